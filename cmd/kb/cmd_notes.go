@@ -1,0 +1,306 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbmem/kb/kb"
+)
+
+// withIndex opens the KB and its index (synced with the files) for a read
+// command.
+func (e *env) withIndex(fn func(k *kb.KB, x *kb.Index) error) error {
+	k, err := e.open()
+	if err != nil {
+		return err
+	}
+	x, _, err := k.OpenIndex(context.Background(), e.progress("indexing"))
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	return fn(k, x)
+}
+
+func newIndexCmd(e *env) *cobra.Command {
+	var rebuild bool
+	c := &cobra.Command{
+		Use:   "index",
+		Short: "Bring the search index up to date with the files",
+		Long: `The index under .index/ is derived data. Every command that reads it first
+re-indexes the files whose mtime or size changed, so running 'kb index' is
+never required; use it to see what changed, or --rebuild to start over.`,
+		Example: "  kb index\n  kb index --rebuild --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := e.open()
+			if err != nil {
+				return err
+			}
+			ctx := context.Background()
+			x, st, err := k.OpenIndex(ctx, e.progress("indexing"))
+			if err != nil {
+				return err
+			}
+			defer x.Close()
+			if rebuild {
+				if st, err = x.Rebuild(ctx, e.progress("rebuilding")); err != nil {
+					return err
+				}
+			}
+			if e.json {
+				return e.emit(st)
+			}
+			for _, p := range st.Problems {
+				fmt.Fprintln(e.err, e.paint("yellow", p.String()))
+			}
+			e.printf("%d files: %d added, %d updated, %d removed", st.Scanned, st.Added, st.Updated, st.Removed)
+			if st.Rebuilt {
+				e.printf(" (rebuilt: %s)", st.Reason)
+			}
+			e.printf("\n")
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&rebuild, "rebuild", false, "drop the index and rebuild it from the files")
+	return c
+}
+
+func newSearchCmd(e *env) *cobra.Command {
+	var o kb.SearchOptions
+	c := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Full-text search over the KB (bleve query syntax)",
+		Long: `Ranked full-text search with English stemming; titles weigh most.
+Query syntax: words (any may match), "exact phrases", +required, -excluded,
+field:value (title, description, body, tags, type, layer, lifecycle, status,
+trigger, lesson, action_type). Traces are searched only with --layer traces
+(or --layer all): they are the raw record, not knowledge.`,
+		Example: "  kb search \"drop column\"\n  kb search 'migration +type:adr'\n  kb search retry --layer library --tag network --json",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Query = strings.Join(args, " ")
+			return e.withIndex(func(k *kb.KB, x *kb.Index) error {
+				res, err := x.Search(o)
+				if err != nil {
+					return err
+				}
+				if e.json {
+					return e.emit(res)
+				}
+				if len(res.Hits) == 0 {
+					e.printf("no results for %q\n", o.Query)
+					return nil
+				}
+				for _, h := range res.Hits {
+					label := h.ID
+					if h.Session != "" {
+						label = fmt.Sprintf("%s#%d", h.Session, h.Seq)
+					}
+					e.printf("%s %s %s\n", e.paint("bold", label), e.paint("dim", "["+h.Layer+kbTypeSuffix(h.Type)+"]"), h.Title)
+					if h.Description != "" {
+						e.printf("  %s\n", h.Description)
+					}
+					if h.Snippet != "" {
+						e.printf("  %s\n", e.highlight(h.Snippet))
+					}
+					e.printf("  %s\n", e.paint("dim", h.Path))
+				}
+				if res.Total > uint64(len(res.Hits)) {
+					e.printf("%s\n", e.paint("dim", fmt.Sprintf("%d of %d shown (--limit N for more)", len(res.Hits), res.Total)))
+				}
+				return nil
+			})
+		},
+	}
+	f := c.Flags()
+	f.StringSliceVar(&o.Layers, "layer", nil, "only these layers: traces, observations, episodes, library, all")
+	f.StringSliceVar(&o.Types, "type", nil, "only these document types (adr, convention, correction, ...)")
+	f.StringSliceVar(&o.Tags, "tag", nil, "only documents with this tag")
+	f.IntVar(&o.Limit, "limit", 10, "maximum number of hits")
+	c.RegisterFlagCompletionFunc("layer", cobra.FixedCompletions([]string{"traces", "observations", "episodes", "library", "all"}, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+func kbTypeSuffix(t string) string {
+	if t == "" {
+		return ""
+	}
+	return "/" + t
+}
+
+// highlight turns the index's <mark> snippet markers into terminal bold, or
+// into plain text when color is off.
+func (e *env) highlight(s string) string {
+	on, off := "", ""
+	if e.color() {
+		on, off = "\x1b[1;33m", "\x1b[0m"
+	}
+	s = strings.ReplaceAll(s, "<mark>", on)
+	s = strings.ReplaceAll(s, "</mark>", off)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func newShowCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:               "show ID|PATH",
+		Short:             "Show a document: frontmatter, body, links and backlinks",
+		Example:           "  kb show adr-0001-use-bleve\n  kb show library/conventions/stage-files.md --json",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: e.completeIDs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.withIndex(func(k *kb.KB, x *kb.Index) error {
+				n, err := x.Show(args[0])
+				if err != nil {
+					return err
+				}
+				if e.json {
+					return e.emit(n)
+				}
+				e.printf("%s %s\n", e.paint("bold", n.ID), e.paint("dim", n.Path))
+				if n.Title != "" {
+					e.printf("%s\n", e.paint("cyan", n.Title))
+				}
+				if n.Description != "" {
+					e.printf("%s\n", n.Description)
+				}
+				e.printf("\n%s\n", strings.TrimSpace(n.Body))
+				e.printLinks("Links", n.Links, false)
+				e.printLinks("Backlinks", n.Backlinks, true)
+				return nil
+			})
+		},
+	}
+	return c
+}
+
+func (e *env) printLinks(title string, refs []kb.LinkRef, back bool) {
+	e.printf("\n%s (%d)\n", e.paint("bold", title), len(refs))
+	for _, r := range refs {
+		switch {
+		case back:
+			e.printf("  %s:%d\n", r.From, r.Line)
+		case r.To == "":
+			e.printf("  %s %s\n", r.Target, e.paint("red", "(unresolved)"))
+		default:
+			rel := ""
+			if r.Rel != "" {
+				rel = r.Rel + ": "
+			}
+			e.printf("  %s%s %s\n", rel, r.Target, e.paint("dim", "-> "+r.To))
+		}
+	}
+}
+
+func newLinksCmd(e *env, back bool) *cobra.Command {
+	use, short := "links ID", "List what a document links to"
+	if back {
+		use, short = "backlinks ID", "List the documents that link to a document"
+	}
+	return &cobra.Command{
+		Use:               use,
+		Short:             short,
+		Example:           "  kb " + strings.Fields(use)[0] + " adr-0001-use-bleve --json",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: e.completeIDs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.withIndex(func(k *kb.KB, x *kb.Index) error {
+				refs, err := x.Links(args[0], back)
+				if err != nil {
+					return err
+				}
+				if e.json {
+					return e.emit(refs)
+				}
+				title := "Links"
+				if back {
+					title = "Backlinks"
+				}
+				e.printLinks(title, refs, back)
+				return nil
+			})
+		},
+	}
+}
+
+func newGraphCmd(e *env) *cobra.Command {
+	var format, from string
+	var depth int
+	c := &cobra.Command{
+		Use:     "graph",
+		Short:   "Print the link graph as DOT, Mermaid or JSON",
+		Example: "  kb graph --format mermaid --from adr-0001-use-bleve --depth 2\n  kb graph --format dot | dot -Tsvg > graph.svg",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if e.json {
+				format = "json"
+			}
+			return e.withIndex(func(k *kb.KB, x *kb.Index) error {
+				return x.WriteGraph(e.out, format, from, depth)
+			})
+		},
+	}
+	c.Flags().StringVar(&format, "format", "dot", "dot, mermaid or json")
+	c.Flags().StringVar(&from, "from", "", "start from this document (id, path or title)")
+	c.Flags().IntVar(&depth, "depth", 1, "with --from: how many hops to follow")
+	c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"dot", "mermaid", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+func newLintCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "lint",
+		Short: "Check every document: frontmatter, required fields, duplicate ids, broken links",
+		Long: `Check every document of the KB and print each problem as path:line: message.
+Exits 1 when anything is found.
+
+` + exitCodesHelp,
+		Example: "  kb lint\n  kb lint --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := e.open()
+			if err != nil {
+				return err
+			}
+			res, err := k.Lint(context.Background())
+			if err != nil {
+				return err
+			}
+			if e.json {
+				if err := e.emit(res); err != nil {
+					return err
+				}
+			} else {
+				for _, p := range res.Problems {
+					e.printf("%s\n", p.String())
+				}
+				if len(res.Problems) == 0 {
+					e.printf("%s %d files, no problems\n", e.paint("green", "ok"), res.Files)
+				} else {
+					fmt.Fprintf(e.err, "%d problem(s) in %d files\n", len(res.Problems), res.Files)
+				}
+			}
+			if len(res.Problems) > 0 {
+				return findingsError{len(res.Problems)}
+			}
+			return nil
+		},
+	}
+}
+
+// completeIDs completes document ids for shell completion.
+func (e *env) completeIDs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	_ = e.withIndex(func(k *kb.KB, x *kb.Index) error {
+		ids, err := x.IDs(toComplete, 200)
+		out = ids
+		return err
+	})
+	return out, cobra.ShellCompDirectiveNoFileComp
+}

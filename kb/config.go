@@ -1,0 +1,327 @@
+package kb
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is kb.yaml. Every setting has a default; DefaultConfigYAML is the
+// commented file `kb init` writes.
+type Config struct {
+	Version     int              `yaml:"version"`
+	Traces      TracesConfig     `yaml:"traces"`
+	Extract     ExtractConfig    `yaml:"extract"`
+	ActionTypes []ActionTypeRule `yaml:"action_types"`
+	Recall      RecallConfig     `yaml:"recall"`
+	Promote     PromoteConfig    `yaml:"promote"`
+	Learn       LearnConfig      `yaml:"learn"`
+	Lock        LockConfig       `yaml:"lock"`
+	Watch       WatchConfig      `yaml:"watch"`
+	LLM         LLMConfig        `yaml:"llm"`
+	Embeddings  EmbeddingsConfig `yaml:"embeddings"`
+}
+
+// TracesConfig configures the trace layer.
+type TracesConfig struct {
+	Redact      bool         `yaml:"redact"`
+	RedactRules []RedactRule `yaml:"redact_rules"`
+	ClaudeCode  []string     `yaml:"claude_code"`
+	Codex       []string     `yaml:"codex"`
+	Extra       []string     `yaml:"sources"`
+}
+
+// RedactRule is a project-level secret rule added to gitleaks' rules.
+type RedactRule struct {
+	ID          string   `yaml:"id"`
+	Regex       string   `yaml:"regex"`
+	Keywords    []string `yaml:"keywords"`
+	SecretGroup int      `yaml:"secret_group"`
+}
+
+// ExtractConfig configures observation extraction.
+type ExtractConfig struct {
+	Types []string `yaml:"types"`
+	LLM   bool     `yaml:"llm"`
+}
+
+// ActionTypeRule extends the action-type taxonomy.
+type ActionTypeRule struct {
+	Type     string   `yaml:"type"`
+	Commands []string `yaml:"commands"`
+	Paths    []string `yaml:"paths"`
+	Content  []string `yaml:"content"`
+	Words    []string `yaml:"words"`
+}
+
+// RecallConfig configures activation.
+type RecallConfig struct {
+	Budget          int            `yaml:"budget"`
+	Budgets         map[string]int `yaml:"budgets"`
+	HighConsequence []string       `yaml:"high_consequence"`
+	PreToolUse      string         `yaml:"pretooluse"`
+	Judge           bool           `yaml:"judge"`
+}
+
+// PromoteConfig holds the graduation rules.
+type PromoteConfig struct {
+	CorrectionMinSessions    int     `yaml:"correction_min_sessions"`
+	PreferenceMinDecisions   int     `yaml:"preference_min_decisions"`
+	PreferenceMinSessions    int     `yaml:"preference_min_sessions"`
+	PreferenceMinConsistency float64 `yaml:"preference_min_consistency"`
+	ProcedureMinSessions     int     `yaml:"procedure_min_sessions"`
+	DecisionMinImportance    float64 `yaml:"decision_min_importance"`
+	DiscoveryMinReferences   int     `yaml:"discovery_min_references"`
+	PatternMinCluster        int     `yaml:"pattern_min_cluster"`
+	BranchPrefix             string  `yaml:"branch_prefix"`
+}
+
+// LearnConfig configures `kb learn`.
+type LearnConfig struct {
+	Target        string `yaml:"target"`
+	KeepSnapshots int    `yaml:"keep_snapshots"`
+}
+
+// LockConfig configures the KB write lock.
+type LockConfig struct {
+	Timeout Duration `yaml:"timeout"`
+}
+
+// WatchConfig configures `kb watch`.
+type WatchConfig struct {
+	QuietAfter Duration `yaml:"quiet_after"`
+	Debounce   Duration `yaml:"debounce"`
+	LearnEvery Duration `yaml:"learn_every"`
+}
+
+// LLMConfig selects the optional LLM provider used by extraction, episode
+// compression and the recall judge. Keys are read from the environment only.
+type LLMConfig struct {
+	Provider  string   `yaml:"provider"`
+	Model     string   `yaml:"model"`
+	BaseURL   string   `yaml:"base_url"`
+	APIKeyEnv string   `yaml:"api_key_env"`
+	Command   []string `yaml:"command"`
+	Timeout   Duration `yaml:"timeout"`
+}
+
+// EmbeddingsConfig enables the optional semantic matching layer.
+type EmbeddingsConfig struct {
+	Enabled   bool   `yaml:"enabled"`
+	BaseURL   string `yaml:"base_url"`
+	Model     string `yaml:"model"`
+	APIKeyEnv string `yaml:"api_key_env"`
+}
+
+// Duration is a time.Duration written as "10m" in YAML.
+type Duration time.Duration
+
+// UnmarshalYAML parses "10m", "1.5s", or a number of seconds.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		var secs float64
+		if _, e2 := fmt.Sscan(s, &secs); e2 != nil {
+			return fmt.Errorf("line %d: %q is not a duration (like 10m or 30s)", n.Line, s)
+		}
+		v = time.Duration(secs * float64(time.Second))
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML writes the duration as text.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// DefaultConfigYAML is written by `kb init`: every setting with its default,
+// commented. DefaultConfig parses it, so the two cannot drift apart.
+const DefaultConfigYAML = `# kb.yaml: configuration of this knowledge base.
+# Every setting is listed with its default value. Delete a line to get the default.
+version: 1
+
+traces:
+  # Replace secrets by [REDACTED:<rule>] before anything is stored or indexed
+  # (gitleaks' rule set plus redact_rules). Turn off only per import with --no-redact.
+  redact: true
+  # Project rules added to gitleaks': - {id: internal-token, regex: 'itk_[A-Za-z0-9]{32}', keywords: [itk_]}
+  redact_rules: []
+  # Transcript directories read by 'kb import --claude-code/--codex', 'kb watch' and 'kb learn'.
+  # "auto" means this project's directories under ~/.claude/projects and ~/.codex/sessions,
+  # including those of the project's other git worktrees.
+  claude_code: [auto]
+  codex: [auto]
+  # More files or directories to watch and import (any supported format).
+  sources: []
+
+extract:
+  # Observation types the extractors produce.
+  types: [correction, preference, procedure, decision, negative-result, discovery, question]
+  # Also run the LLM extractors (needs the llm section). The heuristics always run.
+  llm: false
+
+# Extra action types: - {type: "deploy:staging", commands: ["./deploy.sh staging"], paths: [], content: [], words: ["deploy to staging"]}
+action_types: []
+
+recall:
+  # Total context budget in tokens (about 4 characters a token).
+  budget: 1200
+  # Tokens reserved per kind of item, so that no kind crowds out the others.
+  budgets:
+    corrections: 500
+    preferences: 200
+    procedures: 200
+    precedents: 150
+    library: 250
+  # Action types whose corrections make PreToolUse ask before the tool runs.
+  high_consequence: [git:push-force, git:reset-hard, fs:delete-recursive, sql:drop-column, sql:drop-table, deploy:production]
+  # What PreToolUse does on a high-consequence match: context | ask | deny
+  pretooluse: ask
+  # Ask the LLM (llm section) to confirm high-consequence matches.
+  judge: false
+
+promote:
+  # A correction seen in this many sessions becomes a convention.
+  correction_min_sessions: 2
+  # A preference needs this many decisions across this many sessions at this consistency.
+  preference_min_decisions: 5
+  preference_min_sessions: 3
+  preference_min_consistency: 0.8
+  # A procedure seen in this many sessions becomes a procedure note (and a skill).
+  procedure_min_sessions: 3
+  # A decision at or above this importance becomes an ADR draft.
+  decision_min_importance: 0.8
+  # A discovery referenced by this many later sessions becomes a note.
+  discovery_min_references: 1
+  # Low-reach observations sharing an action type or failure class form a pattern at this size.
+  pattern_min_cluster: 3
+  # Promotion branches are named <prefix><date>-<n>.
+  branch_prefix: kb/promote-
+
+learn:
+  # File that 'kb learn' maintains, relative to the project root.
+  target: AGENTS.md
+  # Prior states kept for 'kb learn --rollback'.
+  keep_snapshots: 10
+
+lock:
+  # How long a writing command waits for the KB lock before it names the holder and gives up.
+  timeout: 5s
+
+watch:
+  # A session with no new records for this long is considered ended and gets extracted.
+  quiet_after: 10m
+  # Bursts of file events are coalesced for this long.
+  debounce: 300ms
+  # Run 'kb learn' this often (0 = only when asked; --learn-every overrides).
+  learn_every: 0s
+
+llm:
+  # Optional. none | openai (any OpenAI-compatible server: OpenAI, Ollama, llama.cpp, vLLM) | anthropic | command
+  provider: none
+  model: ""
+  base_url: ""
+  # Name of the environment variable holding the API key; keys never go in this file.
+  api_key_env: ""
+  # For provider "command": argv of a local command that reads the prompt on stdin, e.g. [claude, -p]
+  command: []
+  timeout: 60s
+
+embeddings:
+  # Optional semantic matching through an OpenAI-compatible /v1/embeddings endpoint (e.g. Ollama).
+  enabled: false
+  base_url: ""
+  model: ""
+  api_key_env: ""
+`
+
+// DefaultConfig returns the configuration with every default.
+func DefaultConfig() Config {
+	c, err := freshDefaults()
+	if err != nil {
+		panic("kb: built-in kb.yaml does not parse: " + err.Error())
+	}
+	return c
+}
+
+// ConfigError is a kb.yaml problem with its line.
+type ConfigError struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+// ParseConfig parses kb.yaml on top of the defaults: keys that are absent
+// keep their default. Unknown keys are errors so that typos do not silently
+// fall back to defaults.
+func ParseConfig(b []byte) (Config, error) {
+	c, err := freshDefaults()
+	if err != nil {
+		return c, err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return c, nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		return c, configErr(err)
+	}
+	return c, c.validate()
+}
+
+// freshDefaults decodes the built-in file anew, so that callers never share
+// the maps and slices of one another's Config.
+func freshDefaults() (Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader([]byte(DefaultConfigYAML)))
+	dec.KnownFields(true)
+	err := dec.Decode(&c)
+	return c, err
+}
+
+func configErr(err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		line := 0
+		fmt.Sscanf(te.Errors[0], "line %d:", &line)
+		return &ConfigError{Line: line, Msg: te.Errors[0]}
+	}
+	msg := err.Error()
+	line := 0
+	fmt.Sscanf(msg, "yaml: line %d:", &line)
+	return &ConfigError{Line: line, Msg: msg}
+}
+
+func (c Config) validate() error {
+	switch c.Recall.PreToolUse {
+	case "context", "ask", "deny":
+	default:
+		return &ConfigError{Msg: fmt.Sprintf("recall.pretooluse must be context, ask or deny, not %q", c.Recall.PreToolUse)}
+	}
+	switch c.LLM.Provider {
+	case "none", "", "openai", "anthropic", "command":
+	default:
+		return &ConfigError{Msg: fmt.Sprintf("llm.provider must be none, openai, anthropic or command, not %q", c.LLM.Provider)}
+	}
+	if c.Recall.Budget < 0 {
+		return &ConfigError{Msg: "recall.budget must not be negative"}
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package kb
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kbmem/kb/internal/fsx"
+)
+
+// DemoStep is one thing the demo did, with what it showed.
+type DemoStep struct {
+	Title   string   `json:"title"`
+	Command string   `json:"command"`
+	Output  []string `json:"output"`
+}
+
+// DemoReport is what `kb demo` did.
+type DemoReport struct {
+	Root  string     `json:"root"`
+	Steps []DemoStep `json:"steps"`
+}
+
+// FindExamples locates testdata/examples from dir upwards (the repository's
+// bundled example data).
+func FindExamples(dir string) (string, error) {
+	dir, _ = filepath.Abs(dir)
+	for d := dir; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, "testdata", "examples")
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("%w: bundled examples (testdata/examples) not found from %s; run kb demo from the kb repository or pass --examples DIR", ErrNotFound, dir)
+		}
+	}
+}
+
+// Demo builds a KB in root from the example data, then searches and
+// navigates it, recording each step. It uses only embedded defaults: no
+// server, no API key.
+func Demo(ctx context.Context, examples, root string) (*DemoReport, error) {
+	rep := &DemoReport{Root: root}
+	step := func(title, cmd string, lines ...string) {
+		rep.Steps = append(rep.Steps, DemoStep{Title: title, Command: cmd, Output: lines})
+	}
+	if _, err := Init(root); err != nil {
+		return nil, err
+	}
+	n, err := copyTree(filepath.Join(examples, "library"), filepath.Join(root, LayerLibrary))
+	if err != nil {
+		return nil, fmt.Errorf("demo: copy examples: %w", err)
+	}
+	step("Create a KB and add the example library notes", "kb init "+root, fmt.Sprintf("%d notes copied into %s", n, filepath.Join(root, LayerLibrary)))
+	k, err := OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	k.Logf = func(string, ...any) {}
+	x, st, err := k.OpenIndex(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Close()
+	step("Index the notes (bleve, English stemming)", "kb index", fmt.Sprintf("%d files indexed", st.Added))
+
+	for _, q := range []string{"removing a column", "git add", "+type:adr secrets"} {
+		res, err := x.Search(SearchOptions{Query: q, Limit: 3})
+		if err != nil {
+			return nil, err
+		}
+		var lines []string
+		for _, h := range res.Hits {
+			lines = append(lines, fmt.Sprintf("%-32s %s", h.ID, h.Title))
+		}
+		if len(lines) == 0 {
+			lines = []string{"(no results)"}
+		}
+		step("Search", fmt.Sprintf("kb search %q", q), lines...)
+	}
+	note, err := x.Show("adr-0001-postgres-migrations")
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, l := range note.Links {
+		lines = append(lines, "links to   "+l.Target+" -> "+orUnresolved(l.To))
+	}
+	for _, l := range note.Backlinks {
+		lines = append(lines, "linked from "+l.From)
+	}
+	step("Navigate: links and backlinks of an ADR", "kb show adr-0001-postgres-migrations", lines...)
+	var gb strings.Builder
+	if err := x.WriteGraph(&gb, "mermaid", "stage-files-by-name", 1); err != nil {
+		return nil, err
+	}
+	step("Graph around a convention", "kb graph --format mermaid --from stage-files-by-name", strings.Split(strings.TrimSpace(gb.String()), "\n")...)
+	lint, err := k.Lint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lines = nil
+	for _, p := range lint.Problems {
+		lines = append(lines, p.String())
+	}
+	step("Lint: the example has one deliberately broken link", "kb lint", lines...)
+	return rep, nil
+}
+
+func orUnresolved(s string) string {
+	if s == "" {
+		return "(unresolved)"
+	}
+	return s
+}
+
+// copyTree copies the regular files under src into dst atomically, keeping
+// the relative layout, and returns how many it copied.
+func copyTree(src, dst string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n++
+		return fsx.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	return n, err
+}

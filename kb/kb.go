@@ -1,0 +1,268 @@
+package kb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/gitx"
+	"github.com/kbmem/kb/internal/lock"
+)
+
+// Layer directories of a KB root, bottom-up.
+const (
+	LayerTraces       = "traces"
+	LayerObservations = "observations"
+	LayerEpisodes     = "episodes"
+	LayerLibrary      = "library"
+)
+
+// Layers lists the four layers bottom-up.
+var Layers = []string{LayerTraces, LayerObservations, LayerEpisodes, LayerLibrary}
+
+const (
+	// ConfigFile names the file that marks a KB root.
+	ConfigFile = "kb.yaml"
+	// IndexDir holds the derived search index.
+	IndexDir = ".index"
+	// StateDir holds derived state: checkpoints, snapshots, logs, the lock.
+	StateDir = ".state"
+	// DefaultDirName is where `kb init` puts a KB inside a git work tree.
+	DefaultDirName = ".kb"
+)
+
+// Errors callers branch on.
+var (
+	ErrNoKB         = errors.New("no KB found")
+	ErrNotFound     = errors.New("not found")
+	ErrAmbiguousID  = errors.New("ambiguous id")
+	ErrExists       = errors.New("already exists")
+	ErrLocked       = lock.ErrLocked
+	ErrInvalidInput = errors.New("invalid input")
+)
+
+// KB is an opened knowledge base.
+type KB struct {
+	Root        string // absolute KB root (holds kb.yaml)
+	ProjectRoot string // top of the git work tree holding the KB, or Root for a standalone KB
+	Config      Config
+	// Logf receives one-line notices (index rebuilt, lock waits). Defaults to stderr.
+	Logf func(format string, args ...any)
+}
+
+// FindOptions says where to look for a KB.
+type FindOptions struct {
+	Dir string // --kb flag
+	Env string // $KB_DIR
+	Cwd string // working directory; "" = os.Getwd
+}
+
+// Find locates the KB root: --kb, then $KB_DIR, then walking up from the
+// working directory to the first directory holding kb.yaml or .kb/kb.yaml.
+func Find(o FindOptions) (string, error) {
+	for _, d := range []string{o.Dir, o.Env} {
+		if d == "" {
+			continue
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return "", err
+		}
+		if isRoot(abs) {
+			return abs, nil
+		}
+		if isRoot(filepath.Join(abs, DefaultDirName)) {
+			return filepath.Join(abs, DefaultDirName), nil
+		}
+		return "", fmt.Errorf("%w at %s (no %s there; run 'kb init %s')", ErrNoKB, abs, ConfigFile, d)
+	}
+	cwd := o.Cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return "", err
+		}
+	}
+	cwd, _ = filepath.Abs(cwd)
+	for dir := cwd; ; {
+		if isRoot(dir) {
+			return dir, nil
+		}
+		if isRoot(filepath.Join(dir, DefaultDirName)) {
+			return filepath.Join(dir, DefaultDirName), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("%w in %s or any parent (run 'kb init', or pass --kb DIR or set KB_DIR)", ErrNoKB, cwd)
+		}
+		dir = parent
+	}
+}
+
+func isRoot(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, ConfigFile))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// Open finds and opens a KB.
+func Open(o FindOptions) (*KB, error) {
+	root, err := Find(o)
+	if err != nil {
+		return nil, err
+	}
+	return OpenRoot(root)
+}
+
+// OpenRoot opens the KB whose root is dir.
+func OpenRoot(dir string) (*KB, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(root, ConfigFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w at %s", ErrNoKB, root)
+		}
+		return nil, fmt.Errorf("open KB: %w", err)
+	}
+	cfg, err := ParseConfig(b)
+	if err != nil {
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			ce.Path = path
+			return nil, ce
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	k := &KB{Root: root, Config: cfg, ProjectRoot: root}
+	if top, ok := gitx.TopLevel(root); ok {
+		k.ProjectRoot = top
+	}
+	k.Logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "kb: "+format+"\n", args...) }
+	return k, nil
+}
+
+// InitResult reports what `kb init` did.
+type InitResult struct {
+	Root        string   `json:"root"`
+	ProjectRoot string   `json:"project_root"`
+	Created     []string `json:"created"`
+	GitInit     bool     `json:"git_init"`
+	Existed     bool     `json:"existed"`
+}
+
+// Init creates a KB. With dir == "", inside a git work tree the KB goes to
+// <top>/.kb; outside one, into the working directory. With dir given, dir
+// becomes the root of a standalone memory repo, git-initialized if it is not
+// inside a work tree. Init is idempotent: existing files are kept.
+func Init(dir string) (*InitResult, error) {
+	var root string
+	if dir == "" {
+		cwd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		if top, ok := gitx.TopLevel(cwd); ok {
+			root = filepath.Join(top, DefaultDirName)
+		} else {
+			root = cwd
+		}
+	} else {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		root = abs
+	}
+	res := &InitResult{Root: root, ProjectRoot: root}
+	if st, err := os.Stat(root); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("init: %s is a file, not a directory", root)
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	if top, ok := gitx.TopLevel(root); ok {
+		res.ProjectRoot = top
+	} else if dir != "" {
+		if err := gitx.Init(root); err != nil {
+			return nil, fmt.Errorf("init: git init %s: %w", root, err)
+		}
+		res.GitInit = true
+	}
+	res.Existed = isRoot(root)
+	files := map[string]string{
+		ConfigFile:   DefaultConfigYAML,
+		".gitignore": "# Derived data: rebuilt by kb, never committed.\n" + IndexDir + "/\n" + StateDir + "/\n",
+	}
+	for _, name := range []string{ConfigFile, ".gitignore"} {
+		p := filepath.Join(root, name)
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if err := fsx.WriteFile(p, []byte(files[name]), 0o644); err != nil {
+			return nil, fmt.Errorf("init: %w", err)
+		}
+		res.Created = append(res.Created, name)
+	}
+	for _, l := range Layers {
+		p := filepath.Join(root, l)
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return nil, fmt.Errorf("init: %w", err)
+		}
+		// Keep empty layer directories in git.
+		if err := fsx.WriteFile(filepath.Join(p, ".gitkeep"), nil, 0o644); err != nil {
+			return nil, fmt.Errorf("init: %w", err)
+		}
+		res.Created = append(res.Created, l+"/")
+	}
+	return res, nil
+}
+
+// Lock takes the KB write lock, waiting up to lock.timeout. The error names
+// the holder when it times out. Waits longer than a second are logged.
+func (k *KB) Lock(ctx context.Context) (*lock.Lock, error) {
+	timeout := k.Config.Lock.Timeout.D()
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	l, err := lock.Acquire(ctx, k.LockPath(), timeout)
+	if err != nil {
+		return nil, err
+	}
+	if l.Waited > time.Second {
+		k.logf("waited %s for the KB lock", l.Waited.Round(time.Millisecond))
+	}
+	return l, nil
+}
+
+// LockPath is the lock file.
+func (k *KB) LockPath() string { return filepath.Join(k.Root, StateDir, "lock") }
+
+// Path joins a KB-relative slash path onto the root, refusing paths that
+// escape it.
+func (k *KB) Path(rel string) (string, error) { return fsx.Within(k.Root, filepath.FromSlash(rel)) }
+
+// Rel returns the slash path of abs relative to the root.
+func (k *KB) Rel(abs string) string {
+	r, err := filepath.Rel(k.Root, abs)
+	if err != nil {
+		return filepath.ToSlash(abs)
+	}
+	return filepath.ToSlash(r)
+}
+
+func (k *KB) logf(format string, args ...any) {
+	if k.Logf != nil {
+		k.Logf(format, args...)
+	}
+}

@@ -1,0 +1,150 @@
+package kb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/links"
+	"github.com/kbmem/kb/library"
+)
+
+// LintResult lists every problem found, sorted by path and line.
+type LintResult struct {
+	Files    int       `json:"files"`
+	Problems []Problem `json:"problems"`
+}
+
+// ParsedDoc is a markdown document of some layer, parsed.
+type ParsedDoc struct {
+	Layer string
+	Doc   *doc.Document
+}
+
+// ReadDocs parses every markdown document of the KB (all layers but
+// traces). Files that fail to parse are reported, not returned.
+func (k *KB) ReadDocs(ctx context.Context) ([]ParsedDoc, []Problem, error) {
+	files, err := k.scan()
+	if err != nil {
+		return nil, nil, err
+	}
+	var docs []ParsedDoc
+	var probs []Problem
+	for _, f := range files {
+		if f.layer == LayerTraces {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		b, err := os.ReadFile(f.abs)
+		if err != nil {
+			probs = append(probs, Problem{Path: f.rel, Msg: err.Error(), Rule: "unreadable"})
+			continue
+		}
+		d, err := doc.Parse(f.rel, b)
+		if err != nil {
+			var pe *doc.ParseError
+			if errors.As(err, &pe) {
+				probs = append(probs, Problem{Path: f.rel, Line: pe.Line, Msg: pe.Msg, Rule: "parse"})
+			} else {
+				probs = append(probs, Problem{Path: f.rel, Msg: err.Error(), Rule: "parse"})
+			}
+			continue
+		}
+		docs = append(docs, ParsedDoc{Layer: f.layer, Doc: d})
+	}
+	return docs, probs, nil
+}
+
+// GraphOf builds the link graph of parsed documents.
+func GraphOf(docs []ParsedDoc) *links.Graph {
+	nodes := make([]links.Node, 0, len(docs))
+	for _, p := range docs {
+		d := p.Doc
+		nodes = append(nodes, links.Node{Path: d.Path, ID: NoteID(d), Title: d.Title, Type: d.Type, Tags: d.Tags, Links: d.Links})
+	}
+	return links.Build(nodes)
+}
+
+// Lint checks every document: it parses, has the required keys with valid
+// values, has a unique id, and links only to documents that exist.
+func (k *KB) Lint(ctx context.Context) (*LintResult, error) {
+	docs, probs, err := k.ReadDocs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &LintResult{Files: len(docs) + len(probs), Problems: probs}
+	byID := map[string][]*doc.Document{}
+	for _, p := range docs {
+		d := p.Doc
+		for _, key := range library.Required {
+			if v, ok := d.Fields[key]; !ok || fmt.Sprint(v) == "" {
+				line := 1
+				if !d.HasFrontmatter {
+					res.Problems = append(res.Problems, Problem{Path: d.Path, Line: line, Msg: "no frontmatter (needs " + strings.Join(library.Required, ", ") + ")", Rule: "required"})
+					break
+				}
+				res.Problems = append(res.Problems, Problem{Path: d.Path, Line: line, Msg: fmt.Sprintf("missing required field %q", key), Rule: "required"})
+			}
+		}
+		if d.Lifecycle != "" && !contains(library.Lifecycles, d.Lifecycle) {
+			res.Problems = append(res.Problems, Problem{Path: d.Path, Line: d.KeyLine("lifecycle"),
+				Msg: fmt.Sprintf("lifecycle %q is not one of %s", d.Lifecycle, strings.Join(library.Lifecycles, ", ")), Rule: "value"})
+		}
+		if d.ID != "" {
+			byID[strings.ToLower(d.ID)] = append(byID[strings.ToLower(d.ID)], d)
+		}
+	}
+	for _, ds := range byID {
+		if len(ds) < 2 {
+			continue
+		}
+		for i, d := range ds {
+			other := ds[(i+1)%len(ds)]
+			res.Problems = append(res.Problems, Problem{Path: d.Path, Line: d.KeyLine("id"),
+				Msg: fmt.Sprintf("duplicate id %q (also in %s)", d.ID, other.Path), Rule: "duplicate-id"})
+		}
+	}
+	g := GraphOf(docs)
+	for _, e := range g.Unresolved() {
+		res.Problems = append(res.Problems, Problem{Path: e.From, Line: e.Link.Line,
+			Msg: fmt.Sprintf("broken link %s: no document %q", linkText(e.Link), e.Link.Target), Rule: "broken-link"})
+	}
+	sort.SliceStable(res.Problems, func(i, j int) bool {
+		a, b := res.Problems[i], res.Problems[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Line < b.Line
+	})
+	if res.Problems == nil {
+		res.Problems = []Problem{}
+	}
+	return res, nil
+}
+
+func linkText(l doc.Link) string {
+	switch l.Kind {
+	case "wiki":
+		return "[[" + l.Target + "]]"
+	case "markdown":
+		return "(" + l.Target + ")"
+	case "relation":
+		return l.Rel + ": " + l.Target
+	}
+	return l.Target
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,342 @@
+package kb
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/index"
+	"github.com/kbmem/kb/internal/links"
+	"github.com/kbmem/kb/library"
+)
+
+// SearchOptions are the filters of `kb search`.
+type SearchOptions struct {
+	Query  string
+	Layers []string // empty: every layer but traces
+	Types  []string
+	Tags   []string
+	Limit  int
+}
+
+// SearchHit is one ranked result.
+type SearchHit struct {
+	ID          string  `json:"id"`
+	Path        string  `json:"path"`
+	Layer       string  `json:"layer"`
+	Type        string  `json:"type,omitempty"`
+	Title       string  `json:"title"`
+	Description string  `json:"description,omitempty"`
+	Session     string  `json:"session,omitempty"`
+	Seq         int     `json:"seq,omitempty"`
+	Score       float64 `json:"score"`
+	Snippet     string  `json:"snippet,omitempty"`
+}
+
+// SearchResult is the answer of Search.
+type SearchResult struct {
+	Query string      `json:"query"`
+	Total uint64      `json:"total"`
+	Hits  []SearchHit `json:"hits"`
+}
+
+// Search runs a query against the index. Bleve query syntax applies:
+// field:value, "phrases", +must, -mustnot.
+func (x *Index) Search(o SearchOptions) (*SearchResult, error) {
+	layers := o.Layers
+	if len(layers) == 0 {
+		layers = []string{LayerObservations, LayerEpisodes, LayerLibrary}
+	} else if len(layers) == 1 && layers[0] == "all" {
+		layers = nil
+	}
+	limit := o.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	res, err := x.ix.Search(index.Query{Text: o.Query, Layers: layers, Types: o.Types, Tags: o.Tags,
+		Limit: limit, Highlight: true, Fields: []string{"noteid"}})
+	if err != nil {
+		var qe *index.QueryError
+		if errors.As(err, &qe) {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
+		}
+		return nil, err
+	}
+	out := &SearchResult{Query: o.Query, Total: res.Total, Hits: []SearchHit{}}
+	for _, h := range res.Hits {
+		id := h.ID
+		if v, ok := h.Fields["noteid"]; ok {
+			if s := fieldString(v); s != "" {
+				id = s
+			}
+		}
+		out.Hits = append(out.Hits, SearchHit{ID: id, Path: h.Path, Layer: h.Layer, Type: h.Type, Title: h.Title,
+			Description: h.Description, Session: h.Session, Seq: h.Seq, Score: h.Score, Snippet: h.Snippet})
+	}
+	return out, nil
+}
+
+func fieldString(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case []any:
+		if len(t) > 0 {
+			s, _ := t[0].(string)
+			return s
+		}
+	case []string:
+		if len(t) > 0 {
+			return t[0]
+		}
+	}
+	return ""
+}
+
+// Graph builds the link graph of every markdown document from the index's
+// stored fields, without re-reading the files.
+func (x *Index) Graph() (*links.Graph, error) {
+	docs, err := x.ix.All("path", "layer", "type", "title", "tags", "noteid", linkField)
+	if err != nil {
+		return nil, err
+	}
+	nodes := make([]links.Node, 0, len(docs))
+	for _, d := range docs {
+		if d.Layer == LayerTraces {
+			continue
+		}
+		id := d.ID
+		if ks := d.Keywords["noteid"]; len(ks) > 0 {
+			id = ks[0]
+		}
+		var ls []doc.Link
+		for _, enc := range d.Keywords[linkField] {
+			if l, ok := decodeLink(enc); ok {
+				ls = append(ls, l)
+			}
+		}
+		nodes = append(nodes, links.Node{Path: d.Path, ID: id, Title: d.Title, Type: d.Type, Tags: d.Tags, Links: ls})
+	}
+	return links.Build(nodes), nil
+}
+
+// Note is a document with its place in the graph, for `kb show`.
+type Note struct {
+	ID          string         `json:"id"`
+	Path        string         `json:"path"`
+	Layer       string         `json:"layer"`
+	Type        string         `json:"type,omitempty"`
+	Title       string         `json:"title"`
+	Description string         `json:"description,omitempty"`
+	Frontmatter map[string]any `json:"frontmatter"`
+	Body        string         `json:"body"`
+	Links       []LinkRef      `json:"links"`
+	Backlinks   []LinkRef      `json:"backlinks"`
+}
+
+// LinkRef is one edge as shown to users.
+type LinkRef struct {
+	From   string `json:"from"`
+	To     string `json:"to,omitempty"` // resolved path; empty when unresolved
+	Target string `json:"target"`       // as written
+	Kind   string `json:"kind"`
+	Rel    string `json:"rel,omitempty"`
+	Line   int    `json:"line"`
+}
+
+func refs(edges []links.Edge) []LinkRef {
+	out := make([]LinkRef, 0, len(edges))
+	for _, e := range edges {
+		out = append(out, LinkRef{From: e.From, To: e.To, Target: e.Link.Target, Kind: e.Link.Kind, Rel: e.Link.Rel, Line: e.Link.Line})
+	}
+	return out
+}
+
+// Resolve finds a document by id, path, file name or title.
+func (x *Index) Resolve(g *links.Graph, ref string) (links.Node, error) {
+	n, err := g.Lookup(ref)
+	if err == nil {
+		return n, nil
+	}
+	if errors.Is(err, links.ErrAmbiguous) {
+		return n, fmt.Errorf("%w: %v", ErrAmbiguousID, err)
+	}
+	return n, fmt.Errorf("%q: %w (try 'kb search %s')", ref, ErrNotFound, ref)
+}
+
+// Show reads a document with its links and backlinks.
+func (x *Index) Show(ref string) (*Note, error) {
+	g, err := x.Graph()
+	if err != nil {
+		return nil, err
+	}
+	n, err := x.Resolve(g, ref)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := x.k.Path(n.Path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("show %s: %w", n.Path, err)
+	}
+	d, err := doc.Parse(n.Path, b)
+	if err != nil {
+		return nil, err
+	}
+	fm := d.Fields
+	if fm == nil {
+		fm = map[string]any{}
+	}
+	return &Note{ID: NoteID(d), Path: n.Path, Layer: layerOf(n.Path), Type: d.Type, Title: d.Title, Description: d.Description,
+		Frontmatter: fm, Body: d.Body, Links: refs(g.Forward(n.Path)), Backlinks: refs(g.Backlinks(n.Path))}, nil
+}
+
+func layerOf(rel string) string {
+	first, _, _ := strings.Cut(rel, "/")
+	for _, l := range Layers {
+		if l == first {
+			return l
+		}
+	}
+	return ""
+}
+
+// NewResult reports a created note.
+type NewResult struct {
+	ID   string `json:"id"`
+	Path string `json:"path"`
+	Type string `json:"type"`
+}
+
+// New creates a library note from its template under the write lock.
+func (k *KB) New(ctx context.Context, typ, title string) (*NewResult, error) {
+	l, err := k.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	x, _, err := k.OpenIndex(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Close()
+	g, err := x.Graph()
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, n := range g.Nodes() {
+		ids = append(ids, n.ID)
+	}
+	c, err := library.Render(library.NewNote{
+		Type: typ, Title: title, NextADR: library.NextADRNumber(ids),
+		Taken: func(id string) bool {
+			if _, err := g.Lookup(id); err == nil {
+				return true
+			}
+			_, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(library.Dir(typ)), id+".md"))
+			return err == nil
+		},
+		Template: library.LoadTemplate(filepath.Join(k.Root, "templates"), typ),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
+	}
+	abs, err := k.Path(c.RelPath)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(abs); err == nil {
+		return nil, fmt.Errorf("%s: %w", c.RelPath, ErrExists)
+	}
+	if err := fsx.WriteFile(abs, c.Content, 0o644); err != nil {
+		return nil, fmt.Errorf("new %s: %w", typ, err)
+	}
+	return &NewResult{ID: c.ID, Path: c.RelPath, Type: typ}, nil
+}
+
+// truncate shortens s to at most n bytes on a rune boundary, adding "…".
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// Links returns a document's forward links, or its backlinks.
+func (x *Index) Links(ref string, back bool) ([]LinkRef, error) {
+	g, err := x.Graph()
+	if err != nil {
+		return nil, err
+	}
+	n, err := x.Resolve(g, ref)
+	if err != nil {
+		return nil, err
+	}
+	if back {
+		return refs(g.Backlinks(n.Path)), nil
+	}
+	return refs(g.Forward(n.Path)), nil
+}
+
+// WriteGraph writes the link graph (or the part within depth hops of from)
+// as dot, mermaid or json.
+func (x *Index) WriteGraph(w io.Writer, format, from string, depth int) error {
+	g, err := x.Graph()
+	if err != nil {
+		return err
+	}
+	if from != "" {
+		n, err := x.Resolve(g, from)
+		if err != nil {
+			return err
+		}
+		g = g.Subgraph(n.Path, depth)
+	}
+	switch format {
+	case "dot", "":
+		return g.WriteDOT(w)
+	case "mermaid":
+		return g.WriteMermaid(w)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(g.JSON())
+	}
+	return fmt.Errorf("%w: unknown graph format %q (dot, mermaid or json)", ErrInvalidInput, format)
+}
+
+// IDs lists document ids starting with prefix, for shell completion.
+func (x *Index) IDs(prefix string, limit int) ([]string, error) {
+	g, err := x.Graph()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range g.Nodes() {
+		if strings.HasPrefix(strings.ToLower(n.ID), strings.ToLower(prefix)) {
+			out = append(out, n.ID)
+		}
+	}
+	sort.Strings(out)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}

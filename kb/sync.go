@@ -1,0 +1,426 @@
+package kb
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/index"
+	"github.com/kbmem/kb/traces"
+)
+
+// IndexSchema names the schema version of the derived index.
+func IndexSchema() string { return fmt.Sprint(index.SchemaVersion) }
+
+// Problem is a file-level problem found while reading the KB: a file that
+// fails to parse, a broken link, a duplicate id. It prints as path:line: msg.
+type Problem struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Msg  string `json:"message"`
+	Rule string `json:"rule"`
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Msg)
+	}
+	return fmt.Sprintf("%s: %s", p.Path, p.Msg)
+}
+
+// SyncStats reports what an index sync did.
+type SyncStats struct {
+	Scanned  int       `json:"scanned"`
+	Added    int       `json:"added"`
+	Updated  int       `json:"updated"`
+	Removed  int       `json:"removed"`
+	Docs     int       `json:"docs"`
+	Rebuilt  bool      `json:"rebuilt"`
+	Reason   string    `json:"reason,omitempty"`
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+// Index is the KB's open search index. Close it when done.
+type Index struct {
+	ix *index.Index
+	k  *KB
+}
+
+// Close closes the index.
+func (x *Index) Close() error { return x.ix.Close() }
+
+// OpenIndex opens the derived index and brings it up to date with the
+// files: a missing, corrupt or old-schema index is rebuilt (with one line
+// saying so), and only files whose mtime or size changed are re-parsed.
+// progress, if set, is called with (done, total) while files are indexed.
+func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*Index, SyncStats, error) {
+	ix, info, err := index.Open(filepath.Join(k.Root, IndexDir))
+	if err != nil {
+		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
+	}
+	x := &Index{ix: ix, k: k}
+	st, err := x.Sync(ctx, progress)
+	if info.Rebuilt && info.Reason != "missing" {
+		k.logf("index %s: rebuilt from the files", info.Reason)
+	}
+	st.Rebuilt, st.Reason = info.Rebuilt, info.Reason
+	if err != nil {
+		ix.Close()
+		return nil, st, err
+	}
+	return x, st, nil
+}
+
+// Rebuild drops the index and indexes every file again.
+func (x *Index) Rebuild(ctx context.Context, progress func(done, total int)) (SyncStats, error) {
+	if err := x.ix.Reset(); err != nil {
+		return SyncStats{}, fmt.Errorf("rebuild index: %w", err)
+	}
+	st, err := x.Sync(ctx, progress)
+	st.Rebuilt, st.Reason = true, "requested"
+	return st, err
+}
+
+type fileInfo struct {
+	rel   string
+	abs   string
+	layer string
+	stamp index.Stamp
+}
+
+// scan walks the layer directories and returns every indexable file.
+func (k *KB) scan() ([]fileInfo, error) {
+	var files []fileInfo
+	for _, layer := range Layers {
+		dir := filepath.Join(k.Root, layer)
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				if d != nil && d.IsDir() && p != dir {
+					return fs.SkipDir // unreadable directory: skip it, keep going
+				}
+				return nil
+			}
+			name := d.Name()
+			if d.IsDir() {
+				if p != dir && strings.HasPrefix(name, ".") {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if strings.HasPrefix(name, ".") || !d.Type().IsRegular() {
+				return nil // symlinks and special files are never followed
+			}
+			ext := path.Ext(name)
+			if !(ext == ".md" || (layer == LayerTraces && ext == ".jsonl")) {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			files = append(files, fileInfo{rel: k.Rel(p), abs: p, layer: layer,
+				stamp: index.Stamp{Mtime: info.ModTime().UnixNano(), Size: info.Size()}})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// Sync applies the changes between the files and the index.
+func (x *Index) Sync(ctx context.Context, progress func(done, total int)) (SyncStats, error) {
+	var st SyncStats
+	files, err := x.k.scan()
+	if err != nil {
+		return st, err
+	}
+	st.Scanned = len(files)
+	stamps := x.ix.Stamps()
+	seen := make(map[string]bool, len(files))
+	var todo []fileInfo
+	for _, f := range files {
+		seen[f.rel] = true
+		old, ok := stamps[f.rel]
+		if !ok {
+			st.Added++
+			todo = append(todo, f)
+		} else if old != f.stamp {
+			st.Updated++
+			todo = append(todo, f)
+		}
+	}
+	var changes []index.Change
+	for p := range stamps {
+		if !seen[p] {
+			st.Removed++
+			changes = append(changes, index.Change{Path: p, Remove: true})
+		}
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+	if len(todo) == 0 && len(changes) == 0 {
+		return st, nil
+	}
+	// Parse in parallel, apply in batches in file order.
+	type result struct {
+		change   index.Change
+		problems []Problem
+	}
+	results := make([]result, len(todo))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	workers := max(1, runtime.GOMAXPROCS(0))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f := todo[i]
+				docs, probs := x.k.loadFile(f)
+				results[i] = result{change: index.Change{Path: f.rel, Stamp: f.stamp, Docs: docs}, problems: probs}
+			}
+		}()
+	}
+	const batch = 2000
+	done := 0
+	flush := func() error {
+		if len(changes) == 0 {
+			return nil
+		}
+		if err := x.ix.Apply(changes); err != nil {
+			return fmt.Errorf("update index: %w", err)
+		}
+		changes = changes[:0]
+		return nil
+	}
+	go func() {
+		defer close(next)
+		for i := range todo {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	for _, r := range results {
+		changes = append(changes, r.change)
+		st.Docs += len(r.change.Docs)
+		st.Problems = append(st.Problems, r.problems...)
+		done++
+		if len(changes) >= batch {
+			if err := flush(); err != nil {
+				return st, err
+			}
+			if progress != nil {
+				progress(done, len(todo))
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return st, err
+	}
+	if progress != nil {
+		progress(len(todo), len(todo))
+	}
+	return st, nil
+}
+
+// loadFile turns one file into index documents. A file that fails to parse
+// is still indexed by its path and raw text, so it stays findable, and the
+// problem is reported.
+func (k *KB) loadFile(f fileInfo) ([]index.Doc, []Problem) {
+	if f.layer == LayerTraces {
+		return k.loadTrace(f)
+	}
+	b, err := os.ReadFile(f.abs)
+	if err != nil {
+		return nil, []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}
+	}
+	d, err := doc.Parse(f.rel, b)
+	if err != nil {
+		var pe *doc.ParseError
+		line := 0
+		msg := err.Error()
+		if errors.As(err, &pe) {
+			line, msg = pe.Line, pe.Msg
+		}
+		return []index.Doc{{ID: f.rel, Path: f.rel, Layer: f.layer, Title: path.Base(f.rel), Body: string(b)}},
+			[]Problem{{Path: f.rel, Line: line, Msg: msg, Rule: "parse"}}
+	}
+	return []index.Doc{docToIndex(f.layer, d)}, nil
+}
+
+// docToIndex maps a parsed document onto the index schema. The bleve id is
+// the path (unique by construction); the note id is a keyword field.
+func docToIndex(layer string, d *doc.Document) index.Doc {
+	x := index.Doc{
+		ID: d.Path, Path: d.Path, Layer: layer, Type: d.Type, Title: d.Title, Description: d.Description,
+		Body: d.Body, Tags: d.Tags, Lifecycle: d.Lifecycle, Status: d.Status,
+		Text: map[string]string{}, Keywords: map[string][]string{"noteid": {NoteID(d)}}, Num: map[string]float64{},
+	}
+	if t, err := d.CreatedTime(); err == nil {
+		x.Created = t
+	}
+	if t, err := d.UpdatedTime(); err == nil {
+		x.Updated = t
+	}
+	if x.Title == "" {
+		x.Title = NoteID(d)
+	}
+	for _, l := range d.Links {
+		if l.Kind != "tag" {
+			x.Links = append(x.Links, l.Target)
+			x.Keywords[linkField] = append(x.Keywords[linkField], encodeLink(l))
+		}
+	}
+	for _, key := range []string{"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "question", "chosen"} {
+		if s, ok := d.Fields[key].(string); ok && s != "" {
+			x.Text[key] = s
+		}
+	}
+	for _, key := range []string{"action_type", "action_types", "triggers", "domain"} {
+		switch v := d.Fields[key].(type) {
+		case string:
+			x.Keywords[key] = []string{v}
+		case []any:
+			for _, e := range v {
+				if s, ok := e.(string); ok {
+					x.Keywords[key] = append(x.Keywords[key], s)
+				}
+			}
+		}
+	}
+	for _, key := range []string{"importance", "confidence", "sessions"} {
+		switch v := d.Fields[key].(type) {
+		case int:
+			x.Num[key] = float64(v)
+		case float64:
+			x.Num[key] = v
+		}
+	}
+	return x
+}
+
+// NoteID is a document's id: its frontmatter id, else its file name.
+func NoteID(d *doc.Document) string {
+	if d.ID != "" {
+		return d.ID
+	}
+	return strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))
+}
+
+// loadTrace indexes the dialogue turns of a session file, one document per
+// message record, so retrieval works at the granularity of a turn while every
+// hit still points back to its session.
+func (k *KB) loadTrace(f fileInfo) ([]index.Doc, []Problem) {
+	fh, err := os.Open(f.abs)
+	if err != nil {
+		return nil, []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}
+	}
+	defer fh.Close()
+	var docs []index.Doc
+	var probs []Problem
+	r := bufio.NewReaderSize(fh, 1<<16)
+	line := 0
+	var when string
+	for {
+		b, err := r.ReadBytes('\n')
+		if len(b) > 0 && b[len(b)-1] == '\n' {
+			line++
+			b = bytes.TrimSpace(b)
+			if len(b) > 0 {
+				var rec traces.Record
+				if jerr := json.Unmarshal(b, &rec); jerr != nil {
+					probs = append(probs, Problem{Path: f.rel, Line: line, Msg: "malformed trace record: " + jerr.Error(), Rule: "parse"})
+				} else if d, ok := traceDoc(f, &rec, &when); ok {
+					docs = append(docs, d)
+				}
+			}
+		}
+		if err != nil {
+			if err != io.EOF {
+				probs = append(probs, Problem{Path: f.rel, Line: line + 1, Msg: err.Error(), Rule: "unreadable"})
+			}
+			break // a torn last line is the agent still writing: picked up next time
+		}
+	}
+	return docs, probs
+}
+
+func traceDoc(f fileInfo, r *traces.Record, when *string) (index.Doc, bool) {
+	if r.Kind == traces.KindMeta {
+		return index.Doc{}, false
+	}
+	text := r.Text
+	switch r.Kind {
+	case traces.KindToolCall:
+		text = r.Tool + " " + string(r.Input)
+	case traces.KindToolResult:
+		text = r.Output
+	}
+	if strings.TrimSpace(text) == "" || r.Has(traces.MarkInjected) {
+		return index.Doc{}, false
+	}
+	const maxBody = 8 << 10 // tool output can be huge; the head is what search needs
+	if len(text) > maxBody {
+		text = text[:maxBody]
+	}
+	title := firstLine(text, 80)
+	return index.Doc{
+		ID: fmt.Sprintf("%s#%d", r.Session, r.Seq), Path: f.rel, Layer: LayerTraces,
+		Type: r.Kind, Title: title, Body: text, Session: r.Session, Seq: r.Seq,
+		Created: r.Time, Updated: r.Time,
+		Keywords: map[string][]string{"role": {r.Role}, "agent": {r.Agent}},
+	}, true
+}
+
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		s = truncate(s, n)
+	}
+	return s
+}
+
+// linkField stores each link of a document, encoded, so that the link graph
+// can be built from the index without re-reading files.
+const linkField = "linkrec"
+
+func encodeLink(l doc.Link) string {
+	return strings.Join([]string{l.Kind, l.Rel, strconv.Itoa(l.Line), l.Target, l.Alias, l.Heading}, "\x1f")
+}
+
+func decodeLink(s string) (doc.Link, bool) {
+	p := strings.Split(s, "\x1f")
+	if len(p) != 6 {
+		return doc.Link{}, false
+	}
+	line, _ := strconv.Atoi(p[2])
+	return doc.Link{Kind: p[0], Rel: p[1], Line: line, Target: p[3], Alias: p[4], Heading: p[5]}, true
+}
