@@ -1,0 +1,166 @@
+package doc
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var fuzzSeeds = []string{
+	sampleNote,
+	handWritten,
+	"",
+	"---",
+	"---\n---\n",
+	"---\na: 1\n---",
+	"\xef\xbb\xbf---\r\ntitle: x\r\n---\r\n\r\nbody\r\n",
+	"---\n{a: 1, b: [x]}\n---\n",
+	"---\na: &x [1, 2]\nb: *x\n---\n",
+	"---\nb: |+\n  keep\n\n\nc: 1\n---\n",
+	"---\ntags: 5\n---\n",
+	"---\n- a\n---\n",
+	"no frontmatter [[x|y]] #tag [m](a.md)\n",
+	"```\n[[code]]\n```\n`[[span]]` ![[embed#h|a]]",
+	"---\nrelations:\n  related: [a, b]\n---\n[[a\\|b]]",
+	"---\n  a: 1\n  b: 2\n---\n",
+	"---\n? a\n: 1\n---\n",
+	"---\n\"q\": \"multi\n  line\"\n---\n",
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		d, err := Parse("f.md", src)
+		if err != nil {
+			if strings.Contains(err.Error(), "internal error") {
+				t.Fatalf("recovered panic: %v", err)
+			}
+			return
+		}
+		lines := 1 + bytes.Count(src, []byte("\n"))
+		if d.BodyLine < 1 || d.BodyLine > lines {
+			t.Fatalf("BodyLine %d outside 1..%d", d.BodyLine, lines)
+		}
+		for _, l := range d.Links {
+			if l.Line < 1 || l.Line > lines {
+				t.Fatalf("link %+v line outside 1..%d", l, lines)
+			}
+		}
+		out, err := Update(src, nil, nil)
+		if err != nil {
+			t.Fatalf("no-op Update: %v", err)
+		}
+		if !bytes.Equal(out, src) {
+			t.Fatalf("no-op Update changed the file:\n%q\n%q", src, out)
+		}
+	})
+}
+
+// FuzzLinks checks link extraction on arbitrary bodies.
+func FuzzLinks(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	f.Add("[[a]] [[b|c]] [[d#e]] [[f#g|h]] ![[i]] [j](k.md) [l](m.md#n) [o](http://p/q.md)")
+	f.Fuzz(func(t *testing.T, body string) {
+		d, err := Parse("l.md", []byte(body))
+		if err != nil {
+			if strings.Contains(err.Error(), "internal error") {
+				t.Fatalf("recovered panic: %v", err)
+			}
+			return
+		}
+		lines := 1 + strings.Count(body, "\n")
+		for _, l := range d.Links {
+			if l.Line < 1 || l.Line > lines {
+				t.Fatalf("link %+v line outside 1..%d", l, lines)
+			}
+			switch l.Kind {
+			case KindWiki:
+				if strings.Contains(l.Target, "]]") || strings.ContainsAny(l.Target, "\n|#") {
+					t.Fatalf("bad wiki target %q", l.Target)
+				}
+			case KindMarkdown:
+				if !strings.HasSuffix(strings.ToLower(l.Target), ".md") || strings.HasPrefix(l.Target, "/") {
+					t.Fatalf("bad markdown target %q", l.Target)
+				}
+			case KindTag:
+				if l.Target == "" || strings.HasPrefix(l.Target, "#") || strings.ContainsAny(l.Target, " \t\n,") {
+					t.Fatalf("bad tag %q", l.Target)
+				}
+			case KindRelation:
+			default:
+				t.Fatalf("unknown kind %q", l.Kind)
+			}
+		}
+	})
+}
+
+// fields decodes the top-level frontmatter generically, without the known
+// key checks Parse does.
+func fields(t *testing.T, src []byte) map[string]any {
+	t.Helper()
+	l, err := locate(src)
+	if err != nil {
+		t.Fatalf("locate: %v\n%q", err, src)
+	}
+	m := map[string]any{}
+	if l.root == nil {
+		return m
+	}
+	budget := maxDecodeNodes
+	for i := 0; i+1 < len(l.root.Content); i += 2 {
+		v, err := decodeGeneric(l.root.Content[i+1], &budget, 0)
+		if err != nil {
+			t.Fatalf("decode: %v", err)
+		}
+		m[l.root.Content[i].Value] = v
+	}
+	return m
+}
+
+func FuzzUpdate(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s), "status", "active", "tags")
+		f.Add([]byte(s), "new key", "2024-01-02", "a")
+	}
+	f.Add([]byte(handWritten), "description", "multi\nline: x", "weird_key")
+	f.Fuzz(func(t *testing.T, src []byte, key, value, del string) {
+		if _, err := locate(src); err != nil || key == "" || del == "" || key == del {
+			return
+		}
+		before := fields(t, src)
+		set := map[string]any{key: value, del: nil}
+		out, err := Update(src, set, nil)
+		if err != nil {
+			if strings.Contains(err.Error(), "internal error") {
+				t.Fatalf("recovered panic: %v", err)
+			}
+			return
+		}
+		after := fields(t, out)
+		if got, ok := after[key]; !ok || got != value {
+			t.Fatalf("key %q = %#v, want %q\n%q", key, got, value, out)
+		}
+		if _, ok := after[del]; ok {
+			t.Fatalf("key %q not deleted\n%q", del, out)
+		}
+		for k, v := range before {
+			if k == key || k == del {
+				continue
+			}
+			if !reflect.DeepEqual(after[k], v) {
+				t.Fatalf("untouched key %q changed: %#v -> %#v\n%q\n%q", k, v, after[k], src, out)
+			}
+		}
+		// The body is kept.
+		lb, _ := locate(src)
+		la, _ := locate(out)
+		if !bytes.Equal(src[lb.bodyStart:], out[la.bodyStart:]) {
+			t.Fatalf("body changed\n%q\n%q", src, out)
+		}
+	})
+}

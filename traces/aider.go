@@ -1,0 +1,292 @@
+package traces
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Aider parses an aider chat history (.aider.chat.history.md), the Markdown
+// file aider appends to. One file holds many sessions; each starts with
+// "# aider chat started at YYYY-MM-DD HH:MM:SS" (local time, no zone).
+//
+// Within a session the text is cut into blocks:
+//
+//   - user: consecutive lines "#### text" that end with aider's two-space
+//     hard break; "#### <blank>" is an empty input. A line starting "/" or
+//     "!" is marked as a slash command; prompts aider writes itself ("# Fix
+//     any errors below", "# Question:") are marked injected;
+//   - tool: consecutive "> " lines (aider's tool output, warnings, confirm
+//     prompts, lint and test output), one tool_result record (tool "aider")
+//     per run. An older aider prefixed only the first line of a multi-line
+//     message: a "> " line without the hard break continues up to the line
+//     that ends with it. A confirm prompt answered "n" is marked rejected;
+//   - assistant: everything else, up to the next user, tool or header line,
+//     with its blank lines, trailing blank lines trimmed.
+//
+// A "#### " line without the hard break is assistant Markdown (a heading),
+// not user input. The history has no message timestamps: every record
+// carries its session's start time. The "Model:"/"Models:" tool line sets
+// Model on the assistant records after it. When the file is the default
+// .aider.chat.history.md, its directory (the repository root) is the Cwd.
+//
+// The session id is "aider-<start as 20060102T150405>-<8 hex of the file
+// path>" — deterministic for a file, distinct across repositories that
+// started aider in the same second. A second header with the same time in
+// one file adds "-L<line>". Text before the first header (a history cut at
+// the front) goes to session "aider-unknown-<8 hex>".
+//
+// Parse is resumable at block boundaries: every block is complete once its
+// last line is read, and the position after the last complete line is
+// returned with the session, start time and model in Pos.State. If the file
+// later grows by more lines of the same block (aider still printing), they
+// become a new record starting at their own line.
+type Aider struct{}
+
+// NewAider returns the parser for aider chat histories.
+func NewAider() *Aider { return &Aider{} }
+
+// Format returns AgentAider.
+func (*Aider) Format() string { return AgentAider }
+
+// Resumable reports true.
+func (*Aider) Resumable() bool { return true }
+
+var (
+	aiderHeader   = regexp.MustCompile(`^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$`)
+	aiderModel    = regexp.MustCompile(`^(?:Main model|Models?): (\S+)`)
+	aiderRejected = regexp.MustCompile(`(?i)(\(y\)es/\(n\)o.*\]:|\(y/n[^)]*\))\s*(n|no)\s*$`)
+)
+
+// aiderInjected are user-block openings aider writes itself.
+var aiderInjected = []string{"# Fix any errors below", "# Question:"}
+
+const (
+	aiderNone = iota
+	aiderUser
+	aiderTool
+	aiderAssistant
+)
+
+type aiderState struct {
+	file    string
+	hash    string
+	session string
+	start   time.Time
+	stamp   string
+	model   string
+	cwd     string
+
+	kind  int
+	first int      // line of the block's first line
+	lines []string // the block's lines, raw
+	raw   []bool   // lines[i] continues an old-style tool message: no prefix
+	cont  bool     // an old-style multi-line tool message is open
+}
+
+// Parse implements Parser.
+func (a *Aider) Parse(r io.Reader, file string, start Pos, emit func(Record) error) (Pos, []Problem, error) {
+	sum := sha256.Sum256([]byte(file))
+	st := &aiderState{file: file, hash: hex.EncodeToString(sum[:4])}
+	st.session = start.State["session"]
+	st.stamp = start.State["stamp"]
+	st.model = start.State["model"]
+	if t, err := time.Parse(time.RFC3339Nano, start.State["start"]); err == nil {
+		st.start = t
+	}
+	if st.session == "" {
+		st.session = "aider-unknown-" + st.hash
+	}
+	if filepath.Base(file) == ".aider.chat.history.md" {
+		st.cwd = filepath.Dir(file)
+	}
+	ls := newLineScan(r, start)
+	var emitErr error
+	flush := func() {
+		if emitErr == nil {
+			emitErr = st.flush(emit)
+		}
+		st.kind, st.lines, st.raw, st.cont = aiderNone, st.lines[:0], st.raw[:0], false
+	}
+	for emitErr == nil {
+		b, num, ok, err := ls.next()
+		if err != nil {
+			return ls.pos(st.state()), nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if !ok {
+			break
+		}
+		line := string(b)
+		if st.kind == aiderTool && st.cont {
+			if !aiderHeader.MatchString(line) && !aiderIsUser(line) {
+				st.lines = append(st.lines, line)
+				st.raw = append(st.raw, true)
+				if aiderHardBreak(line) {
+					st.cont = false
+				}
+				continue
+			}
+		}
+		switch {
+		case aiderHeader.MatchString(line):
+			flush()
+			st.newSession(aiderHeader.FindStringSubmatch(line)[1], num)
+		case aiderIsUser(line):
+			if st.kind != aiderUser {
+				flush()
+				st.kind, st.first = aiderUser, num
+			}
+			st.lines = append(st.lines, line)
+		case aiderIsTool(line):
+			if st.kind != aiderTool {
+				flush()
+				st.kind, st.first = aiderTool, num
+			}
+			st.lines = append(st.lines, line)
+			st.raw = append(st.raw, false)
+			if !strings.HasSuffix(line, "  ") && strings.TrimSpace(line[1:]) != "" {
+				st.cont = true
+			}
+		case strings.TrimSpace(line) == "":
+			if st.kind == aiderAssistant {
+				st.lines = append(st.lines, line)
+			} else if st.kind != aiderNone {
+				flush()
+			}
+		default:
+			if st.kind != aiderAssistant {
+				flush()
+				st.kind, st.first = aiderAssistant, num
+			}
+			st.lines = append(st.lines, line)
+		}
+	}
+	if emitErr == nil {
+		flush()
+	}
+	if emitErr != nil {
+		// The store stops at an emit error and keeps its old checkpoint.
+		return start, nil, emitErr
+	}
+	return ls.pos(st.state()), nil, nil
+}
+
+func (st *aiderState) state() map[string]string {
+	m := map[string]string{"session": st.session}
+	if !st.start.IsZero() {
+		m["start"] = st.start.Format(time.RFC3339Nano)
+	}
+	if st.stamp != "" {
+		m["stamp"] = st.stamp
+	}
+	if st.model != "" {
+		m["model"] = st.model
+	}
+	return m
+}
+
+func (st *aiderState) newSession(stamp string, line int) {
+	t, err := time.ParseInLocation("2006-01-02 15:04:05", stamp, time.Local)
+	if err != nil {
+		t = time.Time{}
+	}
+	id := "aider-" + strings.NewReplacer("-", "", ":", "", " ", "T").Replace(stamp) + "-" + st.hash
+	if stamp == st.stamp {
+		id += fmt.Sprintf("-L%d", line)
+	}
+	st.session, st.start, st.stamp, st.model = id, t, stamp, ""
+}
+
+// aiderIsUser reports a user-input line: "####" then a space or the end,
+// ending with the two-space hard break aider writes after every input line.
+func aiderIsUser(line string) bool {
+	if !strings.HasPrefix(line, "####") {
+		return false
+	}
+	rest := line[4:]
+	if rest != "" && rest[0] != ' ' {
+		return false
+	}
+	return strings.HasSuffix(line, "  ") || strings.TrimSpace(rest) == ""
+}
+
+// aiderIsTool reports a tool-output line: ">" then a space or the end. A
+// ">>>>>>> REPLACE" marker is not one.
+func aiderIsTool(line string) bool {
+	return line == ">" || strings.HasPrefix(line, "> ")
+}
+
+// aiderHardBreak reports that a line ends a message: text, then the two
+// spaces aider appends after stripping trailing whitespace.
+func aiderHardBreak(line string) bool {
+	n := len(line)
+	return n >= 3 && line[n-1] == ' ' && line[n-2] == ' ' && line[n-3] != ' ' && line[n-3] != '\t'
+}
+
+func (st *aiderState) flush(emit func(Record) error) error {
+	if st.kind == aiderNone || len(st.lines) == 0 {
+		return nil
+	}
+	rec := Record{
+		Session: st.session,
+		Time:    st.start,
+		Agent:   AgentAider,
+		Cwd:     st.cwd,
+		Source:  Source{File: st.file, Line: st.first},
+	}
+	switch st.kind {
+	case aiderUser:
+		parts := make([]string, len(st.lines))
+		for i, l := range st.lines {
+			l = strings.TrimSuffix(l, "  ")
+			l = strings.TrimPrefix(l, "####")
+			parts[i] = strings.TrimPrefix(l, " ")
+		}
+		text := strings.Join(parts, "\n")
+		if text == "<blank>" {
+			text = ""
+		}
+		rec.Role, rec.Kind, rec.Text = RoleUser, KindMessage, text
+		for _, p := range aiderInjected {
+			if strings.HasPrefix(text, p) {
+				rec.Marks = append(rec.Marks, MarkInjected)
+				break
+			}
+		}
+		if strings.HasPrefix(text, "/") || strings.HasPrefix(text, "!") {
+			rec.Marks = append(rec.Marks, MarkSlash)
+		}
+	case aiderTool:
+		parts := make([]string, len(st.lines))
+		rejected := false
+		for i, l := range st.lines {
+			if !st.raw[i] {
+				l = strings.TrimSuffix(l, "  ")
+				l = strings.TrimPrefix(strings.TrimPrefix(l, ">"), " ")
+			} else if aiderHardBreak(l) {
+				l = strings.TrimSuffix(l, "  ")
+			}
+			parts[i] = l
+			if m := aiderModel.FindStringSubmatch(l); m != nil {
+				st.model = m[1]
+			}
+			if aiderRejected.MatchString(l) {
+				rejected = true
+			}
+		}
+		rec.Role, rec.Kind, rec.Tool = RoleTool, KindToolResult, "aider"
+		rec.Output = strings.TrimRight(strings.Join(parts, "\n"), "\n")
+		if rejected {
+			rec.Marks = []string{MarkRejected}
+		}
+	case aiderAssistant:
+		rec.Role, rec.Kind, rec.Model = RoleAssistant, KindMessage, st.model
+		rec.Text = strings.TrimRight(strings.Join(st.lines, "\n"), " \t\n")
+	}
+	return emit(rec)
+}

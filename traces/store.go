@@ -1,0 +1,1180 @@
+package traces
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kbmem/kb/internal/fsx"
+)
+
+// ErrNotFound is returned (wrapped) when no session matches an id or prefix.
+var ErrNotFound = errors.New("trace session not found")
+
+// ErrAmbiguous is matched (errors.Is) by an *AmbiguousError.
+var ErrAmbiguous = errors.New("ambiguous trace session prefix")
+
+// AmbiguousError lists the sessions a prefix matches.
+type AmbiguousError struct {
+	Prefix  string
+	Matches []string // session ids
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("session prefix %q: %v: matches %s", e.Prefix, ErrAmbiguous, strings.Join(e.Matches, ", "))
+}
+
+// Is lets errors.Is(err, ErrAmbiguous) match.
+func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
+
+// Store keeps normalized sessions as append-only JSONL files under
+// Root/traces/YYYY/MM/<agent>-<session>.jsonl. The first line of a session
+// file is a meta record (Seq 0) naming the agent, start, working directory
+// and source transcript; records follow with Seq 1, 2, ... Bytes once written
+// are never rewritten: every write is an fsx.Append.
+//
+// Import keeps a checkpoint per source transcript in
+// Root/.state/imports.json (size, mtime, a hash of its head, the parser
+// position, and the size and last Seq of each session file it wrote). The
+// checkpoint is only a cache: before appending, Import compares with the
+// records the session files already hold from that source, so a crash
+// between an append and the checkpoint write, or a deleted .state/, never
+// duplicates a record. A record's identity is its source file, source line
+// and its position among the records of that line; for records without a
+// line (whole-document JSON) it is a hash of the record as written.
+//
+// A Store is safe for use by one process at a time (the caller holds the KB
+// write lock for Import and Append); its methods serialize on a mutex.
+type Store struct {
+	Root       string              // KB root; session files live under Root/traces/
+	Redact     func(string) string // applied to Text, Output, and string values inside Input/Extra before anything is written; nil = no redaction
+	RedactJSON func([]byte) []byte // if set, used instead of Redact for Input and Extra values; its output must be valid JSON
+	Now        func() time.Time    // clock for records appended without a time; nil = time.Now
+
+	mu      sync.Mutex
+	imports *importCache
+}
+
+// ImportOptions choose the parser and agent of an import.
+type ImportOptions struct {
+	Format string // "" = detect from the content (or the format of the last import of the file)
+	Agent  string // if set, overrides the agent of every imported record
+}
+
+// ImportResult tells what an import did.
+type ImportResult struct {
+	File      string    // absolute path of the source
+	Format    string    // format used
+	Sessions  []string  // session ids the source holds, as far as imported
+	Appended  int       // records appended (meta records not counted)
+	Unchanged bool      // the source had not changed since the last import
+	Problems  []Problem // parts of the source skipped
+}
+
+// SessionInfo summarizes a session file.
+type SessionInfo struct {
+	ID          string
+	Agent       string
+	Path        string // slash-separated, relative to Root
+	Start, End  time.Time
+	Messages    int // user and assistant messages, thinking excluded
+	ToolCalls   int
+	Branch      string // last branch recorded
+	Cwd         string
+	FirstPrompt string // first message the person typed (not injected, not a slash command), at most 200 runes
+	Source      string // source transcript the session was first imported from
+}
+
+const (
+	tracesDir    = "traces"
+	stateDir     = ".state"
+	importsName  = "imports.json"
+	sessionsName = "sessions.json"
+	headLen      = 4096
+	flushBytes   = 4 << 20
+)
+
+// SessionFile is the path, relative to the KB root and slash-separated, of
+// the session file of agent's session started at started:
+// "traces/YYYY/MM/<agent>-<session>.jsonl" (YYYY/MM in UTC), or
+// "traces/undated/..." for a zero time. Agent and session are sanitized:
+// only ASCII letters, digits, '-', '_' and inner '.' are kept, no "..", at most
+// about 100 bytes; a name that had to change gets a hash of the original so
+// distinct ids stay distinct.
+func SessionFile(agent, session string, started time.Time) string {
+	name := sanitizeID(agent) + "-" + sanitizeID(session) + ".jsonl"
+	if started.IsZero() {
+		return path.Join(tracesDir, "undated", name)
+	}
+	u := started.UTC()
+	if u.Year() < 1 || u.Year() > 9999 {
+		return path.Join(tracesDir, "undated", name)
+	}
+	return fmt.Sprintf("%s/%04d/%02d/%s", tracesDir, u.Year(), int(u.Month()), name)
+}
+
+func sanitizeID(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' {
+			b.WriteByte(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	out := b.String()
+	for strings.Contains(out, "..") {
+		out = strings.ReplaceAll(out, "..", "_.")
+	}
+	if strings.HasPrefix(out, ".") || strings.HasSuffix(out, ".") {
+		out = "_" + strings.Trim(out, ".") + "_"
+	}
+	if out == s && s != "" && len(out) <= 100 {
+		return out
+	}
+	if len(out) > 80 {
+		out = out[:80]
+	}
+	sum := sha256.Sum256([]byte(s))
+	if out == "" {
+		out = "_"
+	}
+	return out + "-" + hex.EncodeToString(sum[:4])
+}
+
+// ---------------------------------------------------------------------------
+// Checkpoints
+
+type importsDoc struct {
+	Version int                    `json:"version"`
+	Sources map[string]*checkpoint `json:"sources"`
+}
+
+type checkpoint struct {
+	Format   string              `json:"format"`
+	Agent    string              `json:"agent,omitempty"`
+	Size     int64               `json:"size"`
+	MTime    int64               `json:"mtime_ns"`
+	Head     string              `json:"head"`
+	HeadLen  int                 `json:"head_len"`
+	Pos      Pos                 `json:"pos"`
+	Sessions []string            `json:"sessions,omitempty"`
+	Files    map[string]fileMark `json:"files,omitempty"` // session file -> state after our last write
+}
+
+type fileMark struct {
+	Size int64 `json:"size"`
+	Seq  int   `json:"seq"`
+}
+
+type importCache struct {
+	doc   *importsDoc
+	size  int64
+	mtime int64
+}
+
+func (s *Store) importsPath() string { return filepath.Join(s.Root, stateDir, importsName) }
+
+// loadImports returns the checkpoints, from memory when imports.json has not
+// changed since it was last read or written. A corrupt file is treated as
+// empty: the session files are the truth.
+func (s *Store) loadImports() *importsDoc {
+	p := s.importsPath()
+	fi, err := os.Stat(p)
+	if err != nil {
+		if s.imports != nil && s.imports.size == -1 {
+			return s.imports.doc
+		}
+		s.imports = &importCache{doc: &importsDoc{Version: 1, Sources: map[string]*checkpoint{}}, size: -1}
+		return s.imports.doc
+	}
+	if s.imports != nil && s.imports.size == fi.Size() && s.imports.mtime == fi.ModTime().UnixNano() {
+		return s.imports.doc
+	}
+	doc := &importsDoc{}
+	if data, err := os.ReadFile(p); err != nil || json.Unmarshal(data, doc) != nil {
+		doc = &importsDoc{}
+	}
+	if doc.Sources == nil {
+		doc.Sources = map[string]*checkpoint{}
+	}
+	doc.Version = 1
+	s.imports = &importCache{doc: doc, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	return doc
+}
+
+func (s *Store) saveImports(doc *importsDoc) error {
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("encode import checkpoints: %w", err)
+	}
+	p := s.importsPath()
+	if err := fsx.WriteFile(p, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if fi, err := os.Stat(p); err == nil {
+		s.imports = &importCache{doc: doc, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	} else {
+		s.imports = nil
+	}
+	return nil
+}
+
+func hashHex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// ---------------------------------------------------------------------------
+// Import
+
+// Import reads the transcript at path and appends to the session files the
+// records they do not hold yet. An unchanged source (same size and mtime as
+// at its last import) costs a stat. A grown source is parsed from the
+// checkpoint position when its format is resumable, else re-parsed; a
+// source that shrank or whose head changed is re-parsed from the start. In
+// every case records already stored are skipped. The caller holds the KB
+// write lock.
+func (s *Store) Import(src string, opts ImportOptions) (ImportResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return ImportResult{}, fmt.Errorf("import %s: %w", src, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	res := ImportResult{File: abs}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return res, fmt.Errorf("import: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return res, fmt.Errorf("import %s: not a regular file", abs)
+	}
+	if fi.Size() == 0 {
+		// Agents leave empty transcripts behind (Claude Code does): there
+		// is nothing to import yet, and nothing to detect a format from.
+		res.Format, res.Unchanged = opts.Format, true
+		return res, nil
+	}
+	doc := s.loadImports()
+	cp := doc.Sources[abs]
+	if cp != nil && cp.Size == fi.Size() && cp.MTime == fi.ModTime().UnixNano() &&
+		(opts.Format == "" || opts.Format == cp.Format) && opts.Agent == cp.Agent {
+		res.Format, res.Sessions, res.Unchanged = cp.Format, append([]string(nil), cp.Sessions...), true
+		return res, nil
+	}
+
+	f, err := os.Open(abs)
+	if err != nil {
+		return res, fmt.Errorf("import: %w", err)
+	}
+	defer f.Close()
+	head := make([]byte, DetectHeadSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return res, fmt.Errorf("import %s: %w", abs, err)
+	}
+	head = head[:n]
+
+	var parser Parser
+	switch {
+	case opts.Format != "":
+		parser, err = ParserFor(opts.Format)
+	case cp != nil && cp.Format != "":
+		parser, err = ParserFor(cp.Format)
+	default:
+		parser, err = Detect(abs, head)
+	}
+	if err != nil {
+		return res, fmt.Errorf("import %s: %w", abs, err)
+	}
+	res.Format = parser.Format()
+
+	fresh := cp == nil || cp.Format != parser.Format() || cp.Agent != opts.Agent
+	replaced := !fresh && (fi.Size() < cp.Size || cp.HeadLen > len(head) || hashHex(head[:cp.HeadLen]) != cp.Head)
+	resume := !fresh && !replaced && parser.Resumable() && cp.Pos.Offset > 0 && cp.Pos.Offset <= fi.Size()
+	var start Pos
+	if resume {
+		start = cp.Pos
+	}
+	if _, err := f.Seek(start.Offset, io.SeekStart); err != nil {
+		return res, fmt.Errorf("import %s: %w", abs, err)
+	}
+
+	w := &importer{store: s, src: abs, agent: opts.Agent, resume: resume, byContent: replaced, sessions: map[string]*sessWriter{}}
+	if cp != nil {
+		w.marks = cp.Files
+	}
+	end, problems, perr := parser.Parse(io.LimitReader(f, fi.Size()-start.Offset), abs, start, w.emit)
+	res.Problems = problems
+	if w.err != nil {
+		return res, w.err
+	}
+	if err := w.flushAll(); err != nil {
+		return res, err
+	}
+	res.Appended = w.appended
+	if perr != nil {
+		return res, fmt.Errorf("import %s: %w", abs, perr)
+	}
+
+	ncp := &checkpoint{
+		Format: parser.Format(), Agent: opts.Agent, Size: fi.Size(), MTime: fi.ModTime().UnixNano(),
+		HeadLen: min(len(head), headLen), Files: map[string]fileMark{},
+	}
+	ncp.Head = hashHex(head[:ncp.HeadLen])
+	if parser.Resumable() && end.Offset <= fi.Size() {
+		ncp.Pos = end
+	}
+	seen := map[string]bool{}
+	if cp != nil {
+		for _, id := range cp.Sessions {
+			if !seen[id] {
+				seen[id] = true
+				ncp.Sessions = append(ncp.Sessions, id)
+			}
+		}
+		for k, v := range cp.Files {
+			ncp.Files[k] = v
+		}
+	}
+	for _, sw := range w.order {
+		if !seen[sw.session] {
+			seen[sw.session] = true
+			ncp.Sessions = append(ncp.Sessions, sw.session)
+		}
+		if sw.rel != "" {
+			ncp.Files[sw.rel] = fileMark{Size: sw.size, Seq: sw.next - 1}
+		}
+	}
+	res.Sessions = append([]string(nil), ncp.Sessions...)
+	doc.Sources[abs] = ncp
+	if err := s.saveImports(doc); err != nil {
+		return res, fmt.Errorf("import %s: %w", abs, err)
+	}
+	return res, nil
+}
+
+// importer receives the records of one import and appends the new ones.
+type importer struct {
+	store  *Store
+	src    string
+	agent  string
+	resume bool
+	// byContent keys every record by its content, not its source line:
+	// the source was replaced, so a line number no longer names a record.
+	byContent bool
+	marks     map[string]fileMark
+	index     map[string]string // session file base name -> rel path
+	sessions  map[string]*sessWriter
+	order     []*sessWriter
+	appended  int
+	err       error
+}
+
+// sessWriter is the state of one session file during an import or append.
+type sessWriter struct {
+	agent, session string
+	rel            string // "" until the file's path is known (new session)
+	size           int64  // size of the file (after our writes)
+	next           int    // next Seq
+	needMeta       bool
+	seen           map[string]int // keys of records from this source already stored
+	lineOrd        map[int]int    // ordinal of the next fresh record per source line
+	pending        []Record       // records of a new session, until its path is known
+	buf            bytes.Buffer
+}
+
+func (w *importer) emit(rec Record) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.agent != "" {
+		rec.Agent = w.agent
+	}
+	if rec.Agent == "" {
+		rec.Agent = AgentGeneric
+	}
+	if rec.Session == "" {
+		rec.Session = fileStem(w.src)
+	}
+	rec.Seq = 0
+	fixTime(&rec)
+	w.store.redact(&rec)
+	sw, err := w.open(rec.Agent, rec.Session)
+	if err != nil {
+		w.err = err
+		return err
+	}
+	key, err := recordKey(&rec, sw.lineOrd, w.byContent)
+	if err != nil {
+		w.err = err
+		return err
+	}
+	if sw.seen[key] > 0 {
+		sw.seen[key]--
+		return nil
+	}
+	rec.Seq = sw.next
+	sw.next++
+	w.appended++
+	if err := w.store.add(sw, rec); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
+}
+
+// recordKey is the identity of a fresh record: "L<line>:<ordinal>" for
+// records with a source line (unless byContent), else a hash of the record
+// with Seq 0.
+func recordKey(rec *Record, lineOrd map[int]int, byContent bool) (string, error) {
+	if rec.Source.Line > 0 && !byContent {
+		o := lineOrd[rec.Source.Line]
+		lineOrd[rec.Source.Line] = o + 1
+		return fmt.Sprintf("L%d:%d", rec.Source.Line, o), nil
+	}
+	r := *rec
+	r.Seq = 0
+	b, err := json.Marshal(&r)
+	if err != nil {
+		return "", fmt.Errorf("encode record of session %s: %w", rec.Session, err)
+	}
+	return "D" + hashHex(b), nil
+}
+
+func (w *importer) open(agent, session string) (*sessWriter, error) {
+	k := agent + "\x00" + session
+	if sw := w.sessions[k]; sw != nil {
+		return sw, nil
+	}
+	if w.index == nil {
+		idx, err := w.store.index()
+		if err != nil {
+			return nil, err
+		}
+		w.index = idx
+	}
+	sw := &sessWriter{agent: agent, session: session, seen: map[string]int{}, lineOrd: map[int]int{}}
+	base := path.Base(SessionFile(agent, session, time.Time{}))
+	if rel, ok := w.index[base]; ok {
+		sw.rel = rel
+		abs := filepath.Join(w.store.Root, filepath.FromSlash(rel))
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return nil, fmt.Errorf("session file: %w", err)
+		}
+		sw.size = fi.Size()
+		mark, marked := w.marks[rel]
+		from := int64(0)
+		if w.resume && marked && mark.Size <= fi.Size() {
+			from = mark.Size
+		}
+		if from == fi.Size() {
+			sw.next = mark.Seq + 1
+		} else {
+			maxSeq, records, err := scanStored(abs, from, w.src, w.byContent, sw.seen)
+			if err != nil {
+				return nil, err
+			}
+			if from > 0 {
+				maxSeq = max(maxSeq, mark.Seq)
+			}
+			sw.next = maxSeq + 1
+			sw.needMeta = from == 0 && records == 0
+			if sw.needMeta {
+				sw.next = 1
+			}
+		}
+	} else {
+		sw.needMeta = true
+		sw.next = 1
+	}
+	w.sessions[k] = sw
+	w.order = append(w.order, sw)
+	return sw, nil
+}
+
+// storedHead is the part of a stored record that scanStored reads.
+type storedHead struct {
+	Seq    int    `json:"seq"`
+	Kind   string `json:"kind"`
+	Source Source `json:"source"`
+}
+
+// scanStored reads the session file at abs from offset from, adds the keys
+// of the records that came from src to seen, and returns the highest Seq
+// and the number of valid records it saw. A torn last line is ignored.
+func scanStored(abs string, from int64, src string, byContent bool, seen map[string]int) (int, int, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read session file: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return 0, 0, fmt.Errorf("read session file %s: %w", abs, err)
+	}
+	ls := newLineScan(f, Pos{Offset: from})
+	lineOrd := map[int]int{}
+	maxSeq, records := 0, 0
+	for {
+		line, _, ok, err := ls.next()
+		if err != nil {
+			return 0, 0, fmt.Errorf("read session file %s: %w", abs, err)
+		}
+		if !ok {
+			break
+		}
+		var h storedHead
+		if json.Unmarshal(line, &h) != nil {
+			continue
+		}
+		records++
+		maxSeq = max(maxSeq, h.Seq)
+		if h.Source.File != src || h.Seq == 0 && h.Kind == KindMeta {
+			continue
+		}
+		if h.Source.Line > 0 && !byContent {
+			o := lineOrd[h.Source.Line]
+			lineOrd[h.Source.Line] = o + 1
+			seen[fmt.Sprintf("L%d:%d", h.Source.Line, o)]++
+			continue
+		}
+		var rec Record
+		if json.Unmarshal(line, &rec) != nil {
+			continue
+		}
+		key, err := recordKey(&rec, nil, true)
+		if err == nil {
+			seen[key]++
+		}
+	}
+	return maxSeq, records, nil
+}
+
+// index maps session file base names to their paths under Root.
+func (s *Store) index() (map[string]string, error) {
+	idx := map[string]string{}
+	root := filepath.Join(s.Root, tracesDir)
+	years, err := os.ReadDir(root)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return idx, nil
+		}
+		return nil, fmt.Errorf("list session files: %w", err)
+	}
+	for _, y := range years {
+		if !y.IsDir() {
+			continue
+		}
+		var dirs []string
+		if y.Name() == "undated" {
+			dirs = []string{y.Name()}
+		} else {
+			months, err := os.ReadDir(filepath.Join(root, y.Name()))
+			if err != nil {
+				return nil, fmt.Errorf("list session files: %w", err)
+			}
+			for _, m := range months {
+				if m.IsDir() {
+					dirs = append(dirs, y.Name()+"/"+m.Name())
+				}
+			}
+		}
+		for _, d := range dirs {
+			files, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(d)))
+			if err != nil {
+				return nil, fmt.Errorf("list session files: %w", err)
+			}
+			for _, f := range files {
+				if f.Type().IsRegular() && strings.HasSuffix(f.Name(), ".jsonl") {
+					if _, dup := idx[f.Name()]; !dup {
+						idx[f.Name()] = tracesDir + "/" + d + "/" + f.Name()
+					}
+				}
+			}
+		}
+	}
+	return idx, nil
+}
+
+// add queues rec for sw's file; a new session waits for its path (taken
+// from its first record with a time) until flush.
+func (s *Store) add(sw *sessWriter, rec Record) error {
+	if sw.rel == "" {
+		sw.pending = append(sw.pending, rec)
+		return nil
+	}
+	if err := writeLine(&sw.buf, &rec); err != nil {
+		return err
+	}
+	if sw.buf.Len() >= flushBytes {
+		return s.flush(sw, "")
+	}
+	return nil
+}
+
+func writeLine(buf *bytes.Buffer, rec *Record) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode record %d of session %s: %w", rec.Seq, rec.Session, err)
+	}
+	buf.Write(b)
+	buf.WriteByte('\n')
+	return nil
+}
+
+// flush writes sw's queued records, creating the file with its meta record
+// if the session is new. source names the source transcript for the meta.
+func (s *Store) flush(sw *sessWriter, source string) error {
+	if sw.rel == "" || sw.needMeta {
+		meta := Record{Session: sw.session, Seq: 0, Agent: sw.agent, Role: RoleSystem, Kind: KindMeta,
+			Source: Source{File: source}}
+		for _, r := range sw.pending {
+			if meta.Time.IsZero() && !r.Time.IsZero() {
+				meta.Time = r.Time
+			}
+			if meta.Cwd == "" {
+				meta.Cwd = r.Cwd
+			}
+			if meta.Branch == "" {
+				meta.Branch = r.Branch
+			}
+			if meta.Source.File == "" {
+				meta.Source.File = r.Source.File
+			}
+		}
+		if sw.rel == "" {
+			sw.rel = SessionFile(sw.agent, sw.session, meta.Time)
+		}
+		var buf bytes.Buffer
+		if sw.needMeta {
+			if err := writeLine(&buf, &meta); err != nil {
+				return err
+			}
+			sw.needMeta = false
+		}
+		for i := range sw.pending {
+			if err := writeLine(&buf, &sw.pending[i]); err != nil {
+				return err
+			}
+		}
+		sw.pending = nil
+		buf.Write(sw.buf.Bytes())
+		sw.buf = buf
+	}
+	if sw.buf.Len() == 0 {
+		return nil
+	}
+	abs, err := fsx.Within(s.Root, filepath.FromSlash(sw.rel))
+	if err != nil {
+		return fmt.Errorf("session file %s: %w", sw.rel, err)
+	}
+	if err := fsx.Append(abs, sw.buf.Bytes()); err != nil {
+		return fmt.Errorf("append to %s: %w", sw.rel, err)
+	}
+	sw.buf.Reset()
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return fmt.Errorf("session file %s: %w", sw.rel, err)
+	}
+	sw.size = fi.Size()
+	return nil
+}
+
+func (w *importer) flushAll() error {
+	for _, sw := range w.order {
+		if err := w.store.flush(sw, w.src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Append
+
+// Append adds records to their sessions (kb trace append): each needs a
+// Session; Agent defaults to generic, Kind to message, Role to system, Time
+// to now. Seq is assigned after the last record of the session file, which
+// is created with its meta record if new. It returns the records as written.
+func (s *Store) Append(recs []Record) ([]Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	idx, err := s.index()
+	if err != nil {
+		return nil, err
+	}
+	sessions := map[string]*sessWriter{}
+	var order []*sessWriter
+	out := make([]Record, 0, len(recs))
+	for i, rec := range recs {
+		if rec.Session == "" {
+			return nil, fmt.Errorf("append record %d: no session", i+1)
+		}
+		if rec.Agent == "" {
+			rec.Agent = AgentGeneric
+		}
+		if rec.Kind == "" {
+			rec.Kind = KindMessage
+		}
+		if rec.Role == "" {
+			rec.Role = RoleSystem
+		}
+		fixTime(&rec)
+		if rec.Time.IsZero() {
+			rec.Time = now()
+		}
+		if len(rec.Input) > 0 && !json.Valid(rec.Input) {
+			return nil, fmt.Errorf("append record %d: input is not valid JSON", i+1)
+		}
+		s.redact(&rec)
+		k := rec.Agent + "\x00" + rec.Session
+		sw := sessions[k]
+		if sw == nil {
+			sw = &sessWriter{agent: rec.Agent, session: rec.Session}
+			base := path.Base(SessionFile(rec.Agent, rec.Session, time.Time{}))
+			if rel, ok := idx[base]; ok {
+				sw.rel = rel
+				last, err := lastSeq(filepath.Join(s.Root, filepath.FromSlash(rel)))
+				if err != nil {
+					return nil, err
+				}
+				sw.next = last + 1
+				sw.needMeta = last < 0
+				if last < 0 {
+					sw.next = 1
+				}
+			} else {
+				sw.needMeta, sw.next = true, 1
+			}
+			sessions[k] = sw
+			order = append(order, sw)
+		}
+		rec.Seq = sw.next
+		sw.next++
+		if err := s.add(sw, rec); err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	for _, sw := range order {
+		if err := s.flush(sw, ""); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// lastSeq returns the Seq of the last valid record of a session file, or -1
+// when it holds none. It reads the file backwards in growing windows.
+func lastSeq(abs string) (int, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return 0, fmt.Errorf("read session file: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("read session file: %w", err)
+	}
+	size := fi.Size()
+	for window := int64(64 << 10); ; window *= 4 {
+		from := max(size-window, 0)
+		buf := make([]byte, size-from)
+		if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("read session file %s: %w", abs, err)
+		}
+		// Only complete lines count: drop a torn tail, and a head cut by
+		// the window.
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			buf = buf[:i]
+		} else {
+			buf = nil
+		}
+		lines := bytes.Split(buf, []byte("\n"))
+		firstFull := 0
+		if from > 0 {
+			firstFull = 1
+		}
+		for i := len(lines) - 1; i >= firstFull; i-- {
+			var h storedHead
+			if len(bytes.TrimSpace(lines[i])) > 0 && json.Unmarshal(lines[i], &h) == nil {
+				return h.Seq, nil
+			}
+		}
+		if from == 0 {
+			return -1, nil
+		}
+	}
+}
+
+// fixTime moves a time JSON cannot encode (year outside 0-9999) to Extra
+// "bad_ts", as text, so the record can still be written.
+func fixTime(rec *Record) {
+	if y := rec.Time.Year(); !rec.Time.IsZero() && (y < 0 || y > 9999) {
+		rec.Extra = mergeExtra(copyRaw(rec.Extra), map[string]json.RawMessage{"bad_ts": mustJSON(rec.Time.String())})
+		rec.Time = time.Time{}
+	}
+}
+
+func copyRaw(m map[string]json.RawMessage) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// ---------------------------------------------------------------------------
+// Redaction
+
+func (s *Store) redact(rec *Record) {
+	if s.Redact == nil && s.RedactJSON == nil {
+		return
+	}
+	if s.Redact != nil {
+		rec.Text = s.Redact(rec.Text)
+		rec.Output = s.Redact(rec.Output)
+	}
+	rec.Input = s.redactRaw(rec.Input)
+	if len(rec.Extra) > 0 {
+		extra := make(map[string]json.RawMessage, len(rec.Extra))
+		for k, v := range rec.Extra {
+			extra[k] = s.redactRaw(v)
+		}
+		rec.Extra = extra
+	}
+}
+
+// redactRaw redacts the strings of a JSON value, keeping the value valid.
+func (s *Store) redactRaw(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	if s.RedactJSON != nil {
+		if out := s.RedactJSON(raw); json.Valid(out) {
+			return out
+		}
+	}
+	if s.Redact == nil {
+		// RedactJSON returned invalid JSON and there is no string hook:
+		// keep nothing of the value rather than risk the raw secret.
+		return json.RawMessage(`"[REDACTED]"`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return mustJSON(s.Redact(string(raw)))
+	}
+	v, changed := redactValue(v, s.Redact)
+	if !changed {
+		return raw
+	}
+	return mustJSON(v)
+}
+
+func redactValue(v any, fn func(string) string) (any, bool) {
+	switch x := v.(type) {
+	case string:
+		r := fn(x)
+		return r, r != x
+	case []any:
+		changed := false
+		for i, e := range x {
+			var c bool
+			x[i], c = redactValue(e, fn)
+			changed = changed || c
+		}
+		return x, changed
+	case map[string]any:
+		changed := false
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			nk := fn(k)
+			ne, c := redactValue(e, fn)
+			out[nk] = ne
+			changed = changed || c || nk != k
+		}
+		return out, changed
+	}
+	return v, false
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+// Read calls fn for each record of the session (an id or unique prefix, as
+// Find takes) in file order. A torn last line is ignored; a malformed line
+// is reported as a Problem and skipped. Lines of any length are read.
+func (s *Store) Read(session string, fn func(Record) error) ([]Problem, error) {
+	info, err := s.Find(session)
+	if err != nil {
+		return nil, err
+	}
+	return s.readFile(info.Path, fn)
+}
+
+func (s *Store) readFile(rel string, fn func(Record) error) ([]Problem, error) {
+	abs := filepath.Join(s.Root, filepath.FromSlash(rel))
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, fmt.Errorf("read session: %w", err)
+	}
+	defer f.Close()
+	ls := newLineScan(f, Pos{})
+	var problems []Problem
+	for {
+		line, num, ok, err := ls.next()
+		if err != nil {
+			return problems, fmt.Errorf("read %s: %w", rel, err)
+		}
+		if !ok {
+			return problems, nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var rec Record
+		if err := json.Unmarshal(line, &rec); err != nil {
+			problems = append(problems, Problem{File: rel, Line: num, Msg: "malformed record: " + shortErr(err)})
+			continue
+		}
+		if err := fn(rec); err != nil {
+			return problems, err
+		}
+	}
+}
+
+// Find returns the session whose id is session, or else the only one whose
+// id (or "<agent>-<id>") starts with it.
+func (s *Store) Find(session string) (SessionInfo, error) {
+	all, err := s.Sessions()
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	if session == "" {
+		return SessionInfo{}, fmt.Errorf("session %q: %w", session, ErrNotFound)
+	}
+	var matches []SessionInfo
+	for _, si := range all {
+		if si.ID == session {
+			return si, nil
+		}
+		if strings.HasPrefix(si.ID, session) || strings.HasPrefix(si.Agent+"-"+si.ID, session) {
+			matches = append(matches, si)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return SessionInfo{}, fmt.Errorf("session %q: %w", session, ErrNotFound)
+	case 1:
+		return matches[0], nil
+	}
+	e := &AmbiguousError{Prefix: session}
+	for _, m := range matches {
+		e.Matches = append(e.Matches, m.ID)
+	}
+	return SessionInfo{}, e
+}
+
+// sessionsDoc caches session summaries in Root/.state/sessions.json; a file
+// that grew is summarized from where the cache left off.
+type sessionsDoc struct {
+	Version int                     `json:"version"`
+	Files   map[string]*summaryScan `json:"files"`
+}
+
+type summaryScan struct {
+	Size  int64       `json:"size"`
+	Lines int         `json:"lines"`
+	Info  SessionInfo `json:"info"`
+}
+
+// Sessions lists the session files under Root/traces, sorted by start time
+// then id.
+func (s *Store) Sessions() ([]SessionInfo, error) {
+	idx, err := s.index()
+	if err != nil {
+		return nil, err
+	}
+	cachePath := filepath.Join(s.Root, stateDir, sessionsName)
+	cache := &sessionsDoc{}
+	if data, err := os.ReadFile(cachePath); err != nil || json.Unmarshal(data, cache) != nil || cache.Version != 1 {
+		cache = &sessionsDoc{}
+	}
+	if cache.Files == nil {
+		cache.Files = map[string]*summaryScan{}
+	}
+	dirty := false
+	var out []SessionInfo
+	rels := make([]string, 0, len(idx))
+	for _, rel := range idx {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	live := map[string]bool{}
+	for _, rel := range rels {
+		live[rel] = true
+		fi, err := os.Stat(filepath.Join(s.Root, filepath.FromSlash(rel)))
+		if err != nil {
+			continue
+		}
+		sc := cache.Files[rel]
+		if sc == nil || sc.Size > fi.Size() {
+			sc = &summaryScan{Info: SessionInfo{Path: rel}}
+		}
+		if sc.Size < fi.Size() {
+			before := sc.Size
+			if err := summarize(s.Root, sc); err != nil {
+				return nil, err
+			}
+			if sc.Size != before || cache.Files[rel] != sc {
+				cache.Files[rel] = sc
+				dirty = true
+			}
+		}
+		if sc.Info.ID == "" {
+			continue // not a session file yet: no complete record
+		}
+		out = append(out, sc.Info)
+	}
+	for rel := range cache.Files {
+		if !live[rel] {
+			delete(cache.Files, rel)
+			dirty = true
+		}
+	}
+	if dirty {
+		cache.Version = 1
+		if data, err := json.Marshal(cache); err == nil {
+			// A cache: failing to write it costs time, not correctness.
+			_ = fsx.WriteFile(cachePath, data, 0o644)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Start.Equal(out[j].Start) {
+			return out[i].Start.Before(out[j].Start)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// summaryRec is the part of a record the summary needs.
+type summaryRec struct {
+	Session string    `json:"session"`
+	Seq     int       `json:"seq"`
+	Time    time.Time `json:"ts"`
+	Agent   string    `json:"agent"`
+	Role    string    `json:"role"`
+	Kind    string    `json:"kind"`
+	Text    string    `json:"text"`
+	Cwd     string    `json:"cwd"`
+	Branch  string    `json:"branch"`
+	Marks   []string  `json:"marks"`
+	Source  Source    `json:"source"`
+}
+
+// summarize extends sc with the complete lines after sc.Size.
+func summarize(root string, sc *summaryScan) error {
+	abs := filepath.Join(root, filepath.FromSlash(sc.Info.Path))
+	f, err := os.Open(abs)
+	if err != nil {
+		return fmt.Errorf("summarize session: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(sc.Size, io.SeekStart); err != nil {
+		return fmt.Errorf("summarize %s: %w", sc.Info.Path, err)
+	}
+	ls := newLineScan(f, Pos{Offset: sc.Size, Line: sc.Lines})
+	in := &sc.Info
+	for {
+		line, _, ok, err := ls.next()
+		if err != nil {
+			return fmt.Errorf("summarize %s: %w", sc.Info.Path, err)
+		}
+		if !ok {
+			break
+		}
+		var r summaryRec
+		if json.Unmarshal(line, &r) != nil {
+			continue
+		}
+		if in.ID == "" {
+			in.ID, in.Agent = r.Session, r.Agent
+		}
+		if r.Kind == KindMeta && r.Seq == 0 {
+			if in.Source == "" {
+				in.Source = r.Source.File
+			}
+			if in.Start.IsZero() {
+				in.Start = r.Time
+			}
+		}
+		if !r.Time.IsZero() {
+			if in.Start.IsZero() {
+				in.Start = r.Time
+			}
+			if r.Time.After(in.End) {
+				in.End = r.Time
+			}
+		}
+		if in.Cwd == "" {
+			in.Cwd = r.Cwd
+		}
+		if r.Branch != "" {
+			in.Branch = r.Branch
+		}
+		rec := Record{Role: r.Role, Kind: r.Kind, Marks: r.Marks}
+		switch r.Kind {
+		case KindMessage:
+			if (r.Role == RoleUser || r.Role == RoleAssistant) && !rec.Has(MarkThinking) {
+				in.Messages++
+			}
+			if in.FirstPrompt == "" && rec.Human() && !rec.Has(MarkSlash) && strings.TrimSpace(r.Text) != "" {
+				in.FirstPrompt = firstRunes(strings.TrimSpace(r.Text), 200)
+			}
+		case KindToolCall:
+			in.ToolCalls++
+		}
+	}
+	p := ls.pos(nil)
+	sc.Size, sc.Lines = p.Offset, p.Line
+	return nil
+}
+
+func firstRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k]
+		}
+		i++
+	}
+	return s
+}
