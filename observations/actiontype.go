@@ -1,0 +1,561 @@
+package observations
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Action is something an agent did or is about to do, in any subset of its
+// forms: a tool call (Tool+Input), a shell command, the paths it writes, the
+// content it writes, or a free-text description.
+type Action struct {
+	Tool    string
+	Input   json.RawMessage
+	Command string
+	Paths   []string
+	Content string
+	Text    string
+}
+
+// Rule adds matchers for one action type. Every matcher is an alternative:
+// an action has the type when any of them matches.
+//
+// Commands are argv patterns: space-separated tokens, alternatives within a
+// token separated by "|". The first token matches the command name (base name
+// of argv[0] after wrappers such as sudo, env and time are stripped). Plain
+// word tokens must appear, in order, among the positional arguments. Tokens
+// with a flag alternative ("-f|--force") or a glob ("*prod*") match any
+// argument: a single-letter flag also matches inside combined short flags
+// ("-f" matches "-rf"), a long flag also matches "--flag=value". A token "$"
+// requires that no positional argument follows the matched words.
+//
+// Paths are globs over written paths ("*.pb.go", "**/gen/**", ".env.*"); a
+// glob without "/" matches the base name. Content items are regular
+// expressions over written content (Go RE2 syntax). Words are free-text cues:
+// space-separated stems, each token with "|" alternatives, matched within a
+// small window in any order after light stemming ("drop|remove column"
+// matches "removes a column" and "column removal").
+type Rule struct {
+	Type     string   `json:"type" yaml:"type"`
+	Desc     string   `json:"desc,omitempty" yaml:"desc,omitempty"`
+	Commands []string `json:"commands,omitempty" yaml:"commands,omitempty"`
+	Paths    []string `json:"paths,omitempty" yaml:"paths,omitempty"`
+	Content  []string `json:"content,omitempty" yaml:"content,omitempty"`
+	Words    []string `json:"words,omitempty" yaml:"words,omitempty"`
+}
+
+// ErrBadRule reports a taxonomy rule that does not compile.
+var ErrBadRule = errors.New("bad action-type rule")
+
+// Taxonomy classifies actions into action types ("domain:verb[:object]"):
+// the built-in rules plus user extensions.
+type Taxonomy struct {
+	order   map[string]int
+	desc    map[string]string
+	cmds    []cmdPattern
+	paths   []pathPattern
+	content []contentPattern
+	words   []wordPattern
+	known   map[string]bool // command names some pattern starts with
+}
+
+type token struct {
+	alts     []string
+	anywhere bool // matches any argument (flags, globs)
+	end      bool // "$"
+}
+
+type cmdPattern struct {
+	typ    string
+	name   []string
+	tokens []token
+	score  int
+}
+
+type pathPattern struct {
+	typ string
+	re  *regexp.Regexp
+}
+
+type contentPattern struct {
+	typ string
+	re  *regexp.Regexp
+}
+
+type wordPattern struct {
+	typ    string
+	tokens [][]string // stems, alternatives
+}
+
+var typeRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*(:[a-z0-9][a-z0-9.-]*)?$`)
+
+// NewTaxonomy compiles the built-in rules plus extra (for example from
+// kb.yaml). An extra rule with the type of a built-in one adds matchers to
+// it. A rule that does not compile is an ErrBadRule naming the rule.
+func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
+	t := &Taxonomy{order: map[string]int{}, desc: map[string]string{}, known: map[string]bool{}}
+	for i, r := range builtinRules {
+		if err := t.add(r); err != nil {
+			return nil, fmt.Errorf("built-in rule %d: %w", i, err)
+		}
+	}
+	for i, r := range extra {
+		if err := t.add(r); err != nil {
+			return nil, fmt.Errorf("taxonomy rule %d (%q): %w", i+1, r.Type, err)
+		}
+	}
+	return t, nil
+}
+
+var defaultTaxonomy *Taxonomy
+
+func init() {
+	t, err := NewTaxonomy(nil)
+	if err != nil {
+		panic(err) // the built-in table is a compile-time constant; tests cover it
+	}
+	defaultTaxonomy = t
+}
+
+// Default returns the taxonomy of built-in rules.
+func Default() *Taxonomy { return defaultTaxonomy }
+
+func (t *Taxonomy) add(r Rule) error {
+	if !typeRE.MatchString(r.Type) {
+		return fmt.Errorf("%w: type %q is not domain:verb[:object] in lower case", ErrBadRule, r.Type)
+	}
+	if _, ok := t.order[r.Type]; !ok {
+		t.order[r.Type] = len(t.order)
+	}
+	if r.Desc != "" {
+		t.desc[r.Type] = r.Desc
+	}
+	for _, c := range r.Commands {
+		p, err := compileCommand(r.Type, c)
+		if err != nil {
+			return err
+		}
+		t.cmds = append(t.cmds, p)
+		for _, n := range p.name {
+			t.known[n] = true
+		}
+	}
+	for _, g := range r.Paths {
+		re, err := globRE(g)
+		if err != nil {
+			return fmt.Errorf("%w: path glob %q: %v", ErrBadRule, g, err)
+		}
+		t.paths = append(t.paths, pathPattern{r.Type, re})
+	}
+	for _, c := range r.Content {
+		re, err := regexp.Compile(c)
+		if err != nil {
+			return fmt.Errorf("%w: content regexp %q: %v", ErrBadRule, c, err)
+		}
+		t.content = append(t.content, contentPattern{r.Type, re})
+	}
+	for _, w := range r.Words {
+		var toks [][]string
+		for _, f := range strings.Fields(w) {
+			var alts []string
+			for _, a := range strings.Split(f, "|") {
+				st := stems(a)
+				if len(st) > 1 {
+					return fmt.Errorf("%w: word cue %q: alternative %q is more than one word (use spaces between tokens)", ErrBadRule, w, a)
+				}
+				alts = append(alts, st...)
+			}
+			if len(alts) > 0 {
+				toks = append(toks, alts)
+			}
+		}
+		if len(toks) == 0 {
+			return fmt.Errorf("%w: empty word cue %q", ErrBadRule, w)
+		}
+		t.words = append(t.words, wordPattern{r.Type, toks})
+	}
+	return nil
+}
+
+func compileCommand(typ, pat string) (cmdPattern, error) {
+	f := strings.Fields(pat)
+	if len(f) == 0 {
+		return cmdPattern{}, fmt.Errorf("%w: empty command pattern", ErrBadRule)
+	}
+	p := cmdPattern{typ: typ, name: strings.Split(f[0], "|"), score: len(f)}
+	for _, tk := range f[1:] {
+		if tk == "$" {
+			p.tokens = append(p.tokens, token{end: true})
+			continue
+		}
+		alts := strings.Split(tk, "|")
+		any := false
+		for _, a := range alts {
+			if a == "" {
+				return cmdPattern{}, fmt.Errorf("%w: empty alternative in %q", ErrBadRule, pat)
+			}
+			if strings.HasPrefix(a, "-") || strings.ContainsAny(a, "*?[") {
+				any = true
+			}
+			if strings.ContainsAny(a, "[") {
+				if _, err := path.Match(a, ""); err != nil {
+					return cmdPattern{}, fmt.Errorf("%w: glob %q: %v", ErrBadRule, a, err)
+				}
+			}
+		}
+		p.tokens = append(p.tokens, token{alts: alts, anywhere: any})
+	}
+	return p, nil
+}
+
+// globRE turns a path glob into a regexp anchored at a path-segment
+// boundary: "*.pb.go" matches any base name, "**/gen/**" any path with a
+// "gen" directory, ".github/workflows/*" such a directory anywhere.
+func globRE(g string) (*regexp.Regexp, error) {
+	if g == "" {
+		return nil, errors.New("empty glob")
+	}
+	var b strings.Builder
+	b.WriteString(`(?i)(^|/)`)
+	rs := []rune(strings.TrimPrefix(g, "/"))
+	for i := 0; i < len(rs); i++ {
+		switch c := rs[i]; c {
+		case '*':
+			if i+1 < len(rs) && rs[i+1] == '*' {
+				i++
+				if i+1 < len(rs) && rs[i+1] == '/' {
+					i++
+					b.WriteString(`(.*/)?`)
+				} else {
+					b.WriteString(`.*`)
+				}
+			} else {
+				b.WriteString(`[^/]*`)
+			}
+		case '?':
+			b.WriteString(`[^/]`)
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString(`$`)
+	return regexp.Compile(b.String())
+}
+
+// Describe returns a short gerund phrase for an action type ("force-pushing
+// a branch"), or the type itself when it has no description.
+func (t *Taxonomy) Describe(typ string) string {
+	if d, ok := t.desc[typ]; ok {
+		return d
+	}
+	return typ
+}
+
+// Types lists every action type the taxonomy knows, in definition order.
+func (t *Taxonomy) Types() []string {
+	out := make([]string, len(t.order))
+	for k, i := range t.order {
+		out[i] = k
+	}
+	return out
+}
+
+// hits accumulates matched types with a specificity score.
+type hits map[string]int
+
+func (h hits) add(typ string, score int) {
+	if score > h[typ] {
+		h[typ] = score
+	}
+}
+
+func (t *Taxonomy) sorted(h hits) []string {
+	if len(h) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(h))
+	for k := range h {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if h[a] != h[b] {
+			return h[a] > h[b]
+		}
+		if strings.Count(a, ":") != strings.Count(b, ":") {
+			return strings.Count(a, ":") > strings.Count(b, ":")
+		}
+		oa, ok1 := t.order[a]
+		ob, ok2 := t.order[b]
+		if ok1 && ok2 && oa != ob {
+			return oa < ob
+		}
+		return a < b
+	})
+	return out
+}
+
+// Classify returns every action type of a, most specific first, deduplicated.
+func Classify(a Action) []string { return defaultTaxonomy.Classify(a) }
+
+// ClassifyText classifies a free-text description of an action.
+func ClassifyText(s string) []string { return defaultTaxonomy.ClassifyText(s) }
+
+// ClassifyCall classifies an agent tool call by tool name and JSON input.
+func ClassifyCall(tool string, input json.RawMessage) []string {
+	return defaultTaxonomy.ClassifyCall(tool, input)
+}
+
+// Classify returns every action type of a, most specific first, deduplicated.
+func (t *Taxonomy) Classify(a Action) []string {
+	h := hits{}
+	if a.Tool != "" || len(a.Input) > 0 {
+		t.call(h, a.Tool, a.Input)
+	}
+	if a.Command != "" {
+		t.shell(h, a.Command, 0)
+	}
+	for _, p := range a.Paths {
+		t.path(h, p)
+	}
+	if a.Content != "" {
+		t.contentHits(h, a.Content)
+	}
+	if a.Text != "" {
+		t.text(h, a.Text)
+	}
+	return t.sorted(h)
+}
+
+// ClassifyText classifies a free-text description of an action: word cues,
+// plus commands and code quoted in backticks.
+func (t *Taxonomy) ClassifyText(s string) []string {
+	h := hits{}
+	t.text(h, s)
+	return t.sorted(h)
+}
+
+// ClassifyCall classifies an agent tool call by tool name and JSON input.
+func (t *Taxonomy) ClassifyCall(tool string, input json.RawMessage) []string {
+	h := hits{}
+	t.call(h, tool, input)
+	return t.sorted(h)
+}
+
+func (t *Taxonomy) path(h hits, p string) {
+	p = strings.ReplaceAll(strings.TrimSpace(p), `\`, "/")
+	if p == "" || p == "/dev/null" {
+		return
+	}
+	for _, pp := range t.paths {
+		if pp.re.MatchString(p) {
+			h.add(pp.typ, 2)
+		}
+	}
+}
+
+func (t *Taxonomy) contentHits(h hits, s string) {
+	if len(s) > 200000 {
+		s = s[:200000]
+	}
+	for _, cp := range t.content {
+		if cp.re.MatchString(s) {
+			h.add(cp.typ, 3)
+		}
+	}
+}
+
+var codeSpanRE = regexp.MustCompile("(?s)```[a-zA-Z0-9_+-]*\n?(.*?)```|`([^`\n]+)`")
+
+func (t *Taxonomy) text(h hits, s string) {
+	if len(s) > 100000 {
+		s = s[:100000]
+	}
+	// Quoted code: a command if it starts with a known command name,
+	// otherwise content.
+	for _, m := range codeSpanRE.FindAllStringSubmatch(s, 20) {
+		code := m[1] + m[2]
+		first := ""
+		if f := strings.Fields(code); len(f) > 0 {
+			first = path.Base(f[0])
+		}
+		if t.known[first] || first == "sudo" {
+			t.shell(h, code, 0)
+		} else {
+			t.contentHits(h, code)
+			if strings.ContainsAny(code, "/.") && !strings.ContainsAny(code, " (){}=") {
+				t.path(h, code)
+			}
+		}
+	}
+	st := stems(s)
+	for _, wp := range t.words {
+		if matchWindow(st, wp.tokens) {
+			h.add(wp.typ, len(wp.tokens))
+		}
+	}
+}
+
+// matchWindow reports whether every cue token occurs within a window of
+// len(cue)+3 consecutive words, in any order.
+func matchWindow(st []string, cue [][]string) bool {
+	win := len(cue) + 3
+	for i := range st {
+		startsCue := false
+		for _, c := range cue {
+			if stemIn(st[i], c) {
+				startsCue = true
+				break
+			}
+		}
+		if !startsCue {
+			continue
+		}
+		end := min(i+win, len(st))
+		ok := true
+		for _, c := range cue {
+			hit := false
+			for j := i; j < end; j++ {
+				if stemIn(st[j], c) {
+					hit = true
+					break
+				}
+			}
+			if !hit {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func in(s string, alts []string) bool {
+	for _, a := range alts {
+		if s == a {
+			return true
+		}
+	}
+	return false
+}
+
+// stemIn is in with tolerance for the crude stemmer: a stem also matches a
+// cue stem it extends or that extends it, when the shorter has at least six
+// letters ("definit" ~ "defin" does not, "parameteriz" ~ "parameter" does).
+func stemIn(s string, alts []string) bool {
+	for _, a := range alts {
+		if s == a {
+			return true
+		}
+		short, long := s, a
+		if len(short) > len(long) {
+			short, long = long, short
+		}
+		if len(short) >= 6 && strings.HasPrefix(long, short) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchArgv applies the command patterns to one simple command.
+func (t *Taxonomy) matchArgv(h hits, argv []string) {
+	if len(argv) == 0 {
+		return
+	}
+	name := path.Base(argv[0])
+	args := argv[1:]
+	var pos []int // indexes of positional args
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			pos = append(pos, i)
+		}
+	}
+	for _, p := range t.cmds {
+		if !in(name, p.name) {
+			continue
+		}
+		if matchTokens(p.tokens, args, pos) {
+			h.add(p.typ, p.score)
+		}
+	}
+}
+
+func matchTokens(tokens []token, args []string, pos []int) bool {
+	next := 0 // index into pos
+	for _, tk := range tokens {
+		switch {
+		case tk.end:
+			if next < len(pos) {
+				return false
+			}
+		case tk.anywhere:
+			found := false
+			for _, a := range args {
+				if argMatches(a, tk.alts) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		default:
+			found := false
+			for next < len(pos) {
+				a := args[pos[next]]
+				next++
+				if in(a, tk.alts) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func argMatches(a string, alts []string) bool {
+	for _, alt := range alts {
+		switch {
+		case a == alt:
+			return true
+		case strings.HasPrefix(alt, "--"):
+			if strings.HasPrefix(a, alt+"=") {
+				return true
+			}
+		case strings.HasPrefix(alt, "-") && len(alt) == 2:
+			// Combined short flags: "-rf" has "-f". Only short clusters of
+			// letters count, so "-short" is not "-s".
+			if len(a) >= 2 && len(a) <= 5 && a[0] == '-' && a[1] != '-' && isLetters(a[1:]) &&
+				strings.Contains(a[1:], alt[1:]) {
+				return true
+			}
+		case len(alt) > 1 && strings.ContainsAny(alt, "*?["):
+			if ok, _ := path.Match(alt, a); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isLetters(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -1,0 +1,249 @@
+package observations
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func has(types []string, want string) bool { return slices.Contains(types, want) }
+
+func TestClassifyShell(t *testing.T) {
+	cases := []struct {
+		cmd     string
+		want    []string
+		notWant []string
+		first   string
+	}{
+		{cmd: "git add -A", want: []string{"git:stage-all"}},
+		{cmd: "git add --all && git commit -m 'wip'", want: []string{"git:stage-all", "git:commit"}},
+		{cmd: "cd repo; git add . ", want: []string{"git:stage-all"}},
+		{cmd: "git add src/main.go", notWant: []string{"git:stage-all"}},
+		{cmd: "git commit -am 'fix'", want: []string{"git:stage-all", "git:commit"}},
+		{cmd: "git commit -m 'push --force is bad'", want: []string{"git:commit"}, notWant: []string{"git:push-force", "git:push"}},
+		{cmd: "git push -f origin main", want: []string{"git:push-force", "git:push"}, first: "git:push-force"},
+		{cmd: "git push --force-with-lease", want: []string{"git:push-force"}},
+		{cmd: "git push origin +main", want: []string{"git:push-force"}},
+		{cmd: "git -C sub push --force", want: []string{"git:push-force"}},
+		{cmd: "git push origin main", want: []string{"git:push"}, notWant: []string{"git:push-force"}},
+		{cmd: "git commit --amend --no-edit", want: []string{"git:commit-amend"}, first: "git:commit-amend"},
+		{cmd: "git reset --hard HEAD~1", want: []string{"git:reset-hard"}},
+		{cmd: "git commit --no-verify -m x", want: []string{"git:no-verify"}},
+		{cmd: "rm -rf build/", want: []string{"fs:delete-recursive", "fs:delete"}, first: "fs:delete-recursive"},
+		{cmd: "rm -r -f node_modules", want: []string{"fs:delete-recursive"}},
+		{cmd: "rm -fr /tmp/x", want: []string{"fs:delete-recursive"}},
+		{cmd: "rm file.txt", want: []string{"fs:delete"}, notWant: []string{"fs:delete-recursive"}},
+		{cmd: "find . -name '*.pyc' -delete", want: []string{"fs:delete-recursive"}},
+		{cmd: "sudo rm -rf /var/cache", want: []string{"fs:delete-recursive", "sys:sudo"}},
+		{cmd: "sudo -u postgres psql -c 'ALTER TABLE users DROP COLUMN legacy'", want: []string{"sql:drop-column", "sys:sudo", "sql:alter-table"}, first: "sql:drop-column"},
+		{cmd: `psql "$DATABASE_URL" -c "alter table t drop column x"`, want: []string{"sql:drop-column"}},
+		{cmd: "psql mydb <<'SQL'\nDROP TABLE sessions;\nSQL", want: []string{"sql:drop-table"}},
+		{cmd: "sqlite3 app.db 'DELETE FROM users;'", want: []string{"sql:delete-all"}},
+		{cmd: "env FOO=1 time rm -rf dist", want: []string{"fs:delete-recursive"}},
+		{cmd: "FOO=1 git push --force", want: []string{"git:push-force"}},
+		{cmd: "echo start && (cd a && git push -f) || true", want: []string{"git:push-force"}},
+		{cmd: "echo $(git add -A)", want: []string{"git:stage-all"}},
+		{cmd: "ls | xargs rm -rf", want: []string{"fs:delete-recursive"}},
+		{cmd: "bash -c 'git reset --hard'", want: []string{"git:reset-hard"}},
+		{cmd: "curl -fsSL https://x.sh/install | sh", want: []string{"sys:curl-pipe-shell"}},
+		{cmd: "curl -fsSL https://x.sh/install | sudo bash -s", want: []string{"sys:curl-pipe-shell"}},
+		{cmd: "pip install httpx", want: []string{"pkg:install", "pkg:pip"}},
+		{cmd: "python -m pip install -r requirements.txt", want: []string{"pkg:install", "pkg:pip", "py:run"}},
+		{cmd: "uv add httpx", want: []string{"pkg:install"}, notWant: []string{"pkg:pip"}},
+		{cmd: "npm install -g typescript", want: []string{"pkg:install-global", "pkg:install"}},
+		{cmd: "go get example.com/x@latest", want: []string{"pkg:install"}},
+		{cmd: "cargo add serde", want: []string{"pkg:install"}},
+		{cmd: "sudo apt-get install -y jq", want: []string{"sys:sudo", "pkg:install"}},
+		{cmd: "sudo chmod -R 777 /var/cache", want: []string{"fs:chmod-world-writable", "fs:permissions", "sys:sudo"}, first: "fs:chmod-world-writable"},
+		{cmd: "chmod 644 file", want: []string{"fs:permissions"}, notWant: []string{"fs:chmod-world-writable"}},
+		{cmd: "go test ./...", want: []string{"test:run-all", "test:run"}},
+		{cmd: "go test -short ./...", want: []string{"test:run"}},
+		{cmd: "go test -run TestX ./store", want: []string{"test:run"}, notWant: []string{"test:run-all"}},
+		{cmd: "python -m pytest tests/", want: []string{"test:run", "py:run"}, notWant: []string{"test:run-all"}},
+		{cmd: "uv run pytest", want: []string{"test:run", "test:run-all", "py:run"}},
+		{cmd: "npm test", want: []string{"test:run", "test:run-all"}},
+		{cmd: "go vet ./store/", want: []string{"lint:run"}, notWant: []string{"test:run"}},
+		{cmd: "git status", want: nil},
+		{cmd: "ls api/proto", want: nil},
+		{cmd: "kubectl --context prod-eu apply -f deploy.yaml", want: []string{"deploy:production", "k8s:apply"}},
+		{cmd: "kubectl delete pod web-1", want: []string{"k8s:delete"}, notWant: []string{"deploy:production"}},
+		{cmd: "terraform apply -auto-approve", want: []string{"infra:terraform-apply"}},
+		{cmd: "docker compose down -v", want: []string{"docker:prune"}},
+		{cmd: "docker system prune -af", want: []string{"docker:prune"}},
+		{cmd: "make generate", want: []string{"code:generate"}},
+		{cmd: "echo 'x' > .env", want: []string{"edit:env-file"}},
+		{cmd: "sed -i 's/a/b/' package-lock.json", want: []string{"edit:lockfile"}},
+		{cmd: "cat > api/gen/x.pb.go <<EOF\npackage gen\nEOF", want: []string{"edit:generated-file"}},
+		{cmd: "echo hi | tee CLAUDE.md", want: []string{"edit:agent-instructions"}},
+		{cmd: `git commit -m "$(cat <<'EOF'` + "\nDROP COLUMN talk in a message\nEOF\n)\"", want: []string{"git:commit"}, notWant: []string{"sql:drop-column"}},
+		// Unparseable: falls back to the tokenizer.
+		{cmd: "git push --force 'unterminated", want: []string{"git:push-force"}},
+		{cmd: "if then fi ((( rm -rf x", want: []string{"fs:delete-recursive"}},
+	}
+	for _, c := range cases {
+		got := Classify(Action{Command: c.cmd})
+		for _, w := range c.want {
+			if !has(got, w) {
+				t.Errorf("Classify(%q) = %v, missing %s", c.cmd, got, w)
+			}
+		}
+		for _, w := range c.notWant {
+			if has(got, w) {
+				t.Errorf("Classify(%q) = %v, must not have %s", c.cmd, got, w)
+			}
+		}
+		if c.want == nil && len(got) > 0 {
+			t.Errorf("Classify(%q) = %v, want nothing", c.cmd, got)
+		}
+		if c.first != "" && (len(got) == 0 || got[0] != c.first) {
+			t.Errorf("Classify(%q) = %v, want %s first", c.cmd, got, c.first)
+		}
+		if len(got) != len(slices.Compact(slices.Sorted(slices.Values(got)))) {
+			t.Errorf("Classify(%q) = %v has duplicates", c.cmd, got)
+		}
+	}
+}
+
+func TestClassifyCall(t *testing.T) {
+	cases := []struct {
+		tool, input string
+		want        []string
+		notWant     []string
+	}{
+		{"Bash", `{"command":"git push --force origin main","description":"push"}`, []string{"git:push-force"}, nil},
+		{"Edit", `{"file_path":"/p/api/gen/transfer.pb.go","old_string":"a","new_string":"b"}`, []string{"edit:generated-file"}, nil},
+		{"Edit", `{"file_path":"/p/store/a.go","old_string":"// lookup","new_string":"q := \"SELECT id FROM accounts WHERE name = '\" + name + \"'\""}`, []string{"sql:concat-query"}, nil},
+		{"Edit", `{"file_path":"/p/store/a.go","old_string":"x","new_string":"q := fmt.Sprintf(\"SELECT * FROM payments WHERE ref = '%s'\", ref)"}`, []string{"sql:concat-query"}, nil},
+		{"Edit", `{"file_path":"/p/store/a.go","old_string":"// lookup","new_string":"row := db.QueryRow(\"SELECT id FROM accounts WHERE name = $1\", name)"}`, nil, []string{"sql:concat-query"}},
+		{"Edit", `{"file_path":"/p/client/rates.go","old_string":"x","new_string":"baseURL := \"http://localhost:9000\""}`, []string{"code:hardcoded-host"}, nil},
+		{"Edit", `{"file_path":"/p/client/fx.go","old_string":"x","new_string":"endpoint := \"http://127.0.0.1:8081/fx\""}`, []string{"code:hardcoded-host"}, nil},
+		{"Edit", `{"file_path":"/p/docs/ledger.md","old_string":"Balances","new_string":"Account balances"}`, []string{"docs:edit"}, []string{"code:hardcoded-host"}},
+		{"Edit", `{"file_path":"/p/old_string.py","old_string":"except:","new_string":"pass"}`, nil, []string{"py:broad-except"}},
+		{"Write", `{"file_path":"/p/app.py","content":"try:\n    f()\nexcept Exception as e:\n    pass\n"}`, []string{"py:broad-except"}, nil},
+		{"MultiEdit", `{"file_path":"/p/web/app.ts","edits":[{"old_string":"a","new_string":"const x: any = 1; console.log(x)"}]}`, []string{"ts:any", "js:console-log"}, nil},
+		{"Write", `{"file_path":"/p/yarn.lock","content":"x"}`, []string{"edit:lockfile"}, nil},
+		{"Write", `{"file_path":"/p/.env.local","content":"X=1"}`, []string{"edit:env-file"}, nil},
+		{"Write", `{"file_path":"/p/vendor/github.com/x/y.go","content":"x"}`, []string{"edit:vendored"}, nil},
+		{"Edit", `{"file_path":"/p/tests/test_x.py","old_string":"a","new_string":"@pytest.mark.skip(reason='flaky')\ndef test_x(): pass"}`, []string{"test:skip", "test:modify"}, nil},
+		{"Read", `{"file_path":"/p/api/gen/x.pb.go"}`, nil, nil},
+		{"Grep", `{"pattern":"rm -rf","path":"/p"}`, nil, nil},
+		{"shell", `{"command":["bash","-lc","git add -A && git commit -m x"]}`, []string{"git:stage-all", "git:commit"}, nil},
+		{"shell", `{"command":["git","push","--force"]}`, []string{"git:push-force"}, nil},
+		{"exec_command", `{"cmd":"rm -rf dist"}`, []string{"fs:delete-recursive"}, nil},
+		{"apply_patch", `"*** Begin Patch\n*** Update File: api/gen/a.pb.go\n@@\n-a\n+b\n*** End Patch"`, []string{"edit:generated-file"}, nil},
+		{"apply_patch", `{"input":"*** Begin Patch\n*** Add File: src/x.py\n+try:\n+    f()\n+except:\n+    pass\n*** End Patch"}`, []string{"py:broad-except"}, nil},
+		{"mcp__db__run", `{"command":"psql -c 'drop table x'"}`, []string{"sql:drop-table"}, nil},
+		{"Bash", `not json at all`, nil, nil},
+		{"Bash", ``, nil, nil},
+	}
+	for _, c := range cases {
+		got := ClassifyCall(c.tool, json.RawMessage(c.input))
+		for _, w := range c.want {
+			if !has(got, w) {
+				t.Errorf("ClassifyCall(%s, %s) = %v, missing %s", c.tool, c.input, got, w)
+			}
+		}
+		for _, w := range c.notWant {
+			if has(got, w) {
+				t.Errorf("ClassifyCall(%s, %s) = %v, must not have %s", c.tool, c.input, got, w)
+			}
+		}
+		if c.want == nil && c.notWant == nil && len(got) > 0 {
+			t.Errorf("ClassifyCall(%s, %s) = %v, want nothing", c.tool, c.input, got)
+		}
+	}
+}
+
+func TestClassifyText(t *testing.T) {
+	cases := []struct {
+		text string
+		want []string
+		not  []string
+	}{
+		{"database migration that removes a column", []string{"sql:drop-column", "db:migration"}, nil},
+		{"drop the column deprecated_flag", []string{"sql:drop-column"}, nil},
+		{"column removal in the users table", []string{"sql:drop-column"}, nil},
+		{"never force push to main", []string{"git:push-force"}, nil},
+		{"stop force-pushing my branches", []string{"git:push-force"}, nil},
+		{"don't use `git push --force`", []string{"git:push-force"}, nil},
+		{"don't use `git add -A`, stage the files by name", []string{"git:stage-all"}, nil},
+		{"never hand-edit generated code under api/gen", []string{"edit:generated-file"}, nil},
+		{"add the pandas dependency", []string{"pkg:install"}, nil},
+		{"run all the tests to make sure nothing broke", []string{"test:run-all"}, nil},
+		{"no hardcoded hosts or ports", []string{"code:hardcoded-host"}, nil},
+		{"Hard-coded URLs are banned", []string{"code:hardcoded-host"}, nil},
+		{"that's SQL injection, use parameterized queries", []string{"sql:concat-query"}, nil},
+		{"don't use sudo in the dev container and never chmod 777", []string{"sys:sudo", "fs:chmod-world-writable"}, nil},
+		{"deploying to production on a Friday", []string{"deploy:production"}, nil},
+		{"summarise what the reconcile job does", nil, nil},
+		{"rename the Reconcile function to RunReconcile", []string{"code:rename"}, []string{"test:run"}},
+		{"add a memo field to the Payment API message", []string{"api:schema"}, nil},
+		{"Group by stdlib / third-party / local, not alphabetical", []string{"style:imports"}, nil},
+	}
+	for _, c := range cases {
+		got := ClassifyText(c.text)
+		for _, w := range c.want {
+			if !has(got, w) {
+				t.Errorf("ClassifyText(%q) = %v, missing %s", c.text, got, w)
+			}
+		}
+		for _, w := range c.not {
+			if has(got, w) {
+				t.Errorf("ClassifyText(%q) = %v, must not have %s", c.text, got, w)
+			}
+		}
+		if c.want == nil && c.not == nil && len(got) > 0 {
+			t.Errorf("ClassifyText(%q) = %v, want nothing", c.text, got)
+		}
+	}
+}
+
+func TestNewTaxonomyExtensions(t *testing.T) {
+	tax, err := NewTaxonomy([]Rule{
+		{Type: "deploy:ledger-release", Desc: "releasing the ledger", Commands: []string{"./scripts/release.sh|release.sh"}, Words: []string{"ledger release"}},
+		{Type: "git:push-force", Words: []string{"clobber remote"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tax.Classify(Action{Command: "./scripts/release.sh v1"}); !has(got, "deploy:ledger-release") {
+		t.Errorf("extension command: %v", got)
+	}
+	if got := tax.ClassifyText("please don't clobber the remote"); !has(got, "git:push-force") {
+		t.Errorf("extension words on built-in type: %v", got)
+	}
+	if tax.Describe("deploy:ledger-release") != "releasing the ledger" {
+		t.Errorf("Describe = %q", tax.Describe("deploy:ledger-release"))
+	}
+	for _, bad := range []Rule{{Type: "NoColon"}, {Type: "a:b", Content: []string{"("}}, {Type: "a:b", Paths: []string{""}}, {Type: "a:b", Commands: []string{"   "}}, {Type: "a:b", Words: []string{" "}}} {
+		if _, err := NewTaxonomy([]Rule{bad}); !errors.Is(err, ErrBadRule) {
+			t.Errorf("NewTaxonomy(%+v) err = %v, want ErrBadRule", bad, err)
+		}
+	}
+	if n := len(Default().Types()); n < 40 {
+		t.Errorf("only %d built-in types", n)
+	}
+	for _, typ := range Default().Types() {
+		if Default().Describe(typ) == typ {
+			t.Errorf("type %s has no description", typ)
+		}
+		if !strings.Contains(typ, ":") {
+			t.Errorf("bad type %s", typ)
+		}
+	}
+}
+
+func FuzzClassify(f *testing.F) {
+	f.Add("git push -f", "Bash", `{"command":"git add -A"}`)
+	f.Add("cat <<EOF\n$(rm -rf /)\nEOF", "Edit", `{"file_path":".env","new_string":"x"}`)
+	f.Add("((((", "apply_patch", `"*** Begin Patch\n*** Delete File: a\n"`)
+	f.Add("echo `ls` | sh -c 'sudo -u", "shell", `{"command":["bash","-c"]}`)
+	f.Add("", "", `[1,2,`)
+	f.Fuzz(func(t *testing.T, cmd, tool, input string) {
+		Classify(Action{Tool: tool, Input: json.RawMessage(input), Command: cmd, Paths: []string{cmd}, Content: cmd, Text: cmd})
+		ClassifyCall(tool, json.RawMessage(input))
+		ClassifyText(cmd)
+	})
+}

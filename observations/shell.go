@@ -1,0 +1,483 @@
+package observations
+
+import (
+	"encoding/json"
+	"errors"
+	"path"
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Shell commands are parsed, not grepped: every simple command of a script
+// (in pipelines, && / || / ; lists, subshells, blocks and $(...)) is
+// classified by its argv after wrappers are stripped. What a command writes
+// (redirect targets, tee, sed -i, cp/mv destinations, here-documents) is
+// classified as written paths and content, and SQL handed to a database
+// client (-c, -e, here-documents) as content.
+
+const maxShellDepth = 4
+
+func (t *Taxonomy) shell(h hits, cmd string, depth int) {
+	if depth > maxShellDepth || strings.TrimSpace(cmd) == "" {
+		return
+	}
+	if len(cmd) > 100000 {
+		cmd = cmd[:100000]
+	}
+	if curlPipeRE.MatchString(cmd) {
+		h.add("sys:curl-pipe-shell", 3)
+	}
+	f, err := parseShell(cmd)
+	if err != nil {
+		t.fallbackShell(h, cmd, depth)
+		return
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if st, ok := n.(*syntax.Stmt); ok {
+			t.stmt(h, st, depth)
+		}
+		return true
+	})
+}
+
+func parseShell(cmd string) (f *syntax.File, err error) {
+	defer func() {
+		if r := recover(); r != nil { // the parser must never take kb down
+			f, err = nil, errShellPanic
+		}
+	}()
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+}
+
+var errShellPanic = errors.New("shell parser panic")
+
+var curlPipeRE = regexp.MustCompile(`\b(curl|wget)\b[^|;&\n]*\|\s*(sudo\s+(-\S+\s+)*)?(ba|z|da|k)?sh\b`)
+
+func (t *Taxonomy) stmt(h hits, st *syntax.Stmt, depth int) {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || call == nil {
+		return
+	}
+	argv := make([]string, 0, len(call.Args))
+	for _, w := range call.Args {
+		argv = append(argv, wordString(w))
+	}
+	var outs []string
+	var hdocs []string
+	for _, r := range st.Redirs {
+		if r == nil {
+			continue
+		}
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
+			if r.Word != nil {
+				outs = append(outs, wordString(r.Word))
+			}
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				hdocs = append(hdocs, wordString(r.Hdoc))
+			}
+		case syntax.WordHdoc:
+			if r.Word != nil {
+				hdocs = append(hdocs, wordString(r.Word))
+			}
+		}
+	}
+	final := t.simple(h, argv, depth)
+	for _, o := range outs {
+		t.path(h, o)
+	}
+	if len(hdocs) > 0 && len(final) > 0 {
+		name := path.Base(final[0])
+		if dbClients[name] || (len(outs) > 0 && (name == "cat" || name == "tee")) ||
+			(name == "tee" && len(final) > 1) {
+			for _, d := range hdocs {
+				t.contentHits(h, d)
+			}
+		}
+	}
+}
+
+// simple classifies one simple command and every command it wraps; it
+// returns the innermost argv.
+func (t *Taxonomy) simple(h hits, argv []string, depth int) []string {
+	for guard := 0; len(argv) > 0 && guard < 8; guard++ {
+		t.matchArgv(h, argv)
+		t.argvWrites(h, argv)
+		name := path.Base(argv[0])
+		if dbClients[name] || name == "python" || name == "python3" || name == "node" {
+			for _, a := range argv[1:] {
+				if len(a) > 6 && strings.ContainsAny(a, " \n") {
+					t.contentHits(h, a)
+				}
+			}
+		}
+		if shells[name] {
+			for i := 1; i+1 < len(argv); i++ {
+				if strings.HasPrefix(argv[i], "-") && !strings.HasPrefix(argv[i], "--") && strings.Contains(argv[i], "c") {
+					t.shell(h, argv[i+1], depth+1)
+					return argv
+				}
+			}
+		}
+		if name == "eval" && len(argv) > 1 {
+			t.shell(h, strings.Join(argv[1:], " "), depth+1)
+			return argv
+		}
+		next := unwrap(argv)
+		if next == nil {
+			return argv
+		}
+		argv = next
+	}
+	return argv
+}
+
+var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true}
+
+var dbClients = map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "sqlite": true,
+	"sqlcmd": true, "clickhouse-client": true, "cockroach": true, "duckdb": true, "pgcli": true, "mycli": true}
+
+// flagsWithValue lists, per wrapper, short flags that take a separate value.
+var flagsWithValue = map[string]string{
+	"sudo": "ugCghprtUD", "doas": "uC", "env": "uCS", "nice": "n", "ionice": "cnp", "timeout": "sk",
+	"xargs": "nIPdLsEa", "npx": "p", "stdbuf": "ioe", "uv": "p", "poetry": "C",
+}
+
+// unwrap strips one wrapper from argv ("sudo -u x cmd", "env A=1 cmd",
+// "time cmd", "uv run cmd", "python -m mod", "npx tool") and returns the
+// wrapped command, or nil when argv wraps nothing.
+func unwrap(argv []string) []string {
+	name := path.Base(argv[0])
+	rest := argv[1:]
+	skipFlags := func(r []string) []string {
+		vals := flagsWithValue[name]
+		for len(r) > 0 && strings.HasPrefix(r[0], "-") && r[0] != "-" {
+			f := r[0]
+			r = r[1:]
+			if f == "--" {
+				break
+			}
+			if len(f) == 2 && vals != "" && strings.ContainsRune(vals, rune(f[1])) && len(r) > 0 {
+				r = r[1:]
+			}
+		}
+		return r
+	}
+	var out []string
+	switch name {
+	case "sudo", "doas", "time", "nohup", "command", "exec", "builtin", "caffeinate", "stdbuf", "nice", "ionice", "npx", "bunx", "pnpx", "xargs", "unbuffer", "chronic":
+		out = skipFlags(rest)
+	case "env":
+		out = skipFlags(rest)
+		for len(out) > 0 && strings.Contains(out[0], "=") && !strings.HasPrefix(out[0], "=") {
+			out = out[1:]
+		}
+	case "timeout":
+		out = skipFlags(rest)
+		if len(out) > 0 {
+			out = out[1:]
+		}
+	case "uv", "poetry", "pipenv", "pdm", "hatch", "rye", "conda", "bundle", "pnpm", "yarn", "npm":
+		if len(rest) > 0 && (rest[0] == "run" || rest[0] == "exec") {
+			out = skipFlags(rest[1:])
+			if name == "conda" || name == "npm" || name == "yarn" || name == "pnpm" {
+				// "npm run test" runs a script, not a command named test; the
+				// script name is classified by the npm patterns themselves.
+				return nil
+			}
+		}
+	case "python", "python3", "python2", "py", "pypy3":
+		for i, a := range rest {
+			if a == "-m" && i+1 < len(rest) {
+				out = rest[i+1:]
+				break
+			}
+			if !strings.HasPrefix(a, "-") {
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// argvWrites classifies the paths a command writes.
+func (t *Taxonomy) argvWrites(h hits, argv []string) {
+	name := path.Base(argv[0])
+	var pos []string
+	inPlace, script := false, false
+	for _, a := range argv[1:] {
+		switch {
+		case a == "-i" || strings.HasPrefix(a, "--in-place") || (strings.HasPrefix(a, "-i") && name == "sed" && len(a) <= 6):
+			inPlace = true
+		case a == "-e" || a == "-f" || a == "--expression":
+			script = true
+		case strings.HasPrefix(a, "-"):
+		default:
+			pos = append(pos, a)
+		}
+	}
+	var written []string
+	switch name {
+	case "tee", "touch", "truncate":
+		written = pos
+	case "cp", "mv", "install", "rsync", "ln":
+		if len(pos) >= 2 {
+			written = pos[len(pos)-1:]
+		}
+	case "sed", "perl":
+		if inPlace {
+			if script || len(pos) < 2 {
+				written = pos
+			} else {
+				written = pos[1:]
+			}
+		}
+	}
+	for _, p := range written {
+		t.path(h, p)
+	}
+}
+
+func wordString(w *syntax.Word) string {
+	if w == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range w.Parts {
+		partString(&b, p)
+	}
+	return b.String()
+}
+
+func partString(b *strings.Builder, p syntax.WordPart) {
+	switch x := p.(type) {
+	case *syntax.Lit:
+		b.WriteString(x.Value)
+	case *syntax.SglQuoted:
+		b.WriteString(x.Value)
+	case *syntax.DblQuoted:
+		for _, q := range x.Parts {
+			partString(b, q)
+		}
+	case *syntax.ParamExp:
+		b.WriteString("$")
+		if x.Param != nil {
+			b.WriteString(x.Param.Value)
+		}
+	case *syntax.CmdSubst:
+		b.WriteString("$(…)")
+	default:
+		b.WriteString("…")
+	}
+}
+
+var fallbackSplitRE = regexp.MustCompile(`&&|\|\||[;|&\n()]|\$\(|` + "`")
+
+// fallbackShell classifies a command the parser rejected: split on list and
+// pipe operators, tokenize each part with simple quote handling.
+func (t *Taxonomy) fallbackShell(h hits, cmd string, depth int) {
+	for _, part := range fallbackSplitRE.Split(cmd, 64) {
+		argv := tokenize(part)
+		for len(argv) > 0 && strings.Contains(argv[0], "=") && !strings.HasPrefix(argv[0], "=") {
+			argv = argv[1:]
+		}
+		if len(argv) > 0 {
+			t.simple(h, argv, depth)
+		}
+	}
+}
+
+// tokenize splits a command line into words, honouring single and double
+// quotes and backslash escapes; an unterminated quote runs to the end.
+func tokenize(s string) []string {
+	var out []string
+	var b strings.Builder
+	inWord := false
+	var quote rune
+	esc := false
+	for _, r := range s {
+		switch {
+		case esc:
+			b.WriteRune(r)
+			esc = false
+		case r == '\\' && quote != '\'':
+			esc = true
+			inWord = true
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				b.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote = r
+			inWord = true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				out = append(out, b.String())
+				b.Reset()
+				inWord = false
+			}
+		default:
+			b.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// Tool calls.
+
+var (
+	shellTools = map[string]bool{"bash": true, "shell": true, "exec_command": true, "local_shell": true,
+		"run_shell_command": true, "container.exec": true, "terminal": true, "run_terminal_cmd": true,
+		"execute_command": true, "shell_command": true, "run_command": true, "bashoutput": false}
+	editTools = map[string]bool{"edit": true, "multiedit": true, "write": true, "notebookedit": true,
+		"str_replace_editor": true, "str_replace_based_edit_tool": true, "write_file": true, "replace": true,
+		"edit_file": true, "create_file": true, "strreplace": true, "write_to_file": true, "insert": true}
+	pathKeys    = []string{"file_path", "path", "notebook_path", "filePath", "file", "target_file", "filename"}
+	contentKeys = []string{"new_string", "content", "new_str", "file_text", "new_source", "code_edit", "insert_text", "text", "new_content"}
+)
+
+func (t *Taxonomy) call(h hits, tool string, input json.RawMessage) {
+	lt := strings.ToLower(tool)
+	if i := strings.LastIndex(lt, "__"); i >= 0 { // MCP: mcp__server__tool
+		lt = lt[i+2:]
+	}
+	var m map[string]any
+	if err := json.Unmarshal(input, &m); err != nil || m == nil {
+		// A JSON string, or raw text (Codex custom tool calls carry the
+		// patch itself).
+		var s string
+		if json.Unmarshal(input, &s) != nil {
+			s = string(input)
+		}
+		switch {
+		case lt == "apply_patch" || strings.Contains(s, "*** Begin Patch"):
+			t.patch(h, s)
+		case shellTools[lt]:
+			t.shell(h, s, 0)
+		}
+		return
+	}
+	switch {
+	case lt == "apply_patch":
+		for _, k := range []string{"input", "patch", "diff"} {
+			if s, ok := m[k].(string); ok {
+				t.patch(h, s)
+			}
+		}
+		return
+	case editTools[lt]:
+		t.edit(h, m)
+		return
+	case shellTools[lt]:
+		t.commandValue(h, m)
+		return
+	}
+	switch lt {
+	case "read", "grep", "glob", "ls", "webfetch", "websearch", "task", "todowrite", "todoread",
+		"exitplanmode", "bashoutput", "killshell", "view_image", "update_plan", "read_file", "list_directory",
+		"search_file_content", "web_fetch", "google_web_search":
+		return
+	}
+	if _, ok := m["command"]; ok {
+		t.commandValue(h, m)
+		return
+	}
+	if _, ok := m["cmd"]; ok {
+		t.commandValue(h, m)
+		return
+	}
+	for _, k := range contentKeys {
+		if _, ok := m[k]; ok {
+			t.edit(h, m)
+			return
+		}
+	}
+}
+
+func (t *Taxonomy) commandValue(h hits, m map[string]any) {
+	v, ok := m["command"]
+	if !ok {
+		v = m["cmd"]
+	}
+	switch c := v.(type) {
+	case string:
+		t.shell(h, c, 0)
+	case []any:
+		argv := make([]string, 0, len(c))
+		for _, a := range c {
+			if s, ok := a.(string); ok {
+				argv = append(argv, s)
+			}
+		}
+		if len(argv) == 0 {
+			return
+		}
+		t.simple(h, argv, 0)
+	}
+}
+
+func (t *Taxonomy) edit(h hits, m map[string]any) {
+	for _, k := range pathKeys {
+		if p, ok := m[k].(string); ok {
+			t.path(h, p)
+			break
+		}
+	}
+	var content []string
+	for _, k := range contentKeys {
+		if s, ok := m[k].(string); ok {
+			content = append(content, s)
+		}
+	}
+	if edits, ok := m["edits"].([]any); ok {
+		for _, e := range edits {
+			if em, ok := e.(map[string]any); ok {
+				for _, k := range contentKeys {
+					if s, ok := em[k].(string); ok {
+						content = append(content, s)
+					}
+				}
+			}
+		}
+	}
+	if len(content) > 0 {
+		t.contentHits(h, strings.Join(content, "\n"))
+	}
+}
+
+// patch classifies a Codex apply_patch body or a unified diff: the files it
+// touches and the lines it adds.
+func (t *Taxonomy) patch(h hits, s string) {
+	var added []string
+	for _, line := range strings.Split(s, "\n") {
+		switch {
+		case strings.HasPrefix(line, "*** Add File: "), strings.HasPrefix(line, "*** Update File: "),
+			strings.HasPrefix(line, "*** Move to: "):
+			t.path(h, strings.TrimSpace(line[strings.Index(line, ":")+1:]))
+		case strings.HasPrefix(line, "*** Delete File: "):
+			t.path(h, strings.TrimSpace(line[len("*** Delete File: "):]))
+			h.add("fs:delete", 2)
+		case strings.HasPrefix(line, "+++ "):
+			p := strings.TrimSpace(line[4:])
+			p = strings.TrimPrefix(p, "b/")
+			t.path(h, p)
+		case strings.HasPrefix(line, "+"):
+			added = append(added, line[1:])
+		}
+	}
+	if len(added) > 0 {
+		t.contentHits(h, strings.Join(added, "\n"))
+	}
+}
