@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -400,7 +401,7 @@ func relevant(tl *timeline, u *utterance, tax *Taxonomy) bool {
 	for _, c := range calls {
 		r := tl.rec(c)
 		for _, t := range tax.ClassifyCall(r.Tool, r.Input) {
-			if has(tt, t) {
+			if slices.Contains(tt, t) {
 				return true
 			}
 		}
