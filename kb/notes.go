@@ -340,3 +340,6 @@ func (x *Index) IDs(prefix string, limit int) ([]string, error) {
 	}
 	return out, nil
 }
+
+// SnippetMark wraps matched words in SearchHit.Snippet (markdown bold).
+const SnippetMark = index.SnippetMark

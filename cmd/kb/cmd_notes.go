@@ -132,16 +132,27 @@ func kbTypeSuffix(t string) string {
 	return "/" + t
 }
 
-// highlight turns the index's <mark> snippet markers into terminal bold, or
-// into plain text when color is off.
+// highlight renders the index's snippet, whose matched words are wrapped in
+// markdown bold (**word**), as terminal bold when color is on; otherwise the
+// markdown stays, which agents and pipes read as emphasis.
 func (e *env) highlight(s string) string {
-	on, off := "", ""
-	if e.color() {
-		on, off = "\x1b[1;33m", "\x1b[0m"
+	s = strings.Join(strings.Fields(s), " ")
+	if !e.color() {
+		return s
 	}
-	s = strings.ReplaceAll(s, "<mark>", on)
-	s = strings.ReplaceAll(s, "</mark>", off)
-	return strings.Join(strings.Fields(s), " ")
+	parts := strings.Split(s, kb.SnippetMark)
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 && i < len(parts)-1 {
+			b.WriteString("\x1b[1;33m" + p + "\x1b[0m")
+		} else {
+			if i%2 == 1 {
+				b.WriteString(kb.SnippetMark)
+			}
+			b.WriteString(p)
+		}
+	}
+	return b.String()
 }
 
 func newShowCmd(e *env) *cobra.Command {

@@ -1,0 +1,261 @@
+package kb
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/index"
+	"github.com/kbmem/kb/internal/lock"
+	"github.com/kbmem/kb/traces"
+)
+
+// Check is one finding of `kb doctor`.
+type Check struct {
+	Problem
+	Severity string `json:"severity"`        // error | warning
+	Fixable  bool   `json:"fixable"`         // --fix can repair it safely
+	Fixed    bool   `json:"fixed,omitempty"` // --fix repaired it
+}
+
+// DoctorReport is what `kb doctor` found and repaired.
+type DoctorReport struct {
+	Files    int     `json:"files"`
+	Sessions int     `json:"sessions"`
+	Checks   []Check `json:"checks"`
+	Lock     string  `json:"lock"` // free | held by ...
+	Index    string  `json:"index"`
+}
+
+// Errors counts the findings of severity error that were not fixed.
+func (r *DoctorReport) Errors() int {
+	n := 0
+	for _, c := range r.Checks {
+		if c.Severity == "error" && !c.Fixed {
+			n++
+		}
+	}
+	return n
+}
+
+// Doctor checks the whole KB: every document parses (lint), trace files are
+// well-formed with increasing sequence numbers, observation sources point at
+// existing sessions, the index agrees with the files, the lock is sane and
+// no temporary file was left behind by a crash. With fix, it repairs what is
+// safe: orphan temp files, a stale lock holder note, an out-of-date or
+// corrupt index. It takes the write lock only when fixing.
+func (k *KB) Doctor(ctx context.Context, fix bool) (*DoctorReport, error) {
+	rep := &DoctorReport{Lock: "free"}
+	add := func(sev string, fixable bool, p Problem) *Check {
+		rep.Checks = append(rep.Checks, Check{Problem: p, Severity: sev, Fixable: fixable})
+		return &rep.Checks[len(rep.Checks)-1]
+	}
+	if fix {
+		l, err := k.Lock(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer l.Release()
+	} else if lock.Held(k.LockPath()) {
+		h, _ := lock.ReadHolder(k.LockPath())
+		rep.Lock = "held by " + h.String()
+	}
+	// A holder note without a held lock was left by a crashed process. With
+	// --fix we hold the lock, so the note is ours and current.
+	if !fix && rep.Lock == "free" {
+		if _, err := os.Stat(k.LockPath() + ".holder"); err == nil {
+			add("warning", true, Problem{Path: StateDir + "/lock.holder", Msg: "holder note of a lock nobody holds (a crashed process)", Rule: "stale-lock"})
+		}
+	}
+
+	// 1. Documents.
+	lint, err := k.Lint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep.Files = lint.Files
+	for _, p := range lint.Problems {
+		add("error", false, p)
+	}
+
+	// 2. Orphan temp files anywhere under the root (not .git).
+	var temps []string
+	filepath.WalkDir(k.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && (d.Name() == ".git" || p == filepath.Join(k.Root, IndexDir)) {
+			return fs.SkipDir
+		}
+		if !d.IsDir() && strings.HasPrefix(d.Name(), fsx.TempPrefix) {
+			temps = append(temps, p)
+		}
+		return nil
+	})
+	for _, p := range temps {
+		c := add("warning", true, Problem{Path: k.Rel(p), Msg: "temporary file left by an interrupted write", Rule: "orphan-temp"})
+		if fix && os.Remove(p) == nil {
+			c.Fixed = true
+		}
+	}
+
+	// 3. Trace files.
+	sessions := map[string]bool{}
+	tdir := filepath.Join(k.Root, LayerTraces)
+	filepath.WalkDir(tdir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".jsonl" || !d.Type().IsRegular() {
+			return nil
+		}
+		rep.Sessions++
+		for _, pr := range checkTrace(k.Rel(p), p, sessions) {
+			sev := "error"
+			if pr.Rule == "torn-line" {
+				sev = "warning"
+			}
+			add(sev, false, pr)
+		}
+		return nil
+	})
+
+	// 4. Observation sources point at sessions that exist.
+	if obs, _, err := k.LoadObservations(ctx); err == nil {
+		for _, f := range obs {
+			for _, s := range f.Obs.Sources {
+				if s.Session != "" && s.Session != "mcp" && !sessions[s.Session] && !sessions[stripAgent(s.Session)] {
+					add("warning", false, Problem{Path: f.Path, Line: 1, Msg: fmt.Sprintf("source session %q is not in traces/", s.Session), Rule: "dangling-source"})
+					break
+				}
+			}
+		}
+	}
+
+	// 5. Index consistent with the files.
+	rep.Index = k.checkIndex(ctx, fix, add)
+	sort.SliceStable(rep.Checks, func(i, j int) bool {
+		if rep.Checks[i].Path != rep.Checks[j].Path {
+			return rep.Checks[i].Path < rep.Checks[j].Path
+		}
+		return rep.Checks[i].Line < rep.Checks[j].Line
+	})
+	if rep.Checks == nil {
+		rep.Checks = []Check{}
+	}
+	return rep, nil
+}
+
+func stripAgent(s string) string {
+	for _, a := range []string{traces.AgentClaudeCode, traces.AgentCodex, traces.AgentAider, traces.AgentGemini, traces.AgentGeneric} {
+		if strings.HasPrefix(s, a+"-") {
+			return strings.TrimPrefix(s, a+"-")
+		}
+	}
+	return s
+}
+
+// checkTrace reads a session file: every line is a record, seq increases by
+// one, one session per file. A last line without a newline is a torn append.
+func checkTrace(rel, abs string, sessions map[string]bool) []Problem {
+	f, err := os.Open(abs)
+	if err != nil {
+		return []Problem{{Path: rel, Msg: err.Error(), Rule: "unreadable"}}
+	}
+	defer f.Close()
+	var probs []Problem
+	r := bufio.NewReaderSize(f, 1<<16)
+	line, want := 0, -1
+	for {
+		b, err := r.ReadBytes('\n')
+		if len(b) > 0 {
+			line++
+			if b[len(b)-1] != '\n' {
+				probs = append(probs, Problem{Path: rel, Line: line, Msg: "last line is incomplete (an interrupted append, or a writer still running); the next import appends after it", Rule: "torn-line"})
+				break
+			}
+			if t := bytes.TrimSpace(b); len(t) > 0 {
+				var rec traces.Record
+				if jerr := json.Unmarshal(t, &rec); jerr != nil {
+					probs = append(probs, Problem{Path: rel, Line: line, Msg: "not a trace record: " + jerr.Error(), Rule: "trace-record"})
+				} else {
+					sessions[rec.Session] = true
+					if want >= 0 && rec.Seq != want {
+						probs = append(probs, Problem{Path: rel, Line: line, Msg: fmt.Sprintf("seq %d where %d was expected (a lost or duplicated record)", rec.Seq, want), Rule: "trace-seq"})
+					}
+					want = rec.Seq + 1
+				}
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				probs = append(probs, Problem{Path: rel, Line: line, Msg: err.Error(), Rule: "unreadable"})
+			}
+			break
+		}
+	}
+	return probs
+}
+
+// checkIndex compares the index stamps with the files; with fix it syncs
+// (rebuilding a corrupt index).
+func (k *KB) checkIndex(ctx context.Context, fix bool, add func(string, bool, Problem) *Check) string {
+	dir := filepath.Join(k.Root, IndexDir)
+	if !fix {
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			return "not built yet (the next query builds it)"
+		}
+		ix, err := index.OpenReadOnly(dir)
+		if err != nil {
+			add("warning", true, Problem{Path: IndexDir, Msg: err.Error() + " (kb doctor --fix, or any query, rebuilds it)", Rule: "index"})
+			return "needs rebuild"
+		}
+		defer ix.Close()
+		files, err := k.scan()
+		if err != nil {
+			return "unknown"
+		}
+		stamps := ix.Stamps()
+		stale := 0
+		seen := map[string]bool{}
+		for _, f := range files {
+			seen[f.rel] = true
+			if st, ok := stamps[f.rel]; !ok || st != f.stamp {
+				stale++
+			}
+		}
+		for p := range stamps {
+			if !seen[p] {
+				stale++
+			}
+		}
+		if stale > 0 {
+			add("warning", true, Problem{Path: IndexDir, Msg: fmt.Sprintf("%d file(s) changed since they were indexed (the next query re-indexes them)", stale), Rule: "index"})
+			return fmt.Sprintf("%d stale", stale)
+		}
+		return "current"
+	}
+	x, st, err := k.OpenIndex(ctx, nil)
+	if err != nil {
+		add("error", false, Problem{Path: IndexDir, Msg: err.Error(), Rule: "index"})
+		return "broken"
+	}
+	x.Close()
+	if st.Rebuilt && st.Reason != "missing" {
+		c := add("warning", true, Problem{Path: IndexDir, Msg: "index was " + st.Reason, Rule: "index"})
+		c.Fixed = true
+		return "rebuilt"
+	}
+	if n := st.Added + st.Updated + st.Removed; n > 0 {
+		c := add("warning", true, Problem{Path: IndexDir, Msg: fmt.Sprintf("%d file(s) were out of date", n), Rule: "index"})
+		c.Fixed = true
+	}
+	return "current"
+}
