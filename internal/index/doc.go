@@ -1,0 +1,53 @@
+// Package index owns kb's derived search index: a bleve v2 (scorch) index
+// on disk under <kb root>/.index/, plus two small sidecar files that make it
+// incremental and self-healing.
+//
+// The markdown/JSONL files are the truth; everything here can be thrown away
+// and rebuilt. Layout of the index directory:
+//
+//	schema   text file holding SchemaVersion; an index of another version is rebuilt
+//	stamps   binary file: (mtime, size) of every indexed source file, plus the
+//	         generation of the last Apply (see below); CRC-checked
+//	bleve/   the bleve index (index_meta.json + store/)
+//
+// Everything is keyed by source file: one file may yield many docs (a trace
+// session file yields one doc per dialogue turn). Apply replaces all docs of a
+// file in one batch, then persists the stamps atomically with internal/fsx.
+// Each Apply also stores a generation counter inside bleve (in the same batch
+// as the documents) and in the stamps file; Open compares the two, so a crash
+// between the bleve commit and the stamp write, a deleted store directory, or
+// a stamps file from another index is detected and the index is rebuilt from
+// scratch instead of silently drifting from the files. As a consequence every
+// doc in an open index belongs to a stamped file, and Apply only needs to look
+// up the old docs of files it has a stamp for.
+//
+// Indexing bypasses bleve's reflection-based mapper: docs are turned into
+// bleve documents directly (Batch.IndexAdvanced), with field options and
+// analyzers taken from one field table that also produces the bleve mapping
+// stored in index_meta.json (the mapping is what query-time analysis uses).
+// Free-form fields (Doc.Text, Doc.Keywords, Doc.Num) become top-level fields
+// named after their keys, so `trigger:migration` and `importance:>0.5` work;
+// their kinds are recorded in a registry kept inside bleve (internal key) so
+// that a keyword field is queried with the keyword analyzer.
+//
+// Query design: user text is parsed with bleve's query-string syntax and the
+// resulting tree is rewritten. A term without a field is expanded into a
+// disjunction over title^3, description^2, id^2, tags^2, body and _text (an
+// unstored field holding all Doc.Text values), which gives the title boost
+// at query time without an _all field. Filters (layers, types, tags,
+// statuses) go into BooleanQuery.Filter, which restricts without scoring.
+//
+// Storage/speed trade-off: title, description and body are indexed with term
+// vectors (positions; phrase queries need them) and stored. Body is stored so
+// that Get returns the whole doc and Search can build a snippet from one index
+// read, without touching the source files; zap compresses stored fields, and
+// the benchmarks report the resulting size. Snippets are computed here
+// (analyze the stored body with the same English analyzer, pick the window
+// with the most query terms) rather than by bleve's highlighter, so searches
+// do not need to collect term locations. No doc values are kept (no sorting
+// by field), which keeps the index small and batches fast.
+//
+// Locking: bleve holds an exclusive flock on store/root.bolt while an Index
+// is open. A second Open in another process waits up to BusyTimeout and then
+// fails with ErrBusy; it never treats a busy index as corrupt.
+package index

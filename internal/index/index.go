@@ -1,0 +1,796 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/kbmem/kb/internal/fsx"
+)
+
+// SchemaVersion is the version of the mapping and of the sidecar formats.
+// Bump it whenever either changes; an index of another version is rebuilt.
+const SchemaVersion = 1
+
+// BusyTimeout is how long Open waits for another process that holds the
+// index open before failing with ErrBusy.
+var BusyTimeout = 2 * time.Second
+
+// batchDocs is the number of documents per bleve batch. Larger batches give
+// fewer, bigger segments (less merging) but hold more memory; 2000 notes of
+// ~300 words is about 5 MB of text. Measured: 1000 and 2500 cost about the
+// same CPU per note.
+const batchDocs = 2000
+
+// applyParallel is the number of batches Apply commits concurrently.
+func applyParallel() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
+
+// Names inside the index directory.
+const (
+	schemaFile = "schema"
+	stampsFile = "stamps"
+	bleveDir   = "bleve"
+)
+
+var (
+	// ErrBusy means another process holds the index open.
+	ErrBusy = errors.New("index is in use by another process")
+	// ErrReadOnly is returned by Apply and Reset on an index opened with OpenReadOnly.
+	ErrReadOnly = errors.New("index is open read-only")
+	// ErrClosed is returned after Close.
+	ErrClosed = errors.New("index is closed")
+	// ErrCorrupt is returned when bleve fails on data it reads lazily
+	// (Open checks what it can); `kb index --rebuild` repairs it.
+	ErrCorrupt = errors.New("index data unreadable; run `kb index --rebuild`")
+)
+
+// Doc is one searchable unit: a note, or one dialogue turn of a trace session.
+type Doc struct {
+	ID          string // unique: note id, or "session#seq" for trace turns
+	Path        string // source file, slash path relative to the KB root (set from Change.Path)
+	Layer       string // traces | observations | episodes | library
+	Type        string
+	Title       string
+	Description string
+	Body        string
+	Tags        []string
+	Lifecycle   string
+	Status      string
+	Created     time.Time
+	Updated     time.Time
+	Session     string // trace session id (traces layer)
+	Seq         int
+	Links       []string            // raw link targets; stored lower-cased
+	Text        map[string]string   // extra analyzed fields, searchable as key:word
+	Keywords    map[string][]string // extra exact fields, searchable as key:value
+	Num         map[string]float64  // extra numeric fields, searchable as key:>1
+}
+
+// Change replaces all docs of one source file (Remove=false) or removes them.
+type Change struct {
+	Path   string
+	Stamp  Stamp
+	Docs   []Doc
+	Remove bool
+}
+
+// OpenInfo tells whether Open had to rebuild the index and why.
+type OpenInfo struct {
+	Rebuilt bool
+	Reason  string // "missing", "corrupt: ...", "schema 0 -> 1", ...
+}
+
+// DocError reports a doc that cannot be indexed; Apply indexes nothing then.
+type DocError struct {
+	Path, ID, Msg string
+}
+
+func (e *DocError) Error() string {
+	if e.ID == "" {
+		return fmt.Sprintf("index: %s: %s", e.Path, e.Msg)
+	}
+	return fmt.Sprintf("index: %s: doc %q: %s", e.Path, e.ID, e.Msg)
+}
+
+// StaleError is returned by OpenReadOnly when the index would need a
+// rebuild, which only Open can do.
+type StaleError struct{ Reason string }
+
+func (e *StaleError) Error() string { return "index needs a rebuild: " + e.Reason }
+
+// Index is an open search index. Its methods are safe for concurrent use;
+// Apply and Reset are serialized.
+type Index struct {
+	dir      string
+	readOnly bool
+
+	wmu sync.Mutex   // serializes Apply and Reset
+	mu  sync.RWMutex // guards the fields below
+	bi  bleve.Index
+	m   mapping.IndexMapping
+	an  analyzers
+	// stamps, reg and gen describe what bi holds; see doc.go.
+	stamps map[string]Stamp
+	reg    registry
+	gen    uint64
+	// lookupAll is set after a failed Apply that committed some batches:
+	// unstamped files may then have docs, so every change looks up old docs.
+	lookupAll bool
+}
+
+// Open opens the index in dir, creating it if needed. A missing, unreadable,
+// corrupt or other-schema index is removed and recreated empty; OpenInfo
+// says so. A busy index (held by another process) fails with ErrBusy.
+func Open(dir string) (*Index, OpenInfo, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, OpenInfo{}, fmt.Errorf("index: %w", err)
+	}
+	ix, reason, err := openExisting(dir, false)
+	if err != nil {
+		return nil, OpenInfo{}, err
+	}
+	if reason == "" {
+		return ix, OpenInfo{}, nil
+	}
+	ix, err = create(dir)
+	if err != nil {
+		return nil, OpenInfo{}, err
+	}
+	return ix, OpenInfo{Rebuilt: true, Reason: reason}, nil
+}
+
+// OpenReadOnly opens an existing, healthy index for searching only. It
+// skips bleve's background persister and merger, so it is cheaper to open
+// and close, but it cannot repair anything: an index that Open would
+// rebuild yields a *StaleError. It still waits for a writer in another
+// process (bolt's shared lock), failing with ErrBusy after BusyTimeout.
+func OpenReadOnly(dir string) (*Index, error) {
+	ix, reason, err := openExisting(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" {
+		return nil, &StaleError{Reason: reason}
+	}
+	return ix, nil
+}
+
+func runtimeConfig(readOnly bool) map[string]any {
+	return map[string]any{
+		"bolt_timeout": BusyTimeout.String(),
+		"read_only":    readOnly,
+	}
+}
+
+// openExisting returns a non-empty reason when the index must be rebuilt,
+// and an error only for conditions a rebuild cannot fix.
+func openExisting(dir string, readOnly bool) (ix *Index, reason string, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, schemaFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, serr := os.Stat(filepath.Join(dir, bleveDir)); serr == nil {
+			return nil, "corrupt: schema file missing", nil
+		}
+		return nil, "missing", nil
+	case err != nil:
+		return nil, "", fmt.Errorf("index: %w", err)
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return nil, "corrupt: schema file unreadable", nil
+	}
+	if v != SchemaVersion {
+		return nil, fmt.Sprintf("schema %d -> %d", v, SchemaVersion), nil
+	}
+
+	bi, err := openBleve(filepath.Join(dir, bleveDir), runtimeConfig(readOnly))
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, "", fmt.Errorf("index: %s: %w", dir, ErrBusy)
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, "", fmt.Errorf("index: %w", err)
+		}
+		return nil, "corrupt: " + shortErr(err), nil
+	}
+	ix = &Index{dir: dir, readOnly: readOnly, bi: bi, m: bi.Mapping()}
+	reason, err = ix.load()
+	if reason != "" || err != nil {
+		bi.Close()
+		return nil, reason, err
+	}
+	return ix, "", nil
+}
+
+// load reads the generation, field registry and stamps of a freshly opened
+// bleve index and checks that they agree.
+func (ix *Index) load() (reason string, err error) {
+	var err2 error
+	if ix.an, err2 = loadAnalyzers(ix.m); err2 != nil {
+		return "corrupt: " + err2.Error(), nil
+	}
+	if _, err := ix.bi.DocCount(); err != nil {
+		return "corrupt: " + shortErr(err), nil
+	}
+	gb, err := ix.bi.GetInternal([]byte(genKey))
+	if err != nil {
+		return "corrupt: " + shortErr(err), nil
+	}
+	var bgen uint64
+	if len(gb) > 0 {
+		if bgen, err = strconv.ParseUint(string(gb), 10, 64); err != nil {
+			return "corrupt: generation unreadable", nil
+		}
+	}
+	rb, err := ix.bi.GetInternal([]byte(registryKey))
+	if err != nil {
+		return "corrupt: " + shortErr(err), nil
+	}
+	if ix.reg, err = unmarshalRegistry(rb); err != nil {
+		return "corrupt: " + err.Error(), nil
+	}
+	sgen, stamps, err := readStamps(filepath.Join(ix.dir, stampsFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "corrupt: stamps file missing", nil
+	case errors.Is(err, errStampsCorrupt):
+		return "corrupt: " + err.Error(), nil
+	case err != nil:
+		return "", fmt.Errorf("index: %w", err)
+	}
+	switch {
+	case bgen > sgen:
+		return fmt.Sprintf("interrupted update: index generation %d, stamps %d", bgen, sgen), nil
+	case bgen < sgen:
+		return fmt.Sprintf("corrupt: index generation %d behind stamps %d (lost segments?)", bgen, sgen), nil
+	}
+	ix.stamps, ix.gen = stamps, bgen
+	return "", nil
+}
+
+// openBleve opens a bleve index, turning a panic inside bleve (garbage
+// files) into an error.
+func openBleve(path string, cfg map[string]any) (bi bleve.Index, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			bi, err = nil, fmt.Errorf("bleve panicked: %v", r)
+		}
+	}()
+	return bleve.OpenUsing(path, cfg)
+}
+
+// shortErr keeps reasons to a few words: the first line, at most 120 bytes.
+func shortErr(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 120 {
+		s = s[:120] + "..."
+	}
+	return s
+}
+
+// create removes whatever index files dir holds and makes an empty index.
+// The schema file is written last: its presence marks a complete index.
+func create(dir string) (*Index, error) {
+	if err := removeFiles(dir); err != nil {
+		return nil, err
+	}
+	m := newMapping()
+	bi, err := bleve.NewUsing(filepath.Join(dir, bleveDir), m, scorch.Name, bleve.Config.DefaultKVStore, runtimeConfig(false))
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			err = ErrBusy
+		}
+		return nil, fmt.Errorf("index: create %s: %w", dir, err)
+	}
+	ix := &Index{dir: dir, bi: bi, m: m, stamps: map[string]Stamp{}, reg: registry{}}
+	if ix.an, err = loadAnalyzers(m); err == nil {
+		if err = writeStamps(filepath.Join(dir, stampsFile), 0, ix.stamps); err == nil {
+			err = fsx.WriteFile(filepath.Join(dir, schemaFile), []byte(strconv.Itoa(SchemaVersion)+"\n"), 0o644)
+		}
+	}
+	if err != nil {
+		bi.Close()
+		return nil, fmt.Errorf("index: create %s: %w", dir, err)
+	}
+	return ix, nil
+}
+
+func removeFiles(dir string) error {
+	for _, name := range []string{schemaFile, stampsFile, bleveDir} {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("index: remove old index: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close releases the index. Further calls return ErrClosed.
+func (ix *Index) Close() error {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.bi == nil {
+		return nil
+	}
+	err := ix.bi.Close()
+	ix.bi = nil
+	if err != nil {
+		return fmt.Errorf("index: close: %w", err)
+	}
+	return nil
+}
+
+// Reset drops every doc and stamp (kb index --rebuild).
+func (ix *Index) Reset() error {
+	if ix.readOnly {
+		return ErrReadOnly
+	}
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.bi == nil {
+		return ErrClosed
+	}
+	if err := ix.bi.Close(); err != nil {
+		return fmt.Errorf("index: reset: %w", err)
+	}
+	ix.bi = nil
+	fresh, err := create(ix.dir)
+	if err != nil {
+		return err
+	}
+	ix.bi, ix.m, ix.an = fresh.bi, fresh.m, fresh.an
+	ix.stamps, ix.reg, ix.gen, ix.lookupAll = fresh.stamps, fresh.reg, fresh.gen, false
+	return nil
+}
+
+// Stamps returns a copy of the stamps of all indexed files, keyed by path.
+func (ix *Index) Stamps() map[string]Stamp {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return maps.Clone(ix.stamps)
+}
+
+// Count returns the number of docs in the index.
+func (ix *Index) Count() (uint64, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.bi == nil {
+		return 0, ErrClosed
+	}
+	n, err := ix.bi.DocCount()
+	if err != nil {
+		return 0, fmt.Errorf("index: count: %w", err)
+	}
+	return n, nil
+}
+
+// Apply replaces all docs of each changed file with its new docs (old docs
+// the file no longer produces are deleted) or removes them, then persists
+// the stamps. It is idempotent. Doc.Path is set to Change.Path. If two docs
+// share an ID, the last one wins. Invalid docs (*DocError) make Apply index
+// nothing.
+func (ix *Index) Apply(changes []Change) error {
+	if ix.readOnly {
+		return ErrReadOnly
+	}
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	ix.mu.RLock()
+	bi, reg, lookupAll := ix.bi, ix.reg, ix.lookupAll
+	ix.mu.RUnlock()
+	if bi == nil {
+		return ErrClosed
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+
+	// Validate everything first, so that a bad doc commits nothing.
+	add := registry{}
+	last := map[string][2]int{} // doc id -> position of its last occurrence
+	for i := range changes {
+		c := &changes[i]
+		if c.Path == "" {
+			return &DocError{Msg: "change without a path"}
+		}
+		if c.Remove {
+			continue
+		}
+		for j := range c.Docs {
+			if err := checkDoc(c.Path, &c.Docs[j], reg, add); err != nil {
+				return err
+			}
+			last[c.Docs[j].ID] = [2]int{i, j}
+		}
+	}
+
+	// Old docs of files we indexed before; an unstamped file has none
+	// unless an earlier Apply failed halfway (lookupAll).
+	var dels []string
+	var r bindex.IndexReader
+	for i := range changes {
+		c := &changes[i]
+		if _, ok := ix.stamps[c.Path]; !ok && !lookupAll {
+			continue
+		}
+		if r == nil {
+			adv, err := bi.Advanced()
+			if err == nil {
+				r, err = adv.Reader()
+			}
+			if err != nil {
+				return fmt.Errorf("index: apply: %w", err)
+			}
+			defer r.Close()
+		}
+		ids, err := docsOfPath(r, c.Path)
+		if err != nil {
+			return fmt.Errorf("index: apply %s: %w", c.Path, err)
+		}
+		for _, id := range ids {
+			if _, keep := last[id]; !keep {
+				dels = append(dels, id)
+			}
+		}
+	}
+
+	gen := ix.gen + 1
+	genVal := []byte(strconv.FormatUint(gen, 10))
+	var regVal []byte
+	if len(add) > 0 {
+		merged := maps.Clone(reg)
+		maps.Copy(merged, add)
+		regVal = merged.marshal()
+	}
+	newBatch := func() *bleve.Batch {
+		b := bi.NewBatch()
+		b.SetInternal([]byte(genKey), genVal)
+		if regVal != nil {
+			b.SetInternal([]byte(registryKey), regVal)
+		}
+		return b
+	}
+	// Batches are committed by up to applyParallel goroutines: bleve
+	// analyzes a batch's docs in parallel but builds its segment on one
+	// core, so overlapping batches keeps the other cores busy.
+	var (
+		wg     sync.WaitGroup
+		sem    = make(chan struct{}, applyParallel())
+		errMu  sync.Mutex
+		errOne error
+	)
+	submit := func(b *bleve.Batch) {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := bi.Batch(b); err != nil {
+				errMu.Lock()
+				if errOne == nil {
+					errOne = err
+				}
+				errMu.Unlock()
+			}
+		}()
+	}
+	fill := func() error {
+		b, pending := newBatch(), 0
+		for _, id := range dels {
+			b.Delete(id)
+		}
+		for i := range changes {
+			c := &changes[i]
+			if c.Remove {
+				continue
+			}
+			for j := range c.Docs {
+				d := c.Docs[j]
+				if last[d.ID] != [2]int{i, j} {
+					continue // a later doc has the same id
+				}
+				d.Path = c.Path
+				if err := b.IndexAdvanced(ix.an.buildDocument(&d)); err != nil {
+					return &DocError{Path: c.Path, ID: d.ID, Msg: err.Error()}
+				}
+				if pending++; pending >= batchDocs {
+					submit(b)
+					b, pending = newBatch(), 0
+				}
+			}
+		}
+		submit(b) // also when empty: it records the generation
+		return nil
+	}
+	fillErr := fill()
+	wg.Wait()
+	if fillErr != nil && errOne == nil {
+		errOne = fillErr
+	}
+	if errOne != nil {
+		// Some batches may have committed: unstamped files can now have
+		// docs, so look up old docs for every file from now on. (After a
+		// restart, Open sees the generation mismatch and rebuilds.)
+		ix.mu.Lock()
+		ix.lookupAll = true
+		ix.mu.Unlock()
+		var de *DocError
+		if errors.As(errOne, &de) {
+			return errOne
+		}
+		return fmt.Errorf("index: apply: %w", errOne)
+	}
+
+	// The docs are durable; record what they came from. If this write
+	// fails, the next Open sees mismatching generations and rebuilds.
+	ix.mu.Lock()
+	for i := range changes {
+		c := &changes[i]
+		if c.Remove {
+			delete(ix.stamps, c.Path)
+		} else {
+			ix.stamps[c.Path] = c.Stamp
+		}
+	}
+	if len(add) > 0 {
+		merged := maps.Clone(ix.reg)
+		maps.Copy(merged, add)
+		ix.reg = merged
+	}
+	ix.gen = gen
+	data := encodeStamps(gen, ix.stamps)
+	ix.mu.Unlock()
+	if err := fsx.WriteFile(filepath.Join(ix.dir, stampsFile), data, 0o644); err != nil {
+		return fmt.Errorf("index: write stamps: %w", err)
+	}
+	return nil
+}
+
+// docsOfPath lists the ids of the docs whose path field is path.
+func docsOfPath(r bindex.IndexReader, path string) ([]string, error) {
+	tfr, err := r.TermFieldReader(context.Background(), []byte(path), fPath, false, false, false)
+	if err != nil {
+		return nil, err
+	}
+	defer tfr.Close()
+	var ids []string
+	var tfd bindex.TermFieldDoc
+	for {
+		next, err := tfr.Next(&tfd)
+		if err != nil {
+			return nil, err
+		}
+		if next == nil {
+			return ids, nil
+		}
+		id, err := r.ExternalID(next.ID)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+		tfd.Reset()
+	}
+}
+
+// Get returns the stored fields of one doc.
+func (ix *Index) Get(id string) (*Doc, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.bi == nil {
+		return nil, false
+	}
+	var d *Doc
+	err := guard(func() error {
+		bd, err := ix.bi.Document(id)
+		if err != nil || bd == nil {
+			return err
+		}
+		d = &Doc{ID: id}
+		bd.VisitFields(func(f bindex.Field) {
+			var typ byte
+			switch f.(type) {
+			case *document.TextField:
+				typ = 't'
+			case *document.NumericField:
+				typ = 'n'
+			case *document.DateTimeField:
+				typ = 'd'
+			default:
+				return
+			}
+			ix.decodeField(d, f.Name(), typ, f.Value())
+		})
+		return nil
+	})
+	if err != nil || d == nil {
+		return nil, false
+	}
+	return d, true
+}
+
+// DefaultAllFields are the stored fields All returns when given none.
+var DefaultAllFields = []string{fPath, fLayer, fType, fTitle, fTags, fLinks}
+
+// All returns every doc with only the given stored fields filled (field
+// names as in queries: path, layer, type, title, description, body, tags,
+// links, lifecycle, status, created, updated, session, seq, or a dynamic
+// field); ID is always set. Without fields it returns DefaultAllFields. It
+// reads the stored fields segment by segment, without search machinery.
+func (ix *Index) All(fields ...string) ([]Doc, error) {
+	if len(fields) == 0 {
+		fields = DefaultAllFields
+	}
+	want := make(map[string]bool, len(fields))
+	for _, f := range fields {
+		want[f] = true
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.bi == nil {
+		return nil, ErrClosed
+	}
+	var out []Doc
+	err := guard(func() error {
+		adv, err := ix.bi.Advanced()
+		if err != nil {
+			return err
+		}
+		r, err := adv.Reader()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		snap, ok := r.(*scorch.IndexSnapshot)
+		if !ok {
+			return fmt.Errorf("unexpected bleve reader %T", r)
+		}
+		n, err := r.DocCount()
+		if err != nil {
+			return err
+		}
+		out = make([]Doc, 0, n)
+		// Keyword values repeat (layer, type, tags, path of trace turns):
+		// intern them, which saves most allocations of a 100k-doc listing.
+		pool := map[string]string{}
+		intern := func(val []byte) string {
+			if s, ok := pool[string(val)]; ok {
+				return s
+			}
+			s := string(val)
+			pool[s] = s
+			return s
+		}
+		for _, seg := range snap.Segments() {
+			it := seg.DocNumbersLive().Iterator()
+			for it.HasNext() {
+				var d Doc
+				err := seg.VisitDocument(uint64(it.Next()), func(name string, typ byte, val []byte, _ []uint64) bool {
+					switch {
+					case name == "_id":
+						d.ID = string(val)
+					case !want[name]:
+					case typ == 't' && name != fTitle && name != fDescription && name != fBody:
+						ix.setText(&d, name, intern(val))
+					default:
+						ix.decodeField(&d, name, typ, val)
+					}
+					return true
+				})
+				if err != nil {
+					return err
+				}
+				out = append(out, d)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index: all: %w", err)
+	}
+	return out, nil
+}
+
+// decodeField sets one stored field on d. Callers hold ix.mu.
+func (ix *Index) decodeField(d *Doc, name string, typ byte, val []byte) {
+	switch typ {
+	case 't':
+		ix.setText(d, name, string(val))
+	case 'n':
+		v, err := document.NewNumericFieldFromBytes(name, nil, val).Number()
+		if err != nil {
+			return
+		}
+		if name == fSeq {
+			d.Seq = int(v)
+		} else if ix.reg[name] == kindNum {
+			if d.Num == nil {
+				d.Num = map[string]float64{}
+			}
+			d.Num[name] = v
+		}
+	case 'd':
+		t, _, err := document.NewDateTimeFieldFromBytes(name, nil, val).DateTime()
+		if err != nil {
+			return
+		}
+		switch name {
+		case fCreated:
+			d.Created = t
+		case fUpdated:
+			d.Updated = t
+		}
+	}
+}
+
+// setText sets one stored text or keyword field on d.
+func (ix *Index) setText(d *Doc, name, s string) {
+	switch name {
+	case fPath:
+		d.Path = s
+	case fLayer:
+		d.Layer = s
+	case fType:
+		d.Type = s
+	case fTitle:
+		d.Title = s
+	case fDescription:
+		d.Description = s
+	case fBody:
+		d.Body = s
+	case fTags:
+		d.Tags = append(d.Tags, s)
+	case fLifecycle:
+		d.Lifecycle = s
+	case fStatus:
+		d.Status = s
+	case fSession:
+		d.Session = s
+	case fLinks:
+		d.Links = append(d.Links, s)
+	default:
+		switch ix.reg[name] {
+		case kindText:
+			if d.Text == nil {
+				d.Text = map[string]string{}
+			}
+			d.Text[name] = s
+		case kindKeyword:
+			if d.Keywords == nil {
+				d.Keywords = map[string][]string{}
+			}
+			d.Keywords[name] = append(d.Keywords[name], s)
+		}
+	}
+}
+
+// guard runs f, turning a panic inside bleve (a corrupt segment read
+// lazily) into an error that tells the user how to recover.
+func guard(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w (bleve: %v)", ErrCorrupt, r)
+		}
+	}()
+	return f()
+}
