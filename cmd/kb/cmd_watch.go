@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbmem/kb/kb"
+)
+
+func init() { register(newWatchCmd) }
+
+// watchHook is the pipeline run on sessions that went quiet. The
+// extraction issue sets it (kb extract); until then quiet sessions are
+// only logged.
+var watchHook kb.SessionHook
+
+func newWatchCmd(e *env) *cobra.Command {
+	var once, noRedact bool
+	c := &cobra.Command{
+		Use:   "watch",
+		Short: "Import transcripts as agents write them; keep the index current",
+		Long: `Watch this project's transcript directories (kb.yaml traces.claude_code,
+traces.codex, traces.sources; directories agents have not created yet are
+picked up when they appear) and the KB layers. Growing transcripts are
+imported as they grow (redacted; checkpoints make this cheap and safe across
+restarts); edited notes are re-indexed; a session without new records for
+watch.quiet_after (default 10m) is handed to the pipeline. One log line per
+action on stderr, or JSON lines on stdout with --json. Stops on Ctrl-C or
+SIGTERM.
+
+--once imports what is new, re-indexes, runs the pipeline on sessions that
+are already quiet, and exits: suitable for cron or a git hook.
+
+` + exitCodesHelp,
+		Example: "  kb watch\n  kb watch --once --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := e.open()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			enc := json.NewEncoder(e.out)
+			enc.SetEscapeHTML(false)
+			o := kb.WatchOptions{Once: once, NoRedact: noRedact, OnQuiet: watchHook,
+				OnAction: func(a kb.WatchAction) {
+					if e.json {
+						enc.Encode(a)
+						return
+					}
+					if a.Action == "error" {
+						e.warnf("%s %s", a.Time.Local().Format("15:04:05"), e.paint("yellow", a.Message))
+						return
+					}
+					if !e.quiet {
+						e.warnf("%s %s", a.Time.Local().Format("15:04:05"), a.Message)
+					}
+				}}
+			return k.Watch(ctx, o)
+		},
+	}
+	c.Flags().BoolVar(&once, "once", false, "import and re-index once, then exit")
+	c.Flags().BoolVar(&noRedact, "no-redact", false, "store secrets as they are")
+	return c
+}

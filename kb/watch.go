@@ -1,0 +1,392 @@
+package kb
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/kbmem/kb/internal/watch"
+	"github.com/kbmem/kb/traces"
+)
+
+// SessionHook runs the pipeline on sessions that have ended: the watcher
+// calls it, without holding the KB write lock, for sessions quiet for
+// WatchOptions.QuietAfter. Extraction plugs in here.
+type SessionHook func(ctx context.Context, k *KB, sessionIDs []string) error
+
+// WatchOptions configure Watch. Zero values take kb.yaml's watch section.
+type WatchOptions struct {
+	OnQuiet    SessionHook      // called for sessions that went quiet; nil = nothing
+	QuietAfter time.Duration    // a session without new records this long has ended (default watch.quiet_after)
+	Debounce   time.Duration    // coalesce bursts of events (default watch.debounce)
+	Tick       time.Duration    // how often quiet sessions are looked for (default QuietAfter/10, 50ms..30s)
+	Clock      func() time.Time // default time.Now
+	Once       bool             // one pass: import, re-index, run the hook on sessions already quiet, return
+	NoRedact   bool
+	// Sources to watch; nil = TraceSources(true, true, true).
+	Sources []Source
+	// OnAction receives one WatchAction per thing done; default: k.Logf.
+	OnAction func(WatchAction)
+}
+
+// WatchAction is one thing the watcher did, for its log.
+type WatchAction struct {
+	Time     time.Time `json:"time"`
+	Action   string    `json:"action"` // import, index, quiet, error, start
+	File     string    `json:"file,omitempty"`
+	Records  int       `json:"records,omitempty"`
+	Sessions []string  `json:"sessions,omitempty"`
+	Message  string    `json:"message"`
+}
+
+// watchState is .state/watch.json: sessions that received records and have
+// not been handed to the hook yet, with the time of their last records, so
+// that a restart neither forgets nor repeats them.
+type watchState struct {
+	Version int                  `json:"version"`
+	Pending map[string]time.Time `json:"pending"`
+}
+
+const watchStateFile = "watch.json"
+
+// Watch imports transcripts as agents write them and keeps the index in step
+// with edits, until ctx is done (then it returns nil). New or grown
+// transcripts under the sources are imported (the store's checkpoints make
+// this cheap and restart-safe); edits under the layer directories are
+// re-indexed; a session without new records for QuietAfter is handed to
+// OnQuiet. Directories that do not exist yet are watched from their nearest
+// existing parent.
+func (k *KB) Watch(ctx context.Context, o WatchOptions) error {
+	if o.QuietAfter <= 0 {
+		o.QuietAfter = k.Config.Watch.QuietAfter.D()
+		if o.QuietAfter <= 0 {
+			o.QuietAfter = 10 * time.Minute
+		}
+	}
+	if o.Debounce <= 0 {
+		o.Debounce = k.Config.Watch.Debounce.D()
+	}
+	if o.Tick <= 0 {
+		o.Tick = min(max(o.QuietAfter/10, 50*time.Millisecond), 30*time.Second)
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.Sources == nil {
+		o.Sources = k.TraceSources(true, true, true)
+	}
+	report := o.OnAction
+	if report == nil {
+		report = func(a WatchAction) { k.logf("%s", a.Message) }
+	}
+	w := &watcher{k: k, o: o, report: report}
+	st, _, err := k.traceStore(o.NoRedact, &w.redacted)
+	if err != nil {
+		return err
+	}
+	w.store = st
+	w.state = k.loadWatchState()
+
+	// Catch up with what was written while nobody watched.
+	w.importSources(ctx, o.Sources)
+	w.sync(ctx)
+	if o.Once {
+		w.checkQuiet(ctx)
+		return nil
+	}
+
+	fw, err := watch.New(watch.Options{Debounce: o.Debounce, Ignore: w.ignore,
+		Logf: func(f string, a ...any) { w.act(WatchAction{Action: "error", Message: fmt.Sprintf(f, a...)}) }})
+	if err != nil {
+		return err
+	}
+	defer fw.Close()
+	for _, s := range o.Sources {
+		if err := fw.Add(s.Path); err != nil {
+			return err
+		}
+	}
+	for _, l := range Layers {
+		if err := fw.Add(filepath.Join(k.Root, l)); err != nil {
+			return err
+		}
+	}
+	w.act(WatchAction{Action: "start", Message: fmt.Sprintf("watching %d source(s) and the KB layers (quiet after %s)", len(o.Sources), o.QuietAfter)})
+
+	batches := make(chan []watch.Event)
+	runErr := make(chan error, 1)
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		runErr <- fw.Run(rctx, func(b []watch.Event) {
+			select {
+			case batches <- b:
+			case <-rctx.Done():
+			}
+		})
+	}()
+	tick := time.NewTicker(o.Tick)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			cancel()
+			<-runErr
+			return nil
+		case err := <-runErr:
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		case b := <-batches:
+			w.handle(ctx, b)
+		case <-tick.C:
+			w.checkQuiet(ctx)
+		}
+	}
+}
+
+type watcher struct {
+	k        *KB
+	o        WatchOptions
+	report   func(WatchAction)
+	store    *traces.Store
+	state    *watchState
+	redacted atomic.Int64
+}
+
+func (w *watcher) act(a WatchAction) {
+	if a.Time.IsZero() {
+		a.Time = w.o.Clock()
+	}
+	w.report(a)
+}
+
+func (w *watcher) ignore(p string, isDir bool) bool {
+	name := filepath.Base(p)
+	if strings.HasPrefix(name, ".kb-tmp-") {
+		return true
+	}
+	if isDir && (name == ".git" || name == IndexDir || name == StateDir || name == "node_modules") {
+		return true
+	}
+	return false
+}
+
+// handle reacts to one batch of file events.
+func (w *watcher) handle(ctx context.Context, batch []watch.Event) {
+	var files []string
+	var rescan []Source
+	needSync := false
+	for _, ev := range batch {
+		if within(ev.Path, w.k.Root) {
+			if ev.Op == watch.OpRescan || w.inLayer(ev.Path) {
+				needSync = true
+			}
+			continue
+		}
+		for _, s := range w.o.Sources {
+			if !within(ev.Path, s.Path) {
+				continue
+			}
+			switch {
+			case ev.Op == watch.OpRescan:
+				rescan = append(rescan, s)
+			case ev.Op == watch.OpRemove || ev.Op == watch.OpRename:
+			case ev.Path != s.Path && !isTranscriptName(ev.Path):
+			case s.Keep != nil && !s.Keep(ev.Path):
+			default:
+				if fi, err := os.Stat(ev.Path); err == nil && fi.Mode().IsRegular() {
+					files = append(files, ev.Path)
+				} else if err == nil && fi.IsDir() {
+					rescan = append(rescan, Source{Kind: s.Kind, Path: ev.Path, Keep: s.Keep})
+				}
+			}
+			break
+		}
+	}
+	if len(files) > 0 || len(rescan) > 0 {
+		if w.importFiles(ctx, files, rescan) {
+			needSync = true
+		}
+	}
+	if needSync {
+		w.sync(ctx)
+	}
+}
+
+func (w *watcher) inLayer(p string) bool {
+	for _, l := range Layers {
+		if within(p, filepath.Join(w.k.Root, l)) {
+			return true
+		}
+	}
+	return false
+}
+
+// importSources imports everything under the sources; it reports whether
+// any record was appended.
+func (w *watcher) importSources(ctx context.Context, sources []Source) bool {
+	var files []string
+	for _, s := range sources {
+		fi, err := os.Stat(s.Path)
+		if err != nil {
+			continue
+		}
+		if !fi.IsDir() {
+			files = append(files, s.Path)
+			continue
+		}
+		for _, f := range w.k.walkTranscripts(s.Path) {
+			if s.Keep == nil || s.Keep(f) {
+				files = append(files, f)
+			}
+		}
+	}
+	return w.importFiles(ctx, files, nil)
+}
+
+// importFiles imports files (and the transcripts under dirs) under the
+// write lock, one log line per file that got records.
+func (w *watcher) importFiles(ctx context.Context, files []string, dirs []Source) bool {
+	for _, d := range dirs {
+		for _, f := range w.k.walkTranscripts(d.Path) {
+			if d.Keep == nil || d.Keep(f) {
+				files = append(files, f)
+			}
+		}
+	}
+	if len(files) == 0 {
+		return false
+	}
+	sort.Strings(files)
+	l, err := w.k.Lock(ctx)
+	if err != nil {
+		w.act(WatchAction{Action: "error", Message: fmt.Sprintf("import: %v", err)})
+		return false
+	}
+	defer l.Release()
+	any := false
+	now := w.o.Clock()
+	prev := ""
+	for _, f := range files {
+		if f == prev || ctx.Err() != nil {
+			continue
+		}
+		prev = f
+		res := w.k.importOne(w.store, f, ImportOptions{NoRedact: w.o.NoRedact})
+		if res.notTranscript {
+			continue // a .json that is no transcript (agent metadata): not ours
+		}
+		if res.Error != "" {
+			w.act(WatchAction{Action: "error", File: f, Message: "import " + res.Error})
+			continue
+		}
+		for _, p := range res.Problems {
+			w.act(WatchAction{Action: "error", File: f, Message: p})
+		}
+		if res.Appended == 0 {
+			continue
+		}
+		any = true
+		for _, s := range res.Sessions {
+			w.state.Pending[s] = now
+		}
+		w.act(WatchAction{Action: "import", File: f, Records: res.Appended, Sessions: res.Sessions,
+			Message: fmt.Sprintf("imported %d records from %s", res.Appended, f)})
+	}
+	if any {
+		w.saveState()
+	}
+	return any
+}
+
+// sync brings the index up to date with the files.
+func (w *watcher) sync(ctx context.Context) {
+	x, st, err := w.k.OpenIndex(ctx, nil)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.act(WatchAction{Action: "error", Message: fmt.Sprintf("index: %v", err)})
+		}
+		return
+	}
+	x.Close()
+	if n := st.Added + st.Updated + st.Removed; n > 0 {
+		w.act(WatchAction{Action: "index", Records: n,
+			Message: fmt.Sprintf("re-indexed %d file(s): %d added, %d updated, %d removed", n, st.Added, st.Updated, st.Removed)})
+	}
+}
+
+// checkQuiet hands the sessions quiet for QuietAfter to the hook.
+func (w *watcher) checkQuiet(ctx context.Context) {
+	now := w.o.Clock()
+	var quiet []string
+	for s, last := range w.state.Pending {
+		if now.Sub(last) >= w.o.QuietAfter {
+			quiet = append(quiet, s)
+		}
+	}
+	if len(quiet) == 0 {
+		return
+	}
+	sort.Strings(quiet)
+	if w.o.OnQuiet == nil {
+		for _, s := range quiet {
+			delete(w.state.Pending, s)
+		}
+		w.saveState()
+		w.act(WatchAction{Action: "quiet", Sessions: quiet, Message: fmt.Sprintf("session %s quiet: no pipeline configured", strings.Join(quiet, ", "))})
+		return
+	}
+	err := w.o.OnQuiet(ctx, w.k, quiet)
+	if ctx.Err() != nil {
+		return // stopped mid-way: the sessions stay pending for the next run
+	}
+	if err != nil {
+		// Try again after another quiet period.
+		for _, s := range quiet {
+			w.state.Pending[s] = now
+		}
+		w.saveState()
+		w.act(WatchAction{Action: "error", Sessions: quiet, Message: fmt.Sprintf("session %s quiet: pipeline failed: %v", strings.Join(quiet, ", "), err)})
+		return
+	}
+	for _, s := range quiet {
+		delete(w.state.Pending, s)
+	}
+	w.saveState()
+	w.act(WatchAction{Action: "quiet", Sessions: quiet, Message: fmt.Sprintf("session %s quiet: pipeline ran", strings.Join(quiet, ", "))})
+}
+
+func (k *KB) loadWatchState() *watchState {
+	st := &watchState{Version: 1}
+	if data, err := os.ReadFile(filepath.Join(k.Root, StateDir, watchStateFile)); err == nil {
+		if json.Unmarshal(data, st) != nil {
+			st = &watchState{Version: 1}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		k.logf("watch state: %v", err)
+	}
+	if st.Pending == nil {
+		st.Pending = map[string]time.Time{}
+	}
+	return st
+}
+
+func (w *watcher) saveState() {
+	b, err := json.Marshal(w.state)
+	if err == nil {
+		err = fsxWriteFile(filepath.Join(w.k.Root, StateDir, watchStateFile), b, 0o644)
+	}
+	if err != nil {
+		w.act(WatchAction{Action: "error", Message: fmt.Sprintf("watch state: %v", err)})
+	}
+}
