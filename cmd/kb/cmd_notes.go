@@ -156,13 +156,36 @@ func (e *env) highlight(s string) string {
 }
 
 func newShowCmd(e *env) *cobra.Command {
+	var provenance bool
 	c := &cobra.Command{
-		Use:               "show ID|PATH",
-		Short:             "Show a document: frontmatter, body, links and backlinks",
-		Example:           "  kb show adr-0001-use-bleve\n  kb show library/conventions/stage-files.md --json",
+		Use:   "show ID|PATH",
+		Short: "Show a document: frontmatter, body, links and backlinks",
+		Long: `Show a document of any layer with its links and backlinks. For an
+observation, --provenance prints the trace records it was extracted from
+instead (the same as 'kb provenance ID').`,
+		Example:           "  kb show adr-0001-use-bleve\n  kb show library/conventions/stage-files.md --json\n  kb show cor-1a2b3c4d5e --provenance",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: e.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if provenance {
+				k, err := e.open()
+				if err != nil {
+					return err
+				}
+				id, err := resolveObs(k, args[0])
+				if err != nil {
+					return err
+				}
+				p, err := k.Provenance(context.Background(), id)
+				if err != nil {
+					return err
+				}
+				if e.json {
+					return e.emit(p)
+				}
+				e.printProvenance(p)
+				return nil
+			}
 			return e.withIndex(func(k *kb.KB, x *kb.Index) error {
 				n, err := x.Show(args[0])
 				if err != nil {
@@ -185,6 +208,7 @@ func newShowCmd(e *env) *cobra.Command {
 			})
 		},
 	}
+	c.Flags().BoolVar(&provenance, "provenance", false, "for an observation: print the trace records it came from")
 	return c
 }
 

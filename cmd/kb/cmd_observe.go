@@ -1,0 +1,390 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbmem/kb/kb"
+	"github.com/kbmem/kb/observations"
+)
+
+func init() {
+	register(newExtractCmd, newObservationsCmd, newForgetCmd, newProvenanceCmd)
+}
+
+// parseSince reads a date (2026-01-31), an RFC 3339 time, or an age such as
+// 36h or 7d, counted back from now.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{"2006-01-02", time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		if days, err := strconv.Atoi(n); err == nil && days >= 0 {
+			return now.AddDate(0, 0, -days), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--since %q: want a date (2026-01-31), a time (RFC 3339) or an age (36h, 7d)", s)
+}
+
+func newExtractCmd(e *env) *cobra.Command {
+	var o kb.ExtractOptions
+	var since string
+	var queue bool
+	c := &cobra.Command{
+		Use:   "extract [--session ID | --since DATE | --all | --queue]",
+		Short: "Extract observations (corrections, preferences, procedures...) from the traces",
+		Long: `Runs the narrow extractors over imported sessions and merges what they find
+into observations/<type>/<id>.md: a correction seen again in another session
+updates the existing observation (sources, sessions, last_seen) instead of
+making a new file. By default only sessions not extracted yet (or grown since)
+are read; --rerun reads them again, --all reads every session. Re-running
+changes no file. Forgotten observations (kb forget) never come back, and an
+observation a person edited keeps its text.
+
+Procedures are mined across the sessions in scope when there are several.
+With --llm (or extract.llm in kb.yaml) the LLM of the llm section also reads
+each session's human messages and rejections, one narrow request per type;
+a failed request leaves the heuristic result in place. --queue imports and
+extracts the transcripts the SessionEnd hook queued (.state/queue.jsonl).
+
+` + exitCodesHelp,
+		Example: "  kb extract\n  kb extract --session 5f0c2a9e\n  kb extract --since 7d --types correction,preference\n  kb extract --all --rerun --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n := 0
+			for _, set := range []bool{o.Session != "", since != "", o.All, queue} {
+				if set {
+					n++
+				}
+			}
+			if n > 1 {
+				return usageError{errors.New("use one of --session, --since, --all and --queue")}
+			}
+			if since != "" {
+				t, err := parseSince(since, time.Now())
+				if err != nil {
+					return usageError{err}
+				}
+				o.Since = t
+			}
+			k, err := e.open()
+			if err != nil {
+				return err
+			}
+			o.Progress = e.progress("extracting")
+			var rep *kb.ExtractReport
+			if queue {
+				rep, err = k.DrainQueue(context.Background())
+			} else {
+				rep, err = k.Extract(context.Background(), o)
+			}
+			if err != nil {
+				if errors.Is(err, kb.ErrInvalidInput) {
+					return usageError{err}
+				}
+				return err
+			}
+			if e.json {
+				return e.emit(rep)
+			}
+			e.printExtract(rep)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.Session, "session", "", "extract this session (id or unique prefix), extracted before or not")
+	f.StringVar(&since, "since", "", "only sessions active since DATE (2026-01-31, RFC 3339, or an age like 7d)")
+	f.BoolVar(&o.All, "all", false, "extract every session, extracted before or not")
+	f.BoolVar(&o.Rerun, "rerun", false, "extract sessions again even if extracted before")
+	f.StringSliceVar(&o.Types, "types", nil, "observation types to extract (default: extract.types of kb.yaml)")
+	f.BoolVar(&queue, "queue", false, "import and extract the transcripts queued by the SessionEnd hook")
+	f.BoolVar(&o.LLM, "llm", false, "also run the LLM extractors (needs the llm section of kb.yaml)")
+	c.RegisterFlagCompletionFunc("types", cobra.FixedCompletions(observations.AllTypes, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+func (e *env) printExtract(rep *kb.ExtractReport) {
+	for _, p := range rep.Problems {
+		fmt.Fprintln(e.err, e.paint("yellow", p.String()))
+	}
+	for _, le := range rep.LLMErrors {
+		e.warnf("llm: %s (heuristic results kept)", le)
+	}
+	if len(rep.Sessions) == 0 {
+		e.printf("nothing to extract: %d session(s) already extracted (--rerun to extract them again)\n", rep.Skipped)
+		return
+	}
+	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "type\tnew\tmerged\tunchanged\t\n")
+	for _, typ := range observations.AllTypes {
+		c := rep.Types[typ]
+		if c == nil {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", typ, c.New, c.Merged, c.Unchanged)
+	}
+	fmt.Fprintf(tw, "total\t%d\t%d\t%d\t\n", rep.New, rep.Merged, rep.Unchanged)
+	tw.Flush()
+	e.printf("%d session(s) extracted (%d records)", len(rep.Sessions), rep.Records)
+	if rep.Skipped > 0 {
+		e.printf(", %d already extracted", rep.Skipped)
+	}
+	if rep.Forgotten > 0 {
+		e.printf(", %d forgotten observation(s) skipped", rep.Forgotten)
+	}
+	if rep.Edited > 0 {
+		e.printf(", %d edited file(s) updated in their bookkeeping only", rep.Edited)
+	}
+	e.printf("\n")
+}
+
+// obsLine is one observation as `kb observations --json` lists it.
+type obsLine struct {
+	ID          string   `json:"id"`
+	Type        string   `json:"type"`
+	Status      string   `json:"status,omitempty"`
+	Sessions    int      `json:"sessions"`
+	Importance  float64  `json:"importance"`
+	Confidence  float64  `json:"confidence"`
+	Text        string   `json:"text"`
+	ActionTypes []string `json:"action_types,omitempty"`
+	Path        string   `json:"path"`
+	Edited      bool     `json:"edited,omitempty"`
+}
+
+// obsText is the line that says what an observation is.
+func obsText(o *observations.Observation) string {
+	for _, s := range []string{o.Lesson, o.Statement, o.Claim, o.Approach, o.Question, o.Goal, o.Title, o.Description} {
+		if s = strings.Join(strings.Fields(s), " "); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func newObservationsCmd(e *env) *cobra.Command {
+	var typ, status string
+	var minSessions int
+	c := &cobra.Command{
+		Use:     "observations",
+		Aliases: []string{"obs"},
+		Short:   "List extracted observations",
+		Long: `Lists the observations under observations/, one a line: id, type, sessions,
+importance, and the lesson, statement or title. Most important first within
+each type; an observation a person edited is marked "edited".
+
+` + exitCodesHelp,
+		Example: "  kb observations\n  kb observations --type correction --min-sessions 2\n  kb observations --status candidate --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if typ != "" && !slices.Contains(observations.AllTypes, typ) {
+				return usageError{fmt.Errorf("--type %q: want one of %s", typ, strings.Join(observations.AllTypes, ", "))}
+			}
+			k, err := e.open()
+			if err != nil {
+				return err
+			}
+			files, probs, err := k.LoadObservations(context.Background())
+			if err != nil {
+				return err
+			}
+			for _, p := range probs {
+				fmt.Fprintln(e.err, e.paint("yellow", p.String()))
+			}
+			out := []obsLine{}
+			for _, f := range files {
+				o := f.Obs
+				if (typ != "" && o.Type != typ) || (status != "" && o.Status != status) || o.Sessions < minSessions {
+					continue
+				}
+				out = append(out, obsLine{ID: o.ID, Type: o.Type, Status: o.Status, Sessions: o.Sessions, Importance: o.Importance,
+					Confidence: o.Confidence, Text: obsText(o), ActionTypes: o.ActionTypes, Path: f.Path, Edited: f.Edited})
+			}
+			order := func(t string) int {
+				if i := slices.Index(observations.AllTypes, t); i >= 0 {
+					return i
+				}
+				return len(observations.AllTypes)
+			}
+			sort.SliceStable(out, func(i, j int) bool {
+				a, b := out[i], out[j]
+				if order(a.Type) != order(b.Type) {
+					return order(a.Type) < order(b.Type)
+				}
+				if a.Importance != b.Importance {
+					return a.Importance > b.Importance
+				}
+				return a.ID < b.ID
+			})
+			if e.json {
+				return e.emit(out)
+			}
+			if len(out) == 0 {
+				e.printf("no observations (run 'kb extract' after 'kb import')\n")
+				return nil
+			}
+			for _, l := range out {
+				text := l.Text
+				if r := []rune(text); len(r) > 120 {
+					text = string(r[:119]) + "…"
+				}
+				e.printf("%s  %-15s %2d× %.2f  %s", e.paint("bold", l.ID), l.Type, l.Sessions, l.Importance, text)
+				if l.Edited {
+					e.printf(" %s", e.paint("dim", "(edited)"))
+				}
+				e.printf("\n")
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&typ, "type", "", "only this type ("+strings.Join(observations.AllTypes, ", ")+")")
+	f.StringVar(&status, "status", "", "only this status (candidate, promoted, superseded, rejected)")
+	f.IntVar(&minSessions, "min-sessions", 0, "only observations seen in at least N sessions")
+	c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(observations.AllTypes, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}
+
+// resolveObs turns an observation id, file name or unique id prefix into
+// the observation's id.
+func resolveObs(k *kb.KB, arg string) (string, error) {
+	files, _, err := k.LoadObservations(context.Background())
+	if err != nil {
+		return "", err
+	}
+	var matches []string
+	for _, f := range files {
+		name := strings.TrimSuffix(path.Base(f.Path), ".md")
+		if f.Obs.ID == arg || name == arg {
+			return f.Obs.ID, nil
+		}
+		if arg != "" && (strings.HasPrefix(f.Obs.ID, arg) || strings.HasPrefix(name, arg)) {
+			matches = append(matches, f.Obs.ID)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return "", fmt.Errorf("observation %q: %w", arg, kb.ErrNotFound)
+	case 1:
+		return matches[0], nil
+	}
+	sort.Strings(matches)
+	if len(matches) > 5 {
+		matches = append(matches[:5], "...")
+	}
+	return "", fmt.Errorf("observation %q: %w: %s", arg, kb.ErrAmbiguousID, strings.Join(matches, ", "))
+}
+
+func newForgetCmd(e *env) *cobra.Command {
+	var why string
+	c := &cobra.Command{
+		Use:   "forget ID|PREFIX",
+		Short: "Delete an observation and keep it from coming back",
+		Long: `Deletes the observation file and appends a tombstone to
+observations/tombstones.jsonl (kept in git), so that re-extraction never
+brings the observation, or a near-duplicate of it, back.
+
+` + exitCodesHelp,
+		Example: "  kb forget cor-1a2b3c4d5e --why 'one-off, not a rule'",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := e.open()
+			if err != nil {
+				return err
+			}
+			ctx := context.Background()
+			l, err := k.Lock(ctx)
+			if err != nil {
+				return err
+			}
+			defer l.Release()
+			id, err := resolveObs(k, args[0])
+			if err != nil {
+				return err
+			}
+			t, err := k.Forget(ctx, id, why)
+			if err != nil {
+				return err
+			}
+			if e.json {
+				return e.emit(t)
+			}
+			e.printf("forgot %s (%s); tombstone in %s\n", t.ID, t.Type, kb.TombstoneFile)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&why, "why", "", "reason, recorded in the tombstone")
+	return c
+}
+
+func newProvenanceCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "provenance ID|PREFIX",
+		Short: "Show the trace records an observation was extracted from",
+		Long: `Prints, for each source of the observation (session#from-to), the trace
+records in that range: who said or did what, in the session's own words.
+
+` + exitCodesHelp,
+		Example: "  kb provenance cor-1a2b3c4d5e\n  kb provenance cor-1a2b3c4d5e --json",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := e.open()
+			if err != nil {
+				return err
+			}
+			id, err := resolveObs(k, args[0])
+			if err != nil {
+				return err
+			}
+			p, err := k.Provenance(context.Background(), id)
+			if err != nil {
+				return err
+			}
+			if e.json {
+				return e.emit(p)
+			}
+			e.printProvenance(p)
+			return nil
+		},
+	}
+	return c
+}
+
+// printProvenance renders an observation's source records.
+func (e *env) printProvenance(p *kb.Provenance) {
+	e.printf("%s %s %s\n", e.paint("bold", p.ID), e.paint("dim", "["+p.Type+"]"), p.Path)
+	for _, s := range p.Sources {
+		e.printf("\n%s %s\n", e.paint("cyan", s.Ref), e.paint("dim", s.Path))
+		if s.Error != "" {
+			e.printf("  %s\n", e.paint("yellow", s.Error))
+			continue
+		}
+		for _, r := range s.Records {
+			who := r.Role + " " + r.Kind
+			if r.Tool != "" {
+				who += " " + r.Tool
+			}
+			text := strings.Join(strings.Fields(r.Text), " ")
+			if rs := []rune(text); len(rs) > 300 {
+				text = string(rs[:299]) + "…"
+			}
+			e.printf("  #%d %s: %s\n", r.Seq, e.paint("dim", who), text)
+		}
+	}
+}
