@@ -1179,3 +1179,15 @@ func mergeLLM(heur, extra []*observations.Observation) []*observations.Observati
 	}
 	return observations.Dedupe(out)
 }
+
+// ExtractPipeline is the SessionHook `kb watch` runs on sessions that went
+// quiet: it extracts every session not extracted since it last grew (the
+// quiet ones among them), then drains transcripts queued by the SessionEnd
+// hook.
+func ExtractPipeline(ctx context.Context, k *KB, sessions []string) error {
+	if _, err := k.Extract(ctx, ExtractOptions{}); err != nil {
+		return err
+	}
+	_, err := k.DrainQueue(ctx)
+	return err
+}

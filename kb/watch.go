@@ -35,6 +35,9 @@ type WatchOptions struct {
 	Sources []Source
 	// OnAction receives one WatchAction per thing done; default: k.Logf.
 	OnAction func(WatchAction)
+	// LearnEvery runs the `kb learn` tick on this schedule and after the
+	// pipeline ran on quiet sessions (0 = never; default watch.learn_every).
+	LearnEvery time.Duration
 }
 
 // WatchAction is one thing the watcher did, for its log.
@@ -79,6 +82,9 @@ func (k *KB) Watch(ctx context.Context, o WatchOptions) error {
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now
+	}
+	if o.LearnEvery == 0 {
+		o.LearnEvery = k.Config.Watch.LearnEvery.D()
 	}
 	if o.Sources == nil {
 		o.Sources = k.TraceSources(true, true, true)
@@ -135,8 +141,16 @@ func (k *KB) Watch(ctx context.Context, o WatchOptions) error {
 	}()
 	tick := time.NewTicker(o.Tick)
 	defer tick.Stop()
+	var learnC <-chan time.Time
+	if o.LearnEvery > 0 {
+		lt := time.NewTicker(o.LearnEvery)
+		defer lt.Stop()
+		learnC = lt.C
+	}
 	for {
 		select {
+		case <-learnC:
+			w.learn(ctx)
 		case <-ctx.Done():
 			cancel()
 			<-runErr
@@ -364,6 +378,26 @@ func (w *watcher) checkQuiet(ctx context.Context) {
 	}
 	w.saveState()
 	w.act(WatchAction{Action: "quiet", Sessions: quiet, Message: fmt.Sprintf("session %s quiet: pipeline ran", strings.Join(quiet, ", "))})
+	if w.o.LearnEvery > 0 {
+		w.learn(ctx)
+	}
+}
+
+// learn runs one `kb learn` tick and logs its result.
+func (w *watcher) learn(ctx context.Context) {
+	res, err := w.k.LearnTick(ctx)
+	if err != nil {
+		w.act(WatchAction{Action: "error", Message: "learn: " + err.Error()})
+		return
+	}
+	msg := "learn: " + res.Result
+	if res.Reason != "" {
+		msg += " (" + res.Reason + ")"
+	}
+	if n := len(res.Applied); n > 0 {
+		msg += fmt.Sprintf(", %d entr%s written", n, map[bool]string{true: "y", false: "ies"}[n == 1])
+	}
+	w.act(WatchAction{Action: "learn", Message: msg})
 }
 
 func (k *KB) loadWatchState() *watchState {

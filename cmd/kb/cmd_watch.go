@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,13 +15,9 @@ import (
 
 func init() { register(newWatchCmd) }
 
-// watchHook is the pipeline run on sessions that went quiet. The
-// extraction issue sets it (kb extract); until then quiet sessions are
-// only logged.
-var watchHook kb.SessionHook
-
 func newWatchCmd(e *env) *cobra.Command {
 	var once, noRedact bool
+	var learnEvery time.Duration
 	c := &cobra.Command{
 		Use:   "watch",
 		Short: "Import transcripts as agents write them; keep the index current",
@@ -29,7 +26,10 @@ traces.codex, traces.sources; directories agents have not created yet are
 picked up when they appear) and the KB layers. Growing transcripts are
 imported as they grow (redacted; checkpoints make this cheap and safe across
 restarts); edited notes are re-indexed; a session without new records for
-watch.quiet_after (default 10m) is handed to the pipeline. One log line per
+watch.quiet_after (default 10m) is handed to the pipeline: extraction of
+new observations, and transcripts queued by the SessionEnd hook. With
+--learn-every (or watch.learn_every) the 'kb learn' tick also runs on that
+schedule and after each pipeline run. One log line per
 action on stderr, or JSON lines on stdout with --json. Stops on Ctrl-C or
 SIGTERM.
 
@@ -37,7 +37,7 @@ SIGTERM.
 are already quiet, and exits: suitable for cron or a git hook.
 
 ` + exitCodesHelp,
-		Example: "  kb watch\n  kb watch --once --json",
+		Example: "  kb watch\n  kb watch --learn-every 1h\n  kb watch --once --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			k, err := e.open()
@@ -48,7 +48,7 @@ are already quiet, and exits: suitable for cron or a git hook.
 			defer stop()
 			enc := json.NewEncoder(e.out)
 			enc.SetEscapeHTML(false)
-			o := kb.WatchOptions{Once: once, NoRedact: noRedact, OnQuiet: watchHook,
+			o := kb.WatchOptions{Once: once, NoRedact: noRedact, OnQuiet: kb.ExtractPipeline, LearnEvery: learnEvery,
 				OnAction: func(a kb.WatchAction) {
 					if e.json {
 						enc.Encode(a)
@@ -67,5 +67,6 @@ are already quiet, and exits: suitable for cron or a git hook.
 	}
 	c.Flags().BoolVar(&once, "once", false, "import and re-index once, then exit")
 	c.Flags().BoolVar(&noRedact, "no-redact", false, "store secrets as they are")
+	c.Flags().DurationVar(&learnEvery, "learn-every", 0, "run the 'kb learn' tick this often and after sessions end (default watch.learn_every)")
 	return c
 }
