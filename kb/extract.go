@@ -298,12 +298,28 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 			o.Progress(i+1, len(selected))
 		}
 	}
-	if slices.Contains(types, observations.TypeProcedure) && len(sessions) > 1 {
-		ps := make([]*observations.Session, 0, len(sessions))
+	// Procedures recur across sessions, so once any session was extracted
+	// they are mined over every session of the KB, not only this run's:
+	// an incremental run on one new session still finds the workflow it
+	// shares with last week's.
+	if slices.Contains(types, observations.TypeProcedure) && len(sessions) > 0 {
+		ps := make([]*observations.Session, 0, len(all))
+		seen := map[string]bool{}
 		for _, sd := range sessions {
 			ps = append(ps, sd.sess)
+			seen[sd.info.ID] = true
 		}
-		cands = append(cands, observations.Procedures(ps, 2)...)
+		for _, info := range all {
+			if seen[info.ID] || ctx.Err() != nil {
+				continue
+			}
+			if sd, _, err := k.readSession(info); err == nil {
+				ps = append(ps, procedureView(sd.sess))
+			}
+		}
+		if len(ps) > 1 {
+			cands = append(cands, observations.Procedures(ps, 2)...)
+		}
 	}
 
 	if err := k.mergeObservations(ctx, cands, rep); err != nil {

@@ -922,3 +922,42 @@ func TestExtractRealTranscripts(t *testing.T) {
 	}
 	exSameSnapshot(t, before, exSnapshot(t, k))
 }
+
+// TestExtractProceduresIncremental: a workflow shared by two sessions is
+// found when the second session is extracted on its own, after the first
+// was extracted in an earlier run (the watcher's incremental case).
+func TestExtractProceduresIncremental(t *testing.T) {
+	k := newExtractKB(t)
+	dir := t.TempDir()
+	start := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	mk := func(sid string, day int) string {
+		c := exNewCC(sid, start.AddDate(0, 0, day)).user("release the service")
+		c.tool("Bash", map[string]any{"command": "make test"}, "ok")
+		c.tool("Bash", map[string]any{"command": "git tag v1.2.3"}, "")
+		c.tool("Bash", map[string]any{"command": "git push origin v1.2.3"}, "")
+		c.tool("Bash", map[string]any{"command": "make deploy ENV=staging"}, "deployed")
+		return c.write(t, dir)
+	}
+	st := &traces.Store{Root: k.Root}
+	if _, err := st.Import(mk("a1b2c3d4-0001", 0), traces.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	exExtract(t, k, ExtractOptions{})
+	if n := len(exOfType(exLoadObs(t, k), observations.TypeProcedure, "")); n != 0 {
+		t.Fatalf("one session: %d procedures, want 0", n)
+	}
+	if _, err := st.Import(mk("a1b2c3d4-0002", 7), traces.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rep := exExtract(t, k, ExtractOptions{})
+	if len(rep.Sessions) != 1 {
+		t.Fatalf("incremental run extracted %v, want only the new session", rep.Sessions)
+	}
+	procs := exOfType(exLoadObs(t, k), observations.TypeProcedure, "")
+	if len(procs) == 0 {
+		t.Fatal("the workflow shared with the earlier session was not found")
+	}
+	if procs[0].Obs.Sessions != 2 {
+		t.Fatalf("procedure seen in %d sessions, want 2", procs[0].Obs.Sessions)
+	}
+}
