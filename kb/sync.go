@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -68,12 +67,28 @@ func (x *Index) Close() error { return x.ix.Close() }
 // saying so), and only files whose mtime or size changed are re-parsed.
 // progress, if set, is called with (done, total) while files are indexed.
 func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*Index, SyncStats, error) {
+	// The stat walk and opening bleve are independent: overlap them, since
+	// every read command pays both.
+	type scanned struct {
+		files []fileInfo
+		err   error
+	}
+	ch := make(chan scanned, 1)
+	go func() {
+		f, err := k.scan()
+		ch <- scanned{f, err}
+	}()
 	ix, info, err := index.Open(filepath.Join(k.Root, IndexDir))
+	sc := <-ch
 	if err != nil {
 		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
 	}
 	x := &Index{ix: ix, k: k}
-	st, err := x.Sync(ctx, progress)
+	if sc.err != nil {
+		ix.Close()
+		return nil, SyncStats{}, sc.err
+	}
+	st, err := x.sync(ctx, sc.files, progress)
 	if info.Rebuilt && info.Reason != "missing" {
 		k.logf("index %s: rebuilt from the files", info.Reason)
 	}
@@ -102,57 +117,99 @@ type fileInfo struct {
 	stamp index.Stamp
 }
 
-// scan walks the layer directories and returns every indexable file.
+// scan walks the layer directories and returns every indexable file, sorted
+// by path. It runs before every query, so it is written for speed: each
+// directory is read with one getdents pass and its entries stat'ed, several
+// directories at a time, and relative paths are built by concatenation.
+// Hidden entries, symlinks and special files are never followed.
 func (k *KB) scan() ([]fileInfo, error) {
-	var files []fileInfo
-	for _, layer := range Layers {
-		dir := filepath.Join(k.Root, layer)
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil
-				}
-				if d != nil && d.IsDir() && p != dir {
-					return fs.SkipDir // unreadable directory: skip it, keep going
-				}
-				return nil
-			}
+	type dirJob struct{ abs, rel, layer string }
+	var (
+		mu      sync.Mutex
+		files   []fileInfo
+		pending sync.WaitGroup
+		jobs    = make(chan dirJob, 1024)
+	)
+	var enqueue func(j dirJob)
+	enqueue = func(j dirJob) {
+		pending.Add(1)
+		select {
+		case jobs <- j:
+		default:
+			// The queue is full: walk this directory on a new goroutine
+			// rather than block a worker on its own queue.
+			go func() { jobs <- j }()
+		}
+	}
+	work := func(j dirJob) {
+		defer pending.Done()
+		ents, err := os.ReadDir(j.abs)
+		if err != nil {
+			return // missing or unreadable directory: skip it, keep going
+		}
+		var local []fileInfo
+		for _, d := range ents {
 			name := d.Name()
+			if name == "" || name[0] == '.' {
+				continue
+			}
+			rel := j.rel + "/" + name
+			abs := j.abs + string(filepath.Separator) + name
 			if d.IsDir() {
-				if p != dir && strings.HasPrefix(name, ".") {
-					return fs.SkipDir
-				}
-				return nil
+				enqueue(dirJob{abs: abs, rel: rel, layer: j.layer})
+				continue
 			}
-			if strings.HasPrefix(name, ".") || !d.Type().IsRegular() {
-				return nil // symlinks and special files are never followed
+			if !d.Type().IsRegular() {
+				continue
 			}
-			ext := path.Ext(name)
-			if !(ext == ".md" || (layer == LayerTraces && ext == ".jsonl")) {
-				return nil
+			if !strings.HasSuffix(name, ".md") && !(j.layer == LayerTraces && strings.HasSuffix(name, ".jsonl")) {
+				continue
 			}
 			info, err := d.Info()
 			if err != nil {
-				return nil
+				continue
 			}
-			files = append(files, fileInfo{rel: k.Rel(p), abs: p, layer: layer,
+			local = append(local, fileInfo{rel: rel, abs: abs, layer: j.layer,
 				stamp: index.Stamp{Mtime: info.ModTime().UnixNano(), Size: info.Size()}})
-			return nil
-		})
-		if err != nil {
-			return nil, err
+		}
+		if len(local) > 0 {
+			mu.Lock()
+			files = append(files, local...)
+			mu.Unlock()
 		}
 	}
+	workers := 4
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				work(j)
+			}
+		}()
+	}
+	for _, layer := range Layers {
+		enqueue(dirJob{abs: filepath.Join(k.Root, layer), rel: layer, layer: layer})
+	}
+	pending.Wait()
+	close(jobs)
+	wg.Wait()
+	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	return files, nil
 }
 
 // Sync applies the changes between the files and the index.
 func (x *Index) Sync(ctx context.Context, progress func(done, total int)) (SyncStats, error) {
-	var st SyncStats
 	files, err := x.k.scan()
 	if err != nil {
-		return st, err
+		return SyncStats{}, err
 	}
+	return x.sync(ctx, files, progress)
+}
+
+func (x *Index) sync(ctx context.Context, files []fileInfo, progress func(done, total int)) (SyncStats, error) {
+	var st SyncStats
 	st.Scanned = len(files)
 	stamps := x.ix.Stamps()
 	seen := make(map[string]bool, len(files))
@@ -179,71 +236,73 @@ func (x *Index) Sync(ctx context.Context, progress func(done, total int)) (SyncS
 	if len(todo) == 0 && len(changes) == 0 {
 		return st, nil
 	}
-	// Parse in parallel, apply in batches in file order.
-	type result struct {
-		change   index.Change
+	// Removals first, then the changed files in chunks: a chunk is parsed
+	// in parallel while the previous one is applied, so parsing overlaps
+	// with bleve's work and memory stays bounded by a few chunks however
+	// many files changed.
+	if len(changes) > 0 {
+		if err := x.ix.Apply(changes); err != nil {
+			return st, fmt.Errorf("update index: %w", err)
+		}
+	}
+	type chunk struct {
+		changes  []index.Change
 		problems []Problem
 	}
-	results := make([]result, len(todo))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	workers := max(1, runtime.GOMAXPROCS(0))
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f := todo[i]
-				docs, probs := x.k.loadFile(f)
-				results[i] = result{change: index.Change{Path: f.rel, Stamp: f.stamp, Docs: docs}, problems: probs}
-			}
-		}()
-	}
-	const batch = 2000
-	done := 0
-	flush := func() error {
-		if len(changes) == 0 {
-			return nil
-		}
-		if err := x.ix.Apply(changes); err != nil {
-			return fmt.Errorf("update index: %w", err)
-		}
-		changes = changes[:0]
-		return nil
-	}
+	const chunkSize = 1000
+	chunks := make(chan chunk, 1)
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	go func() {
-		defer close(next)
-		for i := range todo {
+		defer close(chunks)
+		workers := max(1, runtime.GOMAXPROCS(0))
+		for lo := 0; lo < len(todo); lo += chunkSize {
+			part := todo[lo:min(lo+chunkSize, len(todo))]
+			c := chunk{changes: make([]index.Change, len(part))}
+			probs := make([][]Problem, len(part))
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := w; i < len(part); i += workers {
+						f := part[i]
+						docs, p := x.k.loadFile(f)
+						c.changes[i] = index.Change{Path: f.rel, Stamp: f.stamp, Docs: docs}
+						probs[i] = p
+					}
+				}()
+			}
+			wg.Wait()
+			for _, p := range probs {
+				c.problems = append(c.problems, p...)
+			}
 			select {
-			case next <- i:
-			case <-ctx.Done():
+			case chunks <- c:
+			case <-pctx.Done():
 				return
 			}
 		}
 	}()
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return st, err
-	}
-	for _, r := range results {
-		changes = append(changes, r.change)
-		st.Docs += len(r.change.Docs)
-		st.Problems = append(st.Problems, r.problems...)
-		done++
-		if len(changes) >= batch {
-			if err := flush(); err != nil {
-				return st, err
-			}
-			if progress != nil {
-				progress(done, len(todo))
-			}
+	done := 0
+	for c := range chunks {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		if err := x.ix.Apply(c.changes); err != nil {
+			return st, fmt.Errorf("update index: %w", err)
+		}
+		for _, ch := range c.changes {
+			st.Docs += len(ch.Docs)
+		}
+		st.Problems = append(st.Problems, c.problems...)
+		done += len(c.changes)
+		if progress != nil {
+			progress(done, len(todo))
 		}
 	}
-	if err := flush(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return st, err
-	}
-	if progress != nil {
-		progress(len(todo), len(todo))
 	}
 	return st, nil
 }

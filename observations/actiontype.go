@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Action is something an agent did or is about to do, in any subset of its
@@ -112,18 +113,19 @@ func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
 	return t, nil
 }
 
-var defaultTaxonomy *Taxonomy
-
-func init() {
+// defaultTaxonomy compiles the built-in rules on first use, not at program
+// start: every kb process pays package initialization, and most (search,
+// show, version) never classify anything.
+var defaultTaxonomy = sync.OnceValue(func() *Taxonomy {
 	t, err := NewTaxonomy(nil)
 	if err != nil {
 		panic(err) // the built-in table is a compile-time constant; tests cover it
 	}
-	defaultTaxonomy = t
-}
+	return t
+})
 
 // Default returns the taxonomy of built-in rules.
-func Default() *Taxonomy { return defaultTaxonomy }
+func Default() *Taxonomy { return defaultTaxonomy() }
 
 func (t *Taxonomy) add(r Rule) error {
 	if !typeRE.MatchString(r.Type) {
@@ -301,14 +303,14 @@ func (t *Taxonomy) sorted(h hits) []string {
 }
 
 // Classify returns every action type of a, most specific first, deduplicated.
-func Classify(a Action) []string { return defaultTaxonomy.Classify(a) }
+func Classify(a Action) []string { return defaultTaxonomy().Classify(a) }
 
 // ClassifyText classifies a free-text description of an action.
-func ClassifyText(s string) []string { return defaultTaxonomy.ClassifyText(s) }
+func ClassifyText(s string) []string { return defaultTaxonomy().ClassifyText(s) }
 
 // ClassifyCall classifies an agent tool call by tool name and JSON input.
 func ClassifyCall(tool string, input json.RawMessage) []string {
-	return defaultTaxonomy.ClassifyCall(tool, input)
+	return defaultTaxonomy().ClassifyCall(tool, input)
 }
 
 // Classify returns every action type of a, most specific first, deduplicated.

@@ -29,7 +29,7 @@ type Extractor interface {
 // Procedures are mined across sessions by Procedures, not here.
 func Extractors(tax *Taxonomy, types []string) []Extractor {
 	if tax == nil {
-		tax = defaultTaxonomy
+		tax = defaultTaxonomy()
 	}
 	all := []Extractor{
 		&correctionExtractor{tax}, &preferenceExtractor{tax}, &decisionExtractor{tax},
