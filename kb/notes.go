@@ -52,9 +52,9 @@ type SearchResult struct {
 // Search runs a query against the index. Bleve query syntax applies:
 // field:value, "phrases", +must, -mustnot.
 func (x *Index) Search(o SearchOptions) (*SearchResult, error) {
-	layers := o.Layers
+	layers, exclude := o.Layers, []string(nil)
 	if len(layers) == 0 {
-		layers = []string{LayerObservations, LayerEpisodes, LayerLibrary}
+		exclude = []string{LayerTraces} // traces only on request (ADR 0003)
 	} else if len(layers) == 1 && layers[0] == "all" {
 		layers = nil
 	}
@@ -62,7 +62,7 @@ func (x *Index) Search(o SearchOptions) (*SearchResult, error) {
 	if limit <= 0 {
 		limit = 10
 	}
-	res, err := x.ix.Search(index.Query{Text: o.Query, Layers: layers, Types: o.Types, Tags: o.Tags,
+	res, err := x.ix.Search(index.Query{Text: o.Query, Layers: layers, ExcludeLayers: exclude, Types: o.Types, Tags: o.Tags,
 		Limit: limit, Highlight: true, Fields: []string{"noteid"}})
 	if err != nil {
 		var qe *index.QueryError

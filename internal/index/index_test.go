@@ -171,6 +171,8 @@ func TestFilters(t *testing.T) {
 	wantIDs(t, ix, Query{Types: []string{"adr", "howto"}, Tags: []string{"ops"}}, "howto-deploy")
 	wantIDs(t, ix, Query{Statuses: []string{"open", "active"}, Layers: []string{"observations"}}, "c1")
 	wantIDs(t, ix, Query{Tags: []string{"nope"}})
+	wantIDs(t, ix, Query{Text: "migration", ExcludeLayers: []string{"traces"}}, "c1", "adr-0001")
+	wantIDs(t, ix, Query{Text: "migration", Layers: []string{"library", "traces"}, ExcludeLayers: []string{"library"}}, "s1#1")
 	// Filters do not change scores.
 	a, _ := ix.Search(Query{Text: "migration"})
 	b, _ := ix.Search(Query{Text: "migration", Layers: []string{"library", "observations", "traces"}})

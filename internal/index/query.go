@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
@@ -31,9 +32,12 @@ import (
 type Query struct {
 	Text                          string // empty matches every doc
 	Layers, Types, Tags, Statuses []string
-	Limit, Offset                 int // Limit 0 means 10
-	Highlight                     bool
-	Fields                        []string // extra stored fields for Hit.Fields
+	// ExcludeLayers drops docs of these layers. Cheaper than listing every
+	// other layer in Layers: a must-not clause on one term.
+	ExcludeLayers []string
+	Limit, Offset int // Limit 0 means 10
+	Highlight     bool
+	Fields        []string // extra stored fields for Hit.Fields
 }
 
 // Hit is one search result.
@@ -197,12 +201,23 @@ func (ix *Index) buildQuery(q Query) (query.Query, map[string]bool, error) {
 		}
 		filters = append(filters, bleve.NewDisjunctionQuery(any...))
 	}
-	if len(filters) == 0 {
+	var not []query.Query
+	for _, v := range q.ExcludeLayers {
+		tq := bleve.NewTermQuery(v)
+		tq.SetField(fLayer)
+		not = append(not, tq)
+	}
+	if len(filters) == 0 && len(not) == 0 {
 		return main, terms, nil
 	}
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(main)
-	bq.AddFilter(bleve.NewConjunctionQuery(filters...))
+	if len(filters) > 0 {
+		bq.AddFilter(bleve.NewConjunctionQuery(filters...))
+	}
+	if len(not) > 0 {
+		bq.AddMustNot(not...)
+	}
 	return bq, terms, nil
 }
 
@@ -413,11 +428,26 @@ func snippet(an analysis.Analyzer, body string, terms map[string]bool) string {
 	}
 	var ms []match
 	if len(terms) > 0 {
-		for _, t := range an.Analyze([]byte(src)) {
-			if terms[string(t.Term)] {
-				ms = append(ms, match{t.Start, t.End, string(t.Term)})
-			}
+		// Analyzing the whole body was most of a query's CPU. Stems share
+		// their first bytes with the words they come from, so only words
+		// whose lower-cased head matches a query term's head are analyzed,
+		// one at a time.
+		heads := map[string]bool{}
+		for t := range terms {
+			heads[head(t)] = true
 		}
+		forEachWord(src, func(start, end int) {
+			w := strings.ToLower(src[start:end])
+			if !heads[head(w)] {
+				return
+			}
+			for _, t := range an.Analyze([]byte(w)) {
+				if terms[string(t.Term)] {
+					ms = append(ms, match{start, end, string(t.Term)})
+					return
+				}
+			}
+		})
 	}
 	if len(ms) == 0 {
 		return excerpt(body, 0, snippetWindow, nil)
@@ -529,4 +559,31 @@ func (ix *Index) normalize(field string, v any) any {
 		return out
 	}
 	return v
+}
+
+// head is the first three bytes of a word, its bucket for snippet matching.
+func head(w string) string {
+	if len(w) > 3 {
+		return w[:3]
+	}
+	return w
+}
+
+// forEachWord calls fn with the byte range of every run of letters, digits
+// and apostrophes in s.
+func forEachWord(s string, fn func(start, end int)) {
+	start := -1
+	for i, r := range s {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\''
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			fn(start, i)
+			start = -1
+		}
+	}
+	if start >= 0 {
+		fn(start, len(s))
+	}
 }
