@@ -1,0 +1,286 @@
+package kb
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kbmem/kb/episodes"
+	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/observations"
+	"github.com/kbmem/kb/traces"
+)
+
+// EpisodesReport says what `kb episodes build` did.
+type EpisodesReport struct {
+	Sessions  int       `json:"sessions"`
+	Episodes  int       `json:"episodes"`
+	Written   []string  `json:"written"`           // created or changed
+	Unchanged int       `json:"unchanged"`         //
+	Kept      []string  `json:"kept,omitempty"`    // edited by a person: left alone
+	Removed   []string  `json:"removed,omitempty"` // kb-written episodes whose sessions regrouped
+	Problems  []Problem `json:"problems,omitempty"`
+}
+
+// EpisodeFile is an episode as stored in episodes/<id>.md.
+type EpisodeFile struct {
+	Episode *episodes.Episode `json:"episode"`
+	Path    string            `json:"path"`
+	Edited  bool              `json:"edited"`
+	Body    string            `json:"-"`
+}
+
+func episodePath(id string) string { return path.Join(LayerEpisodes, doc.Slug(id)+".md") }
+
+// LoadEpisodes reads every episode file; files that fail to parse are
+// reported and skipped.
+func (k *KB) LoadEpisodes(ctx context.Context) ([]*EpisodeFile, []Problem, error) {
+	dir := filepath.Join(k.Root, LayerEpisodes)
+	var out []*EpisodeFile
+	var probs []Problem
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || path.Ext(d.Name()) != ".md" || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel := k.Rel(p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			probs = append(probs, Problem{Path: rel, Msg: err.Error(), Rule: "unreadable"})
+			return nil
+		}
+		e, err := episodes.Parse(rel, b)
+		if err != nil {
+			var pe *episodes.ParseError
+			line := 0
+			if errors.As(err, &pe) {
+				line = pe.Line
+			}
+			probs = append(probs, Problem{Path: rel, Line: line, Msg: err.Error(), Rule: "episode"})
+			return nil
+		}
+		body := ""
+		if d, err := doc.Parse(rel, b); err == nil {
+			body = d.Body
+		}
+		out = append(out, &EpisodeFile{Episode: e, Path: rel, Edited: episodes.Edited(b), Body: body})
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Episode.Scope.From, out[j].Episode.Scope.From
+		if !a.Equal(b) {
+			return a.After(b)
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out, probs, err
+}
+
+// BuildEpisodes groups every session into episodes and writes them. It is
+// idempotent, never overwrites or removes an episode a person edited, and
+// skips a new episode that shares sessions with an edited one.
+func (k *KB) BuildEpisodes(ctx context.Context) (*EpisodesReport, error) {
+	l, err := k.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	rep := &EpisodesReport{Written: []string{}}
+	st := &traces.Store{Root: k.Root}
+	infos, err := st.Sessions()
+	if err != nil {
+		return nil, fmt.Errorf("episodes: %w", err)
+	}
+	sums := make([]episodes.SessionSummary, 0, len(infos))
+	for _, info := range infos {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		recs, probs, err := readSessionFile(k.Root, info.Path)
+		rep.Problems = append(rep.Problems, probs...)
+		if err != nil {
+			rep.Problems = append(rep.Problems, Problem{Path: info.Path, Msg: err.Error(), Rule: "trace"})
+			continue
+		}
+		sums = append(sums, episodes.Summarize(info.ID, recs))
+	}
+	rep.Sessions = len(sums)
+	files, probs, err := k.LoadObservations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep.Problems = append(rep.Problems, probs...)
+	obs := make([]*observations.Observation, 0, len(files))
+	for _, f := range files {
+		obs = append(obs, f.Obs)
+	}
+	eps := episodes.Group(sums, obs, episodes.Options{Notes: k.notesByObservation()})
+	rep.Episodes = len(eps)
+	existing, eprobs, err := k.LoadEpisodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep.Problems = append(rep.Problems, eprobs...)
+	edited := map[string]bool{} // sessions covered by a person's episode
+	byPath := map[string]*EpisodeFile{}
+	for _, f := range existing {
+		byPath[f.Path] = f
+		if f.Edited {
+			rep.Kept = append(rep.Kept, f.Path)
+			for _, s := range f.Episode.Scope.Sessions {
+				edited[s] = true
+			}
+		}
+	}
+	live := map[string]bool{}
+	for i := range eps {
+		e := &eps[i]
+		rel := episodePath(e.ID)
+		if f := byPath[rel]; f != nil && f.Edited {
+			live[rel] = true
+			continue
+		}
+		clash := false
+		for _, s := range e.Scope.Sessions {
+			clash = clash || edited[s]
+		}
+		if clash {
+			continue
+		}
+		live[rel] = true
+		b, err := episodes.Render(e)
+		if err != nil {
+			return nil, err
+		}
+		abs, err := k.Path(rel)
+		if err != nil {
+			return nil, err
+		}
+		if old, err := os.ReadFile(abs); err == nil && string(old) == string(b) {
+			rep.Unchanged++
+			continue
+		}
+		if err := fsx.WriteFile(abs, b, 0o644); err != nil {
+			return nil, fmt.Errorf("episodes: %w", err)
+		}
+		rep.Written = append(rep.Written, rel)
+	}
+	for _, f := range existing {
+		if live[f.Path] || f.Edited {
+			continue
+		}
+		abs, err := k.Path(f.Path)
+		if err != nil {
+			continue
+		}
+		if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("episodes: %w", err)
+		}
+		rep.Removed = append(rep.Removed, f.Path)
+	}
+	return rep, nil
+}
+
+// notesByObservation maps observation ids to the library notes derived
+// from them.
+func (k *KB) notesByObservation() map[string][]string {
+	out := map[string][]string{}
+	dir := filepath.Join(k.Root, LayerLibrary)
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(d.Name()) != ".md" {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		dd, err := doc.Parse(k.Rel(p), b)
+		if err != nil {
+			return nil
+		}
+		for _, id := range dd.Relations["derived_from"] {
+			out[id] = append(out[id], NoteID(dd))
+		}
+		return nil
+	})
+	return out
+}
+
+// ShowEpisode finds an episode by id or unique id prefix.
+func (k *KB) ShowEpisode(ctx context.Context, id string) (*EpisodeFile, error) {
+	all, _, err := k.LoadEpisodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var matches []*EpisodeFile
+	for _, f := range all {
+		if f.Episode.ID == id {
+			return f, nil
+		}
+		if id != "" && strings.HasPrefix(f.Episode.ID, id) {
+			matches = append(matches, f)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return nil, fmt.Errorf("episode %q: %w", id, ErrNotFound)
+	case 1:
+		return matches[0], nil
+	}
+	return nil, fmt.Errorf("episode %q matches %d: %w", id, len(matches), ErrAmbiguousID)
+}
+
+// readSessionFile reads a session file by its path (Store.Read looks the
+// session up by id first, which lists every session: quadratic over a
+// whole build). Malformed lines are reported and skipped.
+func readSessionFile(root, rel string) ([]traces.Record, []Problem, error) {
+	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	var recs []traces.Record
+	var probs []Problem
+	rd := bufio.NewReaderSize(f, 1<<16)
+	for line := 1; ; line++ {
+		b, err := rd.ReadBytes('\n')
+		if len(bytes.TrimSpace(b)) > 0 && (err == nil || errors.Is(err, io.EOF)) {
+			var r traces.Record
+			if jerr := json.Unmarshal(b, &r); jerr != nil {
+				if err == nil { // a torn last line is not a problem
+					probs = append(probs, Problem{Path: rel, Line: line, Msg: "malformed record", Rule: "trace"})
+				}
+			} else {
+				recs = append(recs, r)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return recs, probs, nil
+		}
+		if err != nil {
+			return recs, probs, err
+		}
+	}
+}

@@ -1,0 +1,784 @@
+package kb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/gitx"
+	"github.com/kbmem/kb/library"
+	"github.com/kbmem/kb/observations"
+)
+
+// Promotion I/O: candidates that earned graduation become library notes
+// (and skills, and AGENTS.md routing lines) proposed as a commit on a
+// review branch, never written behind the user's back. The pure rules are
+// in library/promote.go.
+
+// Commit trailers that let later runs find what a promotion branch holds.
+const (
+	trailerPromoted = "Kb-Promoted:"
+	trailerNotes    = "Kb-Notes:"
+)
+
+// ErrNotGit is returned by a branch promotion outside a git work tree.
+var ErrNotGit = errors.New("not inside a git work tree")
+
+// PromoteOptions choose how `kb promote` delivers.
+type PromoteOptions struct {
+	DryRun bool      // show what would graduate and the diff; write nothing
+	Apply  bool      // write into the work tree instead of committing to a branch
+	Now    time.Time // clock; zero = time.Now
+}
+
+// PromoteFile is one file a promotion adds or changes.
+type PromoteFile struct {
+	Path   string `json:"path"`   // slash path relative to the project root
+	Action string `json:"action"` // add | modify
+	old    []byte
+	new    []byte
+}
+
+// PromoteResult reports a promotion.
+type PromoteResult struct {
+	Graduations []library.Graduation `json:"graduations"`
+	Files       []PromoteFile        `json:"files"`
+	Diff        string               `json:"diff"`
+	Branch      string               `json:"branch,omitempty"`
+	Commit      string               `json:"commit,omitempty"`
+	Applied     bool                 `json:"applied,omitempty"`
+	DryRun      bool                 `json:"dry_run,omitempty"`
+	// Pending are candidates already proposed on an unmerged promotion
+	// branch; they are not proposed twice.
+	Pending []string `json:"pending,omitempty"`
+}
+
+// Rules returns the graduation rules of kb.yaml.
+func (k *KB) Rules() library.Rules {
+	p := k.Config.Promote
+	return library.Rules{CorrectionMinSessions: p.CorrectionMinSessions, PreferenceMinDecisions: p.PreferenceMinDecisions,
+		PreferenceMinSessions: p.PreferenceMinSessions, PreferenceMinConsistency: p.PreferenceMinConsistency,
+		ProcedureMinSessions: p.ProcedureMinSessions, DecisionMinImportance: p.DecisionMinImportance,
+		DiscoveryMinReferences: p.DiscoveryMinReferences, PatternMinCluster: p.PatternMinCluster}
+}
+
+func (k *KB) branchPrefix() string {
+	if p := k.Config.Promote.BranchPrefix; p != "" {
+		return p
+	}
+	return "kb/promote-"
+}
+
+// kbPrefix is the KB root relative to the project root ("" when they are
+// the same), slash-separated.
+func (k *KB) kbPrefix() string {
+	r, err := filepath.Rel(k.ProjectRoot, k.Root)
+	if err != nil || r == "." {
+		return ""
+	}
+	return filepath.ToSlash(r)
+}
+
+// projectPath maps a KB-relative path to a project-relative one.
+func (k *KB) projectPath(rel string) string { return path.Join(k.kbPrefix(), rel) }
+
+// Promote finds the candidates that earned graduation and proposes them:
+// by default as one commit on a new branch <prefix><date>-<n> built from
+// HEAD (work tree, index and HEAD untouched), with --apply in the work
+// tree, with --dry-run nowhere.
+func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, error) {
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if !o.DryRun {
+		l, err := k.Lock(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer l.Release()
+	}
+	var repo *gitx.Repo
+	if r, err := gitx.Open(k.ProjectRoot); err == nil && r.Root() != "" {
+		repo = r
+	} else if !o.DryRun && !o.Apply {
+		return nil, fmt.Errorf("promote: %s is %w; use --apply to write into the files, or --dry-run", k.ProjectRoot, ErrNotGit)
+	}
+	files, _, err := k.LoadObservations(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("promote: %w", err)
+	}
+	res := &PromoteResult{DryRun: o.DryRun, Graduations: []library.Graduation{}, Files: []PromoteFile{}}
+	q := k.queue(repo, files)
+	res.Pending = q.pending
+	obs, notes := q.obs, q.notes
+	byID := map[string]*ObsFile{}
+	for _, f := range files {
+		byID[f.Obs.ID] = f
+	}
+	grads := library.PlanPromotions(library.PlanInput{
+		Observations: obs, Rules: k.Rules(), Now: now, NoteIDs: notes.ids,
+		Taken: func(rel string) bool {
+			if notes.paths[rel] {
+				return true
+			}
+			_, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(rel)))
+			return err == nil
+		},
+	})
+	if grads != nil {
+		res.Graduations = grads
+	}
+	if len(grads) == 0 {
+		return res, nil
+	}
+	useWorkTree := o.Apply || repo == nil
+	var head *object.Tree
+	if !useWorkTree {
+		head = headTree(repo)
+	}
+	base := func(p string) []byte {
+		if useWorkTree {
+			b, err := os.ReadFile(filepath.Join(k.ProjectRoot, filepath.FromSlash(p)))
+			if err != nil {
+				return nil
+			}
+			return b
+		}
+		if head == nil {
+			return nil // unborn HEAD: every file is new
+		}
+		f, err := head.File(p)
+		if err != nil {
+			return nil
+		}
+		c, err := f.Contents()
+		if err != nil {
+			return nil
+		}
+		return []byte(c)
+	}
+	addFile := func(p string, content []byte, keep bool) {
+		old := base(p)
+		if old != nil && (keep || bytes.Equal(old, content)) {
+			return // never overwrite a note or skill a person may have edited
+		}
+		act := "add"
+		if old != nil {
+			act = "modify"
+		}
+		res.Files = append(res.Files, PromoteFile{Path: p, Action: act, old: old, new: content})
+	}
+	promotedObs := map[string]bool{}
+	var entries []library.RoutingEntry
+	for _, e := range notes.entries {
+		entries = append(entries, e)
+	}
+	for _, g := range grads {
+		addFile(k.projectPath(g.Path), g.Content, true)
+		if g.Skill != nil {
+			addFile(g.Skill.Path, g.Skill.Content, true)
+		}
+		for _, id := range g.Observations {
+			promotedObs[id] = true
+		}
+		entries = append(entries, library.RoutingEntry{Text: g.Routing, Kind: g.Kind, Path: k.projectPath(g.Path)})
+	}
+	ids := make([]string, 0, len(promotedObs))
+	for id := range promotedObs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		f := byID[id]
+		if f == nil {
+			continue
+		}
+		content, err := setStatus(f.raw, observations.StatusPromoted)
+		if err != nil {
+			return nil, fmt.Errorf("promote: %s: %w", f.Path, err)
+		}
+		p := k.projectPath(f.Path)
+		old := base(p)
+		if useWorkTree {
+			old = f.raw
+		} else if old == nil {
+			// Not tracked at HEAD: committing it would make the merge
+			// collide with the untracked file; kb promote sync records the
+			// status once the branch lands.
+			continue
+		}
+		if !bytes.Equal(old, content) {
+			act := "add"
+			if old != nil {
+				act = "modify"
+			}
+			res.Files = append(res.Files, PromoteFile{Path: p, Action: act, old: old, new: content})
+		}
+	}
+	block := library.CompileBlock(entries)
+	for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
+		old := base(name)
+		if old == nil && name == "CLAUDE.md" {
+			continue // only when the project has one
+		}
+		content, err := library.UpsertBlock(old, block)
+		if err != nil {
+			return nil, fmt.Errorf("promote: %s: %w", name, err)
+		}
+		addFile(name, content, false)
+	}
+	var diff strings.Builder
+	for _, f := range res.Files {
+		diff.WriteString(gitx.UnifiedDiff(f.Path, f.old, f.new))
+	}
+	res.Diff = diff.String()
+	switch {
+	case o.DryRun:
+		return res, nil
+	case useWorkTree:
+		if err := k.applyPromotion(res, byID, ids); err != nil {
+			return nil, err
+		}
+		res.Applied = true
+		return res, nil
+	}
+	changes := make([]gitx.FileChange, 0, len(res.Files))
+	var notePaths []string
+	for _, f := range res.Files {
+		changes = append(changes, gitx.FileChange{Path: f.Path, Content: f.new})
+	}
+	for _, g := range grads {
+		notePaths = append(notePaths, k.projectPath(g.Path))
+	}
+	prefix := k.branchPrefix() + now.Format("2006-01-02") + "-"
+	for n := 1; ; n++ {
+		name := fmt.Sprintf("%s%d", prefix, n)
+		if repo.BranchExists(name) {
+			continue
+		}
+		hash, err := repo.CommitToBranch(name, commitMessage(grads, ids, notePaths), gitx.DefaultSignature(repo), changes)
+		if errors.Is(err, gitx.ErrBranchExists) {
+			continue // another process took the name meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("promote: %w", err)
+		}
+		res.Branch, res.Commit = name, hash
+		break
+	}
+	return res, nil
+}
+
+// promoteQueue is what a promotion considers.
+type promoteQueue struct {
+	obs      []*observations.Observation // everything but the candidates already proposed
+	pending  []string                    // candidates on an open promotion branch
+	branches []string                    // open promotion branches
+	notes    promotedNoteSet
+}
+
+// queue drops the candidates already proposed: those on an open promotion
+// branch (pending review), on a merged one, or derived into a promoted
+// note the library holds (kb promote sync records their status when their
+// files were not tracked).
+func (k *KB) queue(repo *gitx.Repo, files []*ObsFile) promoteQueue {
+	q := promoteQueue{pending: []string{}, branches: []string{}}
+	pending, handled := map[string]bool{}, map[string]bool{}
+	if repo != nil {
+		for _, b := range k.promotionBranches(repo) {
+			if !b.landed {
+				q.branches = append(q.branches, b.name)
+			}
+			for _, id := range b.promoted {
+				if b.landed {
+					handled[id] = true
+				} else {
+					pending[id] = true
+				}
+			}
+		}
+	}
+	q.notes = k.promotedNotes()
+	for id := range q.notes.derived {
+		handled[id] = true
+	}
+	for _, f := range files {
+		switch {
+		case library.IsCandidate(f.Obs) && pending[f.Obs.ID]:
+			q.pending = append(q.pending, f.Obs.ID)
+		case library.IsCandidate(f.Obs) && handled[f.Obs.ID]:
+		default:
+			q.obs = append(q.obs, f.Obs)
+		}
+	}
+	return q
+}
+
+func commitMessage(grads []library.Graduation, ids, notePaths []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kb promote: %d graduation(s) for review\n\n", len(grads))
+	for _, g := range grads {
+		fmt.Fprintf(&b, "- %s %s: %s\n  %s\n", g.Kind, g.ID, g.Title, g.Why)
+	}
+	b.WriteString("\nDelete a note in review to reject it; 'kb promote sync' records that.\n\n")
+	fmt.Fprintf(&b, "%s %s\n%s %s\n", trailerPromoted, strings.Join(ids, " "), trailerNotes, strings.Join(notePaths, " "))
+	return b.String()
+}
+
+// applyPromotion writes a promotion into the work tree. The caller holds
+// the lock.
+func (k *KB) applyPromotion(res *PromoteResult, byID map[string]*ObsFile, ids []string) error {
+	obsPaths := map[string]bool{}
+	for _, id := range ids {
+		if f := byID[id]; f != nil {
+			obsPaths[k.projectPath(f.Path)] = true
+		}
+	}
+	for _, f := range res.Files {
+		if obsPaths[f.Path] {
+			continue
+		}
+		abs, err := fsx.Within(k.ProjectRoot, filepath.FromSlash(f.Path))
+		if err != nil {
+			return fmt.Errorf("promote: %w", err)
+		}
+		if err := fsx.WriteFile(abs, f.new, 0o644); err != nil {
+			return fmt.Errorf("promote: %w", err)
+		}
+	}
+	for _, id := range ids {
+		f := byID[id]
+		if f == nil {
+			continue
+		}
+		o := *f.Obs
+		o.Status = observations.StatusPromoted
+		if _, _, err := k.SaveObservation(&o, f); err != nil {
+			return fmt.Errorf("promote: %w", err)
+		}
+	}
+	return nil
+}
+
+// setStatus sets the status key of a document. The common case, a plain
+// "status: word" line in the frontmatter kb wrote, is replaced in place (a
+// full surgical update re-parses and verifies the YAML, which dominates a
+// large promotion); anything else goes through doc.Update.
+func setStatus(src []byte, status string) ([]byte, error) {
+	if bytes.HasPrefix(src, []byte("---\n")) {
+		end := bytes.Index(src[4:], []byte("\n---\n"))
+		if end >= 0 {
+			fm := src[:4+end+1]
+			i := bytes.Index(fm, []byte("\nstatus: "))
+			if i >= 0 && bytes.Count(fm, []byte("\nstatus:")) == 1 {
+				j := bytes.IndexByte(fm[i+1:], '\n') + i + 1
+				val := string(fm[i+len("\nstatus: ") : j])
+				if isWord(val) {
+					out := make([]byte, 0, len(src)+len(status))
+					out = append(out, src[:i+len("\nstatus: ")]...)
+					out = append(out, status...)
+					return append(out, src[j:]...), nil
+				}
+			}
+		}
+	}
+	return doc.Update(src, map[string]any{"status": status}, nil)
+}
+
+func isWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// headTree returns the tree of HEAD's commit, nil for an unborn HEAD.
+func headTree(repo *gitx.Repo) *object.Tree {
+	g := repo.Git()
+	ref, err := g.Reference(plumbing.HEAD, true)
+	if err != nil {
+		return nil
+	}
+	c, err := g.CommitObject(ref.Hash())
+	if err != nil {
+		return nil
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+// promotedNoteSet is what the library already holds.
+type promotedNoteSet struct {
+	ids     []string
+	paths   map[string]bool // KB-relative
+	entries []library.RoutingEntry
+	derived map[string]bool // observation ids promoted notes derive from
+}
+
+// promotedNotes scans library/ for note ids (ADR numbering, unique paths)
+// and the routing lines of notes kb promoted earlier.
+func (k *KB) promotedNotes() promotedNoteSet {
+	s := promotedNoteSet{paths: map[string]bool{}, derived: map[string]bool{}}
+	dir := filepath.Join(k.Root, LayerLibrary)
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(d.Name()) != ".md" {
+			return nil
+		}
+		rel := k.Rel(p)
+		s.paths[rel] = true
+		s.ids = append(s.ids, strings.TrimSuffix(d.Name(), ".md"))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		dd, err := doc.Parse(rel, b)
+		if err != nil {
+			return nil
+		}
+		if dd.ID != "" {
+			s.ids = append(s.ids, dd.ID)
+		}
+		if by, _ := dd.Fields["promoted_by"].(string); by != "" {
+			for _, id := range dd.Relations["derived_from"] {
+				s.derived[id] = true
+			}
+			if r, _ := dd.Fields["routing"].(string); r != "" {
+				s.entries = append(s.entries, library.RoutingEntry{Text: r, Kind: dd.Type, Path: k.projectPath(rel)})
+			}
+		}
+		return nil
+	})
+	return s
+}
+
+// promotionBranch is a kb/promote-* branch and what its commit proposed.
+type promotionBranch struct {
+	name     string
+	tip      *object.Commit
+	promoted []string // observation ids
+	notes    []string // project-relative note paths
+	landed   bool     // merged into HEAD (or its notes or statuses reached HEAD)
+}
+
+func (k *KB) promotionBranches(repo *gitx.Repo) []promotionBranch {
+	names, err := repo.Branches(k.branchPrefix())
+	if err != nil {
+		return nil
+	}
+	g := repo.Git()
+	var head *object.Commit
+	if ref, err := g.Reference(plumbing.HEAD, true); err == nil {
+		head, _ = g.CommitObject(ref.Hash())
+	}
+	var out []promotionBranch
+	for _, n := range names {
+		ref, err := g.Reference(plumbing.NewBranchReferenceName(n), true)
+		if err != nil {
+			continue
+		}
+		c, err := g.CommitObject(ref.Hash())
+		if err != nil {
+			continue
+		}
+		b := promotionBranch{name: n, tip: c}
+		for _, line := range strings.Split(c.Message, "\n") {
+			if v, ok := strings.CutPrefix(line, trailerPromoted); ok {
+				b.promoted = strings.Fields(v)
+			}
+			if v, ok := strings.CutPrefix(line, trailerNotes); ok {
+				b.notes = strings.Fields(v)
+			}
+		}
+		if head != nil {
+			if ok, err := c.IsAncestor(head); err == nil && ok {
+				b.landed = true
+			}
+			for _, p := range b.notes {
+				if b.landed {
+					break
+				}
+				if _, err := repo.FileAt("HEAD", p); err == nil {
+					b.landed = true // squash-merged
+				}
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// findObs finds an observation by id or unique id prefix.
+func findObs(files []*ObsFile, id string) (*ObsFile, error) {
+	var matches []*ObsFile
+	for _, f := range files {
+		base := strings.TrimSuffix(path.Base(f.Path), ".md")
+		if f.Obs.ID == id || base == id {
+			return f, nil
+		}
+		if id != "" && (strings.HasPrefix(f.Obs.ID, id) || strings.HasPrefix(base, id)) {
+			matches = append(matches, f)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return nil, fmt.Errorf("observation %q: %w", id, ErrNotFound)
+	case 1:
+		return matches[0], nil
+	}
+	return nil, fmt.Errorf("observation %q matches %d: %w", id, len(matches), ErrAmbiguousID)
+}
+
+// markRejected sets status: rejected surgically. The caller holds the lock.
+func (k *KB) markRejected(f *ObsFile, why string, now time.Time) (bool, error) {
+	if f.Obs.Status == observations.StatusRejected {
+		return false, nil
+	}
+	set := map[string]any{"status": observations.StatusRejected, "rejected_at": now.UTC().Format(time.RFC3339)}
+	if why = strings.TrimSpace(why); why != "" {
+		set["rejected_why"] = why
+	}
+	out, err := doc.Update(f.raw, set, nil)
+	if err != nil {
+		return false, fmt.Errorf("reject %s: %w", f.Path, err)
+	}
+	abs, err := k.Path(f.Path)
+	if err != nil {
+		return false, err
+	}
+	if err := fsx.WriteFile(abs, out, 0o644); err != nil {
+		return false, fmt.Errorf("reject %s: %w", f.Path, err)
+	}
+	f.raw = out
+	f.Obs.Status = observations.StatusRejected
+	return true, nil
+}
+
+// RejectResult reports `kb promote reject`.
+type RejectResult struct {
+	ID      string `json:"id"`
+	Path    string `json:"path"`
+	Changed bool   `json:"changed"`
+}
+
+// PromoteReject marks a candidate rejected: it is never proposed again.
+func (k *KB) PromoteReject(ctx context.Context, id, why string) (*RejectResult, error) {
+	l, err := k.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	files, _, err := k.LoadObservations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f, err := findObs(files, id)
+	if err != nil {
+		return nil, err
+	}
+	changed, err := k.markRejected(f, why, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	return &RejectResult{ID: f.Obs.ID, Path: f.Path, Changed: changed}, nil
+}
+
+// SyncChange is one observation `kb promote sync` updated.
+type SyncChange struct {
+	ID     string `json:"id"`
+	Note   string `json:"note"`
+	Branch string `json:"branch"`
+}
+
+// SyncResult reports `kb promote sync`.
+type SyncResult struct {
+	Promoted []SyncChange `json:"promoted"` // their note landed: status promoted
+	Rejected []SyncChange `json:"rejected"` // their note was deleted in review
+}
+
+// PromoteSync reconciles the promotion branches that landed in HEAD
+// (merged or squash-merged) with the observation files: a note HEAD holds
+// marks the observations it derives from promoted (the commit could not
+// carry their status when their files were untracked); a note HEAD lacks
+// was deleted in review, so they are marked rejected and never proposed
+// again.
+func (k *KB) PromoteSync(ctx context.Context) (*SyncResult, error) {
+	repo, err := gitx.Open(k.ProjectRoot)
+	if err != nil {
+		return nil, fmt.Errorf("promote sync: %w", err)
+	}
+	l, err := k.Lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	files, _, err := k.LoadObservations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &SyncResult{Promoted: []SyncChange{}, Rejected: []SyncChange{}}
+	now := time.Now()
+	for _, b := range k.promotionBranches(repo) {
+		if !b.landed {
+			continue
+		}
+		for _, p := range b.notes {
+			_, headErr := repo.FileAt("HEAD", p)
+			content, err := repo.FileAt(b.tip.Hash.String(), p)
+			if err != nil {
+				continue
+			}
+			d, err := doc.Parse(p, content)
+			if err != nil {
+				continue
+			}
+			for _, id := range d.Relations["derived_from"] {
+				f, err := findObs(files, id)
+				if err != nil {
+					continue
+				}
+				ch := SyncChange{ID: f.Obs.ID, Note: p, Branch: b.name}
+				if headErr != nil {
+					changed, err := k.markRejected(f, "note "+p+" deleted in review of "+b.name, now)
+					if err != nil {
+						return out, err
+					}
+					if changed {
+						out.Rejected = append(out.Rejected, ch)
+					}
+					continue
+				}
+				if !library.IsCandidate(f.Obs) {
+					continue
+				}
+				b2, err := setStatus(f.raw, observations.StatusPromoted)
+				if err != nil {
+					return out, fmt.Errorf("promote sync: %s: %w", f.Path, err)
+				}
+				abs, err := k.Path(f.Path)
+				if err != nil {
+					return out, err
+				}
+				if err := fsx.WriteFile(abs, b2, 0o644); err != nil {
+					return out, fmt.Errorf("promote sync: %w", err)
+				}
+				f.raw, f.Obs.Status = b2, observations.StatusPromoted
+				out.Promoted = append(out.Promoted, ch)
+			}
+		}
+	}
+	return out, nil
+}
+
+// PromoteExplain measures one observation against its graduation rule.
+func (k *KB) PromoteExplain(ctx context.Context, id string) (*library.Explanation, error) {
+	files, _, err := k.LoadObservations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f, err := findObs(files, id)
+	if err != nil {
+		return nil, err
+	}
+	e := library.Explain(f.Obs, k.Rules())
+	if e.Checks == nil {
+		e.Checks = []library.Check{}
+	}
+	return &e, nil
+}
+
+// Status is the review queue and the size of each layer (`kb status`).
+type Status struct {
+	Layers            map[string]int `json:"layers"` // files per layer
+	Candidates        int            `json:"candidates"`
+	Promoted          int            `json:"promoted"`
+	Rejected          int            `json:"rejected"`
+	Promotable        int            `json:"promotable"` // graduations `kb promote` would propose now
+	OldestCandidate   time.Time      `json:"oldest_candidate,omitzero"`
+	OldestAgeDays     float64        `json:"oldest_age_days"`
+	PendingBranches   []string       `json:"pending_branches"`
+	ObservationErrors int            `json:"observation_errors,omitempty"`
+	// Stale is set when graduations are ready and the oldest candidate has
+	// waited more than StaleAfter: the pipeline runs but nobody reviews.
+	Stale bool `json:"stale"`
+}
+
+// StaleAfter is how long a candidate may wait before kb status warns that
+// nobody reviews the promotion queue (design: "The ephemeral computation
+// trap").
+const StaleAfter = 14 * 24 * time.Hour
+
+// Status reports the review queue: candidates waiting, the oldest one's
+// age, how many would graduate now, open promotion branches, and the file
+// count of each layer.
+func (k *KB) Status(ctx context.Context) (*Status, error) {
+	st := &Status{Layers: map[string]int{}, PendingBranches: []string{}}
+	for _, l := range Layers {
+		ext := ".md"
+		if l == LayerTraces {
+			ext = ".jsonl"
+		}
+		n := 0
+		_ = filepath.WalkDir(filepath.Join(k.Root, l), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ext) {
+				n++
+			}
+			return nil
+		})
+		st.Layers[l] = n
+	}
+	files, probs, err := k.LoadObservations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st.ObservationErrors = len(probs)
+	for _, f := range files {
+		o := f.Obs
+		switch {
+		case library.IsCandidate(o):
+			st.Candidates++
+			t := o.FirstSeen
+			if !t.IsZero() && (st.OldestCandidate.IsZero() || t.Before(st.OldestCandidate)) {
+				st.OldestCandidate = t
+			}
+		case o.Status == observations.StatusPromoted:
+			st.Promoted++
+		case o.Status == observations.StatusRejected:
+			st.Rejected++
+		}
+	}
+	if !st.OldestCandidate.IsZero() {
+		st.OldestAgeDays = float64(int(time.Since(st.OldestCandidate).Hours()/24*10)) / 10
+	}
+	var repo *gitx.Repo
+	if r, err := gitx.Open(k.ProjectRoot); err == nil {
+		repo = r
+	}
+	q := k.queue(repo, files)
+	st.PendingBranches = q.branches
+	st.Promotable = len(library.PlanPromotions(library.PlanInput{Observations: q.obs, Rules: k.Rules(), NoteIDs: q.notes.ids}))
+	st.Stale = st.Promotable > 0 && len(st.PendingBranches) == 0 && !st.OldestCandidate.IsZero() &&
+		time.Since(st.OldestCandidate) > StaleAfter
+	return st, nil
+}
