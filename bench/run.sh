@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# bench/run.sh: kb's search benchmarks against ripgrep and SQLite FTS5, on
+# deterministic synthetic corpora of 1k, 10k and 100k notes (bench/gencorpus).
+#
+#   bench/run.sh [--sizes 1k,10k,100k] [--seed 1] [--install] [--keep-db]
+#
+# Corpora are cached under bench/corpus/ (regenerated when the generator
+# changes), raw results go to bench/out/ (both git-ignored), and the
+# markdown table for BENCHMARKS.md is printed at the end (also saved as
+# bench/out/table.md). Every figure is measured in the same run as its
+# baseline, on the same files, with page cache warm:
+#
+#   full index      `rm -rf .index; kb index` vs an sqlite3 process that
+#                   creates an FTS5 (porter) table and loads the same files
+#   edit -> search  append a unique word to one note, then `kb search WORD`
+#                   as a whole process (file scan + re-index + query)
+#   warm search     `kb search WORD` vs `rg -l -i WORD library/` vs
+#                   `sqlite3 db "... MATCH 'WORD' LIMIT 10"`: hyperfine
+#                   --warmup 3 --runs 10 over 3 mid-frequency words
+#   in-process      bench/querylat: p50/p99 of 1000 queries through the kb facade
+#   peak RSS        /usr/bin/time -v of the full index and of `kb search`
+#   disk            du -sb of .index/, of library/ and of the FTS5 db
+#
+# Needs go, hyperfine and jq; ripgrep, sqlite3 and GNU time are baselines
+# that are skipped, with a message, when missing. --install (as root)
+# installs the missing ones with apt-get.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+sizes="1k,10k,100k"
+seed=1
+install=0
+keepdb=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--sizes) sizes="$2"; shift 2 ;;
+	--sizes=*) sizes="${1#*=}"; shift ;;
+	--seed) seed="$2"; shift 2 ;;
+	--install) install=1; shift ;;
+	--keep-db) keepdb=1; shift ;;
+	-h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+	esac
+done
+
+log() { printf '\033[1m== %s\033[0m\n' "$*" >&2; }
+warn() { printf 'run.sh: %s\n' "$*" >&2; }
+
+# --- tools -----------------------------------------------------------------
+declare -A pkg=([hyperfine]=hyperfine [jq]=jq [rg]=ripgrep [sqlite3]=sqlite3 [/usr/bin/time]=time)
+have() { command -v "$1" >/dev/null 2>&1; }
+missing=()
+for t in hyperfine jq rg sqlite3 /usr/bin/time; do have "$t" || missing+=("$t"); done
+if [ ${#missing[@]} -gt 0 ] && [ $install = 1 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		warn "--install needs root; missing: ${missing[*]}"
+	else
+		pkgs=(); for t in "${missing[@]}"; do pkgs+=("${pkg[$t]}"); done
+		log "installing ${pkgs[*]}"
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" >&2
+	fi
+fi
+for t in go hyperfine jq; do
+	have "$t" || { warn "$t is required (apt-get install ${pkg[$t]:-golang}, or rerun as root with --install)"; exit 1; }
+done
+have_rg=1; have rg || { have_rg=0; warn "ripgrep (rg) missing: skipping the rg baseline (apt-get install ripgrep, or --install)"; }
+have_sq=1
+if ! have sqlite3; then
+	have_sq=0; warn "sqlite3 missing: skipping the FTS5 baseline (apt-get install sqlite3, or --install)"
+elif ! sqlite3 :memory: "CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61'); SELECT count(*) FROM fsdir('.') LIMIT 1;" >/dev/null 2>&1; then
+	have_sq=0; warn "sqlite3 lacks FTS5 or fsdir(): skipping the FTS5 baseline"
+fi
+have_time=1; [ -x /usr/bin/time ] || { have_time=0; warn "GNU time (/usr/bin/time) missing: skipping peak RSS (apt-get install time, or --install)"; }
+
+# --- build -----------------------------------------------------------------
+out="$repo/bench/out"
+corpora="$repo/bench/corpus"
+bin="$out/bin"
+mkdir -p "$out" "$corpora" "$bin"
+log "building kb, gencorpus, querylat, report"
+build=fresh
+if ! (cd "$repo" && go build -o "$bin/kb.new" ./cmd/kb && go build -o "$bin/gencorpus" ./bench/gencorpus \
+	&& go build -o "$bin/querylat.new" ./bench/querylat && go build -o "$bin/report" ./bench/report); then
+	# In a tree where other packages are mid-edit the build can fail; the
+	# previous binaries are then used, and the results say so.
+	[ -x "$bin/kb" ] && [ -x "$bin/querylat" ] && [ -x "$bin/gencorpus" ] && [ -x "$bin/report" ] \
+		|| { warn "build failed and no previous binaries in $bin"; exit 1; }
+	build="previous build of $(date -u -r "$bin/kb" +%Y-%m-%dT%H:%MZ) (the tree did not compile)"
+	warn "build failed: using the $build"
+else
+	mv "$bin/kb.new" "$bin/kb"; mv "$bin/querylat.new" "$bin/querylat"
+fi
+KB="$bin/kb"
+
+# --- machine ---------------------------------------------------------------
+{
+	echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "nproc=$(nproc)"
+	echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+	echo "ram_gib=$(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo)"
+	echo "go=$(go version | awk '{print $3}')"
+	echo "kb_commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$( [ -n "$(git -C "$repo" status --porcelain 2>/dev/null | head -1)" ] && echo '+dirty')"
+	echo "kb_build=$build"
+	echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "hyperfine=$(hyperfine --version | awk '{print $2}')"
+	[ $have_rg = 1 ] && echo "rg=$(rg --version | head -1 | awk '{print $2}')"
+	[ $have_sq = 1 ] && echo "sqlite=$(sqlite3 --version | awk '{print $1}')"
+	echo "seed=$seed"
+	echo "sizes=$sizes"
+} >"$out/machine.txt"
+
+num() { case "$1" in *k) echo $(( ${1%k} * 1000 )) ;; *) echo "$1" ;; esac; }
+rss_kb() { awk -F': ' '/Maximum resident set size/ {print $2}' "$1"; }
+
+restore_note=""
+cleanup() {
+	if [ -n "$restore_note" ] && [ -f "$restore_note.bak" ]; then
+		cp "$restore_note.bak" "$restore_note" && rm -f "$restore_note.bak"
+	fi
+}
+trap cleanup EXIT
+
+gen_key=$("$bin/gencorpus" -version) # bump FormatVersion in gencorpus when its output changes
+
+IFS=, read -ra labels <<<"$sizes"
+for label in "${labels[@]}"; do
+	n=$(num "$label")
+	src="$corpora/$label"
+	res="$out/$label"
+	rm -rf "$res"; mkdir -p "$res"
+	echo "$n" >"$res/notes"
+
+	# --- corpus ---------------------------------------------------------
+	key="n=$n seed=$seed format=$gen_key"
+	if [ "$(cat "$src/.bench-key" 2>/dev/null)" != "$key" ]; then
+		log "$label: generating $n notes into $src"
+		rm -rf "$src"
+		"$KB" -q init "$src" >/dev/null
+		t0=$(date +%s.%N)
+		"$bin/gencorpus" -n "$n" -seed "$seed" -out "$src"
+		echo "$(date +%s.%N) - $t0" | bc -l >"$res/gen-seconds" 2>/dev/null || true
+		echo "$key" >"$src/.bench-key"
+	else
+		log "$label: using cached corpus $src"
+	fi
+	meta="$src/bench-meta.json"
+	cp "$meta" "$res/meta.json"
+	mapfile -t words < <(jq -r '.mid_words[:3][]' "$meta")
+	wordlist=$(IFS=,; echo "${words[*]}")
+	lib="$src/library"
+	db="$out/work-$label.fts5.db"
+
+	# --- full index + its peak RSS ----------------------------------------
+	# `rm -rf .index; kb index` does what `kb index --rebuild` does (Reset,
+	# then index every file) without first opening the old index. GNU time
+	# wraps the command so that the same runs give the peak RSS (of the last
+	# run); its overhead is a fork+exec, well under a millisecond.
+	runs=3; [ "$n" -ge 100000 ] && runs=1
+	log "$label: full index, kb vs FTS5 load ($runs runs each)"
+	wrap=""; [ $have_time = 1 ] && wrap="/usr/bin/time -v -o $res/rss-index.txt"
+	hyperfine -N --runs "$runs" --prepare "rm -rf $src/.index" --export-json "$res/index.json" \
+		-n kb-index "$wrap $KB -q --kb $src index" >&2
+	"$KB" --kb "$src" index --json >"$res/index-check.json" # no-op sync: must report 0 added/updated
+	if [ $have_sq = 1 ]; then
+		cat >"$res/load.sql" <<-EOF
+			CREATE VIRTUAL TABLE notes USING fts5(path UNINDEXED, body, tokenize='porter unicode61');
+			INSERT INTO notes(path, body) SELECT name, CAST(data AS TEXT) FROM fsdir('library') WHERE name LIKE '%.md' AND mode & 0x8000;
+		EOF
+		hyperfine --runs "$runs" --prepare "rm -f $db" --export-json "$res/fts5-load.json" \
+			-n fts5-load "cd $src && sqlite3 $db < $res/load.sql" >&2
+		sqlite3 "$db" "SELECT count(*) FROM notes" >"$res/fts5-count"
+	fi
+
+	# --- peak RSS of the searches ------------------------------------------
+	if [ $have_time = 1 ]; then
+		log "$label: peak RSS of kb search and the baselines"
+		/usr/bin/time -v -o "$res/rss-search.txt" "$KB" -q --kb "$src" search "${words[0]}" >/dev/null
+		if [ $have_sq = 1 ]; then
+			/usr/bin/time -v -o "$res/rss-fts5-search.txt" sqlite3 "$db" "SELECT path FROM notes WHERE notes MATCH '${words[0]}' ORDER BY rank LIMIT 10" >/dev/null
+		fi
+		[ $have_rg = 1 ] && /usr/bin/time -v -o "$res/rss-rg.txt" rg -l -i "${words[0]}" "$lib" >/dev/null
+	fi
+
+	# --- hit counts (sanity: the engines agree roughly) -------------------
+	for w in "${words[@]}"; do
+		kbt=$("$KB" -q --kb "$src" search "$w" --json | jq '.total')
+		rgt=-; [ $have_rg = 1 ] && rgt=$(rg -l -i "$w" "$lib" | wc -l)
+		sqt=-; [ $have_sq = 1 ] && sqt=$(sqlite3 "$db" "SELECT count(*) FROM notes WHERE notes MATCH '$w'")
+		echo "$w kb=$kbt rg=$rgt fts5=$sqt df=$(jq ".doc_freq[\"$w\"]" "$meta")"
+	done >"$res/hits.txt"
+
+	# --- warm search as a process ----------------------------------------
+	log "$label: warm search as a process, words: $wordlist"
+	# (no -n names: with -L, hyperfine wants one per word; report classifies by command)
+	cmds=("$KB --kb $src search {word}")
+	[ $have_rg = 1 ] && cmds+=("rg -l -i {word} $lib")
+	[ $have_sq = 1 ] && cmds+=("sqlite3 $db \"SELECT path FROM notes WHERE notes MATCH '{word}' LIMIT 10\""
+		"sqlite3 $db \"SELECT path FROM notes WHERE notes MATCH '{word}' ORDER BY rank LIMIT 10\"")
+	hyperfine -N --warmup 3 --runs 10 -L word "$wordlist" --export-json "$res/search.json" "${cmds[@]}" >&2
+
+	# --- one edited note searchable -------------------------------------
+	log "$label: one edited note -> kb search finds it"
+	rel=$(printf 'library/notes/%03d/note-%06d.md' $(( n / 2 / 1000 )) $(( n / 2 )))
+	note="$src/$rel"
+	cp "$note" "$note.bak"; restore_note="$note"
+	uniq="zqxedit$seed"
+	cmds=(-n kb-edit-search "$KB --kb $src search $uniq --limit 1")
+	[ $have_rg = 1 ] && cmds+=(-n rg-edit "rg -l -i $uniq $lib")
+	hyperfine -N --runs 10 --prepare "sh -c 'printf \" $uniq\\n\" >> $note'" --export-json "$res/edit.json" "${cmds[@]}" >&2
+	printf ' %s\n' "$uniq" >>"$note"
+	found=$("$KB" --kb "$src" search "$uniq" --json --limit 1 | jq -r '.hits[0].path // "none"')
+	echo "$found" >"$res/edit-found"
+	[ "$found" = "$rel" ] || warn "$label: the edited note was NOT found by kb search (got $found, want $rel)"
+	cleanup; restore_note=""
+	"$KB" -q --kb "$src" index >/dev/null # back in sync with the restored note
+
+	# --- in-process latency ----------------------------------------------
+	log "$label: in-process query latency (querylat, 1000 queries)"
+	"$bin/querylat" -kb "$src" -n 1000 -json -cpuprofile "$res/querylat.cpu.pprof" >"$res/querylat.json"
+
+	# --- disk -------------------------------------------------------------
+	du -sb "$src/.index" | cut -f1 >"$res/index-bytes"
+	du -sb "$lib" | cut -f1 >"$res/library-bytes"
+	jq '.bytes' "$meta" >"$res/notes-bytes"
+	[ $have_sq = 1 ] && stat -c %s "$db" >"$res/fts5-bytes"
+	[ $keepdb = 1 ] || rm -f "$db"
+	echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$res/load"
+done
+echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/machine.txt"
+
+"$bin/report" -out "$out" -sizes "$sizes" | tee "$out/table.md"
