@@ -12,8 +12,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kbmem/kb/internal/doc"
@@ -51,18 +53,14 @@ func ObservationPath(typ, id string) string {
 	return path.Join(LayerObservations, doc.Slug(typ), doc.Slug(id)+".md")
 }
 
-// LoadObservations reads every observation file. Files that fail to parse
-// are reported and skipped.
+// LoadObservations reads every observation file, parsing on all cores.
+// Files that fail to parse are reported and skipped.
 func (k *KB) LoadObservations(ctx context.Context) ([]*ObsFile, []Problem, error) {
 	dir := filepath.Join(k.Root, LayerObservations)
-	var out []*ObsFile
-	var probs []Problem
+	var paths []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return nil
+			return nil // a missing or unreadable directory holds nothing
 		}
 		if d.IsDir() {
 			if p != dir && strings.HasPrefix(d.Name(), ".") {
@@ -70,23 +68,45 @@ func (k *KB) LoadObservations(ctx context.Context) ([]*ObsFile, []Problem, error
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || path.Ext(d.Name()) != ".md" || strings.HasPrefix(d.Name(), ".") {
-			return nil
+		if d.Type().IsRegular() && path.Ext(d.Name()) == ".md" && !strings.HasPrefix(d.Name(), ".") {
+			paths = append(paths, p)
 		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rel := k.Rel(p)
-		f, prob := readObsFile(p, rel)
-		if prob != nil {
-			probs = append(probs, *prob)
-			return nil
-		}
-		out = append(out, f)
 		return nil
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	files := make([]*ObsFile, len(paths))
+	probs := make([]*Problem, len(paths))
+	workers := max(1, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(paths); i += workers {
+				if ctx.Err() != nil {
+					return
+				}
+				files[i], probs[i] = readObsFile(paths[i], k.Rel(paths[i]))
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	var out []*ObsFile
+	var problems []Problem
+	for i := range paths {
+		if probs[i] != nil {
+			problems = append(problems, *probs[i])
+		} else if files[i] != nil {
+			out = append(out, files[i])
+		}
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, probs, err
+	return out, problems, nil
 }
 
 func readObsFile(abs, rel string) (*ObsFile, *Problem) {
