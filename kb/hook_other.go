@@ -1,0 +1,8 @@
+//go:build !unix
+
+package kb
+
+import "os/exec"
+
+// detach is a no-op where there are no sessions to leave.
+func detach(cmd *exec.Cmd) {}

@@ -1,0 +1,487 @@
+package kb
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbmem/kb/internal/index"
+	"github.com/kbmem/kb/observations"
+)
+
+func rcHook(t *testing.T, k *KB, ev map[string]any) *HookOutput {
+	t.Helper()
+	raw, _ := json.Marshal(ev)
+	b, err := k.HandleHook(context.Background(), AgentClaudeCode, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) == 0 {
+		return nil
+	}
+	var out HookOutput
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&out); err != nil {
+		t.Fatalf("hook output %s: %v", b, err)
+	}
+	if out.HookSpecificOutput == nil || out.HookSpecificOutput.AdditionalContext == "" {
+		t.Fatalf("empty answer printed: %s", b)
+	}
+	if n := len(out.HookSpecificOutput.AdditionalContext); n > 10000 {
+		t.Fatalf("context of %d characters", n)
+	}
+	return &out
+}
+
+func rcPushForceKB(t *testing.T, mode string) *KB {
+	k := rcKB(t)
+	k.Config.Recall.PreToolUse = mode
+	rcCorrection(t, k, "force-pushing a branch", "Never force-push main; open a revert PR instead.", []string{"git:push-force", "git:push"})
+	rcCorrection(t, k, "committing", "Use conventional commits: type(scope): summary.", []string{"git:commit"})
+	return k
+}
+
+func TestHookPreToolUse(t *testing.T) {
+	for _, mode := range []string{"ask", "deny", "context"} {
+		k := rcPushForceKB(t, mode)
+		out := rcHook(t, k, map[string]any{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/p",
+			"tool_name": "Bash", "tool_input": map[string]any{"command": "git push --force origin main"}})
+		if out == nil {
+			t.Fatalf("%s: no answer", mode)
+		}
+		h := out.HookSpecificOutput
+		if h.HookEventName != "PreToolUse" || !strings.Contains(h.AdditionalContext, "You are about to run `git push --force origin main`") {
+			t.Errorf("%s: %+v", mode, h)
+		}
+		want := mode
+		if mode == "context" {
+			want = ""
+		}
+		if h.PermissionDecision != want {
+			t.Errorf("%s: decision %q", mode, h.PermissionDecision)
+		}
+		if want != "" && !strings.Contains(h.PermissionDecisionReason, "Never force-push main") {
+			t.Errorf("%s: reason %q", mode, h.PermissionDecisionReason)
+		}
+		// A low-consequence match: context only, never a decision.
+		out = rcHook(t, k, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "git commit -m 'x'"}})
+		if out == nil || out.HookSpecificOutput.PermissionDecision != "" {
+			t.Errorf("%s: commit answer %+v", mode, out)
+		}
+	}
+}
+
+func TestHookNoMatchNoOutput(t *testing.T) {
+	k := rcPushForceKB(t, "ask")
+	for _, ev := range []map[string]any{
+		{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "git status"}},
+		{"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": map[string]any{"file_path": "/p/main.go"}},
+		{"hook_event_name": "UserPromptSubmit", "prompt": "what does the reconcile job do?"},
+		{"hook_event_name": "UserPromptSubmit", "prompt": ""},
+		{"hook_event_name": "Notification", "message": "hi"},
+	} {
+		if out := rcHook(t, k, ev); out != nil {
+			t.Errorf("%v answered %+v", ev, out.HookSpecificOutput)
+		}
+	}
+}
+
+func TestHookPromptAndSessionStart(t *testing.T) {
+	k := rcPushForceKB(t, "ask")
+	out := rcHook(t, k, map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "commit these changes please"})
+	if out == nil || out.HookSpecificOutput.HookEventName != "UserPromptSubmit" ||
+		!strings.Contains(out.HookSpecificOutput.AdditionalContext, "BEFORE committing: Use conventional commits") {
+		t.Fatalf("prompt: %+v", out)
+	}
+	if out.HookSpecificOutput.PermissionDecision != "" {
+		t.Errorf("a prompt got a permission decision")
+	}
+	out = rcHook(t, k, map[string]any{"hook_event_name": "SessionStart", "source": "startup"})
+	if out == nil || out.HookSpecificOutput.HookEventName != "SessionStart" {
+		t.Fatalf("session start: %+v", out)
+	}
+	ctx := out.HookSpecificOutput.AdditionalContext
+	if !strings.Contains(ctx, "Never force-push main") || !strings.Contains(ctx, "conventional commits") {
+		t.Errorf("standing context = %q", ctx)
+	}
+}
+
+func TestHookSessionEndEnqueues(t *testing.T) {
+	k := rcKB(t)
+	tr := filepath.Join(t.TempDir(), "s1.jsonl")
+	if out := rcHook(t, k, map[string]any{"hook_event_name": "SessionEnd", "transcript_path": tr, "reason": "exit"}); out != nil {
+		t.Fatalf("SessionEnd answered %+v", out)
+	}
+	b, err := os.ReadFile(filepath.Join(k.Root, StateDir, QueueFile))
+	if err != nil || !strings.Contains(string(b), tr) {
+		t.Fatalf("queue = %q, %v", b, err)
+	}
+}
+
+func TestRunHookFailsOpen(t *testing.T) {
+	// No KB anywhere: no output, an error for the caller, nothing written.
+	dir := t.TempDir()
+	var out bytes.Buffer
+	ev := `{"hook_event_name":"PreToolUse","cwd":"` + dir + `","tool_name":"Bash","tool_input":{"command":"git push -f"}}`
+	if err := RunHook(context.Background(), AgentClaudeCode, strings.NewReader(ev), &out, HookRunOptions{Find: FindOptions{Cwd: dir}}); !errors.Is(err, ErrNoKB) || out.Len() > 0 {
+		t.Errorf("no KB: err %v, out %q", err, out.String())
+	}
+	// A KB found from the event's cwd, bad input: logged, no output.
+	k := rcPushForceKB(t, "ask")
+	for _, in := range []string{"not json", `{"tool_name":"Bash"}`, `{"hook_event_name":"PreToolUse","cwd":` + string(mustJSON(k.Root)) + `,"tool_input":[1,2]}`} {
+		out.Reset()
+		if err := RunHook(context.Background(), AgentClaudeCode, strings.NewReader(in), &out, HookRunOptions{Find: FindOptions{Dir: k.Root}}); out.Len() > 0 {
+			t.Errorf("%q: printed %q (err %v)", in, out.String(), err)
+		}
+	}
+	log, err := os.ReadFile(filepath.Join(k.Root, StateDir, "hook.log"))
+	if err != nil || strings.Count(string(log), "\n") < 2 || !strings.Contains(string(log), "bad-input") {
+		t.Errorf("hook.log = %q, %v", log, err)
+	}
+	// The KB found through the event's cwd, and a real answer.
+	out.Reset()
+	ev = `{"hook_event_name":"PreToolUse","cwd":` + string(mustJSON(k.Root)) + `,"tool_name":"Bash","tool_input":{"command":"git push -f"}}`
+	if err := RunHook(context.Background(), AgentClaudeCode, strings.NewReader(ev), &out, HookRunOptions{Find: FindOptions{}}); err != nil || !strings.Contains(out.String(), `"permissionDecision":"ask"`) {
+		t.Errorf("answer %q, %v", out.String(), err)
+	}
+	// A broken kb.yaml: logged, no output.
+	if err := os.WriteFile(filepath.Join(k.Root, ConfigFile), []byte("recall: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := RunHook(context.Background(), AgentClaudeCode, strings.NewReader(ev), &out, HookRunOptions{Find: FindOptions{}}); err == nil || out.Len() > 0 {
+		t.Errorf("broken config: %q, %v", out.String(), err)
+	}
+}
+
+func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
+
+func TestHookInstallClaudeCode(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ".claude", "settings.json")
+	orig := `{
+  "permissions": {"allow": ["Bash(go test:*)"]},
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh <x> & y"}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]
+  },
+  "zzz": 1
+}`
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := HookInstall{Agent: AgentClaudeCode, Path: p}
+	r, err := InstallHooks(o)
+	if err != nil || !r.Changed || len(r.Added) != 4 {
+		t.Fatalf("install: %+v, %v", r, err)
+	}
+	first, _ := os.ReadFile(p)
+	var m struct {
+		Permissions map[string]any
+		Zzz         int
+		Hooks       map[string][]struct {
+			Matcher string
+			Hooks   []struct {
+				Type, Command string
+				Timeout       int
+			}
+		}
+	}
+	if err := json.Unmarshal(first, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Zzz != 1 || m.Permissions == nil || len(m.Hooks["Stop"]) != 1 || len(m.Hooks["PreToolUse"]) != 2 {
+		t.Fatalf("merged = %s", first)
+	}
+	if g := m.Hooks["PreToolUse"][1]; g.Matcher != "Bash|Edit|Write|MultiEdit|NotebookEdit" || g.Hooks[0].Command != "kb hook claude-code" || g.Hooks[0].Timeout != 5 {
+		t.Errorf("kb group = %+v", g)
+	}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "SessionEnd"} {
+		if len(m.Hooks[ev]) != 1 {
+			t.Errorf("%s = %+v", ev, m.Hooks[ev])
+		}
+	}
+	if !strings.Contains(string(first), "./check.sh <x> & y") || strings.Index(string(first), "permissions") > strings.Index(string(first), "zzz") {
+		t.Errorf("existing content changed: %s", first)
+	}
+	// Idempotent.
+	r, err = InstallHooks(o)
+	if err != nil || r.Changed {
+		t.Fatalf("second install: %+v, %v", r, err)
+	}
+	if again, _ := os.ReadFile(p); !bytes.Equal(again, first) {
+		t.Errorf("second install changed the file")
+	}
+	// Uninstall removes only kb's entries.
+	r, err = UninstallHooks(o)
+	if err != nil || !r.Changed || len(r.Removed) != 4 {
+		t.Fatalf("uninstall: %+v, %v", r, err)
+	}
+	after, _ := os.ReadFile(p)
+	var back map[string]any
+	var want map[string]any
+	json.Unmarshal(after, &back)
+	json.Unmarshal([]byte(orig), &want)
+	if !jsonEqual(back, want) {
+		t.Errorf("after uninstall:\n%s\nwant\n%s", after, orig)
+	}
+	// A file that is not JSON is refused, not overwritten.
+	os.WriteFile(p, []byte("{oops"), 0o644)
+	if _, err := InstallHooks(o); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("bad file: %v", err)
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+func TestHookInstallCodexNewFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), ".codex", "hooks.json")
+	r, err := InstallHooks(HookInstall{Agent: AgentCodex, Path: p})
+	if err != nil || !r.Changed {
+		t.Fatal(r, err)
+	}
+	b, _ := os.ReadFile(p)
+	if !strings.Contains(string(b), `"command": "kb hook codex"`) {
+		t.Errorf("codex hooks = %s", b)
+	}
+	if r, err := UninstallHooks(HookInstall{Agent: AgentCodex, Path: p}); err != nil || !r.Changed {
+		t.Fatal(r, err)
+	}
+	if b, _ := os.ReadFile(p); strings.TrimSpace(string(b)) != "{}" {
+		t.Errorf("after uninstall: %s", b)
+	}
+}
+
+func FuzzParseHookInput(f *testing.F) {
+	f.Add([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`))
+	f.Add([]byte(`{"hook_event_name":"UserPromptSubmit","prompt":"hi"}`))
+	f.Add([]byte(`{"hook_event_name":"SessionEnd","transcript_path":"/x"}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(``))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		in, err := ParseHookInput(b)
+		if err == nil && in.HookEventName == "" {
+			t.Fatal("accepted an event without a name")
+		}
+	})
+}
+
+func FuzzInstallHooks(f *testing.F) {
+	f.Add([]byte(`{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"kb hook claude-code"}]}]}}`))
+	f.Add([]byte(`{"hooks":null}`))
+	f.Add([]byte(`{"hooks":{"PreToolUse":{}}}`))
+	f.Add([]byte(`{"a":[1,2,{"b":null}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(t.TempDir(), "settings.json")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := HookInstall{Agent: AgentClaudeCode, Path: p}
+		if _, err := InstallHooks(o); err != nil {
+			return
+		}
+		first, _ := os.ReadFile(p)
+		if !json.Valid(first) {
+			t.Fatalf("wrote invalid JSON: %s", first)
+		}
+		if r, err := InstallHooks(o); err != nil || r.Changed {
+			t.Fatalf("not idempotent: %+v %v", r, err)
+		}
+		if _, err := UninstallHooks(o); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// rcSharedDir is /work/shared, found as ../shared of the repo root.
+func rcSharedDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("no go.mod above the package")
+		}
+		dir = parent
+	}
+	shared := filepath.Join(filepath.Dir(dir), "shared")
+	if _, err := os.Stat(filepath.Join(shared, "eval", "activation-dev.json")); err != nil {
+		t.Skipf("no shared eval data at %s (only in the development checkout)", shared)
+	}
+	return shared
+}
+
+func TestEvalActivationDevSet(t *testing.T) {
+	shared := rcSharedDir(t)
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	out := t.TempDir()
+	cmd := exec.Command(py, filepath.Join(shared, "eval", "make_sessions.py"), filepath.Join(shared, "eval", "activation-dev.json"), out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make_sessions.py: %v\n%s", err, b)
+	}
+	rep, err := EvalActivation(context.Background(), out, ActivationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Probes {
+		if !p.Pass {
+			t.Logf("probe %s failed (matched %q): %s", p.ID, p.Matched, p.Output)
+		}
+	}
+	t.Logf("activation dev set: recall %.2f (%d/%d), false-fire rate %.2f (%d/%d), %d observations",
+		rep.Recall, rep.Recalled, rep.Positive, rep.FalseFireRate, rep.FalseFires, rep.Negative, rep.Observations)
+	if rep.Positive == 0 || rep.Negative == 0 {
+		t.Fatalf("no probes: %+v", rep)
+	}
+	if rep.Recall < 0.9 || rep.FalseFireRate > 0.1 {
+		t.Errorf("recall %.2f (want >= 0.9), false-fire rate %.2f (want <= 0.1)", rep.Recall, rep.FalseFireRate)
+	}
+}
+
+// BenchmarkRecallPreToolUse measures one PreToolUse recall against 10,000
+// observations, index already built (the per-call sync is a stat walk).
+func BenchmarkRecallPreToolUse(b *testing.B) {
+	k := rcKB(b)
+	types := observations.Default().Types()
+	words := strings.Fields("alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega ledger rates importer client store balance account payment invoice")
+	for i := 0; i < 10000; i++ {
+		typ := types[i%len(types)]
+		o := &observations.Observation{Type: observations.TypeCorrection, Trigger: "doing " + typ + " " + words[i%len(words)],
+			Lesson:      "Lesson " + words[(i*7)%len(words)] + " " + words[(i*3)%len(words)] + " number " + strings.Repeat("x", i%5),
+			ActionTypes: []string{typ}, Importance: float64(i%10) / 10, Sessions: 1 + i%4}
+		o.ID = fmt.Sprintf("cor-bench-%05d", i)
+		if i%3 == 1 {
+			o.Type, o.Statement, o.Trigger, o.Lesson = observations.TypePreference, "Prefer "+words[i%len(words)], "", ""
+		}
+		// Written without fsync: setting up 10,000 files is not what is measured.
+		out, err := RenderObservation(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := filepath.Join(k.Root, filepath.FromSlash(ObservationPath(o.Type, o.ID)))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, out, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	x, _, err := k.OpenIndex(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x.Close()
+	raw := []byte(`{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/p","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}`)
+	// hook: what one PreToolUse costs in-process (open + sync + recall + close).
+	b.Run("hook", func(b *testing.B) {
+		durs := make([]time.Duration, 0, b.N)
+		for i := 0; i < b.N; i++ {
+			start := time.Now()
+			out, err := k.HandleHook(ctx, AgentClaudeCode, raw)
+			durs = append(durs, time.Since(start))
+			if err != nil || len(out) == 0 {
+				b.Fatalf("%s %v", out, err)
+			}
+		}
+		slices.Sort(durs)
+		b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "p50-ms")
+	})
+	// open: the index open and the stat-walk sync alone.
+	b.Run("open", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			x, _, err := k.OpenIndex(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x.Close()
+		}
+	})
+	// recall: matching and ranking on an open index.
+	b.Run("recall", func(b *testing.B) {
+		x, _, err := k.OpenIndex(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer x.Close()
+		tool, in := rcBash("git push --force origin main")
+		for i := 0; i < b.N; i++ {
+			r, err := x.Recall(ctx, RecallQuery{Tool: tool, Input: in})
+			if err != nil || len(r.Items) == 0 {
+				b.Fatalf("%+v %v", r, err)
+			}
+		}
+	})
+}
+
+func FuzzReadProbes(f *testing.F) {
+	f.Add([]byte(`{"_id":"a","_expect":["x"],"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}` + "\n"))
+	f.Add([]byte(`{"_id":"b","_expect":null,"hook_event_name":"UserPromptSubmit","prompt":"hi"}` + "\n\n{}\n"))
+	f.Add([]byte(`{"_expect":"notalist"}`))
+	f.Add([]byte("not json\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(t.TempDir(), "probes.jsonl")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		probes, err := readProbes(p)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidInput) && !strings.Contains(err.Error(), p) {
+				t.Fatalf("error without the file: %v", err)
+			}
+			return
+		}
+		for _, pr := range probes {
+			if !json.Valid(pr.input) || pr.id == "" {
+				t.Fatalf("bad probe %+v", pr)
+			}
+		}
+	})
+}
+
+func TestRunHookBusyIndexFailsOpen(t *testing.T) {
+	k := rcPushForceKB(t, "ask")
+	x, _, err := k.OpenIndex(context.Background(), nil) // a writer holds the index
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	old := index.BusyTimeout
+	index.BusyTimeout = 50 * time.Millisecond
+	defer func() { index.BusyTimeout = old }()
+	var out bytes.Buffer
+	ev := `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push -f"}}`
+	err = RunHook(context.Background(), AgentClaudeCode, strings.NewReader(ev), &out, HookRunOptions{Find: FindOptions{Dir: k.Root}})
+	if !errors.Is(err, index.ErrBusy) || out.Len() > 0 {
+		t.Fatalf("busy index: err %v, out %q", err, out.String())
+	}
+	if log, _ := os.ReadFile(filepath.Join(k.Root, StateDir, "hook.log")); !strings.Contains(string(log), "PreToolUse/Bash error") {
+		t.Errorf("hook.log = %q", log)
+	}
+}
