@@ -107,7 +107,81 @@ func Demo(ctx context.Context, examples, root string) (*DemoReport, error) {
 		lines = append(lines, p.String())
 	}
 	step("Lint: the example has one deliberately broken link", "kb lint", lines...)
+	x.Close()
+
+	if err := demoPipeline(ctx, k, filepath.Join(examples, "transcripts"), step); err != nil {
+		return nil, err
+	}
 	return rep, nil
+}
+
+// demoPipeline runs the layers above the library on the example
+// transcripts: import, extract, recall before a repeated mistake, the
+// Claude Code hook, and what would graduate to the library.
+func demoPipeline(ctx context.Context, k *KB, dir string, step func(title, cmd string, lines ...string)) error {
+	if _, err := os.Stat(dir); err != nil {
+		return nil // examples without transcripts: the library part is the demo
+	}
+	imp, err := k.Import(ctx, []string{dir}, ImportOptions{})
+	if err != nil {
+		return fmt.Errorf("demo: import: %w", err)
+	}
+	step("Import three Claude Code sessions (secrets redacted, append-only)", "kb import testdata/examples/transcripts",
+		fmt.Sprintf("%d records in %d sessions from %d files", imp.Totals.Appended, imp.Totals.Sessions, imp.Totals.Files))
+
+	if _, err := k.Extract(ctx, ExtractOptions{}); err != nil {
+		return fmt.Errorf("demo: extract: %w", err)
+	}
+	obs, _, err := k.LoadObservations(ctx)
+	if err != nil {
+		return err
+	}
+	var lines []string
+	for _, f := range obs {
+		o := f.Obs
+		text := o.Lesson
+		if text == "" {
+			text = o.Title
+		}
+		lines = append(lines, fmt.Sprintf("%-15s %-11s %d session(s)  %s", o.ID, o.Type, o.Sessions, truncate(text, 70)))
+	}
+	step("Extract typed observations: the same correction in two sessions is one observation", "kb extract && kb observations", lines...)
+
+	action := "git add -A && git commit -m wip"
+	rc, err := k.Recall(ctx, RecallQuery{Action: action})
+	if err != nil {
+		return fmt.Errorf("demo: recall: %w", err)
+	}
+	md := strings.TrimSpace(rc.Markdown())
+	if md == "" {
+		md = "(nothing recalled)"
+	}
+	step("Recall before the agent repeats the mistake", fmt.Sprintf("kb recall --action %q", action), strings.Split(md, "\n")...)
+
+	event := `{"hook_event_name":"PreToolUse","session_id":"demo","cwd":"/home/dev/ledger","tool_name":"Bash","tool_input":{"command":"pip install requests"}}`
+	out, err := k.HandleHook(ctx, "claude-code", []byte(event))
+	if err != nil {
+		return fmt.Errorf("demo: hook: %w", err)
+	}
+	hookOut := strings.TrimSpace(string(out))
+	if hookOut == "" {
+		hookOut = "(no output: nothing matched)"
+	}
+	step("The Claude Code PreToolUse hook, as Claude Code calls it", "echo '{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"pip install requests\"}}' | kb hook claude-code", truncate(hookOut, 600))
+
+	pr, err := k.Promote(ctx, PromoteOptions{DryRun: true})
+	if err != nil {
+		return fmt.Errorf("demo: promote: %w", err)
+	}
+	lines = nil
+	for _, g := range pr.Graduations {
+		lines = append(lines, fmt.Sprintf("%s -> %s", g.Kind, g.Path), "  why: "+g.Why)
+	}
+	if len(lines) == 0 {
+		lines = []string{"(nothing has earned graduation yet)"}
+	}
+	step("What has earned a place in the library (a reviewable git branch without --dry-run)", "kb promote --dry-run", lines...)
+	return nil
 }
 
 func orUnresolved(s string) string {
