@@ -292,7 +292,10 @@ func (x *Index) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error
 		}
 		return items[i].ID < items[j].ID
 	})
+	before := len(items)
+	items = k.judge(ctx, q, items)
 	res.Items, res.Dropped = packBudget(items, budget, k.Config.Recall.Budgets)
+	res.Dropped += before - len(items)
 	res.Dropped += skipped
 	res.Tokens = Tokens(res.Markdown())
 	return res, nil
