@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/kbmem/kb/internal/testenv"
 )
 
 const eps = 1e-4
@@ -232,20 +234,7 @@ func FuzzParseLocomo(f *testing.F) {
 // locomoFile is ../shared/data/locomo/locomo10.json next to the repo.
 func locomoFile(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the package: cannot locate ../shared")
-		}
-		dir = parent
-	}
+	dir := testenv.ModuleRoot(t)
 	p := filepath.Join(dir, "..", "shared", "data", "locomo", "locomo10.json")
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("LoCoMo data not available (%s): skipping the real-data check", p)

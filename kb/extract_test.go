@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/testenv"
 	"github.com/kbmem/kb/observations"
 	"github.com/kbmem/kb/traces"
 )
@@ -44,20 +45,7 @@ func newExtractKB(t testing.TB) *KB {
 // exSharedDir finds ../shared next to the repository root, or skips.
 func exSharedDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the package directory")
-		}
-		dir = parent
-	}
+	dir := testenv.ModuleRoot(t)
 	shared := filepath.Join(dir, "..", "shared")
 	if _, err := os.Stat(shared); err != nil {
 		t.Skipf("shared data not available at %s (only in the project workspace)", shared)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/index"
+	"github.com/kbmem/kb/internal/testenv"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -313,20 +314,7 @@ func FuzzInstallHooks(f *testing.F) {
 // rcSharedDir is /work/shared, found as ../shared of the repo root.
 func rcSharedDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the package")
-		}
-		dir = parent
-	}
+	dir := testenv.ModuleRoot(t)
 	shared := filepath.Join(filepath.Dir(dir), "shared")
 	if _, err := os.Stat(filepath.Join(shared, "eval", "activation-dev.json")); err != nil {
 		t.Skipf("no shared eval data at %s (only in the development checkout)", shared)

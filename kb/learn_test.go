@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/gitx"
+	"github.com/kbmem/kb/internal/testenv"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -643,20 +644,7 @@ func FuzzLearnSection(f *testing.F) {
 // repository root, or skips.
 func lnSharedTranscripts(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found")
-		}
-		dir = parent
-	}
+	dir := testenv.ModuleRoot(t)
 	p := filepath.Join(dir, "..", "shared", "data", "transcripts")
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("shared transcripts not available (%s): %v", p, err)

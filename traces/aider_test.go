@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kbmem/kb/internal/testenv"
 )
 
 const aiderFixture = "../testdata/transcripts/aider/fixture.aider.chat.history.md"
@@ -31,20 +33,7 @@ func trParse(t testing.TB, p Parser, data []byte, name string, start Pos) ([]Rec
 // root), or skips the test when it is absent.
 func trShared(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found")
-		}
-		dir = parent
-	}
+	dir := testenv.ModuleRoot(t)
 	p := filepath.Join(dir, "..", "shared", "data", "transcripts")
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("shared transcripts not available (%s): %v", p, err)

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kbmem/kb/internal/testenv"
 )
 
 // sharedTranscripts returns /work/shared/data/transcripts located relative
@@ -18,20 +20,7 @@ import (
 // skips the test when it is absent (a user's clone does not have it).
 func sharedTranscripts(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found; shared transcripts unavailable")
-		}
-		dir = parent
-	}
+	dir := testenv.ModuleRoot(t)
 	p := filepath.Join(dir, "..", "shared", "data", "transcripts")
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("real transcripts not available at %s: %v", p, err)
