@@ -168,23 +168,7 @@ instead (the same as 'kb provenance ID').`,
 		ValidArgsFunction: e.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if provenance {
-				k, err := e.open()
-				if err != nil {
-					return err
-				}
-				id, err := resolveObs(k, args[0])
-				if err != nil {
-					return err
-				}
-				p, err := k.Provenance(context.Background(), id)
-				if err != nil {
-					return err
-				}
-				if e.json {
-					return e.emit(p)
-				}
-				e.printProvenance(p)
-				return nil
+				return e.runProvenance(args[0])
 			}
 			return e.withIndex(func(k *kb.KB, x *kb.Index) error {
 				n, err := x.Show(args[0])

@@ -343,27 +343,31 @@ records in that range: who said or did what, in the session's own words.
 ` + exitCodesHelp,
 		Example: "  kb provenance cor-1a2b3c4d5e\n  kb provenance cor-1a2b3c4d5e --json",
 		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			k, err := e.open()
-			if err != nil {
-				return err
-			}
-			id, err := resolveObs(k, args[0])
-			if err != nil {
-				return err
-			}
-			p, err := k.Provenance(context.Background(), id)
-			if err != nil {
-				return err
-			}
-			if e.json {
-				return e.emit(p)
-			}
-			e.printProvenance(p)
-			return nil
-		},
+		RunE:    func(cmd *cobra.Command, args []string) error { return e.runProvenance(args[0]) },
 	}
 	return c
+}
+
+// runProvenance prints the trace records behind an observation (id or
+// unique prefix): kb provenance ID and kb show ID --provenance.
+func (e *env) runProvenance(arg string) error {
+	k, err := e.open()
+	if err != nil {
+		return err
+	}
+	id, err := resolveObs(k, arg)
+	if err != nil {
+		return err
+	}
+	p, err := k.Provenance(context.Background(), id)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.emit(p)
+	}
+	e.printProvenance(p)
+	return nil
 }
 
 // printProvenance renders an observation's source records.
