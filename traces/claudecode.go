@@ -350,7 +350,7 @@ func (s *ccState) userBlocks(base Record, obj, msg object, lineExtra map[string]
 				rec.Extra = addExtra(rec.Extra, "content", c)
 			}
 			rec.Extra = addExtra(rec.Extra, "block", b.without("type", "tool_use_id", "is_error", "content"))
-			if reason, rejected := ccRejection(rec.Output); rejected {
+			if reason, rejected := ccRejection(rec.Output); rejected && rec.IsError && ccRejectionResult(lineExtra["toolUseResult"]) {
 				rec.Marks = append(rec.Marks, MarkRejected)
 				out = append(out, rec)
 				if reason != "" {
@@ -468,10 +468,35 @@ func ccRejection(out string) (reason string, rejected bool) {
 	}
 	for _, m := range ccReasonMarkers {
 		if i := strings.Index(t, m); i >= 0 {
-			return strings.TrimSpace(t[i+len(m):]), true
+			// The person's reason is one paragraph; anything after a blank
+			// line is not theirs.
+			r := strings.TrimSpace(t[i+len(m):])
+			if j := strings.Index(r, "\n\n"); j >= 0 {
+				r = strings.TrimSpace(r[:j])
+			}
+			return r, true
 		}
 	}
 	return "", true
+}
+
+// ccRejectionResult checks the record-level toolUseResult of a refusal.
+// Claude Code writes a refused call as an error result whose toolUseResult
+// is the string "Error: The user doesn't want to proceed...". A tool's own
+// output (a fetched page, a file, a command's stdout) can contain that
+// sentence too, so a tool result counts as the person's refusal only when
+// it is an error and its toolUseResult, when present, is that string: an
+// injected "refusal" must never become a correction.
+func ccRejectionResult(raw json.RawMessage) bool {
+	if len(raw) == 0 || isNull(raw) {
+		return true // older versions wrote no toolUseResult
+	}
+	s, ok := asString(raw)
+	if !ok {
+		return false // a structured result: the tool ran
+	}
+	_, rejected := ccRejection(s)
+	return rejected && strings.HasPrefix(strings.TrimSpace(s), "Error: ")
 }
 
 // ccText returns the text of a content value: a string, or the text blocks

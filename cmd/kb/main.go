@@ -4,9 +4,14 @@
 package main
 
 import (
+	"io"
+	"log"
 	"os"
 )
 
 func main() {
+	// bleve reports damaged segments on the standard logger before kb
+	// rebuilds the index and says so itself, once; kb never logs there.
+	log.SetOutput(io.Discard)
 	os.Exit(run(os.Args[1:], newEnv()))
 }
