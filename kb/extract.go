@@ -487,21 +487,36 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 	}
 	files = live
 
-	written := map[string]bool{}
-	for _, n := range cands {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	// A re-run must end as an uninterrupted run would, even if the previous
+	// run was killed after writing only some files. So candidates are
+	// matched by id first, and the fallbacks (same source records,
+	// near-duplicate text) skip the files of candidates that come later in
+	// this run: in an uninterrupted run those files do not exist yet when
+	// this candidate is merged.
+	claimed := map[string]int{}
+	for i, n := range cands {
 		canonical(n)
 		if n.ID == "" {
 			n.ID = n.MakeID()
+		}
+		if _, ok := claimed[n.Type+"\x00"+n.ID]; !ok {
+			claimed[n.Type+"\x00"+n.ID] = i
+		}
+	}
+	written := map[string]bool{}
+	for i, n := range cands {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		if forgotten(tombs, tombObs, n) {
 			rep.Forgotten++
 			continue
 		}
 		c := rep.count(n.Type)
-		ex := matchObservation(files, n)
+		ex := matchObservation(files, n, func(f *ObsFile) bool {
+			j, ok := claimed[f.Obs.Type+"\x00"+f.Obs.ID]
+			return ok && j > i
+		})
 		if ex == nil {
 			settle(n)
 			rel := ObservationPath(n.Type, n.ID)
@@ -600,14 +615,14 @@ func bringsNewSource(existing, n *observations.Observation) bool {
 // matchObservation finds the file an extracted observation belongs to: the
 // same id, else the same type and source records (a re-run after the text
 // was edited), else a near-duplicate (observations.Similar).
-func matchObservation(files []*ObsFile, n *observations.Observation) *ObsFile {
+func matchObservation(files []*ObsFile, n *observations.Observation, later func(*ObsFile) bool) *ObsFile {
 	for _, f := range files {
 		if f.Obs.ID == n.ID && f.Obs.Type == n.Type {
 			return f
 		}
 	}
 	for _, f := range files {
-		if f.Obs.Type != n.Type {
+		if f.Obs.Type != n.Type || later(f) {
 			continue
 		}
 		for _, a := range f.Obs.Sources {
@@ -619,7 +634,7 @@ func matchObservation(files []*ObsFile, n *observations.Observation) *ObsFile {
 		}
 	}
 	for _, f := range files {
-		if observations.Similar(f.Obs, n) {
+		if !later(f) && observations.Similar(f.Obs, n) {
 			return f
 		}
 	}

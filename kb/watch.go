@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/internal/watch"
 	"github.com/kbmem/kb/traces"
 )
@@ -163,12 +164,16 @@ func (k *KB) Watch(ctx context.Context, o WatchOptions) error {
 		case b := <-batches:
 			w.handle(ctx, b)
 		case <-tick.C:
+			if w.resync {
+				w.sync(ctx)
+			}
 			w.checkQuiet(ctx)
 		}
 	}
 }
 
 type watcher struct {
+	resync   bool // the last sync found the index busy: retry on the next tick
 	k        *KB
 	o        WatchOptions
 	report   func(WatchAction)
@@ -327,11 +332,18 @@ func (w *watcher) importFiles(ctx context.Context, files []string, dirs []Source
 func (w *watcher) sync(ctx context.Context) {
 	x, st, err := w.k.OpenIndex(ctx, nil)
 	if err != nil {
+		if errors.Is(err, index.ErrBusy) {
+			// Another kb process has the index open (a search, a hook):
+			// not an error, try again on the next tick.
+			w.resync = true
+			return
+		}
 		if ctx.Err() == nil {
 			w.act(WatchAction{Action: "error", Message: fmt.Sprintf("index: %v", err)})
 		}
 		return
 	}
+	w.resync = false
 	x.Close()
 	if n := st.Added + st.Updated + st.Removed; n > 0 {
 		w.act(WatchAction{Action: "index", Records: n,
