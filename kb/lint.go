@@ -28,12 +28,12 @@ type ParsedDoc struct {
 // ReadDocs parses every markdown document of the KB (all layers but
 // traces). Files that fail to parse are reported, not returned.
 func (k *KB) ReadDocs(ctx context.Context) ([]ParsedDoc, []Problem, error) {
-	files, err := k.scan()
+	files, skipped, err := k.scanAll()
 	if err != nil {
 		return nil, nil, err
 	}
 	var docs []ParsedDoc
-	var probs []Problem
+	probs := skipped
 	for _, f := range files {
 		if f.layer == LayerTraces {
 			continue

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -70,13 +71,14 @@ func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*In
 	// The stat walk and opening bleve are independent: overlap them, since
 	// every read command pays both.
 	type scanned struct {
-		files []fileInfo
-		err   error
+		files   []fileInfo
+		skipped []Problem
+		err     error
 	}
 	ch := make(chan scanned, 1)
 	go func() {
-		f, err := k.scan()
-		ch <- scanned{f, err}
+		f, skipped, err := k.scanAll()
+		ch <- scanned{f, skipped, err}
 	}()
 	ix, info, err := index.Open(filepath.Join(k.Root, IndexDir))
 	sc := <-ch
@@ -89,6 +91,7 @@ func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*In
 		return nil, SyncStats{}, sc.err
 	}
 	st, err := x.sync(ctx, sc.files, progress)
+	st.Problems = append(sc.skipped, st.Problems...)
 	if info.Rebuilt && info.Reason != "missing" {
 		k.logf("index %s: rebuilt from the files", info.Reason)
 	}
@@ -123,9 +126,18 @@ type fileInfo struct {
 // directories at a time, and relative paths are built by concatenation.
 // Hidden entries, symlinks and special files are never followed.
 func (k *KB) scan() ([]fileInfo, error) {
+	files, _, err := k.scanAll()
+	return files, err
+}
+
+// scanAll is scan that also returns the entries it did not read and why:
+// symlinks and special files named like notes or traces (kb never follows a
+// link out of the KB), and directories named like notes.
+func (k *KB) scanAll() ([]fileInfo, []Problem, error) {
 	type dirJob struct{ abs, rel, layer string }
 	var (
 		mu      sync.Mutex
+		skipped []Problem
 		files   []fileInfo
 		pending sync.WaitGroup
 		jobs    = make(chan dirJob, 1024)
@@ -155,14 +167,27 @@ func (k *KB) scan() ([]fileInfo, error) {
 			}
 			rel := j.rel + "/" + name
 			abs := j.abs + string(filepath.Separator) + name
+			wanted := strings.HasSuffix(name, ".md") || (j.layer == LayerTraces && strings.HasSuffix(name, ".jsonl"))
 			if d.IsDir() {
+				if wanted {
+					mu.Lock()
+					skipped = append(skipped, Problem{Path: rel, Msg: "a directory named like a document; its files are read, it is not", Rule: "skipped"})
+					mu.Unlock()
+				}
 				enqueue(dirJob{abs: abs, rel: rel, layer: j.layer})
 				continue
 			}
-			if !d.Type().IsRegular() {
+			if !wanted {
 				continue
 			}
-			if !strings.HasSuffix(name, ".md") && !(j.layer == LayerTraces && strings.HasSuffix(name, ".jsonl")) {
+			if !d.Type().IsRegular() {
+				why := "not a regular file: not read"
+				if d.Type()&fs.ModeSymlink != 0 {
+					why = "a symlink: not read (kb never follows links, so nothing outside the KB is read through one)"
+				}
+				mu.Lock()
+				skipped = append(skipped, Problem{Path: rel, Msg: why, Rule: "skipped"})
+				mu.Unlock()
 				continue
 			}
 			info, err := d.Info()
@@ -196,7 +221,8 @@ func (k *KB) scan() ([]fileInfo, error) {
 	close(jobs)
 	wg.Wait()
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
-	return files, nil
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	return files, skipped, nil
 }
 
 // Sync applies the changes between the files and the index.

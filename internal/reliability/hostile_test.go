@@ -241,12 +241,7 @@ func TestSkippedInputsAreReported(t *testing.T) {
 			silent = append(silent, "kb "+args[0])
 		}
 	}
-	if len(silent) == 3 {
-		t.Skip("known gap: kb/sync.go (KB.scan) and kb/doctor.go (KB.Doctor) skip symlinks and directories named *.md in the layers " +
-			"without a message, so a note that is a symlink silently vanishes from search, lint and doctor. " +
-			"Fix: have KB.Doctor (and lint) report each skipped symlink/special entry as a warning (rule \"skipped\", path, reason)")
-	}
-	if len(silent) > 0 {
-		t.Logf("skipped entries not reported by: %v", silent)
+	for _, c := range silent {
+		t.Errorf("%s does not report the symlink and the directory it skipped", c)
 	}
 }
