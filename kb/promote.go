@@ -348,16 +348,23 @@ func (k *KB) applyPromotion(res *PromoteResult, byID map[string]*ObsFile, ids []
 			obsPaths[k.projectPath(f.Path)] = true
 		}
 	}
-	for _, f := range res.Files {
-		if obsPaths[f.Path] {
-			continue
-		}
-		abs, err := fsx.Within(k.ProjectRoot, filepath.FromSlash(f.Path))
-		if err != nil {
-			return fmt.Errorf("promote: %w", err)
-		}
-		if err := fsx.WriteFile(abs, f.new, 0o644); err != nil {
-			return fmt.Errorf("promote: %w", err)
+	// The library notes are what marks a graduation done (a re-run never
+	// proposes a candidate whose note exists), so they are written last:
+	// a run killed part-way leaves no note whose skill or routing entry is
+	// missing, and the re-run writes the rest.
+	libPrefix := k.projectPath(LayerLibrary) + "/"
+	for _, notesPass := range []bool{false, true} {
+		for _, f := range res.Files {
+			if obsPaths[f.Path] || strings.HasPrefix(f.Path, libPrefix) != notesPass {
+				continue
+			}
+			abs, err := fsx.Within(k.ProjectRoot, filepath.FromSlash(f.Path))
+			if err != nil {
+				return fmt.Errorf("promote: %w", err)
+			}
+			if err := fsx.WriteFile(abs, f.new, 0o644); err != nil {
+				return fmt.Errorf("promote: %w", err)
+			}
 		}
 	}
 	for _, id := range ids {
