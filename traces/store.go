@@ -104,6 +104,10 @@ const (
 	sessionsName = "sessions.json"
 	headLen      = 4096
 	flushBytes   = 4 << 20
+	// maxBuffered caps the bytes an import holds for all its sessions
+	// together; past it every session is flushed, so memory stays flat in
+	// the size of the transcript however many sessions it holds.
+	maxBuffered = 16 << 20
 )
 
 // SessionFile is the path, relative to the KB root and slash-separated, of
@@ -385,6 +389,7 @@ type importer struct {
 	sessions  map[string]*sessWriter
 	order     []*sessWriter
 	appended  int
+	buffered  int // estimated bytes queued in the session writers since the last flush of all
 	err       error
 }
 
@@ -434,9 +439,17 @@ func (w *importer) emit(rec Record) error {
 	rec.Seq = sw.next
 	sw.next++
 	w.appended++
+	w.buffered += recordSize(&rec) // queued in sw.buf, or in sw.pending for a new session
 	if err := w.store.add(sw, rec); err != nil {
 		w.err = err
 		return err
+	}
+	if w.buffered > maxBuffered {
+		if err := w.flushAll(); err != nil {
+			w.err = err
+			return err
+		}
+		w.buffered = 0
 	}
 	return nil
 }
@@ -630,6 +643,15 @@ func (s *Store) add(sw *sessWriter, rec Record) error {
 	return nil
 }
 
+// recordSize estimates the memory a queued record holds.
+func recordSize(r *Record) int {
+	n := 256 + len(r.Text) + len(r.Output) + len(r.Input)
+	for _, v := range r.Extra {
+		n += len(v)
+	}
+	return n
+}
+
 func writeLine(buf *bytes.Buffer, rec *Record) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
@@ -689,7 +711,8 @@ func (s *Store) flush(sw *sessWriter, source string) error {
 	if err := fsx.Append(abs, sw.buf.Bytes()); err != nil {
 		return fmt.Errorf("append to %s: %w", sw.rel, err)
 	}
-	sw.buf.Reset()
+	sw.buf = bytes.Buffer{} // drop the capacity too: an import may hold thousands of writers
+
 	fi, err := os.Stat(abs)
 	if err != nil {
 		return fmt.Errorf("session file %s: %w", sw.rel, err)
