@@ -182,6 +182,11 @@ func (k *KB) openRecallIndex(ctx context.Context) (*Index, error) {
 		return nil, fmt.Errorf("recall: %w", err)
 	}
 	if err == nil {
+		// Fast path: no directory recall reads changed since the last
+		// sync (a few stats instead of one per file).
+		if k.dirsUnchanged() {
+			return &Index{ix: ro, k: k}, nil
+		}
 		if files, err := k.scan(); err == nil && indexUpToDate(files, ro.Stamps()) {
 			return &Index{ix: ro, k: k}, nil
 		}

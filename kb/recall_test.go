@@ -444,3 +444,30 @@ func TestRecallEmbeddings(t *testing.T) {
 		t.Errorf("dead endpoint: %+v", r.Items)
 	}
 }
+
+// TestRecallFastPath: after a sync, recall trusts the index when no layer
+// directory changed, and notices a new observation (an atomic write changes
+// its directory) without a full scan.
+func TestRecallFastPath(t *testing.T) {
+	k := rcKB(t)
+	rcCorrection(t, k, "force-pushing a branch", "Never force-push main; open a revert PR instead.", []string{"git:push-force"})
+	x, _, err := k.OpenIndex(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	if !k.dirsUnchanged() {
+		t.Fatal("right after a sync the directories should be unchanged")
+	}
+	rcCorrection(t, k, "dropping a column", "Drop columns in three phases, never in one migration.", []string{"sql:drop-column"})
+	if k.dirsUnchanged() {
+		t.Fatal("a new observation file did not change its directory's stamp")
+	}
+	r := rcRecall(t, k, RecallQuery{Action: `psql -c "ALTER TABLE accounts DROP COLUMN legacy_flag"`})
+	if len(r.Items) == 0 || !strings.Contains(r.Items[0].Text, "three phases") {
+		t.Fatalf("the new observation was not recalled: %+v", r.Items)
+	}
+	if !k.dirsUnchanged() {
+		t.Fatal("recall's sync did not record the directories")
+	}
+}

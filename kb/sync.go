@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/traces"
 )
@@ -73,12 +74,13 @@ func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*In
 	type scanned struct {
 		files   []fileInfo
 		skipped []Problem
+		dirs    map[string]int64
 		err     error
 	}
 	ch := make(chan scanned, 1)
 	go func() {
-		f, skipped, err := k.scanAll()
-		ch <- scanned{f, skipped, err}
+		f, skipped, dirs, err := k.scanTree()
+		ch <- scanned{f, skipped, dirs, err}
 	}()
 	ix, info, err := index.Open(filepath.Join(k.Root, IndexDir))
 	sc := <-ch
@@ -92,6 +94,9 @@ func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*In
 	}
 	st, err := x.sync(ctx, sc.files, progress)
 	st.Problems = append(sc.skipped, st.Problems...)
+	if err == nil {
+		k.saveDirStamps(sc.dirs)
+	}
 	if info.Rebuilt && info.Reason != "missing" {
 		k.logf("index %s: rebuilt from the files", info.Reason)
 	}
@@ -134,9 +139,17 @@ func (k *KB) scan() ([]fileInfo, error) {
 // symlinks and special files named like notes or traces (kb never follows a
 // link out of the KB), and directories named like notes.
 func (k *KB) scanAll() ([]fileInfo, []Problem, error) {
+	files, skipped, _, err := k.scanTree()
+	return files, skipped, err
+}
+
+// scanTree is scanAll that also returns the modification time of every
+// directory it read (for the hooks' fast path, see dirsUnchanged).
+func (k *KB) scanTree() ([]fileInfo, []Problem, map[string]int64, error) {
 	type dirJob struct{ abs, rel, layer string }
 	var (
 		mu      sync.Mutex
+		dirs    = map[string]int64{}
 		skipped []Problem
 		files   []fileInfo
 		pending sync.WaitGroup
@@ -155,10 +168,19 @@ func (k *KB) scanAll() ([]fileInfo, []Problem, error) {
 	}
 	work := func(j dirJob) {
 		defer pending.Done()
-		ents, err := os.ReadDir(j.abs)
+		dir, err := os.Open(j.abs)
 		if err != nil {
 			return // missing or unreadable directory: skip it, keep going
 		}
+		dst, serr := dir.Stat()
+		ents, err := dir.ReadDir(-1)
+		dir.Close()
+		if err != nil || serr != nil {
+			return
+		}
+		mu.Lock()
+		dirs[j.rel] = dst.ModTime().UnixNano()
+		mu.Unlock()
 		var local []fileInfo
 		for _, d := range ents {
 			name := d.Name()
@@ -222,7 +244,7 @@ func (k *KB) scanAll() ([]fileInfo, []Problem, error) {
 	wg.Wait()
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
-	return files, skipped, nil
+	return files, skipped, dirs, nil
 }
 
 // Sync applies the changes between the files and the index.
@@ -508,4 +530,51 @@ func decodeLink(s string) (doc.Link, bool) {
 	}
 	line, _ := strconv.Atoi(p[2])
 	return doc.Link{Kind: p[0], Rel: p[1], Line: line, Target: p[3], Alias: p[4], Heading: p[5]}, true
+}
+
+// dirStampsFile records, after each sync, the modification time of every
+// directory under the layers. kb's own writes (atomic renames) and file
+// creations and deletions change their directory's time, so a hook can
+// tell "nothing changed since the last sync" from a few stats instead of a
+// stat per file. Edits made in place by an editor do not change it: those
+// are picked up by the next ordinary command, or at once under kb watch.
+const dirStampsFile = "dirs.json"
+
+func (k *KB) saveDirStamps(dirs map[string]int64) {
+	p := filepath.Join(k.Root, IndexDir, dirStampsFile)
+	b, err := json.Marshal(dirs)
+	if err != nil {
+		return
+	}
+	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, b) {
+		return
+	}
+	// Derived data: a failed write only costs the next hook a full scan.
+	_ = fsx.WriteFile(p, b, 0o644)
+}
+
+// dirsUnchanged reports whether no directory of the layers that recall
+// reads (observations, episodes, library) changed since the last sync.
+func (k *KB) dirsUnchanged() bool {
+	b, err := os.ReadFile(filepath.Join(k.Root, IndexDir, dirStampsFile))
+	if err != nil {
+		return false
+	}
+	var dirs map[string]int64
+	if json.Unmarshal(b, &dirs) != nil || len(dirs) == 0 {
+		return false
+	}
+	seen := 0
+	for rel, mt := range dirs {
+		layer, _, _ := strings.Cut(rel, "/")
+		if layer == LayerTraces {
+			continue
+		}
+		st, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(rel)))
+		if err != nil || st.ModTime().UnixNano() != mt {
+			return false
+		}
+		seen++
+	}
+	return seen > 0
 }

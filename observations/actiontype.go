@@ -93,7 +93,7 @@ type wordPattern struct {
 	tokens [][]string // stems, alternatives
 }
 
-var typeRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*(:[a-z0-9][a-z0-9.-]*)?$`)
+var typeRE = lazyRegexp(`^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*(:[a-z0-9][a-z0-9.-]*)?$`)
 
 // NewTaxonomy compiles the built-in rules plus extra (for example from
 // kb.yaml). An extra rule with the type of a built-in one adds matchers to
@@ -372,7 +372,7 @@ func (t *Taxonomy) contentHits(h hits, s string) {
 	}
 }
 
-var codeSpanRE = regexp.MustCompile("(?s)```[a-zA-Z0-9_+-]*\n?(.*?)```|`([^`\n]+)`")
+var codeSpanRE = lazyRegexp("(?s)```[a-zA-Z0-9_+-]*\n?(.*?)```|`([^`\n]+)`")
 
 func (t *Taxonomy) text(h hits, s string) {
 	if len(s) > 100000 {

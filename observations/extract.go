@@ -3,7 +3,6 @@ package observations
 import (
 	"encoding/json"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -148,9 +147,9 @@ type timeline struct {
 }
 
 var (
-	harnessTextRE = regexp.MustCompile(`^(<command-|<local-command|<bash-|<system-reminder>|Caveat: |\[Request interrupted|This session is being continued)`)
-	rejectTextRE  = regexp.MustCompile(`^(The user doesn't want to (proceed with this tool use|take this action right now))`)
-	reasonRE      = regexp.MustCompile(`(?s)(The user provided the following reason for the rejection:|To tell you how to proceed, the user said:)\s*(.*)$`)
+	harnessTextRE = lazyRegexp(`^(<command-|<local-command|<bash-|<system-reminder>|Caveat: |\[Request interrupted|This session is being continued)`)
+	rejectTextRE  = lazyRegexp(`^(The user doesn't want to (proceed with this tool use|take this action right now))`)
+	reasonRE      = lazyRegexp(`(?s)(The user provided the following reason for the rejection:|To tell you how to proceed, the user said:)\s*(.*)$`)
 )
 
 func isToolCall(r *traces.Record) bool {
@@ -285,30 +284,30 @@ func (tl *timeline) lastAgentText(u *utterance) string {
 
 var (
 	// Leading interjections and fillers that carry no instruction.
-	leadRE = regexp.MustCompile(`(?i)^\s*(oh|ah|hmm+|hm+|ugh|argh|wait( a (sec|second|minute))?|ok(ay)?|well|so|sorry|actually|uh|um|err|hey|look|listen|nope|nah|no+|wrong|incorrect|absolutely not|definitely not|certainly not|not like that|not that|stop( it)?|again|seriously|come on|please no|fgs|ffs|(as )?i (told you|said)( (before|already|earlier|last (week|time)|twice))?)\b\s*[,.!:;—–-]*\s*`)
+	leadRE = lazyRegexp(`(?i)^\s*(oh|ah|hmm+|hm+|ugh|argh|wait( a (sec|second|minute))?|ok(ay)?|well|so|sorry|actually|uh|um|err|hey|look|listen|nope|nah|no+|wrong|incorrect|absolutely not|definitely not|certainly not|not like that|not that|stop( it)?|again|seriously|come on|please no|fgs|ffs|(as )?i (told you|said)( (before|already|earlier|last (week|time)|twice))?)\b\s*[,.!:;—–-]*\s*`)
 	// A strong redirect at the start of a message.
-	strongStartRE = regexp.MustCompile(`(?i)^\s*((oh|hmm+|ugh|wait|well|sorry|actually)[,.! ]+)?(no+\b|nope\b|nah\b|don'?t\b|do not\b|never\b|stop\b|wrong\b|incorrect\b|not like that|not that\b|absolutely not|definitely not|please (don'?t|do not|stop|never|no)\b|that'?s (wrong|not (what|right|it|how))|this is (wrong|not (what|right|how))|that is (wrong|not)|this isn'?t|that isn'?t|undo (that|this|it)|revert (that|this|it)|why (did|would|are) you|i (said|told you|asked( you)?)\b|as i said|you (should(n'?t)?|forgot|missed|didn'?t|broke)\b|instead\b|rather\b|use \S+( \S+)? (instead|not)\b)`)
+	strongStartRE = lazyRegexp(`(?i)^\s*((oh|hmm+|ugh|wait|well|sorry|actually)[,.! ]+)?(no+\b|nope\b|nah\b|don'?t\b|do not\b|never\b|stop\b|wrong\b|incorrect\b|not like that|not that\b|absolutely not|definitely not|please (don'?t|do not|stop|never|no)\b|that'?s (wrong|not (what|right|it|how))|this is (wrong|not (what|right|how))|that is (wrong|not)|this isn'?t|that isn'?t|undo (that|this|it)|revert (that|this|it)|why (did|would|are) you|i (said|told you|asked( you)?)\b|as i said|you (should(n'?t)?|forgot|missed|didn'?t|broke)\b|instead\b|rather\b|use \S+( \S+)? (instead|not)\b)`)
 	// Conversation closers and acknowledgements after "no".
-	closerRE        = regexp.MustCompile(`(?i)^\s*(no+|nope|nah)\b[,.! ]*(thanks|thank you|that'?s (all|it|fine|great|everything)|worries|problem|prob|need|rush|all good|looks good|it'?s (fine|ok|okay|good|all good)|more|further|other|i'?m good|we'?re good|questions?|not (now|yet|really)|just curious|that'?s (ok|okay))\b`)
-	imperativeNegRE = regexp.MustCompile(`(?i)(^|[,;:.!]\s*|\b(and|but|please|so|just|we|you)\s+)(don'?t|do not|never|always)\s+\w+`)
-	ohNoRE          = regexp.MustCompile(`(?i)^\s*(oh|uh|ah)[,]?\s+no+\b`)
-	holdOnRE        = regexp.MustCompile(`(?i)^\s*(wait|hold on|hang on)\b`)
-	neverMindRE     = regexp.MustCompile(`(?i)^\s*(never ?mind|nvm|forget (it|that|about it)|scratch that)\b`)
+	closerRE        = lazyRegexp(`(?i)^\s*(no+|nope|nah)\b[,.! ]*(thanks|thank you|that'?s (all|it|fine|great|everything)|worries|problem|prob|need|rush|all good|looks good|it'?s (fine|ok|okay|good|all good)|more|further|other|i'?m good|we'?re good|questions?|not (now|yet|really)|just curious|that'?s (ok|okay))\b`)
+	imperativeNegRE = lazyRegexp(`(?i)(^|[,;:.!]\s*|\b(and|but|please|so|just|we|you)\s+)(don'?t|do not|never|always)\s+\w+`)
+	ohNoRE          = lazyRegexp(`(?i)^\s*(oh|uh|ah)[,]?\s+no+\b`)
+	holdOnRE        = lazyRegexp(`(?i)^\s*(wait|hold on|hang on)\b`)
+	neverMindRE     = lazyRegexp(`(?i)^\s*(never ?mind|nvm|forget (it|that|about it)|scratch that)\b`)
 	// Redirect cues anywhere in a message.
-	moderateRE = regexp.MustCompile(`(?i)\binstead\b|\brather than\b|\bi (said|told you)\b|\bnot what i (asked|wanted|meant)\b|\bthat'?s not (what|how)\b|\byou (should(n'?t)?|forgot|missed)\b|(^|[.!;:,]\s*|\b(and|but|please|so|just)\s+)(don'?t|do not|never|always|stop)\s+\w+|\bi don'?t (want|like)\b|\bwe don'?t (need|want|use)\b|\bdo we (even|really) need\b|\bwhy (not|did you|would you)\b`)
+	moderateRE = lazyRegexp(`(?i)\binstead\b|\brather than\b|\bi (said|told you)\b|\bnot what i (asked|wanted|meant)\b|\bthat'?s not (what|how)\b|\byou (should(n'?t)?|forgot|missed)\b|(^|[.!;:,]\s*|\b(and|but|please|so|just)\s+)(don'?t|do not|never|always|stop)\s+\w+|\bi don'?t (want|like)\b|\bwe don'?t (need|want|use)\b|\bdo we (even|really) need\b|\bwhy (not|did you|would you)\b`)
 	// Yes/no answer at the start of a message.
-	yesNoRE = regexp.MustCompile(`(?i)^\s*(no+|nope|nah|yes|yeah|yep|sure|correct|right)\b`)
+	yesNoRE = lazyRegexp(`(?i)^\s*(no+|nope|nah|yes|yeah|yep|sure|correct|right)\b`)
 	// The agent asking the person something.
-	askedRE = regexp.MustCompile(`(?i)(\?\s*$|\b(would you like|do you want|should i|shall i|want me to|let me know if|which (one|option) would you)\b)`)
+	askedRE = lazyRegexp(`(?i)(\?\s*$|\b(would you like|do you want|should i|shall i|want me to|let me know if|which (one|option) would you)\b)`)
 	// Instruction shapes.
-	directiveStartRE   = regexp.MustCompile(`(?i)^\s*((please|just|first|then|also|and|but|so|instead|now|ok(ay)?|always|never|only)[,]?\s+)*(use|run|add|remove|delete|change|keep|put|make|call|read|write|fix|move|rename|stage|commit|push|check|try|set|install|update|revert|undo|stop|go|do|don'?t|avoid|leave|skip|wait|switch|follow|replace|create|save|drop|split|merge|test|look|ask|start|restore|copy|include|exclude|pass|return|store|load|wrap|handle|log|pin|bump|upgrade|downgrade|edit|modify|open|close|prefer|consider|stick|take|pick|choose|print|show|hide|ignore|mark|point|import|export|define|implement|refactor|simplify|extract|inline|combine|reuse|group|sort|order|limit|format|document|annotate|let'?s|lets|read|verify|ensure|make sure|remember|no\s+\w+|never|always|only|build|deploy|generate|regenerate|clean|lint|mock|separate|batch|retry|cache|fetch|send|parse|validate|escape|quote|sanitize|use)\b`)
-	directiveAnyRE     = regexp.MustCompile(`(?i)\b(instead|rather than|should|shouldn'?t|need to|needs to|have to|has to|must|i want|i'?d like|i would like|i'?d love|i'?d prefer|i'?d rather|i prefer|i don'?t want|we use|we don'?t|we never|we always|let'?s|please|do we (even |really )?need|why not|can'?t we|could we|can we|how about|what about|avoid|from now on|going forward|you can|you could|you might want to|we can|i think we should|which is (less|more|simpler|easier|better))\b`)
-	frustrationRE      = regexp.MustCompile(`(?i)(\bagain\b|\bi told you\b|\bi (already )?said\b|\balready (told|said|asked)\b|\bhow many times\b|\bfor the last time\b|\bseriously\b|\bffs\b|\bfgs\b|\bwtf\b|\bcome on\b|\bugh\b|\bannoying\b|!!|\?!|:\()`)
-	severityRE         = regexp.MustCompile(`(?i)\b(never|always|absolutely|critical|dangerous|data loss|lose data|security|insecure|vulnerab\w*|injection|production|prod|under no circumstances|corrupt\w*|leak\w*|outage|irreversible|destroy\w*|must)\b`)
-	markerRE           = regexp.MustCompile(`(?i)\b(write this down|note (that|to self)|TIL|today i learned|turns out|it turns out|interesting|good to know|remember (that|this)|keep in mind|worth remembering|important:|this is important|good to keep|make a note)\b`)
-	reasonCueRE        = regexp.MustCompile(`(?i)\b(because|since|otherwise|so that|it breaks|that breaks|will break|breaks|causes|caused|takes \d+|leads to|results in|which means|security|injection|data loss)\b`)
-	becauseRE          = regexp.MustCompile(`(?i)[,;]?\s*\b(because|since|as otherwise|otherwise)\b\s+(.+)$`)
-	consequenceStartRE = regexp.MustCompile(`(?i)^(that'?s|this is|it'?s|it is|that is|that would|this would|it would|that will|this will|it will|it breaks|that breaks|this breaks|the (full|whole) \w+)\b`)
+	directiveStartRE   = lazyRegexp(`(?i)^\s*((please|just|first|then|also|and|but|so|instead|now|ok(ay)?|always|never|only)[,]?\s+)*(use|run|add|remove|delete|change|keep|put|make|call|read|write|fix|move|rename|stage|commit|push|check|try|set|install|update|revert|undo|stop|go|do|don'?t|avoid|leave|skip|wait|switch|follow|replace|create|save|drop|split|merge|test|look|ask|start|restore|copy|include|exclude|pass|return|store|load|wrap|handle|log|pin|bump|upgrade|downgrade|edit|modify|open|close|prefer|consider|stick|take|pick|choose|print|show|hide|ignore|mark|point|import|export|define|implement|refactor|simplify|extract|inline|combine|reuse|group|sort|order|limit|format|document|annotate|let'?s|lets|read|verify|ensure|make sure|remember|no\s+\w+|never|always|only|build|deploy|generate|regenerate|clean|lint|mock|separate|batch|retry|cache|fetch|send|parse|validate|escape|quote|sanitize|use)\b`)
+	directiveAnyRE     = lazyRegexp(`(?i)\b(instead|rather than|should|shouldn'?t|need to|needs to|have to|has to|must|i want|i'?d like|i would like|i'?d love|i'?d prefer|i'?d rather|i prefer|i don'?t want|we use|we don'?t|we never|we always|let'?s|please|do we (even |really )?need|why not|can'?t we|could we|can we|how about|what about|avoid|from now on|going forward|you can|you could|you might want to|we can|i think we should|which is (less|more|simpler|easier|better))\b`)
+	frustrationRE      = lazyRegexp(`(?i)(\bagain\b|\bi told you\b|\bi (already )?said\b|\balready (told|said|asked)\b|\bhow many times\b|\bfor the last time\b|\bseriously\b|\bffs\b|\bfgs\b|\bwtf\b|\bcome on\b|\bugh\b|\bannoying\b|!!|\?!|:\()`)
+	severityRE         = lazyRegexp(`(?i)\b(never|always|absolutely|critical|dangerous|data loss|lose data|security|insecure|vulnerab\w*|injection|production|prod|under no circumstances|corrupt\w*|leak\w*|outage|irreversible|destroy\w*|must)\b`)
+	markerRE           = lazyRegexp(`(?i)\b(write this down|note (that|to self)|TIL|today i learned|turns out|it turns out|interesting|good to know|remember (that|this)|keep in mind|worth remembering|important:|this is important|good to keep|make a note)\b`)
+	reasonCueRE        = lazyRegexp(`(?i)\b(because|since|otherwise|so that|it breaks|that breaks|will break|breaks|causes|caused|takes \d+|leads to|results in|which means|security|injection|data loss)\b`)
+	becauseRE          = lazyRegexp(`(?i)[,;]?\s*\b(because|since|as otherwise|otherwise)\b\s+(.+)$`)
+	consequenceStartRE = lazyRegexp(`(?i)^(that'?s|this is|it'?s|it is|that is|that would|this would|it would|that will|this will|it will|it breaks|that breaks|this breaks|the (full|whole) \w+)\b`)
 )
 
 // firstWords returns the first n words of s, lower-cased.
@@ -656,38 +655,38 @@ func lowerFirst(s string) string {
 // ---------------------------------------------------------------------------
 // Lesson wording.
 
-var ackTailRE = regexp.MustCompile(`(?i)[,;]?\s*(otherwise|but otherwise|else)\s+(gtg|good to go|lgtm|all good|looks good|fine|ok|okay|good)\W*$`)
+var ackTailRE = lazyRegexp(`(?i)[,;]?\s*(otherwise|but otherwise|else)\s+(gtg|good to go|lgtm|all good|looks good|fine|ok|okay|good)\W*$`)
 
-var likeToBeRE = regexp.MustCompile(`(?i)^i'?d\s+(actually\s+|really\s+)?(like|love|prefer)\s+(.{3,60}?)\s+to\s+be\s+`)
+var likeToBeRE = lazyRegexp(`(?i)^i'?d\s+(actually\s+|really\s+)?(like|love|prefer)\s+(.{3,60}?)\s+to\s+be\s+`)
 
 type rewrite struct {
-	re  *regexp.Regexp
+	re  *lazyRE
 	out string
 }
 
 var lessonRewrites = []rewrite{
-	{regexp.MustCompile(`(?i)^(please\s+)?(don'?t|do not)\s+(ever\s+)?`), "Do not "},
-	{regexp.MustCompile(`(?i)^(please\s+)?never\s+(ever\s+)?`), "Never "},
-	{regexp.MustCompile(`(?i)^(please\s+)?always\s+`), "Always "},
-	{regexp.MustCompile(`(?i)^we\s+(always\s+)?use\s+`), "Use "},
-	{regexp.MustCompile(`(?i)^we\s+always\s+`), "Always "},
-	{regexp.MustCompile(`(?i)^we\s+never\s+`), "Never "},
-	{regexp.MustCompile(`(?i)^we\s+(don'?t|do not)\s+`), "Do not "},
-	{regexp.MustCompile(`(?i)^i\s+(don'?t|do not)\s+think\s+we\s+need\s+(to\s+)?`), "Do not "},
-	{regexp.MustCompile(`(?i)^(we|you)\s+(don'?t|do not)\s+need\s+(to\s+)?`), "Do not "},
-	{regexp.MustCompile(`(?i)^i\s+(don'?t|do not)\s+want\s+(you\s+)?to\s+`), "Do not "},
-	{regexp.MustCompile(`(?i)^i\s+(don'?t|do not)\s+want\s+`), "Avoid "},
-	{regexp.MustCompile(`(?i)^(you|we)\s+(should|must|need to|have to|can|could)\s+(just\s+)?`), ""},
-	{regexp.MustCompile(`(?i)^(could|can|couldn'?t|can'?t)\s+we\s+(just\s+)?`), ""},
-	{regexp.MustCompile(`(?i)^why\s+not\s+(just\s+)?`), ""},
-	{regexp.MustCompile(`(?i)^(how|what)\s+about\s+`), "Consider "},
-	{regexp.MustCompile(`(?i)^do\s+we\s+(even|really)\s+need\s+`), "Check whether we need "},
-	{regexp.MustCompile(`(?i)^i'?d\s+(actually\s+|really\s+)?(like|love|prefer|want)\s+(you\s+)?(to\s+)?`), ""},
-	{regexp.MustCompile(`(?i)^i\s+think\s+(we|you)\s+(should|need to|must)\s+`), ""},
-	{regexp.MustCompile(`(?i)^i\s+(would\s+)?(prefer|want)\s+(you\s+)?(to\s+)?`), ""},
-	{regexp.MustCompile(`(?i)^let'?s\s+`), ""},
-	{regexp.MustCompile(`(?i)^(please|just|instead)[,]?\s+`), ""},
-	{regexp.MustCompile(`(?i)^no\s+`), "Do not use "},
+	{lazyRegexp(`(?i)^(please\s+)?(don'?t|do not)\s+(ever\s+)?`), "Do not "},
+	{lazyRegexp(`(?i)^(please\s+)?never\s+(ever\s+)?`), "Never "},
+	{lazyRegexp(`(?i)^(please\s+)?always\s+`), "Always "},
+	{lazyRegexp(`(?i)^we\s+(always\s+)?use\s+`), "Use "},
+	{lazyRegexp(`(?i)^we\s+always\s+`), "Always "},
+	{lazyRegexp(`(?i)^we\s+never\s+`), "Never "},
+	{lazyRegexp(`(?i)^we\s+(don'?t|do not)\s+`), "Do not "},
+	{lazyRegexp(`(?i)^i\s+(don'?t|do not)\s+think\s+we\s+need\s+(to\s+)?`), "Do not "},
+	{lazyRegexp(`(?i)^(we|you)\s+(don'?t|do not)\s+need\s+(to\s+)?`), "Do not "},
+	{lazyRegexp(`(?i)^i\s+(don'?t|do not)\s+want\s+(you\s+)?to\s+`), "Do not "},
+	{lazyRegexp(`(?i)^i\s+(don'?t|do not)\s+want\s+`), "Avoid "},
+	{lazyRegexp(`(?i)^(you|we)\s+(should|must|need to|have to|can|could)\s+(just\s+)?`), ""},
+	{lazyRegexp(`(?i)^(could|can|couldn'?t|can'?t)\s+we\s+(just\s+)?`), ""},
+	{lazyRegexp(`(?i)^why\s+not\s+(just\s+)?`), ""},
+	{lazyRegexp(`(?i)^(how|what)\s+about\s+`), "Consider "},
+	{lazyRegexp(`(?i)^do\s+we\s+(even|really)\s+need\s+`), "Check whether we need "},
+	{lazyRegexp(`(?i)^i'?d\s+(actually\s+|really\s+)?(like|love|prefer|want)\s+(you\s+)?(to\s+)?`), ""},
+	{lazyRegexp(`(?i)^i\s+think\s+(we|you)\s+(should|need to|must)\s+`), ""},
+	{lazyRegexp(`(?i)^i\s+(would\s+)?(prefer|want)\s+(you\s+)?(to\s+)?`), ""},
+	{lazyRegexp(`(?i)^let'?s\s+`), ""},
+	{lazyRegexp(`(?i)^(please|just|instead)[,]?\s+`), ""},
+	{lazyRegexp(`(?i)^no\s+`), "Do not use "},
 }
 
 // lessonFrom turns what the person said into an instruction (the corrected
@@ -826,7 +825,7 @@ type preferenceExtractor struct{ tax *Taxonomy }
 
 func (*preferenceExtractor) Type() string { return TypePreference }
 
-var prefRE = regexp.MustCompile(`(?i)\b(i (really )?prefer|i'?d (much )?rather|i'?d prefer|we prefer|we always|we never|we (don'?t|do not) use|our (convention|style|standard|rule) is|please always|please never|from now on|going forward|in (the )?future|as a rule|make sure (to|you) always|i (really )?(like|hate|dislike|don'?t like) (it )?when|by convention|we use)\b`)
+var prefRE = lazyRegexp(`(?i)\b(i (really )?prefer|i'?d (much )?rather|i'?d prefer|we prefer|we always|we never|we (don'?t|do not) use|our (convention|style|standard|rule) is|please always|please never|from now on|going forward|in (the )?future|as a rule|make sure (to|you) always|i (really )?(like|hate|dislike|don'?t like) (it )?when|by convention|we use)\b`)
 
 func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 	tl := buildTimeline(s)
@@ -915,12 +914,12 @@ type decisionExtractor struct{ tax *Taxonomy }
 func (*decisionExtractor) Type() string { return TypeDecision }
 
 var (
-	choiceRE      = regexp.MustCompile(`(?i)\b(let'?s|we'?ll|i'?ll|we should|i want to|i'?d like to)\s+(go with|use|do|pick|choose|stick with|try|take|keep)\s+(the\s+)?([^.,!;?\n]{2,60})`)
-	optionRE      = regexp.MustCompile(`(?i)\b(option|approach|choice|alternative|solution)\s*#?\s*([0-9]+|[a-d])\b`)
-	ordinalRE     = regexp.MustCompile(`(?i)\b(the\s+)?(first|second|third|fourth|last)\s+(one|option|approach|choice)\b`)
-	altLineRE     = regexp.MustCompile(`(?m)^\s*(?:#{1,4}\s*)?(?:\d+[.)]|[-*•]|(?:Option|Approach|Alternative)\s+[0-9A-Za-z]+[:.)]?)\s*(?:\*\*)?(?:(?:Option|Approach)\s+[0-9A-Za-z]+[:.)]?\s*)?([^*:\n]{2,70}?)(?:\*\*)?\s*(?:[:\-–—(]\s*(.*))?$`)
-	optionLineRE  = regexp.MustCompile(`(?m)^\s*(?:#{1,4}\s*)?\**\s*(?:Option|Approach|Alternative|Choice)\s+[0-9A-Za-z]+\s*[:.)\-–—]\s*\**\s*([^*\n(:]{2,60}?)\s*\**\s*(?:[:\-–—(]\s*(.*?)\)?)?\s*$`)
-	optionsWordRE = regexp.MustCompile(`(?i)\b(options?|approach(es)?|alternatives?|either|could (use|go|do)|recommend|trade-?offs?|pros|cons|choices?)\b`)
+	choiceRE      = lazyRegexp(`(?i)\b(let'?s|we'?ll|i'?ll|we should|i want to|i'?d like to)\s+(go with|use|do|pick|choose|stick with|try|take|keep)\s+(the\s+)?([^.,!;?\n]{2,60})`)
+	optionRE      = lazyRegexp(`(?i)\b(option|approach|choice|alternative|solution)\s*#?\s*([0-9]+|[a-d])\b`)
+	ordinalRE     = lazyRegexp(`(?i)\b(the\s+)?(first|second|third|fourth|last)\s+(one|option|approach|choice)\b`)
+	altLineRE     = lazyRegexp(`(?m)^\s*(?:#{1,4}\s*)?(?:\d+[.)]|[-*•]|(?:Option|Approach|Alternative)\s+[0-9A-Za-z]+[:.)]?)\s*(?:\*\*)?(?:(?:Option|Approach)\s+[0-9A-Za-z]+[:.)]?\s*)?([^*:\n]{2,70}?)(?:\*\*)?\s*(?:[:\-–—(]\s*(.*))?$`)
+	optionLineRE  = lazyRegexp(`(?m)^\s*(?:#{1,4}\s*)?\**\s*(?:Option|Approach|Alternative|Choice)\s+[0-9A-Za-z]+\s*[:.)\-–—]\s*\**\s*([^*\n(:]{2,60}?)\s*\**\s*(?:[:\-–—(]\s*(.*?)\)?)?\s*$`)
+	optionsWordRE = lazyRegexp(`(?i)\b(options?|approach(es)?|alternatives?|either|could (use|go|do)|recommend|trade-?offs?|pros|cons|choices?)\b`)
 )
 
 func (e *decisionExtractor) Extract(s *Session) []*Observation {
@@ -1044,8 +1043,8 @@ type negativeExtractor struct{ tax *Taxonomy }
 func (*negativeExtractor) Type() string { return TypeNegativeResult }
 
 var (
-	userFailRE  = regexp.MustCompile(`(?i)\b((still\s+)?(doesn'?t|does not|didn'?t|did not|isn'?t|is not)\s+(work|help|fix)|not working|still (fails|failing|broken|broke)|(that|this|it) (broke|failed)|we lost|made it worse|doesn'?t seem to work)\b`)
-	agentFailRE = regexp.MustCompile(`(?i)\b((that|this|the) (approach|fix|change|attempt|workaround|solution|idea) (didn'?t|doesn'?t|did not|does not|won'?t|will not) work|(didn'?t|did not) work (because|since|due to)|reverting (the|my|this|that)|let me revert|i'?ll revert|that didn'?t help)\b`)
+	userFailRE  = lazyRegexp(`(?i)\b((still\s+)?(doesn'?t|does not|didn'?t|did not|isn'?t|is not)\s+(work|help|fix)|not working|still (fails|failing|broken|broke)|(that|this|it) (broke|failed)|we lost|made it worse|doesn'?t seem to work)\b`)
+	agentFailRE = lazyRegexp(`(?i)\b((that|this|the) (approach|fix|change|attempt|workaround|solution|idea) (didn'?t|doesn'?t|did not|does not|won'?t|will not) work|(didn'?t|did not) work (because|since|due to)|reverting (the|my|this|that)|let me revert|i'?ll revert|that didn'?t help)\b`)
 )
 
 func (e *negativeExtractor) Extract(s *Session) []*Observation {
@@ -1112,7 +1111,7 @@ func (e *negativeExtractor) Extract(s *Session) []*Observation {
 	return out
 }
 
-func matchSentence(text string, re *regexp.Regexp) string {
+func matchSentence(text string, re *lazyRE) string {
 	for _, s := range sentences(text) {
 		if re.MatchString(s) {
 			return s
@@ -1164,9 +1163,9 @@ type discoveryExtractor struct{ tax *Taxonomy }
 func (*discoveryExtractor) Type() string { return TypeDiscovery }
 
 var (
-	agentDiscoveryRE  = regexp.MustCompile(`(?i)\b(it turns out|turns out|TIL|found the (root )?cause|the root cause (is|was)|the (real )?(issue|problem) (is|was) that)\b`)
-	discoveryMarkerRE = regexp.MustCompile(`(?i)\b(write this down|note (that|to self)|TIL|today i learned|turns out|it turns out|(that'?s|this is|very|really|how) interesting|good to know|remember (that|this)|keep in mind|worth remembering|important:|this is important|good to keep|make a note)\b|^interesting\b`)
-	backRefRE         = regexp.MustCompile(`(?i)\b(this|that|the above|these|it)\b`)
+	agentDiscoveryRE  = lazyRegexp(`(?i)\b(it turns out|turns out|TIL|found the (root )?cause|the root cause (is|was)|the (real )?(issue|problem) (is|was) that)\b`)
+	discoveryMarkerRE = lazyRegexp(`(?i)\b(write this down|note (that|to self)|TIL|today i learned|turns out|it turns out|(that'?s|this is|very|really|how) interesting|good to know|remember (that|this)|keep in mind|worth remembering|important:|this is important|good to keep|make a note)\b|^interesting\b`)
+	backRefRE         = lazyRegexp(`(?i)\b(this|that|the above|these|it)\b`)
 )
 
 const maxAgentDiscoveries = 2
@@ -1224,8 +1223,8 @@ type questionExtractor struct{ tax *Taxonomy }
 func (*questionExtractor) Type() string { return TypeQuestion }
 
 var (
-	questionStartRE = regexp.MustCompile(`(?i)^(what|why|how|where|when|which|who|whose|is|are|does|do|did|was|were|has|have|should|shall|will|would|can|could|may|might|isn'?t|aren'?t|doesn'?t|don'?t|am)\b`)
-	requestRE       = regexp.MustCompile(`(?i)^(can|could)\s+we\b|^(can|could|would|will)\s+(you|u)\s+(please\s+|also\s+|maybe\s+)*(?:(help|add|make|fix|change|update|create|write|run|remove|delete|check|look|read|do|implement|refactor|move|rename|set|install|commit|push|explain|show|give|list|tell|summari[sz]e|review|find|search|use|try|test|clean|build|deploy|generate|convert|rewrite|replace|put|send|open|take)\b)`)
+	questionStartRE = lazyRegexp(`(?i)^(what|why|how|where|when|which|who|whose|is|are|does|do|did|was|were|has|have|should|shall|will|would|can|could|may|might|isn'?t|aren'?t|doesn'?t|don'?t|am)\b`)
+	requestRE       = lazyRegexp(`(?i)^(can|could)\s+we\b|^(can|could|would|will)\s+(you|u)\s+(please\s+|also\s+|maybe\s+)*(?:(help|add|make|fix|change|update|create|write|run|remove|delete|check|look|read|do|implement|refactor|move|rename|set|install|commit|push|explain|show|give|list|tell|summari[sz]e|review|find|search|use|try|test|clean|build|deploy|generate|convert|rewrite|replace|put|send|open|take)\b)`)
 )
 
 func (e *questionExtractor) Extract(s *Session) []*Observation {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"path"
-	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -53,7 +52,7 @@ func parseShell(cmd string) (f *syntax.File, err error) {
 
 var errShellPanic = errors.New("shell parser panic")
 
-var curlPipeRE = regexp.MustCompile(`\b(curl|wget)\b[^|;&\n]*\|\s*(sudo\s+(-\S+\s+)*)?(ba|z|da|k)?sh\b`)
+var curlPipeRE = lazyRegexp(`\b(curl|wget)\b[^|;&\n]*\|\s*(sudo\s+(-\S+\s+)*)?(ba|z|da|k)?sh\b`)
 
 func (t *Taxonomy) stmt(h hits, st *syntax.Stmt, depth int) {
 	call, ok := st.Cmd.(*syntax.CallExpr)
@@ -277,7 +276,7 @@ func partString(b *strings.Builder, p syntax.WordPart) {
 	}
 }
 
-var fallbackSplitRE = regexp.MustCompile(`&&|\|\||[;|&\n()]|\$\(|` + "`")
+var fallbackSplitRE = lazyRegexp(`&&|\|\||[;|&\n()]|\$\(|` + "`")
 
 // fallbackShell classifies a command the parser rejected: split on list and
 // pipe operators, tokenize each part with simple quote handling.

@@ -1,7 +1,6 @@
 package observations
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 )
@@ -170,9 +169,9 @@ func overlap(a, b map[string]bool) float64 {
 }
 
 var (
-	tagBlockRE = regexp.MustCompile(`(?s)<(ide_opened_file|ide_selection|system-reminder|command-message|command-name|command-args|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|user-prompt-submit-hook)>.*?</(ide_opened_file|ide_selection|system-reminder|command-message|command-name|command-args|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|user-prompt-submit-hook)>`)
-	imageRE    = regexp.MustCompile(`\[Image #\d+\]`)
-	spaceRE    = regexp.MustCompile(`[ \t]+`)
+	tagBlockRE = lazyRegexp(`(?s)<(ide_opened_file|ide_selection|system-reminder|command-message|command-name|command-args|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|user-prompt-submit-hook)>.*?</(ide_opened_file|ide_selection|system-reminder|command-message|command-name|command-args|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|user-prompt-submit-hook)>`)
+	imageRE    = lazyRegexp(`\[Image #\d+\]`)
+	spaceRE    = lazyRegexp(`[ \t]+`)
 )
 
 // cleanHuman strips harness decorations that clients embed in what the user
@@ -186,7 +185,7 @@ func cleanHuman(s string) string {
 	return strings.TrimSpace(s)
 }
 
-var fenceRE = regexp.MustCompile("(?s)```[^\n]*\n(.*?)```")
+var fenceRE = lazyRegexp("(?s)```[^\n]*\n(.*?)```")
 
 // maxProse bounds how much of a message the extractors read: a correction
 // or preference is said in the first lines, pasted logs come after.
