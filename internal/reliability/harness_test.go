@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kbmem/kb/traces"
 )
 
 // kbBin is the kb binary built once by TestMain.
@@ -368,14 +370,30 @@ func fixtureTranscripts(t testing.TB, shortBytes int64) []string {
 		}
 		return files
 	}
-	t.Logf("../shared/data/transcripts is absent: using the synthetic transcripts of testdata/transcripts")
+	t.Logf("../shared/data/transcripts is absent: using the well-formed synthetic transcripts of testdata/transcripts")
 	filepath.WalkDir(filepath.Join(repoRoot, "testdata", "transcripts"), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") && wellFormed(p) {
 			files = append(files, p)
 		}
 		return nil
 	})
 	return files
+}
+
+// wellFormed reports whether a transcript parses without problems. Some
+// fixtures carry malformed lines on purpose (to test that they are reported),
+// which would make every import in these suites exit 1.
+func wellFormed(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	p, err := traces.Detect(path, b)
+	if err != nil {
+		return false
+	}
+	_, probs, err := p.Parse(bytes.NewReader(b), path, traces.Pos{}, func(traces.Record) error { return nil })
+	return err == nil && len(probs) == 0
 }
 
 func size(p string) int64 {
