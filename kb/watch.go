@@ -373,7 +373,7 @@ func (w *watcher) checkQuiet(ctx context.Context) {
 		return
 	}
 	err := w.o.OnQuiet(ctx, w.k, quiet)
-	if ctx.Err() != nil {
+	if err != nil && ctx.Err() != nil {
 		return // stopped mid-way: the sessions stay pending for the next run
 	}
 	if err != nil {
