@@ -127,7 +127,7 @@ func (e *env) printImport(rep *kb.ImportReport) {
 			if !e.quiet {
 				e.printf("%s %s\n", e.paint("dim", "unchanged"), f.File)
 			}
-		default:
+		case !e.quiet:
 			e.printf("%s %s: %d records, %d session(s) [%s]\n", e.paint("green", "imported"), f.File, f.Appended, len(f.Sessions), f.Format)
 		}
 		for _, p := range f.Problems {
@@ -138,6 +138,9 @@ func (e *env) printImport(rep *kb.ImportReport) {
 		if !e.quiet {
 			fmt.Fprintf(e.err, "skipped %s: %s\n", s.File, s.Reason)
 		}
+	}
+	if e.quiet {
+		return
 	}
 	t := rep.Totals
 	red := "redaction off"
