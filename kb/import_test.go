@@ -3,12 +3,10 @@ package kb
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbmem/kb/internal/redact/redacttest"
 	"github.com/kbmem/kb/traces"
 )
 
@@ -245,132 +244,17 @@ func ccToolResult(id, out string) map[string]any {
 		"toolUseResult": map[string]any{"stdout": out, "stderr": "", "interrupted": false}}
 }
 
-// --- Fake secrets ----------------------------------------------------------
-//
-// The same generator as internal/redact's corpus test (test code cannot be
-// shared across packages): secrets are generated at test time so that the
-// repository itself never holds anything a scanner would flag.
-
-type fakeSecret struct {
-	text  string
-	parts []string
-}
-
-const (
-	fUpper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	fLower = "abcdefghijklmnopqrstuvwxyz"
-	fDig   = "0123456789"
-	fAlnum = fUpper + fLower + fDig
-	fHex   = "0123456789abcdef"
-	fB64   = fAlnum + "+/"
-	fURL   = fAlnum + "-_"
-)
-
-type fgen struct{ r *rand.Rand }
-
-func (g fgen) str(n int, cs string) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = cs[g.r.IntN(len(cs))]
-	}
-	return string(b)
-}
-
-func fwhole(s string) fakeSecret { return fakeSecret{text: s, parts: []string{s}} }
-
-func (g fgen) pem(label string, lines int, prefix func(i int) string) fakeSecret {
-	var b strings.Builder
-	var parts []string
-	if prefix == nil {
-		b.WriteString("-----BEGIN " + label + " PRIVATE KEY-----\n")
-	}
-	for i := range lines {
-		n := 64
-		if i == lines-1 {
-			n = 36
-		}
-		line := g.str(n, fB64)
-		parts = append(parts, line)
-		if prefix != nil {
-			b.WriteString(prefix(i))
-		}
-		b.WriteString(line)
-		if i < lines-1 || prefix == nil {
-			b.WriteString("\n")
-		}
-	}
-	if prefix == nil {
-		b.WriteString("-----END " + label + " PRIVATE KEY-----")
-	}
-	return fakeSecret{text: b.String(), parts: parts}
-}
-
-func fakeSecrets() map[string]fakeSecret {
-	g := fgen{rand.New(rand.NewPCG(20250704, 42))}
-	b64url := func(v any) string {
-		j, _ := json.Marshal(v)
-		return base64.RawURLEncoding.EncodeToString(j)
-	}
-	jwt := b64url(map[string]string{"alg": "HS256", "typ": "JWT"}) + "." +
-		b64url(map[string]any{"sub": "user_8812", "name": "Deploy Bot", "iat": 1751630400, "exp": 1751716800, "scope": "read write"}) + "." +
-		g.str(43, fURL)
-	dbPass := g.str(18, fAlnum)
-	urlToken := g.str(40, fAlnum)
-	envPass := g.str(6, fAlnum) + "#" + g.str(6, fAlnum) + "!" + g.str(4, fAlnum)
-	m := map[string]fakeSecret{
-		"aws-access-key-id":       fwhole("AKIA" + g.str(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")),
-		"aws-secret-access-key":   fwhole(g.str(40, fB64)),
-		"github-pat":              fwhole("ghp_" + g.str(36, fAlnum)),
-		"github-fine-grained-pat": fwhole("github_pat_11" + g.str(20, fUpper+fDig) + "_" + g.str(59, fAlnum)),
-		"gitlab-pat":              fwhole("glpat-" + g.str(20, fURL)),
-		"slack-bot-token":         fwhole("xoxb-" + g.str(13, fDig) + "-" + g.str(13, fDig) + "-" + g.str(24, fAlnum)),
-		"slack-webhook":           fwhole("https://hooks.slack.com/services/T0" + g.str(8, fUpper+fDig) + "/B0" + g.str(8, fUpper+fDig) + "/" + g.str(24, fAlnum)),
-		"stripe-live-key":         fwhole("sk_live_51" + g.str(97, fAlnum)),
-		"openai-api-key":          fwhole("sk-proj-" + g.str(74, fURL) + "T3BlbkFJ" + g.str(74, fURL)),
-		"anthropic-api-key":       fwhole("sk-ant-api03-" + g.str(93, fURL) + "AA"),
-		"google-api-key":          fwhole("AIza" + g.str(35, fURL)),
-		"npm-token":               fwhole("npm_" + g.str(36, fAlnum)),
-		"pypi-token":              fwhole("pypi-AgEIcHlwaS5vcmc" + g.str(70, fURL)),
-		"sendgrid-api-key":        fwhole("SG." + g.str(22, fURL) + "." + g.str(43, fURL)),
-		"twilio-api-key":          fwhole("SK" + g.str(32, fHex)),
-		"huggingface-token":       fwhole("hf_" + g.str(34, fUpper+fLower)),
-		"jwt":                     fwhole(jwt),
-		"bearer-token":            fwhole(g.str(40, fAlnum+"-._")),
-		"bearer-token-2":          fwhole(g.str(32, fHex)),
-		"generic-api-key":         fwhole(g.str(32, fAlnum)),
-		"yaml-api-key":            fwhole(g.str(28, fAlnum)),
-		"env-password":            fwhole(envPass),
-		"env-secret-key":          fwhole(g.str(50, fAlnum+"!@%^*()-_=+")),
-		"weak-env-password":       fwhole("hunter2hunter2"),
-		"url-token":               fwhole(urlToken),
-		"db-url":                  {text: "postgres://billing:" + dbPass + "@db.internal:5432/billing?sslmode=require", parts: []string{dbPass}},
-		"short-db-url":            {text: "postgres://user:pass@host:5432/app", parts: []string{"user:pass@"}},
-		"rsa-private-key":         g.pem("RSA", 25, nil),
-		"ec-private-key":          g.pem("EC", 3, nil),
-		"openssh-private-key":     g.pem("OPENSSH", 6, nil),
-	}
-	tr := g.pem("RSA", 4, nil)
-	tr.text = tr.text[:strings.Index(tr.text, "-----END")]
-	m["truncated-private-key"] = tr
-	m["rsa-private-key-numbered"] = g.pem("RSA", 26, func(i int) string { return fmt.Sprintf("%6d→", i+2) })
-	return m
-}
-
-var placeholderRE = regexp.MustCompile(`\{\{([a-z0-9-]+)\}\}`)
-
 // secretTranscript writes a Claude Code transcript carrying the secret
 // corpus of testdata/redact/secrets: the .txt fixtures as user messages and
 // as tool output, the .json fixtures as tool inputs. It returns the path and
 // the secrets used by kind.
-func secretTranscript(t testing.TB, dir string) (string, map[string]fakeSecret) {
+func secretTranscript(t testing.TB, dir string) (string, map[string]redacttest.Fake) {
 	t.Helper()
-	corpus := filepath.Join(trRepoRoot(t), "testdata", "redact", "secrets")
-	ents, err := os.ReadDir(corpus)
+	cases, fk, err := redacttest.LoadCorpus(filepath.Join(trRepoRoot(t), "testdata", "redact", "secrets"))
 	if err != nil {
 		t.Skipf("secret corpus not available: %v", err)
 	}
-	fk := fakeSecrets()
-	used := map[string]fakeSecret{}
+	used := map[string]redacttest.Fake{}
 	var b strings.Builder
 	ts := time.Date(2025, 11, 17, 10, 0, 0, 0, time.UTC)
 	n := 0
@@ -378,25 +262,11 @@ func secretTranscript(t testing.TB, dir string) (string, map[string]fakeSecret) 
 		n++
 		return ts.Add(time.Duration(n) * time.Second).Format(time.RFC3339)
 	}
-	for _, e := range ents {
-		raw, err := os.ReadFile(filepath.Join(corpus, e.Name()))
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range cases {
+		for _, kind := range c.Kinds {
+			used[kind] = fk[kind]
 		}
-		isJSON := strings.HasSuffix(e.Name(), ".json")
-		text := placeholderRE.ReplaceAllStringFunc(string(raw), func(ph string) string {
-			kind := ph[2 : len(ph)-2]
-			f, ok := fk[kind]
-			if !ok {
-				t.Fatalf("%s: unknown placeholder %s", e.Name(), ph)
-			}
-			used[kind] = f
-			if isJSON {
-				q, _ := json.Marshal(f.text)
-				return string(q[1 : len(q)-1])
-			}
-			return f.text
-		})
+		isJSON, text := c.JSON, c.Text
 		id := fmt.Sprintf("toolu_%02d", n)
 		if isJSON {
 			b.WriteString(ccLine(fmt.Sprintf("a%d", n), next(), ccToolUse(id, "Write", json.RawMessage(text))))
@@ -416,7 +286,7 @@ func secretTranscript(t testing.TB, dir string) (string, map[string]fakeSecret) 
 }
 
 // trLeaks lists the secret parts found in any file under dir.
-func trLeaks(t testing.TB, dir string, secrets map[string]fakeSecret) []string {
+func trLeaks(t testing.TB, dir string, secrets map[string]redacttest.Fake) []string {
 	t.Helper()
 	var out []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -428,7 +298,7 @@ func trLeaks(t testing.TB, dir string, secrets map[string]fakeSecret) []string {
 			t.Fatal(err)
 		}
 		for kind, s := range secrets {
-			for _, part := range s.parts {
+			for _, part := range s.Parts {
 				if bytes.Contains(data, []byte(part)) {
 					out = append(out, fmt.Sprintf("%s: %s", p, kind))
 					break
@@ -474,7 +344,7 @@ func TestRedactionEndToEnd(t *testing.T) {
 		t.Errorf("%d trace hits for common words", len(res.Hits))
 	}
 	for kind, s := range secrets {
-		for _, part := range s.parts {
+		for _, part := range s.Parts {
 			q := `"` + strings.NewReplacer(`"`, " ", `\`, " ").Replace(part) + `"`
 			r, err := x.Search(SearchOptions{Query: q, Layers: []string{LayerTraces}})
 			if err != nil {
@@ -489,7 +359,7 @@ func TestRedactionEndToEnd(t *testing.T) {
 	}
 	for _, h := range res.Hits {
 		for kind, s := range secrets {
-			for _, part := range s.parts {
+			for _, part := range s.Parts {
 				if strings.Contains(h.Snippet+h.Title, part) {
 					t.Errorf("%s in hit %s", kind, h.ID)
 				}
@@ -551,7 +421,7 @@ func TestManualRedact(t *testing.T) {
 	if dry.Occurrences != 3 || len(dry.Files) != 2 || dry.Records != 2 {
 		t.Fatalf("dry run %+v", dry)
 	}
-	if l := trLeaks(t, k.Root, map[string]fakeSecret{"v": fwhole(value)}); len(l) == 0 {
+	if l := trLeaks(t, k.Root, map[string]redacttest.Fake{"v": {Text: value, Parts: []string{value}}}); len(l) == 0 {
 		t.Fatal("dry run changed files")
 	}
 	rep, err := k.RedactTraces(ctx, RedactOptions{Value: value})
@@ -565,7 +435,7 @@ func TestManualRedact(t *testing.T) {
 		t.Errorf("after: %d hits", n)
 	}
 	// Only the pattern list that keeps later imports clean holds it.
-	if l := trLeaks(t, filepath.Join(k.Root), map[string]fakeSecret{"v": fwhole(value)}); len(l) != 1 || !strings.Contains(l[0], manualRulesFile) {
+	if l := trLeaks(t, filepath.Join(k.Root), map[string]redacttest.Fake{"v": {Text: value, Parts: []string{value}}}); len(l) != 1 || !strings.Contains(l[0], manualRulesFile) {
 		t.Errorf("value still stored: %v", l)
 	}
 	// The session still reads, the tool input is still JSON.
@@ -597,7 +467,7 @@ func TestManualRedact(t *testing.T) {
 	if len(tr.Records) != 6 || tr.Records[5].Seq != 5 {
 		t.Errorf("after re-import: %d records, last seq %d", len(tr.Records), tr.Records[len(tr.Records)-1].Seq)
 	}
-	if l := trLeaks(t, filepath.Join(k.Root, LayerTraces), map[string]fakeSecret{"v": fwhole(value)}); len(l) > 0 {
+	if l := trLeaks(t, filepath.Join(k.Root, LayerTraces), map[string]redacttest.Fake{"v": {Text: value, Parts: []string{value}}}); len(l) > 0 {
 		b, _ := os.ReadFile(filepath.Join(k.Root, tr.Session.Path))
 		t.Errorf("re-import stored the value again: %v\n%s", l, b)
 	}
@@ -674,7 +544,7 @@ func TestAgentDirs(t *testing.T) {
 
 func TestAppendTraces(t *testing.T) {
 	k := trNewKB(t)
-	tok := fakeSecrets()["github-pat"].text
+	tok := redacttest.Fakes()["github-pat"].Text
 	recs, err := k.AppendTraces(context.Background(), []traces.Record{
 		{Session: "manual-1", Role: traces.RoleUser, Text: "remember: token " + tok},
 		{Session: "manual-1", Role: traces.RoleAssistant, Text: "noted"},

@@ -1,138 +1,19 @@
 package redact
 
 import (
-	"encoding/base64"
-	"encoding/json"
-	"fmt"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
-	"strings"
 	"testing"
+
+	"github.com/kbmem/kb/internal/redact/redacttest"
 )
 
-// A fake is one generated secret: the text that fills its placeholder and
-// the parts of it that must not survive redaction.
-type fake struct {
-	text  string
-	parts []string
-}
+// The corpus: testdata/redact/secrets with generated fake secrets filled in
+// (see redacttest).
 
-const (
-	upper    = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	lower    = "abcdefghijklmnopqrstuvwxyz"
-	digits   = "0123456789"
-	alnum    = upper + lower + digits
-	hexchars = "0123456789abcdef"
-	b64chars = alnum + "+/"
-	urlchars = alnum + "-_"
-)
+type fake = redacttest.Fake
+type corpusCase = redacttest.Case
 
-type gen struct{ r *rand.Rand }
-
-func (g gen) str(n int, charset string) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = charset[g.r.IntN(len(charset))]
-	}
-	return string(b)
-}
-
-func whole(s string) fake { return fake{text: s, parts: []string{s}} }
-
-// pem makes a private key block whose body is random base64 of the usual
-// line length; every body line must be removed.
-func (g gen) pem(label string, lines int, prefix func(i int) string) fake {
-	var b strings.Builder
-	var parts []string
-	if prefix == nil {
-		b.WriteString("-----BEGIN " + label + " PRIVATE KEY-----\n")
-	}
-	for i := range lines {
-		n := 64
-		if i == lines-1 {
-			n = 36
-		}
-		line := g.str(n, b64chars)
-		parts = append(parts, line)
-		if prefix != nil {
-			b.WriteString(prefix(i))
-		}
-		b.WriteString(line)
-		if i < lines-1 || prefix == nil {
-			b.WriteString("\n")
-		}
-	}
-	if prefix == nil {
-		b.WriteString("-----END " + label + " PRIVATE KEY-----")
-	}
-	return fake{text: b.String(), parts: parts}
-}
-
-// fakes generates one secret of each kind the corpus uses, from a fixed
-// seed: the same run always sees the same secrets.
-func fakes() map[string]fake {
-	g := gen{rand.New(rand.NewPCG(20250704, 42))}
-	b64url := func(v any) string {
-		j, _ := json.Marshal(v)
-		return base64.RawURLEncoding.EncodeToString(j)
-	}
-	jwt := b64url(map[string]string{"alg": "HS256", "typ": "JWT"}) + "." +
-		b64url(map[string]any{"sub": "user_8812", "name": "Deploy Bot", "iat": 1751630400, "exp": 1751716800, "scope": "read write"}) + "." +
-		g.str(43, urlchars)
-	dbPass := g.str(18, alnum)
-	urlToken := g.str(40, alnum)
-	envPass := g.str(6, alnum) + "#" + g.str(6, alnum) + "!" + g.str(4, alnum)
-	m := map[string]fake{
-		"aws-access-key-id":       whole("AKIA" + g.str(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")),
-		"aws-secret-access-key":   whole(g.str(40, b64chars)),
-		"github-pat":              whole("ghp_" + g.str(36, alnum)),
-		"github-fine-grained-pat": whole("github_pat_11" + g.str(20, upper+digits) + "_" + g.str(59, alnum)),
-		"gitlab-pat":              whole("glpat-" + g.str(20, urlchars)),
-		"slack-bot-token":         whole("xoxb-" + g.str(13, digits) + "-" + g.str(13, digits) + "-" + g.str(24, alnum)),
-		"slack-webhook":           whole("https://hooks.slack.com/services/T0" + g.str(8, upper+digits) + "/B0" + g.str(8, upper+digits) + "/" + g.str(24, alnum)),
-		"stripe-live-key":         whole("sk_live_51" + g.str(97, alnum)),
-		"openai-api-key":          whole("sk-proj-" + g.str(74, urlchars) + "T3BlbkFJ" + g.str(74, urlchars)),
-		"anthropic-api-key":       whole("sk-ant-api03-" + g.str(93, urlchars) + "AA"),
-		"google-api-key":          whole("AIza" + g.str(35, urlchars)),
-		"npm-token":               whole("npm_" + g.str(36, alnum)),
-		"pypi-token":              whole("pypi-AgEIcHlwaS5vcmc" + g.str(70, urlchars)),
-		"sendgrid-api-key":        whole("SG." + g.str(22, urlchars) + "." + g.str(43, urlchars)),
-		"twilio-api-key":          whole("SK" + g.str(32, hexchars)),
-		"huggingface-token":       whole("hf_" + g.str(34, upper+lower)),
-		"jwt":                     whole(jwt),
-		"bearer-token":            whole(g.str(40, alnum+"-._")),
-		"bearer-token-2":          whole(g.str(32, hexchars)),
-		"generic-api-key":         whole(g.str(32, alnum)),
-		"yaml-api-key":            whole(g.str(28, alnum)),
-		"env-password":            whole(envPass),
-		"env-secret-key":          whole(g.str(50, alnum+"!@%^*()-_=+")),
-		"weak-env-password":       whole("hunter2hunter2"),
-		"url-token":               whole(urlToken),
-		"db-url":                  {text: "postgres://billing:" + dbPass + "@db.internal:5432/billing?sslmode=require", parts: []string{dbPass}},
-		"short-db-url":            {text: "postgres://user:pass@host:5432/app", parts: []string{"user:pass@"}},
-		"rsa-private-key":         g.pem("RSA", 25, nil),
-		"ec-private-key":          g.pem("EC", 3, nil),
-		"openssh-private-key":     g.pem("OPENSSH", 6, nil),
-	}
-	tr := g.pem("RSA", 4, nil)
-	tr.text = tr.text[:strings.Index(tr.text, "-----END")]
-	m["truncated-private-key"] = tr
-	m["rsa-private-key-numbered"] = g.pem("RSA", 26, func(i int) string { return fmt.Sprintf("%6d→", i+2) })
-	return m
-}
-
-var placeholder = regexp.MustCompile(`\{\{([a-z0-9-]+)\}\}`)
-
-// corpusCase is one rendered fixture of testdata/redact/secrets.
-type corpusCase struct {
-	name  string
-	json  bool
-	text  string
-	kinds []string
-}
+func fakes() map[string]fake { return redacttest.Fakes() }
 
 func repoTestdata(t testing.TB) string {
 	t.Helper()
@@ -141,38 +22,9 @@ func repoTestdata(t testing.TB) string {
 
 func loadSecretCorpus(t testing.TB) ([]corpusCase, map[string]fake) {
 	t.Helper()
-	fk := fakes()
-	dir := filepath.Join(repoTestdata(t), "secrets")
-	ents, err := os.ReadDir(dir)
+	cases, fk, err := redacttest.LoadCorpus(filepath.Join(repoTestdata(t), "secrets"))
 	if err != nil {
-		t.Fatalf("read corpus: %v", err)
+		t.Fatal(err)
 	}
-	var out []corpusCase
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := corpusCase{name: e.Name(), json: strings.HasSuffix(e.Name(), ".json")}
-		c.text = placeholder.ReplaceAllStringFunc(string(b), func(ph string) string {
-			kind := ph[2 : len(ph)-2]
-			f, ok := fk[kind]
-			if !ok {
-				t.Fatalf("%s: unknown placeholder %s", e.Name(), ph)
-			}
-			if !slices.Contains(c.kinds, kind) {
-				c.kinds = append(c.kinds, kind)
-			}
-			if c.json {
-				q, _ := json.Marshal(f.text)
-				return string(q[1 : len(q)-1])
-			}
-			return f.text
-		})
-		if c.json && !json.Valid([]byte(c.text)) {
-			t.Fatalf("%s: rendered fixture is not valid JSON", e.Name())
-		}
-		out = append(out, c)
-	}
-	return out, fk
+	return cases, fk
 }

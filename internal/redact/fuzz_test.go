@@ -39,7 +39,7 @@ func fuzzSeeds(f *testing.F) []string {
 	}
 	cases, _ := loadSecretCorpus(f)
 	for _, c := range cases {
-		seeds = append(seeds, c.text)
+		seeds = append(seeds, c.Text)
 	}
 	return seeds
 }

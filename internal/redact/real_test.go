@@ -201,7 +201,7 @@ func generatedItems(size int) []item {
 		var s string
 		switch {
 		case i%50 == 49:
-			s = fmt.Sprintf("export API_TOKEN=%s\n", fk[kinds[rnd.IntN(len(kinds))]].text)
+			s = fmt.Sprintf("export API_TOKEN=%s\n", fk[kinds[rnd.IntN(len(kinds))]].Text)
 		case i%7 == 3:
 			in, _ := json.Marshal(map[string]string{"file_path": "/src/app/main.go", "content": texts[rnd.IntN(len(texts))]})
 			out = append(out, item{json: true, data: string(in)})

@@ -25,11 +25,11 @@ func newRedactor(t testing.TB) *Redactor {
 }
 
 func redactCase(r *Redactor, c corpusCase) (string, []Finding) {
-	if c.json {
-		b, fs := r.JSON([]byte(c.text))
+	if c.JSON {
+		b, fs := r.JSON([]byte(c.Text))
 		return string(b), fs
 	}
-	return r.String(c.text)
+	return r.String(c.Text)
 }
 
 // TestSecretCorpus: every part of every fake secret is gone.
@@ -38,14 +38,14 @@ func TestSecretCorpus(t *testing.T) {
 	cases, fk := loadSecretCorpus(t)
 	used := map[string]bool{}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			out, fs := redactCase(r, c)
-			if c.json && !json.Valid([]byte(out)) {
+			if c.JSON && !json.Valid([]byte(out)) {
 				t.Fatalf("output is not valid JSON:\n%s", out)
 			}
-			for _, kind := range c.kinds {
+			for _, kind := range c.Kinds {
 				used[kind] = true
-				for _, p := range fk[kind].parts {
+				for _, p := range fk[kind].Parts {
 					if strings.Contains(out, p) {
 						t.Errorf("%s: secret part %q survived", kind, p)
 					}
@@ -105,7 +105,7 @@ func TestEngineCoversGitleaks(t *testing.T) {
 	cases, _ := loadSecretCorpus(t)
 	var texts []string
 	for _, c := range cases {
-		texts = append(texts, c.text)
+		texts = append(texts, c.Text)
 	}
 	if sharedDir() != "" {
 		for _, it := range realItems(t, "claude-code", 300<<10) {
@@ -264,7 +264,7 @@ func TestDeterministicAndConcurrent(t *testing.T) {
 			for i, c := range cases {
 				got, fs := redactCase(r, c)
 				if got != want[i] || !slices.Equal(fs, wantF[i]) {
-					errs <- c.name
+					errs <- c.Name
 				}
 			}
 		})
@@ -287,14 +287,14 @@ func TestProjectRulesNeeded(t *testing.T) {
 	cases, fk := loadSecretCorpus(t)
 	missed := map[string]bool{}
 	for _, c := range cases {
-		text := c.text
+		text := c.Text
 		for _, f := range ref.DetectString(text) {
 			if v := strings.Trim(cmp.Or(f.Secret, f.Match), "\r\n"); v != "" {
 				text = strings.ReplaceAll(text, v, "[X]")
 			}
 		}
-		for _, kind := range c.kinds {
-			for _, p := range fk[kind].parts {
+		for _, kind := range c.Kinds {
+			for _, p := range fk[kind].Parts {
 				if strings.Contains(text, p) {
 					missed[kind] = true
 				}
