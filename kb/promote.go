@@ -125,6 +125,14 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	q := k.queue(repo, files)
 	res.Pending = q.pending
 	obs, notes := q.obs, q.notes
+	if o.Apply && !o.DryRun {
+		// Finish a graduation an earlier --apply was stopped in the middle
+		// of: its note is in the library (written last), its observation
+		// still says candidate.
+		if err := k.markDerivedPromoted(files, notes); err != nil {
+			return nil, err
+		}
+	}
 	byID := map[string]*ObsFile{}
 	for _, f := range files {
 		byID[f.Obs.ID] = f
@@ -788,4 +796,20 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 	st.Stale = st.Promotable > 0 && len(st.PendingBranches) == 0 && !st.OldestCandidate.IsZero() &&
 		time.Since(st.OldestCandidate) > StaleAfter
 	return st, nil
+}
+
+// markDerivedPromoted marks as promoted the candidates a library note kb
+// promoted derives from. The caller holds the lock.
+func (k *KB) markDerivedPromoted(files []*ObsFile, notes promotedNoteSet) error {
+	for _, f := range files {
+		if !library.IsCandidate(f.Obs) || !notes.derived[f.Obs.ID] {
+			continue
+		}
+		o := *f.Obs
+		o.Status = observations.StatusPromoted
+		if _, _, err := k.SaveObservation(&o, f); err != nil {
+			return fmt.Errorf("promote: %w", err)
+		}
+	}
+	return nil
 }

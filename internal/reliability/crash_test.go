@@ -407,10 +407,10 @@ func procedureKBs(t *testing.T) (imported, extracted *KB) {
 	return procImported, procDone
 }
 
-// TestPromoteResumesAfterPartialWrite reproduces the state a SIGKILL during
-// kb promote --apply can leave: a library note written, the rest of the
-// promotion (observation status, AGENTS.md) not. Re-running must give the
-// clean result, not a second copy of the note. Known bug: see the skip.
+// TestPromoteResumesAfterPartialWrite reproduces the states a SIGKILL during
+// kb promote --apply can leave (skills and AGENTS.md written before the notes,
+// notes before the observations' status). Re-running must give the clean
+// result, not a second copy of a note or a missing skill.
 func TestPromoteResumesAfterPartialWrite(t *testing.T) {
 	t.Parallel()
 	k := newKB(t)
@@ -434,29 +434,43 @@ func TestPromoteResumesAfterPartialWrite(t *testing.T) {
 	if len(added) == 0 {
 		t.Skip("promote --apply promoted nothing on this fixture")
 	}
-	var bad []string
+	// The states a kill can leave, given the write order of applyPromotion
+	// (skills and AGENTS.md first, then the library notes that mark a
+	// graduation done, then the observations' status): some of the
+	// non-library files; or all of them and some notes.
+	var others, notes []string
 	for _, p := range added {
+		if strings.HasPrefix(p, "library/") {
+			notes = append(notes, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	var states [][]string
+	for _, p := range others {
+		states = append(states, []string{p})
+	}
+	for _, p := range notes {
+		states = append(states, append(append([]string(nil), others...), p))
+	}
+	var bad []string
+	for _, st := range states {
 		c := k.clone(t)
-		os.MkdirAll(filepath.Dir(filepath.Join(c.Root, filepath.FromSlash(p))), 0o755)
-		write(t, filepath.Join(c.Root, filepath.FromSlash(p)), after[p])
+		for _, p := range st {
+			os.MkdirAll(filepath.Dir(filepath.Join(c.Root, filepath.FromSlash(p))), 0o755)
+			write(t, filepath.Join(c.Root, filepath.FromSlash(p)), after[p])
+		}
 		r := c.run(t, nil, "promote", "--apply")
 		if r.Code != 0 {
-			bad = append(bad, fmt.Sprintf("with only %s written, the re-run failed: %s", p, r))
+			bad = append(bad, fmt.Sprintf("with %v written, the re-run failed: %s", st, r))
 			continue
 		}
 		if d := fileDiffs(c.Root, ref.Root, "library", ".claude"); len(d) > 0 {
-			bad = append(bad, fmt.Sprintf("with only %s written, the re-run differs: %v", p, d))
+			bad = append(bad, fmt.Sprintf("with %v written, the re-run differs: %v", st, d))
 		}
 	}
-	t.Logf("%d promoted note(s), %d partial states tried, %d re-runs differ", len(added), len(added), len(bad))
-	if len(bad) > 0 {
-		for _, b := range bad {
-			t.Log(b)
-		}
-		t.Skip("known bug, partly fixed: kb/promote.go KB.applyPromotion now writes skills and AGENTS.md before the library notes, " +
-			"so a kill can no longer leave a note without its skill; this test still builds that state by hand (only a note written), " +
-			"and a re-run takes the note for a finished promotion. Left: resume a graduation whose note exists but whose observation " +
-			"is not marked promoted (reuse the note's path from promotedNotes, write what is missing, mark the observation); " +
-			"the SIGKILL run once wrote a second copy under <slug>-2.md")
+	t.Logf("%d promoted file(s), %d partial states tried, %d re-runs differ", len(added), len(states), len(bad))
+	for _, b := range bad {
+		t.Error(b)
 	}
 }
