@@ -911,12 +911,19 @@ func (k *KB) extractLLM(want bool) (llm.Client, error) {
 		k.logf("extract.llm is on but llm.provider is none: heuristic extraction only")
 		return nil, nil
 	}
-	cl, err := llm.New(llm.Config{Provider: c.Provider, Model: c.Model, BaseURL: c.BaseURL, APIKeyEnv: c.APIKeyEnv,
-		Command: c.Command, Timeout: c.Timeout.D()})
+	cl, err := llm.New(k.llmConfig())
 	if err != nil {
 		return nil, fmt.Errorf("extract: %w", err)
 	}
 	return cl, nil
+}
+
+// llmConfig maps kb.yaml's llm section onto the provider client's config;
+// extraction and the recall judge share it.
+func (k *KB) llmConfig() llm.Config {
+	c := k.Config.LLM
+	return llm.Config{Provider: c.Provider, Model: c.Model, BaseURL: c.BaseURL, APIKeyEnv: c.APIKeyEnv,
+		Command: c.Command, Timeout: c.Timeout.D()}
 }
 
 // llmTask is one narrow LLM extractor: one observation type, one schema.

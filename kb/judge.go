@@ -51,8 +51,7 @@ func (k *KB) judgeClient() llm.Client {
 	if p := strings.ToLower(strings.TrimSpace(c.Provider)); p == "" || p == "none" {
 		return nil
 	}
-	cl, err := llm.New(llm.Config{Provider: c.Provider, Model: c.Model, BaseURL: c.BaseURL, APIKeyEnv: c.APIKeyEnv,
-		Command: c.Command, Timeout: c.Timeout.D()})
+	cl, err := llm.New(k.llmConfig())
 	if err != nil {
 		k.logf("recall.judge: %v (judge skipped)", err)
 		return nil

@@ -1112,6 +1112,12 @@ type factNorm struct {
 	rest    map[string]bool // stems besides the option, for "use X" facts
 }
 
+// learnWords splits a fact into words with the extractors' tokenizer, after
+// spelling out contractions so that "don't use X" carries its negation.
+func learnWords(s string) []string {
+	return observations.Words(learnFixes.Replace(strings.ToLower(s)))
+}
+
 var learnFixes = strings.NewReplacer("don't", "do not", "doesn't", "does not", "can't", "cannot", "won't", "will not",
 	"isn't", "is not", "aren't", "are not", "shouldn't", "should not", "mustn't", "must not", "didn't", "did not",
 	"’", "'", "`", " ", "e.g.", "eg", "i.e.", "ie")
@@ -1131,41 +1137,6 @@ func init() {
 	}
 }
 
-func learnWords(s string) []string {
-	s = learnFixes.Replace(strings.ToLower(s))
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '+'
-	})
-}
-
-// learnStem is a small suffix stripper: consistent with itself, not a
-// linguist.
-func learnStem(w string) string {
-	if len(w) <= 3 {
-		return w
-	}
-	for _, suf := range []string{"ies", "ied", "ing", "ed", "es", "s"} {
-		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
-			if suf == "s" && strings.HasSuffix(w, "ss") {
-				break
-			}
-			base := w[:len(w)-len(suf)]
-			if suf == "ies" || suf == "ied" {
-				base += "y"
-			}
-			w = base
-			break
-		}
-	}
-	if n := len(w); n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
-		w = w[:n-1]
-	}
-	if strings.HasSuffix(w, "e") && len(w) > 3 {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
 var useOptionRE = regexp.MustCompile(`^(?:use|prefer|choose|pick|chose|go with)\s+([^\s,;:()]+)`)
 
 func normalizeFact(s string) factNorm {
@@ -1179,11 +1150,11 @@ func normalizeFact(s string) factNorm {
 		if learnStop[w] {
 			continue
 		}
-		n.all[learnStem(w)] = true
+		n.all[observations.Stem(w)] = true
 	}
 	low := strings.Join(ws, " ")
 	if m := useOptionRE.FindStringSubmatch(low); m != nil && !n.negated {
-		n.option = learnStem(m[1])
+		n.option = observations.Stem(m[1])
 		for w := range n.all {
 			if w != n.option && w != "use" && w != "prefer" && w != "choos" && w != "pick" && w != "chose" && w != "go" {
 				n.rest[w] = true
@@ -1193,43 +1164,13 @@ func normalizeFact(s string) factNorm {
 	return n
 }
 
-func jaccardSet(a, b map[string]bool) float64 {
-	if len(a) == 0 && len(b) == 0 {
-		return 0
-	}
-	inter := 0
-	for w := range a {
-		if b[w] {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
-}
-
-func containment(a, b map[string]bool) float64 {
-	small, big := a, b
-	if len(b) < len(a) {
-		small, big = b, a
-	}
-	if len(small) == 0 {
-		return 0
-	}
-	inter := 0
-	for w := range small {
-		if big[w] {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(small))
-}
-
 // similarTopic: Jaccard >= 0.6, or containment >= 0.8 when the smaller set
 // has at least three stems (two words are contained in too much).
 func similarTopic(a, b map[string]bool) bool {
-	if jaccardSet(a, b) >= 0.6 {
+	if observations.Jaccard(a, b) >= 0.6 {
 		return true
 	}
-	return min(len(a), len(b)) >= 3 && containment(a, b) >= 0.8
+	return min(len(a), len(b)) >= 3 && observations.Overlap(a, b) >= 0.8
 }
 
 func nearDuplicate(a, b factNorm) bool {
@@ -1243,7 +1184,7 @@ func contradicts(a, b factNorm) string {
 		return "opposite polarity on the same topic"
 	}
 	if a.option != "" && b.option != "" && a.option != b.option && len(a.rest) >= 1 && len(b.rest) >= 1 &&
-		jaccardSet(a.rest, b.rest) >= 0.6 {
+		observations.Jaccard(a.rest, b.rest) >= 0.6 {
 		return "different option chosen for the same purpose"
 	}
 	return ""

@@ -583,6 +583,9 @@ func TestNormalizeAndCompare(t *testing.T) {
 	if contradicts(normalizeFact("Use tabs for indentation."), normalizeFact("Do not use tabs for indentation.")) == "" {
 		t.Error("polarity conflict missed")
 	}
+	if contradicts(normalizeFact("Use tabs for indentation."), normalizeFact("Don't use tabs for indentation.")) == "" {
+		t.Error("polarity conflict missed when the negation is a contraction")
+	}
 	if contradicts(normalizeFact("Use pnpm for scripts."), normalizeFact("Use Go for the CLI tools.")) != "" {
 		t.Error("unrelated options reported as a conflict")
 	}

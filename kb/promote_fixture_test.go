@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kbmem/kb/internal/testenv"
 )
 
 // The promotion fixture: testdata/promote/scenarios.json (the scenario
@@ -29,24 +31,8 @@ const rejectedText = "The user doesn't want to proceed with this tool use. The t
 	"(eg. if it was a file edit, the new_string was NOT written to the file). " +
 	"STOP what you are doing and wait for the user to tell you how to proceed."
 
-// repoRoot walks up from the package directory to the one holding go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the package directory")
-		}
-		dir = parent
-	}
-}
+// repoRoot is the module root (testenv.ModuleRoot).
+func repoRoot(t testing.TB) string { return testenv.ModuleRoot(t) }
 
 // renderScenarios writes the fixture's sessions as Claude Code transcripts
 // into dir and returns how many it wrote.

@@ -302,3 +302,18 @@ func capitalize(s string) string {
 	}
 	return s
 }
+
+// Words, Stem, Jaccard and Overlap are the text tools the extractors use,
+// exported so that other layers compare text the same way.
+
+// Words splits lower-cased text into words (letters, digits and '+').
+func Words(s string) []string { return words(s) }
+
+// Stem reduces a lower-case word to the extractors' crude stem.
+func Stem(w string) string { return stem(w) }
+
+// Jaccard is the Jaccard similarity of two stem sets.
+func Jaccard(a, b map[string]bool) float64 { return jaccard(a, b) }
+
+// Overlap is |a∩b| / min(|a|,|b|).
+func Overlap(a, b map[string]bool) float64 { return overlap(a, b) }
