@@ -126,6 +126,9 @@ func (e *env) printExtract(rep *kb.ExtractReport) {
 	for _, le := range rep.LLMErrors {
 		e.warnf("llm: %s (heuristic results kept)", le)
 	}
+	if e.quiet {
+		return
+	}
 	if len(rep.Sessions) == 0 {
 		e.printf("nothing to extract: %d session(s) already extracted (--rerun to extract them again)\n", rep.Skipped)
 		return

@@ -199,6 +199,9 @@ func newHookInstallCmd(e *env, install bool) *cobra.Command {
 			if e.json {
 				return e.emit(res)
 			}
+			if e.quiet {
+				return nil
+			}
 			switch {
 			case install && res.Changed:
 				e.printf("Installed kb's hooks (%s) in %s:\n%s\n", strings.Join(res.Added, ", "), p, res.Snippet)
