@@ -52,8 +52,9 @@ func (r *DoctorReport) Errors() int {
 // well-formed with increasing sequence numbers, observation sources point at
 // existing sessions, the index agrees with the files, the lock is sane and
 // no temporary file was left behind by a crash. With fix, it repairs what is
-// safe: orphan temp files, a stale lock holder note, an out-of-date or
-// corrupt index. It takes the write lock only when fixing.
+// safe: orphan temp files, a stale lock holder note, an interrupted
+// extraction run (finished from its journal), an out-of-date or corrupt
+// index. It takes the write lock only when fixing.
 func (k *KB) Doctor(ctx context.Context, fix bool) (*DoctorReport, error) {
 	rep := &DoctorReport{Lock: "free"}
 	add := func(sev string, fixable bool, p Problem) *Check {
@@ -106,6 +107,25 @@ func (k *KB) Doctor(ctx context.Context, fix bool) (*DoctorReport, error) {
 		c := add("warning", true, Problem{Path: k.Rel(p), Msg: "temporary file left by an interrupted write", Rule: "orphan-temp"})
 		if fix && os.Remove(p) == nil {
 			c.Fixed = true
+		}
+	}
+
+	// 2b. An extraction run interrupted between its journal and its last
+	// write: finishing it is what the next `kb extract` would do first.
+	if _, err := os.Stat(k.journalPath()); err == nil {
+		c := add("warning", true, Problem{Path: StateDir + "/" + journalFile, Msg: "an interrupted kb extract run; kb extract (or doctor --fix) finishes it", Rule: "extract-journal"})
+		if fix {
+			written, probs, err := k.resumeExtract()
+			if err != nil {
+				return nil, err
+			}
+			c.Fixed = true
+			if len(written) > 0 {
+				c.Msg += fmt.Sprintf(" (finished: %d file(s) written)", len(written))
+			}
+			for _, p := range probs {
+				add("warning", false, p)
+			}
 		}
 	}
 

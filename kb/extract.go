@@ -68,6 +68,7 @@ type ExtractReport struct {
 	Edited    int                    `json:"edited"`               // merged into files a person edited: bookkeeping only
 	Removed   []string               `json:"removed,omitempty"`    // tombstoned files left by an interrupted forget, deleted
 	Written   []string               `json:"written,omitempty"`    // observation files created or changed
+	Resumed   []string               `json:"resumed,omitempty"`    // files written to finish an interrupted run
 	LLMErrors []string               `json:"llm_errors,omitempty"` // failed LLM calls; the heuristic results stand
 	Problems  []Problem              `json:"problems,omitempty"`
 	Imported  []string               `json:"imported,omitempty"` // transcripts imported (DrainQueue)
@@ -224,6 +225,14 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 	if err != nil {
 		return nil, fmt.Errorf("extract: list sessions: %w", err)
 	}
+	// A run killed after deciding what to write is finished first, so
+	// that this run starts from the state it would have left.
+	resumed, probs, err := k.resumeExtract()
+	rep.Resumed = resumed
+	rep.Problems = append(rep.Problems, probs...)
+	if err != nil {
+		return rep, err
+	}
 	state := k.loadExtracted()
 
 	var selected []traces.SessionInfo
@@ -322,9 +331,11 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 		}
 	}
 
-	if err := k.mergeObservations(ctx, cands, rep); err != nil {
+	writes, err := k.mergeObservations(ctx, cands, rep)
+	if err != nil {
 		return rep, err
 	}
+	marks := map[string]extractedMark{}
 	for _, sd := range sessions {
 		rep.Sessions = append(rep.Sessions, sd.info.ID)
 		mark := extractedMark{Size: sd.size, Types: slices.Clone(types)}
@@ -336,12 +347,16 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 			}
 			sort.Strings(mark.Types)
 		}
-		state.Sessions[sd.info.ID] = mark
+		marks[sd.info.ID] = mark
 	}
-	if len(sessions) > 0 {
-		if err := k.saveExtracted(state); err != nil {
-			return rep, err
-		}
+	// From here on the run completes even if ctx is cancelled: the journal
+	// is written first, so an interruption is finished by the next run.
+	written, probs, err := k.commitExtract(writes, marks)
+	rep.Problems = append(rep.Problems, probs...)
+	rep.Written = append(rep.Written, written...)
+	sort.Strings(rep.Written)
+	if err != nil {
+		return rep, err
 	}
 	for _, c := range rep.Types {
 		rep.New += c.New
@@ -451,11 +466,12 @@ func canonical(o *observations.Observation) {
 	o.Sources = slices.Compact(o.Sources)
 }
 
-// mergeObservations folds candidates into the observation files.
-func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observation, rep *ExtractReport) error {
+// mergeObservations folds candidates into the observation files, in
+// memory: it returns the writes that commitExtract makes durable.
+func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observation, rep *ExtractReport) ([]*obsWrite, error) {
 	files, probs, err := k.LoadObservations(ctx)
 	if err != nil {
-		return fmt.Errorf("extract: read observations: %w", err)
+		return nil, fmt.Errorf("extract: read observations: %w", err)
 	}
 	rep.Problems = append(rep.Problems, probs...)
 	broken := map[string]bool{} // files that exist but do not parse: never overwritten
@@ -464,7 +480,7 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 	}
 	tombs, err := k.Tombstones()
 	if err != nil {
-		return fmt.Errorf("extract: read tombstones: %w", err)
+		return nil, fmt.Errorf("extract: read tombstones: %w", err)
 	}
 	var tombObs []*observations.Observation
 	for _, t := range tombs {
@@ -503,10 +519,30 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 			claimed[n.Type+"\x00"+n.ID] = i
 		}
 	}
-	written := map[string]bool{}
+	var writes []*obsWrite
+	byPath := map[string]*obsWrite{}
+	// plan records the new bytes of a file; several candidates merging
+	// into one file make one write, from the file as it was found.
+	plan := func(rel string, before *ObsFile, out []byte) (*ObsFile, error) {
+		f, prob := parseObsFile(rel, out)
+		if prob != nil {
+			return nil, fmt.Errorf("extract: %s would not parse back: %s", rel, prob.Msg)
+		}
+		w := byPath[rel]
+		if w == nil {
+			w = &obsWrite{Path: rel}
+			if before != nil {
+				w.Before = sum(before.raw)
+			}
+			byPath[rel] = w
+			writes = append(writes, w)
+		}
+		w.Content, w.After = out, sum(out)
+		return f, nil
+	}
 	for i, n := range cands {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		if forgotten(tombs, tombObs, n) {
 			rep.Forgotten++
@@ -522,7 +558,7 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 			rel := ObservationPath(n.Type, n.ID)
 			abs, err := k.Path(rel)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if broken[rel] {
 				rep.Problems = append(rep.Problems, Problem{Path: rel, Msg: "not updated: the file does not parse; fix it and extract again", Rule: "observation"})
@@ -532,17 +568,16 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 				rep.Problems = append(rep.Problems, Problem{Path: rel, Msg: "not written: a file is in the way", Rule: "observation"})
 				continue
 			}
-			rel, _, err = k.SaveObservation(n, nil)
+			rel, out, _, err := renderObservationFile(n, nil)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			f, prob := readObsFile(abs, rel)
-			if prob != nil {
-				return fmt.Errorf("extract: re-read %s: %s", rel, prob.Msg)
+			f, err := plan(rel, nil, out)
+			if err != nil {
+				return nil, err
 			}
 			files = append(files, f)
 			c.New++
-			written[rel] = true
 			continue
 		}
 		m := *ex.Obs
@@ -555,9 +590,9 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 		}
 		observations.Merge(&m, n)
 		canonical(&m)
-		rel, changed, err := k.SaveObservation(&m, ex)
+		rel, out, changed, err := renderObservationFile(&m, ex)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !changed {
 			c.Unchanged++
@@ -567,22 +602,17 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 		if ex.Edited {
 			rep.Edited++
 		}
-		written[rel] = true
-		abs, err := k.Path(rel)
-		if err != nil {
-			return err
+		var orig *ObsFile
+		if w := byPath[rel]; w == nil {
+			orig = ex // first change to this file in this run
 		}
-		f, prob := readObsFile(abs, rel)
-		if prob != nil {
-			return fmt.Errorf("extract: re-read %s: %s", rel, prob.Msg)
+		f, err := plan(rel, orig, out)
+		if err != nil {
+			return nil, err
 		}
 		*ex = *f
 	}
-	for rel := range written {
-		rep.Written = append(rep.Written, rel)
-	}
-	sort.Strings(rep.Written)
-	return nil
+	return writes, nil
 }
 
 // settle brings a new observation to the state a re-run would merge it

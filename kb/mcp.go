@@ -222,7 +222,7 @@ func (k *KB) Remember(ctx context.Context, in MCPRememberIn) (*MCPRememberOut, e
 		return nil, fmt.Errorf("%w: unknown observation type %q (one of %s)", ErrInvalidInput, in.Type, strings.Join(observations.AllTypes, ", "))
 	}
 	o.ID = o.MakeID()
-	l, err := k.Lock(ctx)
+	l, err := k.LockObservations(ctx)
 	if err != nil {
 		return nil, err
 	}

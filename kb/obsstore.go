@@ -114,6 +114,11 @@ func readObsFile(abs, rel string) (*ObsFile, *Problem) {
 	if err != nil {
 		return nil, &Problem{Path: rel, Msg: err.Error(), Rule: "unreadable"}
 	}
+	return parseObsFile(rel, b)
+}
+
+// parseObsFile reads an observation from the bytes of its file.
+func parseObsFile(rel string, b []byte) (*ObsFile, *Problem) {
 	d, err := doc.Parse(rel, b)
 	if err != nil {
 		var pe *doc.ParseError
@@ -188,21 +193,33 @@ func RenderObservation(o *observations.Observation) ([]byte, error) {
 // text; only bookkeeping fields change, surgically. The caller holds the
 // KB write lock. It reports whether the file changed.
 func (k *KB) SaveObservation(o *observations.Observation, existing *ObsFile) (string, bool, error) {
-	if o.ID == "" {
-		o.ID = o.MakeID()
-	}
-	rel := ObservationPath(o.Type, o.ID)
-	if existing != nil {
-		rel = existing.Path
+	rel, out, changed, err := renderObservationFile(o, existing)
+	if err != nil || !changed {
+		return rel, false, err
 	}
 	abs, err := k.Path(rel)
 	if err != nil {
 		return rel, false, err
 	}
-	var out []byte
+	if err := fsx.WriteFile(abs, out, 0o644); err != nil {
+		return rel, false, fmt.Errorf("save observation %s: %w", rel, err)
+	}
+	return rel, true, nil
+}
+
+// renderObservationFile returns the path and the bytes SaveObservation
+// would write, and whether they differ from the existing file.
+func renderObservationFile(o *observations.Observation, existing *ObsFile) (rel string, out []byte, changed bool, err error) {
+	if o.ID == "" {
+		o.ID = o.MakeID()
+	}
+	rel = ObservationPath(o.Type, o.ID)
+	if existing != nil {
+		rel = existing.Path
+	}
 	if existing == nil || !existing.Edited {
 		if out, err = RenderObservation(o); err != nil {
-			return rel, false, err
+			return rel, nil, false, err
 		}
 		if existing != nil {
 			// Keep keys a person added (unknown to kb) and the digest logic:
@@ -221,7 +238,7 @@ func (k *KB) SaveObservation(o *observations.Observation, existing *ObsFile) (st
 				}
 				if len(extra) > 0 {
 					if out, err = doc.Update(out, extra, nil); err != nil {
-						return rel, false, err
+						return rel, nil, false, err
 					}
 				}
 			}
@@ -233,16 +250,13 @@ func (k *KB) SaveObservation(o *observations.Observation, existing *ObsFile) (st
 			set[key] = m[key] // nil deletes: a field that became empty
 		}
 		if out, err = doc.Update(existing.raw, set, nil); err != nil {
-			return rel, false, err
+			return rel, nil, false, err
 		}
 	}
 	if existing != nil && bytes.Equal(out, existing.raw) {
-		return rel, false, nil
+		return rel, out, false, nil
 	}
-	if err := fsx.WriteFile(abs, out, 0o644); err != nil {
-		return rel, false, fmt.Errorf("save observation %s: %w", rel, err)
-	}
-	return rel, true, nil
+	return rel, out, true, nil
 }
 
 // Tombstone marks a forgotten observation so that re-extraction never

@@ -147,7 +147,7 @@ func TestForgetAndTombstones(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := &ExtractReport{}
-	if err := k.mergeObservations(ctx, nil, rep); err != nil {
+	if _, err := k.mergeObservations(ctx, nil, rep); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Removed) != 1 {

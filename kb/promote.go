@@ -105,7 +105,7 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 		now = time.Now()
 	}
 	if !o.DryRun {
-		l, err := k.Lock(ctx)
+		l, err := k.LockObservations(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -599,7 +599,7 @@ type RejectResult struct {
 
 // PromoteReject marks a candidate rejected: it is never proposed again.
 func (k *KB) PromoteReject(ctx context.Context, id, why string) (*RejectResult, error) {
-	l, err := k.Lock(ctx)
+	l, err := k.LockObservations(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -643,7 +643,7 @@ func (k *KB) PromoteSync(ctx context.Context) (*SyncResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("promote sync: %w", err)
 	}
-	l, err := k.Lock(ctx)
+	l, err := k.LockObservations(ctx)
 	if err != nil {
 		return nil, err
 	}

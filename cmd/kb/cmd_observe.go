@@ -312,7 +312,7 @@ brings the observation, or a near-duplicate of it, back.
 				return err
 			}
 			ctx := context.Background()
-			l, err := k.Lock(ctx)
+			l, err := k.LockObservations(ctx)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,41 @@
+package failpoint
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestHit runs this test binary as a child that hits a point three times
+// with the point armed at 2: it must die there, before printing "after 2".
+func TestHit(t *testing.T) {
+	if os.Getenv("FAILPOINT_CHILD") == "1" {
+		for i := 1; i <= 3; i++ {
+			Hit("other")
+			Hit("write")
+			os.Stdout.WriteString("after " + string(rune('0'+i)) + "\n")
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHit$")
+	cmd.Env = append(os.Environ(), "FAILPOINT_CHILD=1", Env+"=write=2")
+	out, err := cmd.Output()
+	if err == nil {
+		t.Fatalf("child was not killed; output:\n%s", out)
+	}
+	if got := string(out); !strings.Contains(got, "after 1") || strings.Contains(got, "after 2") {
+		t.Fatalf("child output %q, want it killed at the second hit", got)
+	}
+}
+
+func TestParse(t *testing.T) {
+	for _, v := range []string{"", "write", "write=0", "write=-1", "write=x", "=3"} {
+		if _, _, ok := parse(v); ok {
+			t.Errorf("parse(%q) armed a point", v)
+		}
+	}
+	if n, i, ok := parse("extract.write=7"); !ok || n != "extract.write" || i != 7 {
+		t.Errorf("parse = %q %d %v", n, i, ok)
+	}
+}
