@@ -19,6 +19,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
+	"github.com/gofrs/flock"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/kbmem/kb/internal/fsx"
@@ -31,6 +32,10 @@ const SchemaVersion = 1
 // BusyTimeout is how long Open waits for another process that holds the
 // index open before failing with ErrBusy.
 var BusyTimeout = 2 * time.Second
+
+// RebuildLockTimeout is how long Open waits for another process that is
+// rebuilding the same damaged index (creating it empty takes milliseconds).
+var RebuildLockTimeout = 10 * time.Second
 
 // batchDocs is the number of documents per bleve batch. Larger batches give
 // fewer, bigger segments (less merging) but hold more memory. Measured on a
@@ -46,6 +51,8 @@ const (
 	schemaFile = "schema"
 	stampsFile = "stamps"
 	bleveDir   = "bleve"
+	// rebuildLock serializes rebuilds across processes.
+	rebuildLock = "rebuild.lock"
 )
 
 var (
@@ -147,6 +154,23 @@ func Open(dir string) (*Index, OpenInfo, error) {
 	}
 	if reason == "" {
 		return ix, OpenInfo{}, nil
+	}
+	// Two processes finding the same bad index must not both rebuild it:
+	// the second would remove the index the first just created (its schema
+	// file is written last, so until then it looks damaged too). The
+	// rebuild lock is held only while the empty index is created; whoever
+	// gets it second looks again and finds a healthy index.
+	fl := flock.New(filepath.Join(dir, rebuildLock))
+	ctx, cancel := context.WithTimeout(context.Background(), RebuildLockTimeout)
+	defer cancel()
+	if ok, err := fl.TryLockContext(ctx, 20*time.Millisecond); err != nil || !ok {
+		return nil, OpenInfo{}, fmt.Errorf("index: %s: another process is rebuilding it: %w", dir, ErrBusy)
+	}
+	defer fl.Unlock()
+	if again, r, err := openExisting(dir, false); err != nil {
+		return nil, OpenInfo{}, err
+	} else if r == "" {
+		return again, OpenInfo{}, nil // rebuilt by another process meanwhile
 	}
 	ix, err = create(dir)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 func openNew(t testing.TB) (*Index, string) {
@@ -628,4 +630,53 @@ func FuzzQuery(f *testing.F) {
 			t.Fatalf("Search(%q) = %v, want nil or *QueryError", s, err)
 		}
 	})
+}
+
+// TestRebuildIsSerialized: a process that finds the index damaged while
+// another holds the rebuild lock waits, then looks again; it never removes
+// the index the other process was creating.
+func TestRebuildIsSerialized(t *testing.T) {
+	ix, dir := openNew(t)
+	mustApply(t, ix, file("a.md", note("a", "note", "Alpha", "kept across the wait")))
+	ix.Close()
+	schema, err := os.ReadFile(filepath.Join(dir, schemaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another process is mid-rebuild: the schema file is not written yet.
+	os.Remove(filepath.Join(dir, schemaFile))
+	other := flock.New(filepath.Join(dir, rebuildLock))
+	if err := other.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		ix   *Index
+		info OpenInfo
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ix, info, err := Open(dir)
+		done <- result{ix, info, err}
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("Open did not wait for the rebuild lock: %+v", r)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if _, err := os.Stat(filepath.Join(dir, bleveDir)); err != nil {
+		t.Fatalf("the waiting Open removed the index being built: %v", err)
+	}
+	// The other process finishes: schema written last, lock released.
+	os.WriteFile(filepath.Join(dir, schemaFile), schema, 0o644)
+	other.Unlock()
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	defer r.ix.Close()
+	if r.info.Rebuilt {
+		t.Errorf("rebuilt an index another process had just made healthy: %s", r.info.Reason)
+	}
+	wantIDs(t, r.ix, Query{Text: "across"}, "a")
 }
