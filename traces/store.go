@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -325,7 +326,11 @@ func (s *Store) Import(src string, opts ImportOptions) (ImportResult, error) {
 	if cp != nil {
 		w.marks = cp.Files
 	}
+	if s.Redact != nil || s.RedactJSON != nil {
+		w.pipe = newRedactPipe(s)
+	}
 	end, problems, perr := parser.Parse(io.LimitReader(f, fi.Size()-start.Offset), abs, start, w.emit)
+	w.drain()
 	res.Problems = problems
 	if w.err != nil {
 		return res, w.err
@@ -391,6 +396,7 @@ type importer struct {
 	appended  int
 	buffered  int // estimated bytes queued in the session writers since the last flush of all
 	err       error
+	pipe      *redactPipe // nil: records are redacted in emit, one at a time
 }
 
 // sessWriter is the state of one session file during an import or append.
@@ -421,7 +427,20 @@ func (w *importer) emit(rec Record) error {
 	}
 	rec.Seq = 0
 	fixTime(&rec)
+	if w.pipe != nil {
+		w.pipe.push(rec, w.accept)
+		return w.err
+	}
 	w.store.redact(&rec)
+	return w.accept(rec)
+}
+
+// accept appends a redacted record unless this source stored it before.
+// Records arrive in source order.
+func (w *importer) accept(rec Record) error {
+	if w.err != nil {
+		return w.err
+	}
 	sw, err := w.open(rec.Agent, rec.Session)
 	if err != nil {
 		w.err = err
@@ -452,6 +471,111 @@ func (w *importer) emit(rec Record) error {
 		w.buffered = 0
 	}
 	return nil
+}
+
+// drain waits for the records still being redacted and accepts them.
+func (w *importer) drain() {
+	if w.pipe != nil {
+		w.pipe.close(w.accept)
+		w.pipe = nil
+	}
+}
+
+// redactPipe redacts records on every core while the parser goes on
+// (redaction is most of an import's CPU time). Records are cut into
+// batches; workers redact whole batches; batches are accepted strictly in
+// the order they were cut, on the parser's goroutine, so the session
+// writers stay single-threaded and records keep their order. At most
+// 2 x workers batches are in flight, so memory stays bounded.
+type redactPipe struct {
+	store   *Store
+	jobs    chan *redactBatch
+	queue   []*redactBatch // cut, in order, not yet accepted
+	cur     *redactBatch
+	workers int
+}
+
+type redactBatch struct {
+	recs  []Record
+	bytes int
+	done  chan struct{}
+}
+
+const (
+	redactBatchRecords = 128
+	redactBatchBytes   = 1 << 20
+)
+
+func newRedactPipe(s *Store) *redactPipe {
+	n := runtime.GOMAXPROCS(0)
+	if n < 2 {
+		return nil
+	}
+	p := &redactPipe{store: s, jobs: make(chan *redactBatch), workers: n}
+	for range n {
+		go func() {
+			for b := range p.jobs {
+				for i := range b.recs {
+					s.redact(&b.recs[i])
+				}
+				close(b.done)
+			}
+		}()
+	}
+	return p
+}
+
+// push adds a record; when its batch is full the batch goes to the
+// workers, and every finished batch at the head of the queue is accepted.
+func (p *redactPipe) push(rec Record, accept func(Record) error) {
+	if p.cur == nil {
+		p.cur = &redactBatch{done: make(chan struct{})}
+	}
+	p.cur.recs = append(p.cur.recs, rec)
+	p.cur.bytes += recordSize(&rec)
+	if len(p.cur.recs) < redactBatchRecords && p.cur.bytes < redactBatchBytes {
+		return
+	}
+	b := p.cur
+	p.cur = nil
+	p.queue = append(p.queue, b)
+	p.jobs <- b
+	p.take(accept, 2*p.workers)
+}
+
+// take accepts finished batches from the head of the queue, waiting for
+// the head while more than limit batches are in flight.
+func (p *redactPipe) take(accept func(Record) error, limit int) {
+	for len(p.queue) > 0 {
+		b := p.queue[0]
+		if len(p.queue) <= limit {
+			select {
+			case <-b.done:
+			default:
+				return
+			}
+		} else {
+			<-b.done
+		}
+		for _, r := range b.recs {
+			if accept(r) != nil {
+				break // the importer keeps the error; the rest is dropped
+			}
+		}
+		p.queue[0] = nil
+		p.queue = p.queue[1:]
+	}
+}
+
+// close redacts and accepts what is left, then stops the workers.
+func (p *redactPipe) close(accept func(Record) error) {
+	if p.cur != nil {
+		p.queue = append(p.queue, p.cur)
+		p.jobs <- p.cur
+		p.cur = nil
+	}
+	p.take(accept, 0)
+	close(p.jobs)
 }
 
 // recordKey is the identity of a fresh record: "L<line>:<ordinal>" for

@@ -8,8 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -607,6 +610,74 @@ func BenchmarkImportGrowAider(b *testing.B) {
 		b.StartTimer()
 		if _, err := s.Import(src, ImportOptions{Format: AgentAider}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestStoreRedactionPipelineKeepsOrder imports thousands of records over
+// several sessions with a redactor whose time varies per record, so that
+// the pipeline's batches finish out of order: the stored sessions must
+// hold every record, redacted, in source order, and equal an import with
+// redaction on one goroutine.
+func TestStoreRedactionPipelineKeepsOrder(t *testing.T) {
+	const secret = "sk-SECRET-1234567890"
+	var spin atomic.Int64
+	var b strings.Builder
+	for i := range 3000 {
+		sess := fmt.Sprintf("s%d", i%3)
+		body := fmt.Sprintf("message %d key %s %s", i, secret, strings.Repeat("x", i%700))
+		fmt.Fprintf(&b, `{"session":%q,"role":"user","content":%q,"ts":"2025-01-01T00:00:00Z"}`+"\n", sess, body)
+	}
+	src := filepath.Join(t.TempDir(), "many.jsonl")
+	trWrite(t, src, []byte(b.String()))
+	redactor := func(v string) string {
+		if len(v)%7 == 0 { // uneven work: batches finish out of order
+			for i := 0; i < 2000; i++ {
+				spin.Add(int64(i))
+			}
+		}
+		return strings.ReplaceAll(v, secret, "[REDACTED]")
+	}
+	read := func(s *Store) map[string][]string {
+		out := map[string][]string{}
+		for _, id := range []string{"s0", "s1", "s2"} {
+			seq := 0
+			if _, err := s.Read(id, func(r Record) error {
+				if r.Kind == KindMeta {
+					return nil
+				}
+				seq++
+				if r.Seq != seq {
+					t.Errorf("%s: seq %d at position %d", id, r.Seq, seq)
+				}
+				out[id] = append(out[id], r.Text)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	par := trStore(t)
+	par.Redact = redactor
+	trImport(t, par, src, ImportOptions{})
+	got := read(par)
+
+	prev := runtime.GOMAXPROCS(1) // no pipeline: one record at a time
+	seqStore := trStore(t)
+	seqStore.Redact = redactor
+	trImport(t, seqStore, src, ImportOptions{})
+	runtime.GOMAXPROCS(prev)
+	want := read(seqStore)
+
+	for i, id := range []string{"s0", "s1", "s2"} {
+		if len(got[id]) != 1000 || !reflect.DeepEqual(got[id], want[id]) {
+			t.Fatalf("%s: %d records, one goroutine %d; equal %v", id, len(got[id]), len(want[id]), reflect.DeepEqual(got[id], want[id]))
+		}
+		for j, text := range got[id] {
+			if strings.Contains(text, secret) || !strings.HasPrefix(text, fmt.Sprintf("message %d ", j*3+i)) {
+				t.Fatalf("%s record %d: %.60q", id, j, text)
+			}
 		}
 	}
 }
