@@ -159,7 +159,7 @@ func (k *KB) cueTaxonomy() (*observations.Taxonomy, error) {
 // Recall finds the knowledge that applies to q and returns it ranked and
 // cut to the budget. Matching composes action-type classification of the
 // proposed action (strong evidence on its own) with lexical similarity
-// (BM25 retrieval, then token overlap as a precision filter: weak overlap
+// (lexical retrieval from the index, then token overlap as a precision filter: weak overlap
 // alone never fires). Items are ranked by relevance x recency x
 // consequence x frequency and packed into per-kind budgets.
 func (k *KB) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error) {
@@ -316,7 +316,7 @@ type cue struct {
 	text    string            // the cue as text, for the embeddings layer
 	tokens  map[string]bool   // stems
 	wordOf  map[string]string // stem -> first word seen, for reasons
-	words   []string          // distinct raw words, for the BM25 query
+	words   []string          // distinct raw words, for the lexical query
 	action  string            // short description of the proposed action, for "You are about to ..."
 	hasCall bool
 	program string // the program a proposed shell command runs ("pnpm")
@@ -553,7 +553,7 @@ func programOf(q RecallQuery) string {
 func rcOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // cueCandidates retrieves the documents that may apply: those whose action
-// types or triggers share a type with the cue, and the BM25 best matches of
+// types or triggers share a type with the cue, and the best lexical matches of
 // the cue's words.
 func (x *Index) cueCandidates(c *cue) ([]*candidate, error) {
 	byPath := map[string]*candidate{}
@@ -600,7 +600,7 @@ func (x *Index) cueCandidates(c *cue) ([]*candidate, error) {
 		add(res.Hits, true)
 	}
 	// Library notes with trigger phrases are few; they are cues too, even
-	// when BM25 ranks them low.
+	// when the lexical score ranks them low.
 	res, err := x.ix.Search(index.Query{Text: "triggers:*", Layers: []string{LayerLibrary}, Limit: 200, Fields: cueFields})
 	if err == nil {
 		add(res.Hits, false)
@@ -870,7 +870,7 @@ func (cu *cue) match(c *candidate) {
 			c.typeScore, c.phraseHit = 0.9, p
 		}
 	}
-	// (2) lexical overlap, as a precision check on BM25 retrieval.
+	// (2) lexical overlap, as a precision check on lexical retrieval.
 	cs := stemSet(c.text)
 	for s := range cs {
 		if cu.tokens[s] {
@@ -1219,7 +1219,7 @@ func packBudget(items []RecallItem, budget int, shares map[string]int) ([]Recall
 
 // ---------------------------------------------------------------------------
 // Tokens for lexical matching: lower-cased words, stop words dropped, light
-// stemming. The index's own analyzer does BM25; these decide precision.
+// stemming. The index's own analyzer and scoring (bleve tf-idf) do retrieval; these decide precision.
 
 func cueWords(s string) []string {
 	if len(s) > 20000 {
