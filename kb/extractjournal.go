@@ -139,7 +139,16 @@ func (k *KB) resumeExtract() (written []string, probs []Problem, err error) {
 		return nil, nil, fmt.Errorf("extract: read journal: %w", err)
 	}
 	j := &extractJournal{}
-	if err := json.Unmarshal(b, j); err != nil || j.Version != 1 {
+	err = json.Unmarshal(b, j)
+	if err == nil {
+		for _, w := range j.Writes {
+			if w == nil || w.Path == "" || w.After == "" {
+				err = errors.New("a write without path or content hash")
+				break
+			}
+		}
+	}
+	if err != nil || j.Version != 1 {
 		// Written atomically, so only a hand edit damages it. The
 		// re-extraction that follows redoes the run without it.
 		os.Remove(k.journalPath())

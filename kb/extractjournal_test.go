@@ -228,3 +228,37 @@ func TestExtractJournalDamaged(t *testing.T) {
 		t.Errorf("problems %+v", rep.Problems)
 	}
 }
+
+// FuzzResumeExtract feeds arbitrary journals to a KB: finishing them must
+// never panic, and never create a file outside the KB.
+func FuzzResumeExtract(f *testing.F) {
+	f.Add([]byte(`{"version":1,"writes":[{"path":"observations/correction/x.md","after":"` + sum([]byte("x")) + `","content":"eA=="}],"marks":{"s":{"size":3,"types":["correction"]}}}`))
+	f.Add([]byte(`{"version":1,"writes":[{"path":"../../outside.md","after":"","content":""}]}`))
+	f.Add([]byte(`{"version":2}`))
+	f.Add([]byte(`{"version":1,"writes":[null]}`))
+	f.Add([]byte("\xff\xfe"))
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir, err := os.MkdirTemp(root, "kb")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		k := &KB{Root: filepath.Join(dir, "mem")}
+		os.MkdirAll(filepath.Join(k.Root, StateDir), 0o755)
+		if err := os.WriteFile(k.journalPath(), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		written, _, _ := k.resumeExtract()
+		for _, w := range written {
+			abs, err := k.Path(w)
+			if err != nil || !strings.HasPrefix(abs, k.Root+string(filepath.Separator)) {
+				t.Fatalf("wrote %q outside the KB", w)
+			}
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != 1 {
+			t.Fatalf("files beside the KB: %v", entries)
+		}
+	})
+}
