@@ -827,6 +827,29 @@ func (*preferenceExtractor) Type() string { return TypePreference }
 
 var prefRE = lazyRegexp(`(?i)\b(i (really )?prefer|i'?d (much )?rather|i'?d prefer|we prefer|we always|we never|we (don'?t|do not) use|our (convention|style|standard|rule) is|please always|please never|from now on|going forward|in (the )?future|as a rule|make sure (to|you) always|i (really )?(like|hate|dislike|don'?t like) (it )?when|by convention|we use)\b`)
 
+// constraintRE finds a standing constraint stated inside a request ("...
+// and, while keeping it simple and dependency free, propose a plan?"): the
+// person's words about how the work must be done, whatever the task.
+var constraintRE = lazyRegexp(`(?i)\bkeep(?:ing)?\s+(?:it|things|everything|this|them|the code(?:base)?)\s+((?:as\s+)?(?:simple|minimal|small|lean|light(?:weight)?|dependency[- ]free|compilation[- ]free|build[- ]free|framework[- ]free|vanilla|plain|self[- ]contained|in (?:one|a single) file|backwards?[- ]compatible)\b[^,;:?!\n]{0,100})`)
+
+// noDepsRE finds "without (adding) any new dependencies".
+var noDepsRE = lazyRegexp(`(?i)\bwithout\s+(?:adding|introducing|pulling in|installing)?\s*(?:any\s+)?(?:new|extra|external|additional|third[- ]party)?\s*(?:dependencies|deps|libraries|packages|frameworks)\b`)
+
+// constraint returns the preference a sentence states as a constraint on a
+// request, or "".
+func constraint(sent string) string {
+	if m := constraintRE.FindStringSubmatch(sent); m != nil {
+		// "Keep it simple." alone says too little to be worth recalling.
+		if st := phrase("Keep it " + strings.TrimSpace(m[1])); len(strings.Fields(st)) >= 4 {
+			return st
+		}
+	}
+	if noDepsRE.MatchString(sent) {
+		return "Do not add new dependencies."
+	}
+	return ""
+}
+
 func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 	tl := buildTimeline(s)
 	var out []*Observation
@@ -836,10 +859,13 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 			continue // the correction carries it
 		}
 		for _, sent := range sentences(u.text) {
-			if !prefRE.MatchString(sent) || strings.HasSuffix(sent, "?") {
-				continue
+			var st string
+			switch {
+			case prefRE.MatchString(sent) && !strings.HasSuffix(sent, "?"):
+				st = phrase(stripLead(sent, true))
+			default:
+				st = constraint(sent)
 			}
-			st := phrase(stripLead(sent, true))
 			if len(strings.Fields(st)) < 3 {
 				continue
 			}

@@ -602,3 +602,27 @@ func TestAnswerKey(t *testing.T) {
 		t.Errorf("over-extraction: %.3f observations per record", ratio)
 	}
 }
+
+func TestConstraintPreference(t *testing.T) {
+	cases := map[string]string{
+		"Can you review it while keeping it simple and dependency free (except for transformers.js) and compilation free, see TODOs?": "Keep it simple and dependency free (except for transformers.js) and compilation free.",
+		"Add the export, but keep it backwards compatible":              "Keep it backwards compatible.",
+		"Please implement retries without adding any new dependencies.": "Do not add new dependencies.",
+		"Refactor the parser and keep things minimal and in one file.":  "Keep it minimal and in one file.",
+		"keep it running while I check the logs":                        "",
+		"Keep it in mind for later.":                                    "",
+		"The build fails without the dependencies installed":            "",
+		"Can you keep the tests green?":                                 "",
+		"We shipped it without tests":                                   "",
+		"Let's keep it simple":                                          "",
+	}
+	for in, want := range cases {
+		got := constraint(in)
+		if want == "" && len(strings.Fields(got)) >= 3 {
+			t.Errorf("constraint(%q) = %q, want none", in, got)
+		}
+		if want != "" && got != want {
+			t.Errorf("constraint(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
