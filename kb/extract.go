@@ -703,30 +703,11 @@ func tombstoneObservation(t Tombstone) *observations.Observation {
 	if len(parts) != 3 || parts[0] == "" || strings.TrimSpace(parts[2]) == "" {
 		return nil
 	}
-	o := &observations.Observation{Type: parts[0]}
+	var types []string
 	if parts[1] != "" {
-		o.ActionTypes = strings.Split(parts[1], ",")
+		types = strings.Split(parts[1], ",")
 	}
-	text := parts[2]
-	switch o.Type {
-	case observations.TypeCorrection:
-		o.Lesson = text
-	case observations.TypePreference:
-		o.Statement = text
-	case observations.TypeProcedure:
-		o.Steps = []string{text}
-	case observations.TypeDecision:
-		o.Chosen = text
-	case observations.TypeNegativeResult:
-		o.Approach = text
-	case observations.TypeDiscovery:
-		o.Claim = text
-	case observations.TypeQuestion:
-		o.Question = text
-	default:
-		return nil
-	}
-	return o
+	return observations.WithText(parts[0], parts[2], types)
 }
 
 // ---------------------------------------------------------------------------

@@ -155,6 +155,45 @@ func (o *Observation) mainText() string {
 	return o.Title
 }
 
+// Summary is the one line that says what an observation is: its lesson,
+// statement, claim, approach, question, goal, title or description,
+// whitespace collapsed.
+func (o *Observation) Summary() string {
+	for _, s := range []string{o.Lesson, o.Statement, o.Claim, o.Approach, o.Question, o.Goal, o.Title, o.Description} {
+		if s = strings.Join(strings.Fields(s), " "); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// WithText returns an observation of type typ whose main text (lesson,
+// statement, steps, chosen option, approach, claim or question) is text:
+// the shape Similar compares, for text that is not an observation (a
+// tombstone's key, a library note). It is nil for an unknown type.
+func WithText(typ, text string, actionTypes []string) *Observation {
+	o := &Observation{Type: typ, ActionTypes: actionTypes}
+	switch typ {
+	case TypeCorrection:
+		o.Lesson = text
+	case TypePreference:
+		o.Statement = text
+	case TypeProcedure:
+		o.Steps = []string{text}
+	case TypeDecision:
+		o.Chosen = text
+	case TypeNegativeResult:
+		o.Approach = text
+	case TypeDiscovery:
+		o.Claim = text
+	case TypeQuestion:
+		o.Question = text
+	default:
+		return nil
+	}
+	return o
+}
+
 // Key is the deduplication identity of an observation: its type, its
 // normalized action types and the sorted content stems of its main text
 // (lesson, statement, steps, approach, claim or question).
@@ -198,10 +237,35 @@ func Similar(a, b *Observation) bool {
 	if a == nil || b == nil || a.Type != b.Type {
 		return false
 	}
-	if a.Key() == b.Key() {
+	return Prepare(a).Similar(Prepare(b))
+}
+
+// Comparable is an observation prepared for many Similar comparisons: its
+// key, action types and content stems computed once.
+type Comparable struct {
+	typ   string
+	key   string
+	types []string
+	stems map[string]bool
+}
+
+// Prepare computes what Similar compares of o.
+func Prepare(o *Observation) *Comparable {
+	if o == nil {
+		return nil
+	}
+	return &Comparable{typ: o.Type, key: o.Key(), types: o.actionTypes(), stems: contentStems(o.mainText() + " " + o.Trigger)}
+}
+
+// Similar is Similar on prepared observations.
+func (a *Comparable) Similar(b *Comparable) bool {
+	if a == nil || b == nil || a.typ != b.typ {
+		return false
+	}
+	if a.key == b.key {
 		return true
 	}
-	ta, tb := a.actionTypes(), b.actionTypes()
+	ta, tb := a.types, b.types
 	shared := 0
 	for _, x := range ta {
 		for _, y := range tb {
@@ -210,13 +274,13 @@ func Similar(a, b *Observation) bool {
 			}
 		}
 	}
-	sa, sb := contentStems(a.mainText()+" "+a.Trigger), contentStems(b.mainText()+" "+b.Trigger)
+	if len(ta) > 0 && len(tb) > 0 && shared == 0 {
+		return false
+	}
+	sa, sb := a.stems, b.stems
 	j, cov := jaccard(sa, sb), overlap(sa, sb)
 	switch {
 	case len(ta) > 0 && len(tb) > 0:
-		if shared == 0 {
-			return false
-		}
 		// The most specific type agreeing is strong evidence already.
 		if ta[0] == tb[0] && (j >= SimilarityThreshold*0.6 || cov >= 0.4) {
 			return true

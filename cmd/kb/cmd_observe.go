@@ -171,16 +171,6 @@ type obsLine struct {
 	Edited      bool     `json:"edited,omitempty"`
 }
 
-// obsText is the line that says what an observation is.
-func obsText(o *observations.Observation) string {
-	for _, s := range []string{o.Lesson, o.Statement, o.Claim, o.Approach, o.Question, o.Goal, o.Title, o.Description} {
-		if s = strings.Join(strings.Fields(s), " "); s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
 func newObservationsCmd(e *env) *cobra.Command {
 	var typ, status string
 	var minSessions int
@@ -217,7 +207,7 @@ each type; an observation a person edited is marked "edited".
 					continue
 				}
 				out = append(out, obsLine{ID: o.ID, Type: o.Type, Status: o.Status, Sessions: o.Sessions, Importance: o.Importance,
-					Confidence: o.Confidence, Text: obsText(o), ActionTypes: o.ActionTypes, Path: f.Path, Edited: f.Edited})
+					Confidence: o.Confidence, Text: o.Summary(), ActionTypes: o.ActionTypes, Path: f.Path, Edited: f.Edited})
 			}
 			order := func(t string) int {
 				if i := slices.Index(observations.AllTypes, t); i >= 0 {
