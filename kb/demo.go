@@ -177,10 +177,13 @@ func demoPipeline(ctx context.Context, k *KB, dir string, step func(title, cmd s
 	for _, g := range pr.Graduations {
 		lines = append(lines, fmt.Sprintf("%s -> %s", g.Kind, g.Path), "  why: "+g.Why)
 	}
+	for _, c := range pr.Covered {
+		lines = append(lines, fmt.Sprintf("%s earned graduation, but %s already says it: no second note", c.Observation, c.Path))
+	}
 	if len(lines) == 0 {
 		lines = []string{"(nothing has earned graduation yet)"}
 	}
-	step("What has earned a place in the library (a reviewable git branch without --dry-run)", "kb promote --dry-run", lines...)
+	step("What has earned a place in the library (a reviewable git branch without --dry-run; never a note the library already has)", "kb promote --dry-run", lines...)
 	return nil
 }
 

@@ -24,14 +24,14 @@ func TestDemo(t *testing.T) {
 	}
 	out := all.String()
 	for _, want := range []string{
-		"adr-0001-postgres-migrations",                    // search with stemming ("removing a column")
-		"linked from library/procedures",                  // backlinks
-		"rates-service.md:21: broken link",                // lint with path:line
-		"20 records in 3 sessions",                        // import
-		"correction  2 session(s)",                        // recurrence merged
-		"You are about to run `git add -A",                // recall, imperative
-		`"hookEventName":"PreToolUse"`,                    // hook answer
-		"convention -> library/conventions/never-git-add", // promotion
+		"adr-0001-postgres-migrations",     // search with stemming ("removing a column")
+		"linked from library/procedures",   // backlinks
+		"rates-service.md:21: broken link", // lint with path:line
+		"20 records in 3 sessions",         // import
+		"correction  2 session(s)",         // recurrence merged
+		"You are about to run `git add -A", // recall, imperative
+		`"hookEventName":"PreToolUse"`,     // hook answer
+		"already says it: no second note",  // promotion, against the library
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)

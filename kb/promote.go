@@ -64,6 +64,18 @@ type PromoteResult struct {
 	// Pending are candidates already proposed on an unmerged promotion
 	// branch; they are not proposed twice.
 	Pending []string `json:"pending,omitempty"`
+	// Covered are candidates that met their rule but that a library note
+	// already says: they do not become a second note.
+	Covered []PromoteCovered `json:"covered,omitempty"`
+}
+
+// PromoteCovered is a candidate an existing library note already covers.
+type PromoteCovered struct {
+	Observation string `json:"observation"`
+	Type        string `json:"type"`
+	Text        string `json:"text"`
+	Note        string `json:"note"` // the covering note's id
+	Path        string `json:"path"` // and its path, relative to the KB root
 }
 
 // Rules returns the graduation rules of kb.yaml.
@@ -124,6 +136,7 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	res := &PromoteResult{DryRun: o.DryRun, Graduations: []library.Graduation{}, Files: []PromoteFile{}}
 	q := k.queue(repo, files)
 	res.Pending = q.pending
+	res.Covered = q.covered
 	obs, notes := q.obs, q.notes
 	if o.Apply && !o.DryRun {
 		// Finish a graduation an earlier --apply was stopped in the middle
@@ -296,6 +309,7 @@ type promoteQueue struct {
 	obs      []*observations.Observation // everything but the candidates already proposed
 	pending  []string                    // candidates on an open promotion branch
 	branches []string                    // open promotion branches
+	covered  []PromoteCovered            // eligible candidates a library note already says
 	notes    promotedNoteSet
 }
 
@@ -324,11 +338,20 @@ func (k *KB) queue(repo *gitx.Repo, files []*ObsFile) promoteQueue {
 	for id := range q.notes.derived {
 		handled[id] = true
 	}
+	rules := k.Rules()
+	cover := library.NewCoverage(q.notes.library)
 	for _, f := range files {
 		switch {
 		case library.IsCandidate(f.Obs) && pending[f.Obs.ID]:
 			q.pending = append(q.pending, f.Obs.ID)
 		case library.IsCandidate(f.Obs) && handled[f.Obs.ID]:
+		case len(q.notes.library) > 0 && library.Explain(f.Obs, rules).Eligible:
+			if n := cover.Covering(f.Obs); n != nil {
+				q.covered = append(q.covered, PromoteCovered{Observation: f.Obs.ID, Type: f.Obs.Type,
+					Text: truncate(f.Obs.Summary(), 120), Note: n.ID, Path: n.Path})
+				continue
+			}
+			q.obs = append(q.obs, f.Obs)
 		default:
 			q.obs = append(q.obs, f.Obs)
 		}
@@ -450,6 +473,7 @@ type promotedNoteSet struct {
 	paths   map[string]bool // KB-relative
 	entries []library.RoutingEntry
 	derived map[string]bool // observation ids promoted notes derive from
+	library []library.Note  // every note, for coverage
 }
 
 // promotedNotes scans library/ for note ids (ADR numbering, unique paths)
@@ -475,6 +499,7 @@ func (k *KB) promotedNotes() promotedNoteSet {
 		if dd.ID != "" {
 			s.ids = append(s.ids, dd.ID)
 		}
+		s.library = append(s.library, libraryNote(rel, dd))
 		if by, _ := dd.Fields["promoted_by"].(string); by != "" {
 			for _, id := range dd.Relations["derived_from"] {
 				s.derived[id] = true
@@ -486,6 +511,34 @@ func (k *KB) promotedNotes() promotedNoteSet {
 		return nil
 	})
 	return s
+}
+
+// libraryNote is what coverage compares of a parsed library note: title,
+// description and the first paragraphs of the body, triggers, derived_from.
+func libraryNote(rel string, d *doc.Document) library.Note {
+	n := library.Note{ID: NoteID(d), Path: rel, Type: d.Type, Title: d.Title, DerivedFrom: d.Relations["derived_from"]}
+	if n.Title == "" {
+		n.Title = n.ID
+	}
+	desc, _ := d.Fields["description"].(string)
+	var body []string
+	for _, l := range strings.Split(d.Body, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			body = append(body, l)
+		}
+	}
+	n.Text = truncate(strings.TrimSpace(desc+" "+strings.Join(body, " ")), 600)
+	switch t := d.Fields["triggers"].(type) {
+	case []any:
+		for _, v := range t {
+			if s, ok := v.(string); ok {
+				n.Triggers = append(n.Triggers, s)
+			}
+		}
+	case string:
+		n.Triggers = []string{t}
+	}
+	return n
 }
 
 // promotionBranch is a kb/promote-* branch and what its commit proposed.
@@ -719,6 +772,12 @@ func (k *KB) PromoteExplain(ctx context.Context, id string) (*library.Explanatio
 	e := library.Explain(f.Obs, k.Rules())
 	if e.Checks == nil {
 		e.Checks = []library.Check{}
+	}
+	if e.Eligible {
+		if n := library.Covering(f.Obs, k.promotedNotes().library); n != nil {
+			e.Eligible = false
+			e.Note = fmt.Sprintf("already said by library note %s (%s): kb promote does not add a second note", n.ID, n.Path)
+		}
 	}
 	return &e, nil
 }

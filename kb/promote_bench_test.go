@@ -12,8 +12,28 @@ import (
 
 // BenchmarkPromoteDryRun10k: kb promote --dry-run over 10,000 observation
 // files (every type, most below threshold, a few hundred graduating).
-func BenchmarkPromoteDryRun10k(b *testing.B) {
+func BenchmarkPromoteDryRun10k(b *testing.B) { benchPromote(b, 0) }
+
+// BenchmarkPromoteDryRun10kLibrary1k: the same with 1,000 library notes
+// that every graduating candidate is checked against (coverage).
+func BenchmarkPromoteDryRun10kLibrary1k(b *testing.B) { benchPromote(b, 1000) }
+
+func benchPromote(b *testing.B, notes int) {
 	_, k := newProject(b)
+	for i := range notes {
+		write(b, k.Root, fmt.Sprintf("library/conventions/note-%04d.md", i), fmt.Sprintf(`---
+id: note-%04d
+type: convention
+title: Convention %d for service %d
+description: Always check the %d settings of module %d before a release.
+triggers: ["x:b%d", "release %d"]
+---
+
+# Convention %d
+
+Body text of convention %d: what to do, and why.
+`, i, i, i%37, i, i%89, i%300, i, i, i))
+	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	types := []string{observations.TypeCorrection, observations.TypePreference, observations.TypeProcedure,
 		observations.TypeDecision, observations.TypeNegativeResult, observations.TypeDiscovery, observations.TypeQuestion}

@@ -577,3 +577,56 @@ func FuzzSetStatus(f *testing.F) {
 		}
 	})
 }
+
+// TestPromoteSkipsWhatTheLibrarySays: a candidate that met its rule but
+// that a library note (written by a person, in other words) already says is
+// not proposed as a second note; it is listed as covered, explain names
+// the note, and kb status does not count it as promotable.
+func TestPromoteSkipsWhatTheLibrarySays(t *testing.T) {
+	t.Parallel()
+	proj, k := newProject(t)
+	loadFixture(t, k)
+	write(t, k.Root, "library/conventions/no-force-push.md", `---
+id: no-force-push
+type: convention
+title: Do not force-push to main
+description: Never rewrite main's history with a force push; open a pull request instead.
+triggers: ["git:push-force", "git push --force"]
+---
+
+# Do not force-push to main
+
+Force-pushing main rewrites what everyone has pulled.
+`)
+	commitAll(t, proj, "kb: import, extract, a hand-written convention")
+	ctx := context.Background()
+	dry, err := k.Promote(ctx, PromoteOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dry.Graduations) != len(fixtureGrads)-1 {
+		t.Errorf("%d graduations, want %d", len(dry.Graduations), len(fixtureGrads)-1)
+	}
+	for _, g := range dry.Graduations {
+		if strings.Contains(g.Title, "force-push") {
+			t.Errorf("proposed a second note %s beside no-force-push", g.Path)
+		}
+	}
+	if len(dry.Covered) != 1 || dry.Covered[0].Note != "no-force-push" || dry.Covered[0].Path != "library/conventions/no-force-push.md" {
+		t.Fatalf("covered = %+v", dry.Covered)
+	}
+	ex, err := k.PromoteExplain(ctx, dry.Covered[0].Observation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Eligible || !strings.Contains(ex.Note, "no-force-push") {
+		t.Errorf("explain = %+v", ex)
+	}
+	st, err := k.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Promotable != len(fixtureGrads)-1 {
+		t.Errorf("status promotable %d, want %d", st.Promotable, len(fixtureGrads)-1)
+	}
+}

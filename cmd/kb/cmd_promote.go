@@ -85,12 +85,22 @@ instead; --dry-run only prints what would graduate and the diff.
 			if e.json {
 				return e.emit(res)
 			}
+			covered := func() {
+				if len(res.Covered) == 0 {
+					return
+				}
+				e.printf("%s (not proposed as new notes):\n", e.paint("bold", "Already in the library"))
+				for _, c := range res.Covered {
+					e.printf("  %s -> %s\n             %s\n", c.Observation, c.Path, e.paint("dim", c.Text))
+				}
+			}
 			if len(res.Graduations) == 0 {
 				e.printf("Nothing to promote.")
 				if len(res.Pending) > 0 {
 					e.printf(" %d candidate(s) wait for review on an open promotion branch.", len(res.Pending))
 				}
 				e.printf("\n")
+				covered()
 				return nil
 			}
 			switch {
@@ -108,6 +118,7 @@ instead; --dry-run only prints what would graduate and the diff.
 					e.printf("  %-10s %s\n", "skill", g.Skill.Path)
 				}
 			}
+			covered()
 			if !e.quiet && res.Diff != "" {
 				e.printf("\n%s", res.Diff)
 			}
