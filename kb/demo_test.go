@@ -37,4 +37,7 @@ func TestDemo(t *testing.T) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
 	}
+	if strings.Contains(out, "CONVENTION Stage files by name") {
+		t.Errorf("recall spends a second line on what the correction already says:\n%s", out)
+	}
 }

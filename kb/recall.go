@@ -22,6 +22,7 @@ import (
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/internal/llm"
+	"github.com/kbmem/kb/library"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -297,6 +298,11 @@ func (x *Index) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error
 		}
 		return items[i].ID < items[j].ID
 	})
+	byPath := make(map[string]*candidate, len(relevant))
+	for _, c := range relevant {
+		byPath[c.path] = c
+	}
+	items = foldCovered(items, byPath)
 	before := len(items)
 	items = k.judge(ctx, q, items)
 	res.Items, res.Dropped = packBudget(items, budget, k.Config.Recall.Budgets)
@@ -304,6 +310,71 @@ func (x *Index) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error
 	res.Dropped += skipped
 	res.Tokens = Tokens(res.Markdown())
 	return res, nil
+}
+
+// foldCovered spends one line, not two, on a lesson that an observation
+// and a library note both give (library.Covering: the note's title and
+// description say the observation's lesson, with a shared action-type
+// trigger). The observation's line stays: it is the person's own words,
+// tied to the action at hand and to its sessions; the note is named on it
+// ("[cor-..., stage-files-by-name]") so the agent can open it, and its
+// budget goes to the next item.
+func foldCovered(items []RecallItem, byPath map[string]*candidate) []RecallItem {
+	var notes []library.Note
+	var at []int
+	for i, it := range items {
+		if c := byPath[it.Path]; c != nil && c.layer == LayerLibrary {
+			notes = append(notes, library.Note{ID: it.ID, Path: it.Path, Type: c.typ, Title: c.title, Text: c.description,
+				Triggers: append(slices.Clone(c.types), c.phrases...)})
+			at = append(at, i)
+		}
+	}
+	if len(notes) == 0 {
+		return items
+	}
+	cov := library.NewCoverage(notes)
+	drop := map[int]bool{}
+	for i := range items {
+		c := byPath[items[i].Path]
+		if c == nil || c.layer != LayerObservations {
+			continue
+		}
+		o := observations.WithText(c.typ, c.lesson, c.types)
+		if o == nil {
+			continue
+		}
+		o.Trigger = c.trigger
+		n := cov.Covering(o)
+		if n == nil {
+			continue
+		}
+		j := at[slices.IndexFunc(notes, func(x library.Note) bool { return x.Path == n.Path })]
+		drop[j] = true
+		it := &items[i]
+		if ref := "[" + it.ID + "]"; strings.HasSuffix(it.Text, ref) {
+			it.Text = strings.TrimSuffix(it.Text, ref) + "[" + it.ID + ", " + n.ID + "]"
+		} else {
+			it.Text += " [" + n.ID + "]"
+		}
+		it.Score = math.Max(it.Score, items[j].Score)
+		it.Reasons = append(it.Reasons, "library note "+n.ID+" says the same")
+	}
+	if len(drop) == 0 {
+		return items
+	}
+	out := items[:0]
+	for i, it := range items {
+		if !drop[i] {
+			out = append(out, it)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
 }
 
 // maxReadPerKind bounds the files read per kind of item: a budget holds
