@@ -125,6 +125,7 @@ type candidate struct {
 	text                 string   // the fields lexical matching looks at
 	lesson               string   // text without the trigger (which quotes the corrected action)
 	trigger              string
+	files                []fileRef // files the candidate names
 	importance           float64
 	sessions             float64
 	bm25                 float64
@@ -135,6 +136,7 @@ type candidate struct {
 	matchedAT  string // the proposed action's type that matched
 	candAT     string // the candidate's type it matched
 	phraseHit  string
+	fileHit    string // a file both the cue and the candidate name
 	overlap    []string
 	relevance  float64
 	lexicalHit bool
@@ -400,6 +402,7 @@ type cue struct {
 	// readOnly is a call that changes nothing (Read, Grep...): lexical
 	// overlap with what it reads is no cue.
 	readOnly bool
+	files    []fileRef // files the proposal names
 }
 
 var readOnlyTools = map[string]bool{"read": true, "grep": true, "glob": true, "ls": true, "webfetch": true, "websearch": true,
@@ -441,8 +444,10 @@ func buildCue(tax *observations.Taxonomy, q RecallQuery) *cue {
 		all = strings.ReplaceAll(all, strings.TrimRight(q.Cwd, "/")+"/", "")
 	}
 	c.text = truncate(strings.TrimSpace(all), maxEmbedText)
+	reduced, files := reducePaths(all)
+	c.files = files
 	seen := map[string]bool{}
-	for _, w := range cueWords(all) {
+	for _, w := range cueWords(reduced) {
 		s := cueStem(w)
 		if s == "" {
 			continue
@@ -776,6 +781,9 @@ func candidateOf(h index.Hit) *candidate {
 	} else {
 		c.lesson = c.text
 	}
+	// Paths count as their file names (see recallpaths.go).
+	c.text, c.files = reducePaths(c.text)
+	c.lesson, _ = reducePaths(c.lesson)
 	return c
 }
 
@@ -798,6 +806,9 @@ const (
 	// minGeneralOverlap is the word overlap a match on a broader type of
 	// the candidate's own domain needs.
 	minGeneralOverlap = 2
+	// sameFileScore is the relevance of a candidate naming the file the
+	// proposal touches.
+	sameFileScore = 0.85
 )
 
 // lessonOverlap counts the cue's stems in the lesson text.
@@ -941,8 +952,19 @@ func (cu *cue) match(c *candidate) {
 			c.typeScore, c.phraseHit = 0.9, p
 		}
 	}
-	// (2) lexical overlap, as a precision check on lexical retrieval.
+	// The same file, named by the proposal and by the candidate's trigger
+	// or lesson: a lesson about that file.
+	if f := sameFile(c.files, cu.files); f != "" && !cu.readOnly && c.typeScore < sameFileScore {
+		c.typeScore, c.fileHit = sameFileScore, f
+	}
+	// (2) lexical overlap, as a precision check on lexical retrieval. The
+	// trigger of a typed candidate quotes the corrected command: its
+	// words (flags, program names) are what the action type already
+	// compared, so only the lesson's words count.
 	cs := stemSet(c.text)
+	if len(c.types) > 0 && c.trigger != "" {
+		cs = stemSet(c.lesson)
+	}
 	for s := range cs {
 		if cu.tokens[s] {
 			c.overlap = append(c.overlap, s)
@@ -1024,6 +1046,9 @@ func (k *KB) renderItem(c *candidate, cu *cue, q RecallQuery, high map[string]bo
 		}
 		it.ActionType = c.matchedAT
 		it.HighConsequence = high[c.matchedAT] || high[c.candAT]
+	}
+	if c.fileHit != "" {
+		it.Reasons = append(it.Reasons, "same file: "+c.fileHit)
 	}
 	if c.phraseHit != "" {
 		it.Reasons = append(it.Reasons, fmt.Sprintf("trigger %q matches", c.phraseHit))
