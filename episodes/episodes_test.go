@@ -216,3 +216,21 @@ func itoa(n int) string {
 	}
 	return string(d)
 }
+
+func TestGoalPrompt(t *testing.T) {
+	cases := []struct {
+		prompts []string
+		want    string
+	}{
+		{[]string{"please fix these", "Can you please add tests for the new cache version compatibility check?"}, "Can you please add tests for the new cache version compatibility check?"},
+		{[]string{"Add retries to the rates client with exponential backoff"}, "Add retries to the rates client with exponential backoff"},
+		{[]string{"continue", "ok", "yes do it"}, "yes do it"},
+		{nil, ""},
+	}
+	for _, c := range cases {
+		s := SessionSummary{Prompts: c.prompts}
+		if got := s.GoalPrompt(); got != c.want {
+			t.Errorf("GoalPrompt(%q) = %q, want %q", c.prompts, got, c.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/kbmem/kb/observations"
 	"github.com/kbmem/kb/traces"
@@ -28,6 +29,45 @@ func (s *SessionSummary) FirstPrompt() string {
 		return ""
 	}
 	return s.Prompts[0]
+}
+
+// GoalPrompt is the prompt that best states what the session set out to
+// do: the first of its first few prompts with at least four content words
+// ("please fix these" or "continue" says nothing), else the longest of
+// them.
+func (s *SessionSummary) GoalPrompt() string {
+	best := ""
+	for i, p := range s.Prompts {
+		if i == 5 {
+			break
+		}
+		if contentWords(p) >= 4 {
+			return p
+		}
+		if len(p) > len(best) {
+			best = p
+		}
+	}
+	return best
+}
+
+// vagueWords carry no goal: politeness, pointers, acknowledgements.
+var vagueWords = map[string]bool{"please": true, "fix": true, "these": true, "this": true, "that": true, "those": true,
+	"it": true, "them": true, "can": true, "you": true, "could": true, "would": true, "the": true, "a": true, "an": true,
+	"and": true, "ok": true, "okay": true, "yes": true, "no": true, "go": true, "on": true, "continue": true, "now": true,
+	"do": true, "again": true, "thanks": true, "thank": true, "try": true, "same": true, "for": true, "to": true, "me": true,
+	"what": true, "about": true, "is": true, "of": true, "in": true, "with": true, "let": true, "lets": true, "let's": true}
+
+func contentWords(s string) int {
+	n := 0
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '\'')
+	}) {
+		if len(w) > 1 && !vagueWords[w] {
+			n++
+		}
+	}
+	return n
 }
 
 // pathKeys are tool-input keys holding a file path.
@@ -372,7 +412,8 @@ func build(g *group, bySession map[string][]*observations.Observation, o Options
 	if len(e.Artifacts.Files) > 50 {
 		e.Artifacts.Files = e.Artifacts.Files[:50]
 	}
-	e.Goal = shorten(first.FirstPrompt(), 240)
+	goal := first.GoalPrompt()
+	e.Goal = shorten(goal, 240)
 	if e.Goal == "" {
 		e.Goal = "(no prompt recorded)"
 	}
@@ -380,9 +421,9 @@ func build(g *group, bySession map[string][]*observations.Observation, o Options
 	case g.title != "":
 		e.Title = shorten(g.title, 80)
 	case len(e.Tasks) > 0:
-		e.Title = shorten(strings.Join(e.Tasks, " ")+": "+first.FirstPrompt(), 80)
+		e.Title = shorten(strings.Join(e.Tasks, " ")+": "+goal, 80)
 	default:
-		e.Title = shorten(firstOf(first.FirstPrompt(), "Session "+first.ID), 80)
+		e.Title = shorten(firstOf(goal, "Session "+first.ID), 80)
 	}
 	// Outcome: the last session's markers decide; a commit means done.
 	abandoned, done := false, false
