@@ -224,7 +224,8 @@ func TestGoalPrompt(t *testing.T) {
 	}{
 		{[]string{"please fix these", "Can you please add tests for the new cache version compatibility check?"}, "Can you please add tests for the new cache version compatibility check?"},
 		{[]string{"Add retries to the rates client with exponential backoff"}, "Add retries to the rates client with exponential backoff"},
-		{[]string{"continue", "ok", "yes do it"}, "yes do it"},
+		{[]string{"continue", "ok", "yes do it"}, "continue"},
+		{[]string{"ship the cart fix", "no, never force push to main. Push a branch and open a pull request instead."}, "ship the cart fix"},
 		{nil, ""},
 	}
 	for _, c := range cases {

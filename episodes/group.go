@@ -31,24 +31,19 @@ func (s *SessionSummary) FirstPrompt() string {
 	return s.Prompts[0]
 }
 
-// GoalPrompt is the prompt that best states what the session set out to
-// do: the first of its first few prompts with at least four content words
-// ("please fix these" or "continue" says nothing), else the longest of
-// them.
+// GoalPrompt is the prompt that states what the session set out to do:
+// the first of its first five prompts with two content words ("please fix
+// these" or "continue" says nothing), else the first prompt.
 func (s *SessionSummary) GoalPrompt() string {
-	best := ""
 	for i, p := range s.Prompts {
 		if i == 5 {
 			break
 		}
-		if contentWords(p) >= 4 {
+		if contentWords(p) >= 2 {
 			return p
 		}
-		if len(p) > len(best) {
-			best = p
-		}
 	}
-	return best
+	return s.FirstPrompt()
 }
 
 // vagueWords carry no goal: politeness, pointers, acknowledgements.

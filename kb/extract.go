@@ -280,6 +280,18 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 	// fails to read contributes nothing.
 	var sessions []*sessionData
 	var cands []*observations.Observation
+	cwds := map[string]string{} // session -> its working directory
+	noteCwd := func(s *observations.Session) {
+		for _, r := range s.Records {
+			if r.Cwd != "" {
+				cwds[s.ID] = r.Cwd
+				if r.Session != "" {
+					cwds[r.Session] = r.Cwd
+				}
+				return
+			}
+		}
+	}
 	for i, info := range selected {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -300,6 +312,7 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 				}
 			}
 			cands = append(cands, obs...)
+			noteCwd(sd.sess)
 			sd.sess = procedureView(sd.sess)
 			sessions = append(sessions, sd)
 		}
@@ -323,6 +336,7 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 				continue
 			}
 			if sd, _, err := k.readSession(info); err == nil {
+				noteCwd(sd.sess)
 				ps = append(ps, procedureView(sd.sess))
 			}
 		}
@@ -331,6 +345,9 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 		}
 	}
 
+	for _, c := range cands {
+		setProjects(c, cwds)
+	}
 	writes, err := k.mergeObservations(ctx, cands, rep)
 	if err != nil {
 		return rep, err
@@ -364,6 +381,17 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 		rep.Unchanged += c.Unchanged
 	}
 	return rep, nil
+}
+
+// setProjects records the working directories of an observation's source
+// sessions (recall keeps a one-off lesson to its project).
+func setProjects(o *observations.Observation, cwds map[string]string) {
+	for _, src := range o.Sources {
+		if c := cwds[src.Session]; c != "" && !slices.Contains(o.Projects, c) {
+			o.Projects = append(o.Projects, c)
+		}
+	}
+	sort.Strings(o.Projects)
 }
 
 // readSession reads a session file into records. Malformed lines are

@@ -86,17 +86,17 @@ func (k *KB) Hook(ctx context.Context, agent string, in *HookInput) (*HookOutput
 	var q RecallQuery
 	switch in.HookEventName {
 	case EventSessionStart:
-		q = RecallQuery{Standing: true, Cwd: in.Cwd}
+		q = RecallQuery{Standing: true, Cwd: in.Cwd, Project: in.Cwd}
 	case EventUserPromptSubmit:
 		if strings.TrimSpace(in.Prompt) == "" {
 			return nil, nil
 		}
-		q = RecallQuery{Task: in.Prompt, Cwd: in.Cwd}
+		q = RecallQuery{Task: in.Prompt, Cwd: in.Cwd, Project: in.Cwd}
 	case EventPreToolUse:
 		if in.ToolName == "" {
 			return nil, nil
 		}
-		q = RecallQuery{Tool: in.ToolName, Input: in.ToolInput, Cwd: in.Cwd}
+		q = RecallQuery{Tool: in.ToolName, Input: in.ToolInput, Cwd: in.Cwd, Project: in.Cwd}
 	case EventSessionEnd, "Stop":
 		if in.HookEventName == EventSessionEnd && in.TranscriptPath != "" {
 			if err := k.EnqueueSession(in.TranscriptPath); err != nil {

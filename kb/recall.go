@@ -40,6 +40,11 @@ type RecallQuery struct {
 	// Cwd is the agent's working directory; paths under it are shown and
 	// matched relative to it.
 	Cwd string `json:"cwd,omitempty"`
+	// Project is the directory of the project the agent works in (hooks
+	// set it from the event's cwd). In a standalone KB, which holds the
+	// sessions of many projects, a one-off lesson of another project is
+	// left out; a KB inside a project is that project's memory.
+	Project string `json:"project,omitempty"`
 	// Standing asks for the standing context of a new session: the top
 	// conventions, preferences and active corrections, whatever the cue.
 	Standing bool `json:"standing,omitempty"`
@@ -126,6 +131,8 @@ type candidate struct {
 	lesson               string   // text without the trigger (which quotes the corrected action)
 	trigger              string
 	files                []fileRef // files the candidate names
+	projects             []string  // working directories of its sessions (observations)
+	otherProject         bool      // from another project, kept as a general lesson
 	importance           float64
 	sessions             float64
 	bm25                 float64
@@ -145,7 +152,7 @@ type candidate struct {
 }
 
 // cueFields are the stored fields recall reads from hits.
-var cueFields = []string{"noteid", "status", "action_type", "action_types", "triggers", "importance", "sessions",
+var cueFields = []string{"noteid", "status", "action_type", "action_types", "triggers", "importance", "sessions", "projects",
 	"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "chosen", "description"}
 
 var actionTypeRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*(:[a-z0-9][a-z0-9.-]*)?$`)
@@ -252,6 +259,7 @@ func (x *Index) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error
 	// Match on the index's fields, rank roughly (without recency, which
 	// needs the file), and read only the files of the best few per kind.
 	var relevant, unmatched []*candidate
+	scoped := q.Project != "" && k.ProjectRoot == k.Root // a standalone KB holds many projects
 	for _, c := range cands {
 		if c.status == observations.StatusSuperseded || c.status == observations.StatusRejected || kindOf(c.layer, c.typ) == "" {
 			continue
@@ -263,6 +271,14 @@ func (x *Index) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error
 				unmatched = append(unmatched, c)
 			}
 			continue
+		}
+		if scoped && len(c.projects) > 0 && !inProject(c.projects, q.Project) {
+			// A lesson of another project travels only when it is general:
+			// seen in two projects, or about a high-consequence action.
+			if len(c.projects) < 2 && !(c.typeScore >= 0.9 && high[c.matchedAT]) {
+				continue
+			}
+			c.otherProject = true
 		}
 		c.prelim = c.relevance * (0.5 + math.Max(c.importance, 0.1)) * (1 + math.Log(math.Max(1, c.sessions)))
 		relevant = append(relevant, c)
@@ -775,6 +791,7 @@ func candidateOf(h index.Hit) *candidate {
 		parts = append(parts, c.title, c.description)
 	}
 	c.text = strings.Join(parts, "\n")
+	c.projects = list("projects")
 	c.trigger = str("trigger")
 	if t := c.trigger; t != "" {
 		c.lesson = strings.TrimSpace(strings.Replace(c.text, t, "", 1))
@@ -1049,6 +1066,9 @@ func (k *KB) renderItem(c *candidate, cu *cue, q RecallQuery, high map[string]bo
 	}
 	if c.fileHit != "" {
 		it.Reasons = append(it.Reasons, "same file: "+c.fileHit)
+	}
+	if c.otherProject {
+		it.Reasons = append(it.Reasons, "from another project: "+strings.Join(c.projects, ", "))
 	}
 	if c.phraseHit != "" {
 		it.Reasons = append(it.Reasons, fmt.Sprintf("trigger %q matches", c.phraseHit))

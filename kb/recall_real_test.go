@@ -33,6 +33,7 @@ func realToolCalls(t *testing.T, dir string) []RecallQuery {
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		for sc.Scan() {
 			var line struct {
+				Cwd     string `json:"cwd"`
 				Message struct {
 					Content json.RawMessage `json:"content"`
 				} `json:"message"`
@@ -50,7 +51,7 @@ func realToolCalls(t *testing.T, dir string) []RecallQuery {
 			}
 			for _, b := range blocks {
 				if b.Type == "tool_use" && b.Name != "" {
-					out = append(out, RecallQuery{Tool: b.Name, Input: b.Input})
+					out = append(out, RecallQuery{Tool: b.Name, Input: b.Input, Cwd: line.Cwd, Project: line.Cwd})
 				}
 			}
 		}

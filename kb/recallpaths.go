@@ -76,3 +76,20 @@ func sameFile(a, b []fileRef) string {
 	}
 	return ""
 }
+
+// inProject reports whether dir is one of the projects (the same
+// directory, inside it, or holding it), or has the same name as one: a KB
+// shared through git sees one project under several people's paths.
+func inProject(projects []string, dir string) bool {
+	dir = path.Clean(filepathToSlash(dir))
+	for _, p := range projects {
+		p = path.Clean(filepathToSlash(p))
+		if p == dir || strings.HasPrefix(dir, p+"/") || strings.HasPrefix(p, dir+"/") ||
+			strings.EqualFold(path.Base(p), path.Base(dir)) {
+			return true
+		}
+	}
+	return false
+}
+
+func filepathToSlash(s string) string { return strings.ReplaceAll(s, "\\", "/") }

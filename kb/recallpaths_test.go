@@ -1,8 +1,13 @@
 package kb
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/kbmem/kb/observations"
 )
 
 func TestReducePaths(t *testing.T) {
@@ -23,5 +28,74 @@ func TestReducePaths(t *testing.T) {
 	}
 	if f := sameFile([]fileRef{{"__init__.py", ""}}, []fileRef{{"__init__.py", ""}}); f != "" {
 		t.Errorf("generic name matched: %q", f)
+	}
+}
+
+func TestInProject(t *testing.T) {
+	for _, c := range []struct {
+		projects []string
+		dir      string
+		want     bool
+	}{
+		{[]string{"/home/dev/shop"}, "/home/dev/shop", true},
+		{[]string{"/home/dev/shop"}, "/home/dev/shop/api", true},
+		{[]string{"/home/dev/shop/api"}, "/home/dev/shop", true},
+		{[]string{"/Users/alice/shop"}, "/home/bob/shop", true}, // one repo, two people's paths
+		{[]string{"/home/dev/shop"}, "/home/dev/shopping", false},
+		{[]string{"/home/dev/shop", "/home/dev/ledger"}, "/home/dev/ledger", true},
+		{[]string{"/home/dev/shop"}, "/srv/ledger", false},
+	} {
+		if got := inProject(c.projects, c.dir); got != c.want {
+			t.Errorf("inProject(%v, %q) = %v", c.projects, c.dir, got)
+		}
+	}
+}
+
+// TestRecallProjectScope: in a standalone KB, a one-off lesson of another
+// project stays out when the hook says which project the agent is in; a
+// lesson about a high-consequence action, or seen in two projects, travels.
+func TestRecallProjectScope(t *testing.T) {
+	k := newExtractKB(t)
+	put := func(o *observations.Observation) {
+		o.ID = o.MakeID()
+		b, err := RenderObservation(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(k.Root, filepath.FromSlash(ObservationPath(o.Type, o.ID)))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "installing a dependency: `npm install`",
+		Lesson: "Use pnpm, the lockfile is pnpm-lock.yaml.", ActionType: "pkg:install", ActionTypes: []string{"pkg:install", "pkg:npm"},
+		Importance: 0.8, Sessions: 1, Projects: []string{"/home/dev/shop"}})
+	put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "force-pushing: `git push --force origin main`",
+		Lesson: "Never force-push to main; open a pull request.", ActionType: "git:push-force", ActionTypes: []string{"git:push-force"},
+		Importance: 0.9, Sessions: 1, Projects: []string{"/home/dev/shop"}})
+	ctx := context.Background()
+	recall := func(action, project string) []string {
+		res, err := k.Recall(ctx, RecallQuery{Action: action, Project: project})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, it := range res.Items {
+			ids = append(ids, it.Type+" "+it.Text)
+		}
+		return ids
+	}
+	if got := recall("npm install left-pad", "/home/dev/shop"); len(got) != 1 {
+		t.Errorf("in its project: %v", got)
+	}
+	if got := recall("npm install left-pad", ""); len(got) != 1 {
+		t.Errorf("no project given: %v", got)
+	}
+	if got := recall("npm install left-pad", "/srv/ledger"); len(got) != 0 {
+		t.Errorf("another project recalled a one-off lesson: %v", got)
+	}
+	if got := recall("git push --force origin main", "/srv/ledger"); len(got) != 1 {
+		t.Errorf("a high-consequence lesson did not travel: %v", got)
 	}
 }

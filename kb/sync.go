@@ -408,7 +408,7 @@ func docToIndex(layer string, d *doc.Document) index.Doc {
 			x.Text[key] = s
 		}
 	}
-	for _, key := range []string{"action_type", "action_types", "triggers", "domain"} {
+	for _, key := range []string{"action_type", "action_types", "triggers", "domain", "projects"} {
 		switch v := d.Fields[key].(type) {
 		case string:
 			x.Keywords[key] = []string{v}

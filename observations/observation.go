@@ -81,6 +81,9 @@ type Observation struct {
 	FirstSeen   time.Time
 	LastSeen    time.Time
 	Signals     []string
+	// Projects are the working directories of the sessions the
+	// observation comes from: recall keeps a one-off lesson to its project.
+	Projects []string
 
 	// correction
 	Trigger     string
@@ -333,6 +336,10 @@ func Merge(existing, n *Observation) {
 	existing.FirstSeen = minTime(existing.FirstSeen, n.FirstSeen)
 	existing.LastSeen = maxTime(existing.LastSeen, n.LastSeen)
 	existing.Signals = unionStrings(existing.Signals, n.Signals)
+	if len(n.Projects) > 0 {
+		existing.Projects = unionStrings(existing.Projects, n.Projects)
+		sort.Strings(existing.Projects)
+	}
 	if existing.Sessions >= 2 {
 		existing.Signals = unionStrings(existing.Signals, []string{SignalRecurrence})
 		if !existing.FirstSeen.IsZero() && existing.LastSeen.Sub(existing.FirstSeen) >= 24*time.Hour {
@@ -522,6 +529,7 @@ func (o *Observation) ToMap() map[string]any {
 	put("first_seen", o.FirstSeen)
 	put("last_seen", o.LastSeen)
 	put("signals", o.Signals)
+	put("projects", o.Projects)
 	put("trigger", o.Trigger)
 	put("action_type", o.ActionType)
 	put("action_types", o.ActionTypes)
@@ -641,6 +649,7 @@ func FromMap(m map[string]any) (*Observation, error) {
 	tm("first_seen", &o.FirstSeen)
 	tm("last_seen", &o.LastSeen)
 	list("signals", &o.Signals)
+	list("projects", &o.Projects)
 	str("trigger", &o.Trigger)
 	str("action_type", &o.ActionType)
 	list("action_types", &o.ActionTypes)

@@ -94,6 +94,8 @@ agent is about to run; --tool/--input a tool call as agents send it.
 	f.IntVar(&q.Budget, "budget", 0, "context budget in tokens (default: recall.budget of kb.yaml)")
 	f.BoolVar(&q.Standing, "standing", false, "the standing context of a new session: conventions, preferences, active corrections")
 	f.BoolVar(&why, "why", false, "show each item's score and the reasons it was recalled")
+	f.StringVar(&q.Project, "project", "", "in a standalone KB, the project `DIR` the agent works in: one-off lessons of other projects are left out (hooks pass the event's cwd)")
+	_ = c.MarkFlagDirname("project")
 	return c
 }
 
