@@ -28,6 +28,8 @@ type (
 		Input  map[string]any `json:"input,omitempty" jsonschema:"that tool call's input object"`
 		Files  []string       `json:"files,omitempty" jsonschema:"files the work touches"`
 		Budget int            `json:"budget,omitempty" jsonschema:"context budget in tokens (default recall.budget)"`
+		// Project scopes a standalone KB to the project being worked on.
+		Project string `json:"project,omitempty" jsonschema:"the project directory you work in (your cwd): a KB shared by many projects then leaves out one-off lessons of the others"`
 	}
 	MCPRecallOut struct {
 		Markdown string       `json:"markdown"`
@@ -100,7 +102,8 @@ func NewMCPServer(k *KB, version string) *mcp.Server {
 			var res *RecallResult
 			err := withIndex(ctx, func(x *Index) error {
 				var err error
-				res, err = x.Recall(ctx, RecallQuery{Task: in.Task, Action: in.Action, Tool: in.Tool, Input: input, Files: in.Files, Budget: in.Budget})
+				res, err = x.Recall(ctx, RecallQuery{Task: in.Task, Action: in.Action, Tool: in.Tool, Input: input, Files: in.Files, Budget: in.Budget,
+					Cwd: in.Project, Project: in.Project})
 				return err
 			})
 			if err != nil {
