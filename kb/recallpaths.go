@@ -2,7 +2,6 @@ package kb
 
 import (
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -12,10 +11,6 @@ import (
 // file of it. Recall reads a path as its file name instead: the name's
 // words count as words, and the same file named on both sides is a cue of
 // its own.
-
-// filePathRE matches a path with at least one slash, or a bare file name with
-// a short extension.
-var filePathRE = regexp.MustCompile(`(?:~|\.{1,2})?/?(?:[\w@+.-]+/)+[\w@+.-]*|\b[\w-]+\.[a-zA-Z][a-zA-Z0-9]{0,4}\b`)
 
 // fileRef is a file a cue or a candidate names: its base name (lower case,
 // with its extension) and its parent directory's name, if given.
@@ -27,39 +22,79 @@ var genericBase = map[string]bool{"index.js": true, "index.ts": true, "index.tsx
 	"__init__.py": true, "main.go": true, "main.py": true, "main.rs": true, "mod.rs": true, "lib.rs": true}
 
 // reducePaths replaces every path in s by its file name without the
-// extension, and returns the files named. Dotted identifiers that are not
-// file names ("process.env", "e.g") are left as text unless they contain a
-// slash or end in an extension-like word of at most five characters; their
-// words then survive as the name's words.
+// extension, and returns the files named. A path is a run of path
+// characters holding a slash ("/home/me/shop/api/rates.go", "docs/",
+// "./x"), or a bare file name with a short extension ("rates.go"); dotted
+// words that are not file names ("e.g", "v1.2", "process.env.API_KEY")
+// stay text. A hand scanner: recall runs it on every candidate of every
+// hook.
 func reducePaths(s string) (string, []fileRef) {
+	if !strings.ContainsAny(s, "/.") {
+		return s, nil
+	}
+	var b strings.Builder
+	b.Grow(len(s))
 	var files []fileRef
-	out := filePathRE.ReplaceAllStringFunc(s, func(m string) string {
-		p := strings.TrimRight(m, "/.")
-		base := path.Base(p)
-		if base == "." || base == "/" || base == "" {
+	for i := 0; i < len(s); {
+		if !isPathByte(s[i]) {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isPathByte(s[j]) {
+			j++
+		}
+		tok := s[i:j]
+		core := strings.TrimRight(tok, ".-")
+		if core == "" {
+			b.WriteString(tok)
+		} else {
+			b.WriteString(reduceToken(core, &files))
+			b.WriteString(tok[len(core):])
+		}
+		i = j
+	}
+	return b.String(), files
+}
+
+func isPathByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c == '_' || c == '-' || c == '.' || c == '/' || c == '@' || c == '+' || c == '~'
+}
+
+// reduceToken is one path-like token as reducePaths writes it.
+func reduceToken(tok string, files *[]fileRef) string {
+	slash := strings.Contains(tok, "/")
+	p := strings.TrimRight(tok, "/")
+	base := path.Base(p)
+	if p == "" || base == "." || base == ".." || base == "~" {
+		if slash {
 			return " "
 		}
+		return tok
+	}
+	ext := path.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	isExt := len(ext) >= 3 && len(ext) <= 6 && isLetter(ext[1]) && stem != ""
+	if !slash {
+		if !isExt || len(stem) < 2 {
+			return tok // "e.g", "v1.2", "process.env.API_KEY": not a file name
+		}
+	}
+	if isExt {
 		parent := ""
 		if d := path.Dir(p); d != "." && d != "/" {
 			parent = strings.ToLower(path.Base(d))
 		}
-		ext := path.Ext(base)
-		stem := strings.TrimSuffix(base, ext)
-		if !strings.Contains(m, "/") && (len(ext) < 3 || len(stem) < 2) {
-			return m // "e.g", "x.y": not a file name
-		}
-		if ext != "" && stem != "" {
-			files = append(files, fileRef{base: strings.ToLower(base), parent: parent})
-		} else if !strings.Contains(m, "/") {
-			return m // "e.g", "v1.2": not a file
-		}
-		if stem == "" {
-			stem = base // ".env", ".gitignore"
-		}
-		return " " + stem + " "
-	})
-	return out, files
+		*files = append(*files, fileRef{base: strings.ToLower(base), parent: parent})
+	} else {
+		stem = base // "docs/", ".env", "Makefile"
+	}
+	return " " + stem + " "
 }
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // sameFile returns a file both lists name, or "": the same base name,
 // not a generic one, in the same parent directory when both say which.
