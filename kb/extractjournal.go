@@ -146,6 +146,10 @@ func (k *KB) resumeExtract() (written []string, probs []Problem, err error) {
 				err = errors.New("a write without path or content hash")
 				break
 			}
+			if sum(w.Content) != w.After {
+				err = fmt.Errorf("the content for %s does not match its hash", w.Path)
+				break
+			}
 		}
 	}
 	if err != nil || j.Version != 1 {

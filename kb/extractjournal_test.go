@@ -215,6 +215,17 @@ func TestExtractJournalDamaged(t *testing.T) {
 	if len(rep.Sessions) == 0 || len(rep.Written) == 0 {
 		t.Errorf("extraction did not run: %+v", rep)
 	}
+	// A journal whose content does not match its hash is discarded, not
+	// retried forever.
+	bad, _ := json.Marshal(extractJournal{Version: 1, Writes: []*obsWrite{{Path: "observations/correction/x.md", After: sum([]byte("x")), Content: []byte("y")}}})
+	os.WriteFile(k.journalPath(), bad, 0o600)
+	rep = exExtract(t, k, ExtractOptions{})
+	if len(rep.Problems) == 0 || !strings.Contains(rep.Problems[0].Msg, "does not match its hash") {
+		t.Errorf("problems %+v", rep.Problems)
+	}
+	if _, err := os.Stat(k.journalPath()); err == nil {
+		t.Error("damaged journal kept")
+	}
 	// A journal naming a path outside the KB writes nothing there.
 	out := filepath.Join(t.TempDir(), "outside.md")
 	rel, _ := filepath.Rel(k.Root, out)
