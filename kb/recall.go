@@ -265,6 +265,9 @@ func (x *Index) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error
 			continue
 		}
 		if q.Standing {
+			if c.layer == LayerObservations && c.sessions < 2 && situational(c) && !(len(c.types) > 0 && high[c.types[0]]) {
+				continue // comes back at its moment, through the action's own cue
+			}
 			c.relevance = 1
 		} else if cue.match(c); c.relevance <= 0 {
 			if semantic && !c.rejected {
@@ -395,6 +398,17 @@ func foldCovered(items []RecallItem, byPath map[string]*candidate) []RecallItem 
 	return out
 }
 
+// situational reports whether a correction belongs to one moment rather
+// than to every session: it was given on an edit of one file ("BEFORE
+// editing `timeline.html`"), on a one-off request ("when asked to add a
+// paginate param") or on one proposed plan ("calling ExitPlanMode"). Seen once, it is left out of the standing context of a new
+// session; the hook recalls it when that file or request comes up.
+func situational(c *candidate) bool {
+	return c.typ == observations.TypeCorrection &&
+		(strings.HasPrefix(c.trigger, "editing `") && len(c.files) > 0 || strings.HasPrefix(c.trigger, "when asked to ") ||
+			c.trigger == "calling ExitPlanMode")
+}
+
 // maxReadPerKind bounds the files read per kind of item: a budget holds
 // far fewer items than this.
 const maxReadPerKind = 16
@@ -463,6 +477,15 @@ func buildCue(tax *observations.Taxonomy, q RecallQuery) *cue {
 	reduced, files := reducePaths(all)
 	c.files = files
 	seen := map[string]bool{}
+	// The file names first, whole: the index holds "timeline.html" as one
+	// word, so lessons about the file are retrieved and then matched as
+	// the same file.
+	for _, f := range files {
+		if q := `"` + f.base + `"`; !seen[q] && len(c.words) < 8 {
+			seen[q] = true
+			c.words = append(c.words, q)
+		}
+	}
 	for _, w := range cueWords(reduced) {
 		s := cueStem(w)
 		if s == "" {

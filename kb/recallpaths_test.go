@@ -99,3 +99,48 @@ func TestRecallProjectScope(t *testing.T) {
 		t.Errorf("a high-consequence lesson did not travel: %v", got)
 	}
 }
+
+// TestStandingLeavesOutSituational: the standing context of a new session
+// holds general lessons; a correction given once on an edit of one file
+// waits for that file's own cue, unless it recurred.
+func TestStandingLeavesOutSituational(t *testing.T) {
+	k := newExtractKB(t)
+	put := func(o *observations.Observation) string {
+		o.ID = o.MakeID()
+		b, err := RenderObservation(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(k.Root, filepath.FromSlash(ObservationPath(o.Type, o.ID)))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return o.ID
+	}
+	once := put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "editing `templates/components/timeline.html`",
+		Lesson: "Do not loop through all items; the group names should match the filters.", ActionType: "code:edit", Importance: 0.7, Sessions: 1})
+	twice := put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "editing `api/rates.go`",
+		Lesson: "Round balances half-even in rates.go.", ActionType: "code:edit", Importance: 0.7, Sessions: 2})
+	general := put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "adding or installing a dependency: `npm install`",
+		Lesson: "Use pnpm.", ActionType: "pkg:install", Importance: 0.7, Sessions: 1})
+	res, err := k.Recall(context.Background(), RecallQuery{Standing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, it := range res.Items {
+		got[it.ID] = true
+	}
+	if got[once] || !got[twice] || !got[general] {
+		t.Errorf("standing items %v: want %s and %s, not %s", got, twice, general, once)
+	}
+	// At its moment it is recalled.
+	res, err = k.Recall(context.Background(), RecallQuery{Tool: "Edit", Input: []byte(`{"file_path":"/w/shop/templates/components/timeline.html","new_string":"x"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) == 0 || res.Items[0].ID != once {
+		t.Errorf("editing timeline.html recalled %+v", res.Items)
+	}
+}
