@@ -409,6 +409,13 @@ func situational(c *candidate) bool {
 			c.trigger == "calling ExitPlanMode")
 }
 
+// typedCandidates bounds the documents an action-type query loads. Loading a
+// hit's stored fields is most of a hook's time (200 took 15-17 ms a hook
+// over 10,000 observations, 100 about 12); recurrences merge into one
+// observation, so a hundred distinct lessons on one action type is already
+// more than a budget shows (maxReadPerKind).
+const typedCandidates = 100
+
 // maxReadPerKind bounds the files read per kind of item: a budget holds
 // far fewer items than this.
 const maxReadPerKind = 16
@@ -701,7 +708,7 @@ func (x *Index) cueCandidates(c *cue) ([]*candidate, error) {
 				}
 			}
 		}
-		res, err := x.ix.Search(index.Query{Text: strings.Join(terms, " "), Layers: layers, Limit: 200, Fields: cueFields})
+		res, err := x.ix.Search(index.Query{Text: strings.Join(terms, " "), Layers: layers, Limit: typedCandidates, Fields: cueFields})
 		if err != nil {
 			return nil, fmt.Errorf("recall: %w", err)
 		}
