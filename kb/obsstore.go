@@ -119,7 +119,7 @@ func readObsFile(abs, rel string) (*ObsFile, *Problem) {
 
 // parseObsFile reads an observation from the bytes of its file.
 func parseObsFile(rel string, b []byte) (*ObsFile, *Problem) {
-	d, err := doc.Parse(rel, b)
+	d, err := doc.ParseFrontmatter(rel, b)
 	if err != nil {
 		var pe *doc.ParseError
 		if errors.As(err, &pe) {
@@ -224,7 +224,7 @@ func renderObservationFile(o *observations.Observation, existing *ObsFile) (rel 
 		if existing != nil {
 			// Keep keys a person added (unknown to kb) and the digest logic:
 			// re-render, then carry over foreign keys surgically.
-			old, perr := doc.Parse(rel, existing.raw)
+			old, perr := doc.ParseFrontmatter(rel, existing.raw)
 			if perr == nil {
 				known := map[string]bool{digestKey: true}
 				for _, f := range fieldOrder {

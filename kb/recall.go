@@ -1071,7 +1071,7 @@ func (k *KB) renderItem(c *candidate, cu *cue, q RecallQuery, high map[string]bo
 		if err != nil {
 			return it, false
 		}
-		if d, err = doc.Parse(c.path, b); err != nil {
+		if d, err = doc.ParseFrontmatter(c.path, b); err != nil {
 			return it, false
 		}
 		if t, err := d.UpdatedTime(); err == nil {

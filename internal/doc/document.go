@@ -114,6 +114,17 @@ func ParseTime(s string) (time.Time, error) {
 // only recorded (and used in errors); src is not modified. The error is
 // always a *ParseError.
 func Parse(path string, src []byte) (d *Document, err error) {
+	return parse(path, src, true)
+}
+
+// ParseFrontmatter is Parse without reading the body's markdown: Links and
+// the body's #tags stay empty. For callers that need only the fields and
+// the body text (observation files, recall), it skips the markdown parser.
+func ParseFrontmatter(path string, src []byte) (*Document, error) {
+	return parse(path, src, false)
+}
+
+func parse(path string, src []byte, body bool) (d *Document, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			d, err = nil, &ParseError{Path: path, Msg: fmt.Sprintf("internal error: %v", r)}
@@ -136,12 +147,15 @@ func Parse(path string, src []byte) (d *Document, err error) {
 			return nil, withPath(err, path)
 		}
 	}
-	body, err := scanBody(src[l.bodyStart:], d.BodyLine)
+	if !body {
+		return d, nil
+	}
+	scan, err := scanBody(src[l.bodyStart:], d.BodyLine)
 	if err != nil {
 		return nil, withPath(err, path)
 	}
-	d.Links = append(d.Links, body.links...)
-	d.Tags = dedupeFold(append(d.Tags, body.tags...))
+	d.Links = append(d.Links, scan.links...)
+	d.Tags = dedupeFold(append(d.Tags, scan.tags...))
 	sort.SliceStable(d.Links, func(i, j int) bool { return d.Links[i].Line < d.Links[j].Line })
 	return d, nil
 }
