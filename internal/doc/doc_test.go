@@ -558,3 +558,24 @@ func BenchmarkUpdate(b *testing.B) {
 		}
 	}
 }
+
+func TestParseFrontmatterSkipsBody(t *testing.T) {
+	src := []byte("---\nid: a\ntitle: A\ntags: [x]\n---\n# A\n\nSee [[B]] and #y.\n")
+	full, err := Parse("a.md", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := ParseFrontmatter("a.md", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head.ID != full.ID || head.Title != full.Title || head.Body != full.Body || head.BodyLine != full.BodyLine || len(head.Fields) != len(full.Fields) {
+		t.Errorf("fields differ: %+v vs %+v", head, full)
+	}
+	if len(head.Links) != 0 || len(full.Links) != 1 {
+		t.Errorf("links: head %v, full %v", head.Links, full.Links)
+	}
+	if _, err := ParseFrontmatter("bad.md", []byte("---\nid: [unclosed\n---\n")); err == nil {
+		t.Error("a broken frontmatter parsed")
+	}
+}
