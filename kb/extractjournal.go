@@ -187,3 +187,16 @@ func (k *KB) LockObservations(ctx context.Context) (*lock.Lock, error) {
 	}
 	return l, nil
 }
+
+// finishPendingExtract lets a reading command (promote --dry-run, status)
+// see the state an interrupted extraction would have left: if a journal
+// is pending, it takes the write lock long enough to finish it. A lock it
+// cannot get, or a failure, leaves the reader with the files as they are.
+func (k *KB) finishPendingExtract(ctx context.Context) {
+	if _, err := os.Stat(k.journalPath()); err != nil {
+		return
+	}
+	if l, err := k.LockObservations(ctx); err == nil {
+		l.Release()
+	}
+}

@@ -273,3 +273,25 @@ func FuzzResumeExtract(f *testing.F) {
 		}
 	})
 }
+
+// TestDryRunFinishesJournal: promote --dry-run and status read the state
+// an interrupted extraction would have left, not the half-written one.
+func TestDryRunFinishesJournal(t *testing.T) {
+	dir := exRenderScenarios(t, filepath.Join("..", "testdata", "observations", "recurring-scenarios.json"))
+	tmpl := newExtractKB(t)
+	exImport(t, tmpl, dir)
+	k := killedExtract(t, tmpl.Root, "extract.write", 1)
+	if _, err := k.Promote(context.Background(), PromoteOptions{DryRun: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(k.journalPath()); err == nil {
+		t.Error("promote --dry-run left the journal")
+	}
+	k2 := killedExtract(t, tmpl.Root, "extract.write", 2)
+	if _, err := k2.Status(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(k2.journalPath()); err == nil {
+		t.Error("status left the journal")
+	}
+}

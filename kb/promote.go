@@ -122,6 +122,8 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 			return nil, err
 		}
 		defer l.Release()
+	} else {
+		k.finishPendingExtract(ctx)
 	}
 	var repo *gitx.Repo
 	if r, err := gitx.Open(k.ProjectRoot); err == nil && r.Root() != "" {
@@ -807,6 +809,7 @@ const StaleAfter = 14 * 24 * time.Hour
 // age, how many would graduate now, open promotion branches, and the file
 // count of each layer.
 func (k *KB) Status(ctx context.Context) (*Status, error) {
+	k.finishPendingExtract(ctx)
 	st := &Status{Layers: map[string]int{}, PendingBranches: []string{}}
 	for _, l := range Layers {
 		ext := ".md"
