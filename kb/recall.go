@@ -892,6 +892,27 @@ func (cu *cue) follows(c *candidate) bool {
 	return true
 }
 
+// advised reports whether the proposal is what a positive lesson asks
+// for, matched only through a type the lesson's own words brought in: the
+// corrected moment had no action type of its own ("calling ExitPlanMode",
+// "when asked to ..."), and the lesson says to do the thing ("First commit
+// the changes, then proceed with the plan"), so the agent committing is
+// following it. A lesson with a negation ("do not commit the lockfile")
+// still fires.
+func (cu *cue) advised(c *candidate) bool {
+	if c.candAT == "" || cu.tax == nil || c.typ != observations.TypeCorrection || rcCallKind(c.trigger) != "" {
+		return false
+	}
+	for _, t := range cu.tax.ClassifyText(c.trigger) {
+		if domainVerb(t) == domainVerb(c.candAT) {
+			return false // the corrected moment itself was of this type
+		}
+	}
+	return !negationRE.MatchString(c.lesson)
+}
+
+var negationRE = regexp.MustCompile(`(?i)\b(?:not|no|never|don'?t|doesn'?t|didn'?t|won'?t|shouldn'?t|avoid|stop|without|instead)\b`)
+
 // incidental reports whether the only type match is an incidental type of
 // the candidate: a secondary type outside the primary type's domain that
 // either came with the corrected call (npx made a snapshot correction
@@ -1023,7 +1044,7 @@ func (cu *cue) match(c *candidate) {
 	if len(cs) > 0 {
 		cov = float64(n) / float64(len(cs))
 	}
-	if c.typeScore > 0 && (generalized && lessonOverlap(cu, c.lesson, c.matchedAT) < minGeneralOverlap || cu.follows(c) || cu.incidental(c) ||
+	if c.typeScore > 0 && (generalized && lessonOverlap(cu, c.lesson, c.matchedAT) < minGeneralOverlap || cu.follows(c) || cu.incidental(c) || cu.advised(c) ||
 		cu.question && lessonOverlap(cu, c.lesson, c.matchedAT) == 0) {
 		// A rejected type match is not rescued by the words the
 		// proposal shares with the quoted command of the trigger.

@@ -144,3 +144,40 @@ func TestStandingLeavesOutSituational(t *testing.T) {
 		t.Errorf("editing timeline.html recalled %+v", res.Items)
 	}
 }
+
+// TestAdvisedActionDoesNotFire: a lesson given at a moment without an
+// action type ("calling ExitPlanMode") gets its type from its own words;
+// doing what it advises is no reason to recall it, doing what it forbids is.
+func TestAdvisedActionDoesNotFire(t *testing.T) {
+	k := newExtractKB(t)
+	put := func(o *observations.Observation) string {
+		o.ID = o.MakeID()
+		b, err := RenderObservation(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(k.Root, filepath.FromSlash(ObservationPath(o.Type, o.ID)))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return o.ID
+	}
+	advice := put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "calling ExitPlanMode",
+		Lesson: "First commit the changes of the previous task, then proceed with this plan.", ActionType: "git:commit",
+		ActionTypes: []string{"git:commit"}, Importance: 0.7, Sessions: 1})
+	ban := put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "when asked to wrap up the release",
+		Lesson: "Do not commit the generated lockfile.", ActionType: "git:commit",
+		ActionTypes: []string{"git:commit"}, Importance: 0.7, Sessions: 1})
+	res, err := k.Recall(context.Background(), RecallQuery{Action: "git commit -m 'tar support'"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, it := range res.Items {
+		got[it.ID] = true
+	}
+	if got[advice] || !got[ban] {
+		t.Errorf("recalled %v: want %s (a ban), not %s (advice being followed)", got, ban, advice)
+	}
+}
