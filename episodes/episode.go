@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/textutil"
 )
 
 // Outcomes of an episode.
@@ -260,15 +261,5 @@ func asParseError(err error, target **doc.ParseError) bool {
 	return errors.As(err, target)
 }
 
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	cut := string(r[:n])
-	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,;:") + "…"
-}
+// shorten cuts text the way every layer does.
+var shorten = textutil.Shorten

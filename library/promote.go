@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -863,15 +864,5 @@ func lowerFirst(s string) string {
 	return strings.ToLower(string(r[:1])) + string(r[1:])
 }
 
-func shorten(s string, n int) string {
-	s = strings.TrimSpace(s)
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	cut := string(r[:n])
-	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,;:") + "…"
-}
+// shorten cuts text the way every layer does.
+var shorten = textutil.Shorten

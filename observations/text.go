@@ -3,6 +3,8 @@ package observations
 import (
 	"strings"
 	"unicode"
+
+	"github.com/kbmem/kb/internal/textutil"
 )
 
 // Light text normalization shared by the taxonomy's word cues and by the
@@ -233,20 +235,6 @@ func prose(s string) string {
 	return b.String()
 }
 
-// shorten cuts s to at most n runes on a word boundary, adding an ellipsis.
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	cut := string(r[:n])
-	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,;:.-") + "…"
-}
-
 // sentences splits text into sentences on ., !, ? and line breaks, keeping
 // the terminator. Dots inside words ("go.mod", "cfg.RatesURL") and inside
 // code spans do not split.
@@ -317,3 +305,6 @@ func Jaccard(a, b map[string]bool) float64 { return jaccard(a, b) }
 
 // Overlap is |a∩b| / min(|a|,|b|).
 func Overlap(a, b map[string]bool) float64 { return overlap(a, b) }
+
+// shorten cuts text the way every layer does.
+var shorten = textutil.Shorten

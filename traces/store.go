@@ -16,9 +16,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/textutil"
 )
 
 // ErrNotFound is returned (wrapped) when no session matches an id or prefix.
@@ -1301,7 +1301,7 @@ func summarize(root string, sc *summaryScan) error {
 				in.Messages++
 			}
 			if in.FirstPrompt == "" && rec.Human() && !rec.Has(MarkSlash) && strings.TrimSpace(r.Text) != "" {
-				in.FirstPrompt = firstRunes(strings.TrimSpace(r.Text), 200)
+				in.FirstPrompt = textutil.FirstRunes(strings.TrimSpace(r.Text), 200)
 			}
 		case KindToolCall:
 			in.ToolCalls++
@@ -1310,18 +1310,4 @@ func summarize(root string, sc *summaryScan) error {
 	p := ls.pos(nil)
 	sc.Size, sc.Lines = p.Offset, p.Line
 	return nil
-}
-
-func firstRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for k := range s {
-		if i == n {
-			return s[:k]
-		}
-		i++
-	}
-	return s
 }

@@ -1,0 +1,34 @@
+// Package textutil holds the few text helpers every layer needs, so that
+// each cuts text the same way.
+package textutil
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Shorten collapses whitespace and cuts s to at most n runes, on a word
+// boundary when one is in the second half, adding an ellipsis.
+func Shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	cut := FirstRunes(s, n)
+	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:.-") + "…"
+}
+
+// FirstRunes returns the first n runes of s.
+func FirstRunes(s string, n int) string {
+	i := 0
+	for p := range s {
+		if i == n {
+			return s[:p]
+		}
+		i++
+	}
+	return s
+}
