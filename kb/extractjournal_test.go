@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kbmem/kb/internal/failpoint"
+	"github.com/kbmem/kb/internal/testenv"
 )
 
 // TestExtractJournalChild is the child process of TestExtractKilledAtEveryWrite:
@@ -29,35 +30,12 @@ func TestExtractJournalChild(t *testing.T) {
 	}
 }
 
-// copyDir copies a KB tree (regular files and directories).
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		to := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(to, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(to, b, info.Mode().Perm())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // killedExtract copies template, runs kb extract on the copy in a child
 // process killed at the nth pass through point, and returns the copy.
 func killedExtract(t *testing.T, template, point string, n int) *KB {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "mem")
-	copyDir(t, template, dir)
+	testenv.CopyTree(t, template, dir)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestExtractJournalChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "KB_JOURNAL_CHILD="+dir, failpoint.Env+"="+point+"="+strconv.Itoa(n))
 	out, err := cmd.CombinedOutput()
@@ -82,7 +60,7 @@ func TestExtractKilledAtEveryWrite(t *testing.T) {
 	exImport(t, tmpl, dir)
 
 	ref := filepath.Join(t.TempDir(), "ref")
-	copyDir(t, tmpl.Root, ref)
+	testenv.CopyTree(t, tmpl.Root, ref)
 	rk, err := OpenRoot(ref)
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,6 @@ package kb
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -56,18 +54,7 @@ func TestInProject(t *testing.T) {
 // lesson about a high-consequence action, or seen in two projects, travels.
 func TestRecallProjectScope(t *testing.T) {
 	k := newExtractKB(t)
-	put := func(o *observations.Observation) {
-		o.ID = o.MakeID()
-		b, err := RenderObservation(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(k.Root, filepath.FromSlash(ObservationPath(o.Type, o.ID)))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	put := func(o *observations.Observation) string { rcSave(t, k, o); return o.ID }
 	put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "installing a dependency: `npm install`",
 		Lesson: "Use pnpm, the lockfile is pnpm-lock.yaml.", ActionType: "pkg:install", ActionTypes: []string{"pkg:install", "pkg:npm"},
 		Importance: 0.8, Sessions: 1, Projects: []string{"/home/dev/shop"}})
@@ -105,19 +92,7 @@ func TestRecallProjectScope(t *testing.T) {
 // waits for that file's own cue, unless it recurred.
 func TestStandingLeavesOutSituational(t *testing.T) {
 	k := newExtractKB(t)
-	put := func(o *observations.Observation) string {
-		o.ID = o.MakeID()
-		b, err := RenderObservation(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(k.Root, filepath.FromSlash(ObservationPath(o.Type, o.ID)))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return o.ID
-	}
+	put := func(o *observations.Observation) string { rcSave(t, k, o); return o.ID }
 	once := put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "editing `templates/components/timeline.html`",
 		Lesson: "Do not loop through all items; the group names should match the filters.", ActionType: "code:edit", Importance: 0.7, Sessions: 1})
 	twice := put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "editing `api/rates.go`",
@@ -150,19 +125,7 @@ func TestStandingLeavesOutSituational(t *testing.T) {
 // doing what it advises is no reason to recall it, doing what it forbids is.
 func TestAdvisedActionDoesNotFire(t *testing.T) {
 	k := newExtractKB(t)
-	put := func(o *observations.Observation) string {
-		o.ID = o.MakeID()
-		b, err := RenderObservation(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(k.Root, filepath.FromSlash(ObservationPath(o.Type, o.ID)))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return o.ID
-	}
+	put := func(o *observations.Observation) string { rcSave(t, k, o); return o.ID }
 	advice := put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "calling ExitPlanMode",
 		Lesson: "First commit the changes of the previous task, then proceed with this plan.", ActionType: "git:commit",
 		ActionTypes: []string{"git:commit"}, Importance: 0.7, Sessions: 1})

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbmem/kb/internal/testenv"
 	"github.com/kbmem/kb/traces"
 )
 
@@ -282,43 +283,7 @@ func strconvQuote(s string) string {
 }
 
 // copyTree copies a directory tree (regular files, dirs, symlinks).
-func copyTree(t testing.TB, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(out, info.Mode().Perm()|0o700)
-		case d.Type()&fs.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, out)
-		case d.Type().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(out, b, info.Mode().Perm()|0o600); err != nil {
-				return err
-			}
-			return os.Chtimes(out, info.ModTime(), info.ModTime())
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("copy %s: %v", src, err)
-	}
-}
+func copyTree(t testing.TB, src, dst string) { testenv.CopyTree(t, src, dst) }
 
 // clone copies k (KB root and home) into a new temp dir.
 func (k *KB) clone(t testing.TB) *KB {

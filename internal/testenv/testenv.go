@@ -5,6 +5,7 @@
 package testenv
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,4 +40,44 @@ func Shared(t testing.TB, elem ...string) string {
 		t.Skipf("shared data not available at %s (only in the project workspace): %v", p, err)
 	}
 	return p
+}
+
+// CopyTree copies a directory tree (directories, regular files with their
+// times, symlinks as symlinks), failing t on any error.
+func CopyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(out, info.Mode().Perm()|0o700)
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, out)
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(out, b, info.Mode().Perm()|0o600); err != nil {
+				return err
+			}
+			return os.Chtimes(out, info.ModTime(), info.ModTime())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", src, err)
+	}
 }
