@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,7 +59,7 @@ const ccInterruptPrefix = "[Request interrupted by user"
 func (p *ClaudeCode) Parse(r io.Reader, file string, start Pos, emit func(Record) error) (Pos, []Problem, error) {
 	st := ccState{file: file, session: start.State["session"]}
 	st.fileSession, st.sidechainFile = ccFileSession(file)
-	lr := newLineReader(r, start)
+	lr := newLineScan(r, start)
 	var problems []Problem
 	if start.Offset == 0 {
 		if rec, ok := ccSubagentMeta(file, st.fileSession); ok {
@@ -68,14 +69,16 @@ func (p *ClaudeCode) Parse(r io.Reader, file string, start Pos, emit func(Record
 		}
 	}
 	for {
-		raw, num, _, ok, err := lr.next()
+		raw, num, ok, err := lr.next()
 		if err != nil {
 			return lr.pos(st.stateMap()), problems, fmt.Errorf("read %s: %w", file, err)
 		}
 		if !ok {
 			break
 		}
-		line := prepLine(raw)
+		// A copy: the records keep slices of the line (splitObject), and
+		// the scanner reuses its buffer.
+		line := prepLine(bytes.Clone(raw))
 		if len(line) == 0 {
 			continue
 		}

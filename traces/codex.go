@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -80,7 +81,7 @@ type cxPending struct {
 func (p *Codex) Parse(r io.Reader, file string, start Pos, emit func(Record) error) (Pos, []Problem, error) {
 	st := &cxState{file: file}
 	st.load(start.State)
-	lr := newLineReader(r, start)
+	lr := newLineScan(r, start)
 	var problems []Problem
 	var pending *cxPending
 	endPos := func() Pos {
@@ -100,14 +101,16 @@ func (p *Codex) Parse(r io.Reader, file string, start Pos, emit func(Record) err
 	}
 	for {
 		before := lr.pos(nil)
-		raw, num, _, ok, err := lr.next()
+		raw, num, ok, err := lr.next()
 		if err != nil {
 			return endPos(), problems, fmt.Errorf("read %s: %w", file, err)
 		}
 		if !ok {
 			break
 		}
-		line := prepLine(raw)
+		// A copy: the records keep slices of the line (splitObject), and
+		// the scanner reuses its buffer.
+		line := prepLine(bytes.Clone(raw))
 		if len(line) == 0 {
 			continue
 		}

@@ -1,65 +1,14 @@
 package traces
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
-
-// lineReader reads complete newline-terminated lines from a transcript,
-// tracking the byte offset and line number. A trailing line without a
-// newline is never returned: the agent may still be writing it. Lines of
-// any length are supported (no bufio.Scanner token limit).
-type lineReader struct {
-	br   *bufio.Reader
-	off  int64 // offset of the next unread byte
-	line int   // number of lines consumed so far
-	buf  []byte
-}
-
-func newLineReader(r io.Reader, start Pos) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 256<<10), off: start.Offset, line: start.Line}
-}
-
-// next returns the next complete line without its line terminator. The
-// returned slice is freshly allocated and owned by the caller. ok is false
-// at end of input (including a trailing partial line, which is left
-// unconsumed); err reports I/O failures only.
-func (lr *lineReader) next() (line []byte, num int, startOff int64, ok bool, err error) {
-	lr.buf = lr.buf[:0]
-	for {
-		chunk, rerr := lr.br.ReadSlice('\n')
-		lr.buf = append(lr.buf, chunk...)
-		if rerr == nil {
-			break
-		}
-		if errors.Is(rerr, bufio.ErrBufferFull) {
-			continue
-		}
-		if errors.Is(rerr, io.EOF) {
-			return nil, 0, 0, false, nil
-		}
-		return nil, 0, 0, false, rerr
-	}
-	startOff = lr.off
-	lr.off += int64(len(lr.buf))
-	lr.line++
-	b := lr.buf[:len(lr.buf)-1]
-	b = bytes.TrimSuffix(b, []byte{'\r'})
-	out := make([]byte, len(b))
-	copy(out, b)
-	return out, lr.line, startOff, true, nil
-}
-
-func (lr *lineReader) pos(state map[string]string) Pos {
-	return Pos{Offset: lr.off, Line: lr.line, State: state}
-}
 
 // prepLine trims whitespace, drops a UTF-8 BOM and replaces invalid UTF-8 so
 // that downstream decoding and re-encoding is safe.

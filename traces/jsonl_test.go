@@ -226,13 +226,13 @@ func findRecords(recs []Record, pred func(Record) bool) []Record {
 	return out
 }
 
-func TestLineReaderLongAndPartial(t *testing.T) {
+func TestLineScanLongAndPartial(t *testing.T) {
 	long := strings.Repeat("x", 11<<20)
 	data := []byte("a\n\n" + long + "\r\nlast-without-newline")
-	lr := newLineReader(bytes.NewReader(data), Pos{})
+	lr := newLineScan(bytes.NewReader(data), Pos{})
 	var lines []string
 	for {
-		ln, num, _, ok, err := lr.next()
+		ln, num, ok, err := lr.next()
 		if err != nil {
 			t.Fatal(err)
 		}
