@@ -234,22 +234,7 @@ func (k *KB) ShowEpisode(ctx context.Context, id string) (*EpisodeFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	var matches []*EpisodeFile
-	for _, f := range all {
-		if f.Episode.ID == id {
-			return f, nil
-		}
-		if id != "" && strings.HasPrefix(f.Episode.ID, id) {
-			matches = append(matches, f)
-		}
-	}
-	switch len(matches) {
-	case 0:
-		return nil, fmt.Errorf("episode %q: %w", id, ErrNotFound)
-	case 1:
-		return matches[0], nil
-	}
-	return nil, fmt.Errorf("episode %q matches %d: %w", id, len(matches), ErrAmbiguousID)
+	return resolveID(all, id, "episode", func(f *EpisodeFile) []string { return []string{f.Episode.ID} })
 }
 
 // readSessionFile reads a session file by its path (Store.Read looks the

@@ -401,15 +401,21 @@ func (k *KB) applyPromotion(res *PromoteResult, byID map[string]*ObsFile, ids []
 		}
 	}
 	for _, id := range ids {
-		f := byID[id]
-		if f == nil {
-			continue
+		if f := byID[id]; f != nil {
+			if err := k.markPromoted(f); err != nil {
+				return err
+			}
 		}
-		o := *f.Obs
-		o.Status = observations.StatusPromoted
-		if _, _, err := k.SaveObservation(&o, f); err != nil {
-			return fmt.Errorf("promote: %w", err)
-		}
+	}
+	return nil
+}
+
+// markPromoted sets an observation's status to promoted.
+func (k *KB) markPromoted(f *ObsFile) error {
+	o := *f.Obs
+	o.Status = observations.StatusPromoted
+	if _, _, err := k.SaveObservation(&o, f); err != nil {
+		return fmt.Errorf("promote: %w", err)
 	}
 	return nil
 }
@@ -597,27 +603,6 @@ func (k *KB) promotionBranches(repo *gitx.Repo) []promotionBranch {
 		out = append(out, b)
 	}
 	return out
-}
-
-// findObs finds an observation by id or unique id prefix.
-func findObs(files []*ObsFile, id string) (*ObsFile, error) {
-	var matches []*ObsFile
-	for _, f := range files {
-		base := strings.TrimSuffix(path.Base(f.Path), ".md")
-		if f.Obs.ID == id || base == id {
-			return f, nil
-		}
-		if id != "" && (strings.HasPrefix(f.Obs.ID, id) || strings.HasPrefix(base, id)) {
-			matches = append(matches, f)
-		}
-	}
-	switch len(matches) {
-	case 0:
-		return nil, fmt.Errorf("observation %q: %w", id, ErrNotFound)
-	case 1:
-		return matches[0], nil
-	}
-	return nil, fmt.Errorf("observation %q matches %d: %w", id, len(matches), ErrAmbiguousID)
 }
 
 // markRejected sets status: rejected surgically. The caller holds the lock.
@@ -864,13 +849,10 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 // promoted derives from. The caller holds the lock.
 func (k *KB) markDerivedPromoted(files []*ObsFile, notes promotedNoteSet) error {
 	for _, f := range files {
-		if !library.IsCandidate(f.Obs) || !notes.derived[f.Obs.ID] {
-			continue
-		}
-		o := *f.Obs
-		o.Status = observations.StatusPromoted
-		if _, _, err := k.SaveObservation(&o, f); err != nil {
-			return fmt.Errorf("promote: %w", err)
+		if library.IsCandidate(f.Obs) && notes.derived[f.Obs.ID] {
+			if err := k.markPromoted(f); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

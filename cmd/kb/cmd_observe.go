@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -254,36 +253,6 @@ each type; an observation a person edited is marked "edited".
 	return c
 }
 
-// resolveObs turns an observation id, file name or unique id prefix into
-// the observation's id.
-func resolveObs(k *kb.KB, arg string) (string, error) {
-	files, _, err := k.LoadObservations(context.Background())
-	if err != nil {
-		return "", err
-	}
-	var matches []string
-	for _, f := range files {
-		name := strings.TrimSuffix(path.Base(f.Path), ".md")
-		if f.Obs.ID == arg || name == arg {
-			return f.Obs.ID, nil
-		}
-		if arg != "" && (strings.HasPrefix(f.Obs.ID, arg) || strings.HasPrefix(name, arg)) {
-			matches = append(matches, f.Obs.ID)
-		}
-	}
-	switch len(matches) {
-	case 0:
-		return "", fmt.Errorf("observation %q: %w", arg, kb.ErrNotFound)
-	case 1:
-		return matches[0], nil
-	}
-	sort.Strings(matches)
-	if len(matches) > 5 {
-		matches = append(matches[:5], "...")
-	}
-	return "", fmt.Errorf("observation %q: %w: %s", arg, kb.ErrAmbiguousID, strings.Join(matches, ", "))
-}
-
 func newForgetCmd(e *env) *cobra.Command {
 	var why string
 	c := &cobra.Command{
@@ -307,7 +276,7 @@ brings the observation, or a near-duplicate of it, back.
 				return err
 			}
 			defer l.Release()
-			id, err := resolveObs(k, args[0])
+			id, err := k.ResolveObservation(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -348,7 +317,7 @@ func (e *env) runProvenance(arg string) error {
 	if err != nil {
 		return err
 	}
-	id, err := resolveObs(k, arg)
+	id, err := k.ResolveObservation(context.Background(), arg)
 	if err != nil {
 		return err
 	}
