@@ -244,15 +244,6 @@ embeddings:
   api_key_env: ""
 `
 
-// DefaultConfig returns the configuration with every default.
-func DefaultConfig() Config {
-	c, err := freshDefaults()
-	if err != nil {
-		panic("kb: built-in kb.yaml does not parse: " + err.Error())
-	}
-	return c
-}
-
 // ConfigError is a kb.yaml problem with its line.
 type ConfigError struct {
 	Path string

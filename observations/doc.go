@@ -27,5 +27,5 @@
 // two sessions is one observation with Sessions == 2.
 //
 // Observations are rendered to markdown files through internal/doc with
-// Fields and Body, and read back with FromFields.
+// Fields and Body, and read back with FromMap.
 package observations

@@ -31,7 +31,3 @@ func (o *Observation) Fields() []doc.Field {
 	}
 	return out
 }
-
-// FromFields builds an observation from a parsed document's frontmatter
-// (doc.Document.Fields); see FromMap.
-func FromFields(fields map[string]any) (*Observation, error) { return FromMap(fields) }

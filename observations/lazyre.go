@@ -26,20 +26,11 @@ func (l *lazyRE) FindString(s string) string             { return l.get().FindSt
 func (l *lazyRE) FindStringIndex(s string) []int         { return l.get().FindStringIndex(s) }
 func (l *lazyRE) FindStringSubmatch(s string) []string   { return l.get().FindStringSubmatch(s) }
 func (l *lazyRE) FindStringSubmatchIndex(s string) []int { return l.get().FindStringSubmatchIndex(s) }
-func (l *lazyRE) FindAllString(s string, n int) []string { return l.get().FindAllString(s, n) }
-func (l *lazyRE) FindAllStringIndex(s string, n int) [][]int {
-	return l.get().FindAllStringIndex(s, n)
-}
 func (l *lazyRE) FindAllStringSubmatch(s string, n int) [][]string {
 	return l.get().FindAllStringSubmatch(s, n)
-}
-func (l *lazyRE) FindAllStringSubmatchIndex(s string, n int) [][]int {
-	return l.get().FindAllStringSubmatchIndex(s, n)
 }
 func (l *lazyRE) ReplaceAllString(s, repl string) string { return l.get().ReplaceAllString(s, repl) }
 func (l *lazyRE) ReplaceAllStringFunc(s string, f func(string) string) string {
 	return l.get().ReplaceAllStringFunc(s, f)
 }
 func (l *lazyRE) Split(s string, n int) []string { return l.get().Split(s, n) }
-func (l *lazyRE) SubexpNames() []string          { return l.get().SubexpNames() }
-func (l *lazyRE) String() string                 { return l.src }

@@ -217,10 +217,6 @@ func valueNode(v any) (*yaml.Node, error) {
 	return n, nil
 }
 
-// FormatTime renders a time as kb writes it: YYYY-MM-DD at midnight UTC,
-// RFC 3339 otherwise.
-func FormatTime(t time.Time) string { return formatTime(t) }
-
 func formatTime(t time.Time) string {
 	if t.Location() == time.UTC && t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
 		return t.Format("2006-01-02")

@@ -444,12 +444,6 @@ func (g *Graph) Node(p string) (Node, bool) {
 // Len is the number of nodes.
 func (g *Graph) Len() int { return len(g.nodes) }
 
-// Edges returns all edges (tags included), sorted by From, then line.
-func (g *Graph) Edges() []Edge {
-	out := make([]Edge, 0, len(g.edges))
-	return append(out, g.edges...)
-}
-
 // index finds a node by exact path, else by unique Lookup.
 func (g *Graph) index(p string) (int32, bool) {
 	if i, ok := g.byPath[p]; ok {
@@ -529,17 +523,6 @@ func (g *Graph) Tagged(tag string) []string {
 		out = append(out, g.nodes[i].Path)
 	}
 	sort.Strings(out)
-	return out
-}
-
-// Tags returns every tag in the graph (lowercased) with its document count,
-// sorted by tag.
-func (g *Graph) Tags() []TagCount {
-	out := make([]TagCount, 0, len(g.tags))
-	for t, l := range g.tags {
-		out = append(out, TagCount{Tag: t, Count: len(l)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Tag < out[j].Tag })
 	return out
 }
 

@@ -635,12 +635,6 @@ func (c *counter) add(k string, n int) {
 	c.m[k] += n
 }
 
-func (c *counter) get(k string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[k]
-}
-
 // killNow sends SIGKILL to a started command.
 func killNow(cmd *exec.Cmd) {
 	if cmd.Process != nil {

@@ -31,17 +31,6 @@ func ModuleRoot(t testing.TB) string {
 	}
 }
 
-// Shared returns ../shared/<elem...> beside the module root, or skips the
-// test when it is absent.
-func Shared(t testing.TB, elem ...string) string {
-	t.Helper()
-	p := filepath.Join(append([]string{filepath.Dir(ModuleRoot(t)), "shared"}, elem...)...)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data not available at %s (only in the project workspace): %v", p, err)
-	}
-	return p
-}
-
 // CopyTree copies a directory tree (directories, regular files with their
 // times, symlinks as symlinks), failing t on any error.
 func CopyTree(t testing.TB, src, dst string) {
