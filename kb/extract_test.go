@@ -44,30 +44,13 @@ func newExtractKB(t testing.TB) *KB {
 
 // exSharedDir finds ../shared next to the repository root, or skips.
 func exSharedDir(t testing.TB) string {
-	t.Helper()
-	dir := testenv.ModuleRoot(t)
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("shared data not available at %s (only in the project workspace)", shared)
-	}
-	return shared
+	return testenv.Shared(t)
 }
 
 // exRenderScenarios renders a scenario file into Claude Code transcripts with
 // the development set's make_sessions.py.
 func exRenderScenarios(t testing.TB, scenario string) string {
-	t.Helper()
-	shared := exSharedDir(t)
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not available to render the development transcripts")
-	}
-	out := t.TempDir()
-	cmd := exec.Command(py, filepath.Join(shared, "eval", "make_sessions.py"), scenario, out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("make_sessions.py: %v\n%s", err, b)
-	}
-	return filepath.Join(out, "transcripts")
+	return testenv.RenderScenarios(t, scenario)
 }
 
 // exDevSet renders the activation development set (activation_dev.py writes

@@ -311,15 +311,10 @@ func FuzzInstallHooks(f *testing.F) {
 	})
 }
 
-// rcSharedDir is /work/shared, found as ../shared of the repo root.
+// rcSharedDir is ../shared of the repo root, with its evaluation sets.
 func rcSharedDir(t testing.TB) string {
-	t.Helper()
-	dir := testenv.ModuleRoot(t)
-	shared := filepath.Join(filepath.Dir(dir), "shared")
-	if _, err := os.Stat(filepath.Join(shared, "eval", "activation-dev.json")); err != nil {
-		t.Skipf("no shared eval data at %s (only in the development checkout)", shared)
-	}
-	return shared
+	testenv.Shared(t, "eval", "activation-dev.json")
+	return testenv.Shared(t)
 }
 
 func TestEvalActivationDevSet(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kbmem/kb/internal/testenv"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -38,31 +39,10 @@ func trNewKB(t testing.TB) *KB {
 	return k
 }
 
-// trRepoRoot walks up from the package directory to the one holding go.mod.
-func trRepoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the package")
-		}
-		dir = parent
-	}
-}
+func trRepoRoot(t testing.TB) string { return testenv.ModuleRoot(t) }
 
 func trShared(t testing.TB) string {
-	dir := filepath.Join(trRepoRoot(t), "..", "shared", "data", "transcripts")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real transcripts not available (%s): %v", dir, err)
-	}
-	return dir
+	return testenv.Shared(t, "data", "transcripts")
 }
 
 func TestImportRealTranscripts(t *testing.T) {

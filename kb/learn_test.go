@@ -646,13 +646,7 @@ func FuzzLearnSection(f *testing.F) {
 // lnSharedTranscripts finds ../shared/data/transcripts beside the
 // repository root, or skips.
 func lnSharedTranscripts(t testing.TB) string {
-	t.Helper()
-	dir := testenv.ModuleRoot(t)
-	p := filepath.Join(dir, "..", "shared", "data", "transcripts")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared transcripts not available (%s): %v", p, err)
-	}
-	return p
+	return testenv.Shared(t, "data", "transcripts")
 }
 
 // The real transcripts: the tick completes, writes only gated facts, and is

@@ -3,8 +3,8 @@ package observations
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kbmem/kb/internal/testenv"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -409,18 +409,7 @@ func FuzzExtract(f *testing.F) {
 // The development set (shared/eval) and the answer key on real transcripts.
 
 func renderScenario(t *testing.T, scenario string) string {
-	t.Helper()
-	shared := sharedDir(t)
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not available to render the development transcripts")
-	}
-	out := t.TempDir()
-	cmd := exec.Command(py, filepath.Join(shared, "eval", "make_sessions.py"), scenario, out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("make_sessions.py: %v\n%s", err, b)
-	}
-	return filepath.Join(out, "transcripts")
+	return testenv.RenderScenarios(t, scenario)
 }
 
 func loadDir(t *testing.T, dir string) []*Session {

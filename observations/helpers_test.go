@@ -33,11 +33,5 @@ func loadClaudeSession(file string) (*Session, error) {
 
 // sharedDir finds ../shared next to the repository root, or skips.
 func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir := testenv.ModuleRoot(t)
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("shared data not available at %s (only in the project workspace)", shared)
-	}
-	return shared
+	return testenv.Shared(t)
 }

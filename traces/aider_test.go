@@ -32,13 +32,7 @@ func trParse(t testing.TB, p Parser, data []byte, name string, start Pos) ([]Rec
 // trShared is the shared transcript folder (../shared from the module
 // root), or skips the test when it is absent.
 func trShared(t testing.TB) string {
-	t.Helper()
-	dir := testenv.ModuleRoot(t)
-	p := filepath.Join(dir, "..", "shared", "data", "transcripts")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared transcripts not available (%s): %v", p, err)
-	}
-	return p
+	return testenv.Shared(t, "data", "transcripts")
 }
 
 func trRead(t testing.TB, path string) []byte {

@@ -19,13 +19,7 @@ import (
 // to the repository (../shared beside the directory holding go.mod), or
 // skips the test when it is absent (a user's clone does not have it).
 func sharedTranscripts(t testing.TB) string {
-	t.Helper()
-	dir := testenv.ModuleRoot(t)
-	p := filepath.Join(dir, "..", "shared", "data", "transcripts")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real transcripts not available at %s: %v", p, err)
-	}
-	return p
+	return testenv.Shared(t, "data", "transcripts")
 }
 
 // jsonlFiles lists the .jsonl files under dir, sorted.

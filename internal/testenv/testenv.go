@@ -7,6 +7,7 @@ package testenv
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -29,6 +30,34 @@ func ModuleRoot(t testing.TB) string {
 		}
 		dir = parent
 	}
+}
+
+// Shared returns ../shared/<elem...> beside the module root, or skips the
+// test when it is absent (a user's clone has no ../shared).
+func Shared(t testing.TB, elem ...string) string {
+	t.Helper()
+	p := filepath.Join(append([]string{filepath.Dir(ModuleRoot(t)), "shared"}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared data not available at %s (only in the project workspace): %v", p, err)
+	}
+	return p
+}
+
+// RenderScenarios renders a scenario file into Claude Code transcripts with
+// the development set's make_sessions.py and returns their directory; it
+// skips without ../shared or python3.
+func RenderScenarios(t testing.TB, scenario string) string {
+	t.Helper()
+	script := Shared(t, "eval", "make_sessions.py")
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not available to render the development transcripts")
+	}
+	out := t.TempDir()
+	if b, err := exec.Command(py, script, scenario, out).CombinedOutput(); err != nil {
+		t.Fatalf("make_sessions.py: %v\n%s", err, b)
+	}
+	return filepath.Join(out, "transcripts")
 }
 
 // CopyTree copies a directory tree (directories, regular files with their
