@@ -116,9 +116,9 @@ func sameFile(a, b []fileRef) string {
 // directory, inside it, or holding it), or has the same name as one: a KB
 // shared through git sees one project under several people's paths.
 func inProject(projects []string, dir string) bool {
-	dir = path.Clean(filepathToSlash(dir))
+	dir = path.Clean(slashed(dir))
 	for _, p := range projects {
-		p = path.Clean(filepathToSlash(p))
+		p = path.Clean(slashed(p))
 		if p == dir || strings.HasPrefix(dir, p+"/") || strings.HasPrefix(p, dir+"/") ||
 			strings.EqualFold(path.Base(p), path.Base(dir)) {
 			return true
@@ -127,4 +127,6 @@ func inProject(projects []string, dir string) bool {
 	return false
 }
 
-func filepathToSlash(s string) string { return strings.ReplaceAll(s, "\\", "/") }
+// slashed writes a path recorded on any system (C:\src\shop) with slashes;
+// filepath.ToSlash only converts this system's separator.
+func slashed(s string) string { return strings.ReplaceAll(s, "\\", "/") }
