@@ -521,12 +521,13 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 	}
 	files = live
 
-	// A re-run must end as an uninterrupted run would, even if the previous
-	// run was killed after writing only some files. So candidates are
-	// matched by id first, and the fallbacks (same source records,
-	// near-duplicate text) skip the files of candidates that come later in
-	// this run: in an uninterrupted run those files do not exist yet when
-	// this candidate is merged.
+	// Re-extracting sessions whose observations are already on disk
+	// (--rerun, --all, a lost .state/) must merge as the first run did.
+	// So candidates are matched by id first, and the fallbacks (same
+	// source records, near-duplicate text) skip the files of candidates
+	// that come later in this run: in the first run those files did not
+	// exist yet when this candidate was merged. (A killed run is not
+	// redone at all: its journal is finished, see extractjournal.go.)
 	claimed := map[string]int{}
 	for i, n := range cands {
 		canonical(n)
