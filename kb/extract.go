@@ -1061,8 +1061,9 @@ func buildLLMPrompt(s *observations.Session) *llmPrompt {
 			if r.CallID != "" {
 				calls[r.CallID] = r
 			}
-		case r.Kind == traces.KindToolResult && (r.Has(traces.MarkRejected) ||
-			(r.IsError && strings.HasPrefix(strings.TrimSpace(r.Output), "The user doesn't want to"))):
+		case r.Kind == traces.KindToolResult && r.Has(traces.MarkRejected):
+			// Only the parser's mark: refusal words in a tool's output are
+			// the tool's (traces/ccrefusal.go).
 			c := calls[r.CallID]
 			if c == nil {
 				c = last

@@ -148,8 +148,6 @@ type timeline struct {
 
 var (
 	harnessTextRE = lazyRegexp(`^(<command-|<local-command|<bash-|<system-reminder>|Caveat: |\[Request interrupted|This session is being continued)`)
-	rejectTextRE  = lazyRegexp(`^(The user doesn't want to (proceed with this tool use|take this action right now))`)
-	reasonRE      = lazyRegexp(`(?s)(The user provided the following reason for the rejection:|To tell you how to proceed, the user said:)\s*(.*)$`)
 )
 
 func isToolCall(r *traces.Record) bool {
@@ -162,17 +160,16 @@ func isAgentText(r *traces.Record) bool {
 }
 
 // isRejection reports whether r records the person refusing a tool call.
+// Only the parser's mark counts: it reads the refusal from the field the
+// agent writes for it (traces/ccrefusal.go), while refusal words in a
+// tool's output are that tool's text, whoever they claim to be from.
 func isRejection(r *traces.Record) bool {
-	if r.Has(traces.MarkSidechain) || r.Kind != traces.KindToolResult {
-		return false
-	}
-	return r.Has(traces.MarkRejected) || (r.IsError && rejectTextRE.MatchString(strings.TrimSpace(r.Output)))
+	return !r.Has(traces.MarkSidechain) && r.Kind == traces.KindToolResult && r.Has(traces.MarkRejected)
 }
 
 func buildTimeline(s *Session) *timeline {
 	tl := &timeline{s: s, byID: map[string]int{}, after: map[int][]int{}}
 	cur := utterance{prev: -1}
-	reasonFor := map[int]bool{} // rejection records whose reason came as its own message
 	for i := range s.Records {
 		r := &s.Records[i]
 		switch {
@@ -187,11 +184,6 @@ func buildTimeline(s *Session) *timeline {
 				cur.rejected = append(cur.rejected, call)
 			} else {
 				cur.interrupted = true
-			}
-			// A rejection whose reason the parser did not split off.
-			if m := reasonRE.FindStringSubmatch(r.Output); m != nil && strings.TrimSpace(m[2]) != "" && !r.Has(traces.MarkRejected) {
-				tl.push(&cur, i, m[2], true)
-				reasonFor[i] = true
 			}
 		case r.Has(traces.MarkInterrupt) && !r.Has(traces.MarkSidechain):
 			cur.interrupted = true

@@ -40,27 +40,47 @@ var ccInjectedPrefixes = []string{
 	"This session is being continued from a previous conversation",
 }
 
-// Tool results that mean the user refused the tool call, and the phrases
-// that introduce the reason the user typed with the refusal.
-var (
-	ccRejectPrefixes = []string{
-		"The user doesn't want to proceed with this tool use",
-		"The user doesn't want to take this action right now",
-	}
-	ccReasonMarkers = []string{
-		"The user provided the following reason for the rejection:",
-		"To tell you how to proceed, the user said:",
-	}
+// The refusal texts Claude Code writes as the tool_result of a call the
+// person refused (cli.js 1.0.51 and 2.0.42: the constants the permission
+// prompt returns; the "following reason" form is what 2.0.37 and 2.0.42
+// wrote in the shared transcripts, e.g. cb2e607c-c758-415a-8b45-c49e4631906a.jsonl:15).
+const (
+	ccRejectHead   = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file)."
+	ccRejectStop   = ccRejectHead + " STOP what you are doing and wait for the user to tell you how to proceed."
+	ccRejectLater  = "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."
+	ccInterruptUse = "[Request interrupted by user for tool use]"
 )
+
+// The openings that introduce the reason the person typed with a refusal.
+var ccReasonHeads = []string{
+	ccRejectHead + " The user provided the following reason for the rejection:",
+	ccRejectHead + " To tell you how to proceed, the user said:",
+}
 
 const ccInterruptPrefix = "[Request interrupted by user"
 
 // Parse implements Parser.
 func (p *ClaudeCode) Parse(r io.Reader, file string, start Pos, emit func(Record) error) (Pos, []Problem, error) {
 	st := ccState{file: file, session: start.State["session"]}
+	st.calls.decode(start.State["calls"])
 	st.fileSession, st.sidechainFile = ccFileSession(file)
 	lr := newLineScan(r, start)
 	var problems []Problem
+	// held keeps a refusal of a tool whose errors carry outside text, and
+	// the tool results and system records after it, until the record that
+	// decides it (ccRefusalOf).
+	var held []Record
+	release := func(confirmed bool) error {
+		recs := held
+		held = nil
+		for _, rec := range recs {
+			rec.Marks = ccResolveAwait(rec.Marks, confirmed)
+			if err := emit(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if start.Offset == 0 {
 		if rec, ok := ccSubagentMeta(file, st.fileSession); ok {
 			if err := emit(rec); err != nil {
@@ -71,6 +91,9 @@ func (p *ClaudeCode) Parse(r io.Reader, file string, start Pos, emit func(Record
 	for {
 		raw, num, ok, err := lr.next()
 		if err != nil {
+			if rerr := release(false); rerr != nil {
+				return lr.pos(st.stateMap()), problems, rerr
+			}
 			return lr.pos(st.stateMap()), problems, fmt.Errorf("read %s: %w", file, err)
 		}
 		if !ok {
@@ -84,6 +107,9 @@ func (p *ClaudeCode) Parse(r io.Reader, file string, start Pos, emit func(Record
 		}
 		obj, perr := splitObject(line)
 		if perr != nil {
+			if err := release(false); err != nil {
+				return lr.pos(st.stateMap()), problems, err
+			}
 			problems = append(problems, Problem{File: file, Line: num, Msg: lineProblem(line)})
 			continue
 		}
@@ -91,11 +117,35 @@ func (p *ClaudeCode) Parse(r io.Reader, file string, start Pos, emit func(Record
 		if msg != "" {
 			problems = append(problems, Problem{File: file, Line: num, Msg: msg})
 		}
+		if len(held) > 0 {
+			switch {
+			case ccConfirmsRefusal(recs):
+				err = release(true)
+			case ccNeutral(recs):
+				held = append(held, recs...)
+				continue
+			default:
+				err = release(false)
+			}
+			if err != nil {
+				return lr.pos(st.stateMap()), problems, err
+			}
+		}
+		if ccAwaiting(recs) {
+			held = append(held, recs...)
+			continue
+		}
 		for _, rec := range recs {
 			if err := emit(rec); err != nil {
 				return lr.pos(st.stateMap()), problems, err
 			}
 		}
+	}
+	// A refusal still waiting at the end of what is written is kept as the
+	// failed tool result it looks like: nothing is held back, and nothing
+	// unconfirmed is taken for the person's.
+	if err := release(false); err != nil {
+		return lr.pos(st.stateMap()), problems, err
 	}
 	return lr.pos(st.stateMap()), problems, nil
 }
@@ -105,13 +155,21 @@ type ccState struct {
 	session       string // last sessionId seen in the file
 	fileSession   string // session derived from the path
 	sidechainFile bool
+	calls         ccCalls // the tool names of the latest calls, for their results
 }
 
 func (s *ccState) stateMap() map[string]string {
-	if s.session == "" {
+	m := map[string]string{}
+	if s.session != "" {
+		m["session"] = s.session
+	}
+	if c := s.calls.encode(); c != "" {
+		m["calls"] = c
+	}
+	if len(m) == 0 {
 		return nil
 	}
-	return map[string]string{"session": s.session}
+	return m
 }
 
 // ccFileSession derives the session id from a transcript path:
@@ -286,6 +344,7 @@ func (s *ccState) assistantBlocks(base Record, msg object, lineExtra map[string]
 		case "tool_use", "server_tool_use":
 			rec.Kind = KindToolCall
 			rec.Tool, rec.CallID = b.str("name"), b.str("id")
+			s.calls.add(rec.CallID, rec.Tool)
 			rec.Input = b.get("input")
 			skip := []string{"type", "name", "id", "input"}
 			if bt != "tool_use" {
@@ -353,7 +412,9 @@ func (s *ccState) userBlocks(base Record, obj, msg object, lineExtra map[string]
 				rec.Extra = addExtra(rec.Extra, "content", c)
 			}
 			rec.Extra = addExtra(rec.Extra, "block", b.without("type", "tool_use_id", "is_error", "content"))
-			if reason, rejected := ccRejection(rec.Output); rejected && rec.IsError && ccRejectionResult(lineExtra["toolUseResult"]) {
+			ownText := ccOwnErrors(s.calls.name(rec.CallID), obj.str("version"))
+			switch reason, form := ccRefusalOf(rec.IsError, c, lineExtra["toolUseResult"]); {
+			case form != ccNoRefusal && ownText:
 				rec.Marks = append(rec.Marks, MarkRejected)
 				out = append(out, rec)
 				if reason != "" {
@@ -365,8 +426,13 @@ func (s *ccState) userBlocks(base Record, obj, msg object, lineExtra map[string]
 					out = append(out, rr)
 				}
 				continue
+			case form == ccStopRefusal:
+				// Decided by the record after it (Parse): Claude Code's own
+				// interrupt record confirms it, anything else leaves it a
+				// failed tool result.
+				rec.Marks = append(rec.Marks, ccAwaitMark)
 			}
-			if strings.HasPrefix(strings.TrimSpace(rec.Output), ccInterruptPrefix) {
+			if ownText && strings.HasPrefix(strings.TrimSpace(rec.Output), ccInterruptPrefix) {
 				rec.Marks = append(rec.Marks, MarkInterrupt)
 			}
 		default:
@@ -453,53 +519,6 @@ func between(s, open, close string) (string, bool) {
 		return "", false
 	}
 	return rest[:j], true
-}
-
-// ccRejection reports whether a tool result is a refused tool call and
-// returns the reason the user typed, if any.
-func ccRejection(out string) (reason string, rejected bool) {
-	t := strings.TrimSpace(out)
-	t = strings.TrimPrefix(t, "Error: ")
-	for _, p := range ccRejectPrefixes {
-		if strings.HasPrefix(t, p) {
-			rejected = true
-			break
-		}
-	}
-	if !rejected {
-		return "", false
-	}
-	for _, m := range ccReasonMarkers {
-		if i := strings.Index(t, m); i >= 0 {
-			// The person's reason is one paragraph; anything after a blank
-			// line is not theirs.
-			r := strings.TrimSpace(t[i+len(m):])
-			if j := strings.Index(r, "\n\n"); j >= 0 {
-				r = strings.TrimSpace(r[:j])
-			}
-			return r, true
-		}
-	}
-	return "", true
-}
-
-// ccRejectionResult checks the record-level toolUseResult of a refusal.
-// Claude Code writes a refused call as an error result whose toolUseResult
-// is the string "Error: The user doesn't want to proceed...". A tool's own
-// output (a fetched page, a file, a command's stdout) can contain that
-// sentence too, so a tool result counts as the person's refusal only when
-// it is an error and its toolUseResult, when present, is that string: an
-// injected "refusal" must never become a correction.
-func ccRejectionResult(raw json.RawMessage) bool {
-	if len(raw) == 0 || isNull(raw) {
-		return true // older versions wrote no toolUseResult
-	}
-	s, ok := asString(raw)
-	if !ok {
-		return false // a structured result: the tool ran
-	}
-	_, rejected := ccRejection(s)
-	return rejected && strings.HasPrefix(strings.TrimSpace(s), "Error: ")
 }
 
 // ccText returns the text of a content value: a string, or the text blocks
