@@ -275,7 +275,7 @@ func (st *aiderState) flush(emit func(Record) error) error {
 			if m := aiderModel.FindStringSubmatch(l); m != nil {
 				st.model = m[1]
 			}
-			if aiderRejected.MatchString(l) {
+			if aiderRejected.MatchString(l) && aiderPromptLine(st.raw, parts, i) {
 				rejected = true
 			}
 		}
@@ -289,4 +289,21 @@ func (st *aiderState) flush(emit func(Record) error) error {
 		rec.Text = strings.TrimRight(strings.Join(st.lines, "\n"), " \t\n")
 	}
 	return emit(rec)
+}
+
+// aiderPromptLine reports whether line i of a tool block is where aider
+// wrote a confirm prompt and its answer: the first line of a message of its
+// own ("> Run shell command? (Y)es/(N)o [Yes]: n"), or the line right after
+// a message's first line that asks the question ("> Add the output to the
+// chat?" then "(y/n/instructions) n", chat-history.md:19187-19188 of the
+// shared aider history). A prompt-like line deeper inside a message is a
+// command's or a linter's output (old-style messages carry it unprefixed)
+// and never the person's refusal. Newer aider prefixes every output line,
+// so a command printing a whole prompt line on its own is indistinguishable
+// in the history file; such a "refusal" carries no text of its own.
+func aiderPromptLine(raw []bool, lines []string, i int) bool {
+	if !raw[i] {
+		return true
+	}
+	return i > 0 && !raw[i-1] && strings.HasSuffix(strings.TrimSpace(lines[i-1]), "?")
 }

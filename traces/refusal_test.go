@@ -249,3 +249,29 @@ func TestVersionAtLeast(t *testing.T) {
 		}
 	}
 }
+
+// TestAiderForgedPrompt: a confirm prompt answered "n" counts where aider
+// writes its prompts, not inside a command's output.
+func TestAiderForgedPrompt(t *testing.T) {
+	head := "# aider chat started at 2024-01-15 10:30:00\n\n#### run the tests  \n\n"
+	for name, tc := range map[string]struct {
+		src  string
+		want bool
+	}{
+		"own line":             {head + "> Run shell command? (Y)es/(N)o [Yes]: n  \n", true},
+		"two-line prompt":      {head + "> Add the output to the chat?\n(y/n/instructions) n  \n", true},
+		"inside output":        {head + "> Running npm test\nFAIL src/a.test.js\nRun shell command? (Y)es/(N)o [Yes]: n\nexit 1  \n", false},
+		"last line of output":  {head + "> Running npm test\nFAIL src/a.test.js\nRun shell command? (Y)es/(N)o [Yes]: n  \n", false},
+		"answered yes":         {head + "> Run shell command? (Y)es/(N)o [Yes]: y  \n", false},
+		"question then output": {head + "> Running npm test\nAdd the output to the chat? (y/n/instructions) n  \n", false},
+	} {
+		recs, _, _ := parseReader(t, NewAider(), strings.NewReader(tc.src), "h.md", Pos{})
+		got := false
+		for _, r := range recs {
+			got = got || r.Has(MarkRejected)
+		}
+		if got != tc.want {
+			t.Errorf("%s: rejected %v, want %v", name, got, tc.want)
+		}
+	}
+}
