@@ -123,7 +123,7 @@ func (k *KB) Hook(ctx context.Context, agent string, in *HookInput) (*HookOutput
 		mode := k.Config.Recall.PreToolUse
 		if mode == "ask" || mode == "deny" {
 			for _, it := range res.Items {
-				if it.HighConsequence && it.Kind == KindCorrections {
+				if it.HighConsequence && it.Kind == KindCorrections && !it.Unreviewed {
 					out.PermissionDecision = mode
 					reason := it.Lesson
 					if reason == "" {

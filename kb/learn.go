@@ -742,6 +742,9 @@ func learnCandidates(files []*ObsFile) []*learnCandidate {
 		if o == nil || o.Status == observations.StatusRejected || o.Status == observations.StatusSuperseded {
 			continue
 		}
+		if o.NeedsReview() {
+			continue // the agent's words reach AGENTS.md only after a person reviews them
+		}
 		c := &learnCandidate{obs: o}
 		c.Observation = o.ID
 		switch o.Type {

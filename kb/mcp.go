@@ -152,7 +152,7 @@ func NewMCPServer(k *KB, version string) *mcp.Server {
 			})
 			return nil, res, err
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "remember", Description: "Record something explicitly as an observation (a correction to follow, a preference, a procedure, a decision, a failed approach, a fact, an open question). It joins the knowledge base like extracted ones."},
+	mcp.AddTool(s, &mcp.Tool{Name: "remember", Description: "Record something explicitly as an observation (a correction to follow, a preference, a procedure, a decision, a failed approach, a fact, an open question). It is kept as the agent's note, labelled so when recalled; it counts as the person's knowledge only after a person reviews it (kb review)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in MCPRememberIn) (*mcp.CallToolResult, *MCPRememberOut, error) {
 			out, err := k.Remember(ctx, in)
 			return nil, out, err
@@ -165,15 +165,21 @@ func NewMCPServer(k *KB, version string) *mcp.Server {
 func plainQuery(s string) string { return strings.Join(cueWords(s), " ") }
 
 // Remember records an explicit observation (source "mcp") under the write
-// lock. Remembering the same thing twice updates the first observation.
+// lock, as the agent's words (author agent, origin mcp-remember): recalled
+// as "The agent noted (unreviewed)", never promoted, learned, standing or
+// deciding until a person reviews it (Review). Remembering the same thing
+// twice updates the first observation.
 func (k *KB) Remember(ctx context.Context, in MCPRememberIn) (*MCPRememberOut, error) {
 	text := strings.TrimSpace(in.Text)
 	if text == "" {
 		return nil, fmt.Errorf("%w: remember needs a text", ErrInvalidInput)
 	}
 	now := time.Now().UTC().Truncate(time.Second)
-	o := &observations.Observation{Type: in.Type, Title: truncate(rcOneLine(text), 80), Confidence: 1, Importance: 0.7,
+	// The agent's words, not the person's: kept with that provenance and
+	// recalled as the agent's note until a person reviews it (kb review).
+	o := &observations.Observation{Type: in.Type, Title: truncate(rcOneLine(text), 80), Confidence: 0.5, Importance: 0.7,
 		Status: observations.StatusCandidate, Lifecycle: observations.LifecycleOf(in.Type),
+		Author: observations.AuthorAgent, Origin: observations.OriginMCPRemember,
 		Sources: []observations.SourceRef{{Session: "mcp", Time: now}}, Sessions: 1, FirstSeen: now, LastSeen: now}
 	why := strings.TrimSpace(in.Why)
 	switch in.Type {

@@ -39,10 +39,10 @@ const digestKey = "kb_digest"
 
 // bookkeeping are the fields re-extraction may always update, even on an
 // observation a person edited.
-var bookkeeping = []string{"sources", "sessions", "first_seen", "last_seen", "signals", "projects", "importance", "confidence", "accepts", "rejects", "consistency", "references"}
+var bookkeeping = []string{"sources", "sessions", "reviewed", "first_seen", "last_seen", "signals", "projects", "importance", "confidence", "accepts", "rejects", "consistency", "references"}
 
 // fieldOrder is the order keys are written in a new observation file.
-var fieldOrder = []string{"id", "type", "title", "description", "lifecycle", "status", "confidence", "importance",
+var fieldOrder = []string{"id", "type", "title", "description", "lifecycle", "status", "author", "origin", "reviewed", "confidence", "importance",
 	"sessions", "first_seen", "last_seen", "projects", "trigger", "action_type", "action_types", "lesson", "consequence",
 	"domain", "statement", "accepts", "rejects", "consistency", "goal", "steps", "question", "alternatives",
 	"chosen", "reasons", "approach", "failure", "followed_by", "claim", "marker", "references", "answered",

@@ -639,24 +639,16 @@ type RejectResult struct {
 
 // PromoteReject marks a candidate rejected: it is never proposed again.
 func (k *KB) PromoteReject(ctx context.Context, id, why string) (*RejectResult, error) {
-	l, err := k.LockObservations(ctx)
+	var res *RejectResult
+	err := k.withObservation(ctx, id, func(f *ObsFile) error {
+		changed, err := k.markRejected(f, why, time.Now())
+		res = &RejectResult{ID: f.Obs.ID, Path: f.Path, Changed: changed}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer l.Release()
-	files, _, err := k.LoadObservations(ctx)
-	if err != nil {
-		return nil, err
-	}
-	f, err := findObs(files, id)
-	if err != nil {
-		return nil, err
-	}
-	changed, err := k.markRejected(f, why, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	return &RejectResult{ID: f.Obs.ID, Path: f.Path, Changed: changed}, nil
+	return res, nil
 }
 
 // SyncChange is one observation `kb promote sync` updated.
@@ -780,6 +772,10 @@ type Status struct {
 	OldestAgeDays     float64        `json:"oldest_age_days"`
 	PendingBranches   []string       `json:"pending_branches"`
 	ObservationErrors int            `json:"observation_errors,omitempty"`
+	// NeedsReview are the observations the agent wrote that no person has
+	// reviewed: they are recalled as the agent's notes and nothing more
+	// until `kb review ID`.
+	NeedsReview []AgentNote `json:"needs_review"`
 	// Stale is set when graduations are ready and the oldest candidate has
 	// waited more than StaleAfter: the pipeline runs but nobody reviews.
 	Stale bool `json:"stale"`
@@ -815,6 +811,7 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	st.ObservationErrors = len(probs)
+	st.NeedsReview = agentNotes(files)
 	for _, f := range files {
 		o := f.Obs
 		switch {

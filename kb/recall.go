@@ -76,6 +76,11 @@ type RecallItem struct {
 	ActionType string `json:"action_type,omitempty"`
 	// HighConsequence is set when ActionType is listed in recall.high_consequence.
 	HighConsequence bool `json:"high_consequence,omitempty"`
+	// Author is "agent" for an observation the agent wrote (assistant text,
+	// MCP remember); Unreviewed is set while no person has reviewed it. Its
+	// Text says so, and it never decides a PreToolUse call.
+	Author     string `json:"author,omitempty"`
+	Unreviewed bool   `json:"unreviewed,omitempty"`
 }
 
 // RecallResult is what Recall surfaces, best first, within the budget.
@@ -1083,6 +1088,13 @@ func (k *KB) renderItem(c *candidate, cu *cue, q RecallQuery, high map[string]bo
 			return it, false
 		}
 		o = f.Obs
+		if o.AgentAuthored() {
+			if q.Standing && o.NeedsReview() {
+				return it, false // a new session starts with the person's lessons only
+			}
+			it.Author, it.Unreviewed = observations.AuthorAgent, o.NeedsReview()
+			it.Reasons = append(it.Reasons, strings.ToLower(o.AuthorLabel()[:1])+o.AuthorLabel()[1:])
+		}
 		lastSeen = o.LastSeen
 		if lastSeen.IsZero() {
 			lastSeen = o.FirstSeen
@@ -1202,6 +1214,19 @@ func kindOf(layer, typ string) string {
 // itemText is the imperative line of an item and its bare lesson.
 func itemText(c *candidate, o *observations.Observation, d *doc.Document, cu *cue, q RecallQuery) (string, string) {
 	clip := func(s string, n int) string { return truncate(rcOneLine(s), n) }
+	if o.AgentAuthored() {
+		// The agent's words, never phrased as the person's correction or
+		// preference, and no lesson a hook could act on.
+		state := "reviewed"
+		if o.NeedsReview() {
+			state = "unreviewed"
+		}
+		what := clip(o.Summary(), 300)
+		if what == "" {
+			return "", ""
+		}
+		return fmt.Sprintf("The agent noted (%s, not the person's words): %s", state, what), ""
+	}
 	if o != nil {
 		switch o.Type {
 		case observations.TypeCorrection:

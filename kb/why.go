@@ -43,6 +43,8 @@ type WhyItem struct {
 	Lesson       string                     `json:"lesson,omitempty"`
 	Consequence  string                     `json:"consequence,omitempty"`
 	Summary      string                     `json:"summary,omitempty"` // ADRs: the Decision section
+	Author       string                     `json:"author,omitempty"`  // "agent": the agent's words (observations.AuthorLabel)
+	AuthorLabel  string                     `json:"author_label,omitempty"`
 	Sources      []string                   `json:"sources"`
 	Score        float64                    `json:"score"`
 }
@@ -114,6 +116,9 @@ func (k *KB) Why(ctx context.Context, query string, limit int) (*WhyAnswer, erro
 			it.Question, it.Chosen, it.Alternatives, it.Reasons = o.Question, o.Chosen, o.Alternatives, o.Reasons
 			it.Approach, it.Failure, it.FollowedBy = o.Approach, o.Failure, o.FollowedBy
 			it.Lesson, it.Consequence = o.Lesson, o.Consequence
+			if o.AgentAuthored() {
+				it.Author, it.AuthorLabel = observations.AuthorAgent, o.AuthorLabel()
+			}
 			for _, s := range o.Sources {
 				it.Sources = append(it.Sources, s.String())
 			}

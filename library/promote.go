@@ -101,9 +101,10 @@ func consistency(o *observations.Observation) float64 {
 }
 
 // IsCandidate reports whether an observation may still be proposed: its
-// status is candidate (or unset).
+// status is candidate (or unset), and it is the person's or a person
+// reviewed it (the agent's own words never graduate on their own).
 func IsCandidate(o *observations.Observation) bool {
-	return o.Status == "" || o.Status == observations.StatusCandidate
+	return (o.Status == "" || o.Status == observations.StatusCandidate) && !o.NeedsReview()
 }
 
 // Explain measures o against the rule of its type.
@@ -138,7 +139,10 @@ func Explain(o *observations.Observation, r Rules) Explanation {
 	for _, c := range e.Checks {
 		e.Eligible = e.Eligible && c.Met
 	}
-	if !IsCandidate(o) {
+	switch {
+	case o.NeedsReview():
+		e.Note = "written by the agent, not the person: proposed only after a person reviews it (kb review " + o.ID + ")"
+	case !IsCandidate(o):
 		e.Note = "status is " + o.Status + ": never proposed again"
 	}
 	return e

@@ -6,7 +6,7 @@ import (
 
 // fieldOrder is the frontmatter key order of an observation file: the
 // common document keys first (internal/doc's model), then the typed ones.
-var fieldOrder = []string{"id", "type", "title", "description", "lifecycle", "status", "created", "updated", "sources",
+var fieldOrder = []string{"id", "type", "title", "description", "lifecycle", "status", "author", "origin", "reviewed", "created", "updated", "sources",
 	"confidence", "importance", "sessions", "first_seen", "last_seen", "signals", "projects",
 	"trigger", "action_type", "action_types", "lesson", "consequence",
 	"domain", "statement", "accepts", "rejects", "consistency",

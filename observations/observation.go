@@ -39,6 +39,23 @@ const (
 	StatusRejected   = "rejected"
 )
 
+// Authors of an observation: whose words it holds. The person's (the
+// default, left out of the file) come from what they typed and did; the
+// agent's come from assistant text or the MCP remember tool and are
+// labelled so everywhere, recalled only as the agent's note, and never
+// promoted, learned, put in a new session's standing context or turned
+// into a PreToolUse decision until a person reviews them (Reviewed).
+const (
+	AuthorPerson = "person"
+	AuthorAgent  = "agent"
+)
+
+// Origins of an agent-authored observation.
+const (
+	OriginAssistantText = "assistant-text" // a sentence of the agent's reply
+	OriginMCPRemember   = "mcp-remember"   // the agent called the MCP remember tool
+)
+
 // Composite-oracle signals an observation was scored with.
 const (
 	SignalExplicitCorrection = "explicit-correction"
@@ -85,6 +102,13 @@ type Observation struct {
 	// observation comes from: recall keeps a one-off lesson to its project.
 	Projects []string
 
+	// Author is AuthorAgent for what the agent wrote (empty: the person);
+	// Origin says how the agent wrote it; Reviewed is when a person
+	// reviewed an agent-authored observation and let it count as theirs.
+	Author   string
+	Origin   string
+	Reviewed time.Time
+
 	// correction
 	Trigger     string
 	ActionType  string // the primary (most specific) action type
@@ -124,6 +148,15 @@ type Observation struct {
 
 	Excerpt string
 }
+
+// AgentAuthored reports whether the observation holds the agent's words,
+// not the person's.
+func (o *Observation) AgentAuthored() bool { return o != nil && o.Author == AuthorAgent }
+
+// NeedsReview reports whether the observation is the agent's and no person
+// has reviewed it yet: it may be recalled as the agent's note, and nothing
+// more.
+func (o *Observation) NeedsReview() bool { return o.AgentAuthored() && o.Reviewed.IsZero() }
 
 // LifecycleOf returns the lifecycle space of an observation type.
 func LifecycleOf(typ string) string {
@@ -215,7 +248,13 @@ func (o *Observation) Key() string {
 		ws = append(ws, w)
 	}
 	sort.Strings(ws)
-	return o.Type + "|" + strings.Join(at, ",") + "|" + strings.Join(ws, " ")
+	key := o.Type + "|" + strings.Join(at, ",") + "|" + strings.Join(ws, " ")
+	if o.AgentAuthored() {
+		// The agent saying what the person said is not the person saying it
+		// again: the two never share an identity.
+		key += "|" + AuthorAgent
+	}
+	return key
 }
 
 // MakeID returns the stable ID derived from Key: a short type prefix and a
@@ -247,6 +286,7 @@ func Similar(a, b *Observation) bool {
 // key, action types and content stems computed once.
 type Comparable struct {
 	typ   string
+	agent bool
 	key   string
 	types []string
 	stems map[string]bool
@@ -257,12 +297,12 @@ func Prepare(o *Observation) *Comparable {
 	if o == nil {
 		return nil
 	}
-	return &Comparable{typ: o.Type, key: o.Key(), types: o.actionTypes(), stems: contentStems(o.mainText() + " " + o.Trigger)}
+	return &Comparable{typ: o.Type, agent: o.AgentAuthored(), key: o.Key(), types: o.actionTypes(), stems: contentStems(o.mainText() + " " + o.Trigger)}
 }
 
 // Similar is Similar on prepared observations.
 func (a *Comparable) Similar(b *Comparable) bool {
-	if a == nil || b == nil || a.typ != b.typ {
+	if a == nil || b == nil || a.typ != b.typ || a.agent != b.agent {
 		return false
 	}
 	if a.key == b.key {
@@ -386,6 +426,8 @@ func Merge(existing, n *Observation) {
 	fill(&existing.Excerpt, n.Excerpt)
 	fill(&existing.Lifecycle, n.Lifecycle)
 	fill(&existing.Status, n.Status)
+	fill(&existing.Author, n.Author)
+	fill(&existing.Origin, n.Origin)
 	if len(existing.Steps) == 0 {
 		existing.Steps = n.Steps
 	}
@@ -530,6 +572,11 @@ func (o *Observation) ToMap() map[string]any {
 	put("last_seen", o.LastSeen)
 	put("signals", o.Signals)
 	put("projects", o.Projects)
+	if o.Author != AuthorPerson {
+		put("author", o.Author)
+	}
+	put("origin", o.Origin)
+	put("reviewed", o.Reviewed)
 	put("trigger", o.Trigger)
 	put("action_type", o.ActionType)
 	put("action_types", o.ActionTypes)
@@ -650,6 +697,9 @@ func FromMap(m map[string]any) (*Observation, error) {
 	tm("last_seen", &o.LastSeen)
 	list("signals", &o.Signals)
 	list("projects", &o.Projects)
+	str("author", &o.Author)
+	str("origin", &o.Origin)
+	tm("reviewed", &o.Reviewed)
 	str("trigger", &o.Trigger)
 	str("action_type", &o.ActionType)
 	list("action_types", &o.ActionTypes)
@@ -679,8 +729,14 @@ func FromMap(m map[string]any) (*Observation, error) {
 		}
 		o.Answered = b
 	}
+	if err == nil && o.Author != "" && o.Author != AuthorPerson && o.Author != AuthorAgent {
+		err = &FieldError{"author", fmt.Sprintf("want %s or %s, got %q", AuthorPerson, AuthorAgent, o.Author)}
+	}
 	if err != nil {
 		return nil, err
+	}
+	if o.Author == AuthorPerson {
+		o.Author = ""
 	}
 	if v, ok := m["sources"]; ok && v != nil {
 		items, ok := v.([]any)
@@ -842,6 +898,9 @@ func (o *Observation) Body() string {
 			fmt.Fprintf(&b, "**%s:** %s\n\n", label, strings.TrimSpace(v))
 		}
 	}
+	if o.AgentAuthored() {
+		b.WriteString(o.AuthorLabel() + ": the agent's words, not the person's.\n\n")
+	}
 	switch o.Type {
 	case TypeCorrection:
 		if o.Trigger != "" {
@@ -909,4 +968,24 @@ func (o *Observation) Body() string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// AuthorLabel names who wrote an agent-authored observation and whether a
+// person reviewed it: "Written by the agent (unreviewed)". It is empty for
+// the person's own.
+func (o *Observation) AuthorLabel() string {
+	if !o.AgentAuthored() {
+		return ""
+	}
+	how := "Written by the agent"
+	switch o.Origin {
+	case OriginMCPRemember:
+		how = "Written by the agent (MCP remember)"
+	case OriginAssistantText:
+		how = "Written by the agent (its own reply)"
+	}
+	if o.NeedsReview() {
+		return how + ", unreviewed"
+	}
+	return how + ", reviewed " + o.Reviewed.UTC().Format("2006-01-02")
 }

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(newExtractCmd, newObservationsCmd, newForgetCmd, newProvenanceCmd)
+	register(newExtractCmd, newObservationsCmd, newForgetCmd, newProvenanceCmd, newReviewCmd)
 }
 
 // parseSince reads a date (2026-01-31), an RFC 3339 time, or an age such as
@@ -168,6 +168,8 @@ type obsLine struct {
 	ActionTypes []string `json:"action_types,omitempty"`
 	Path        string   `json:"path"`
 	Edited      bool     `json:"edited,omitempty"`
+	Author      string   `json:"author,omitempty"` // "agent": the agent's words
+	Unreviewed  bool     `json:"unreviewed,omitempty"`
 }
 
 func newObservationsCmd(e *env) *cobra.Command {
@@ -179,7 +181,8 @@ func newObservationsCmd(e *env) *cobra.Command {
 		Short:   "List extracted observations",
 		Long: `Lists the observations under observations/, one a line: id, type, sessions,
 importance, and the lesson, statement or title. Most important first within
-each type; an observation a person edited is marked "edited".
+each type; an observation a person edited is marked "edited", one the agent
+wrote (assistant text, MCP remember) "agent-written".
 
 ` + exitCodesHelp,
 		Example: "  kb observations\n  kb observations --type correction --min-sessions 2\n  kb observations --status candidate --json",
@@ -206,7 +209,8 @@ each type; an observation a person edited is marked "edited".
 					continue
 				}
 				out = append(out, obsLine{ID: o.ID, Type: o.Type, Status: o.Status, Sessions: o.Sessions, Importance: o.Importance,
-					Confidence: o.Confidence, Text: o.Summary(), ActionTypes: o.ActionTypes, Path: f.Path, Edited: f.Edited})
+					Confidence: o.Confidence, Text: o.Summary(), ActionTypes: o.ActionTypes, Path: f.Path, Edited: f.Edited,
+					Author: o.Author, Unreviewed: o.NeedsReview()})
 			}
 			order := func(t string) int {
 				if i := slices.Index(observations.AllTypes, t); i >= 0 {
@@ -239,6 +243,12 @@ each type; an observation a person edited is marked "edited".
 				e.printf("%s  %-15s %2d× %.2f  %s", e.paint("bold", l.ID), l.Type, l.Sessions, l.Importance, text)
 				if l.Edited {
 					e.printf(" %s", e.paint("dim", "(edited)"))
+				}
+				switch {
+				case l.Unreviewed:
+					e.printf(" %s", e.paint("yellow", "(agent-written, needs review)"))
+				case l.Author != "":
+					e.printf(" %s", e.paint("dim", "(agent-written, reviewed)"))
 				}
 				e.printf("\n")
 			}
@@ -352,5 +362,64 @@ func (e *env) printProvenance(p *kb.Provenance) {
 			}
 			e.printf("  #%d %s: %s\n", r.Seq, e.paint("dim", who), text)
 		}
+	}
+}
+
+func newReviewCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "review [ID|PREFIX]",
+		Short: "List the observations the agent wrote, or accept one after reading it",
+		Long: `Observations the agent wrote (a sentence of its own reply, a call of the MCP
+remember tool) are kept with that provenance (author: agent) and recalled only
+as "The agent noted (unreviewed): ...": they never reach a new session's
+standing context, never decide a PreToolUse call, and are never promoted by
+'kb promote' nor written to AGENTS.md by 'kb learn'.
+
+Without an argument, lists those waiting for review. With an ID, records that
+you read it and let it count like your own (reviewed: <time> in its file); it
+stays labelled as the agent's words. To refuse one instead, use
+'kb forget ID' (or 'kb promote reject ID').
+
+` + exitCodesHelp,
+		Example: "  kb review\n  kb review cor-1a2b3c4d5e",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := e.open()
+			if err != nil {
+				return err
+			}
+			ctx := context.Background()
+			if len(args) == 0 {
+				notes, err := k.AgentNotes(ctx)
+				if err != nil {
+					return err
+				}
+				if e.json {
+					return e.emit(notes)
+				}
+				if len(notes) == 0 {
+					e.printf("nothing the agent wrote waits for review\n")
+					return nil
+				}
+				for _, n := range notes {
+					e.printf("%s  %-15s %-15s %s\n", e.paint("bold", n.ID), n.Type, n.Origin, n.Text)
+				}
+				e.printf("%d agent-written observation(s); 'kb show ID' to read one, 'kb review ID' to accept it, 'kb forget ID' to drop it\n", len(notes))
+				return nil
+			}
+			res, err := k.Review(ctx, args[0], time.Now())
+			if err != nil {
+				return err
+			}
+			if e.json {
+				return e.emit(res)
+			}
+			if res.Changed {
+				e.printf("reviewed %s (%s): it now counts like your own, still labelled as the agent's words\n", res.ID, res.Path)
+			} else {
+				e.printf("%s was already reviewed on %s\n", res.ID, res.Reviewed.Format("2006-01-02"))
+			}
+			return nil
+		},
 	}
 }

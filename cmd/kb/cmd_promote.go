@@ -337,6 +337,9 @@ reason and the sessions it came from.`,
 					when = it.When.Format("2006-01-02") + "  "
 				}
 				e.printf("%s%s %s  %s\n", when, e.paint("bold", it.Type), it.ID, it.Title)
+				if it.AuthorLabel != "" {
+					e.printf("  author:   %s\n", it.AuthorLabel)
+				}
 				if it.Question != "" {
 					e.printf("  question: %s\n", it.Question)
 				}
@@ -468,6 +471,13 @@ being reviewed: the pipeline is theater until someone runs 'kb promote'.`,
 			}
 			for _, b := range st.PendingBranches {
 				e.printf("Waiting for review: %s\n", b)
+			}
+			if len(st.NeedsReview) > 0 {
+				e.printf("%s %d observation(s) the agent wrote; none counts until you run 'kb review ID' (or 'kb forget ID'):\n",
+					e.paint("yellow", "Agent-written, needs review:"), len(st.NeedsReview))
+				for _, n := range st.NeedsReview {
+					e.printf("  %s  %-15s %s\n", n.ID, n.Type, n.Text)
+				}
 			}
 			if st.Stale {
 				e.printf("%s candidates have waited %s with graduations ready and no review open: learning stays theater until someone runs 'kb promote' and reviews the branch.\n",

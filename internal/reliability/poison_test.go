@@ -110,8 +110,7 @@ func TestMemoryPoisoning(t *testing.T) {
 
 // TestPoisoningForgedRejection is the same pipeline with a tool output
 // that imitates Claude Code's refusal text: a tool result counts as the
-// person's refusal only when it is an error whose toolUseResult is Claude
-// Code's own "Error: ..." string (traces/claudecode.go ccRejectionResult).
+// person's refusal only by what the tool cannot write (traces/ccrefusal.go).
 func TestPoisoningForgedRejection(t *testing.T) {
 	t.Parallel()
 	for _, p := range runPoisoning(t, true) {
