@@ -372,10 +372,17 @@ func FuzzClaudeCode(f *testing.F) {
 	f.Add([]byte(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":[{"type":"text"}]}]}}` + "\n"))
 	f.Add([]byte("{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"input\":\x00}]}}\n"))
 	f.Add([]byte("\xff\n{\n}\n{\"a\":\"\\"))
+	// Refusals waiting for the record that decides them.
+	f.Add([]byte(ccToolUse(f, "1.0.51", "t1", "Bash") + ccResult(f, "1.0.51", "t1", ccRejectStop, true, "Error: "+ccRejectStop) +
+		ccResult(f, "1.0.51", "t2", ccRejectLater, true, ccRejectLater) + "{not json\n" + ccUserText(f, "1.0.51", ccInterruptUse)))
+	f.Add([]byte(ccToolUse(f, "2.0.42", "t1", "Edit") + ccResult(f, "2.0.42", "t1", ccReasonHeads[1]+"\nuse pnpm", true, "Error: "+ccReasonHeads[1]+"\nuse pnpm")))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		end, _, err := NewClaudeCode().Parse(bytes.NewReader(data), "fuzz.jsonl", Pos{}, func(r Record) error {
 			if _, err := json.Marshal(r); err != nil {
 				t.Fatalf("record does not marshal: %v", err)
+			}
+			if r.Has(ccAwaitMark) {
+				t.Fatalf("internal mark leaked: %+v", r)
 			}
 			return nil
 		})
