@@ -779,13 +779,14 @@ type RedactReport struct {
 	Reindexed   bool           `json:"reindexed"`
 }
 
-// RedactTraces is the one exception to append-only traces: it rewrites,
-// atomically and under the write lock, every session file holding a match
-// (in any string of a record) with the match replaced by ManualMarker, and
-// does the same to the markdown files of the upper layers that quote it.
-// The import checkpoints and session summaries that record the rewritten
-// files' sizes are corrected, and the index is re-synced so that no search
-// finds the text any more.
+// RedactTraces is one of the two exceptions to append-only traces (the
+// other is kb doctor --fix dropping torn lines): it rewrites, atomically and
+// under the write lock, every session file holding a match (in any string
+// of a record) with the match replaced by ManualMarker, and does the same to
+// the markdown files of the upper layers that quote it. The record keys and
+// session summaries kept for the rewritten files are dropped (rebuilt when
+// next needed), and the index is re-synced so that no search finds the
+// text any more.
 func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, error) {
 	re := o.Pattern
 	if re == nil {
@@ -814,7 +815,7 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 	} else {
 		files = k.sessionFiles()
 	}
-	sizes := map[string][2]int64{} // rel -> old, new size
+	var rewritten []string
 	for _, rel := range files {
 		if err := ctx.Err(); err != nil {
 			return rep, err
@@ -840,7 +841,7 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 		if err := writeKeepMode(abs, out); err != nil {
 			return rep, fmt.Errorf("redact %s: %w", rel, err)
 		}
-		sizes[rel] = [2]int64{int64(len(data)), int64(len(out))}
+		rewritten = append(rewritten, rel)
 	}
 	for _, layer := range []string{LayerObservations, LayerEpisodes, LayerLibrary} {
 		for _, abs := range markdownFiles(filepath.Join(k.Root, layer)) {
@@ -871,7 +872,7 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 	if len(rep.Files) == 0 {
 		return rep, nil
 	}
-	if err := k.fixTraceState(sizes); err != nil {
+	if err := k.fixTraceState(rewritten); err != nil {
 		return rep, err
 	}
 	// A re-sync would hide the old text from search, but the index keeps
@@ -1062,67 +1063,16 @@ func marshalNoEscape(v any) ([]byte, error) {
 	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
 }
 
-// fixTraceState corrects the derived state that records the size of
-// rewritten session files: the import checkpoints (a mark with the old
-// size gets the new one; any other mark for the file is dropped, which
-// makes the next import re-scan the file) and the session summaries cache
-// (entries dropped, rebuilt on the next listing). Both are caches, so an
-// unreadable file is left alone.
-func (k *KB) fixTraceState(sizes map[string][2]int64) error {
-	if len(sizes) == 0 {
+// fixTraceState drops the derived state that describes rewritten session
+// files: their record keys (.state/keys/) and summaries (.state/sessions.json),
+// both rebuilt from the files when next needed. The import checkpoints
+// describe the source transcripts, not the session files, and stay.
+func (k *KB) fixTraceState(rels []string) error {
+	if len(rels) == 0 {
 		return nil
 	}
-	p := filepath.Join(k.Root, StateDir, "imports.json")
-	if data, err := os.ReadFile(p); err == nil {
-		var doc map[string]any
-		if json.Unmarshal(data, &doc) == nil {
-			changed := false
-			srcs, _ := doc["sources"].(map[string]any)
-			for _, s := range srcs {
-				cp, _ := s.(map[string]any)
-				files, _ := cp["files"].(map[string]any)
-				for rel, m := range files {
-					sz, ok := sizes[rel]
-					if !ok {
-						continue
-					}
-					mark, _ := m.(map[string]any)
-					if old, ok := mark["size"].(float64); ok && int64(old) == sz[0] {
-						mark["size"] = sz[1]
-					} else {
-						delete(files, rel)
-					}
-					changed = true
-				}
-			}
-			if changed {
-				b, err := json.Marshal(doc)
-				if err != nil {
-					return fmt.Errorf("redact: import checkpoints: %w", err)
-				}
-				if err := fsxWriteFile(p, b, 0o644); err != nil {
-					return fmt.Errorf("redact: import checkpoints: %w", err)
-				}
-			}
-		}
-	}
-	sp := filepath.Join(k.Root, StateDir, "sessions.json")
-	if data, err := os.ReadFile(sp); err == nil {
-		var doc map[string]any
-		if json.Unmarshal(data, &doc) == nil {
-			if files, ok := doc["files"].(map[string]any); ok {
-				for rel := range sizes {
-					delete(files, rel)
-				}
-				if b, err := json.Marshal(doc); err == nil {
-					if err := fsxWriteFile(sp, b, 0o644); err != nil {
-						return fmt.Errorf("redact: session summaries: %w", err)
-					}
-				}
-			}
-		} else {
-			os.Remove(sp)
-		}
+	if err := (&traces.Store{Root: k.Root}).Rewritten(rels...); err != nil {
+		return fmt.Errorf("redact: %w", err)
 	}
 	return nil
 }
