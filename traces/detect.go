@@ -88,11 +88,12 @@ func readFull(r io.Reader, n int) ([]byte, error) {
 	return b[:m], nil
 }
 
-// firstLineOpen reports whether the first non-blank line of head has no end
-// in head.
+// firstLineOpen reports whether the first non-blank line of head is a JSON
+// object that has no end in head (only then can more of it change the
+// verdict).
 func firstLineOpen(head []byte) bool {
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
-	return len(t) > 0 && bytes.IndexByte(t, '\n') < 0
+	return len(t) > 0 && t[0] == '{' && bytes.IndexByte(t, '\n') < 0
 }
 
 // Detect picks the parser for a transcript from its content: head is the
