@@ -190,7 +190,16 @@ func (k *KB) importPath(ctx context.Context, st *traces.Store, p string, o Impor
 		rep.add(k.importOne(st, abs, o))
 		return
 	}
-	for _, f := range k.walkTranscripts(abs) {
+	files, unreadable := k.walkTranscripts(abs)
+	for _, u := range unreadable {
+		if k.inAgentDir(u.File) {
+			rep.addError(u.File, errors.New(u.Reason))
+		} else {
+			rep.Skipped = append(rep.Skipped, u)
+			rep.Totals.Skipped++
+		}
+	}
+	for _, f := range files {
 		if ctx.Err() != nil {
 			return
 		}
@@ -246,21 +255,49 @@ func (k *KB) importOne(st *traces.Store, abs string, o ImportOptions) importOutc
 		out.Error = err.Error()
 		var fe *traces.FormatError
 		if errors.As(err, &fe) {
-			// The store's message repeats the path; keep the reason.
+			// The store's message repeats the path; keep the reason. In an
+			// agent's own directory every file is the agent's: one kb
+			// cannot read is an error, not a file to pass over.
 			out.Error = fmt.Sprintf("not a transcript (%s)", fe.Reason)
-			out.notTranscript = true
+			out.notTranscript = !k.inAgentDir(abs)
 		}
 	}
 	return out
 }
 
+// agentDirs are the directories agents write their own transcripts to:
+// ~/.claude/projects, the Codex sessions directory, and the claude_code and
+// codex entries of kb.yaml other than auto.
+func (k *KB) agentDirs() []string {
+	dirs := []string{filepath.Join(homeDir(), ".claude", "projects"), CodexSessionsDir()}
+	for _, s := range k.TraceSources(true, true, false) {
+		if s.Keep == nil && !strings.HasPrefix(s.Path, dirs[0]+string(filepath.Separator)) {
+			dirs = append(dirs, s.Path)
+		}
+	}
+	return dirs
+}
+
+// inAgentDir reports whether p lies in one of agentDirs.
+func (k *KB) inAgentDir(p string) bool {
+	for _, d := range k.agentDirs() {
+		if within(filepath.Clean(p), filepath.Clean(d)) {
+			return true
+		}
+	}
+	return false
+}
+
 // walkTranscripts lists, sorted, the candidate transcripts under dir:
 // *.jsonl, *.json, and *.md files that look like aider chat histories.
-// The KB itself, .git and hidden directories other than dir are skipped.
-func (k *KB) walkTranscripts(dir string) []string {
-	var out []string
+// The KB itself, .git and hidden directories other than dir are skipped,
+// and so are the <name>.meta.json companions Claude Code writes beside a
+// sub-agent's <name>.jsonl. Entries the walk could not read are returned
+// apart, with the reason.
+func (k *KB) walkTranscripts(dir string) (files []string, unreadable []ImportSkip) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			unreadable = append(unreadable, ImportSkip{File: p, Reason: "cannot read: " + rcOneLine(err.Error())})
 			if d != nil && d.IsDir() && p != dir {
 				return fs.SkipDir
 			}
@@ -273,16 +310,27 @@ func (k *KB) walkTranscripts(dir string) []string {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".kb-tmp-") {
+		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".kb-tmp-") || isMetaCompanion(p) {
 			return nil
 		}
 		if isTranscriptName(p) {
-			out = append(out, p)
+			files = append(files, p)
 		}
 		return nil
 	})
-	sort.Strings(out)
-	return out
+	sort.Strings(files)
+	return files, unreadable
+}
+
+// isMetaCompanion reports whether p is the <name>.meta.json Claude Code keeps
+// beside a sub-agent transcript <name>.jsonl (read by the parser with it).
+func isMetaCompanion(p string) bool {
+	stem, ok := strings.CutSuffix(p, ".meta.json")
+	if !ok {
+		return false
+	}
+	_, err := os.Stat(stem + ".jsonl")
+	return err == nil
 }
 
 // isTranscriptName reports whether a file found in a directory walk may be
@@ -467,16 +515,18 @@ func CodexFiles(projectRoot string) []string {
 
 // codexInProject reads the first line of a rollout and reports whether its
 // session_meta cwd is inside one of roots. A rollout without a cwd there
-// (older Codex versions) is not attributed to any project.
+// (older Codex versions) is not attributed to any project, nor is one whose
+// first line is not written yet. One kb cannot read, or whose first line is
+// not JSON, is kept, so that its import reports it.
 func codexInProject(p string, roots []string) bool {
 	f, err := os.Open(p)
 	if err != nil {
-		return false
+		return true
 	}
 	defer f.Close()
-	line, err := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 64<<10).ReadBytes('\n')
-	if err != nil && len(line) == 0 {
-		return false
+	line, err := bufio.NewReaderSize(io.LimitReader(f, traces.MaxDetectLine), 64<<10).ReadBytes('\n')
+	if err != nil {
+		return !errors.Is(err, io.EOF)
 	}
 	var first struct {
 		Type    string `json:"type"`
@@ -486,7 +536,7 @@ func codexInProject(p string, roots []string) bool {
 		Cwd string `json:"cwd"`
 	}
 	if json.Unmarshal(line, &first) != nil {
-		return false
+		return true
 	}
 	cwd := first.Payload.Cwd
 	if cwd == "" {
