@@ -2,12 +2,15 @@ package kb
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // rawMCP runs the server over kb mcp's own stdio transport on pipes and
@@ -149,4 +152,32 @@ func TestMCPArgumentErrors(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzMCPInput: whatever a client sends, a line is passed on only when the
+// SDK can decode it, and tool arguments are passed on only as an object.
+func FuzzMCPInput(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":null,"method":"x"}`))
+	f.Add([]byte(`{"task":"x","budget":"abc","files":[1,null]}`))
+	f.Add([]byte(`[{"jsonrpc":"2.0"}]`))
+	f.Add([]byte(`{"budget":1e400}`))
+	ta := argsOf[MCPRecallIn]("recall")
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if code, _ := checkRPC(bytes.TrimSpace(line)); code == 0 {
+			if _, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line)); err != nil {
+				t.Fatalf("passed on a line the SDK cannot read: %v", err)
+			}
+		}
+		if out, err := ta.check(line); err == nil {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(out, &m) != nil {
+				t.Fatalf("checked arguments are not an object: %s", out)
+			}
+			var in MCPRecallIn
+			if err := json.Unmarshal(out, &in); err != nil {
+				t.Fatalf("checked arguments do not decode: %v (%s)", err, out)
+			}
+		}
+	})
 }

@@ -197,3 +197,26 @@ func TestStoreKeyFileCompacts(t *testing.T) {
 		t.Fatalf("key file does not hold the 80 keys: %+v", ks)
 	}
 }
+
+// FuzzReadKeyFile: a key file is derived data that may be damaged in any
+// way; it is either trusted whole (it covers the session file exactly) or
+// not at all.
+func FuzzReadKeyFile(f *testing.F) {
+	f.Add([]byte(`{"size":3,"tail":"x","seq":1,"keys":["a","b"]}` + "\n"))
+	f.Add([]byte(`{"size":0,"keys":[]}` + "\n" + `{"size":-1}` + "\n"))
+	f.Add([]byte("{\n"))
+	session := []byte(`{"session":"s","seq":0,"kind":"meta","role":"system","agent":"generic","source":{"file":"","line":0}}` + "\n")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := &Store{Root: t.TempDir()}
+		rel := "traces/undated/generic-s.jsonl"
+		abs := filepath.Join(s.Root, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(abs), 0o755)
+		os.MkdirAll(filepath.Dir(s.keyFile(rel)), 0o755)
+		trWrite(t, abs, session)
+		trWrite(t, s.keyFile(rel), data)
+		ks := s.readKeyFile(rel, abs, int64(len(session)))
+		if ks != nil && (ks.size != int64(len(session)) || ks.counts == nil) {
+			t.Fatalf("trusted a key file that does not cover the session: %+v", ks)
+		}
+	})
+}
