@@ -9,9 +9,10 @@ import (
 	"testing"
 )
 
-// tornFixture returns a Claude Code transcript to import: the synthetic
-// fixture's main session, copied so it can grow.
-func tornFixture(t testing.TB) (src string, data []byte) {
+// tornFixture copies a Claude Code transcript (the synthetic fixture's main
+// session) where it can grow, and imports it into a KB of its own: the
+// reference a clean import gives.
+func tornFixture(t *testing.T) (src string, data []byte, ref *KB, want map[string]*sessionState) {
 	t.Helper()
 	orig := filepath.Join(repoRoot, "testdata", "transcripts", "claude-code", "projects", "-home-dev-demo", "5f0c2a9e-1b7d-4c3a-9e21-0a1b2c3d4e5f.jsonl")
 	data, err := os.ReadFile(orig)
@@ -19,7 +20,11 @@ func tornFixture(t testing.TB) (src string, data []byte) {
 		t.Fatal(err)
 	}
 	src = filepath.Join(t.TempDir(), filepath.Base(orig))
-	return src, data
+	must(t, os.WriteFile(src, data, 0o644))
+	ref = newKB(t)
+	ref.must(t, "import", src)
+	want, _ = traceState(ref.Root)
+	return src, data, ref, want
 }
 
 // sessionFiles returns the session files of a KB, relative.
@@ -46,11 +51,7 @@ func sessionFiles(t testing.TB, root string) map[string][]byte {
 // Before the fix the half-written line stayed, and the re-import appended
 // after it: a torn line in the middle of the session file for good.
 func TestFullDiskLeavesNoTornLine(t *testing.T) {
-	src, data := tornFixture(t)
-	must(t, os.WriteFile(src, data, 0o644))
-	ref := newKB(t)
-	ref.must(t, "import", src)
-	want, _ := traceState(ref.Root)
+	src, data, _, want := tornFixture(t)
 
 	half := data[:bytes.IndexByte(data[len(data)/2:], '\n')+len(data)/2+1]
 	for _, tc := range []struct {
@@ -112,11 +113,7 @@ func TestFullDiskLeavesNoTornLine(t *testing.T) {
 // fix doctor reported the first as an unfixable error and --fix could not
 // clear either.
 func TestDoctorFixesTornLine(t *testing.T) {
-	src, data := tornFixture(t)
-	must(t, os.WriteFile(src, data, 0o644))
-	ref := newKB(t)
-	ref.must(t, "import", src)
-	want, _ := traceState(ref.Root)
+	src, _, ref, want := tornFixture(t)
 	var rel string
 	var clean []byte
 	for r, b := range sessionFiles(t, ref.Root) {
