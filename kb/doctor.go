@@ -53,7 +53,8 @@ func (r *DoctorReport) Errors() int {
 // existing sessions, the index agrees with the files, the lock is sane and
 // no temporary file was left behind by a crash. With fix, it repairs what is
 // safe: orphan temp files, a stale lock holder note, an interrupted
-// extraction run (finished from its journal), an out-of-date or corrupt
+// extraction run (finished from its journal), torn trace lines (dropped, and
+// the records re-imported from their transcripts), an out-of-date or corrupt
 // index. It takes the write lock only when fixing.
 func (k *KB) Doctor(ctx context.Context, fix bool) (*DoctorReport, error) {
 	rep := &DoctorReport{Lock: "free"}
@@ -131,21 +132,40 @@ func (k *KB) Doctor(ctx context.Context, fix bool) (*DoctorReport, error) {
 
 	// 3. Trace files.
 	sessions := map[string]bool{}
+	var traceFiles []string
 	tdir := filepath.Join(k.Root, LayerTraces)
 	filepath.WalkDir(tdir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Ext(p) != ".jsonl" || !d.Type().IsRegular() {
-			return nil
+		if err == nil && !d.IsDir() && filepath.Ext(p) == ".jsonl" && d.Type().IsRegular() {
+			traceFiles = append(traceFiles, p)
 		}
+		return nil
+	})
+	var st *traces.Store
+	for _, p := range traceFiles {
 		rep.Sessions++
-		for _, pr := range checkTrace(k.Rel(p), p, sessions) {
+		probs := checkTrace(k.Rel(p), p, sessions)
+		var fixed []Check
+		if fix && hasRule(probs, "torn-line") {
+			if st == nil {
+				if st, _, err = k.traceStore(false, nil); err != nil {
+					return nil, err
+				}
+			}
+			fixed, err = k.repairTorn(st, k.Rel(p))
+			if err != nil {
+				return nil, err
+			}
+			probs = checkTrace(k.Rel(p), p, sessions)
+		}
+		rep.Checks = append(rep.Checks, fixed...)
+		for _, pr := range probs {
 			sev := "error"
 			if pr.Rule == "torn-line" {
 				sev = "warning"
 			}
-			add(sev, false, pr)
+			add(sev, pr.Rule == "torn-line", pr)
 		}
-		return nil
-	})
+	}
 
 	// 4. Observation sources point at sessions that exist.
 	if obs, _, err := k.LoadObservations(ctx); err == nil {
@@ -183,7 +203,10 @@ func stripAgent(s string) string {
 }
 
 // checkTrace reads a session file: every line is a record, seq increases by
-// one, one session per file. A last line without a newline is a torn append.
+// one, one session per file. A torn fragment (the start of a record whose
+// write was cut short, inside the file or as its unterminated last line) is
+// a fixable torn-line; a last line that is a whole record without its
+// newline is fine (the next append adds it).
 func checkTrace(rel, abs string, sessions map[string]bool) []Problem {
 	f, err := os.Open(abs)
 	if err != nil {
@@ -197,14 +220,18 @@ func checkTrace(rel, abs string, sessions map[string]bool) []Problem {
 		b, err := r.ReadBytes('\n')
 		if len(b) > 0 {
 			line++
-			if b[len(b)-1] != '\n' {
-				probs = append(probs, Problem{Path: rel, Line: line, Msg: "last line is incomplete (an interrupted append, or a writer still running); the next import appends after it", Rule: "torn-line"})
-				break
-			}
+			last := b[len(b)-1] != '\n'
 			if t := bytes.TrimSpace(b); len(t) > 0 {
 				var rec traces.Record
 				if jerr := json.Unmarshal(t, &rec); jerr != nil {
-					probs = append(probs, Problem{Path: rel, Line: line, Msg: "not a trace record: " + jerr.Error(), Rule: "trace-record"})
+					switch {
+					case traces.TornFragment(t) && last:
+						probs = append(probs, Problem{Path: rel, Line: line, Msg: "last line is a torn record (an interrupted append, or a writer still running); the next import, or kb doctor --fix, cuts it and writes the record again", Rule: "torn-line"})
+					case traces.TornFragment(t):
+						probs = append(probs, Problem{Path: rel, Line: line, Msg: "torn record between whole ones (a write cut short by a full disk or a crash); kb doctor --fix drops it and re-imports the session's transcripts", Rule: "torn-line"})
+					default:
+						probs = append(probs, Problem{Path: rel, Line: line, Msg: "not a trace record: " + jerr.Error(), Rule: "trace-record"})
+					}
 				} else {
 					sessions[rec.Session] = true
 					if want >= 0 && rec.Seq != want {
@@ -222,6 +249,49 @@ func checkTrace(rel, abs string, sessions map[string]bool) []Problem {
 		}
 	}
 	return probs
+}
+
+func hasRule(probs []Problem, rule string) bool {
+	for _, p := range probs {
+		if p.Rule == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// repairTorn drops the torn fragments of a session file (rewriting it
+// atomically: with kb trace redact, the only rewrites of a trace) and
+// re-imports, from their start, the transcripts its records came from, so
+// that a record whose only copy was torn is written whole again. It
+// returns one fixed check per fragment.
+func (k *KB) repairTorn(st *traces.Store, rel string) ([]Check, error) {
+	rep, err := st.RepairTorn(rel)
+	if err != nil {
+		return nil, fmt.Errorf("doctor: repair %s: %w", rel, err)
+	}
+	var notes []string
+	restored := 0
+	for _, src := range rep.Sources {
+		if fi, err := os.Stat(src); err != nil || !fi.Mode().IsRegular() {
+			notes = append(notes, "transcript gone: "+src)
+			continue
+		}
+		res, err := st.ImportAgain(src)
+		restored += res.Appended
+		if err != nil {
+			notes = append(notes, "re-import "+src+": "+err.Error())
+		}
+	}
+	var out []Check
+	for _, d := range rep.Dropped {
+		msg := fmt.Sprintf("torn record (%d bytes) dropped; %d transcript(s) re-imported, %d record(s) written again", d.Bytes, len(rep.Sources), restored)
+		if len(notes) > 0 {
+			msg += " (" + strings.Join(notes, "; ") + ")"
+		}
+		out = append(out, Check{Problem: Problem{Path: rel, Line: d.Line, Msg: msg, Rule: "torn-line"}, Severity: "warning", Fixable: true, Fixed: true})
+	}
+	return out, nil
 }
 
 // checkIndex compares the index stamps with the files; with fix it syncs

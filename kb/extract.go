@@ -902,7 +902,13 @@ func (k *KB) DrainQueue(ctx context.Context) (*ExtractReport, error) {
 		for _, pr := range res.Problems {
 			probs = append(probs, Problem{Path: pr.File, Line: pr.Line, Msg: pr.Msg, Rule: "import"})
 		}
+		if len(res.Problems) > 0 {
+			// The drain runs detached from the hook that queued it: its
+			// output reaches nobody, the hook log does.
+			hookLog(k.Root, &HookInput{HookEventName: EventSessionEnd}, fmt.Errorf("import %s: %d part(s) skipped, first: %s", p, len(res.Problems), res.Problems[0].Error()))
+		}
 		if err != nil {
+			hookLog(k.Root, &HookInput{HookEventName: EventSessionEnd}, fmt.Errorf("import failed: %w", err))
 			probs = append(probs, Problem{Path: p, Msg: err.Error(), Rule: "import"})
 			continue
 		}

@@ -190,7 +190,16 @@ func (k *KB) importPath(ctx context.Context, st *traces.Store, p string, o Impor
 		rep.add(k.importOne(st, abs, o))
 		return
 	}
-	for _, f := range k.walkTranscripts(abs) {
+	files, unreadable := k.walkTranscripts(abs)
+	for _, u := range unreadable {
+		if k.inAgentDir(u.File) {
+			rep.addError(u.File, errors.New(u.Reason))
+		} else {
+			rep.Skipped = append(rep.Skipped, u)
+			rep.Totals.Skipped++
+		}
+	}
+	for _, f := range files {
 		if ctx.Err() != nil {
 			return
 		}
@@ -246,21 +255,49 @@ func (k *KB) importOne(st *traces.Store, abs string, o ImportOptions) importOutc
 		out.Error = err.Error()
 		var fe *traces.FormatError
 		if errors.As(err, &fe) {
-			// The store's message repeats the path; keep the reason.
+			// The store's message repeats the path; keep the reason. In an
+			// agent's own directory every file is the agent's: one kb
+			// cannot read is an error, not a file to pass over.
 			out.Error = fmt.Sprintf("not a transcript (%s)", fe.Reason)
-			out.notTranscript = true
+			out.notTranscript = !k.inAgentDir(abs)
 		}
 	}
 	return out
 }
 
+// agentDirs are the directories agents write their own transcripts to:
+// ~/.claude/projects, the Codex sessions directory, and the claude_code and
+// codex entries of kb.yaml other than auto.
+func (k *KB) agentDirs() []string {
+	dirs := []string{filepath.Join(homeDir(), ".claude", "projects"), CodexSessionsDir()}
+	for _, s := range k.TraceSources(true, true, false) {
+		if s.Keep == nil && !strings.HasPrefix(s.Path, dirs[0]+string(filepath.Separator)) {
+			dirs = append(dirs, s.Path)
+		}
+	}
+	return dirs
+}
+
+// inAgentDir reports whether p lies in one of agentDirs.
+func (k *KB) inAgentDir(p string) bool {
+	for _, d := range k.agentDirs() {
+		if within(filepath.Clean(p), filepath.Clean(d)) {
+			return true
+		}
+	}
+	return false
+}
+
 // walkTranscripts lists, sorted, the candidate transcripts under dir:
 // *.jsonl, *.json, and *.md files that look like aider chat histories.
-// The KB itself, .git and hidden directories other than dir are skipped.
-func (k *KB) walkTranscripts(dir string) []string {
-	var out []string
+// The KB itself, .git and hidden directories other than dir are skipped,
+// and so are the <name>.meta.json companions Claude Code writes beside a
+// sub-agent's <name>.jsonl. Entries the walk could not read are returned
+// apart, with the reason.
+func (k *KB) walkTranscripts(dir string) (files []string, unreadable []ImportSkip) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			unreadable = append(unreadable, ImportSkip{File: p, Reason: "cannot read: " + rcOneLine(err.Error())})
 			if d != nil && d.IsDir() && p != dir {
 				return fs.SkipDir
 			}
@@ -273,16 +310,27 @@ func (k *KB) walkTranscripts(dir string) []string {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".kb-tmp-") {
+		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".kb-tmp-") || isMetaCompanion(p) {
 			return nil
 		}
 		if isTranscriptName(p) {
-			out = append(out, p)
+			files = append(files, p)
 		}
 		return nil
 	})
-	sort.Strings(out)
-	return out
+	sort.Strings(files)
+	return files, unreadable
+}
+
+// isMetaCompanion reports whether p is the <name>.meta.json Claude Code keeps
+// beside a sub-agent transcript <name>.jsonl (read by the parser with it).
+func isMetaCompanion(p string) bool {
+	stem, ok := strings.CutSuffix(p, ".meta.json")
+	if !ok {
+		return false
+	}
+	_, err := os.Stat(stem + ".jsonl")
+	return err == nil
 }
 
 // isTranscriptName reports whether a file found in a directory walk may be
@@ -467,16 +515,18 @@ func CodexFiles(projectRoot string) []string {
 
 // codexInProject reads the first line of a rollout and reports whether its
 // session_meta cwd is inside one of roots. A rollout without a cwd there
-// (older Codex versions) is not attributed to any project.
+// (older Codex versions) is not attributed to any project, nor is one whose
+// first line is not written yet. One kb cannot read, or whose first line is
+// not JSON, is kept, so that its import reports it.
 func codexInProject(p string, roots []string) bool {
 	f, err := os.Open(p)
 	if err != nil {
-		return false
+		return true
 	}
 	defer f.Close()
-	line, err := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 64<<10).ReadBytes('\n')
-	if err != nil && len(line) == 0 {
-		return false
+	line, err := bufio.NewReaderSize(io.LimitReader(f, traces.MaxDetectLine), 64<<10).ReadBytes('\n')
+	if err != nil {
+		return !errors.Is(err, io.EOF)
 	}
 	var first struct {
 		Type    string `json:"type"`
@@ -486,7 +536,7 @@ func codexInProject(p string, roots []string) bool {
 		Cwd string `json:"cwd"`
 	}
 	if json.Unmarshal(line, &first) != nil {
-		return false
+		return true
 	}
 	cwd := first.Payload.Cwd
 	if cwd == "" {
@@ -779,13 +829,14 @@ type RedactReport struct {
 	Reindexed   bool           `json:"reindexed"`
 }
 
-// RedactTraces is the one exception to append-only traces: it rewrites,
-// atomically and under the write lock, every session file holding a match
-// (in any string of a record) with the match replaced by ManualMarker, and
-// does the same to the markdown files of the upper layers that quote it.
-// The import checkpoints and session summaries that record the rewritten
-// files' sizes are corrected, and the index is re-synced so that no search
-// finds the text any more.
+// RedactTraces is one of the two exceptions to append-only traces (the
+// other is kb doctor --fix dropping torn lines): it rewrites, atomically and
+// under the write lock, every session file holding a match (in any string
+// of a record) with the match replaced by ManualMarker, and does the same to
+// the markdown files of the upper layers that quote it. The record keys and
+// session summaries kept for the rewritten files are dropped (rebuilt when
+// next needed), and the index is re-synced so that no search finds the
+// text any more.
 func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, error) {
 	re := o.Pattern
 	if re == nil {
@@ -814,7 +865,7 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 	} else {
 		files = k.sessionFiles()
 	}
-	sizes := map[string][2]int64{} // rel -> old, new size
+	var rewritten []string
 	for _, rel := range files {
 		if err := ctx.Err(); err != nil {
 			return rep, err
@@ -840,7 +891,7 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 		if err := writeKeepMode(abs, out); err != nil {
 			return rep, fmt.Errorf("redact %s: %w", rel, err)
 		}
-		sizes[rel] = [2]int64{int64(len(data)), int64(len(out))}
+		rewritten = append(rewritten, rel)
 	}
 	for _, layer := range []string{LayerObservations, LayerEpisodes, LayerLibrary} {
 		for _, abs := range markdownFiles(filepath.Join(k.Root, layer)) {
@@ -871,7 +922,7 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 	if len(rep.Files) == 0 {
 		return rep, nil
 	}
-	if err := k.fixTraceState(sizes); err != nil {
+	if err := k.fixTraceState(rewritten); err != nil {
 		return rep, err
 	}
 	// A re-sync would hide the old text from search, but the index keeps
@@ -1062,67 +1113,16 @@ func marshalNoEscape(v any) ([]byte, error) {
 	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
 }
 
-// fixTraceState corrects the derived state that records the size of
-// rewritten session files: the import checkpoints (a mark with the old
-// size gets the new one; any other mark for the file is dropped, which
-// makes the next import re-scan the file) and the session summaries cache
-// (entries dropped, rebuilt on the next listing). Both are caches, so an
-// unreadable file is left alone.
-func (k *KB) fixTraceState(sizes map[string][2]int64) error {
-	if len(sizes) == 0 {
+// fixTraceState drops the derived state that describes rewritten session
+// files: their record keys (.state/keys/) and summaries (.state/sessions.json),
+// both rebuilt from the files when next needed. The import checkpoints
+// describe the source transcripts, not the session files, and stay.
+func (k *KB) fixTraceState(rels []string) error {
+	if len(rels) == 0 {
 		return nil
 	}
-	p := filepath.Join(k.Root, StateDir, "imports.json")
-	if data, err := os.ReadFile(p); err == nil {
-		var doc map[string]any
-		if json.Unmarshal(data, &doc) == nil {
-			changed := false
-			srcs, _ := doc["sources"].(map[string]any)
-			for _, s := range srcs {
-				cp, _ := s.(map[string]any)
-				files, _ := cp["files"].(map[string]any)
-				for rel, m := range files {
-					sz, ok := sizes[rel]
-					if !ok {
-						continue
-					}
-					mark, _ := m.(map[string]any)
-					if old, ok := mark["size"].(float64); ok && int64(old) == sz[0] {
-						mark["size"] = sz[1]
-					} else {
-						delete(files, rel)
-					}
-					changed = true
-				}
-			}
-			if changed {
-				b, err := json.Marshal(doc)
-				if err != nil {
-					return fmt.Errorf("redact: import checkpoints: %w", err)
-				}
-				if err := fsxWriteFile(p, b, 0o644); err != nil {
-					return fmt.Errorf("redact: import checkpoints: %w", err)
-				}
-			}
-		}
-	}
-	sp := filepath.Join(k.Root, StateDir, "sessions.json")
-	if data, err := os.ReadFile(sp); err == nil {
-		var doc map[string]any
-		if json.Unmarshal(data, &doc) == nil {
-			if files, ok := doc["files"].(map[string]any); ok {
-				for rel := range sizes {
-					delete(files, rel)
-				}
-				if b, err := json.Marshal(doc); err == nil {
-					if err := fsxWriteFile(sp, b, 0o644); err != nil {
-						return fmt.Errorf("redact: session summaries: %w", err)
-					}
-				}
-			}
-		} else {
-			os.Remove(sp)
-		}
+	if err := (&traces.Store{Root: k.Root}).Rewritten(rels...); err != nil {
+		return fmt.Errorf("redact: %w", err)
 	}
 	return nil
 }

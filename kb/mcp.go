@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -72,6 +73,8 @@ func NewMCPServer(k *KB, version string) *mcp.Server {
 		version = "dev"
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "kb", Title: "kb memory", Version: version}, nil)
+	args := map[string]toolArgs{}
+	s.AddReceivingMiddleware(checkArguments(args))
 	withIndex := func(ctx context.Context, fn func(x *Index) error) error {
 		x, err := k.openRecallIndex(ctx)
 		if err != nil {
@@ -80,8 +83,11 @@ func NewMCPServer(k *KB, version string) *mcp.Server {
 		defer x.Close()
 		return fn(x)
 	}
-	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Full-text search over the knowledge base (observations, episodes, library; traces on request). Returns ranked hits with ids for show."},
+	addTool(s, args, &mcp.Tool{Name: "search", Description: "Full-text search over the knowledge base (observations, episodes, library; traces on request). Returns ranked hits with ids for show."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in MCPSearchIn) (*mcp.CallToolResult, *SearchResult, error) {
+			if in.Limit < 0 {
+				return nil, nil, fmt.Errorf("%w: search: limit must be 0 (the default, 10) or more, got %d", ErrInvalidInput, in.Limit)
+			}
 			var res *SearchResult
 			err := withIndex(ctx, func(x *Index) error {
 				var err error
@@ -90,10 +96,13 @@ func NewMCPServer(k *KB, version string) *mcp.Server {
 			})
 			return nil, res, err
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "recall", Description: "Lessons from earlier sessions that apply to a task or to an action you are about to take: corrections, preferences, procedures, precedents, conventions. Call it before risky or unfamiliar steps."},
+	addTool(s, args, &mcp.Tool{Name: "recall", Description: "Lessons from earlier sessions that apply to a task or to an action you are about to take: corrections, preferences, procedures, precedents, conventions. Call it before risky or unfamiliar steps."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in MCPRecallIn) (*mcp.CallToolResult, *MCPRecallOut, error) {
 			if in.Task == "" && in.Action == "" && in.Tool == "" && len(in.Files) == 0 {
 				return nil, nil, fmt.Errorf("%w: give a task, an action, a tool call or files", ErrInvalidInput)
+			}
+			if in.Budget < 0 {
+				return nil, nil, fmt.Errorf("%w: recall: budget must be 0 (the default, recall.budget) or more tokens, got %d", ErrInvalidInput, in.Budget)
 			}
 			var input json.RawMessage
 			if in.Input != nil {
@@ -116,7 +125,7 @@ func NewMCPServer(k *KB, version string) *mcp.Server {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, &MCPRecallOut{Markdown: md, Items: res.Items}, nil
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "show", Description: "Read one note or observation by id (as recall and search return them), with its links and backlinks."},
+	addTool(s, args, &mcp.Tool{Name: "show", Description: "Read one note or observation by id (as recall and search return them), with its links and backlinks."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in MCPShowIn) (*mcp.CallToolResult, *Note, error) {
 			var n *Note
 			err := withIndex(ctx, func(x *Index) error {
@@ -126,7 +135,7 @@ func NewMCPServer(k *KB, version string) *mcp.Server {
 			})
 			return nil, n, err
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "links", Description: "The links of a note (or, with back, the notes linking to it)."},
+	addTool(s, args, &mcp.Tool{Name: "links", Description: "The links of a note (or, with back, the notes linking to it)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in MCPLinksIn) (*mcp.CallToolResult, *MCPLinksOut, error) {
 			out := &MCPLinksOut{Links: []LinkRef{}}
 			err := withIndex(ctx, func(x *Index) error {
@@ -138,10 +147,13 @@ func NewMCPServer(k *KB, version string) *mcp.Server {
 			})
 			return nil, out, err
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "why", Description: "Why things are the way they are: decisions (and ADRs) and failed attempts (negative results) about a topic."},
+	addTool(s, args, &mcp.Tool{Name: "why", Description: "Why things are the way they are: decisions (and ADRs) and failed attempts (negative results) about a topic."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in MCPWhyIn) (*mcp.CallToolResult, *SearchResult, error) {
 			if strings.TrimSpace(in.Topic) == "" {
 				return nil, nil, fmt.Errorf("%w: give a topic", ErrInvalidInput)
+			}
+			if in.Limit < 0 {
+				return nil, nil, fmt.Errorf("%w: why: limit must be 0 (the default, 10) or more, got %d", ErrInvalidInput, in.Limit)
 			}
 			var res *SearchResult
 			err := withIndex(ctx, func(x *Index) error {
@@ -152,7 +164,7 @@ func NewMCPServer(k *KB, version string) *mcp.Server {
 			})
 			return nil, res, err
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "remember", Description: "Record something explicitly as an observation (a correction to follow, a preference, a procedure, a decision, a failed approach, a fact, an open question). It is kept as the agent's note, labelled so when recalled; it counts as the person's knowledge only after a person reviews it (kb review)."},
+	addTool(s, args, &mcp.Tool{Name: "remember", Description: "Record something explicitly as an observation (a correction to follow, a preference, a procedure, a decision, a failed approach, a fact, an open question). It is kept as the agent's note, labelled so when recalled; it counts as the person's knowledge only after a person reviews it (kb review)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in MCPRememberIn) (*mcp.CallToolResult, *MCPRememberOut, error) {
 			out, err := k.Remember(ctx, in)
 			return nil, out, err
@@ -262,14 +274,15 @@ func (k *KB) Remember(ctx context.Context, in MCPRememberIn) (*MCPRememberOut, e
 	return &MCPRememberOut{ID: o.ID, Path: rel, Created: true}, nil
 }
 
-// ServeMCP runs the MCP server on t (stdio when nil) until the client
-// disconnects or ctx ends.
+// ServeMCP runs the MCP server on t until the client disconnects or ctx
+// ends. With t nil it serves stdin and stdout, answering a line that is not
+// a JSON-RPC message with a JSON-RPC error and reading on (mcpwire.go).
 func ServeMCP(ctx context.Context, k *KB, version string, t mcp.Transport) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if t == nil {
-		t = &mcp.StdioTransport{}
+		t = stdioTransport(os.Stdin, os.Stdout)
 	}
 	err := NewMCPServer(k, version).Run(ctx, t)
 	if err != nil && (errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "EOF")) {

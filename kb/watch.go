@@ -255,29 +255,30 @@ func (w *watcher) inLayer(p string) bool {
 // any record was appended.
 func (w *watcher) importSources(ctx context.Context, sources []Source) bool {
 	var files []string
+	var dirs []Source
 	for _, s := range sources {
 		fi, err := os.Stat(s.Path)
 		if err != nil {
 			continue
 		}
-		if !fi.IsDir() {
+		if fi.IsDir() {
+			dirs = append(dirs, s)
+		} else {
 			files = append(files, s.Path)
-			continue
-		}
-		for _, f := range w.k.walkTranscripts(s.Path) {
-			if s.Keep == nil || s.Keep(f) {
-				files = append(files, f)
-			}
 		}
 	}
-	return w.importFiles(ctx, files, nil)
+	return w.importFiles(ctx, files, dirs)
 }
 
 // importFiles imports files (and the transcripts under dirs) under the
 // write lock, one log line per file that got records.
 func (w *watcher) importFiles(ctx context.Context, files []string, dirs []Source) bool {
 	for _, d := range dirs {
-		for _, f := range w.k.walkTranscripts(d.Path) {
+		found, unreadable := w.k.walkTranscripts(d.Path)
+		for _, u := range unreadable {
+			w.act(WatchAction{Action: "error", File: u.File, Message: "import " + u.Reason})
+		}
+		for _, f := range found {
 			if d.Keep == nil || d.Keep(f) {
 				files = append(files, f)
 			}
@@ -303,7 +304,7 @@ func (w *watcher) importFiles(ctx context.Context, files []string, dirs []Source
 		prev = f
 		res := w.k.importOne(w.store, f, ImportOptions{NoRedact: w.o.NoRedact})
 		if res.notTranscript {
-			continue // a .json that is no transcript (agent metadata): not ours
+			continue // a .json that is no transcript, outside an agent's directory: not ours
 		}
 		if res.Error != "" {
 			w.act(WatchAction{Action: "error", File: f, Message: "import " + res.Error})

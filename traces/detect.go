@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -27,8 +28,73 @@ func (e *FormatError) Error() string {
 // Unwrap lets errors.Is(err, ErrUnknownFormat) match.
 func (e *FormatError) Unwrap() error { return ErrUnknownFormat }
 
-// DetectHeadSize is how many leading bytes of a file Detect needs to see.
+// DetectHeadSize is how many leading bytes of a file Detect needs to see,
+// unless the first line is longer (see DetectReader).
 const DetectHeadSize = 64 << 10
+
+// MaxDetectLine bounds how far DetectReader reads a first line that does
+// not end within DetectHeadSize bytes.
+const MaxDetectLine = 64 << 20
+
+// DetectReader reads the head of a transcript from r, positioned at its
+// start, and picks its parser. When the head does not decide and its first
+// line goes on past DetectHeadSize bytes (a first record over 64 KB, with
+// the keys that tell its format after the long value), it reads on to the
+// end of that line, at most MaxDetectLine bytes, and DetectHeadSize bytes
+// beyond, and judges again. It returns what it read.
+func DetectReader(file string, r io.Reader) (Parser, []byte, error) {
+	head, err := readFull(r, DetectHeadSize)
+	if err != nil {
+		return nil, head, err
+	}
+	p, derr := Detect(file, head)
+	if derr == nil || len(head) < DetectHeadSize || !firstLineOpen(head) {
+		return p, head, derr
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for len(head) < MaxDetectLine {
+		chunk, err := br.ReadSlice('\n')
+		head = append(head, chunk...)
+		if err == nil {
+			more, err := readFull(br, DetectHeadSize)
+			head = append(head, more...)
+			if err != nil {
+				return nil, head, err
+			}
+			break
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		return nil, head, err
+	}
+	p, derr = Detect(file, head)
+	if derr != nil && firstLineOpen(head) && len(head) >= MaxDetectLine {
+		derr = &FormatError{File: file, Reason: fmt.Sprintf("the first line is over %d MB and does not say what it is", MaxDetectLine>>20)}
+	}
+	return p, head, derr
+}
+
+// readFull reads up to n bytes; a shorter file is not an error.
+func readFull(r io.Reader, n int) ([]byte, error) {
+	b := make([]byte, n)
+	m, err := io.ReadFull(r, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return b[:m], err
+	}
+	return b[:m], nil
+}
+
+// firstLineOpen reports whether the first non-blank line of head is a JSON
+// object that has no end in head (only then can more of it change the
+// verdict).
+func firstLineOpen(head []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	return len(t) > 0 && t[0] == '{' && bytes.IndexByte(t, '\n') < 0
+}
 
 // Detect picks the parser for a transcript from its content: head is the
 // start of the file (DetectHeadSize bytes, or the whole file if shorter).

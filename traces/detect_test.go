@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -151,6 +152,49 @@ func FuzzDetect(f *testing.F) {
 		}
 		if err != nil && !errors.Is(err, ErrUnknownFormat) {
 			t.Fatalf("error %v does not wrap ErrUnknownFormat", err)
+		}
+	})
+}
+
+// TestDetectReaderLongFirstLine: a first record over DetectHeadSize whose
+// telling keys come after its long value is read whole and recognised; a
+// file whose first line is cut off for good is still judged from what
+// there is.
+func TestDetectReaderLongFirstLine(t *testing.T) {
+	long := strings.Repeat("pasted text ", 80<<10/12)
+	first := `{"type":"queue-operation","operation":"enqueue","timestamp":"2025-11-17T09:59:00Z","content":"` + long + `","sessionId":"s-1"}`
+	data := first + "\n" + `{"type":"user","sessionId":"s-1","uuid":"u1","message":{"role":"user","content":"hi"}}` + "\n"
+	if _, err := Detect("x.jsonl", []byte(data[:DetectHeadSize])); err == nil {
+		t.Fatal("the 64 KB head alone decides: the test needs a longer line")
+	}
+	p, head, err := DetectReader("x.jsonl", strings.NewReader(data))
+	if err != nil || p.Format() != AgentClaudeCode {
+		t.Fatalf("DetectReader: %v %v", p, err)
+	}
+	if !strings.HasPrefix(data, string(head)) || len(head) <= len(first) {
+		t.Errorf("head of %d bytes, want the first line and more", len(head))
+	}
+	// Short files and decided heads read no further than DetectHeadSize.
+	if _, head, err := DetectReader("y.jsonl", strings.NewReader(data[len(first)+1:])); err != nil || len(head) != len(data)-len(first)-1 {
+		t.Errorf("short file: %d bytes, %v", len(head), err)
+	}
+	// Not JSON at all: decided at once, without reading the rest.
+	if _, head, err := DetectReader("z.jsonl", strings.NewReader(strings.Repeat("A", 1<<20))); !errors.Is(err, ErrUnknownFormat) || len(head) != DetectHeadSize {
+		t.Errorf("non-JSON: %d bytes, %v", len(head), err)
+	}
+}
+
+func FuzzDetectReader(f *testing.F) {
+	f.Add([]byte(`{"type":"queue-operation","content":"` + strings.Repeat("x", DetectHeadSize) + `","sessionId":"s"}` + "\n"))
+	f.Add([]byte(`{"a":"` + strings.Repeat("y", DetectHeadSize)))
+	f.Add([]byte("\n\n  " + strings.Repeat(" ", DetectHeadSize) + "{}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, head, err := DetectReader("fuzz", bytes.NewReader(data))
+		if (p == nil) == (err == nil) {
+			t.Fatalf("parser %v, err %v", p, err)
+		}
+		if !bytes.HasPrefix(data, head) {
+			t.Fatalf("head is not a prefix of the file")
 		}
 	})
 }

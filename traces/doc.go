@@ -14,7 +14,10 @@
 //   - the Store (store.go): session files under <kb>/traces/YYYY/MM/ that
 //     are only ever appended to, idempotent and crash-safe Import of
 //     transcripts with checkpoints in <kb>/.state/ (derived data, git
-//     ignored), Append for `kb trace append`, and Sessions/Find/Read.
+//     ignored), Append for `kb trace append`, and Sessions/Find/Read;
+//     records are known by keys taken from their content (keys.go), so a
+//     transcript imported from a second path adds nothing, and torn lines
+//     are never left between whole records (torn.go).
 //
 // Nothing in this package calls an LLM or reads above the trace layer.
 package traces

@@ -43,18 +43,22 @@ func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
 // Store keeps normalized sessions as append-only JSONL files under
 // Root/traces/YYYY/MM/<agent>-<session>.jsonl. The first line of a session
 // file is a meta record (Seq 0) naming the agent, start, working directory
-// and source transcript; records follow with Seq 1, 2, ... Bytes once written
-// are never rewritten: every write is an fsx.Append.
+// and source transcript; records follow with Seq 1, 2, ... Whole records
+// once written are never rewritten: every write is an fsx.Append. The one
+// thing the store takes back is its own failed write: an append that fails
+// (a full disk) is truncated back to where it started, and a torn fragment
+// a killed process left at the end of a file is cut off before the next
+// append, so a partial line never ends up between whole records.
 //
-// Import keeps a checkpoint per source transcript in
-// Root/.state/imports.json (size, mtime, a hash of its head, the parser
-// position, and the size and last Seq of each session file it wrote). The
-// checkpoint is only a cache: before appending, Import compares with the
-// records the session files already hold from that source, so a crash
-// between an append and the checkpoint write, or a deleted .state/, never
-// duplicates a record. A record's identity is its source file, source line
-// and its position among the records of that line; for records without a
-// line (whole-document JSON) it is a hash of the record as written.
+// A record's identity is its session plus a key derived from the record
+// (keys.go), not the path it was imported from: importing the same
+// transcript from a second path appends nothing the session holds. Import
+// keeps a checkpoint per source transcript in Root/.state/imports.json
+// (size, mtime, a hash of its head, the parser position) and the keys of
+// each session file in Root/.state/keys/. Both are caches: before
+// appending, Import compares with the keys of the records the session file
+// holds, so a crash between an append and the checkpoint write, or a
+// deleted .state/, never duplicates a record.
 //
 // A Store is safe for use by one process at a time (the caller holds the KB
 // write lock for Import and Append); its methods serialize on a mutex.
@@ -66,6 +70,7 @@ type Store struct {
 
 	mu      sync.Mutex
 	imports *importCache
+	keys    map[string]*recordKeys // session file -> its record keys, as last known
 }
 
 // ImportOptions choose the parser and agent of an import.
@@ -169,20 +174,14 @@ type importsDoc struct {
 }
 
 type checkpoint struct {
-	Format   string              `json:"format"`
-	Agent    string              `json:"agent,omitempty"`
-	Size     int64               `json:"size"`
-	MTime    int64               `json:"mtime_ns"`
-	Head     string              `json:"head"`
-	HeadLen  int                 `json:"head_len"`
-	Pos      Pos                 `json:"pos"`
-	Sessions []string            `json:"sessions,omitempty"`
-	Files    map[string]fileMark `json:"files,omitempty"` // session file -> state after our last write
-}
-
-type fileMark struct {
-	Size int64 `json:"size"`
-	Seq  int   `json:"seq"`
+	Format   string   `json:"format"`
+	Agent    string   `json:"agent,omitempty"`
+	Size     int64    `json:"size"`
+	MTime    int64    `json:"mtime_ns"`
+	Head     string   `json:"head"`
+	HeadLen  int      `json:"head_len"`
+	Pos      Pos      `json:"pos"`
+	Sessions []string `json:"sessions,omitempty"`
 }
 
 type importCache struct {
@@ -251,17 +250,47 @@ func hashHex(b []byte) string {
 // at its last import) costs a stat. A grown source is parsed from the
 // checkpoint position when its format is resumable, else re-parsed; a
 // source that shrank or whose head changed is re-parsed from the start. In
-// every case records already stored are skipped. The caller holds the KB
-// write lock.
+// every case records already stored, from this path or any other, are
+// skipped. The caller holds the KB write lock.
 func (s *Store) Import(src string, opts ImportOptions) (ImportResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.importFile(src, opts, false)
+}
+
+// ImportAgain re-parses the transcript at src from its start, with the
+// format and agent of its last import, and appends what the session files
+// lack (kb doctor --fix, after it dropped a damaged line).
+func (s *Store) ImportAgain(src string) (ImportResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	abs, err := sourcePath(src)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	var opts ImportOptions
+	if cp := s.loadImports().Sources[abs]; cp != nil {
+		opts = ImportOptions{Format: cp.Format, Agent: cp.Agent}
+	}
+	return s.importFile(abs, opts, true)
+}
+
+func sourcePath(src string) (string, error) {
 	abs, err := filepath.Abs(src)
 	if err != nil {
-		return ImportResult{}, fmt.Errorf("import %s: %w", src, err)
+		return "", fmt.Errorf("import %s: %w", src, err)
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
+	}
+	return abs, nil
+}
+
+// importFile is Import; full re-parses the source from its start.
+func (s *Store) importFile(src string, opts ImportOptions, full bool) (ImportResult, error) {
+	abs, err := sourcePath(src)
+	if err != nil {
+		return ImportResult{}, err
 	}
 	res := ImportResult{File: abs}
 	fi, err := os.Stat(abs)
@@ -279,7 +308,7 @@ func (s *Store) Import(src string, opts ImportOptions) (ImportResult, error) {
 	}
 	doc := s.loadImports()
 	cp := doc.Sources[abs]
-	if cp != nil && cp.Size == fi.Size() && cp.MTime == fi.ModTime().UnixNano() &&
+	if !full && cp != nil && cp.Size == fi.Size() && cp.MTime == fi.ModTime().UnixNano() &&
 		(opts.Format == "" || opts.Format == cp.Format) && opts.Agent == cp.Agent {
 		res.Format, res.Sessions, res.Unchanged = cp.Format, append([]string(nil), cp.Sessions...), true
 		return res, nil
@@ -290,28 +319,25 @@ func (s *Store) Import(src string, opts ImportOptions) (ImportResult, error) {
 		return res, fmt.Errorf("import: %w", err)
 	}
 	defer f.Close()
-	head := make([]byte, DetectHeadSize)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return res, fmt.Errorf("import %s: %w", abs, err)
-	}
-	head = head[:n]
-
 	var parser Parser
+	var head []byte
 	switch {
 	case opts.Format != "":
 		parser, err = ParserFor(opts.Format)
 	case cp != nil && cp.Format != "":
 		parser, err = ParserFor(cp.Format)
 	default:
-		parser, err = Detect(abs, head)
+		parser, head, err = DetectReader(abs, f)
+	}
+	if err == nil && head == nil {
+		head, err = readFull(f, DetectHeadSize)
 	}
 	if err != nil {
 		return res, fmt.Errorf("import %s: %w", abs, err)
 	}
 	res.Format = parser.Format()
 
-	fresh := cp == nil || cp.Format != parser.Format() || cp.Agent != opts.Agent
+	fresh := full || cp == nil || cp.Format != parser.Format() || cp.Agent != opts.Agent
 	replaced := !fresh && (fi.Size() < cp.Size || cp.HeadLen > len(head) || hashHex(head[:cp.HeadLen]) != cp.Head)
 	resume := !fresh && !replaced && parser.Resumable() && cp.Pos.Offset > 0 && cp.Pos.Offset <= fi.Size()
 	var start Pos
@@ -322,10 +348,7 @@ func (s *Store) Import(src string, opts ImportOptions) (ImportResult, error) {
 		return res, fmt.Errorf("import %s: %w", abs, err)
 	}
 
-	w := &importer{store: s, src: abs, agent: opts.Agent, resume: resume, byContent: replaced, sessions: map[string]*sessWriter{}}
-	if cp != nil {
-		w.marks = cp.Files
-	}
+	w := &importer{store: s, src: abs, agent: opts.Agent, byContent: replaced, sessions: map[string]*sessWriter{}}
 	if s.Redact != nil || s.RedactJSON != nil {
 		w.pipe = newRedactPipe(s)
 	}
@@ -333,11 +356,14 @@ func (s *Store) Import(src string, opts ImportOptions) (ImportResult, error) {
 	w.drain()
 	res.Problems = problems
 	if w.err != nil {
+		w.forget()
 		return res, w.err
 	}
 	if err := w.flushAll(); err != nil {
+		w.forget()
 		return res, err
 	}
+	w.saveKeys()
 	res.Appended = w.appended
 	if perr != nil {
 		return res, fmt.Errorf("import %s: %w", abs, perr)
@@ -345,7 +371,7 @@ func (s *Store) Import(src string, opts ImportOptions) (ImportResult, error) {
 
 	ncp := &checkpoint{
 		Format: parser.Format(), Agent: opts.Agent, Size: fi.Size(), MTime: fi.ModTime().UnixNano(),
-		HeadLen: min(len(head), headLen), Files: map[string]fileMark{},
+		HeadLen: min(len(head), headLen),
 	}
 	ncp.Head = hashHex(head[:ncp.HeadLen])
 	if parser.Resumable() && end.Offset <= fi.Size() {
@@ -359,17 +385,11 @@ func (s *Store) Import(src string, opts ImportOptions) (ImportResult, error) {
 				ncp.Sessions = append(ncp.Sessions, id)
 			}
 		}
-		for k, v := range cp.Files {
-			ncp.Files[k] = v
-		}
 	}
 	for _, sw := range w.order {
 		if !seen[sw.session] {
 			seen[sw.session] = true
 			ncp.Sessions = append(ncp.Sessions, sw.session)
-		}
-		if sw.rel != "" {
-			ncp.Files[sw.rel] = fileMark{Size: sw.size, Seq: sw.next - 1}
 		}
 	}
 	res.Sessions = append([]string(nil), ncp.Sessions...)
@@ -382,14 +402,13 @@ func (s *Store) Import(src string, opts ImportOptions) (ImportResult, error) {
 
 // importer receives the records of one import and appends the new ones.
 type importer struct {
-	store  *Store
-	src    string
-	agent  string
-	resume bool
-	// byContent keys every record by its content, not its source line:
-	// the source was replaced, so a line number no longer names a record.
+	store *Store
+	src   string
+	agent string
+	// byContent keys records without an id by their content, not their
+	// source line: the source was replaced, so a line number no longer
+	// names a record.
 	byContent bool
-	marks     map[string]fileMark
 	index     map[string]string // session file base name -> rel path
 	sessions  map[string]*sessWriter
 	order     []*sessWriter
@@ -404,11 +423,13 @@ type sessWriter struct {
 	agent, session string
 	rel            string // "" until the file's path is known (new session)
 	size           int64  // size of the file (after our writes)
+	mtime          int64  // its mtime after our last write
 	next           int    // next Seq
 	needMeta       bool
-	seen           map[string]int // keys of records from this source already stored
-	lineOrd        map[int]int    // ordinal of the next fresh record per source line
-	pending        []Record       // records of a new session, until its path is known
+	keys           *recordKeys      // keys of the records the file holds (import only)
+	used           map[string]int32 // keys this import met, stored before or appended
+	ord            map[string]int   // identical keys met so far per source line (keyOf)
+	pending        []Record         // records of a new session, until its path is known
 	buf            bytes.Buffer
 }
 
@@ -435,8 +456,8 @@ func (w *importer) emit(rec Record) error {
 	return w.accept(rec)
 }
 
-// accept appends a redacted record unless this source stored it before.
-// Records arrive in source order.
+// accept appends a redacted record unless the session file holds it
+// already. Records arrive in source order.
 func (w *importer) accept(rec Record) error {
 	if w.err != nil {
 		return w.err
@@ -446,15 +467,17 @@ func (w *importer) accept(rec Record) error {
 		w.err = err
 		return err
 	}
-	key, err := recordKey(&rec, sw.lineOrd, w.byContent)
+	key, err := keyOf(&rec, sw.ord, w.byContent)
 	if err != nil {
 		w.err = err
 		return err
 	}
-	if sw.seen[key] > 0 {
-		sw.seen[key]--
+	have := sw.keys.counts[key] > sw.used[key]
+	sw.used[key]++
+	if have {
 		return nil
 	}
+	sw.keys.add(key)
 	rec.Seq = sw.next
 	sw.next++
 	w.appended++
@@ -578,24 +601,6 @@ func (p *redactPipe) close(accept func(Record) error) {
 	close(p.jobs)
 }
 
-// recordKey is the identity of a fresh record: "L<line>:<ordinal>" for
-// records with a source line (unless byContent), else a hash of the record
-// with Seq 0.
-func recordKey(rec *Record, lineOrd map[int]int, byContent bool) (string, error) {
-	if rec.Source.Line > 0 && !byContent {
-		o := lineOrd[rec.Source.Line]
-		lineOrd[rec.Source.Line] = o + 1
-		return fmt.Sprintf("L%d:%d", rec.Source.Line, o), nil
-	}
-	r := *rec
-	r.Seq = 0
-	b, err := json.Marshal(&r)
-	if err != nil {
-		return "", fmt.Errorf("encode record of session %s: %w", rec.Session, err)
-	}
-	return "D" + hashHex(b), nil
-}
-
 func (w *importer) open(agent, session string) (*sessWriter, error) {
 	k := agent + "\x00" + session
 	if sw := w.sessions[k]; sw != nil {
@@ -608,38 +613,29 @@ func (w *importer) open(agent, session string) (*sessWriter, error) {
 		}
 		w.index = idx
 	}
-	sw := &sessWriter{agent: agent, session: session, seen: map[string]int{}, lineOrd: map[int]int{}}
+	sw := &sessWriter{agent: agent, session: session, used: map[string]int32{}, ord: map[string]int{}}
 	base := path.Base(SessionFile(agent, session, time.Time{}))
 	if rel, ok := w.index[base]; ok {
 		sw.rel = rel
-		abs := filepath.Join(w.store.Root, filepath.FromSlash(rel))
-		fi, err := os.Stat(abs)
-		if err != nil {
-			return nil, fmt.Errorf("session file: %w", err)
-		}
-		sw.size = fi.Size()
-		mark, marked := w.marks[rel]
-		from := int64(0)
-		if w.resume && marked && mark.Size <= fi.Size() {
-			from = mark.Size
-		}
-		if from == fi.Size() {
-			sw.next = mark.Seq + 1
-		} else {
-			maxSeq, records, err := scanStored(abs, from, w.src, w.byContent, sw.seen)
-			if err != nil {
+		var ks *recordKeys
+		if w.byContent {
+			// Keys by content are for this import only: not cached.
+			ks = newRecordKeys()
+			if err := scanKeys(filepath.Join(w.store.Root, filepath.FromSlash(rel)), ks, true); err != nil {
 				return nil, err
 			}
-			if from > 0 {
-				maxSeq = max(maxSeq, mark.Seq)
-			}
-			sw.next = maxSeq + 1
-			sw.needMeta = from == 0 && records == 0
-			if sw.needMeta {
-				sw.next = 1
+			delete(w.store.keys, rel)
+		} else {
+			var err error
+			if ks, err = w.store.sessionKeys(rel); err != nil {
+				return nil, err
 			}
 		}
+		sw.keys, sw.size = ks, ks.size
+		sw.next = max(ks.seq, 0) + 1
+		sw.needMeta = ks.seq < 0
 	} else {
+		sw.keys = newRecordKeys()
 		sw.needMeta = true
 		sw.next = 1
 	}
@@ -648,61 +644,45 @@ func (w *importer) open(agent, session string) (*sessWriter, error) {
 	return sw, nil
 }
 
-// storedHead is the part of a stored record that scanStored reads.
-type storedHead struct {
-	Seq    int    `json:"seq"`
-	Kind   string `json:"kind"`
-	Source Source `json:"source"`
+// saveKeys records the keys of the session files this import read or
+// wrote (after every flush succeeded).
+func (w *importer) saveKeys() {
+	if w.byContent {
+		for _, sw := range w.order {
+			delete(w.store.keys, sw.rel)
+		}
+		return
+	}
+	for _, sw := range w.order {
+		if sw.rel == "" || sw.keys == nil {
+			continue
+		}
+		ks := sw.keys
+		if sw.mtime != 0 { // written by this import
+			ks.size, ks.mtime = sw.size, sw.mtime
+		}
+		ks.seq = max(ks.seq, sw.next-1)
+		if w.store.keys == nil {
+			w.store.keys = map[string]*recordKeys{}
+		}
+		w.store.keys[sw.rel] = ks
+		w.store.saveKeys(sw.rel, ks)
+	}
 }
 
-// scanStored reads the session file at abs from offset from, adds the keys
-// of the records that came from src to seen, and returns the highest Seq
-// and the number of valid records it saw. A torn last line is ignored.
-func scanStored(abs string, from int64, src string, byContent bool, seen map[string]int) (int, int, error) {
-	f, err := os.Open(abs)
-	if err != nil {
-		return 0, 0, fmt.Errorf("read session file: %w", err)
-	}
-	defer f.Close()
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return 0, 0, fmt.Errorf("read session file %s: %w", abs, err)
-	}
-	ls := newLineScan(f, Pos{Offset: from})
-	lineOrd := map[int]int{}
-	maxSeq, records := 0, 0
-	for {
-		line, _, ok, err := ls.next()
-		if err != nil {
-			return 0, 0, fmt.Errorf("read session file %s: %w", abs, err)
-		}
-		if !ok {
-			break
-		}
-		var h storedHead
-		if json.Unmarshal(line, &h) != nil {
-			continue
-		}
-		records++
-		maxSeq = max(maxSeq, h.Seq)
-		if h.Source.File != src || h.Seq == 0 && h.Kind == KindMeta {
-			continue
-		}
-		if h.Source.Line > 0 && !byContent {
-			o := lineOrd[h.Source.Line]
-			lineOrd[h.Source.Line] = o + 1
-			seen[fmt.Sprintf("L%d:%d", h.Source.Line, o)]++
-			continue
-		}
-		var rec Record
-		if json.Unmarshal(line, &rec) != nil {
-			continue
-		}
-		key, err := recordKey(&rec, nil, true)
-		if err == nil {
-			seen[key]++
+// forget drops what an import that failed learnt about its session files:
+// their keys in memory may name records that were never written.
+func (w *importer) forget() {
+	for _, sw := range w.order {
+		if sw.rel != "" {
+			delete(w.store.keys, sw.rel)
 		}
 	}
-	return maxSeq, records, nil
+}
+
+// storedHead is the part of a stored record lastSeq reads.
+type storedHead struct {
+	Seq int `json:"seq"`
 }
 
 // index maps session file base names to their paths under Root.
@@ -832,7 +812,7 @@ func (s *Store) flush(sw *sessWriter, source string) error {
 	if err != nil {
 		return fmt.Errorf("session file %s: %w", sw.rel, err)
 	}
-	if err := fsx.Append(abs, sw.buf.Bytes()); err != nil {
+	if err := appendRecords(abs, sw.buf.Bytes()); err != nil {
 		return fmt.Errorf("append to %s: %w", sw.rel, err)
 	}
 	sw.buf = bytes.Buffer{} // drop the capacity too: an import may hold thousands of writers
@@ -841,7 +821,7 @@ func (s *Store) flush(sw *sessWriter, source string) error {
 	if err != nil {
 		return fmt.Errorf("session file %s: %w", sw.rel, err)
 	}
-	sw.size = fi.Size()
+	sw.size, sw.mtime = fi.Size(), fi.ModTime().UnixNano()
 	return nil
 }
 
@@ -952,11 +932,11 @@ func lastSeq(abs string) (int, error) {
 		if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
 			return 0, fmt.Errorf("read session file %s: %w", abs, err)
 		}
-		// Only complete lines count: drop a torn tail, and a head cut by
-		// the window.
-		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+		// Only complete records count: drop a torn tail (a whole record
+		// without its newline counts), and a head cut by the window.
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 && !json.Valid(buf[i+1:]) {
 			buf = buf[:i]
-		} else {
+		} else if i < 0 && !json.Valid(buf) {
 			buf = nil
 		}
 		lines := bytes.Split(buf, []byte("\n"))
@@ -1227,6 +1207,29 @@ func (s *Store) Sessions() ([]SessionInfo, error) {
 		return out[i].ID < out[j].ID
 	})
 	return out, nil
+}
+
+// forgetSummary drops the cached summary of a session file that was
+// rewritten.
+func (s *Store) forgetSummary(rel string) error {
+	p := filepath.Join(s.Root, stateDir, sessionsName)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	cache := &sessionsDoc{}
+	if json.Unmarshal(data, cache) != nil {
+		return os.Remove(p)
+	}
+	if _, ok := cache.Files[rel]; !ok {
+		return nil
+	}
+	delete(cache.Files, rel)
+	b, err := json.Marshal(cache)
+	if err != nil {
+		return err
+	}
+	return fsx.WriteFile(p, b, 0o644)
 }
 
 // summaryRec is the part of a record the summary needs.

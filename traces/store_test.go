@@ -461,14 +461,18 @@ func TestStoreAppendAndRead(t *testing.T) {
 	if err != nil || len(probs) != 0 || len(got) != 4 || got[3].Output != big || got[0].Kind != KindMeta || got[0].Cwd != "/w" || !got[0].Time.Equal(t0) {
 		t.Fatalf("read: err %v problems %v, %d records", err, probs, len(got))
 	}
-	// The next append starts on a fresh line; the torn one is reported.
+	// The next append cuts the torn fragment off first: it was no record,
+	// and left in place it would sit between whole records for good.
 	if out, err = s.Append([]Record{{Session: "s1", Agent: AgentClaudeCode, Role: RoleUser, Text: "after"}}); err != nil || out[0].Seq != 4 {
 		t.Fatalf("append after torn: %v %+v", err, out)
 	}
 	got = nil
 	probs, err = s.Read("s1", func(r Record) error { got = append(got, r); return nil })
-	if err != nil || len(probs) != 1 || probs[0].Line != 5 || len(got) != 5 || got[4].Text != "after" {
+	if err != nil || len(probs) != 0 || len(got) != 5 || got[4].Text != "after" {
 		t.Fatalf("read after: %v %v %d", err, probs, len(got))
+	}
+	if b := trRead(t, p); bytes.Contains(b, []byte(`"te`+"\n")) || bytes.Count(b, []byte("\n")) != 5 {
+		t.Fatalf("torn fragment left in the file:\n%s", b[len(b)-200:])
 	}
 	stop := errors.New("stop")
 	if _, err := s.Read("s1", func(Record) error { return stop }); !errors.Is(err, stop) {

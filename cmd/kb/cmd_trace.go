@@ -39,7 +39,9 @@ Secrets are replaced by [REDACTED:<rule>] before anything is written, unless
 attempted; files that are not transcripts, and malformed lines (reported as
 file:line: reason), make the command exit 1 after everything else is
 imported. Files found in a directory that are not transcripts are listed as
-skipped and do not fail the import.
+skipped and do not fail the import, except in an agent's own directory
+(~/.claude/projects, the Codex sessions directory, traces.claude_code and
+traces.codex): there a file kb cannot read fails the import, by name.
 
 ` + exitCodesHelp,
 		Example: "  kb import --claude-code --codex\n  kb import ~/.claude/projects/-home-me-app/5f0c2a9e.jsonl\n  kb import ./exports --format generic --agent my-agent --json",

@@ -30,12 +30,36 @@ func TestHit(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	for _, v := range []string{"", "write", "write=0", "write=-1", "write=x", "=3"} {
-		if _, _, ok := parse(v); ok {
+	for _, v := range []string{"", "write", "write=0", "write=-1", "write=x", "=3", "write=2:boom", "write=:short"} {
+		if _, _, _, ok := parse(v); ok {
 			t.Errorf("parse(%q) armed a point", v)
 		}
 	}
-	if n, i, ok := parse("extract.write=7"); !ok || n != "extract.write" || i != 7 {
-		t.Errorf("parse = %q %d %v", n, i, ok)
+	if n, i, a, ok := parse("extract.write=7"); !ok || n != "extract.write" || i != 7 || a != "kill" {
+		t.Errorf("parse = %q %d %q %v", n, i, a, ok)
+	}
+	if n, i, a, ok := parse("traces.append=2:short"); !ok || n != "traces.append" || i != 2 || a != "short" {
+		t.Errorf("parse = %q %d %q %v", n, i, a, ok)
+	}
+}
+
+// TestShortWrite arms a short write at the second pass: only that one is
+// short, and Hit at the same name does not kill.
+func TestShortWrite(t *testing.T) {
+	Arm("append=2:short")
+	defer Arm("")
+	Hit("append")
+	var got []int
+	for range 3 {
+		n, short := ShortWrite("append", 10)
+		if short {
+			got = append(got, n)
+		}
+	}
+	if len(got) != 1 || got[0] != 5 {
+		t.Fatalf("short writes %v, want one of 5 bytes", got)
+	}
+	if _, short := ShortWrite("other", 10); short {
+		t.Error("an unarmed point wrote short")
 	}
 }
