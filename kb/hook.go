@@ -280,10 +280,14 @@ func hookLog(root string, in *HookInput, err error) {
 	case errors.Is(err, ErrInvalidInput):
 		kind = "bad-input"
 	}
-	line := fmt.Sprintf("%s %s %s: %s\n", time.Now().UTC().Format(time.RFC3339), ev, kind, rcOneLine(err.Error()))
-	dir := filepath.Join(root, StateDir)
-	if os.MkdirAll(dir, 0o755) == nil {
-		_ = fsx.Append(filepath.Join(dir, "hook.log"), []byte(line))
+	// One line, no control characters: the event name and the error may
+	// carry text from the hook input or from kb.yaml.
+	line := fmt.Sprintf("%s %s %s: %s\n", time.Now().UTC().Format(time.RFC3339), stripControl(rcOneLine(ev)), kind, stripControl(rcOneLine(err.Error())))
+	// Through the KB's tree: a hook.log (or .state) a cloned repository
+	// committed as a symlink out of the KB is refused, not appended to.
+	tree := fsx.Tree{Root: root}
+	if tree.MkdirAll(filepath.Join(root, StateDir)) == nil {
+		_ = tree.Append(filepath.Join(root, StateDir, "hook.log"), []byte(line))
 	}
 }
 

@@ -820,7 +820,7 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 			return rep, err
 		}
 		abs := filepath.Join(k.Root, filepath.FromSlash(rel))
-		data, err := os.ReadFile(abs)
+		data, err := k.files().ReadFile(abs)
 		if err != nil {
 			return rep, fmt.Errorf("redact %s: %w", rel, err)
 		}
@@ -837,14 +837,14 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 		if o.DryRun {
 			continue
 		}
-		if err := writeKeepMode(abs, out); err != nil {
+		if err := k.writeKeepMode(abs, out); err != nil {
 			return rep, fmt.Errorf("redact %s: %w", rel, err)
 		}
 		sizes[rel] = [2]int64{int64(len(data)), int64(len(out))}
 	}
 	for _, layer := range []string{LayerObservations, LayerEpisodes, LayerLibrary} {
 		for _, abs := range markdownFiles(filepath.Join(k.Root, layer)) {
-			data, err := os.ReadFile(abs)
+			data, err := fsx.ReadFileNoFollow(abs) // the walk never enters a symlink
 			if err != nil {
 				continue
 			}
@@ -857,7 +857,7 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 			if o.DryRun {
 				continue
 			}
-			if err := writeKeepMode(abs, re.ReplaceAllLiteral(data, []byte(ManualMarker))); err != nil {
+			if err := k.writeKeepMode(abs, re.ReplaceAllLiteral(data, []byte(ManualMarker))); err != nil {
 				return rep, fmt.Errorf("redact %s: %w", k.Rel(abs), err)
 			}
 		}
@@ -895,7 +895,7 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 const manualRulesFile = "manual-redactions.json"
 
 func (k *KB) manualRules() []*regexp.Regexp {
-	data, err := os.ReadFile(filepath.Join(k.Root, StateDir, manualRulesFile))
+	data, err := k.files().ReadFile(filepath.Join(k.Root, StateDir, manualRulesFile))
 	if err != nil {
 		return nil
 	}
@@ -916,7 +916,7 @@ func (k *KB) manualRules() []*regexp.Regexp {
 func (k *KB) addManualRule(re *regexp.Regexp) error {
 	p := filepath.Join(k.Root, StateDir, manualRulesFile)
 	var pats []string
-	if data, err := os.ReadFile(p); err == nil {
+	if data, err := k.files().ReadFile(p); err == nil {
 		json.Unmarshal(data, &pats)
 	}
 	for _, x := range pats {
@@ -928,18 +928,18 @@ func (k *KB) addManualRule(re *regexp.Regexp) error {
 	if err != nil {
 		return err
 	}
-	if err := fsxWriteFile(p, b, 0o600); err != nil {
+	if err := k.files().WriteFile(p, b, 0o600); err != nil {
 		return fmt.Errorf("redact: remember pattern: %w", err)
 	}
 	return nil
 }
 
-func writeKeepMode(abs string, data []byte) error {
+func (k *KB) writeKeepMode(abs string, data []byte) error {
 	perm := os.FileMode(0o644)
 	if fi, err := os.Stat(abs); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	return fsxWriteFile(abs, data, perm)
+	return k.files().WriteFile(abs, data, perm)
 }
 
 // sessionFiles lists the session files under traces/, sorted.
@@ -1073,7 +1073,7 @@ func (k *KB) fixTraceState(sizes map[string][2]int64) error {
 		return nil
 	}
 	p := filepath.Join(k.Root, StateDir, "imports.json")
-	if data, err := os.ReadFile(p); err == nil {
+	if data, err := k.files().ReadFile(p); err == nil {
 		var doc map[string]any
 		if json.Unmarshal(data, &doc) == nil {
 			changed := false
@@ -1100,14 +1100,14 @@ func (k *KB) fixTraceState(sizes map[string][2]int64) error {
 				if err != nil {
 					return fmt.Errorf("redact: import checkpoints: %w", err)
 				}
-				if err := fsxWriteFile(p, b, 0o644); err != nil {
+				if err := k.files().WriteFile(p, b, 0o644); err != nil {
 					return fmt.Errorf("redact: import checkpoints: %w", err)
 				}
 			}
 		}
 	}
 	sp := filepath.Join(k.Root, StateDir, "sessions.json")
-	if data, err := os.ReadFile(sp); err == nil {
+	if data, err := k.files().ReadFile(sp); err == nil {
 		var doc map[string]any
 		if json.Unmarshal(data, &doc) == nil {
 			if files, ok := doc["files"].(map[string]any); ok {
@@ -1115,16 +1115,15 @@ func (k *KB) fixTraceState(sizes map[string][2]int64) error {
 					delete(files, rel)
 				}
 				if b, err := json.Marshal(doc); err == nil {
-					if err := fsxWriteFile(sp, b, 0o644); err != nil {
+					if err := k.files().WriteFile(sp, b, 0o644); err != nil {
 						return fmt.Errorf("redact: session summaries: %w", err)
 					}
 				}
 			}
 		} else {
-			os.Remove(sp)
+			k.files().Remove(sp)
 		}
 	}
 	return nil
 }
 
-var fsxWriteFile = fsx.WriteFile

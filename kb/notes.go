@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/doc"
-	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/internal/links"
 	"github.com/kbmem/kb/library"
@@ -187,7 +186,7 @@ func (x *Index) Show(ref string) (*Note, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(abs)
+	b, err := x.k.files().ReadFile(abs)
 	if err != nil {
 		return nil, fmt.Errorf("show %s: %w", n.Path, err)
 	}
@@ -261,7 +260,7 @@ func (k *KB) New(ctx context.Context, typ, title string) (*NewResult, error) {
 	if _, err := os.Stat(abs); err == nil {
 		return nil, fmt.Errorf("%s: %w", c.RelPath, ErrExists)
 	}
-	if err := fsx.WriteFile(abs, c.Content, 0o644); err != nil {
+	if err := k.files().WriteFile(abs, c.Content, 0o644); err != nil {
 		return nil, fmt.Errorf("new %s: %w", typ, err)
 	}
 	return &NewResult{ID: c.ID, Path: c.RelPath, Type: typ}, nil

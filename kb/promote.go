@@ -175,7 +175,7 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	}
 	base := func(p string) []byte {
 		if useWorkTree {
-			b, err := os.ReadFile(filepath.Join(k.ProjectRoot, filepath.FromSlash(p)))
+			b, err := k.projectFiles().ReadFile(filepath.Join(k.ProjectRoot, filepath.FromSlash(p)))
 			if err != nil {
 				return nil
 			}
@@ -395,7 +395,12 @@ func (k *KB) applyPromotion(res *PromoteResult, byID map[string]*ObsFile, ids []
 			if err != nil {
 				return fmt.Errorf("promote: %w", err)
 			}
-			if err := fsx.WriteFile(abs, f.new, 0o644); err != nil {
+			// Replaced only if still as the plan read it: an AGENTS.md a
+			// person edited meanwhile is kept, and the re-run plans anew.
+			if err := k.projectFiles().Replace(abs, f.new, 0o644, fsx.Unchanged(f.old, f.old != nil)); err != nil {
+				if errors.Is(err, fsx.ErrChanged) {
+					return fmt.Errorf("promote: %s changed while kb promote ran; left as it is (run kb promote --apply again)", f.Path)
+				}
 				return fmt.Errorf("promote: %w", err)
 			}
 		}
@@ -496,7 +501,7 @@ func (k *KB) promotedNotes() promotedNoteSet {
 		rel := k.Rel(p)
 		s.paths[rel] = true
 		s.ids = append(s.ids, strings.TrimSuffix(d.Name(), ".md"))
-		b, err := os.ReadFile(p)
+		b, err := fsx.ReadFileNoFollow(p) // the walk never enters a symlink
 		if err != nil {
 			return nil
 		}
@@ -622,7 +627,7 @@ func (k *KB) markRejected(f *ObsFile, why string, now time.Time) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := fsx.WriteFile(abs, out, 0o644); err != nil {
+	if err := k.files().Replace(abs, out, 0o644, fsx.Unchanged(f.raw, true)); err != nil {
 		return false, fmt.Errorf("reject %s: %w", f.Path, err)
 	}
 	f.raw = out
@@ -735,7 +740,7 @@ func (k *KB) PromoteSync(ctx context.Context) (*SyncResult, error) {
 				if err != nil {
 					return out, err
 				}
-				if err := fsx.WriteFile(abs, b2, 0o644); err != nil {
+				if err := k.files().Replace(abs, b2, 0o644, fsx.Unchanged(f.raw, true)); err != nil {
 					return out, fmt.Errorf("promote sync: %w", err)
 				}
 				f.raw, f.Obs.Status = b2, observations.StatusPromoted

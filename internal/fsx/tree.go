@@ -539,3 +539,22 @@ func OpenNoFollow(p string) (*os.File, error) {
 	}
 	return os.OpenFile(p, os.O_RDONLY|oNoFollow, 0)
 }
+
+// WriteNoFollow overwrites p in place (not atomically: for advisory notes
+// such as the lock's holder), refusing a symlink as its last component.
+func WriteNoFollow(p string, data []byte, perm os.FileMode) error {
+	if oNoFollow == 0 {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return &fs.PathError{Op: "open", Path: p, Err: ErrSymlink}
+		}
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
