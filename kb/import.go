@@ -1126,4 +1126,3 @@ func (k *KB) fixTraceState(sizes map[string][2]int64) error {
 	}
 	return nil
 }
-
