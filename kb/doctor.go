@@ -255,7 +255,9 @@ func checkTrace(rel, abs string, sessions map[string]bool) []Problem {
 func (k *KB) checkIndex(ctx context.Context, fix bool, add func(string, bool, Problem) *Check) string {
 	dir, err := k.indexDir()
 	if err != nil {
-		add("error", false, Problem{Path: IndexDir, Msg: err.Error(), Rule: "index"})
+		if !errors.Is(err, fsx.ErrOutsideRoot) { // a link out is reported above
+			add("error", false, Problem{Path: IndexDir, Msg: err.Error(), Rule: "index"})
+		}
 		return "unusable"
 	}
 	if !fix {

@@ -277,12 +277,12 @@ func (k *KB) symlinkSkipMsg(abs string) string {
 // cloned repository, say) would make bleve write wherever it points.
 func (k *KB) indexDir() (string, error) {
 	dir := filepath.Join(k.Root, IndexDir)
+	if _, err := k.files().Resolve(dir); err != nil {
+		return "", err // names the link out of the KB
+	}
 	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		target, _ := os.Readlink(dir)
 		return "", fmt.Errorf("%s is a symlink to %s: kb keeps its index in a directory of its own and does not follow it (remove the link; kb doctor --fix does)", IndexDir, target)
-	}
-	if _, err := k.files().Resolve(dir); err != nil {
-		return "", err
 	}
 	return dir, nil
 }

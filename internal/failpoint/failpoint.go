@@ -102,7 +102,11 @@ func HitNote(point, note string) {
 // wait announces the pause and blocks until it is resumed (or maxPause).
 func wait(point, note string) {
 	base := filepath.Join(pause, point)
-	if err := os.WriteFile(base+".reached", []byte(note), 0o644); err != nil {
+	// Written aside and renamed, so that a watcher never reads it empty.
+	if err := os.WriteFile(base+".reaching", []byte(note), 0o644); err != nil {
+		return
+	}
+	if err := os.Rename(base+".reaching", base+".reached"); err != nil {
 		return
 	}
 	deadline := time.Now().Add(maxPause)
