@@ -971,6 +971,16 @@ func (k *KB) learnSelect(cands []*learnCandidate, base *learnBaseline, targetAbs
 		recNorm[i] = normalizeFact(r.text)
 	}
 	der := &derivability{root: k.ProjectRoot, skip: map[string]bool{targetAbs: true, indexAbs: true}, kbRoot: k.Root}
+	// A target that is a symlink (CLAUDE.md -> docs/AGENTS.md) is written
+	// through: the file it names is the target too, not a project file a
+	// fact could be derived from.
+	if real, err := k.projectFiles().Resolve(targetAbs); err == nil && real != targetAbs {
+		if realRoot, err := filepath.EvalSymlinks(k.ProjectRoot); err == nil {
+			if rel, err := filepath.Rel(realRoot, real); err == nil {
+				der.skip[filepath.Join(k.ProjectRoot, rel)] = true
+			}
+		}
+	}
 	drop := func(c *learnCandidate, why string) {
 		res.Dropped = append(res.Dropped, LearnDrop{Fact: c.Fact, Category: c.Category, Observation: c.Observation, Reason: why})
 	}
