@@ -248,7 +248,7 @@ func (k *KB) New(ctx context.Context, typ, title string) (*NewResult, error) {
 			_, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(library.Dir(typ)), id+".md"))
 			return err == nil
 		},
-		Template: library.LoadTemplate(filepath.Join(k.Root, "templates"), typ),
+		Template: k.noteTemplate(typ),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
@@ -342,3 +342,15 @@ func (x *Index) IDs(prefix string, limit int) ([]string, error) {
 
 // SnippetMark wraps matched words in SearchHit.Snippet (markdown bold).
 const SnippetMark = index.SnippetMark
+
+// noteTemplate returns the KB-local template override templates/<typ>.md,
+// if present. It is read through the KB's tree: a cloned KB whose template
+// is a symlink to a private file out of the KB would otherwise have that
+// file copied into a new note the person commits.
+func (k *KB) noteTemplate(typ string) string {
+	b, err := k.files().ReadFile(filepath.Join(k.Root, "templates", typ+".md"))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
