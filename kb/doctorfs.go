@@ -88,10 +88,7 @@ func (k *KB) projectLinks() []linkFinding {
 		return nil
 	}
 	tree := k.projectFiles()
-	target := k.Config.Learn.Target
-	if target == "" {
-		target = "AGENTS.md"
-	}
+	target := k.learnTargetName()
 	var out []linkFinding
 	seen := map[string]bool{}
 	for _, rel := range []string{target, "AGENTS.md", "CLAUDE.md", path.Dir(LearnIndexFile), LearnIndexFile, ".claude", ".claude/skills"} {
@@ -135,11 +132,7 @@ func (k *KB) strayTemps() []string {
 		return temps
 	}
 	dirs := map[string]bool{k.ProjectRoot: true}
-	target := k.Config.Learn.Target
-	if target == "" {
-		target = "AGENTS.md"
-	}
-	if !filepath.IsAbs(target) {
+	if target := k.learnTargetName(); !filepath.IsAbs(target) {
 		dirs[filepath.Join(k.ProjectRoot, filepath.Dir(filepath.FromSlash(target)))] = true
 	}
 	dirs[filepath.Join(k.ProjectRoot, filepath.FromSlash(path.Dir(LearnIndexFile)))] = true

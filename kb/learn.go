@@ -156,13 +156,18 @@ func (k *KB) LearnTick(ctx context.Context) (*LearnResult, error) {
 	return k.Learn(ctx, LearnOptions{})
 }
 
+// learnTargetName is learn.target of kb.yaml, AGENTS.md by default.
+func (k *KB) learnTargetName() string {
+	if k.Config.Learn.Target != "" {
+		return k.Config.Learn.Target
+	}
+	return "AGENTS.md"
+}
+
 // learnTarget resolves the target file inside the project root.
 func (k *KB) learnTarget(target string) (abs, rel string, err error) {
 	if target == "" {
-		target = k.Config.Learn.Target
-	}
-	if target == "" {
-		target = "AGENTS.md"
+		target = k.learnTargetName()
 	}
 	if filepath.IsAbs(target) {
 		r, err := filepath.Rel(k.ProjectRoot, target)

@@ -92,10 +92,8 @@ func Append(path string, data []byte) error {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		created = true
 	}
-	if oNoFollow == 0 {
-		if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			return &os.PathError{Op: "open", Path: path, Err: ErrSymlink}
-		}
+	if err := refuseLink(path); err != nil {
+		return err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o644)
 	if err != nil {

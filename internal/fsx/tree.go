@@ -532,10 +532,8 @@ func ReadFileNoFollow(p string) ([]byte, error) {
 // OpenNoFollow opens p for reading, refusing a symlink as its last
 // component where the platform can (elsewhere it checks with Lstat first).
 func OpenNoFollow(p string) (*os.File, error) {
-	if oNoFollow == 0 {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, &fs.PathError{Op: "open", Path: p, Err: ErrSymlink}
-		}
+	if err := refuseLink(p); err != nil {
+		return nil, err
 	}
 	return os.OpenFile(p, os.O_RDONLY|oNoFollow, 0)
 }
@@ -543,10 +541,8 @@ func OpenNoFollow(p string) (*os.File, error) {
 // WriteNoFollow overwrites p in place (not atomically: for advisory notes
 // such as the lock's holder), refusing a symlink as its last component.
 func WriteNoFollow(p string, data []byte, perm os.FileMode) error {
-	if oNoFollow == 0 {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return &fs.PathError{Op: "open", Path: p, Err: ErrSymlink}
-		}
+	if err := refuseLink(p); err != nil {
+		return err
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, perm)
 	if err != nil {
@@ -557,4 +553,16 @@ func WriteNoFollow(p string, data []byte, perm os.FileMode) error {
 		err = cerr
 	}
 	return err
+}
+
+// refuseLink is O_NOFOLLOW where the platform has no such flag: an Lstat
+// before the open (racy, but the open itself cannot do better there).
+func refuseLink(p string) error {
+	if oNoFollow != 0 {
+		return nil
+	}
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return &fs.PathError{Op: "open", Path: p, Err: ErrSymlink}
+	}
+	return nil
 }
