@@ -1,6 +1,7 @@
 package kb
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/kbmem/kb/internal/failpoint"
 	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/library"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -111,5 +113,56 @@ func TestHookInstallRefusesSettingsLinkedOut(t *testing.T) {
 	}
 	if got := string(lnRead(t, dot)); !strings.Contains(got, "kb hook codex") {
 		t.Errorf("dotfiles target: %s", got)
+	}
+}
+
+// TestPromoteApplyWithClaudeLinkedToAgents: the common CLAUDE.md ->
+// AGENTS.md stays a link, and the one file gets one block.
+func TestPromoteApplyWithClaudeLinkedToAgents(t *testing.T) {
+	t.Parallel()
+	proj, k := newProject(t)
+	loadFixture(t, k)
+	if err := os.Symlink("AGENTS.md", filepath.Join(proj, "CLAUDE.md")); err != nil {
+		t.Skip(err)
+	}
+	res, err := k.Promote(context.Background(), PromoteOptions{Apply: true})
+	if err != nil || !res.Applied {
+		t.Fatalf("apply: %+v %v", res, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(proj, "CLAUDE.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("CLAUDE.md is no longer a symlink")
+	}
+	if agents := string(lnRead(t, filepath.Join(proj, "AGENTS.md"))); strings.Count(agents, library.BlockBegin) != 1 {
+		t.Errorf("AGENTS.md:\n%s", agents)
+	}
+}
+
+// TestPromoteApplyKeepsAnEditOfAgents edits AGENTS.md right before kb
+// promote --apply renames its new content into place: the edit is kept,
+// the run fails naming the file, and the re-run completes on top of it.
+func TestPromoteApplyKeepsAnEditOfAgents(t *testing.T) {
+	proj, k := newProject(t)
+	loadFixture(t, k)
+	agents := filepath.Join(proj, "AGENTS.md")
+	var edited string
+	remove := failpoint.OnHit("fsx.replace", func(note string) {
+		if note == agents && edited == "" {
+			edited = string(lnRead(t, agents)) + "\nA line the person added meanwhile.\n"
+			lnWrite(t, proj, "AGENTS.md", edited)
+		}
+	})
+	_, err := k.Promote(context.Background(), PromoteOptions{Apply: true})
+	remove()
+	if err == nil || !strings.Contains(err.Error(), "AGENTS.md changed while kb promote ran") {
+		t.Fatalf("apply: %v, want the edit reported", err)
+	}
+	if got := string(lnRead(t, agents)); got != edited {
+		t.Fatalf("AGENTS.md:\n%s", got)
+	}
+	if _, err := k.Promote(context.Background(), PromoteOptions{Apply: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(lnRead(t, agents)); !strings.Contains(got, "A line the person added meanwhile.") || !strings.Contains(got, library.BlockBegin) {
+		t.Errorf("AGENTS.md after the re-run:\n%s", got)
 	}
 }

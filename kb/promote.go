@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/kbmem/kb/internal/doc"
@@ -258,6 +259,9 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 		if old == nil && name == "CLAUDE.md" {
 			continue // only when the project has one
 		}
+		if name == "CLAUDE.md" && k.isLinkTo(useWorkTree, head, name, "AGENTS.md") {
+			continue // CLAUDE.md -> AGENTS.md: one file, written once
+		}
 		content, err := library.UpsertBlock(old, block)
 		if err != nil {
 			return nil, fmt.Errorf("promote: %s: %w", name, err)
@@ -370,6 +374,24 @@ func commitMessage(grads []library.Graduation, ids, notePaths []string) string {
 	b.WriteString("\nDelete a note in review to reject it; 'kb promote sync' records that.\n\n")
 	fmt.Fprintf(&b, "%s %s\n%s %s\n", trailerPromoted, strings.Join(ids, " "), trailerNotes, strings.Join(notePaths, " "))
 	return b.String()
+}
+
+// isLinkTo reports whether the project file name is a symlink to the same
+// file as other in the work tree (resolved inside the project), or any
+// symlink at HEAD (whose blob is the link's text, not a file to upsert a
+// block into).
+func (k *KB) isLinkTo(workTree bool, head *object.Tree, name, other string) bool {
+	if !workTree {
+		if head == nil {
+			return false
+		}
+		f, err := head.File(name)
+		return err == nil && f.Mode == filemode.Symlink
+	}
+	tree := k.projectFiles()
+	a, err1 := tree.Resolve(name)
+	b, err2 := tree.Resolve(other)
+	return err1 == nil && err2 == nil && a == b
 }
 
 // applyPromotion writes a promotion into the work tree. The caller holds
