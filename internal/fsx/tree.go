@@ -34,7 +34,7 @@ import (
 // .state/tmp/, ignored by git and cleaned by `kb doctor --fix`) and sits
 // on the target's filesystem, so that the final rename stays atomic; else,
 // or when the rename still crosses a mount, beside the target (see
-// WriteWith).
+// Staged.Commit).
 type Tree struct {
 	Root string // absolute
 	Tmp  string // temp directory inside Root; "" puts temp files beside their target
@@ -332,15 +332,6 @@ func (t Tree) WriteFile(p string, data []byte, perm os.FileMode) error {
 	return t.Replace(p, data, perm, nil)
 }
 
-// WriteWith is the package's WriteWith for a file of the tree.
-func (t Tree) WriteWith(p string, perm os.FileMode, fill func(io.Writer) error) error {
-	st, err := t.Stage(p, perm, fill)
-	if err != nil {
-		return err
-	}
-	return st.Commit(nil)
-}
-
 // Replace writes data atomically to p if check, called with the file's
 // current content right before the rename, accepts it (see Commit).
 func (t Tree) Replace(p string, data []byte, perm os.FileMode, check Check) error {
@@ -433,9 +424,6 @@ func writeTemp(dir, base string, perm os.FileMode, fill func(io.Writer) error) (
 	}
 	return name, f.Close()
 }
-
-// Path is the target as given to Stage.
-func (s *Staged) Path() string { return s.path }
 
 // Abort drops the staged content.
 func (s *Staged) Abort() {
