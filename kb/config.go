@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 )
@@ -292,12 +296,52 @@ func configErr(err error) error {
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		line := 0
 		fmt.Sscanf(te.Errors[0], "line %d:", &line)
-		return &ConfigError{Line: line, Msg: te.Errors[0]}
+		return &ConfigError{Line: line, Msg: configMsg(te.Errors[0])}
 	}
 	msg := err.Error()
 	line := 0
 	fmt.Sscanf(msg, "yaml: line %d:", &line)
-	return &ConfigError{Line: line, Msg: msg}
+	return &ConfigError{Line: line, Msg: configMsg(strings.TrimPrefix(msg, "yaml: "))}
+}
+
+var (
+	yamlLinePrefix = regexp.MustCompile(`^line \d+: `)
+	yamlUnknownKey = regexp.MustCompile(`(?s)^field (.*) not found in type \S+$`)
+	yamlValue      = regexp.MustCompile("`([^`]*)`")
+)
+
+// configMsg rewrites a YAML decoder message about kb.yaml for people and
+// logs: the line number goes (ConfigError carries it), an unknown key is
+// named as such, and every piece of the file's own text the message
+// quotes (a key, a value) is Go-quoted, so that control characters,
+// newlines and terminal escapes in a hostile kb.yaml reach neither a
+// terminal nor a log line raw. (kb writes these messages only to stderr and
+// to .state/hook.log, never through a symlink: see fsx.Tree.)
+func configMsg(m string) string {
+	m = yamlLinePrefix.ReplaceAllString(m, "")
+	if sm := yamlUnknownKey.FindStringSubmatch(m); sm != nil {
+		return "unknown key " + quoteConfigText(sm[1]) + " (a typo? kb init writes every key kb.yaml may hold)"
+	}
+	m = yamlValue.ReplaceAllStringFunc(m, func(v string) string { return quoteConfigText(v[1 : len(v)-1]) })
+	return stripControl(m)
+}
+
+// quoteConfigText quotes text taken from kb.yaml, capped at 80 runes.
+func quoteConfigText(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:80]) + "..."
+	}
+	return strconv.Quote(s)
+}
+
+// stripControl replaces control characters with spaces.
+func stripControl(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 func (c Config) validate() error {

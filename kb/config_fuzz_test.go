@@ -3,11 +3,13 @@ package kb
 import (
 	"errors"
 	"testing"
+	"unicode"
 )
 
 // FuzzParseConfig feeds arbitrary kb.yaml files to ParseConfig and, when
 // they parse, builds the action-type taxonomy and the redaction rules they
-// extend: never a panic; a rejected file is a *ConfigError with a message;
+// extend: never a panic; a rejected file is a *ConfigError with a message
+// free of control characters;
 // an accepted one passed validation.
 func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte(DefaultConfigYAML))
@@ -20,12 +22,21 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte("unknown_key: 1\n"))
 	f.Add([]byte("recall: [1, 2\n"))
 	f.Add([]byte("\xef\xbb\xbfrecall:\r\n  budget: -1\r\n"))
+	f.Add([]byte("\"$(touch /tmp/x)\\n\\u001b[2J\": 1\n"))
+	f.Add([]byte("recall:\n  budget: \"\\u001b]0;x\\u0007\"\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := ParseConfig(b)
 		if err != nil {
 			var ce *ConfigError
 			if !errors.As(err, &ce) || ce.Msg == "" {
 				t.Fatalf("error %v (%T) is not a ConfigError with a message", err, err)
+			}
+			// The message reaches terminals and hook.log: never a raw
+			// control character from the file.
+			for _, r := range ce.Msg {
+				if unicode.IsControl(r) {
+					t.Fatalf("message %q holds control character %U", ce.Msg, r)
+				}
 			}
 			return
 		}

@@ -50,17 +50,51 @@ func (r *DoctorReport) Errors() int {
 
 // Doctor checks the whole KB: every document parses (lint), trace files are
 // well-formed with increasing sequence numbers, observation sources point at
-// existing sessions, the index agrees with the files, the lock is sane and
-// no temporary file was left behind by a crash. With fix, it repairs what is
-// safe: orphan temp files, a stale lock holder note, an interrupted
-// extraction run (finished from its journal), torn trace lines (dropped, and
-// the records re-imported from their transcripts), an out-of-date or corrupt
-// index. It takes the write lock only when fixing.
+// existing sessions, the index agrees with the files, the lock is sane, no
+// temporary file was left behind by a crash (in the KB or in the places of
+// the project kb writes) and no symlink leads out of the KB or the project
+// (see doctorfs.go). With fix, it repairs what is safe: orphan temp files,
+// escaping links in kb's derived data (the links, never their targets), a
+// stale lock holder note, an interrupted extraction run (finished from its
+// journal), torn trace lines (dropped, and the records re-imported from
+// their transcripts), an out-of-date or corrupt index. It takes the write
+// lock only when fixing.
 func (k *KB) Doctor(ctx context.Context, fix bool) (*DoctorReport, error) {
 	rep := &DoctorReport{Lock: "free"}
 	add := func(sev string, fixable bool, p Problem) *Check {
 		rep.Checks = append(rep.Checks, Check{Problem: p, Severity: sev, Fixable: fixable})
 		return &rep.Checks[len(rep.Checks)-1]
+	}
+	// 0. Symlinks out of the KB in kb's own files. They come first: the
+	// lock itself lives in .state/.
+	var removed map[string]bool
+	if fix {
+		removed = map[string]bool{}
+		for _, f := range k.removeDerivedLinks() {
+			removed[f.rel] = true
+			c := add("error", true, Problem{Path: f.rel, Msg: f.err.Error() + "; the link was removed (kb's derived data, rebuilt on demand; its target was not touched)", Rule: "symlink-escape"})
+			c.Fixed = true
+		}
+	}
+	for _, f := range k.escapingLinks() {
+		if removed[f.rel] {
+			continue
+		}
+		msg := f.err.Error() + "; kb refuses to read or write through it"
+		if derivedPath(f.rel) {
+			msg += " (kb doctor --fix removes the link, not its target)"
+		} else {
+			msg += " (replace the link by the file itself)"
+		}
+		add("error", derivedPath(f.rel), Problem{Path: f.rel, Msg: msg, Rule: "symlink-escape"})
+	}
+	for _, f := range k.projectLinks() {
+		add("warning", false, Problem{Path: f.rel, Msg: f.err.Error() + "; kb learn and kb promote refuse to write through it", Rule: "symlink-escape"})
+	}
+	lockOK := true
+	if _, err := k.files().Resolve(k.LockPath()); err != nil {
+		lockOK = false
+		rep.Lock = "unusable (" + err.Error() + ")"
 	}
 	if fix {
 		l, err := k.Lock(ctx)
@@ -68,14 +102,14 @@ func (k *KB) Doctor(ctx context.Context, fix bool) (*DoctorReport, error) {
 			return nil, err
 		}
 		defer l.Release()
-	} else if lock.Held(k.LockPath()) {
+	} else if lockOK && lock.Held(k.LockPath()) {
 		h, _ := lock.ReadHolder(k.LockPath())
 		rep.Lock = "held by " + h.String()
 	}
 	// A holder note without a held lock was left by a crashed process. With
 	// --fix we hold the lock, so the note is ours and current.
 	if !fix && rep.Lock == "free" {
-		if _, err := os.Stat(k.LockPath() + ".holder"); err == nil {
+		if _, err := os.Lstat(k.LockPath() + ".holder"); err == nil {
 			add("warning", true, Problem{Path: StateDir + "/lock.holder", Msg: "holder note of a lock nobody holds (a crashed process)", Rule: "stale-lock"})
 		}
 	}
@@ -90,23 +124,15 @@ func (k *KB) Doctor(ctx context.Context, fix bool) (*DoctorReport, error) {
 		add("error", false, p)
 	}
 
-	// 2. Orphan temp files anywhere under the root (not .git).
-	var temps []string
-	filepath.WalkDir(k.Root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
+	// 2. Orphan temp files anywhere under the root (not .git), and in the
+	// places of the project root kb writes.
+	for _, p := range k.strayTemps() {
+		tree := k.files()
+		if !inKB(k.Root, p) {
+			tree = k.projectFiles()
 		}
-		if d.IsDir() && (d.Name() == ".git" || p == filepath.Join(k.Root, IndexDir)) {
-			return fs.SkipDir
-		}
-		if !d.IsDir() && strings.HasPrefix(d.Name(), fsx.TempPrefix) {
-			temps = append(temps, p)
-		}
-		return nil
-	})
-	for _, p := range temps {
 		c := add("warning", true, Problem{Path: k.Rel(p), Msg: "temporary file left by an interrupted write", Rule: "orphan-temp"})
-		if fix && os.Remove(p) == nil {
+		if fix && tree.Remove(p) == nil {
 			c.Fixed = true
 		}
 	}
@@ -208,7 +234,7 @@ func stripAgent(s string) string {
 // a fixable torn-line; a last line that is a whole record without its
 // newline is fine (the next append adds it).
 func checkTrace(rel, abs string, sessions map[string]bool) []Problem {
-	f, err := os.Open(abs)
+	f, err := fsx.OpenNoFollow(abs) // found by a walk that never enters a symlink
 	if err != nil {
 		return []Problem{{Path: rel, Msg: err.Error(), Rule: "unreadable"}}
 	}
@@ -297,7 +323,13 @@ func (k *KB) repairTorn(st *traces.Store, rel string) ([]Check, error) {
 // checkIndex compares the index stamps with the files; with fix it syncs
 // (rebuilding a corrupt index).
 func (k *KB) checkIndex(ctx context.Context, fix bool, add func(string, bool, Problem) *Check) string {
-	dir := filepath.Join(k.Root, IndexDir)
+	dir, err := k.indexDir()
+	if err != nil {
+		if !errors.Is(err, fsx.ErrOutsideRoot) { // a link out is reported above
+			add("error", false, Problem{Path: IndexDir, Msg: err.Error(), Rule: "index"})
+		}
+		return "unusable"
+	}
 	if !fix {
 		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 			return "not built yet (the next query builds it)"

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -66,7 +65,7 @@ func (k *KB) LoadEpisodes(ctx context.Context) ([]*EpisodeFile, []Problem, error
 			return err
 		}
 		rel := k.Rel(p)
-		b, err := os.ReadFile(p)
+		b, err := fsx.ReadFileNoFollow(p) // the walk never enters a symlink
 		if err != nil {
 			probs = append(probs, Problem{Path: rel, Msg: err.Error(), Rule: "unreadable"})
 			return nil
@@ -178,11 +177,11 @@ func (k *KB) BuildEpisodes(ctx context.Context) (*EpisodesReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		if old, err := os.ReadFile(abs); err == nil && string(old) == string(b) {
+		if old, err := k.files().ReadFile(abs); err == nil && string(old) == string(b) {
 			rep.Unchanged++
 			continue
 		}
-		if err := fsx.WriteFile(abs, b, 0o644); err != nil {
+		if err := k.files().WriteFile(abs, b, 0o644); err != nil {
 			return nil, fmt.Errorf("episodes: %w", err)
 		}
 		rep.Written = append(rep.Written, rel)
@@ -195,7 +194,7 @@ func (k *KB) BuildEpisodes(ctx context.Context) (*EpisodesReport, error) {
 		if err != nil {
 			continue
 		}
-		if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := k.files().Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("episodes: %w", err)
 		}
 		rep.Removed = append(rep.Removed, f.Path)
@@ -212,7 +211,7 @@ func (k *KB) notesByObservation() map[string][]string {
 		if err != nil || d.IsDir() || path.Ext(d.Name()) != ".md" {
 			return nil
 		}
-		b, err := os.ReadFile(p)
+		b, err := fsx.ReadFileNoFollow(p) // a symlink named *.md is not read
 		if err != nil {
 			return nil
 		}
@@ -241,7 +240,7 @@ func (k *KB) ShowEpisode(ctx context.Context, id string) (*EpisodeFile, error) {
 // session up by id first, which lists every session: quadratic over a
 // whole build). Malformed lines are reported and skipped.
 func readSessionFile(root, rel string) ([]traces.Record, []Problem, error) {
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+	f, err := (fsx.Tree{Root: root}).Open(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -106,7 +106,7 @@ func (k *KB) extractedPath() string { return filepath.Join(k.Root, StateDir, ext
 
 func (k *KB) loadExtracted() *extractedState {
 	st := &extractedState{}
-	b, err := os.ReadFile(k.extractedPath())
+	b, err := k.files().ReadFile(k.extractedPath())
 	if err != nil || json.Unmarshal(b, st) != nil || st.Version != 1 {
 		// A lost or corrupt marker file costs a re-extraction, which is
 		// idempotent: never an error.
@@ -125,10 +125,10 @@ func (k *KB) saveExtracted(st *extractedState) error {
 		return err
 	}
 	b = append(b, '\n')
-	if old, err := os.ReadFile(k.extractedPath()); err == nil && bytes.Equal(old, b) {
+	if old, err := k.files().ReadFile(k.extractedPath()); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
-	if err := fsx.WriteFile(k.extractedPath(), b, 0o644); err != nil {
+	if err := k.files().WriteFile(k.extractedPath(), b, 0o644); err != nil {
 		return fmt.Errorf("save extraction markers: %w", err)
 	}
 	return nil
@@ -403,7 +403,7 @@ func (k *KB) readSession(info traces.SessionInfo) (*sessionData, []Problem, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := os.Open(abs)
+	f, err := k.files().Open(abs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read session %s: %w", info.ID, err)
 	}
@@ -512,7 +512,7 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 	for _, f := range files {
 		if tombstonedID(tombs, f.Obs.ID) {
 			abs, err := k.Path(f.Path)
-			if err == nil && os.Remove(abs) == nil {
+			if err == nil && k.files().Remove(abs) == nil {
 				rep.Removed = append(rep.Removed, f.Path)
 				continue
 			}
@@ -840,7 +840,7 @@ func (k *KB) EnqueueSession(transcriptPath string) error {
 	if err != nil {
 		return fmt.Errorf("enqueue session: %w", err)
 	}
-	if err := fsx.Append(k.queuePath(), append(line, '\n')); err != nil {
+	if err := k.files().Append(k.queuePath(), append(line, '\n')); err != nil {
 		return fmt.Errorf("enqueue session %s: %w", abs, err)
 	}
 	return nil
@@ -859,8 +859,9 @@ func (k *KB) DrainQueue(ctx context.Context) (*ExtractReport, error) {
 	}
 	defer l.Release()
 	draining := k.queuePath() + ".draining"
-	if _, err := os.Stat(draining); errors.Is(err, fs.ErrNotExist) {
-		if err := os.Rename(k.queuePath(), draining); err != nil {
+	tree := k.files()
+	if _, err := os.Lstat(draining); errors.Is(err, fs.ErrNotExist) {
+		if err := tree.Rename(k.queuePath(), draining); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return &ExtractReport{Types: map[string]*TypeCounts{}, Sessions: []string{}}, nil
 			}
@@ -869,7 +870,7 @@ func (k *KB) DrainQueue(ctx context.Context) (*ExtractReport, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("drain queue: %w", err)
 	}
-	b, err := os.ReadFile(draining)
+	b, err := tree.ReadFile(draining)
 	if err != nil {
 		return nil, fmt.Errorf("drain queue: %w", err)
 	}
@@ -923,7 +924,7 @@ func (k *KB) DrainQueue(ctx context.Context) (*ExtractReport, error) {
 	}
 	rep.Imported = imported
 	rep.Problems = append(probs, rep.Problems...)
-	if err := os.Remove(draining); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := tree.Remove(draining); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return rep, fmt.Errorf("drain queue: %w", err)
 	}
 	return rep, fsx.SyncDir(filepath.Dir(draining))

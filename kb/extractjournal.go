@@ -68,7 +68,7 @@ func (k *KB) commitExtract(writes []*obsWrite, marks map[string]extractedMark) (
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := fsx.WriteFile(k.journalPath(), b, 0o600); err != nil {
+	if err := k.files().WriteFile(k.journalPath(), b, 0o600); err != nil {
 		return nil, nil, fmt.Errorf("extract: write journal: %w", err)
 	}
 	failpoint.Hit("extract.journal")
@@ -77,15 +77,20 @@ func (k *KB) commitExtract(writes []*obsWrite, marks map[string]extractedMark) (
 
 // finishJournal applies a journal's writes and markers, then removes it.
 // A file that is neither as the run found it nor as it would leave it was
-// changed since (a person's edit): it is left alone and reported.
+// changed since (a person's edit): it is left alone and reported. The
+// check is made twice: before the write, and again right before the
+// rename that puts the new content in place (fsx.Staged.Commit), so that
+// an edit made while the new file was being written and synced is kept
+// too.
 func (k *KB) finishJournal(j *extractJournal) (written []string, probs []Problem, err error) {
+	tree := k.files()
 	for _, w := range j.Writes {
 		abs, err := k.Path(w.Path)
 		if err != nil {
 			probs = append(probs, Problem{Path: w.Path, Msg: "journal names a path outside the KB: " + err.Error(), Rule: "journal"})
 			continue
 		}
-		cur, rerr := os.ReadFile(abs)
+		cur, rerr := tree.ReadFile(abs)
 		switch {
 		case rerr == nil && sum(cur) == w.After:
 			continue // written before the interruption
@@ -99,7 +104,11 @@ func (k *KB) finishJournal(j *extractJournal) (written []string, probs []Problem
 		if sum(w.Content) != w.After {
 			return written, probs, fmt.Errorf("extract: journal entry for %s is damaged", w.Path)
 		}
-		if err := fsx.WriteFile(abs, w.Content, 0o644); err != nil {
+		if err := tree.Replace(abs, w.Content, 0o644, journalCheck(w)); err != nil {
+			if errors.Is(err, fsx.ErrChanged) {
+				probs = append(probs, Problem{Path: w.Path, Msg: "changed while kb extract was writing it; left as it is (run kb extract --rerun to merge again)", Rule: "journal"})
+				continue
+			}
 			return written, probs, fmt.Errorf("save observation %s: %w", w.Path, err)
 		}
 		written = append(written, w.Path)
@@ -109,10 +118,24 @@ func (k *KB) finishJournal(j *extractJournal) (written []string, probs []Problem
 		return written, probs, err
 	}
 	failpoint.Hit("extract.marks")
-	if err := os.Remove(k.journalPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := tree.Remove(k.journalPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return written, probs, fmt.Errorf("extract: remove journal: %w", err)
 	}
 	return written, probs, nil
+}
+
+// journalCheck accepts a file that is still as the run found it (or still
+// absent when the run creates it), or already as the run leaves it.
+func journalCheck(w *obsWrite) fsx.Check {
+	return func(cur []byte, exists bool) error {
+		switch {
+		case !exists && w.Before == "":
+		case exists && (sum(cur) == w.Before || sum(cur) == w.After):
+		default:
+			return fsx.ErrChanged
+		}
+		return nil
+	}
 }
 
 // saveMarks records sessions as extracted.
@@ -131,7 +154,7 @@ func (k *KB) saveMarks(marks map[string]extractedMark) error {
 // journal was written. It reports the files it wrote; with no journal it
 // does nothing. The caller holds the write lock.
 func (k *KB) resumeExtract() (written []string, probs []Problem, err error) {
-	b, err := os.ReadFile(k.journalPath())
+	b, err := k.files().ReadFile(k.journalPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -155,7 +178,7 @@ func (k *KB) resumeExtract() (written []string, probs []Problem, err error) {
 	if err != nil || j.Version != 1 {
 		// Written atomically, so only a hand edit damages it. The
 		// re-extraction that follows redoes the run without it.
-		os.Remove(k.journalPath())
+		k.files().Remove(k.journalPath())
 		msg := "unknown journal version; discarded, the sessions are extracted again"
 		if err != nil {
 			msg = "damaged journal discarded (" + err.Error() + "); the sessions are extracted again"

@@ -280,10 +280,14 @@ func hookLog(root string, in *HookInput, err error) {
 	case errors.Is(err, ErrInvalidInput):
 		kind = "bad-input"
 	}
-	line := fmt.Sprintf("%s %s %s: %s\n", time.Now().UTC().Format(time.RFC3339), ev, kind, rcOneLine(err.Error()))
-	dir := filepath.Join(root, StateDir)
-	if os.MkdirAll(dir, 0o755) == nil {
-		_ = fsx.Append(filepath.Join(dir, "hook.log"), []byte(line))
+	// One line, no control characters: the event name and the error may
+	// carry text from the hook input or from kb.yaml.
+	line := fmt.Sprintf("%s %s %s: %s\n", time.Now().UTC().Format(time.RFC3339), stripControl(rcOneLine(ev)), kind, stripControl(rcOneLine(err.Error())))
+	// Through the KB's tree: a hook.log (or .state) a cloned repository
+	// committed as a symlink out of the KB is refused, not appended to.
+	tree := fsx.Tree{Root: root}
+	if tree.MkdirAll(filepath.Join(root, StateDir)) == nil {
+		_ = tree.Append(filepath.Join(root, StateDir, "hook.log"), []byte(line))
 	}
 }
 
@@ -298,6 +302,13 @@ type HookInstall struct {
 	Path string
 	// Command overrides the hook command ("kb hook <agent>").
 	Command string
+	// Root, when set, is the directory the settings file must stay inside,
+	// symlinks resolved: the project root for project settings, so that a
+	// cloned project's .claude/settings.json linked to the user's own
+	// settings is refused rather than read and copied into a file git
+	// commits. Empty (the user's settings) follows links wherever they go,
+	// and writes through them.
+	Root string
 }
 
 // HookInstallResult reports what InstallHooks or UninstallHooks did.
@@ -391,7 +402,15 @@ func editHooks(o HookInstall, install bool) (*HookInstallResult, error) {
 	}
 	command := hookCommand(o)
 	res := &HookInstallResult{Path: o.Path, Snippet: HookSnippet(o)}
-	src, err := os.ReadFile(o.Path)
+	abs, err := filepath.Abs(o.Path)
+	if err != nil {
+		return nil, fmt.Errorf("hook install: %w", err)
+	}
+	tree := fsx.Tree{Root: o.Root} // see HookInstall.Root
+	if o.Root == "" {
+		tree.Root = filepath.VolumeName(abs) + string(filepath.Separator)
+	}
+	src, err := tree.ReadFile(abs)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("hook install: %w", err)
 	}
@@ -486,10 +505,7 @@ func editHooks(o HookInstall, install bool) (*HookInstallResult, error) {
 		return nil, fmt.Errorf("hook install: %w", err)
 	}
 	out.WriteByte('\n')
-	if err := os.MkdirAll(filepath.Dir(o.Path), 0o755); err != nil {
-		return nil, fmt.Errorf("hook install: %w", err)
-	}
-	if err := fsx.WriteFile(o.Path, out.Bytes(), 0o644); err != nil {
+	if err := tree.WriteFile(abs, out.Bytes(), 0o644); err != nil {
 		return nil, fmt.Errorf("hook install: %w", err)
 	}
 	res.Changed = true

@@ -871,7 +871,7 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 			return rep, err
 		}
 		abs := filepath.Join(k.Root, filepath.FromSlash(rel))
-		data, err := os.ReadFile(abs)
+		data, err := k.files().ReadFile(abs)
 		if err != nil {
 			return rep, fmt.Errorf("redact %s: %w", rel, err)
 		}
@@ -888,14 +888,14 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 		if o.DryRun {
 			continue
 		}
-		if err := writeKeepMode(abs, out); err != nil {
+		if err := k.writeKeepMode(abs, out); err != nil {
 			return rep, fmt.Errorf("redact %s: %w", rel, err)
 		}
 		rewritten = append(rewritten, rel)
 	}
 	for _, layer := range []string{LayerObservations, LayerEpisodes, LayerLibrary} {
 		for _, abs := range markdownFiles(filepath.Join(k.Root, layer)) {
-			data, err := os.ReadFile(abs)
+			data, err := fsx.ReadFileNoFollow(abs) // the walk never enters a symlink
 			if err != nil {
 				continue
 			}
@@ -908,7 +908,7 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 			if o.DryRun {
 				continue
 			}
-			if err := writeKeepMode(abs, re.ReplaceAllLiteral(data, []byte(ManualMarker))); err != nil {
+			if err := k.writeKeepMode(abs, re.ReplaceAllLiteral(data, []byte(ManualMarker))); err != nil {
 				return rep, fmt.Errorf("redact %s: %w", k.Rel(abs), err)
 			}
 		}
@@ -946,7 +946,7 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 const manualRulesFile = "manual-redactions.json"
 
 func (k *KB) manualRules() []*regexp.Regexp {
-	data, err := os.ReadFile(filepath.Join(k.Root, StateDir, manualRulesFile))
+	data, err := k.files().ReadFile(filepath.Join(k.Root, StateDir, manualRulesFile))
 	if err != nil {
 		return nil
 	}
@@ -967,7 +967,7 @@ func (k *KB) manualRules() []*regexp.Regexp {
 func (k *KB) addManualRule(re *regexp.Regexp) error {
 	p := filepath.Join(k.Root, StateDir, manualRulesFile)
 	var pats []string
-	if data, err := os.ReadFile(p); err == nil {
+	if data, err := k.files().ReadFile(p); err == nil {
 		json.Unmarshal(data, &pats)
 	}
 	for _, x := range pats {
@@ -979,18 +979,18 @@ func (k *KB) addManualRule(re *regexp.Regexp) error {
 	if err != nil {
 		return err
 	}
-	if err := fsxWriteFile(p, b, 0o600); err != nil {
+	if err := k.files().WriteFile(p, b, 0o600); err != nil {
 		return fmt.Errorf("redact: remember pattern: %w", err)
 	}
 	return nil
 }
 
-func writeKeepMode(abs string, data []byte) error {
+func (k *KB) writeKeepMode(abs string, data []byte) error {
 	perm := os.FileMode(0o644)
 	if fi, err := os.Stat(abs); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	return fsxWriteFile(abs, data, perm)
+	return k.files().WriteFile(abs, data, perm)
 }
 
 // sessionFiles lists the session files under traces/, sorted.
@@ -1126,5 +1126,3 @@ func (k *KB) fixTraceState(rels []string) error {
 	}
 	return nil
 }
-
-var fsxWriteFile = fsx.WriteFile

@@ -34,6 +34,10 @@ const (
 	StateDir = ".state"
 	// DefaultDirName is where `kb init` puts a KB inside a git work tree.
 	DefaultDirName = ".kb"
+	// TmpDir holds the temp files of kb's atomic writes, inside StateDir:
+	// ignored by git, on the KB's filesystem (so the final rename stays
+	// atomic), and cleaned by `kb doctor --fix` after a crash.
+	TmpDir = StateDir + "/tmp"
 )
 
 // Errors callers branch on.
@@ -125,7 +129,7 @@ func OpenRoot(dir string) (*KB, error) {
 		return nil, err
 	}
 	path := filepath.Join(root, ConfigFile)
-	b, err := os.ReadFile(path)
+	b, err := (fsx.Tree{Root: root}).ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w at %s", ErrNoKB, root)
@@ -206,7 +210,7 @@ func Init(dir string) (*InitResult, error) {
 		if _, err := os.Stat(p); err == nil {
 			continue
 		}
-		if err := fsx.WriteFile(p, []byte(files[name]), 0o644); err != nil {
+		if err := (fsx.Tree{Root: root}).WriteFile(p, []byte(files[name]), 0o644); err != nil {
 			return nil, fmt.Errorf("init: %w", err)
 		}
 		res.Created = append(res.Created, name)
@@ -216,11 +220,12 @@ func Init(dir string) (*InitResult, error) {
 		if _, err := os.Stat(p); err == nil {
 			continue
 		}
-		if err := os.MkdirAll(p, 0o755); err != nil {
+		tree := fsx.Tree{Root: root}
+		if err := tree.MkdirAll(p); err != nil {
 			return nil, fmt.Errorf("init: %w", err)
 		}
 		// Keep empty layer directories in git.
-		if err := fsx.WriteFile(filepath.Join(p, ".gitkeep"), nil, 0o644); err != nil {
+		if err := tree.WriteFile(filepath.Join(p, ".gitkeep"), nil, 0o644); err != nil {
 			return nil, fmt.Errorf("init: %w", err)
 		}
 		res.Created = append(res.Created, l+"/")
@@ -235,6 +240,11 @@ func (k *KB) Lock(ctx context.Context) (*lock.Lock, error) {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
+	// The lock sits in .state/: if that (or the lock file) leads out of
+	// the KB, no writing command runs, and the error names the link.
+	if _, err := k.files().Resolve(k.LockPath()); err != nil {
+		return nil, err
+	}
 	l, err := lock.Acquire(ctx, k.LockPath(), timeout)
 	if err != nil {
 		return nil, err
@@ -247,6 +257,39 @@ func (k *KB) Lock(ctx context.Context) (*lock.Lock, error) {
 
 // LockPath is the lock file.
 func (k *KB) LockPath() string { return filepath.Join(k.Root, StateDir, "lock") }
+
+// files is the KB's own tree: every read, write and append of a file kb
+// manages inside the KB goes through it, so that no symlink a cloned KB
+// committed (.state/hook.log -> ~/.bashrc, library/ -> $HOME) is followed
+// out of the KB.
+func (k *KB) files() fsx.Tree {
+	return fsx.Tree{Root: k.Root, Tmp: filepath.Join(k.Root, filepath.FromSlash(TmpDir))}
+}
+
+// projectFiles is the tree of the files kb keeps in the project root
+// (AGENTS.md, .continual-learning/, .claude/skills/): confined to the
+// project, with temp files in the KB's TmpDir, which lies inside the
+// project and normally on its filesystem (see fsx.Tree), so that an
+// interrupted write leaves no temp file where `git add -A` would take it.
+func (k *KB) projectFiles() fsx.Tree {
+	root := k.ProjectRoot
+	if root == "" {
+		root = k.Root
+	}
+	return fsx.Tree{Root: root, Tmp: filepath.Join(k.Root, filepath.FromSlash(TmpDir))}
+}
+
+// projectRel returns the slash path of abs relative to the project root.
+func (k *KB) projectRel(abs string) string {
+	root := k.ProjectRoot
+	if root == "" {
+		root = k.Root
+	}
+	if r, err := filepath.Rel(root, abs); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return filepath.ToSlash(abs)
+}
 
 // Path joins a KB-relative slash path onto the root, refusing paths that
 // escape it.

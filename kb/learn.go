@@ -156,13 +156,18 @@ func (k *KB) LearnTick(ctx context.Context) (*LearnResult, error) {
 	return k.Learn(ctx, LearnOptions{})
 }
 
+// learnTargetName is learn.target of kb.yaml, AGENTS.md by default.
+func (k *KB) learnTargetName() string {
+	if k.Config.Learn.Target != "" {
+		return k.Config.Learn.Target
+	}
+	return "AGENTS.md"
+}
+
 // learnTarget resolves the target file inside the project root.
 func (k *KB) learnTarget(target string) (abs, rel string, err error) {
 	if target == "" {
-		target = k.Config.Learn.Target
-	}
-	if target == "" {
-		target = "AGENTS.md"
+		target = k.learnTargetName()
 	}
 	if filepath.IsAbs(target) {
 		r, err := filepath.Rel(k.ProjectRoot, target)
@@ -252,7 +257,7 @@ func (k *KB) Learn(ctx context.Context, o LearnOptions) (*LearnResult, error) {
 	defer l.Release()
 
 	// 2. The baseline.
-	base, why := readLearnBaseline(targetAbs, targetRel, indexAbs)
+	base, why := readLearnBaseline(k.projectFiles(), targetAbs, targetRel, indexAbs)
 	if why != "" {
 		res.Result, res.Reason = LearnBlocked, why
 		return res, nil
@@ -326,11 +331,20 @@ func (k *KB) Learn(ctx context.Context, o LearnOptions) (*LearnResult, error) {
 		{path: targetAbs, data: newTarget, perm: base.targetPerm, old: base.target, oldExisted: base.targetExists},
 		{path: indexAbs, data: newIndex, perm: base.indexPerm, old: base.index.raw, oldExisted: base.index.exists},
 	}
-	if err := commitLearnWrites(writes); err != nil {
+	if err := commitLearnWrites(k.projectFiles(), writes); err != nil {
 		var half *halfWrittenError
 		if !errors.As(err, &half) {
 			// Nothing changed: the snapshot would restore the same state.
-			os.RemoveAll(filepath.Join(k.Root, filepath.FromSlash(snap)))
+			k.files().RemoveAll(filepath.Join(k.Root, filepath.FromSlash(snap)))
+			var ce *fsx.ChangedError
+			if errors.As(err, &ce) {
+				// A person edited the file after the baseline was read:
+				// their file is kept, and the next tick starts from it.
+				res.Result, res.Snapshot, res.Diff = LearnBlocked, "", ""
+				res.Reason = fmt.Sprintf("%s changed while kb learn ran; left as it is and nothing written (run kb learn again)", k.projectRel(ce.Path))
+				res.Applied = []LearnApplied{}
+				return res, nil
+			}
 		}
 		return nil, fmt.Errorf("learn: %w (prior state in %s)", err, snap)
 	}
@@ -551,15 +565,17 @@ type baselineFact struct {
 	where string
 }
 
-// readLearnBaseline reads both files; a non-empty second result is the
-// reason the tick is blocked.
-func readLearnBaseline(targetAbs, targetRel, indexAbs string) (*learnBaseline, string) {
+// readLearnBaseline reads both files (through the project's tree, so that
+// a target or .continual-learning/ symlinked out of the project blocks the
+// tick, named); a non-empty second result is the reason the tick is
+// blocked.
+func readLearnBaseline(tree fsx.Tree, targetAbs, targetRel, indexAbs string) (*learnBaseline, string) {
 	b := &learnBaseline{targetRel: targetRel, targetPerm: 0o644, indexPerm: 0o644, begin: -1}
-	data, err := os.ReadFile(targetAbs)
+	data, err := tree.ReadFile(targetAbs)
 	switch {
 	case err == nil:
 		b.target, b.targetExists = data, true
-		if fi, err := os.Stat(targetAbs); err == nil {
+		if fi, err := tree.Stat(targetAbs); err == nil {
 			b.targetPerm = fi.Mode().Perm()
 		}
 	case errors.Is(err, fs.ErrNotExist):
@@ -578,7 +594,7 @@ func readLearnBaseline(targetAbs, targetRel, indexAbs string) (*learnBaseline, s
 			}
 		}
 	}
-	raw, err := os.ReadFile(indexAbs)
+	raw, err := tree.ReadFile(indexAbs)
 	switch {
 	case err == nil:
 		ix, perr := parseLearnIndex(raw)
@@ -586,12 +602,12 @@ func readLearnBaseline(targetAbs, targetRel, indexAbs string) (*learnBaseline, s
 			return nil, fmt.Sprintf("%s is corrupt: %v", LearnIndexFile, perr)
 		}
 		b.index = ix
-		if fi, err := os.Stat(indexAbs); err == nil {
+		if fi, err := tree.Stat(indexAbs); err == nil {
 			b.indexPerm = fi.Mode().Perm()
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		b.index = &learnIndex{vals: map[string]json.RawMessage{}}
-		if _, err := os.Stat(filepath.Dir(indexAbs)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := tree.Stat(filepath.Dir(indexAbs)); errors.Is(err, fs.ErrNotExist) {
 			b.indexDirNew = true
 		}
 	default:
@@ -963,6 +979,16 @@ func (k *KB) learnSelect(cands []*learnCandidate, base *learnBaseline, targetAbs
 		recNorm[i] = normalizeFact(r.text)
 	}
 	der := &derivability{root: k.ProjectRoot, skip: map[string]bool{targetAbs: true, indexAbs: true}, kbRoot: k.Root}
+	// A target that is a symlink (CLAUDE.md -> docs/AGENTS.md) is written
+	// through: the file it names is the target too, not a project file a
+	// fact could be derived from.
+	if real, err := k.projectFiles().Resolve(targetAbs); err == nil && real != targetAbs {
+		if realRoot, err := filepath.EvalSymlinks(k.ProjectRoot); err == nil {
+			if rel, err := filepath.Rel(realRoot, real); err == nil {
+				der.skip[filepath.Join(k.ProjectRoot, rel)] = true
+			}
+		}
+	}
 	drop := func(c *learnCandidate, why string) {
 		res.Dropped = append(res.Dropped, LearnDrop{Fact: c.Fact, Category: c.Category, Observation: c.Observation, Reason: why})
 	}
@@ -1246,7 +1272,7 @@ func (d *derivability) load() {
 		if err != nil || fi.Size() > derivMaxFile {
 			return nil
 		}
-		b, err := os.ReadFile(p)
+		b, err := fsx.ReadFileNoFollow(p) // the walk never enters a symlink
 		if err != nil || bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0 {
 			return nil
 		}
@@ -1353,19 +1379,20 @@ func (k *KB) captureLearnState(b *learnBaseline, targetRel string, applied []str
 	}
 	meta := learnSnapMeta{Time: now, Target: targetRel, TargetExists: b.targetExists, TargetPerm: b.targetPerm,
 		Index: LearnIndexFile, IndexExists: b.index.exists, IndexPerm: b.indexPerm, IndexDirNew: b.indexDirNew, Applied: applied}
+	tree := k.files()
 	if b.targetExists {
-		if err := fsx.WriteFile(filepath.Join(dir, snapTarget), b.target, 0o644); err != nil {
+		if err := tree.WriteFile(filepath.Join(dir, snapTarget), b.target, 0o644); err != nil {
 			return "", err
 		}
 	}
 	if b.index.exists {
-		if err := fsx.WriteFile(filepath.Join(dir, snapIndex), b.index.raw, 0o644); err != nil {
+		if err := tree.WriteFile(filepath.Join(dir, snapIndex), b.index.raw, 0o644); err != nil {
 			return "", err
 		}
 	}
 	mb, _ := json.MarshalIndent(meta, "", "  ")
 	// The meta file last: a snapshot without one is incomplete and ignored.
-	if err := fsx.WriteFile(filepath.Join(dir, snapMeta), append(mb, '\n'), 0o644); err != nil {
+	if err := tree.WriteFile(filepath.Join(dir, snapMeta), append(mb, '\n'), 0o644); err != nil {
 		return "", err
 	}
 	keep := k.Config.Learn.KeepSnapshots
@@ -1374,7 +1401,7 @@ func (k *KB) captureLearnState(b *learnBaseline, targetRel string, applied []str
 	}
 	snaps := k.learnSnapshots()
 	for len(snaps) > keep {
-		os.RemoveAll(filepath.Join(base, snaps[0]))
+		tree.RemoveAll(filepath.Join(base, snaps[0]))
 		snaps = snaps[1:]
 	}
 	return k.Rel(dir), nil
@@ -1382,7 +1409,8 @@ func (k *KB) captureLearnState(b *learnBaseline, targetRel string, applied []str
 
 // learnSnapshots lists the complete snapshot directories, oldest first.
 func (k *KB) learnSnapshots() []string {
-	ents, err := os.ReadDir(k.learnDir())
+	tree := k.files()
+	ents, err := tree.ReadDir(k.learnDir())
 	if err != nil {
 		return nil
 	}
@@ -1391,7 +1419,7 @@ func (k *KB) learnSnapshots() []string {
 		if !e.IsDir() {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(k.learnDir(), e.Name(), snapMeta)); err == nil {
+		if _, err := tree.Stat(filepath.Join(k.learnDir(), e.Name(), snapMeta)); err == nil {
 			out = append(out, e.Name())
 		}
 	}
@@ -1413,7 +1441,8 @@ func (k *KB) learnRollback(ctx context.Context, res *LearnResult, dryRun bool) (
 	}
 	dir := filepath.Join(k.learnDir(), snaps[len(snaps)-1])
 	res.Snapshot = k.Rel(dir)
-	mb, err := os.ReadFile(filepath.Join(dir, snapMeta))
+	tree, project := k.files(), k.projectFiles()
+	mb, err := tree.ReadFile(filepath.Join(dir, snapMeta))
 	if err != nil {
 		return nil, fmt.Errorf("rollback: %w", err)
 	}
@@ -1436,7 +1465,7 @@ func (k *KB) learnRollback(ctx context.Context, res *LearnResult, dryRun bool) (
 		{targetAbs, meta.Target, snapTarget, meta.TargetExists, meta.TargetPerm},
 		{indexAbs, LearnIndexFile, snapIndex, meta.IndexExists, meta.IndexPerm},
 	} {
-		cur, cerr := os.ReadFile(f.abs)
+		cur, cerr := project.ReadFile(f.abs)
 		curExists := cerr == nil
 		if cerr != nil && !errors.Is(cerr, fs.ErrNotExist) {
 			return nil, fmt.Errorf("rollback: read %s: %w", f.rel, cerr)
@@ -1446,7 +1475,7 @@ func (k *KB) learnRollback(ctx context.Context, res *LearnResult, dryRun bool) (
 			w.perm = 0o644
 		}
 		if f.exists {
-			data, err := os.ReadFile(filepath.Join(dir, f.snap))
+			data, err := tree.ReadFile(filepath.Join(dir, f.snap))
 			if err != nil {
 				return nil, fmt.Errorf("rollback: %w", err)
 			}
@@ -1461,13 +1490,13 @@ func (k *KB) learnRollback(ctx context.Context, res *LearnResult, dryRun bool) (
 	if dryRun {
 		return res, nil
 	}
-	if err := commitLearnWrites(writes); err != nil {
+	if err := commitLearnWrites(project, writes); err != nil {
 		return nil, fmt.Errorf("rollback: %w", err)
 	}
 	if meta.IndexDirNew {
-		os.Remove(filepath.Dir(indexAbs)) // only when empty
+		project.Remove(filepath.Dir(indexAbs)) // only when empty
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if err := tree.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("rollback: drop %s: %w", k.Rel(dir), err)
 	}
 	// The facts of the undone tick may be learned again.
@@ -1503,15 +1532,17 @@ type learnWrite struct {
 }
 
 // commitLearnWrites updates the files together or not at all: every new
-// content goes to a synced temp file beside its target first; then the
-// renames (or removals) happen; if one fails, those already done are
-// restored to their old content.
-func commitLearnWrites(ws []learnWrite) error {
-	tmps := make([]string, len(ws))
+// content goes to a synced temp file first (in the KB's temp area, see
+// fsx.Tree); then the renames (or removals) happen, each right after a
+// last check that the file is still as kb read it, so that a person's edit
+// made since is never overwritten (a *fsx.ChangedError, nothing changed);
+// if one fails, those already done are restored to their old content.
+func commitLearnWrites(tree fsx.Tree, ws []learnWrite) error {
+	staged := make([]*fsx.Staged, len(ws))
 	cleanup := func() {
-		for _, t := range tmps {
-			if t != "" {
-				os.Remove(t)
+		for _, st := range staged {
+			if st != nil {
+				st.Abort()
 			}
 		}
 	}
@@ -1519,27 +1550,46 @@ func commitLearnWrites(ws []learnWrite) error {
 		if w.remove {
 			continue
 		}
-		tmp, err := writeTemp(w.path, w.data, w.perm)
+		st, err := tree.Stage(w.path, w.perm, func(wr io.Writer) error {
+			_, err := wr.Write(w.data)
+			return err
+		})
 		if err != nil {
 			cleanup()
 			return fmt.Errorf("write %s: %w", w.path, err)
 		}
-		tmps[i] = tmp
+		staged[i] = st
 	}
 	for i, w := range ws {
+		unchanged := fsx.Unchanged(w.old, w.oldExisted)
 		var err error
 		if w.remove {
-			if err = os.Remove(w.path); errors.Is(err, fs.ErrNotExist) {
-				err = nil
+			cur, rerr := tree.ReadFile(w.path)
+			switch {
+			case errors.Is(rerr, fs.ErrNotExist):
+				err = unchanged(nil, false)
+			case rerr != nil:
+				err = rerr
+			default:
+				err = unchanged(cur, true)
 			}
-		} else if err = os.Rename(tmps[i], w.path); err == nil {
-			tmps[i] = ""
+			if errors.Is(err, fsx.ErrChanged) {
+				err = &fsx.ChangedError{Path: w.path}
+			}
+			if err == nil {
+				if err = tree.Remove(w.path); errors.Is(err, fs.ErrNotExist) {
+					err = nil
+				}
+			}
+		} else {
+			err = staged[i].Commit(unchanged)
+			staged[i] = nil
 		}
 		if err != nil {
 			cleanup()
 			var rerr []error
 			for j := i - 1; j >= 0; j-- {
-				rerr = append(rerr, restoreLearnWrite(ws[j]))
+				rerr = append(rerr, restoreLearnWrite(tree, ws[j]))
 			}
 			if e := errors.Join(rerr...); e != nil {
 				return &halfWrittenError{fmt.Errorf("replace %s: %w; restoring the files written before failed too: %v", w.path, err, e)}
@@ -1549,8 +1599,10 @@ func commitLearnWrites(ws []learnWrite) error {
 	}
 	var serr []error
 	for _, w := range ws {
-		if err := fsx.SyncDir(filepath.Dir(w.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			serr = append(serr, err)
+		if w.remove {
+			if err := fsx.SyncDir(filepath.Dir(w.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				serr = append(serr, err)
+			}
 		}
 	}
 	return errors.Join(serr...)
@@ -1563,42 +1615,24 @@ type halfWrittenError struct{ err error }
 func (e *halfWrittenError) Error() string { return e.err.Error() }
 func (e *halfWrittenError) Unwrap() error { return e.err }
 
-func restoreLearnWrite(w learnWrite) error {
+// restoreLearnWrite undoes a write of commitLearnWrites that went through,
+// if the file still holds what kb wrote.
+func restoreLearnWrite(tree fsx.Tree, w learnWrite) error {
+	mine := fsx.Unchanged(w.data, !w.remove)
 	if !w.oldExisted {
-		if err := os.Remove(w.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		cur, err := tree.ReadFile(w.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		return nil
+		if mine(cur, true) != nil {
+			return &fsx.ChangedError{Path: w.path}
+		}
+		return tree.Remove(w.path)
 	}
-	return fsx.WriteFile(w.path, w.old, w.perm)
-}
-
-// writeTemp writes data to a synced temp file in path's directory.
-func writeTemp(path string, data []byte, perm os.FileMode) (string, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp(dir, fsx.TempPrefix+filepath.Base(path)+"-*")
-	if err != nil {
-		return "", err
-	}
-	name := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(name)
-		return "", err
-	}
-	return name, nil
+	return tree.Replace(w.path, w.old, w.perm, mine)
 }
 
 // learnTicks records, per target, the fingerprint of the observations the
@@ -1626,7 +1660,7 @@ func factHash(fact string) string {
 
 func (k *KB) loadLearnTicks() *learnTicks {
 	t := &learnTicks{}
-	if b, err := os.ReadFile(filepath.Join(k.learnDir(), learnTicksFile)); err == nil {
+	if b, err := k.files().ReadFile(filepath.Join(k.learnDir(), learnTicksFile)); err == nil {
 		_ = json.Unmarshal(b, t) // a cache: unreadable means "not seen"
 	}
 	if t.Targets == nil {
@@ -1640,7 +1674,7 @@ func (k *KB) saveLearnTicks(t *learnTicks) error {
 	if err != nil {
 		return err
 	}
-	if err := fsx.WriteFile(filepath.Join(k.learnDir(), learnTicksFile), append(b, '\n'), 0o644); err != nil {
+	if err := k.files().WriteFile(filepath.Join(k.learnDir(), learnTicksFile), append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("learn: record tick: %w", err)
 	}
 	return nil

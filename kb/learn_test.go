@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/gitx"
 	"github.com/kbmem/kb/internal/testenv"
 	"github.com/kbmem/kb/observations"
@@ -543,7 +544,7 @@ func TestCommitLearnWritesRestores(t *testing.T) {
 	lnWrite(t, dir, "AGENTS.md", "old")
 	blocker := filepath.Join(dir, "index.json")
 	lnWrite(t, dir, "index.json/child", "x") // a non-empty directory cannot be replaced by a file
-	err := commitLearnWrites([]learnWrite{
+	err := commitLearnWrites(fsx.Tree{Root: dir}, []learnWrite{
 		{path: a, data: []byte("new"), perm: 0o644, old: []byte("old"), oldExisted: true},
 		{path: blocker, data: []byte("{}"), perm: 0o644},
 	})

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/links"
 	"github.com/kbmem/kb/library"
 )
@@ -41,7 +41,7 @@ func (k *KB) ReadDocs(ctx context.Context) ([]ParsedDoc, []Problem, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		b, err := os.ReadFile(f.abs)
+		b, err := fsx.ReadFileNoFollow(f.abs) // scanned: no symlink on the way
 		if err != nil {
 			probs = append(probs, Problem{Path: f.rel, Msg: err.Error(), Rule: "unreadable"})
 			continue

@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/doc"
-	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/internal/links"
 	"github.com/kbmem/kb/library"
@@ -187,7 +186,7 @@ func (x *Index) Show(ref string) (*Note, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(abs)
+	b, err := x.k.files().ReadFile(abs)
 	if err != nil {
 		return nil, fmt.Errorf("show %s: %w", n.Path, err)
 	}
@@ -249,7 +248,7 @@ func (k *KB) New(ctx context.Context, typ, title string) (*NewResult, error) {
 			_, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(library.Dir(typ)), id+".md"))
 			return err == nil
 		},
-		Template: library.LoadTemplate(filepath.Join(k.Root, "templates"), typ),
+		Template: k.noteTemplate(typ),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
@@ -261,7 +260,7 @@ func (k *KB) New(ctx context.Context, typ, title string) (*NewResult, error) {
 	if _, err := os.Stat(abs); err == nil {
 		return nil, fmt.Errorf("%s: %w", c.RelPath, ErrExists)
 	}
-	if err := fsx.WriteFile(abs, c.Content, 0o644); err != nil {
+	if err := k.files().WriteFile(abs, c.Content, 0o644); err != nil {
 		return nil, fmt.Errorf("new %s: %w", typ, err)
 	}
 	return &NewResult{ID: c.ID, Path: c.RelPath, Type: typ}, nil
@@ -343,3 +342,15 @@ func (x *Index) IDs(prefix string, limit int) ([]string, error) {
 
 // SnippetMark wraps matched words in SearchHit.Snippet (markdown bold).
 const SnippetMark = index.SnippetMark
+
+// noteTemplate returns the KB-local template override templates/<typ>.md,
+// if present. It is read through the KB's tree: a cloned KB whose template
+// is a symlink to a private file out of the KB would otherwise have that
+// file copied into a new note the person commits.
+func (k *KB) noteTemplate(typ string) string {
+	b, err := k.files().ReadFile(filepath.Join(k.Root, "templates", typ+".md"))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}

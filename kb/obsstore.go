@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -110,7 +109,7 @@ func (k *KB) LoadObservations(ctx context.Context) ([]*ObsFile, []Problem, error
 }
 
 func readObsFile(abs, rel string) (*ObsFile, *Problem) {
-	b, err := os.ReadFile(abs)
+	b, err := fsx.ReadFileNoFollow(abs) // found by a walk that never enters a symlink
 	if err != nil {
 		return nil, &Problem{Path: rel, Msg: err.Error(), Rule: "unreadable"}
 	}
@@ -201,7 +200,7 @@ func (k *KB) SaveObservation(o *observations.Observation, existing *ObsFile) (st
 	if err != nil {
 		return rel, false, err
 	}
-	if err := fsx.WriteFile(abs, out, 0o644); err != nil {
+	if err := k.files().WriteFile(abs, out, 0o644); err != nil {
 		return rel, false, fmt.Errorf("save observation %s: %w", rel, err)
 	}
 	return rel, true, nil
@@ -274,7 +273,7 @@ const TombstoneFile = "observations/tombstones.jsonl"
 
 // Tombstones reads the tombstones.
 func (k *KB) Tombstones() ([]Tombstone, error) {
-	b, err := os.ReadFile(filepath.Join(k.Root, filepath.FromSlash(TombstoneFile)))
+	b, err := k.files().ReadFile(filepath.Join(k.Root, filepath.FromSlash(TombstoneFile)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -328,7 +327,7 @@ func (k *KB) Forget(ctx context.Context, id, why string) (*Tombstone, error) {
 	t := Tombstone{ID: f.Obs.ID, Key: f.Obs.Key(), Type: f.Obs.Type, Why: why, At: time.Now().UTC()}
 	line, _ := json.Marshal(t)
 	tp := filepath.Join(k.Root, filepath.FromSlash(TombstoneFile))
-	old, err := os.ReadFile(tp)
+	old, err := k.files().ReadFile(tp)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -337,14 +336,14 @@ func (k *KB) Forget(ctx context.Context, id, why string) (*Tombstone, error) {
 	}
 	// Tombstone first, then delete: a crash in between leaves a tombstoned
 	// file, which the next extract or forget cleans up; never a lost tombstone.
-	if err := fsx.WriteFile(tp, append(old, append(line, '\n')...), 0o644); err != nil {
+	if err := k.files().WriteFile(tp, append(old, append(line, '\n')...), 0o644); err != nil {
 		return nil, err
 	}
 	abs, err := k.Path(f.Path)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := k.files().Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	return &t, fsx.SyncDir(filepath.Dir(abs))

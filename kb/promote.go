@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/kbmem/kb/internal/doc"
@@ -175,7 +176,7 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	}
 	base := func(p string) []byte {
 		if useWorkTree {
-			b, err := os.ReadFile(filepath.Join(k.ProjectRoot, filepath.FromSlash(p)))
+			b, err := k.projectFiles().ReadFile(filepath.Join(k.ProjectRoot, filepath.FromSlash(p)))
 			if err != nil {
 				return nil
 			}
@@ -257,6 +258,9 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 		old := base(name)
 		if old == nil && name == "CLAUDE.md" {
 			continue // only when the project has one
+		}
+		if name == "CLAUDE.md" && k.isLinkTo(useWorkTree, head, name, "AGENTS.md") {
+			continue // CLAUDE.md -> AGENTS.md: one file, written once
 		}
 		content, err := library.UpsertBlock(old, block)
 		if err != nil {
@@ -372,6 +376,24 @@ func commitMessage(grads []library.Graduation, ids, notePaths []string) string {
 	return b.String()
 }
 
+// isLinkTo reports whether the project file name is a symlink to the same
+// file as other in the work tree (resolved inside the project), or any
+// symlink at HEAD (whose blob is the link's text, not a file to upsert a
+// block into).
+func (k *KB) isLinkTo(workTree bool, head *object.Tree, name, other string) bool {
+	if !workTree {
+		if head == nil {
+			return false
+		}
+		f, err := head.File(name)
+		return err == nil && f.Mode == filemode.Symlink
+	}
+	tree := k.projectFiles()
+	a, err1 := tree.Resolve(name)
+	b, err2 := tree.Resolve(other)
+	return err1 == nil && err2 == nil && a == b
+}
+
 // applyPromotion writes a promotion into the work tree. The caller holds
 // the lock.
 func (k *KB) applyPromotion(res *PromoteResult, byID map[string]*ObsFile, ids []string) error {
@@ -395,7 +417,12 @@ func (k *KB) applyPromotion(res *PromoteResult, byID map[string]*ObsFile, ids []
 			if err != nil {
 				return fmt.Errorf("promote: %w", err)
 			}
-			if err := fsx.WriteFile(abs, f.new, 0o644); err != nil {
+			// Replaced only if still as the plan read it: an AGENTS.md a
+			// person edited meanwhile is kept, and the re-run plans anew.
+			if err := k.projectFiles().Replace(abs, f.new, 0o644, fsx.Unchanged(f.old, f.old != nil)); err != nil {
+				if errors.Is(err, fsx.ErrChanged) {
+					return fmt.Errorf("promote: %s changed while kb promote ran; left as it is (run kb promote --apply again)", f.Path)
+				}
 				return fmt.Errorf("promote: %w", err)
 			}
 		}
@@ -496,7 +523,7 @@ func (k *KB) promotedNotes() promotedNoteSet {
 		rel := k.Rel(p)
 		s.paths[rel] = true
 		s.ids = append(s.ids, strings.TrimSuffix(d.Name(), ".md"))
-		b, err := os.ReadFile(p)
+		b, err := fsx.ReadFileNoFollow(p) // the walk never enters a symlink
 		if err != nil {
 			return nil
 		}
@@ -622,7 +649,7 @@ func (k *KB) markRejected(f *ObsFile, why string, now time.Time) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := fsx.WriteFile(abs, out, 0o644); err != nil {
+	if err := k.files().Replace(abs, out, 0o644, fsx.Unchanged(f.raw, true)); err != nil {
 		return false, fmt.Errorf("reject %s: %w", f.Path, err)
 	}
 	f.raw = out
@@ -727,7 +754,7 @@ func (k *KB) PromoteSync(ctx context.Context) (*SyncResult, error) {
 				if err != nil {
 					return out, err
 				}
-				if err := fsx.WriteFile(abs, b2, 0o644); err != nil {
+				if err := k.files().Replace(abs, b2, 0o644, fsx.Unchanged(f.raw, true)); err != nil {
 					return out, fmt.Errorf("promote sync: %w", err)
 				}
 				f.raw, f.Obs.Status = b2, observations.StatusPromoted

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -191,7 +190,11 @@ func (k *KB) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error) {
 // cheaper and lets concurrent hooks read side by side; otherwise it opens it
 // for writing and syncs.
 func (k *KB) openRecallIndex(ctx context.Context) (*Index, error) {
-	ro, err := index.OpenReadOnly(filepath.Join(k.Root, IndexDir))
+	dir, err := k.indexDir()
+	if err != nil {
+		return nil, fmt.Errorf("recall: %w", err)
+	}
+	ro, err := index.OpenReadOnly(dir)
 	if errors.Is(err, index.ErrBusy) {
 		// A writer holds it: waiting twice would take two BusyTimeouts.
 		return nil, fmt.Errorf("recall: %w", err)
@@ -1100,7 +1103,7 @@ func (k *KB) renderItem(c *candidate, cu *cue, q RecallQuery, high map[string]bo
 			lastSeen = o.FirstSeen
 		}
 	} else {
-		b, err := os.ReadFile(abs)
+		b, err := fsx.ReadFileNoFollow(abs) // abs passed k.Path: no link out on the way
 		if err != nil {
 			return it, false
 		}
@@ -1591,7 +1594,7 @@ func (k *KB) embedCached(ctx context.Context, emb llm.Embedder, model string, te
 	if len(vecs) != len(batch) {
 		return nil, fmt.Errorf("%d vectors for %d texts", len(vecs), len(batch))
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := k.files().MkdirAll(dir); err != nil {
 		return nil, err
 	}
 	for j, i := range missing {
@@ -1600,7 +1603,7 @@ func (k *KB) embedCached(ctx context.Context, emb llm.Embedder, model string, te
 		for d, f := range vecs[j] {
 			binary.LittleEndian.PutUint32(buf[4*d:], math.Float32bits(f))
 		}
-		if err := fsx.WriteFile(paths[i], buf, 0o644); err != nil {
+		if err := k.files().WriteFile(paths[i], buf, 0o644); err != nil {
 			return nil, err
 		}
 	}
@@ -1608,7 +1611,7 @@ func (k *KB) embedCached(ctx context.Context, emb llm.Embedder, model string, te
 }
 
 func rcReadVector(p string) ([]float32, bool) {
-	b, err := os.ReadFile(p)
+	b, err := fsx.ReadFileNoFollow(p)
 	if err != nil || len(b) == 0 || len(b)%4 != 0 {
 		return nil, false
 	}

@@ -82,7 +82,12 @@ func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*In
 		f, skipped, dirs, err := k.scanTree()
 		ch <- scanned{f, skipped, dirs, err}
 	}()
-	ix, info, err := index.Open(filepath.Join(k.Root, IndexDir))
+	var ix *index.Index
+	var info index.OpenInfo
+	dir, err := k.indexDir()
+	if err == nil {
+		ix, info, err = index.Open(dir)
+	}
 	sc := <-ch
 	if err != nil {
 		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
@@ -199,14 +204,19 @@ func (k *KB) scanTree() ([]fileInfo, []Problem, map[string]int64, error) {
 				enqueue(dirJob{abs: abs, rel: rel, layer: j.layer})
 				continue
 			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				// Every link, whatever its name: a link to a directory
+				// hides a whole subtree.
+				mu.Lock()
+				skipped = append(skipped, Problem{Path: rel, Msg: k.symlinkSkipMsg(abs), Rule: "skipped"})
+				mu.Unlock()
+				continue
+			}
 			if !wanted {
 				continue
 			}
 			if !d.Type().IsRegular() {
 				why := "not a regular file: not read"
-				if d.Type()&fs.ModeSymlink != 0 {
-					why = "a symlink: not read (kb never follows links, so nothing outside the KB is read through one)"
-				}
 				mu.Lock()
 				skipped = append(skipped, Problem{Path: rel, Msg: why, Rule: "skipped"})
 				mu.Unlock()
@@ -237,7 +247,12 @@ func (k *KB) scanTree() ([]fileInfo, []Problem, map[string]int64, error) {
 		}()
 	}
 	for _, layer := range Layers {
-		enqueue(dirJob{abs: filepath.Join(k.Root, layer), rel: layer, layer: layer})
+		abs := filepath.Join(k.Root, layer)
+		if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			skipped = append(skipped, Problem{Path: layer, Msg: k.symlinkSkipMsg(abs) + "; the layer is not indexed", Rule: "skipped"})
+			continue
+		}
+		enqueue(dirJob{abs: abs, rel: layer, layer: layer})
 	}
 	pending.Wait()
 	close(jobs)
@@ -245,6 +260,31 @@ func (k *KB) scanTree() ([]fileInfo, []Problem, map[string]int64, error) {
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
 	return files, skipped, dirs, nil
+}
+
+// symlinkSkipMsg says why a symlink in the layers is not read, and where
+// it leads.
+func (k *KB) symlinkSkipMsg(abs string) string {
+	target, _ := os.Readlink(abs)
+	if _, err := k.files().Resolve(abs); errors.Is(err, fsx.ErrOutsideRoot) {
+		return fmt.Sprintf("a symlink to %s, outside the KB: not followed (kb never reads through a link out of the KB)", target)
+	}
+	return fmt.Sprintf("a symlink (to %s): not followed (kb reads the layers' own files only; put the file itself here)", target)
+}
+
+// indexDir is the index directory, refused when it is a symlink: kb
+// creates it as a directory of its own, so a link there (committed by a
+// cloned repository, say) would make bleve write wherever it points.
+func (k *KB) indexDir() (string, error) {
+	dir := filepath.Join(k.Root, IndexDir)
+	if _, err := k.files().Resolve(dir); err != nil {
+		return "", err // names the link out of the KB
+	}
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(dir)
+		return "", fmt.Errorf("%s is a symlink to %s: kb keeps its index in a directory of its own and does not follow it (remove the link; kb doctor --fix does)", IndexDir, target)
+	}
+	return dir, nil
 }
 
 // Sync applies the changes between the files and the index.
@@ -362,7 +402,7 @@ func (k *KB) loadFile(f fileInfo) ([]index.Doc, []Problem) {
 	if f.layer == LayerTraces {
 		return k.loadTrace(f)
 	}
-	b, err := os.ReadFile(f.abs)
+	b, err := fsx.ReadFileNoFollow(f.abs) // scanned: no symlink on the way
 	if err != nil {
 		return nil, []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}
 	}
@@ -443,7 +483,7 @@ func NoteID(d *doc.Document) string {
 // message record, so retrieval works at the granularity of a turn while every
 // hit still points back to its session.
 func (k *KB) loadTrace(f fileInfo) ([]index.Doc, []Problem) {
-	fh, err := os.Open(f.abs)
+	fh, err := fsx.OpenNoFollow(f.abs) // scanned: no symlink on the way
 	if err != nil {
 		return nil, []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}
 	}
@@ -546,17 +586,17 @@ func (k *KB) saveDirStamps(dirs map[string]int64) {
 	if err != nil {
 		return
 	}
-	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, b) {
+	if old, err := k.files().ReadFile(p); err == nil && bytes.Equal(old, b) {
 		return
 	}
 	// Derived data: a failed write only costs the next hook a full scan.
-	_ = fsx.WriteFile(p, b, 0o644)
+	_ = k.files().WriteFile(p, b, 0o644)
 }
 
 // dirsUnchanged reports whether no directory of the layers that recall
 // reads (observations, episodes, library) changed since the last sync.
 func (k *KB) dirsUnchanged() bool {
-	b, err := os.ReadFile(filepath.Join(k.Root, IndexDir, dirStampsFile))
+	b, err := k.files().ReadFile(filepath.Join(k.Root, IndexDir, dirStampsFile))
 	if err != nil {
 		return false
 	}

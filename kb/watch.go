@@ -415,7 +415,7 @@ func (w *watcher) learn(ctx context.Context) {
 
 func (k *KB) loadWatchState() *watchState {
 	st := &watchState{Version: 1}
-	if data, err := os.ReadFile(filepath.Join(k.Root, StateDir, watchStateFile)); err == nil {
+	if data, err := k.files().ReadFile(filepath.Join(k.Root, StateDir, watchStateFile)); err == nil {
 		if json.Unmarshal(data, st) != nil {
 			st = &watchState{Version: 1}
 		}
@@ -431,7 +431,7 @@ func (k *KB) loadWatchState() *watchState {
 func (w *watcher) saveState() {
 	b, err := json.Marshal(w.state)
 	if err == nil {
-		err = fsxWriteFile(filepath.Join(w.k.Root, StateDir, watchStateFile), b, 0o644)
+		err = w.k.files().WriteFile(filepath.Join(w.k.Root, StateDir, watchStateFile), b, 0o644)
 	}
 	if err != nil {
 		w.act(WatchAction{Action: "error", Message: fmt.Sprintf("watch state: %v", err)})

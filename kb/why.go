@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/doc"
-	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/library"
 	"github.com/kbmem/kb/observations"
 )
@@ -98,9 +97,9 @@ func (k *KB) Why(ctx context.Context, query string, limit int) (*WhyAnswer, erro
 		return nil, err
 	}
 	for _, h := range res.Hits {
-		b, err := os.ReadFile(filepath.Join(k.Root, filepath.FromSlash(h.Path)))
+		b, err := k.files().ReadFile(filepath.Join(k.Root, filepath.FromSlash(h.Path)))
 		if err != nil {
-			continue // deleted since it was indexed
+			continue // deleted since it was indexed (or a path out of the KB)
 		}
 		d, err := doc.Parse(h.Path, b)
 		if err != nil {
@@ -264,7 +263,7 @@ func (k *KB) DraftADR(ctx context.Context, o ADRDraftOptions) (*ADRDraft, error)
 		if err != nil {
 			return nil, err
 		}
-		if err := fsx.WriteFile(abs, c.Content, 0o644); err != nil {
+		if err := k.files().WriteFile(abs, c.Content, 0o644); err != nil {
 			return nil, fmt.Errorf("adr draft: %w", err)
 		}
 		out.Written = true

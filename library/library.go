@@ -7,7 +7,6 @@ package library
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"sort"
@@ -146,15 +145,6 @@ func yamlScalar(s string) string {
 		return fmt.Sprintf("%q", s)
 	}
 	return strings.TrimSpace(string(b))
-}
-
-// LoadTemplate returns a KB-local template override from dir, if present.
-func LoadTemplate(dir, typ string) string {
-	b, err := os.ReadFile(path.Join(dir, typ+".md"))
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }
 
 // SortedTypes returns Types sorted, for completion.

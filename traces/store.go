@@ -192,6 +192,12 @@ type importCache struct {
 
 func (s *Store) importsPath() string { return filepath.Join(s.Root, stateDir, importsName) }
 
+// files confines the store's reads and writes to the KB root: no symlink a
+// cloned KB committed (.state/, traces/2026/) is followed out of it.
+func (s *Store) files() fsx.Tree {
+	return fsx.Tree{Root: s.Root, Tmp: filepath.Join(s.Root, stateDir, "tmp")}
+}
+
 // loadImports returns the checkpoints, from memory when imports.json has not
 // changed since it was last read or written. A corrupt file is treated as
 // empty: the session files are the truth.
@@ -209,7 +215,7 @@ func (s *Store) loadImports() *importsDoc {
 		return s.imports.doc
 	}
 	doc := &importsDoc{}
-	if data, err := os.ReadFile(p); err != nil || json.Unmarshal(data, doc) != nil {
+	if data, err := s.files().ReadFile(p); err != nil || json.Unmarshal(data, doc) != nil {
 		doc = &importsDoc{}
 	}
 	if doc.Sources == nil {
@@ -226,7 +232,7 @@ func (s *Store) saveImports(doc *importsDoc) error {
 		return fmt.Errorf("encode import checkpoints: %w", err)
 	}
 	p := s.importsPath()
-	if err := fsx.WriteFile(p, data, 0o644); err != nil {
+	if err := s.files().WriteFile(p, data, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
 	if fi, err := os.Stat(p); err == nil {
@@ -689,7 +695,7 @@ type storedHead struct {
 func (s *Store) index() (map[string]string, error) {
 	idx := map[string]string{}
 	root := filepath.Join(s.Root, tracesDir)
-	years, err := os.ReadDir(root)
+	years, err := s.files().ReadDir(root) // traces/ itself linked out of the KB is refused; below it, links are not entered
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return idx, nil
@@ -812,7 +818,7 @@ func (s *Store) flush(sw *sessWriter, source string) error {
 	if err != nil {
 		return fmt.Errorf("session file %s: %w", sw.rel, err)
 	}
-	if err := appendRecords(abs, sw.buf.Bytes()); err != nil {
+	if err := appendRecords(s.files(), abs, sw.buf.Bytes()); err != nil {
 		return fmt.Errorf("append to %s: %w", sw.rel, err)
 	}
 	sw.buf = bytes.Buffer{} // drop the capacity too: an import may hold thousands of writers
@@ -1148,7 +1154,7 @@ func (s *Store) Sessions() ([]SessionInfo, error) {
 	}
 	cachePath := filepath.Join(s.Root, stateDir, sessionsName)
 	cache := &sessionsDoc{}
-	if data, err := os.ReadFile(cachePath); err != nil || json.Unmarshal(data, cache) != nil || cache.Version != 1 {
+	if data, err := s.files().ReadFile(cachePath); err != nil || json.Unmarshal(data, cache) != nil || cache.Version != 1 {
 		cache = &sessionsDoc{}
 	}
 	if cache.Files == nil {
@@ -1197,7 +1203,7 @@ func (s *Store) Sessions() ([]SessionInfo, error) {
 		cache.Version = 1
 		if data, err := json.Marshal(cache); err == nil {
 			// A cache: failing to write it costs time, not correctness.
-			_ = fsx.WriteFile(cachePath, data, 0o644)
+			_ = s.files().WriteFile(cachePath, data, 0o644)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -46,12 +46,15 @@ func TornFragment(line []byte) bool {
 // torn fragment at the end of the file is cut off first; an append that
 // fails is truncated back to where it began (or the file it created is
 // removed), so no part of a line is left behind.
-func appendRecords(abs string, data []byte) error {
+func appendRecords(t fsx.Tree, abs string, data []byte) error {
+	if _, err := t.Resolve(abs); err != nil {
+		return err // a link out of the KB: nothing is cut or written
+	}
 	before, err := cutTornTail(abs)
 	if err != nil {
 		return err
 	}
-	werr := writeAppend(abs, data)
+	werr := writeAppend(t, abs, data)
 	if werr == nil {
 		return nil
 	}
@@ -67,14 +70,14 @@ func appendRecords(abs string, data []byte) error {
 	return werr
 }
 
-func writeAppend(abs string, data []byte) error {
+func writeAppend(t fsx.Tree, abs string, data []byte) error {
 	if n, ok := failpoint.ShortWrite(FailAppend, len(data)); ok {
-		if err := fsx.Append(abs, data[:n]); err != nil {
+		if err := t.Append(abs, data[:n]); err != nil {
 			return err
 		}
 		return fmt.Errorf("write %s: %w (failpoint %s)", abs, syscall.ENOSPC, FailAppend)
 	}
-	return fsx.Append(abs, data)
+	return t.Append(abs, data)
 }
 
 // cutTornTail truncates a torn fragment off the end of the file at abs

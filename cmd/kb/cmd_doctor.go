@@ -16,9 +16,12 @@ func newDoctorCmd(e *env) *cobra.Command {
 		Short: "Check the whole KB and repair what is safe to repair",
 		Long: `Check every file of the KB: documents parse and link correctly, trace files
 are whole records with increasing sequence numbers, observation sources point at
-sessions that exist, the index agrees with the files, the lock is sane, and no
-temporary file was left behind by a crash. --fix removes orphan temp files and
-brings a stale or corrupt index up to date; everything else is reported.
+sessions that exist, the index agrees with the files, the lock is sane, no
+temporary file was left behind by a crash (in the KB, or where kb writes in the
+project), and no symlink leads out of the KB or the project. --fix removes orphan
+temp files, removes escaping links in kb's derived data (.state/, .index; the
+links, never their targets) and brings a stale or corrupt index up to date;
+everything else is reported.
 Exits 1 when an error remains.
 
 ` + exitCodesHelp,

@@ -185,7 +185,7 @@ func newHookInstallCmd(e *env, install bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			o := kb.HookInstall{Agent: agent, Path: p, Command: command}
+			o := kb.HookInstall{Agent: agent, Path: p, Command: command, Root: root}
 			var res *kb.HookInstallResult
 			if install {
 				res, err = kb.InstallHooks(o)

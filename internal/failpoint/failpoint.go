@@ -7,20 +7,35 @@
 // process with SIGKILL (TerminateProcess on Windows) on the Nth time Hit is
 // called with that name. KB_FAILPOINT=name=N:short makes the Nth
 // ShortWrite at that name report a short write (half the bytes, then
-// ENOSPC, as a full disk does). Without the variable Hit and ShortWrite cost
-// one atomic load.
+// ENOSPC, as a full disk does). With KB_FAILPOINT_PAUSE=DIR as well, a
+// killing point pauses instead of dying: it writes DIR/name.reached
+// (holding the note the point passes, such as the file about to be
+// replaced) and waits until DIR/name.resume exists, so that a test can act
+// at that exact moment (edit a file between kb's check and its rename)
+// without relying on timing. Without the variables Hit and ShortWrite cost
+// two atomic loads.
 package failpoint
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Env is the variable that arms a failpoint: "name=N" or "name=N:short".
 const Env = "KB_FAILPOINT"
+
+// PauseEnv names a directory: an armed point pauses there instead of
+// killing the process (see the package comment).
+const PauseEnv = "KB_FAILPOINT_PAUSE"
+
+// maxPause bounds a pause, so that a test that never resumes the process
+// leaves no process behind for ever.
+const maxPause = 5 * time.Minute
 
 var (
 	once   sync.Once
@@ -28,12 +43,22 @@ var (
 	name   string
 	after  int64
 	action string // "kill" or "short"
+	pause  string
 	hits   atomic.Int64
 	armed  atomic.Bool
+	hook   atomic.Pointer[hookFn]
 )
+
+type hookFn struct {
+	point string
+	fn    func(note string)
+}
 
 func load() {
 	arm(os.Getenv(Env))
+	mu.Lock()
+	pause = os.Getenv(PauseEnv)
+	mu.Unlock()
 }
 
 func arm(v string) {
@@ -87,8 +112,23 @@ func reached(point, act string) bool {
 
 // Hit counts a pass through the named point and kills the process when
 // that count reaches the armed N.
-func Hit(point string) {
+func Hit(point string) { HitNote(point, "") }
+
+// HitNote is Hit for a point that says what it is about to do (a path): the
+// note is passed to an OnHit function and written into a pause's .reached
+// file.
+func HitNote(point, note string) {
+	if h := hook.Load(); h != nil && h.point == point {
+		h.fn(note)
+	}
 	if !reached(point, "kill") {
+		return
+	}
+	mu.Lock()
+	dir := pause
+	mu.Unlock()
+	if dir != "" {
+		wait(dir, point, note)
 		return
 	}
 	p, err := os.FindProcess(os.Getpid())
@@ -96,6 +136,25 @@ func Hit(point string) {
 		_ = p.Kill()
 	}
 	os.Exit(137) // not reached where Kill works
+}
+
+// wait announces the pause and blocks until it is resumed (or maxPause).
+func wait(dir, point, note string) {
+	base := filepath.Join(dir, point)
+	// Written aside and renamed, so that a watcher never reads it empty.
+	if err := os.WriteFile(base+".reaching", []byte(note), 0o644); err != nil {
+		return
+	}
+	if err := os.Rename(base+".reaching", base+".reached"); err != nil {
+		return
+	}
+	deadline := time.Now().Add(maxPause)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(base + ".resume"); err == nil {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // ShortWrite counts a write of n bytes through the named point. On the
@@ -107,4 +166,13 @@ func ShortWrite(point string, n int) (int, bool) {
 		return n, false
 	}
 	return n / 2, true
+}
+
+// OnHit makes every pass through point call fn with the point's note, in
+// this process (for tests that drive kb in-process). It returns the
+// function that removes the hook. One hook at a time.
+func OnHit(point string, fn func(note string)) (remove func()) {
+	h := &hookFn{point: point, fn: fn}
+	hook.Store(h)
+	return func() { hook.CompareAndSwap(h, nil) }
 }

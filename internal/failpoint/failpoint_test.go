@@ -3,8 +3,10 @@ package failpoint
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHit runs this test binary as a child that hits a point three times
@@ -61,5 +63,63 @@ func TestShortWrite(t *testing.T) {
 	}
 	if _, short := ShortWrite("other", 10); short {
 		t.Error("an unarmed point wrote short")
+	}
+}
+
+// TestPause runs a child armed with a pause directory: it must stop at the
+// second hit, say so with its note, and go on once resumed.
+func TestPause(t *testing.T) {
+	if os.Getenv("FAILPOINT_CHILD") == "2" {
+		for i := 1; i <= 3; i++ {
+			HitNote("write", "file-"+string(rune('0'+i)))
+			os.Stdout.WriteString("after " + string(rune('0'+i)) + "\n")
+		}
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPause$")
+	cmd.Env = append(os.Environ(), "FAILPOINT_CHILD=2", Env+"=write=2", PauseEnv+"="+dir)
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	reached := filepath.Join(dir, "write.reached")
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("child ended (%v) without pausing; output:\n%s", err, out.String())
+		default:
+		}
+		if b, err := os.ReadFile(reached); err == nil {
+			if string(b) != "file-2" {
+				t.Fatalf("note %q, want file-2", b)
+			}
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "write.resume"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("child: %v", err)
+	}
+	if !strings.Contains(out.String(), "after 3") {
+		t.Fatalf("child output %q, want all three passes", out.String())
+	}
+}
+
+func TestOnHit(t *testing.T) {
+	var notes []string
+	remove := OnHit("p", func(n string) { notes = append(notes, n) })
+	HitNote("p", "a")
+	HitNote("q", "b")
+	remove()
+	HitNote("p", "c")
+	if strings.Join(notes, ",") != "a" {
+		t.Fatalf("notes %v, want [a]", notes)
 	}
 }

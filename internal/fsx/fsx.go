@@ -80,7 +80,10 @@ func SyncDir(dir string) error {
 // and fsyncs it. It never truncates or rewrites existing bytes. If the file
 // does not end in a newline (a crash cut the last append short), a newline is
 // written first so the torn line stays an isolated, reportable line and the
-// new records start clean.
+// new records start clean. A symlink as the last component is refused
+// (O_NOFOLLOW): appends go only to files kb created, never through a link a
+// cloned repository committed (.state/hook.log -> ~/.bashrc). Tree.Append
+// also checks the directories on the way.
 func Append(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -89,7 +92,10 @@ func Append(path string, data []byte) error {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		created = true
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err := refuseLink(path); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o644)
 	if err != nil {
 		return err
 	}
@@ -116,7 +122,7 @@ func Append(path string, data []byte) error {
 }
 
 func endsTorn(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := OpenNoFollow(path)
 	if err != nil {
 		return false, err
 	}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/kbmem/kb/internal/fsx"
 )
 
 // ErrLocked is returned when the lock could not be taken in time.
@@ -49,6 +51,13 @@ func Acquire(ctx context.Context, path string, timeout time.Duration) (*Lock, er
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
+	// kb creates the lock file and its holder note itself; a symlink in
+	// their place (a cloned repository's) is refused, not opened.
+	for _, p := range []string{path, path + ".holder"} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s is a symlink: kb keeps its lock in a file of its own and does not follow it (remove the link; kb doctor --fix does)", p)
+		}
+	}
 	fl := flock.New(path)
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -67,7 +76,7 @@ func Acquire(ctx context.Context, path string, timeout time.Duration) (*Lock, er
 	if b, err := json.Marshal(h); err == nil {
 		// Best effort and not atomic on purpose: it is advisory text, and a
 		// torn holder file only degrades the message to "unknown process".
-		_ = os.WriteFile(l.info, b, 0o644)
+		_ = fsx.WriteNoFollow(l.info, b, 0o644)
 	}
 	return l, nil
 }
@@ -85,7 +94,7 @@ func (l *Lock) Release() error {
 // ReadHolder reports who holds (or last held) the lock at path.
 func ReadHolder(path string) (Holder, error) {
 	var h Holder
-	b, err := os.ReadFile(path + ".holder")
+	b, err := fsx.ReadFileNoFollow(path + ".holder")
 	if err != nil {
 		return h, err
 	}

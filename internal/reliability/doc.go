@@ -17,6 +17,10 @@
 //   - memory poisoning: injected instructions in tool output, fetched pages
 //     and read files must never become lessons, library notes, AGENTS.md
 //     entries or recall/hook instructions;
+//   - filesystem safety: symlinks a cloned KB commits in .state/, the
+//     layers and the project (.continual-learning/), a person's edit made
+//     between kb's write and its rename, temp files an interrupted write
+//     leaves in the project;
 //   - long runs: kb watch under compressed transcript traffic keeps its
 //     memory, threads and file descriptors flat; hooks and kb mcp exit when
 //     their request is done.
