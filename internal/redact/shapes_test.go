@@ -54,6 +54,7 @@ func TestTranscriptShapes(t *testing.T) {
 		{"smbclient -U", "smbclient //files/share -U admin%{v} -c ls"},
 		{"ldapsearch -w", "ldapsearch -x -D cn=admin,dc=acme -w {v} -b dc=acme"},
 		{"7z -p", "7z a -p{v} backup.7z data/"},
+		{"zip -P", "zip -r -P {v} backup.zip data/ && unzip -P {v} -l backup.zip"},
 		{"htpasswd -b", "htpasswd -bc .htpasswd admin {v}"},
 	}
 	for _, sh := range shapes {
