@@ -116,9 +116,10 @@ func projectRules() ([]config.Rule, error) {
 			RuleID:      "kb-env-secret",
 			Description: "Shell or .env assignment to a variable named like a secret.",
 			// A value in code (x = y) needs quotes; unquoted values count only
-			// in the shell form NAME=value, which code rarely has.
+			// in the shell form NAME=value, which code rarely has. "==" is a
+			// comparison or a pin (tiktoken==0.7.0), not an assignment.
 			Regex: regexp.MustCompile(`(?m)(?:^|[\s;&|(\x60])(?:(?:export|set|setx|declare -x)[ \t]+)?-{0,2}[A-Za-z0-9_.-]*` + secretName + `[A-Za-z0-9_.-]*` +
-				`(?:=(?:"([^"\s]{4,})"|'([^'\s]{4,})'|([^\s"'$#\x60(),][^\s"'\x60;&|(),]{3,})(?:[ \t;&|#]|$))` +
+				`(?:=(?:"([^"\s]{4,})"|'([^'\s]{4,})'|([^\s"'$#\x60(),=][^\s"'\x60;&|(),]{3,})(?:[ \t;&|#]|$))` +
 				`|[ \t]+=[ \t]*(?:"([^"\s]{4,})"|'([^'\s]{4,})'))`),
 			Keywords:   []string{"pass", "pwd", "secret", "token", "key", "credential", "auth"},
 			Allowlists: []*config.Allowlist{placeholders, names},

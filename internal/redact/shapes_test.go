@@ -107,6 +107,7 @@ func TestTranscriptShapesClean(t *testing.T) {
 		"Passwords: use the password manager.",
 		"--max-tokens 4096 --token-budget 2000 --password-file /run/secrets/db",
 		"npm install --save-dev @types/node --auth-type=legacy",
+		"pip install tiktoken==0.7.0 'tokenizers==0.19.1'",
 		"WARNING! Using --password via the CLI is insecure. Use --password-stdin.",
 		"use --token YOUR_TOKEN or --api-key $API_KEY, see --secret-help",
 	} {
