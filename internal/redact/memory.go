@@ -168,7 +168,7 @@ func (m *Memory) Learn(secrets []Secret) bool {
 func (m *Memory) learn(v, rule string) bool {
 	if strings.ContainsAny(v, "\r\n") {
 		added := false
-		if len(v) <= maxDerive {
+		if len(v) <= maxDerive && rememberable(v) {
 			added = m.add(v, rule, false)
 		}
 		for _, l := range strings.Split(v, "\n") {
@@ -284,6 +284,9 @@ func base64Core(v string, a int) string {
 
 // add remembers one form; false if it was known.
 func (m *Memory) add(f, rule string, b64 bool) bool {
+	if len(f) < headLen {
+		return false // cannot happen: every form is longer (see rememberable)
+	}
 	lower := string(asciiLower(f))
 	if _, ok := m.forms[lower]; ok {
 		return false
