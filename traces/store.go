@@ -57,6 +57,10 @@ func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
 // and its position among the records of that line; for records without a
 // line (whole-document JSON) it is a hash of the record as written.
 //
+// With a Redactor, every record is redacted before it is written, and what
+// the Redactor found in a session is remembered in Root/.state/secrets.json
+// (keyed hashes only; see redact.go) for the rest of the session.
+//
 // A Store is safe for use by one process at a time (the caller holds the KB
 // write lock for Import and Append); its methods serialize on a mutex.
 type Store struct {
