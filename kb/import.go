@@ -97,40 +97,57 @@ func (k *KB) traceStore(noRedact bool, count *atomic.Int64) (*traces.Store, bool
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: traces.redact_rules: %w", ConfigFile, err)
 	}
-	st.Redact = func(s string) string {
-		for _, re := range manual {
-			s = re.ReplaceAllLiteralString(s, ManualMarker)
-		}
-		out, f := rd.String(s)
-		if count != nil && len(f) > 0 {
-			count.Add(int64(len(f)))
-		}
-		return out
+	st.Redactor = &kbRedactor{rd: rd, manual: manual, count: count}
+	if count != nil {
+		st.Remembered = func(n int) { count.Add(int64(n)) }
 	}
-	st.RedactJSON = func(b []byte) []byte {
-		if len(manual) > 0 {
-			var v any
-			dec := json.NewDecoder(strings.NewReader(string(b)))
-			dec.UseNumber()
-			if dec.Decode(&v) == nil {
-				n := 0
-				for _, re := range manual {
-					v = redactStrings(v, re, &n)
-				}
-				if n > 0 {
-					if nb, err := marshalNoEscape(v); err == nil {
-						b = nb
-					}
+	return st, true, nil
+}
+
+// kbRedactor is the traces.Redactor of a KB: the patterns of `kb trace
+// redact`, then the rules of redact (gitleaks', kb's and kb.yaml's). count,
+// if set, is increased by the number of secrets replaced.
+type kbRedactor struct {
+	rd     *redact.Redactor
+	manual []*regexp.Regexp
+	count  *atomic.Int64
+}
+
+func (r *kbRedactor) counted(fs []redact.Finding) {
+	if r.count != nil && len(fs) > 0 {
+		r.count.Add(int64(len(fs)))
+	}
+}
+
+func (r *kbRedactor) Text(s string) (string, []redact.Secret) {
+	for _, re := range r.manual {
+		s = re.ReplaceAllLiteralString(s, ManualMarker)
+	}
+	out, fs, found := r.rd.Redact(s)
+	r.counted(fs)
+	return out, found
+}
+
+func (r *kbRedactor) JSON(b []byte) ([]byte, []redact.Secret) {
+	if len(r.manual) > 0 {
+		var v any
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec.UseNumber()
+		if dec.Decode(&v) == nil {
+			n := 0
+			for _, re := range r.manual {
+				v = redactStrings(v, re, &n)
+			}
+			if n > 0 {
+				if nb, err := marshalNoEscape(v); err == nil {
+					b = nb
 				}
 			}
 		}
-		out, f := rd.JSON(b)
-		if count != nil && len(f) > 0 {
-			count.Add(int64(len(f)))
-		}
-		return out
 	}
-	return st, true, nil
+	out, fs, found := r.rd.RedactJSON(b)
+	r.counted(fs)
+	return out, found
 }
 
 // Import imports transcripts: files, or directories walked for *.jsonl,

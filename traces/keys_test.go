@@ -106,7 +106,7 @@ func TestStoreIdentityIgnoresNewRedaction(t *testing.T) {
 	s := trStore(t)
 	a := trCopy(t, genericFixture, filepath.Join(t.TempDir(), "a"), nil)
 	trImport(t, s, a, ImportOptions{})
-	s2 := &Store{Root: s.Root, Redact: func(v string) string { return strings.ReplaceAll(v, "e", "[REDACTED:test]") }}
+	s2 := &Store{Root: s.Root, Redactor: stringRedactor(func(v string) string { return strings.ReplaceAll(v, "e", "[REDACTED:test]") })}
 	b := trCopy(t, genericFixture, filepath.Join(t.TempDir(), "b"), nil)
 	if r := trImport(t, s2, b, ImportOptions{}); r.Appended != 0 {
 		t.Fatalf("copy under a new redaction rule appended %d", r.Appended)

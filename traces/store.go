@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/redact"
 	"github.com/kbmem/kb/internal/textutil"
 )
 
@@ -60,17 +61,24 @@ func (e *AmbiguousError) Is(target error) bool { return target == ErrAmbiguous }
 // holds, so a crash between an append and the checkpoint write, or a
 // deleted .state/, never duplicates a record.
 //
+// With a Redactor, every record is redacted before it is written, and what
+// the Redactor found in a session is remembered in Root/.state/secrets.json
+// (keyed hashes only; see redact.go) for the rest of the session.
+//
 // A Store is safe for use by one process at a time (the caller holds the KB
 // write lock for Import and Append); its methods serialize on a mutex.
 type Store struct {
-	Root       string              // KB root; session files live under Root/traces/
-	Redact     func(string) string // applied to Text, Output, and string values inside Input/Extra before anything is written; nil = no redaction
-	RedactJSON func([]byte) []byte // if set, used instead of Redact for Input and Extra values; its output must be valid JSON
-	Now        func() time.Time    // clock for records appended without a time; nil = time.Now
+	Root     string           // KB root; session files live under Root/traces/
+	Redactor Redactor         // applied to every string of a record before anything is written (see redactRules); nil = no redaction
+	Now      func() time.Time // clock for records appended without a time; nil = time.Now
+	// Remembered, if set, is told how many places session memory redacted
+	// (secrets the Redactor found elsewhere in the session).
+	Remembered func(n int)
 
 	mu      sync.Mutex
 	imports *importCache
 	keys    map[string]*recordKeys // session file -> its record keys, as last known
+	mems    *memories
 }
 
 // ImportOptions choose the parser and agent of an import.
@@ -355,8 +363,9 @@ func (s *Store) importFile(src string, opts ImportOptions, full bool) (ImportRes
 	}
 
 	w := &importer{store: s, src: abs, agent: opts.Agent, byContent: replaced, sessions: map[string]*sessWriter{}}
-	if s.Redact != nil || s.RedactJSON != nil {
+	if s.Redactor != nil {
 		w.pipe = newRedactPipe(s)
+		w.mems = s.loadMemories()
 	}
 	end, problems, perr := parser.Parse(io.LimitReader(f, fi.Size()-start.Offset), abs, start, w.emit)
 	w.drain()
@@ -370,6 +379,9 @@ func (s *Store) importFile(src string, opts ImportOptions, full bool) (ImportRes
 		return res, err
 	}
 	w.saveKeys()
+	if err := s.saveMemories(w.mems); err != nil {
+		return res, fmt.Errorf("import %s: %w", abs, err)
+	}
 	res.Appended = w.appended
 	if perr != nil {
 		return res, fmt.Errorf("import %s: %w", abs, perr)
@@ -422,6 +434,7 @@ type importer struct {
 	buffered  int // estimated bytes queued in the session writers since the last flush of all
 	err       error
 	pipe      *redactPipe // nil: records are redacted in emit, one at a time
+	mems      *memories   // nil: no redaction
 }
 
 // sessWriter is the state of one session file during an import or append.
@@ -437,6 +450,7 @@ type sessWriter struct {
 	ord            map[string]int   // identical keys met so far per source line (keyOf)
 	pending        []Record         // records of a new session, until its path is known
 	buf            bytes.Buffer
+	memo           sessMemory
 }
 
 func (w *importer) emit(rec Record) error {
@@ -458,13 +472,13 @@ func (w *importer) emit(rec Record) error {
 		w.pipe.push(rec, w.accept)
 		return w.err
 	}
-	w.store.redact(&rec)
-	return w.accept(rec)
+	return w.accept(rec, w.store.redactRules(&rec))
 }
 
 // accept appends a redacted record unless the session file holds it
-// already. Records arrive in source order.
-func (w *importer) accept(rec Record) error {
+// already. Records arrive in source order, with the secrets the rules
+// found in them, which the session's memory learns and removes from them.
+func (w *importer) accept(rec Record, found []redact.Secret) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -473,6 +487,7 @@ func (w *importer) accept(rec Record) error {
 		w.err = err
 		return err
 	}
+	w.store.remembered(w.mems.note(sw, &rec, found))
 	key, err := keyOf(&rec, sw.ord, w.byContent)
 	if err != nil {
 		w.err = err
@@ -526,6 +541,7 @@ type redactPipe struct {
 
 type redactBatch struct {
 	recs  []Record
+	found [][]redact.Secret // per record
 	bytes int
 	done  chan struct{}
 }
@@ -544,8 +560,9 @@ func newRedactPipe(s *Store) *redactPipe {
 	for range n {
 		go func() {
 			for b := range p.jobs {
+				b.found = make([][]redact.Secret, len(b.recs))
 				for i := range b.recs {
-					s.redact(&b.recs[i])
+					b.found[i] = s.redactRules(&b.recs[i])
 				}
 				close(b.done)
 			}
@@ -556,7 +573,7 @@ func newRedactPipe(s *Store) *redactPipe {
 
 // push adds a record; when its batch is full the batch goes to the
 // workers, and every finished batch at the head of the queue is accepted.
-func (p *redactPipe) push(rec Record, accept func(Record) error) {
+func (p *redactPipe) push(rec Record, accept func(Record, []redact.Secret) error) {
 	if p.cur == nil {
 		p.cur = &redactBatch{done: make(chan struct{})}
 	}
@@ -574,7 +591,7 @@ func (p *redactPipe) push(rec Record, accept func(Record) error) {
 
 // take accepts finished batches from the head of the queue, waiting for
 // the head while more than limit batches are in flight.
-func (p *redactPipe) take(accept func(Record) error, limit int) {
+func (p *redactPipe) take(accept func(Record, []redact.Secret) error, limit int) {
 	for len(p.queue) > 0 {
 		b := p.queue[0]
 		if len(p.queue) <= limit {
@@ -586,8 +603,8 @@ func (p *redactPipe) take(accept func(Record) error, limit int) {
 		} else {
 			<-b.done
 		}
-		for _, r := range b.recs {
-			if accept(r) != nil {
+		for i, r := range b.recs {
+			if accept(r, b.found[i]) != nil {
 				break // the importer keeps the error; the rest is dropped
 			}
 		}
@@ -597,7 +614,7 @@ func (p *redactPipe) take(accept func(Record) error, limit int) {
 }
 
 // close redacts and accepts what is left, then stops the workers.
-func (p *redactPipe) close(accept func(Record) error) {
+func (p *redactPipe) close(accept func(Record, []redact.Secret) error) {
 	if p.cur != nil {
 		p.queue = append(p.queue, p.cur)
 		p.jobs <- p.cur
@@ -775,6 +792,11 @@ func writeLine(buf *bytes.Buffer, rec *Record) error {
 // flush writes sw's queued records, creating the file with its meta record
 // if the session is new. source names the source transcript for the meta.
 func (s *Store) flush(sw *sessWriter, source string) error {
+	n, err := catchUp(sw)
+	s.remembered(n)
+	if err != nil {
+		return err
+	}
 	if sw.rel == "" || sw.needMeta {
 		meta := Record{Session: sw.session, Seq: 0, Agent: sw.agent, Role: RoleSystem, Kind: KindMeta,
 			Source: Source{File: source}}
@@ -858,9 +880,13 @@ func (s *Store) Append(recs []Record) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	sessions := map[string]*sessWriter{}
-	var order []*sessWriter
-	out := make([]Record, 0, len(recs))
+	var mems *memories
+	if s.Redactor != nil {
+		mems = s.loadMemories()
+	}
+	// All the records are at hand: redact them and learn what they reveal
+	// before any is written, so that session memory treats them alike.
+	ready := make([]Record, 0, len(recs))
 	for i, rec := range recs {
 		if rec.Session == "" {
 			return nil, fmt.Errorf("append record %d: no session", i+1)
@@ -881,7 +907,15 @@ func (s *Store) Append(recs []Record) ([]Record, error) {
 		if len(rec.Input) > 0 && !json.Valid(rec.Input) {
 			return nil, fmt.Errorf("append record %d: input is not valid JSON", i+1)
 		}
-		s.redact(&rec)
+		if found := s.redactRules(&rec); mems != nil {
+			mems.learn(rec.Agent, rec.Session, found)
+		}
+		ready = append(ready, rec)
+	}
+	sessions := map[string]*sessWriter{}
+	var order []*sessWriter
+	out := make([]Record, 0, len(recs))
+	for _, rec := range ready {
 		k := rec.Agent + "\x00" + rec.Session
 		sw := sessions[k]
 		if sw == nil {
@@ -904,6 +938,7 @@ func (s *Store) Append(recs []Record) ([]Record, error) {
 			sessions[k] = sw
 			order = append(order, sw)
 		}
+		s.remembered(mems.note(sw, &rec, nil))
 		rec.Seq = sw.next
 		sw.next++
 		if err := s.add(sw, rec); err != nil {
@@ -915,6 +950,9 @@ func (s *Store) Append(recs []Record) ([]Record, error) {
 		if err := s.flush(sw, ""); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.saveMemories(mems); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -980,79 +1018,13 @@ func copyRaw(m map[string]json.RawMessage) map[string]json.RawMessage {
 }
 
 // ---------------------------------------------------------------------------
-// Redaction
+// Redaction (see redact.go)
 
-func (s *Store) redact(rec *Record) {
-	if s.Redact == nil && s.RedactJSON == nil {
-		return
+// remembered reports n places redacted by session memory.
+func (s *Store) remembered(n int) {
+	if n > 0 && s.Remembered != nil {
+		s.Remembered(n)
 	}
-	if s.Redact != nil {
-		rec.Text = s.Redact(rec.Text)
-		rec.Output = s.Redact(rec.Output)
-	}
-	rec.Input = s.redactRaw(rec.Input)
-	if len(rec.Extra) > 0 {
-		extra := make(map[string]json.RawMessage, len(rec.Extra))
-		for k, v := range rec.Extra {
-			extra[k] = s.redactRaw(v)
-		}
-		rec.Extra = extra
-	}
-}
-
-// redactRaw redacts the strings of a JSON value, keeping the value valid.
-func (s *Store) redactRaw(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
-		return raw
-	}
-	if s.RedactJSON != nil {
-		if out := s.RedactJSON(raw); json.Valid(out) {
-			return out
-		}
-	}
-	if s.Redact == nil {
-		// RedactJSON returned invalid JSON and there is no string hook:
-		// keep nothing of the value rather than risk the raw secret.
-		return json.RawMessage(`"[REDACTED]"`)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return mustJSON(s.Redact(string(raw)))
-	}
-	v, changed := redactValue(v, s.Redact)
-	if !changed {
-		return raw
-	}
-	return mustJSON(v)
-}
-
-func redactValue(v any, fn func(string) string) (any, bool) {
-	switch x := v.(type) {
-	case string:
-		r := fn(x)
-		return r, r != x
-	case []any:
-		changed := false
-		for i, e := range x {
-			var c bool
-			x[i], c = redactValue(e, fn)
-			changed = changed || c
-		}
-		return x, changed
-	case map[string]any:
-		changed := false
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			nk := fn(k)
-			ne, c := redactValue(e, fn)
-			out[nk] = ne
-			changed = changed || c || nk != k
-		}
-		return out, changed
-	}
-	return v, false
 }
 
 // ---------------------------------------------------------------------------

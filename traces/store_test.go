@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kbmem/kb/internal/redact"
 )
 
 func trStore(t testing.TB) *Store {
@@ -480,10 +482,48 @@ func TestStoreAppendAndRead(t *testing.T) {
 	}
 }
 
+// stringRedactor is a Redactor applying a function to every string,
+// those inside JSON values included.
+type stringRedactor func(string) string
+
+func (f stringRedactor) Text(s string) (string, []redact.Secret) { return f(s), nil }
+
+func (f stringRedactor) JSON(raw []byte) ([]byte, []redact.Secret) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return []byte(mustJSON(f(string(raw)))), nil
+	}
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			return f(x)
+		case []any:
+			for i := range x {
+				x[i] = walk(x[i])
+			}
+		case map[string]any:
+			out := make(map[string]any, len(x))
+			for k, e := range x {
+				out[f(k)] = walk(e)
+			}
+			return out
+		}
+		return v
+	}
+	return []byte(mustJSON(walk(v))), nil
+}
+
+// bytesRedactor is a Redactor applying a function to raw JSON.
+type bytesRedactor func([]byte) []byte
+
+func (f bytesRedactor) Text(s string) (string, []redact.Secret)   { return string(f([]byte(s))), nil }
+func (f bytesRedactor) JSON(raw []byte) ([]byte, []redact.Secret) { return f(raw), nil }
+
 func TestStoreRedaction(t *testing.T) {
 	const secret = "sk-SECRET-1234567890"
 	s := trStore(t)
-	s.Redact = func(v string) string { return strings.ReplaceAll(v, secret, "[REDACTED]") }
+	s.Redactor = stringRedactor(func(v string) string { return strings.ReplaceAll(v, secret, "[REDACTED]") })
 	src := filepath.Join(t.TempDir(), "leak.jsonl")
 	trWrite(t, src, []byte(`{"session":"leak","role":"user","content":"my key is `+secret+`","ts":"2025-01-01T00:00:00Z"}
 {"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"sh","arguments":"{\"env\":{\"KEY\":\"`+secret+`\"},\"list\":[\"`+secret+`\"]}"}}]}
@@ -512,8 +552,8 @@ func TestStoreRedaction(t *testing.T) {
 	if r := trImport(t, s, src, ImportOptions{}); r.Appended != 0 {
 		t.Errorf("re-import after redaction appended %d", r.Appended)
 	}
-	// A JSON redactor is used for Input and Extra when set.
-	s.RedactJSON = func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(secret), []byte("XX")) }
+	// The Redactor's JSON is used for Input and Extra.
+	s.Redactor = bytesRedactor(func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(secret), []byte("XX")) })
 	out, err := s.Append([]Record{{Session: "leak2", Role: RoleUser, Input: json.RawMessage(`{"k":"` + secret + `"}`)}})
 	if err != nil || string(out[0].Input) != `{"k":"XX"}` {
 		t.Errorf("json redactor: %v %s", err, out[0].Input)
@@ -663,13 +703,13 @@ func TestStoreRedactionPipelineKeepsOrder(t *testing.T) {
 		return out
 	}
 	par := trStore(t)
-	par.Redact = redactor
+	par.Redactor = stringRedactor(redactor)
 	trImport(t, par, src, ImportOptions{})
 	got := read(par)
 
 	prev := runtime.GOMAXPROCS(1) // no pipeline: one record at a time
 	seqStore := trStore(t)
-	seqStore.Redact = redactor
+	seqStore.Redactor = stringRedactor(redactor)
 	trImport(t, seqStore, src, ImportOptions{})
 	runtime.GOMAXPROCS(prev)
 	want := read(seqStore)

@@ -2,7 +2,9 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -82,6 +84,65 @@ func FuzzJSON(f *testing.F) {
 		}
 		if len(fs) == 0 && !bytes.Equal(out, in) {
 			t.Fatalf("output changed without findings: %q -> %q", in, out)
+		}
+	})
+}
+
+// FuzzMemory learns a value and redacts a text with it, live and rebuilt
+// from what it saved: no panic, the same output both ways, no occurrence of
+// the value left outside a marker, and JSON kept valid.
+func FuzzMemory(f *testing.F) {
+	v := memoryValue()
+	for name, text := range memoryCases(v) {
+		f.Add(v, text+" "+name)
+	}
+	f.Add("hunter22x", "HUNTER22X hunter22x\nhunter\n22x")
+	f.Add("abcdefghijklmnop", `{"a":"abcdefghijklmnop","b":["ABCDEFGHIJKLMNOP"]}`)
+	f.Add("İİİİİİİİ", "xİİİİİİİİy")
+	f.Add("\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8", "\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8")
+	key := []byte("fuzz key fuzz key fuzz key fuzz!")
+	f.Fuzz(func(t *testing.T, v, text string) {
+		m := NewMemory(key, nil)
+		learned := m.Learn([]Secret{{Value: v, Rule: "fuzz"}})
+		out, n := m.String(text)
+		if n == 0 && out != text {
+			t.Fatalf("changed without a replacement: %q -> %q", text, out)
+		}
+		again, n2 := NewMemory(key, m.Saved()).String(text)
+		if again != out || n2 != n {
+			t.Fatalf("saved memory differs:\n live  %q (%d)\n saved %q (%d)", out, n, again, n2)
+		}
+		lv := string(asciiLower(v))
+		if learned && !strings.Contains(Marker("fuzz"), lv) && strings.Contains(string(asciiLower(markerRE.ReplaceAllString(out, ""))), lv) {
+			t.Fatalf("value %q left in %q", v, out)
+		}
+		if b, _ := json.Marshal(map[string]string{"k": text}); json.Valid(b) {
+			if jo, _ := m.JSON(b); !json.Valid(jo) {
+				t.Fatalf("invalid JSON out: %q", jo)
+			}
+		}
+	})
+}
+
+// FuzzWrappedAndDecoded drives the line-joining and base64 passes with
+// texts made of wrapped and encoded pieces.
+func FuzzWrappedAndDecoded(f *testing.F) {
+	fk := fakes()
+	ant := fk["anthropic-api-key"].Text
+	f.Add(foldText("KEY="+ant+"\nNEXT=1\n", 64), 64)
+	f.Add(base64.StdEncoding.EncodeToString([]byte("GITHUB_TOKEN="+fk["github-pat"].Text+"\n")), 76)
+	f.Add(strings.Repeat("A", 200), 76)
+	f.Add("     1→"+strings.Repeat("b", 64)+"\n     2→"+strings.Repeat("c", 10), 64)
+	f.Fuzz(func(t *testing.T, s string, w int) {
+		if w < 1 || w > 1000 {
+			w = 64
+		}
+		r := fuzzRedactor(t)
+		for _, in := range []string{s, foldText(s, w), base64.StdEncoding.EncodeToString([]byte(s))} {
+			out, fs := r.String(in)
+			if len(fs) == 0 && out != in {
+				t.Fatalf("output changed without findings: %q -> %q", in, out)
+			}
 		}
 	})
 }

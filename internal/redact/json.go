@@ -14,24 +14,33 @@ import (
 // plain text. Input that is not valid JSON is redacted as plain text by
 // String. Finding lines are lines of raw.
 func (r *Redactor) JSON(raw []byte) ([]byte, []Finding) {
+	out, fs, _ := r.RedactJSON(raw)
+	return out, fs
+}
+
+// RedactJSON is JSON that also returns the secret values it found, for a
+// Memory to learn.
+func (r *Redactor) RedactJSON(raw []byte) ([]byte, []Finding, []Secret) {
 	if r == nil || r.disabled || len(raw) == 0 {
-		return raw, nil
+		return raw, nil, nil
 	}
 	if !json.Valid(raw) {
-		out, fs := r.String(string(raw))
-		return []byte(out), fs
+		out, fs, found := r.Redact(string(raw))
+		return []byte(out), fs, found
 	}
 	lits := scanStrings(raw)
 	if len(lits) == 0 {
-		return raw, nil
+		return raw, nil, nil
 	}
 	// Build the text the detector sees, remembering where each literal's
 	// decoded value sits in it.
 	var flat strings.Builder
+	var breaks []int // the line breaks between members
 	for i := range lits {
 		l := &lits[i]
 		l.value = decodeLit(raw[l.start:l.end])
 		if l.key && flat.Len() > 0 && !strings.HasSuffix(flat.String(), "\n") {
+			breaks = append(breaks, flat.Len())
 			flat.WriteByte('\n') // a member starts its own line, even inside a parent's
 		}
 		l.at = flat.Len()
@@ -39,17 +48,19 @@ func (r *Redactor) JSON(raw []byte) ([]byte, []Finding) {
 		if l.key {
 			flat.WriteString(": ")
 		} else {
+			breaks = append(breaks, flat.Len())
 			flat.WriteByte('\n')
 		}
 	}
 	text := flat.String()
-	secrets := r.detect(text)
+	secrets := r.detect(text, breaks...)
 	if len(secrets) == 0 {
-		return raw, nil
+		return raw, nil, nil
 	}
+	found := exported(secrets)
 	spans := locate(text, secrets)
 	if len(spans) == 0 {
-		return raw, nil
+		return raw, nil, found
 	}
 
 	// Hand each span to the literals it overlaps, clipped to their values.
@@ -71,7 +82,7 @@ func (r *Redactor) JSON(raw []byte) ([]byte, []Finding) {
 		}
 	}
 	if len(local) == 0 {
-		return raw, nil
+		return raw, nil, found
 	}
 	var out bytes.Buffer
 	out.Grow(len(raw))
@@ -86,7 +97,7 @@ func (r *Redactor) JSON(raw []byte) ([]byte, []Finding) {
 		last = l.end
 	}
 	out.Write(raw[last:])
-	return out.Bytes(), findings(flatSpans, newLiner(string(raw)).line)
+	return out.Bytes(), findings(flatSpans, newLiner(string(raw)).line), found
 }
 
 // lit is one string literal of a JSON document.

@@ -11,6 +11,7 @@ import (
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/regexp"
+	"github.com/zricethezav/gitleaks/v8/report"
 )
 
 // Rule is a project rule from kb.yaml. Regex uses Go (RE2) syntax. When
@@ -161,22 +162,47 @@ func compile(pattern string) (re *regexp.Regexp, err error) {
 	return regexp.MustCompile(pattern), nil
 }
 
+// Secret is a secret value the rules found, and the rule that found it.
+// Session memory (Memory) learns them; never log or store one.
+type Secret struct {
+	Value string
+	Rule  string
+}
+
 // String returns s with every secret replaced by [REDACTED:<rule-id>]
 // wherever it occurs, and one Finding per rule and line redacted, ordered by
 // line then rule.
 func (r *Redactor) String(s string) (string, []Finding) {
+	out, fs, _ := r.Redact(s)
+	return out, fs
+}
+
+// Redact is String that also returns the secret values it found (those
+// inside base64 text and keys cut by line breaks included, whole), for a
+// Memory to learn.
+func (r *Redactor) Redact(s string) (string, []Finding, []Secret) {
 	if r == nil || r.disabled || s == "" {
-		return s, nil
+		return s, nil, nil
 	}
 	secrets := r.detect(s)
 	if len(secrets) == 0 {
-		return s, nil
+		return s, nil, nil
 	}
+	found := exported(secrets)
 	spans := locate(s, secrets)
 	if len(spans) == 0 {
-		return s, nil
+		return s, nil, found
 	}
-	return apply(s, spans), findings(spans, newLiner(s).line)
+	return apply(s, spans), findings(spans, newLiner(s).line), found
+}
+
+// exported lists the values of secrets for a Memory.
+func exported(secrets []secret) []Secret {
+	out := make([]Secret, 0, len(secrets))
+	for _, sec := range secrets {
+		out = append(out, Secret{Value: sec.value, Rule: sec.rule})
+	}
+	return out
 }
 
 // secret is one distinct secret the detector reported.
@@ -184,6 +210,8 @@ type secret struct {
 	value   string   // the text to remove
 	rule    string   // rule that names it in the marker
 	matches []string // the rule's full matches, the context a short secret is removed in
+	at      []span   // places to remove that do not hold value as such (a key cut by a line break)
+	learn   bool     // only for a Memory: value does not occur in the text (it was base64-encoded there)
 }
 
 // minGlobal is the length from which a secret is removed wherever it occurs.
@@ -191,33 +219,17 @@ type secret struct {
 // the text their rule matched, so that "pass" does not eat "password".
 const minGlobal = 8
 
-// detect runs gitleaks on s and folds its findings into distinct secrets,
-// in a deterministic order.
-func (r *Redactor) detect(s string) []secret {
-	fs := r.eng.find(s)
-	if len(fs) == 0 {
+// detect runs gitleaks on s, on the keys cut by line breaks in s (see
+// wrapped) and on the text encoded in base64 runs of s (see decoded), and
+// folds the findings into distinct secrets, in a deterministic order.
+// breaks, sorted, are the offsets of line breaks that separate values
+// (JSON members), not lines of one text: no key is cut there.
+func (r *Redactor) detect(s string, breaks ...int) []secret {
+	byValue := r.eng.fold(r.eng.find(s), nil)
+	byValue = r.eng.wrapped(s, byValue, breaks)
+	byValue = r.eng.decoded(s, byValue)
+	if len(byValue) == 0 {
 		return nil
-	}
-	byValue := make(map[string]*secret, len(fs))
-	for _, f := range fs {
-		v := f.Secret
-		if v == "" {
-			v = f.Match
-		}
-		v = strings.Trim(v, "\r\n")
-		if strings.TrimSpace(v) == "" {
-			continue
-		}
-		sec, ok := byValue[v]
-		if !ok {
-			sec = &secret{value: v, rule: f.RuleID}
-			byValue[v] = sec
-		} else if better(f.RuleID, sec.rule) {
-			sec.rule = f.RuleID
-		}
-		if m := strings.Trim(f.Match, "\r\n"); m != "" && !slices.Contains(sec.matches, m) {
-			sec.matches = append(sec.matches, m)
-		}
 	}
 	out := make([]secret, 0, len(byValue))
 	for _, sec := range byValue {
@@ -227,6 +239,69 @@ func (r *Redactor) detect(s string) []secret {
 	slices.SortFunc(out, func(a, b secret) int { return strings.Compare(a.value, b.value) })
 	return out
 }
+
+// fold adds gitleaks findings to byValue (created if nil and needed), one
+// secret per distinct value, named by the best rule that found it.
+func (e *engine) fold(fs []report.Finding, byValue map[string]*secret) map[string]*secret {
+	if byValue == nil && len(fs) > 0 {
+		byValue = make(map[string]*secret, len(fs))
+	}
+	for _, f := range fs {
+		v := f.Secret
+		if v == "" {
+			v = f.Match
+		}
+		v = strings.Trim(v, "\r\n")
+		if strings.HasPrefix(f.RuleID, cliPasswordPrefix) {
+			f.RuleID = cliPasswordRule
+		}
+		for _, v := range splitSecret(f.RuleID, v) {
+			if strings.TrimSpace(v) == "" {
+				continue
+			}
+			sec, ok := byValue[v]
+			if !ok {
+				sec = &secret{value: v, rule: f.RuleID}
+				byValue[v] = sec
+			} else if better(f.RuleID, sec.rule) {
+				sec.rule = f.RuleID
+			}
+			if m := strings.Trim(f.Match, "\r\n"); m != "" && !slices.Contains(sec.matches, m) {
+				sec.matches = append(sec.matches, m)
+			}
+		}
+	}
+	return byValue
+}
+
+// splitSecret turns what a rule captured into the secrets to remove: the
+// values of a cookie list, a prose password without the sentence's final
+// punctuation. Other rules' captures are one secret.
+func splitSecret(rule, v string) []string {
+	switch rule {
+	case "kb-cookie":
+		var out []string
+		for _, pair := range strings.Split(v, ";") {
+			name, val, ok := strings.Cut(strings.TrimSpace(pair), "=")
+			if !ok || len(val) < minCookie || cookieAttr[strings.ToLower(name)] || placeholderValue.MatchString(val) {
+				continue
+			}
+			out = append(out, val)
+		}
+		return out
+	case "kb-prose-password":
+		return []string{strings.TrimRight(v, ".!?:)")}
+	}
+	return []string{v}
+}
+
+// minCookie is the length from which a cookie value is taken for a
+// secret: session ids and tokens are long, preferences ("lang=en") short.
+const minCookie = 8
+
+// cookieAttr are the attributes of Set-Cookie, which are not cookies.
+var cookieAttr = map[string]bool{"path": true, "domain": true, "expires": true, "max-age": true, "samesite": true,
+	"secure": true, "httponly": true, "priority": true, "partitioned": true, "version": true, "comment": true}
 
 // better reports whether rule a names a secret better than rule b: specific
 // gitleaks and user rules first, then kb's project rules, then gitleaks'
@@ -259,6 +334,10 @@ type span struct {
 func locate(s string, secrets []secret) []span {
 	var raw []span
 	for _, sec := range secrets {
+		raw = append(raw, sec.at...)
+		if sec.learn {
+			continue
+		}
 		if len(sec.value) >= minGlobal {
 			raw = appendAll(raw, s, sec.value, 0, sec.rule)
 			continue

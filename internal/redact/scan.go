@@ -29,25 +29,35 @@ import (
 type windowKind int
 
 const (
-	winToken  windowKind = iota // a token on one line: the keyword's line, capped around it
-	winAssign                   // name = value: needs an operator after the keyword, one line
-	winLong                     // may span lines (key blocks, curl commands): 32 KiB onward
-	winWhole                    // the whole text (user rules)
+	winToken   windowKind = iota // a token on one line: the keyword's line, capped around it
+	winAssign                    // name = value: needs an operator after the keyword, one line
+	winFlag                      // --name-with-keyword value: the keyword must sit in a flag, one line
+	winMember                    // "name-with-keyword": "value": a quoted name and an operator must follow the keyword
+	winProse                     // "password is ...": the keyword starts a password word, the match follows it
+	winCommand                   // a command or flag starts at most commandBefore bytes before the keyword
+	winLong                      // may span lines (key blocks, curl commands): 32 KiB onward
+	winWhole                     // the whole text (user rules)
 )
 
 // Window sizes, in bytes around the keyword occurrence.
 const (
-	tokenBefore  = 512
-	tokenAfter   = 4096
-	assignBefore = 256
-	assignAfter  = 4096
-	tightBefore  = 64 // gitleaks' generic shape allows 50 name bytes before the keyword
-	tightAfter   = 512
-	longBefore   = 1024
-	longAfter    = 32 << 10
-	operatorScan = 80 // how far after a keyword an assignment operator may be
-	shortKeyword = 3  // a token rule's keyword this short ("ey", "sk") must sit in a long token
-	minTokenRun  = 16
+	tokenBefore   = 512
+	tokenAfter    = 4096
+	assignBefore  = 256
+	assignAfter   = 4096
+	tightBefore   = 64 // gitleaks' generic shape allows 50 name bytes before the keyword
+	tightAfter    = 512
+	longBefore    = 1024
+	longAfter     = 32 << 10
+	operatorScan  = 80   // how far after a keyword an assignment operator may be
+	commandBefore = 32   // how far before its keyword a command-line rule's match may start
+	commandAfter  = 1024 // the rest of the command line
+	proseAfter    = 400  // "password for the staging db is <128 bytes>"
+	memberBefore  = 48   // "\"db_password": a quote and a name part before the keyword
+	memberAfter   = 320  // the rest of the name, the operator and a value of up to 256 bytes
+	proseVerbScan = 140  // "password" + "s" + " for " + three words of 40 + " is "
+	shortKeyword  = 3    // a token rule's keyword this short ("ey", "sk") must sit in a long token
+	minTokenRun   = 16
 )
 
 // genericShape is the part of gitleaks' generated assignment-style rules
@@ -122,15 +132,33 @@ func buildEngine(cfg config.Config, user map[string]bool) *engine {
 // kindOf sizes the window a rule needs from the shape of its regex.
 func kindOf(r config.Rule, user bool) windowKind {
 	src := r.Regex.String()
+	if k, ok := projectKinds[r.RuleID]; ok {
+		return k
+	}
+	if strings.HasPrefix(r.RuleID, cliPasswordPrefix) {
+		return winCommand
+	}
 	switch {
 	case user:
 		return winWhole
-	case r.RuleID == "kb-env-secret" || r.RuleID == "kb-config-secret" || strings.Contains(src, genericShape):
+	case strings.Contains(src, genericShape):
 		return winAssign
 	case strings.Contains(src, `[\s\S`) || strings.Contains(src, `(?s`) || strings.Contains(src, `\n`) || strings.Contains(src, `\r`):
 		return winLong
 	}
 	return winToken
+}
+
+// projectKinds sizes the windows of kb's own rules, whose regexes say
+// little about it (a class such as [^\r\n] does not make a rule span lines).
+var projectKinds = map[string]windowKind{
+	"kb-env-secret":     winAssign,
+	"kb-config-secret":  winAssign,
+	"kb-json-secret":    winMember,
+	"kb-flag-secret":    winFlag,
+	"kb-cookie":         winToken,
+	"kb-prose-password": winProse,
+	"kb-pgpass":         winLong, // a heredoc names ~/.pgpass lines before them
 }
 
 // tokenKeyword reports whether kw is made of token characters, as the
@@ -220,6 +248,23 @@ func (ru runner) window(s string, p, q int) (window, bool) {
 		return window{lineStart(s, p, assignBefore), lineEnd(s, q, assignAfter)}, true
 	case winLong:
 		return window{lineStart(s, p, longBefore), runeEnd(s, q+longAfter)}, true
+	case winFlag:
+		if !inFlag(s, p) {
+			return window{}, false
+		}
+		return window{lineStart(s, p, tokenBefore), lineEnd(s, q, tokenAfter)}, true
+	case winMember:
+		if !quotedName(s, q) {
+			return window{}, false
+		}
+		return window{lineStart(s, p, memberBefore), lineEnd(s, q, memberAfter)}, true
+	case winProse:
+		if p > 0 && isWordByte(s[p-1]) || !passwordWord(s[p:]) || !proseVerb(s, q) {
+			return window{}, false
+		}
+		return window{runeStart(s, max(0, p-1)), lineEnd(s, q, proseAfter)}, true
+	case winCommand:
+		return window{lineStart(s, p, commandBefore), lineEnd(s, q, commandAfter)}, true
 	}
 	if q-p <= shortKeyword && ru.tokenKeyword(s[p:q]) {
 		if ru.word && p > 0 && isWordByte(s[p-1]) || tokenRun(s, p, q) < minTokenRun {
@@ -255,6 +300,81 @@ func isTokenByte(c byte) bool {
 		c == '_' || c == '-' || c == '+' || c == '/' || c == '=' || c == '.' || c == '~'
 }
 
+// quotedName reports whether the name characters after s[:q] end in a
+// quote (escaped or not) followed by ':' or "=>" and a quoted value: a
+// string member of inline JSON, a Python dict or a Ruby hash.
+func quotedName(s string, q int) bool {
+	i := q
+	for i < len(s) && i < q+operatorScan && (isWordByte(s[i]) || s[i] == '.' || s[i] == '-') {
+		i++
+	}
+	if i < len(s) && s[i] == '\\' {
+		i++
+	}
+	if i >= len(s) || s[i] != '"' && s[i] != '\'' {
+		return false
+	}
+	for i++; i < len(s) && (s[i] == ' ' || s[i] == '\t'); i++ {
+	}
+	switch {
+	case i < len(s) && s[i] == ':':
+		i++
+	case i+1 < len(s) && s[i] == '=' && s[i+1] == '>':
+		i += 2
+	default:
+		return false
+	}
+	// The value is a string: "input_tokens": 12 is not a secret.
+	for ; i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\\'); i++ {
+	}
+	return i < len(s) && (s[i] == '"' || s[i] == '\'')
+}
+
+// passwordWord reports whether s starts with a word naming a password
+// (password, passwd, passphrase, passcode, pwd), in any case.
+func passwordWord(s string) bool {
+	for _, w := range []string{"password", "passwd", "passphrase", "passcode", "pwd"} {
+		if len(s) >= len(w) && strings.EqualFold(s[:len(w)], w) {
+			return true
+		}
+	}
+	return false
+}
+
+// proseVerb reports whether the line after s[:q] says what the password
+// is within proseVerbScan bytes: ':', '=', or one of the verbs of
+// kb-prose-password.
+func proseVerb(s string, q int) bool {
+	end := min(len(s), q+proseVerbScan)
+	if i := strings.IndexByte(s[q:end], '\n'); i >= 0 {
+		end = q + i
+	}
+	t := s[q:end]
+	if strings.ContainsAny(t, ":=") {
+		return true
+	}
+	for _, v := range []string{" is ", " was ", " be ", " remains ", " IS ", " Is ", " WAS ", " Was "} {
+		if strings.Contains(t, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// inFlag reports whether the keyword at s[p] is part of a flag name: the
+// name characters before it start with '-' or "--" after a space, a quote,
+// '=', '(' or the start of the text.
+func inFlag(s string, p int) bool {
+	i := p
+	for i > 0 && p-i < 64 && (isWordByte(s[i-1]) || s[i-1] == '-') {
+		i--
+	}
+	if i == p || s[i] != '-' {
+		return false
+	}
+	return i == 0 || strings.IndexByte(" \t'\"=(\n", s[i-1]) >= 0
+}
+
 // operatorAfter returns the offset of the assignment operator that follows
 // s[q:] after at most operatorScan bytes of name characters, spaces and
 // quotes, or -1: the necessary condition of every assignment-shaped rule.
@@ -263,7 +383,7 @@ func operatorAfter(s string, q int) int {
 		switch c := s[i]; {
 		case c == '=' || c == ':' || c == '>' || c == '|' || c == ',' || c == '?':
 			return i
-		case c == '_' || c == '.' || c == '-' || c == ' ' || c == '\t' || c == '\'' || c == '"' || c == '\r' || c == '\n' ||
+		case c == '_' || c == '.' || c == '-' || c == ' ' || c == '\t' || c == '\'' || c == '"' || c == '\r' || c == '\n' || c == '\\' ||
 			'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9':
 		default:
 			return -1

@@ -21,6 +21,12 @@
 //     layers and the project (.continual-learning/), a person's edit made
 //     between kb's write and its rename, temp files an interrupted write
 //     leaves in the project;
+//   - redaction: secrets of every kind seen leaking (password flags,
+//     URLs, cookies, .pgpass, inline JSON, prose, branch names, base64,
+//     keys cut by line breaks, values repeated later in the session or in
+//     a later import, their hashes) planted in a Claude Code session,
+//     imported, extracted, indexed and committed, then looked for in
+//     traces/, the index, observations/, .state/ and every git object;
 //   - long runs: kb watch under compressed transcript traffic keeps its
 //     memory, threads and file descriptors flat; hooks and kb mcp exit when
 //     their request is done.
