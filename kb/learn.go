@@ -327,12 +327,12 @@ func (k *KB) Learn(ctx context.Context, o LearnOptions) (*LearnResult, error) {
 		return nil, fmt.Errorf("learn: capture prior state: %w", err)
 	}
 	res.Snapshot = snap
-	writes := []learnWrite{
-		{path: targetAbs, data: newTarget, perm: base.targetPerm, old: base.target, oldExisted: base.targetExists},
-		{path: indexAbs, data: newIndex, perm: base.indexPerm, old: base.index.raw, oldExisted: base.index.exists},
+	writes := []fsx.Write{
+		{Path: targetAbs, Data: newTarget, Perm: base.targetPerm, Old: base.target, Existed: base.targetExists},
+		{Path: indexAbs, Data: newIndex, Perm: base.indexPerm, Old: base.index.raw, Existed: base.index.exists},
 	}
-	if err := commitLearnWrites(k.projectFiles(), writes); err != nil {
-		var half *halfWrittenError
+	if err := k.projectFiles().CommitAll(writes); err != nil {
+		var half *fsx.HalfWrittenError
 		if !errors.As(err, &half) {
 			// Nothing changed: the snapshot would restore the same state.
 			k.files().RemoveAll(filepath.Join(k.Root, filepath.FromSlash(snap)))
@@ -1456,7 +1456,7 @@ func (k *KB) learnRollback(ctx context.Context, res *LearnResult, dryRun bool) (
 	}
 	indexAbs := filepath.Join(k.ProjectRoot, filepath.FromSlash(LearnIndexFile))
 	res.Target = meta.Target
-	var writes []learnWrite
+	var writes []fsx.Write
 	for _, f := range []struct {
 		abs, rel, snap string
 		exists         bool
@@ -1470,16 +1470,16 @@ func (k *KB) learnRollback(ctx context.Context, res *LearnResult, dryRun bool) (
 		if cerr != nil && !errors.Is(cerr, fs.ErrNotExist) {
 			return nil, fmt.Errorf("rollback: read %s: %w", f.rel, cerr)
 		}
-		w := learnWrite{path: f.abs, old: cur, oldExisted: curExists, perm: f.perm, remove: !f.exists}
-		if w.perm == 0 {
-			w.perm = 0o644
+		w := fsx.Write{Path: f.abs, Old: cur, Existed: curExists, Perm: f.perm, Remove: !f.exists}
+		if w.Perm == 0 {
+			w.Perm = 0o644
 		}
 		if f.exists {
 			data, err := tree.ReadFile(filepath.Join(dir, f.snap))
 			if err != nil {
 				return nil, fmt.Errorf("rollback: %w", err)
 			}
-			w.data = data
+			w.Data = data
 			res.Diff += gitx.UnifiedDiff(f.rel, nilIfAbsent(cur, curExists), data)
 		} else {
 			res.Diff += gitx.UnifiedDiff(f.rel, nilIfAbsent(cur, curExists), nil)
@@ -1490,7 +1490,7 @@ func (k *KB) learnRollback(ctx context.Context, res *LearnResult, dryRun bool) (
 	if dryRun {
 		return res, nil
 	}
-	if err := commitLearnWrites(project, writes); err != nil {
+	if err := project.CommitAll(writes); err != nil {
 		return nil, fmt.Errorf("rollback: %w", err)
 	}
 	if meta.IndexDirNew {
@@ -1518,121 +1518,6 @@ func (k *KB) learnRollback(ctx context.Context, res *LearnResult, dryRun bool) (
 		}
 	}
 	return res, nil
-}
-
-// learnWrite is one file of a two-file update: new content (or removal),
-// and the content to restore when the update fails half-way.
-type learnWrite struct {
-	path       string
-	data       []byte
-	remove     bool
-	perm       os.FileMode
-	old        []byte
-	oldExisted bool
-}
-
-// commitLearnWrites updates the files together or not at all: every new
-// content goes to a synced temp file first (in the KB's temp area, see
-// fsx.Tree); then the renames (or removals) happen, each right after a
-// last check that the file is still as kb read it, so that a person's edit
-// made since is never overwritten (a *fsx.ChangedError, nothing changed);
-// if one fails, those already done are restored to their old content.
-func commitLearnWrites(tree fsx.Tree, ws []learnWrite) error {
-	staged := make([]*fsx.Staged, len(ws))
-	cleanup := func() {
-		for _, st := range staged {
-			if st != nil {
-				st.Abort()
-			}
-		}
-	}
-	for i, w := range ws {
-		if w.remove {
-			continue
-		}
-		st, err := tree.Stage(w.path, w.perm, func(wr io.Writer) error {
-			_, err := wr.Write(w.data)
-			return err
-		})
-		if err != nil {
-			cleanup()
-			return fmt.Errorf("write %s: %w", w.path, err)
-		}
-		staged[i] = st
-	}
-	for i, w := range ws {
-		unchanged := fsx.Unchanged(w.old, w.oldExisted)
-		var err error
-		if w.remove {
-			cur, rerr := tree.ReadFile(w.path)
-			switch {
-			case errors.Is(rerr, fs.ErrNotExist):
-				err = unchanged(nil, false)
-			case rerr != nil:
-				err = rerr
-			default:
-				err = unchanged(cur, true)
-			}
-			if errors.Is(err, fsx.ErrChanged) {
-				err = &fsx.ChangedError{Path: w.path}
-			}
-			if err == nil {
-				if err = tree.Remove(w.path); errors.Is(err, fs.ErrNotExist) {
-					err = nil
-				}
-			}
-		} else {
-			err = staged[i].Commit(unchanged)
-			staged[i] = nil
-		}
-		if err != nil {
-			cleanup()
-			var rerr []error
-			for j := i - 1; j >= 0; j-- {
-				rerr = append(rerr, restoreLearnWrite(tree, ws[j]))
-			}
-			if e := errors.Join(rerr...); e != nil {
-				return &halfWrittenError{fmt.Errorf("replace %s: %w; restoring the files written before failed too: %v", w.path, err, e)}
-			}
-			return fmt.Errorf("replace %s: %w (nothing changed)", w.path, err)
-		}
-	}
-	var serr []error
-	for _, w := range ws {
-		if w.remove {
-			if err := fsx.SyncDir(filepath.Dir(w.path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				serr = append(serr, err)
-			}
-		}
-	}
-	return errors.Join(serr...)
-}
-
-// halfWrittenError says an update failed half-way and could not be undone:
-// the captured prior state must be kept for `kb learn --rollback`.
-type halfWrittenError struct{ err error }
-
-func (e *halfWrittenError) Error() string { return e.err.Error() }
-func (e *halfWrittenError) Unwrap() error { return e.err }
-
-// restoreLearnWrite undoes a write of commitLearnWrites that went through,
-// if the file still holds what kb wrote.
-func restoreLearnWrite(tree fsx.Tree, w learnWrite) error {
-	mine := fsx.Unchanged(w.data, !w.remove)
-	if !w.oldExisted {
-		cur, err := tree.ReadFile(w.path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if mine(cur, true) != nil {
-			return &fsx.ChangedError{Path: w.path}
-		}
-		return tree.Remove(w.path)
-	}
-	return tree.Replace(w.path, w.old, w.perm, mine)
 }
 
 // learnTicks records, per target, the fingerprint of the observations the

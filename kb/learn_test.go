@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/gitx"
 	"github.com/kbmem/kb/internal/testenv"
 	"github.com/kbmem/kb/observations"
@@ -533,32 +532,6 @@ func TestLearnNoTranscriptsBlocked(t *testing.T) {
 	res := lnLearn(t, k, LearnOptions{})
 	if res.Result != LearnBlocked || !strings.Contains(res.Reason, "no transcripts") {
 		t.Errorf("result %+v", res)
-	}
-}
-
-// The two files are replaced together or not at all: when the second
-// rename fails the first is restored.
-func TestCommitLearnWritesRestores(t *testing.T) {
-	dir := t.TempDir()
-	a := filepath.Join(dir, "AGENTS.md")
-	lnWrite(t, dir, "AGENTS.md", "old")
-	blocker := filepath.Join(dir, "index.json")
-	lnWrite(t, dir, "index.json/child", "x") // a non-empty directory cannot be replaced by a file
-	err := commitLearnWrites(fsx.Tree{Root: dir}, []learnWrite{
-		{path: a, data: []byte("new"), perm: 0o644, old: []byte("old"), oldExisted: true},
-		{path: blocker, data: []byte("{}"), perm: 0o644},
-	})
-	if err == nil {
-		t.Fatal("no error")
-	}
-	if got := string(lnRead(t, a)); got != "old" {
-		t.Errorf("AGENTS.md = %q after a failed update", got)
-	}
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".kb-tmp-") {
-			t.Errorf("temp file left: %s", e.Name())
-		}
 	}
 }
 
