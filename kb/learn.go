@@ -21,6 +21,7 @@ import (
 
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/gitx"
+	"github.com/kbmem/kb/library"
 	"github.com/kbmem/kb/observations"
 	"github.com/kbmem/kb/traces"
 )
@@ -51,9 +52,11 @@ const (
 const (
 	// LearnIndexFile is the continual-learning index, relative to the project root.
 	LearnIndexFile = ".continual-learning/index.json"
-	// LearnBegin and LearnEnd delimit the section of the target kb maintains.
-	LearnBegin = "<!-- kb:begin learned -->"
-	LearnEnd   = "<!-- kb:end learned -->"
+	// LearnBlock names the kb block of the target kb learn maintains
+	// (library.FindBlock); LearnBegin and LearnEnd are its markers.
+	LearnBlock = "learned"
+	LearnBegin = "<!-- kb:begin " + LearnBlock + " -->"
+	LearnEnd   = "<!-- kb:end " + LearnBlock + " -->"
 	// learnStateDir holds the captured prior states, one directory each, and
 	// the fingerprints of the last ticks.
 	learnStateDir  = "learn"
@@ -311,7 +314,10 @@ func (k *KB) Learn(ctx context.Context, o LearnOptions) (*LearnResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("learn: render %s: %w", LearnIndexFile, err)
 	}
-	newTarget := base.renderTarget(entries)
+	newTarget, err := base.renderTarget(entries)
+	if err != nil {
+		return nil, fmt.Errorf("learn: render %s: %w", targetRel, err)
+	}
 	res.Result = LearnUpdated
 	res.Diff = gitx.UnifiedDiff(targetRel, nilIfAbsent(base.target, base.targetExists), newTarget) +
 		gitx.UnifiedDiff(LearnIndexFile, nilIfAbsent(base.index.raw, base.index.exists), newIndex)
@@ -554,9 +560,10 @@ type learnBaseline struct {
 	index        *learnIndex
 	indexPerm    os.FileMode
 	indexDirNew  bool // .continual-learning did not exist
-	// Where kb's section sits in target: [begin, end) byte offsets of the
-	// whole block including the markers; begin < 0 when there is none.
-	begin, end int
+	// section is what kb's block of the target holds between its markers;
+	// hasSection is false when the target has none.
+	section    []byte
+	hasSection bool
 	bullets    []baselineFact // bullet lines of the target
 }
 
@@ -570,7 +577,7 @@ type baselineFact struct {
 // tick, named); a non-empty second result is the reason the tick is
 // blocked.
 func readLearnBaseline(tree fsx.Tree, targetAbs, targetRel, indexAbs string) (*learnBaseline, string) {
-	b := &learnBaseline{targetRel: targetRel, targetPerm: 0o644, indexPerm: 0o644, begin: -1}
+	b := &learnBaseline{targetRel: targetRel, targetPerm: 0o644, indexPerm: 0o644}
 	data, err := tree.ReadFile(targetAbs)
 	switch {
 	case err == nil:
@@ -583,11 +590,11 @@ func readLearnBaseline(tree fsx.Tree, targetAbs, targetRel, indexAbs string) (*l
 		return nil, fmt.Sprintf("%s cannot be read: %s", targetRel, errReason(err))
 	}
 	if b.targetExists {
-		begin, end, err := findLearnSection(b.target)
+		sec, found, err := library.FindBlock(b.target, LearnBlock)
 		if err != nil {
 			return nil, fmt.Sprintf("%s: %v", targetRel, err)
 		}
-		b.begin, b.end = begin, end
+		b.section, b.hasSection = sec, found
 		for i, line := range strings.Split(string(b.target), "\n") {
 			if t := bulletText(line); t != "" {
 				b.bullets = append(b.bullets, baselineFact{text: t, where: fmt.Sprintf("%s:%d", targetRel, i+1)})
@@ -614,25 +621,6 @@ func readLearnBaseline(tree fsx.Tree, targetAbs, targetRel, indexAbs string) (*l
 		return nil, fmt.Sprintf("%s cannot be read: %s", LearnIndexFile, errReason(err))
 	}
 	return b, ""
-}
-
-// findLearnSection returns the byte range of kb's section, markers
-// included, or -1, -1. Unbalanced or repeated markers are an error: kb
-// does not guess which text it owns.
-func findLearnSection(text []byte) (int, int, error) {
-	nb, ne := bytes.Count(text, []byte(LearnBegin)), bytes.Count(text, []byte(LearnEnd))
-	if nb == 0 && ne == 0 {
-		return -1, -1, nil
-	}
-	if nb != 1 || ne != 1 {
-		return 0, 0, fmt.Errorf("kb's section markers %q and %q must each appear once (found %d and %d)", LearnBegin, LearnEnd, nb, ne)
-	}
-	begin := bytes.Index(text, []byte(LearnBegin))
-	end := bytes.Index(text, []byte(LearnEnd))
-	if end < begin {
-		return 0, 0, fmt.Errorf("%q comes before %q", LearnEnd, LearnBegin)
-	}
-	return begin, end + len(LearnEnd), nil
 }
 
 var bulletRE = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(.*\S)\s*$`)
@@ -708,31 +696,15 @@ func (s *learnSection) render() string {
 
 // renderTarget returns the target with entries added to kb's section; every
 // byte outside the section is kept.
-func (b *learnBaseline) renderTarget(add []LearnEntry) []byte {
-	var sec *learnSection
-	if b.begin >= 0 {
-		inner := string(b.target[b.begin+len(LearnBegin) : b.end-len(LearnEnd)])
-		sec = parseLearnSection(inner)
-	} else {
-		sec = &learnSection{groups: map[string][]string{}}
+func (b *learnBaseline) renderTarget(add []LearnEntry) ([]byte, error) {
+	sec := &learnSection{groups: map[string][]string{}}
+	if b.hasSection {
+		sec = parseLearnSection(string(b.section))
 	}
 	for _, e := range add {
 		sec.add(categoryHeadings[e.Category], e.Fact)
 	}
-	block := LearnBegin + "\n" + sec.render() + LearnEnd
-	if b.begin >= 0 {
-		out := append([]byte(nil), b.target[:b.begin]...)
-		out = append(out, block...)
-		return append(out, b.target[b.end:]...)
-	}
-	out := append([]byte(nil), b.target...)
-	if len(out) > 0 {
-		if out[len(out)-1] != '\n' {
-			out = append(out, '\n')
-		}
-		out = append(out, '\n')
-	}
-	return append(out, block+"\n"...)
+	return library.ReplaceBlock(b.target, LearnBlock, sec.render())
 }
 
 // ---------------------------------------------------------------------------

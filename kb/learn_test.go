@@ -14,6 +14,7 @@ import (
 
 	"github.com/kbmem/kb/internal/gitx"
 	"github.com/kbmem/kb/internal/testenv"
+	"github.com/kbmem/kb/library"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -598,20 +599,24 @@ func FuzzLearnSection(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		begin, end, err := findLearnSection(b)
+		sec, found, err := library.FindBlock(b, LearnBlock)
 		if err != nil {
 			return
 		}
-		base := &learnBaseline{target: b, targetExists: true, begin: begin, end: end}
-		out := base.renderTarget([]LearnEntry{{Fact: "New fact.", Category: CategoryConvention}})
-		if begin >= 0 {
+		base := &learnBaseline{target: b, targetExists: true, section: sec, hasSection: found}
+		out, err := base.renderTarget([]LearnEntry{{Fact: "New fact.", Category: CategoryConvention}})
+		if err != nil {
+			t.Fatalf("render: %v", err)
+		}
+		if found {
+			begin, end := bytes.Index(b, []byte(LearnBegin)), bytes.Index(b, []byte(LearnEnd))+len(LearnEnd)
 			if !bytes.HasPrefix(out, b[:begin]) || !bytes.HasSuffix(out, b[end:]) {
 				t.Fatalf("bytes outside the section changed:\n%q\n%q", b, out)
 			}
 		} else if !bytes.HasPrefix(out, b) {
 			t.Fatalf("existing text changed:\n%q\n%q", b, out)
 		}
-		if _, _, err := findLearnSection(out); err != nil && begin >= 0 {
+		if _, _, err := library.FindBlock(out, LearnBlock); err != nil {
 			t.Fatalf("rendered target has bad markers: %v", err)
 		}
 	})

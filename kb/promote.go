@@ -262,7 +262,7 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 		if name == "CLAUDE.md" && k.isLinkTo(useWorkTree, head, name, "AGENTS.md") {
 			continue // CLAUDE.md -> AGENTS.md: one file, written once
 		}
-		content, err := library.UpsertBlock(old, block)
+		content, err := library.ReplaceBlock(old, library.PromotedBlock, block)
 		if err != nil {
 			return nil, fmt.Errorf("promote: %s: %w", name, err)
 		}

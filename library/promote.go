@@ -1,8 +1,6 @@
 package library
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -769,12 +767,6 @@ func FailureClass(text string) string {
 	return ""
 }
 
-// Routing block markers in AGENTS.md and CLAUDE.md.
-const (
-	BlockBegin = "<!-- kb:begin promoted -->"
-	BlockEnd   = "<!-- kb:end promoted -->"
-)
-
 // RoutingEntry is one line of the promoted block.
 type RoutingEntry struct {
 	Text string // the rule, one line
@@ -806,46 +798,6 @@ func CompileBlock(entries []RoutingEntry) string {
 		b.WriteString(l + "\n")
 	}
 	return b.String()
-}
-
-// ErrMalformedBlock is returned when a file has a begin marker without its
-// end marker (or the reverse, or several): kb refuses to guess.
-var ErrMalformedBlock = errors.New("malformed kb block")
-
-// UpsertBlock replaces the text between the promoted markers of src with
-// content, or appends a new block (after a blank line) when src has none.
-// Text outside the block, other kb blocks included, is kept byte for byte.
-func UpsertBlock(src []byte, content string) ([]byte, error) {
-	nb, ne := bytes.Count(src, []byte(BlockBegin)), bytes.Count(src, []byte(BlockEnd))
-	if !strings.HasSuffix(content, "\n") {
-		content += "\n"
-	}
-	block := BlockBegin + "\n" + content + BlockEnd
-	switch {
-	case nb == 0 && ne == 0:
-		var b bytes.Buffer
-		b.Write(src)
-		if len(src) > 0 {
-			if !bytes.HasSuffix(src, []byte("\n")) {
-				b.WriteString("\n")
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString(block + "\n")
-		return b.Bytes(), nil
-	case nb == 1 && ne == 1:
-		i := bytes.Index(src, []byte(BlockBegin))
-		j := bytes.Index(src, []byte(BlockEnd))
-		if j < i {
-			return nil, fmt.Errorf("%w: %s comes before %s", ErrMalformedBlock, BlockEnd, BlockBegin)
-		}
-		var b bytes.Buffer
-		b.Write(src[:i])
-		b.WriteString(block)
-		b.Write(src[j+len(BlockEnd):])
-		return b.Bytes(), nil
-	}
-	return nil, fmt.Errorf("%w: %d %q and %d %q markers", ErrMalformedBlock, nb, BlockBegin, ne, BlockEnd)
 }
 
 func firstNonEmpty(ss ...string) string {

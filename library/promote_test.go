@@ -2,7 +2,6 @@ package library
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -136,70 +135,6 @@ func TestParameterizable(t *testing.T) {
 			t.Errorf("Parameterizable(%q) = %v", in, got)
 		}
 	}
-}
-
-func TestUpsertBlock(t *testing.T) {
-	learned := "<!-- kb:begin learned -->\nx\n<!-- kb:end learned -->\n"
-	src := []byte("# Agents\n\n" + learned + "tail")
-	out, err := UpsertBlock(src, "one\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "# Agents\n\n" + learned + "tail\n\n" + BlockBegin + "\none\n" + BlockEnd + "\n"
-	if string(out) != want {
-		t.Fatalf("got %q", out)
-	}
-	out2, err := UpsertBlock(out, "two")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(out2) != strings.Replace(want, "one", "two", 1) {
-		t.Errorf("replace: %q", out2)
-	}
-	if again, _ := UpsertBlock(out2, "two\n"); !bytes.Equal(again, out2) {
-		t.Errorf("not idempotent")
-	}
-	if got, _ := UpsertBlock(nil, "x"); string(got) != BlockBegin+"\nx\n"+BlockEnd+"\n" {
-		t.Errorf("empty file: %q", got)
-	}
-	for _, bad := range []string{BlockBegin, BlockEnd + BlockBegin, BlockBegin + BlockBegin + BlockEnd} {
-		if _, err := UpsertBlock([]byte(bad), "x"); !errors.Is(err, ErrMalformedBlock) {
-			t.Errorf("%q: err %v", bad, err)
-		}
-	}
-}
-
-func FuzzUpsertBlock(f *testing.F) {
-	f.Add([]byte("# A\n"), "x")
-	f.Add([]byte(BlockBegin+"\nold\n"+BlockEnd), "new")
-	f.Add([]byte("a"+BlockEnd+"b"+BlockBegin), "")
-	f.Add([]byte("<!-- kb:begin learned -->\nq\n<!-- kb:end learned -->"), "y\n")
-	f.Fuzz(func(t *testing.T, src []byte, content string) {
-		if strings.Contains(content, BlockBegin) || strings.Contains(content, BlockEnd) {
-			return
-		}
-		out, err := UpsertBlock(src, content)
-		if err != nil {
-			return
-		}
-		i := bytes.Index(out, []byte(BlockBegin))
-		j := bytes.Index(out, []byte(BlockEnd))
-		if i < 0 || j < i {
-			t.Fatalf("no block in %q", out)
-		}
-		// Text outside the block is kept.
-		if k := bytes.Index(src, []byte(BlockBegin)); k >= 0 {
-			if !bytes.HasPrefix(out, src[:k]) {
-				t.Fatalf("prefix changed")
-			}
-		} else if !bytes.HasPrefix(out, src) {
-			t.Fatalf("appending changed the text")
-		}
-		again, err := UpsertBlock(out, content)
-		if err != nil || !bytes.Equal(again, out) {
-			t.Fatalf("not idempotent: %v", err)
-		}
-	})
 }
 
 func TestDraftADR(t *testing.T) {
