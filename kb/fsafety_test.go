@@ -45,7 +45,7 @@ func TestLearnKeepsAnEditMadeBeforeTheRename(t *testing.T) {
 	if lnRead(t, filepath.Join(proj, LearnIndexFile)) != nil {
 		t.Errorf("index.json written although the tick was blocked")
 	}
-	if n := len(k.learnSnapshots()); n != 0 {
+	if n := len(k.learnFiles().Snapshots()); n != 0 {
 		t.Errorf("%d snapshot(s) kept for a tick that changed nothing", n)
 	}
 	res = lnLearn(t, k, LearnOptions{})

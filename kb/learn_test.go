@@ -14,7 +14,7 @@ import (
 
 	"github.com/kbmem/kb/internal/gitx"
 	"github.com/kbmem/kb/internal/testenv"
-	"github.com/kbmem/kb/library"
+	"github.com/kbmem/kb/learn"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -181,7 +181,7 @@ func TestLearnUpdateThenIdempotent(t *testing.T) {
 	if res.Result != LearnNoUpdate || res.Reason != ReasonNoNewTranscripts {
 		t.Fatalf("second tick: %+v", res)
 	}
-	os.Remove(filepath.Join(k.Root, StateDir, learnStateDir, learnTicksFile))
+	os.Remove(filepath.Join(k.learnFiles().State, learn.TicksFile))
 	res = lnLearn(t, k, LearnOptions{})
 	if res.Result != LearnNoUpdate || res.Reason != ReasonAllDuplicates {
 		t.Fatalf("tick without its record: %+v", res)
@@ -190,7 +190,7 @@ func TestLearnUpdateThenIdempotent(t *testing.T) {
 	if !bytes.Equal(before[0], after[0]) || !bytes.Equal(before[1], after[1]) {
 		t.Error("a no-update tick changed the files")
 	}
-	if n := len(k.learnSnapshots()); n != 1 {
+	if n := len(k.learnFiles().Snapshots()); n != 1 {
 		t.Errorf("%d snapshots, want 1", n)
 	}
 }
@@ -291,7 +291,7 @@ func TestLearnCorruptIndexBlocks(t *testing.T) {
 			if string(lnRead(t, filepath.Join(proj, "AGENTS.md"))) != "# Guide\n" || string(lnRead(t, filepath.Join(proj, LearnIndexFile))) != idx {
 				t.Error("files changed")
 			}
-			if len(k.learnSnapshots()) != 0 {
+			if len(k.learnFiles().Snapshots()) != 0 {
 				t.Error("snapshot taken")
 			}
 		})
@@ -359,7 +359,7 @@ func TestLearnRollback(t *testing.T) {
 				t.Errorf("%s exists after rollback (%v)", p, err)
 			}
 		}
-		if len(k.learnSnapshots()) != 0 {
+		if len(k.learnFiles().Snapshots()) != 0 {
 			t.Error("snapshot kept")
 		}
 		if res := lnLearn(t, k, LearnOptions{Rollback: true}); res.Result != LearnNoUpdate {
@@ -493,7 +493,7 @@ func TestLearnDryRun(t *testing.T) {
 		!strings.Contains(res.Diff, LearnIndexFile) {
 		t.Fatalf("result %+v", res)
 	}
-	if lnRead(t, filepath.Join(proj, "AGENTS.md")) != nil || lnRead(t, filepath.Join(proj, LearnIndexFile)) != nil || len(k.learnSnapshots()) != 0 {
+	if lnRead(t, filepath.Join(proj, "AGENTS.md")) != nil || lnRead(t, filepath.Join(proj, LearnIndexFile)) != nil || len(k.learnFiles().Snapshots()) != 0 {
 		t.Error("dry run wrote")
 	}
 	// And the real tick after it still applies.
@@ -519,7 +519,7 @@ func TestLearnTargetAndSnapshotsPruned(t *testing.T) {
 	if n := strings.Count(string(lnRead(t, filepath.Join(proj, "CLAUDE.md"))), "\n- "); n != 4 {
 		t.Errorf("%d bullets in CLAUDE.md", n)
 	}
-	if n := len(k.learnSnapshots()); n != 2 {
+	if n := len(k.learnFiles().Snapshots()); n != 2 {
 		t.Errorf("%d snapshots kept, want 2", n)
 	}
 	if _, err := k.Learn(context.Background(), LearnOptions{Target: "../outside.md"}); !errors.Is(err, ErrInvalidInput) {
@@ -534,92 +534,6 @@ func TestLearnNoTranscriptsBlocked(t *testing.T) {
 	if res.Result != LearnBlocked || !strings.Contains(res.Reason, "no transcripts") {
 		t.Errorf("result %+v", res)
 	}
-}
-
-func TestFactSentence(t *testing.T) {
-	for in, want := range map[string]string{
-		"use pnpm": "Use pnpm.",
-		"Do not mock completion. Mock the httpx library instead.": "Do not mock completion; mock the httpx library instead.",
-		"  spaced\n out  text ":                                   "Spaced out text.",
-		"Ends with colon:":                                        "Ends with colon.",
-		"Keep `API.Call` stable. NASA rocks":                      "Keep `API.Call` stable; NASA rocks.",
-	} {
-		if got := factSentence(in); got != want {
-			t.Errorf("factSentence(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestNormalizeAndCompare(t *testing.T) {
-	a, b := normalizeFact("Never force-push to main."), normalizeFact("Do not force push to main")
-	if !nearDuplicate(a, b) {
-		t.Error("never/do not should be the same polarity")
-	}
-	if contradicts(normalizeFact("Use tabs for indentation."), normalizeFact("Do not use tabs for indentation.")) == "" {
-		t.Error("polarity conflict missed")
-	}
-	if contradicts(normalizeFact("Use tabs for indentation."), normalizeFact("Don't use tabs for indentation.")) == "" {
-		t.Error("polarity conflict missed when the negation is a contraction")
-	}
-	if contradicts(normalizeFact("Use pnpm for scripts."), normalizeFact("Use Go for the CLI tools.")) != "" {
-		t.Error("unrelated options reported as a conflict")
-	}
-}
-
-// FuzzParseLearnIndex: any input either fails with an error or parses and
-// renders back to JSON that parses to the same facts.
-func FuzzParseLearnIndex(f *testing.F) {
-	for _, s := range []string{`{}`, `{"entries":[]}`, `{"entries":[{"fact":"a","x":[1]}],"k":null}`, `{"entries":null}`,
-		`[`, `{"entries":[1]}`, `{"a":1,"a":2}`, `{"entries":[{"fact":"<b>"}]} x`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		ix, err := parseLearnIndex(b)
-		if err != nil {
-			return
-		}
-		out, err := ix.render([]LearnEntry{{Fact: "f", SourceSession: "s", Date: "2026-01-01", Category: CategoryDecision}})
-		if err != nil {
-			t.Fatalf("render: %v", err)
-		}
-		ix2, err := parseLearnIndex(out)
-		if err != nil {
-			t.Fatalf("rendered index does not parse: %v\n%s", err, out)
-		}
-		if len(ix2.facts) != len(ix.facts)+1 {
-			t.Fatalf("%d facts, want %d", len(ix2.facts), len(ix.facts)+1)
-		}
-	})
-}
-
-// FuzzLearnSection: whatever the target holds, either the markers are
-// rejected or the rendered target keeps every byte outside the section.
-func FuzzLearnSection(f *testing.F) {
-	for _, s := range []string{"", "# x\n", "a\n" + LearnBegin + "\n- b\n" + LearnEnd + "\nc", LearnEnd + LearnBegin, LearnBegin + LearnEnd, "no newline"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		sec, found, err := library.FindBlock(b, LearnBlock)
-		if err != nil {
-			return
-		}
-		base := &learnBaseline{target: b, targetExists: true, section: sec, hasSection: found}
-		out, err := base.renderTarget([]LearnEntry{{Fact: "New fact.", Category: CategoryConvention}})
-		if err != nil {
-			t.Fatalf("render: %v", err)
-		}
-		if found {
-			begin, end := bytes.Index(b, []byte(LearnBegin)), bytes.Index(b, []byte(LearnEnd))+len(LearnEnd)
-			if !bytes.HasPrefix(out, b[:begin]) || !bytes.HasSuffix(out, b[end:]) {
-				t.Fatalf("bytes outside the section changed:\n%q\n%q", b, out)
-			}
-		} else if !bytes.HasPrefix(out, b) {
-			t.Fatalf("existing text changed:\n%q\n%q", b, out)
-		}
-		if _, _, err := library.FindBlock(out, LearnBlock); err != nil {
-			t.Fatalf("rendered target has bad markers: %v", err)
-		}
-	})
 }
 
 // lnSharedTranscripts finds ../shared/data/transcripts beside the
@@ -685,7 +599,7 @@ func TestLearnCandidatesMapping(t *testing.T) {
 	mined.Goal, mined.Steps = "Recurring workflow: Read → Edit", []string{"Read", "Edit"}
 	unresolved := lnObs(observations.TypeNegativeResult, "running the e2e suite in parallel", 0.9, "s1")
 	unresolved.FollowedBy = ""
-	var files []*ObsFile
+	var files []learn.File
 	for _, o := range []*observations.Observation{
 		lnObs(observations.TypeCorrection, "Do not edit generated files.", 0.9, "s1"),
 		lnObs(observations.TypeCorrection, "Run gofmt before committing.", 0.9, "s1"),
@@ -697,10 +611,10 @@ func TestLearnCandidatesMapping(t *testing.T) {
 		lnObs(observations.TypeQuestion, "Why is CI slow?", 0.9, "s1"),
 	} {
 		o.ID = o.MakeID()
-		files = append(files, &ObsFile{Obs: o})
+		files = append(files, learn.File{Obs: o})
 	}
 	got := map[string]string{}
-	for _, c := range learnCandidates(files) {
+	for _, c := range learn.Candidates(files) {
 		got[c.Fact] = c.Category
 	}
 	want := map[string]string{

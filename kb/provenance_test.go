@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbmem/kb/learn"
 	"github.com/kbmem/kb/library"
 	"github.com/kbmem/kb/observations"
 )
@@ -50,7 +51,7 @@ func TestMCPRememberIsTheAgents(t *testing.T) {
 	if library.IsCandidate(o) {
 		t.Errorf("the agent's note is a promotion candidate")
 	}
-	if cands := learnCandidates(files); len(cands) != 0 {
+	if cands := learn.Candidates(learnObservations(files)); len(cands) != 0 {
 		t.Errorf("learn takes the agent's note: %+v", cands[0])
 	}
 
@@ -62,7 +63,7 @@ func TestMCPRememberIsTheAgents(t *testing.T) {
 		t.Errorf("second review: %+v %v", res, err)
 	}
 	files, _, _ = k.LoadObservations(ctx)
-	if o := files[0].Obs; o.NeedsReview() || !o.AgentAuthored() || !library.IsCandidate(o) || len(learnCandidates(files)) != 1 || files[0].Edited {
+	if o := files[0].Obs; o.NeedsReview() || !o.AgentAuthored() || !library.IsCandidate(o) || len(learn.Candidates(learnObservations(files))) != 1 || files[0].Edited {
 		t.Errorf("reviewed: %+v (edited %v)", o, files[0].Edited)
 	}
 	hook, _ = k.Hook(ctx, AgentClaudeCode, &HookInput{HookEventName: EventPreToolUse, ToolName: tool, ToolInput: input})
