@@ -13,10 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/gitx"
@@ -170,9 +166,9 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 		return res, nil
 	}
 	useWorkTree := o.Apply || repo == nil
-	var head *object.Tree
+	var head *gitx.Tree
 	if !useWorkTree {
-		head = headTree(repo)
+		head, _ = repo.HeadTree() // nil for an unborn HEAD: every file is new
 	}
 	base := func(p string) []byte {
 		if useWorkTree {
@@ -185,15 +181,11 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 		if head == nil {
 			return nil // unborn HEAD: every file is new
 		}
-		f, err := head.File(p)
+		b, err := head.ReadFile(p)
 		if err != nil {
 			return nil
 		}
-		c, err := f.Contents()
-		if err != nil {
-			return nil
-		}
-		return []byte(c)
+		return b
 	}
 	addFile := func(p string, content []byte, keep bool) {
 		old := base(p)
@@ -380,13 +372,9 @@ func commitMessage(grads []library.Graduation, ids, notePaths []string) string {
 // file as other in the work tree (resolved inside the project), or any
 // symlink at HEAD (whose blob is the link's text, not a file to upsert a
 // block into).
-func (k *KB) isLinkTo(workTree bool, head *object.Tree, name, other string) bool {
+func (k *KB) isLinkTo(workTree bool, head *gitx.Tree, name, other string) bool {
 	if !workTree {
-		if head == nil {
-			return false
-		}
-		f, err := head.File(name)
-		return err == nil && f.Mode == filemode.Symlink
+		return head != nil && head.IsSymlink(name)
 	}
 	tree := k.projectFiles()
 	a, err1 := tree.Resolve(name)
@@ -484,24 +472,6 @@ func isWord(s string) bool {
 	return true
 }
 
-// headTree returns the tree of HEAD's commit, nil for an unborn HEAD.
-func headTree(repo *gitx.Repo) *object.Tree {
-	g := repo.Git()
-	ref, err := g.Reference(plumbing.HEAD, true)
-	if err != nil {
-		return nil
-	}
-	c, err := g.CommitObject(ref.Hash())
-	if err != nil {
-		return nil
-	}
-	t, err := c.Tree()
-	if err != nil {
-		return nil
-	}
-	return t
-}
-
 // promotedNoteSet is what the library already holds.
 type promotedNoteSet struct {
 	ids     []string
@@ -579,34 +549,22 @@ func libraryNote(rel string, d *doc.Document) library.Note {
 // promotionBranch is a kb/promote-* branch and what its commit proposed.
 type promotionBranch struct {
 	name     string
-	tip      *object.Commit
+	tip      string   // the tip commit
 	promoted []string // observation ids
 	notes    []string // project-relative note paths
 	landed   bool     // merged into HEAD (or its notes or statuses reached HEAD)
 }
 
 func (k *KB) promotionBranches(repo *gitx.Repo) []promotionBranch {
-	names, err := repo.Branches(k.branchPrefix())
+	tips, err := repo.BranchTips(k.branchPrefix())
 	if err != nil {
 		return nil
 	}
-	g := repo.Git()
-	var head *object.Commit
-	if ref, err := g.Reference(plumbing.HEAD, true); err == nil {
-		head, _ = g.CommitObject(ref.Hash())
-	}
+	_, head, _ := repo.Head()
 	var out []promotionBranch
-	for _, n := range names {
-		ref, err := g.Reference(plumbing.NewBranchReferenceName(n), true)
-		if err != nil {
-			continue
-		}
-		c, err := g.CommitObject(ref.Hash())
-		if err != nil {
-			continue
-		}
-		b := promotionBranch{name: n, tip: c}
-		for _, line := range strings.Split(c.Message, "\n") {
+	for _, t := range tips {
+		b := promotionBranch{name: t.Name, tip: t.Hash}
+		for _, line := range strings.Split(t.Message, "\n") {
 			if v, ok := strings.CutPrefix(line, trailerPromoted); ok {
 				b.promoted = strings.Fields(v)
 			}
@@ -614,8 +572,8 @@ func (k *KB) promotionBranches(repo *gitx.Repo) []promotionBranch {
 				b.notes = strings.Fields(v)
 			}
 		}
-		if head != nil {
-			if ok, err := c.IsAncestor(head); err == nil && ok {
+		if head != "" {
+			if ok, err := repo.IsAncestor(t.Hash, head); err == nil && ok {
 				b.landed = true
 			}
 			for _, p := range b.notes {
@@ -719,7 +677,7 @@ func (k *KB) PromoteSync(ctx context.Context) (*SyncResult, error) {
 		}
 		for _, p := range b.notes {
 			_, headErr := repo.FileAt("HEAD", p)
-			content, err := repo.FileAt(b.tip.Hash.String(), p)
+			content, err := repo.FileAt(b.tip, p)
 			if err != nil {
 				continue
 			}

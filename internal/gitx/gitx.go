@@ -144,10 +144,6 @@ func Open(dir string) (*Repo, error) {
 // Root returns the top of the work tree, or "" for a bare repository.
 func (r *Repo) Root() string { return r.root }
 
-// Git returns the underlying go-git repository. Callers that use it must
-// not race with other methods of r.
-func (r *Repo) Git() *git.Repository { return r.repo }
-
 // Head returns the branch HEAD points at and the commit hash it resolves
 // to. An unborn HEAD (a repository without commits) gives the branch and
 // an empty hash; a detached HEAD gives an empty branch.
@@ -229,13 +225,18 @@ func (r *Repo) FileAt(rev, path string) ([]byte, error) {
 	if tree == nil {
 		return nil, fmt.Errorf("%s at %s: %w", path, rev, ErrNotFound)
 	}
+	return r.fileIn(tree, path, path+" at "+rev)
+}
+
+// fileIn reads path in tree; where names it in errors. Caller holds r.mu.
+func (r *Repo) fileIn(tree *object.Tree, path, where string) ([]byte, error) {
 	e, err := tree.FindEntry(strings.Trim(path, "/"))
 	if err != nil || !e.Mode.IsFile() {
-		return nil, fmt.Errorf("%s at %s: %w", path, rev, ErrNotFound)
+		return nil, fmt.Errorf("%s: %w", where, ErrNotFound)
 	}
 	blob, err := object.GetBlob(r.repo.Storer, e.Hash)
 	if err != nil {
-		return nil, fmt.Errorf("%s at %s: %w", path, rev, err)
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	return readBlob(blob)
 }
@@ -259,13 +260,9 @@ func (r *Repo) treeAt(rev string) (*object.Tree, error) {
 	if rev == "" {
 		return nil, nil
 	}
-	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
+	c, err := r.commitAt(rev)
 	if err != nil {
-		return nil, fmt.Errorf("revision %q: %w (%v)", rev, ErrNotFound, err)
-	}
-	c, err := object.GetCommit(r.repo.Storer, *h)
-	if err != nil {
-		return nil, fmt.Errorf("revision %q: commit %s: %w", rev, h, err)
+		return nil, err
 	}
 	t, err := c.Tree()
 	if err != nil {

@@ -773,3 +773,84 @@ func TestDefaultSignature(t *testing.T) {
 		t.Errorf("global signature = %+v", s)
 	}
 }
+
+// HeadTree reads HEAD's files and symlinks without the work tree;
+// BranchTips and IsAncestor tell what a branch holds and whether it is
+// merged.
+func TestHeadTreeBranchTipsIsAncestor(t *testing.T) {
+	unborn := t.TempDir()
+	if err := Init(unborn); err != nil {
+		t.Fatal(err)
+	}
+	ur, err := Open(unborn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := ur.HeadTree(); tr != nil || err != nil {
+		t.Errorf("unborn HEAD: tree %v, err %v", tr, err)
+	}
+
+	dir := newRepo(t)
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "notes/a.md", "edited in the work tree\n")
+	tr, err := r.HeadTree()
+	if err != nil || tr == nil {
+		t.Fatalf("HeadTree: %v %v", tr, err)
+	}
+	if got, err := tr.ReadFile("notes/a.md"); err != nil || string(got) != "a1\na2\n" {
+		t.Errorf("ReadFile = %q, %v; want HEAD's content", got, err)
+	}
+	for _, p := range []string{"notes", "nope.md", ""} {
+		if _, err := tr.ReadFile(p); !errors.Is(err, ErrNotFound) {
+			t.Errorf("ReadFile(%q): %v, want ErrNotFound", p, err)
+		}
+	}
+	if tr.IsSymlink("README.md") || tr.IsSymlink("nope") {
+		t.Error("a regular file or a missing one is a symlink")
+	}
+
+	merged, err := r.CommitToBranch("kb/p-1", "first proposal\n\nKb-Promoted: a b\n", testSig, []FileChange{
+		{Path: "CLAUDE.md", Content: []byte("AGENTS.md"), Mode: os.ModeSymlink},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending, err := r.CommitToBranch("kb/p-2", "second\n", testSig, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.CommitToBranch("other", "o", testSig, nil); err != nil {
+		t.Fatal(err)
+	}
+	tips, err := r.BranchTips("kb/")
+	if err != nil || len(tips) != 2 || tips[0].Name != "kb/p-1" || tips[0].Hash != merged || tips[1].Hash != pending ||
+		tips[0].Message != "first proposal\n\nKb-Promoted: a b\n" {
+		t.Fatalf("BranchTips = %+v, %v", tips, err)
+	}
+	// Fast-forward main onto kb/p-1: its tip is then an ancestor of HEAD.
+	branch, _, _ := r.Head()
+	if err := os.WriteFile(filepath.Join(dir, ".git", "refs", "heads", branch), []byte(merged+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		commit string
+		want   bool
+	}{{merged, true}, {pending, false}} {
+		if got, err := r.IsAncestor(c.commit, "HEAD"); err != nil || got != c.want {
+			t.Errorf("IsAncestor(%s, HEAD) = %v, %v; want %v", c.commit, got, err, c.want)
+		}
+	}
+	if _, err := r.IsAncestor("nope", "HEAD"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("IsAncestor of a missing rev: %v", err)
+	}
+	tr, _ = r.HeadTree()
+	if !tr.IsSymlink("CLAUDE.md") {
+		t.Error("CLAUDE.md at the new HEAD is not a symlink")
+	}
+	if got, err := tr.ReadFile("CLAUDE.md"); err != nil || string(got) != "AGENTS.md" {
+		t.Errorf("ReadFile(symlink) = %q, %v", got, err)
+	}
+}

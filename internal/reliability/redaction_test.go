@@ -22,7 +22,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/kbmem/kb/internal/gitx"
 	"github.com/kbmem/kb/internal/redact/redacttest"
 )
 
@@ -201,11 +200,11 @@ func indexTexts(t testing.TB, dir string) []string {
 // go-git, as a user committing their KB would.
 func commitKB(t testing.TB, root string) {
 	t.Helper()
-	r, err := gitx.Open(root)
+	r, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wt, err := r.Git().Worktree()
+	wt, err := r.Worktree()
 	if err != nil {
 		t.Fatal(err)
 	}
