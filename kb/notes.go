@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/internal/links"
+	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/library"
 )
 
@@ -267,16 +267,7 @@ func (k *KB) New(ctx context.Context, typ, title string) (*NewResult, error) {
 }
 
 // truncate shortens s to at most n bytes on a rune boundary, adding "…".
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
+func truncate(s string, n int) string { return textutil.Truncate(s, n) }
 
 // Links returns a document's forward links, or its backlinks.
 func (x *Index) Links(ref string, back bool) ([]LinkRef, error) {

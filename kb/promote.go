@@ -25,12 +25,6 @@ import (
 // review branch, never written behind the user's back. The pure rules are
 // in library/promote.go.
 
-// Commit trailers that let later runs find what a promotion branch holds.
-const (
-	trailerPromoted = "Kb-Promoted:"
-	trailerNotes    = "Kb-Notes:"
-)
-
 // ErrNotGit is returned by a branch promotion outside a git work tree.
 var ErrNotGit = errors.New("not inside a git work tree")
 
@@ -67,13 +61,7 @@ type PromoteResult struct {
 }
 
 // PromoteCovered is a candidate an existing library note already covers.
-type PromoteCovered struct {
-	Observation string `json:"observation"`
-	Type        string `json:"type"`
-	Text        string `json:"text"`
-	Note        string `json:"note"` // the covering note's id
-	Path        string `json:"path"` // and its path, relative to the KB root
-}
+type PromoteCovered = library.Covered
 
 // Rules returns the graduation rules of kb.yaml.
 func (k *KB) Rules() library.Rules {
@@ -133,10 +121,10 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 		return nil, fmt.Errorf("promote: %w", err)
 	}
 	res := &PromoteResult{DryRun: o.DryRun, Graduations: []library.Graduation{}, Files: []PromoteFile{}}
-	q := k.queue(repo, files)
-	res.Pending = q.pending
-	res.Covered = q.covered
-	obs, notes := q.obs, q.notes
+	q, notes := k.queue(repo, files)
+	res.Pending = q.Pending
+	res.Covered = q.Covered
+	obs := q.Observations
 	if o.Apply && !o.DryRun {
 		// Finish a graduation an earlier --apply was stopped in the middle
 		// of: its note is in the library (written last), its observation
@@ -289,7 +277,7 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 		if repo.BranchExists(name) {
 			continue
 		}
-		hash, err := repo.CommitToBranch(name, commitMessage(grads, ids, notePaths), gitx.DefaultSignature(repo), changes)
+		hash, err := repo.CommitToBranch(name, library.CommitMessage(grads, ids, notePaths), gitx.DefaultSignature(repo), changes)
 		if errors.Is(err, gitx.ErrBranchExists) {
 			continue // another process took the name meanwhile
 		}
@@ -302,70 +290,18 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	return res, nil
 }
 
-// promoteQueue is what a promotion considers.
-type promoteQueue struct {
-	obs      []*observations.Observation // everything but the candidates already proposed
-	pending  []string                    // candidates on an open promotion branch
-	branches []string                    // open promotion branches
-	covered  []PromoteCovered            // eligible candidates a library note already says
-	notes    promotedNoteSet
-}
-
-// queue drops the candidates already proposed: those on an open promotion
-// branch (pending review), on a merged one, or derived into a promoted
-// note the library holds (kb promote sync records their status when their
-// files were not tracked).
-func (k *KB) queue(repo *gitx.Repo, files []*ObsFile) promoteQueue {
-	q := promoteQueue{pending: []string{}, branches: []string{}}
-	pending, handled := map[string]bool{}, map[string]bool{}
+// queue is what a promotion considers (library.BuildQueue), and what the
+// library holds.
+func (k *KB) queue(repo *gitx.Repo, files []*ObsFile) (library.Queue, promotedNoteSet) {
+	notes := k.promotedNotes()
+	in := library.QueueInput{Derived: notes.derived, Notes: notes.library, Rules: k.Rules()}
 	if repo != nil {
-		for _, b := range k.promotionBranches(repo) {
-			if !b.landed {
-				q.branches = append(q.branches, b.name)
-			}
-			for _, id := range b.promoted {
-				if b.landed {
-					handled[id] = true
-				} else {
-					pending[id] = true
-				}
-			}
-		}
+		in.Proposals = k.promotionBranches(repo)
 	}
-	q.notes = k.promotedNotes()
-	for id := range q.notes.derived {
-		handled[id] = true
-	}
-	rules := k.Rules()
-	cover := library.NewCoverage(q.notes.library)
 	for _, f := range files {
-		switch {
-		case library.IsCandidate(f.Obs) && pending[f.Obs.ID]:
-			q.pending = append(q.pending, f.Obs.ID)
-		case library.IsCandidate(f.Obs) && handled[f.Obs.ID]:
-		case len(q.notes.library) > 0 && library.Explain(f.Obs, rules).Eligible:
-			if n := cover.Covering(f.Obs); n != nil {
-				q.covered = append(q.covered, PromoteCovered{Observation: f.Obs.ID, Type: f.Obs.Type,
-					Text: truncate(f.Obs.Summary(), 120), Note: n.ID, Path: n.Path})
-				continue
-			}
-			q.obs = append(q.obs, f.Obs)
-		default:
-			q.obs = append(q.obs, f.Obs)
-		}
+		in.Observations = append(in.Observations, f.Obs)
 	}
-	return q
-}
-
-func commitMessage(grads []library.Graduation, ids, notePaths []string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "kb promote: %d graduation(s) for review\n\n", len(grads))
-	for _, g := range grads {
-		fmt.Fprintf(&b, "- %s %s: %s\n  %s\n", g.Kind, g.ID, g.Title, g.Why)
-	}
-	b.WriteString("\nDelete a note in review to reject it; 'kb promote sync' records that.\n\n")
-	fmt.Fprintf(&b, "%s %s\n%s %s\n", trailerPromoted, strings.Join(ids, " "), trailerNotes, strings.Join(notePaths, " "))
-	return b.String()
+	return library.BuildQueue(in), notes
 }
 
 // isLinkTo reports whether the project file name is a symlink to the same
@@ -546,46 +482,31 @@ func libraryNote(rel string, d *doc.Document) library.Note {
 	return n
 }
 
-// promotionBranch is a kb/promote-* branch and what its commit proposed.
-type promotionBranch struct {
-	name     string
-	tip      string   // the tip commit
-	promoted []string // observation ids
-	notes    []string // project-relative note paths
-	landed   bool     // merged into HEAD (or its notes or statuses reached HEAD)
-}
-
-func (k *KB) promotionBranches(repo *gitx.Repo) []promotionBranch {
+// promotionBranches reads the promotion branches and whether each landed
+// in HEAD: merged, or squash-merged (one of its notes is at HEAD).
+func (k *KB) promotionBranches(repo *gitx.Repo) []library.Proposal {
 	tips, err := repo.BranchTips(k.branchPrefix())
 	if err != nil {
 		return nil
 	}
 	_, head, _ := repo.Head()
-	var out []promotionBranch
+	var out []library.Proposal
 	for _, t := range tips {
-		b := promotionBranch{name: t.Name, tip: t.Hash}
-		for _, line := range strings.Split(t.Message, "\n") {
-			if v, ok := strings.CutPrefix(line, trailerPromoted); ok {
-				b.promoted = strings.Fields(v)
-			}
-			if v, ok := strings.CutPrefix(line, trailerNotes); ok {
-				b.notes = strings.Fields(v)
-			}
-		}
+		p := library.ParseProposal(t.Name, t.Hash, t.Message)
 		if head != "" {
 			if ok, err := repo.IsAncestor(t.Hash, head); err == nil && ok {
-				b.landed = true
+				p.Landed = true
 			}
-			for _, p := range b.notes {
-				if b.landed {
+			for _, n := range p.Notes {
+				if p.Landed {
 					break
 				}
-				if _, err := repo.FileAt("HEAD", p); err == nil {
-					b.landed = true // squash-merged
+				if _, err := repo.FileAt("HEAD", n); err == nil {
+					p.Landed = true
 				}
 			}
 		}
-		out = append(out, b)
+		out = append(out, p)
 	}
 	return out
 }
@@ -672,12 +593,12 @@ func (k *KB) PromoteSync(ctx context.Context) (*SyncResult, error) {
 	out := &SyncResult{Promoted: []SyncChange{}, Rejected: []SyncChange{}}
 	now := time.Now()
 	for _, b := range k.promotionBranches(repo) {
-		if !b.landed {
+		if !b.Landed {
 			continue
 		}
-		for _, p := range b.notes {
+		for _, p := range b.Notes {
 			_, headErr := repo.FileAt("HEAD", p)
-			content, err := repo.FileAt(b.tip, p)
+			content, err := repo.FileAt(b.Tip, p)
 			if err != nil {
 				continue
 			}
@@ -690,9 +611,9 @@ func (k *KB) PromoteSync(ctx context.Context) (*SyncResult, error) {
 				if err != nil {
 					continue
 				}
-				ch := SyncChange{ID: f.Obs.ID, Note: p, Branch: b.name}
+				ch := SyncChange{ID: f.Obs.ID, Note: p, Branch: b.Branch}
 				if headErr != nil {
-					changed, err := k.markRejected(f, "note "+p+" deleted in review of "+b.name, now)
+					changed, err := k.markRejected(f, "note "+p+" deleted in review of "+b.Branch, now)
 					if err != nil {
 						return out, err
 					}
@@ -819,9 +740,9 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 	if r, err := gitx.Open(k.ProjectRoot); err == nil {
 		repo = r
 	}
-	q := k.queue(repo, files)
-	st.PendingBranches = q.branches
-	st.Promotable = len(library.PlanPromotions(library.PlanInput{Observations: q.obs, Rules: k.Rules(), NoteIDs: q.notes.ids}))
+	q, notes := k.queue(repo, files)
+	st.PendingBranches = q.Branches
+	st.Promotable = len(library.PlanPromotions(library.PlanInput{Observations: q.Observations, Rules: k.Rules(), NoteIDs: notes.ids}))
 	st.Stale = st.Promotable > 0 && len(st.PendingBranches) == 0 && !st.OldestCandidate.IsZero() &&
 		time.Since(st.OldestCandidate) > StaleAfter
 	return st, nil

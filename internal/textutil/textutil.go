@@ -32,3 +32,16 @@ func FirstRunes(s string, n int) string {
 	}
 	return s
 }
+
+// Truncate shortens s to at most n bytes on a rune boundary, adding "…"
+// when it cuts.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}

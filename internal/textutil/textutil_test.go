@@ -22,3 +22,21 @@ func TestShorten(t *testing.T) {
 		t.Errorf("FirstRunes = %q", got)
 	}
 }
+
+func TestTruncate(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdef", 3, "abc…"},
+		{"één", 1, "…"}, // 'é' is two bytes: cut before it
+		{"aé", 2, "a…"},
+		{"", 0, ""},
+	} {
+		if got := Truncate(c.in, c.n); got != c.want {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
