@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/index"
-	"github.com/kbmem/kb/internal/testenv"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -311,42 +309,6 @@ func FuzzInstallHooks(f *testing.F) {
 	})
 }
 
-// rcSharedDir is ../shared of the repo root, with its evaluation sets.
-func rcSharedDir(t testing.TB) string {
-	testenv.Shared(t, "eval", "activation-dev.json")
-	return testenv.Shared(t)
-}
-
-func TestEvalActivationDevSet(t *testing.T) {
-	shared := rcSharedDir(t)
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
-	}
-	out := t.TempDir()
-	cmd := exec.Command(py, filepath.Join(shared, "eval", "make_sessions.py"), filepath.Join(shared, "eval", "activation-dev.json"), out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("make_sessions.py: %v\n%s", err, b)
-	}
-	rep, err := EvalActivation(context.Background(), out, ActivationOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range rep.Probes {
-		if !p.Pass {
-			t.Logf("probe %s failed (matched %q): %s", p.ID, p.Matched, p.Output)
-		}
-	}
-	t.Logf("activation dev set: recall %.2f (%d/%d), false-fire rate %.2f (%d/%d), %d observations",
-		rep.Recall, rep.Recalled, rep.Positive, rep.FalseFireRate, rep.FalseFires, rep.Negative, rep.Observations)
-	if rep.Positive == 0 || rep.Negative == 0 {
-		t.Fatalf("no probes: %+v", rep)
-	}
-	if rep.Recall < 0.9 || rep.FalseFireRate > 0.1 {
-		t.Errorf("recall %.2f (want >= 0.9), false-fire rate %.2f (want <= 0.1)", rep.Recall, rep.FalseFireRate)
-	}
-}
-
 // BenchmarkRecallPreToolUse measures one PreToolUse recall against 10,000
 // observations, index already built (the per-call sync is a stat walk).
 func BenchmarkRecallPreToolUse(b *testing.B) {
@@ -418,31 +380,6 @@ func BenchmarkRecallPreToolUse(b *testing.B) {
 			r, err := x.Recall(ctx, RecallQuery{Tool: tool, Input: in})
 			if err != nil || len(r.Items) == 0 {
 				b.Fatalf("%+v %v", r, err)
-			}
-		}
-	})
-}
-
-func FuzzReadProbes(f *testing.F) {
-	f.Add([]byte(`{"_id":"a","_expect":["x"],"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}` + "\n"))
-	f.Add([]byte(`{"_id":"b","_expect":null,"hook_event_name":"UserPromptSubmit","prompt":"hi"}` + "\n\n{}\n"))
-	f.Add([]byte(`{"_expect":"notalist"}`))
-	f.Add([]byte("not json\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		p := filepath.Join(t.TempDir(), "probes.jsonl")
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		probes, err := readProbes(p)
-		if err != nil {
-			if !errors.Is(err, ErrInvalidInput) && !strings.Contains(err.Error(), p) {
-				t.Fatalf("error without the file: %v", err)
-			}
-			return
-		}
-		for _, pr := range probes {
-			if !json.Valid(pr.input) || pr.id == "" {
-				t.Fatalf("bad probe %+v", pr)
 			}
 		}
 	})

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kbmem/kb/kb"
+	"github.com/kbmem/kb/eval"
 )
 
 // newEvalLocomoCmd is `kb eval locomo FILE`; the lead registers it under
@@ -56,7 +56,7 @@ relevance. Questions without valid evidence are skipped and counted.
 				}
 				ks = append(ks, k)
 			}
-			rep, err := kb.EvalLocomo(cmd.Context(), args[0], kb.LocomoOptions{
+			rep, err := eval.Locomo(cmd.Context(), args[0], eval.LocomoOptions{
 				Ks: ks, Conversations: convs, NoRecall: noRecall, NoSpeaker: noSpeaker, DateInText: dateInText,
 				RecallBudget: budget, Details: details, Progress: e.progress("questions"),
 			})
@@ -81,7 +81,7 @@ relevance. Questions without valid evidence are skipped and counted.
 	return c
 }
 
-func printLocomo(e *env, rep *kb.LocomoReport) {
+func printLocomo(e *env, rep *eval.LocomoReport) {
 	e.printf("LoCoMo: %d conversation(s), %d sessions, %d turns, %d questions scored (%d without evidence skipped, %d evidence ids dropped)\n",
 		len(rep.Conversations), rep.Sessions, rep.Turns, rep.Questions, rep.SkippedNoEvidence, rep.DroppedEvidence)
 	e.printf("turn text: %s; observations extracted: %d\n\n", rep.TextStyle, rep.Observations)
@@ -95,7 +95,7 @@ func printLocomo(e *env, rep *kb.LocomoReport) {
 	}
 	fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
 	for _, s := range rep.Systems {
-		rows := append(append([]kb.LocomoScore{}, s.Categories...), s.Overall)
+		rows := append(append([]eval.LocomoScore{}, s.Categories...), s.Overall)
 		for _, sc := range rows {
 			cells := []string{s.Name, sc.Name, strconv.Itoa(sc.Questions)}
 			for _, a := range sc.At {

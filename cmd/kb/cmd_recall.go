@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbmem/kb/eval"
 	"github.com/kbmem/kb/kb"
 )
 
@@ -263,7 +264,7 @@ over those that expect nothing (--json: per-probe detail).`,
 		Example: "  python3 make_sessions.py activation-dev.json /tmp/act && kb eval activation /tmp/act",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := kb.EvalActivation(context.Background(), args[0], kb.ActivationOptions{KBDir: keep})
+			rep, err := eval.Activation(context.Background(), args[0], eval.ActivationOptions{KBDir: keep})
 			if err != nil {
 				return err
 			}

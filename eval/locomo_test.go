@@ -1,4 +1,4 @@
-package kb
+package eval
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/kbmem/kb/internal/testenv"
+	"github.com/kbmem/kb/kb"
 )
 
 const eps = 1e-4
@@ -52,8 +53,8 @@ func TestLocomoMetricsHandWorked(t *testing.T) {
 	}
 }
 
-func TestEvalLocomoSynthetic(t *testing.T) {
-	rep, err := EvalLocomo(context.Background(), filepath.Join("testdata", "locomo-synthetic.json"),
+func TestLocomoSynthetic(t *testing.T) {
+	rep, err := Locomo(context.Background(), filepath.Join("testdata", "locomo-synthetic.json"),
 		LocomoOptions{Ks: []int{5, 1, 5}, Details: true})
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +114,7 @@ func TestEvalLocomoSynthetic(t *testing.T) {
 		}
 	}
 	// Search only, one conversation by id.
-	rep2, err := EvalLocomo(context.Background(), filepath.Join("testdata", "locomo-synthetic.json"),
+	rep2, err := Locomo(context.Background(), filepath.Join("testdata", "locomo-synthetic.json"),
 		LocomoOptions{Conversations: []string{"syn-1"}, NoRecall: true})
 	if err != nil {
 		t.Fatal(err)
@@ -121,9 +122,9 @@ func TestEvalLocomoSynthetic(t *testing.T) {
 	if len(rep2.Systems) != 1 || rep2.Observations != 0 || rep2.Systems[0].Overall.At[0].K != 5 {
 		t.Errorf("search-only report: %+v", rep2)
 	}
-	if _, err := EvalLocomo(context.Background(), filepath.Join("testdata", "locomo-synthetic.json"),
-		LocomoOptions{Conversations: []string{"conv-404"}}); !errors.Is(err, ErrNotFound) {
-		t.Errorf("unknown conversation: %v, want ErrNotFound", err)
+	if _, err := Locomo(context.Background(), filepath.Join("testdata", "locomo-synthetic.json"),
+		LocomoOptions{Conversations: []string{"conv-404"}}); !errors.Is(err, kb.ErrNotFound) {
+		t.Errorf("unknown conversation: %v, want kb.ErrNotFound", err)
 	}
 }
 
@@ -242,9 +243,9 @@ func locomoFile(t *testing.T) string {
 	return p
 }
 
-func TestEvalLocomoReal(t *testing.T) {
+func TestLocomoReal(t *testing.T) {
 	p := locomoFile(t)
-	rep, err := EvalLocomo(context.Background(), p, LocomoOptions{Conversations: []string{"conv-26"}, NoRecall: true})
+	rep, err := Locomo(context.Background(), p, LocomoOptions{Conversations: []string{"conv-26"}, NoRecall: true})
 	if err != nil {
 		t.Fatal(err)
 	}

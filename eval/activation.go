@@ -1,4 +1,4 @@
-package kb
+package eval
 
 import (
 	"bufio"
@@ -10,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kbmem/kb/kb"
 )
 
-// ActivationOptions configure EvalActivation.
+// ActivationOptions configure Activation.
 type ActivationOptions struct {
 	// KBDir, if set, is where the evaluation KB is built (it must not hold
 	// a KB yet); by default a temporary directory, removed afterwards.
@@ -32,7 +34,7 @@ type ProbeResult struct {
 	Error   string   `json:"error,omitempty"`
 }
 
-// ActivationReport is the result of EvalActivation.
+// ActivationReport is the result of Activation.
 type ActivationReport struct {
 	Sessions      int           `json:"sessions"`
 	Observations  int           `json:"observations"`
@@ -45,14 +47,14 @@ type ActivationReport struct {
 	Probes        []ProbeResult `json:"probes"`
 }
 
-// EvalActivation scores activation on a directory made by
+// Activation scores activation on a directory made by
 // make_sessions.py: DIR/transcripts/*.jsonl are imported into a fresh KB
 // and extracted, then every line of DIR/probes.jsonl (less its "_id" and
 // "_expect" keys) is fed to the hook handler. A probe passes when one of
 // its expected phrases appears, case-insensitively, in the handler's
 // output; a probe expecting nothing passes when no phrase of any probe
 // appears.
-func EvalActivation(ctx context.Context, dir string, o ActivationOptions) (*ActivationReport, error) {
+func Activation(ctx context.Context, dir string, o ActivationOptions) (*ActivationReport, error) {
 	probes, err := readProbes(filepath.Join(dir, "probes.jsonl"))
 	if err != nil {
 		return nil, err
@@ -65,24 +67,24 @@ func EvalActivation(ctx context.Context, dir string, o ActivationOptions) (*Acti
 		}
 		defer os.RemoveAll(tmp)
 		root = tmp
-	} else if isRoot(root) {
-		return nil, fmt.Errorf("eval activation: %s already holds a KB: %w", root, ErrExists)
+	} else if st, err := os.Stat(filepath.Join(root, kb.ConfigFile)); err == nil && st.Mode().IsRegular() {
+		return nil, fmt.Errorf("eval activation: %s already holds a KB: %w", root, kb.ErrExists)
 	}
-	if _, err := Init(root); err != nil {
+	if _, err := kb.Init(root); err != nil {
 		return nil, fmt.Errorf("eval activation: %w", err)
 	}
-	k, err := OpenRoot(root)
+	k, err := kb.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("eval activation: %w", err)
 	}
 	k.Logf = func(string, ...any) {}
-	if _, err := k.Import(ctx, []string{filepath.Join(dir, "transcripts")}, ImportOptions{}); err != nil {
-		var pe *PartialImportError
+	if _, err := k.Import(ctx, []string{filepath.Join(dir, "transcripts")}, kb.ImportOptions{}); err != nil {
+		var pe *kb.PartialImportError
 		if !errors.As(err, &pe) {
 			return nil, fmt.Errorf("eval activation: %w", err)
 		}
 	}
-	xr, err := k.Extract(ctx, ExtractOptions{All: true})
+	xr, err := k.Extract(ctx, kb.ExtractOptions{All: true})
 	if err != nil {
 		return nil, fmt.Errorf("eval activation: %w", err)
 	}
@@ -93,7 +95,7 @@ func EvalActivation(ctx context.Context, dir string, o ActivationOptions) (*Acti
 	}
 	agent := o.Agent
 	if agent == "" {
-		agent = AgentClaudeCode
+		agent = kb.AgentClaudeCode
 	}
 	for _, p := range probes {
 		r := ProbeResult{ID: p.id, Event: p.event, Expect: p.expect}
@@ -161,14 +163,14 @@ func readProbes(path string) ([]probe, error) {
 		}
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w: %v", path, line, ErrInvalidInput, err)
+			return nil, fmt.Errorf("%s:%d: %w: %v", path, line, kb.ErrInvalidInput, err)
 		}
 		p := probe{}
 		_ = json.Unmarshal(m["_id"], &p.id)
 		_ = json.Unmarshal(m["hook_event_name"], &p.event)
 		if e, ok := m["_expect"]; ok && string(e) != "null" {
 			if err := json.Unmarshal(e, &p.expect); err != nil {
-				return nil, fmt.Errorf("%s:%d: _expect: %w: %v", path, line, ErrInvalidInput, err)
+				return nil, fmt.Errorf("%s:%d: _expect: %w: %v", path, line, kb.ErrInvalidInput, err)
 			}
 			if p.expect == nil {
 				p.expect = []string{}

@@ -1,4 +1,4 @@
-package kb
+package eval
 
 import (
 	"bytes"
@@ -19,16 +19,17 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/kbmem/kb/kb"
 	"github.com/kbmem/kb/traces"
 )
 
 // LoCoMo (Maharana et al., ACL 2024) is a long-term conversational memory
 // benchmark: ten two-person conversations of 19-32 sessions each, with
 // question-answer items whose evidence is a list of dialogue-turn ids. The
-// data is CC BY-NC 4.0 and is never stored in this repository; EvalLocomo
+// data is CC BY-NC 4.0 and is never stored in this repository; Locomo
 // reads the user's copy of locomo10.json.
 
-// LocomoOptions configure EvalLocomo.
+// LocomoOptions configure Locomo.
 type LocomoOptions struct {
 	// Ks are the cut-offs of recall@k and nDCG@k; default 5 and 10.
 	Ks []int
@@ -85,7 +86,7 @@ type LocomoQuestion struct {
 	Retrieved    map[string][]string `json:"retrieved"` // system -> dia ids, best first
 }
 
-// LocomoReport is the result of EvalLocomo.
+// LocomoReport is the result of Locomo.
 type LocomoReport struct {
 	File          string   `json:"file"`
 	Conversations []string `json:"conversations"`
@@ -548,7 +549,7 @@ type locomoConvResult struct {
 	err          error
 }
 
-// EvalLocomo scores kb's retrieval on LoCoMo (file is locomo10.json). For
+// Locomo scores kb's retrieval on LoCoMo (file is locomo10.json). For
 // each conversation it builds a fresh KB in a temporary directory, appends
 // every session as one trace session (one record per turn, the turn's
 // dia_id in Extra), indexes it, and runs heuristic extraction. Each
@@ -556,7 +557,7 @@ type locomoConvResult struct {
 // traces layer and, unless NoRecall, of `kb recall` (the dia ids of the
 // turns its items cite, in item order). Reported: recall@k and nDCG@k of
 // the evidence turns, per category and overall.
-func EvalLocomo(ctx context.Context, file string, o LocomoOptions) (*LocomoReport, error) {
+func Locomo(ctx context.Context, file string, o LocomoOptions) (*LocomoReport, error) {
 	start := time.Now()
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -584,7 +585,7 @@ func EvalLocomo(ctx context.Context, file string, o LocomoOptions) (*LocomoRepor
 				missing = append(missing, c)
 			}
 			sort.Strings(missing)
-			return nil, fmt.Errorf("eval locomo: %s: no conversation %s: %w", file, strings.Join(missing, ", "), ErrNotFound)
+			return nil, fmt.Errorf("eval locomo: %s: no conversation %s: %w", file, strings.Join(missing, ", "), kb.ErrNotFound)
 		}
 		convs = keep
 	}
@@ -798,11 +799,11 @@ func evalLocomoConv(ctx context.Context, c *locomoConv, maxK int, o LocomoOption
 	}
 	defer os.RemoveAll(tmp)
 	root := filepath.Join(tmp, "kb")
-	if _, err := Init(root); err != nil {
+	if _, err := kb.Init(root); err != nil {
 		res.err = err
 		return res
 	}
-	k, err := OpenRoot(root)
+	k, err := kb.OpenRoot(root)
 	if err != nil {
 		res.err = err
 		return res
@@ -826,7 +827,7 @@ func evalLocomoConv(ctx context.Context, c *locomoConv, maxK int, o LocomoOption
 	// Observations: which turns each one cites.
 	obsTurns := map[string][]string{}
 	if !o.NoRecall {
-		if _, err := k.Extract(ctx, ExtractOptions{}); err != nil {
+		if _, err := k.Extract(ctx, kb.ExtractOptions{}); err != nil {
 			res.err = fmt.Errorf("extract: %w", err)
 			return res
 		}
@@ -867,7 +868,7 @@ func evalLocomoConv(ctx context.Context, c *locomoConv, maxK int, o LocomoOption
 		query := PlainQuery(q.Question)
 		var got []string
 		if query != "" {
-			sr, err := x.Search(SearchOptions{Query: query, Layers: []string{LayerTraces}, Limit: maxK})
+			sr, err := x.Search(kb.SearchOptions{Query: query, Layers: []string{kb.LayerTraces}, Limit: maxK})
 			if err != nil {
 				res.err = fmt.Errorf("search %q: %w", query, err)
 				return res
@@ -880,7 +881,7 @@ func evalLocomoConv(ctx context.Context, c *locomoConv, maxK int, o LocomoOption
 		}
 		oc.retrieved[LocomoSearch] = got
 		if !o.NoRecall {
-			rr, err := x.Recall(ctx, RecallQuery{Task: q.Question, Budget: budget})
+			rr, err := x.Recall(ctx, kb.RecallQuery{Task: q.Question, Budget: budget})
 			if err != nil {
 				res.err = fmt.Errorf("recall %q: %w", q.Question, err)
 				return res

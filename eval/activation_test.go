@@ -1,0 +1,71 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kbmem/kb/internal/testenv"
+	"github.com/kbmem/kb/kb"
+)
+
+func TestActivationDevSet(t *testing.T) {
+	testenv.Shared(t, "eval", "activation-dev.json")
+	shared := testenv.Shared(t)
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	out := t.TempDir()
+	cmd := exec.Command(py, filepath.Join(shared, "eval", "make_sessions.py"), filepath.Join(shared, "eval", "activation-dev.json"), out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make_sessions.py: %v\n%s", err, b)
+	}
+	rep, err := Activation(context.Background(), out, ActivationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Probes {
+		if !p.Pass {
+			t.Logf("probe %s failed (matched %q): %s", p.ID, p.Matched, p.Output)
+		}
+	}
+	t.Logf("activation dev set: recall %.2f (%d/%d), false-fire rate %.2f (%d/%d), %d observations",
+		rep.Recall, rep.Recalled, rep.Positive, rep.FalseFireRate, rep.FalseFires, rep.Negative, rep.Observations)
+	if rep.Positive == 0 || rep.Negative == 0 {
+		t.Fatalf("no probes: %+v", rep)
+	}
+	if rep.Recall < 0.9 || rep.FalseFireRate > 0.1 {
+		t.Errorf("recall %.2f (want >= 0.9), false-fire rate %.2f (want <= 0.1)", rep.Recall, rep.FalseFireRate)
+	}
+}
+
+func FuzzReadProbes(f *testing.F) {
+	f.Add([]byte(`{"_id":"a","_expect":["x"],"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}` + "\n"))
+	f.Add([]byte(`{"_id":"b","_expect":null,"hook_event_name":"UserPromptSubmit","prompt":"hi"}` + "\n\n{}\n"))
+	f.Add([]byte(`{"_expect":"notalist"}`))
+	f.Add([]byte("not json\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(t.TempDir(), "probes.jsonl")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		probes, err := readProbes(p)
+		if err != nil {
+			if !errors.Is(err, kb.ErrInvalidInput) && !strings.Contains(err.Error(), p) {
+				t.Fatalf("error without the file: %v", err)
+			}
+			return
+		}
+		for _, pr := range probes {
+			if !json.Valid(pr.input) || pr.id == "" {
+				t.Fatalf("bad probe %+v", pr)
+			}
+		}
+	})
+}
