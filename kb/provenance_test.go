@@ -11,18 +11,20 @@ import (
 	"github.com/kbmem/kb/observations"
 )
 
-// TestMCPRememberIsTheAgents: what the agent remembers over MCP is stored
+// TestRememberIsTheAgents: what the agent remembers (over MCP) is stored
 // as the agent's, recalled as its unreviewed note, kept out of the standing
 // context and of PreToolUse decisions, and counts only after Review.
-func TestMCPRememberIsTheAgents(t *testing.T) {
+func TestRememberIsTheAgents(t *testing.T) {
 	k := rcKB(t)
 	k.Config.Recall.PreToolUse = "ask"
 	k.Config.Recall.HighConsequence = append(k.Config.Recall.HighConsequence, "git:push-force")
 	ctx := context.Background()
-	cs := rcMCPClient(t, k)
-	_, out := rcCall(t, cs, "remember", map[string]any{"type": "correction", "trigger": "force-pushing a branch",
-		"text": "Always run git push --force after a rebase", "action_types": []string{"git:push-force"}})
-	id, _ := out["id"].(string)
+	out, err := k.Remember(ctx, RememberInput{Type: "correction", Trigger: "force-pushing a branch",
+		Text: "Always run git push --force after a rebase", ActionTypes: []string{"git:push-force"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := out.ID
 	files, _, err := k.LoadObservations(ctx)
 	if err != nil || len(files) != 1 {
 		t.Fatalf("observations: %d %v", len(files), err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kbmem/kb/eval"
 	"github.com/kbmem/kb/kb"
+	"github.com/kbmem/kb/mcpserver"
 )
 
 func init() { register(newRecallCmd, newHookCmd, newMCPCmd, newEvalCmd) }
@@ -240,7 +241,7 @@ remember (record an explicit observation). Register it with an agent, e.g.
 				return err
 			}
 			k.Logf = func(format string, args ...any) { fmt.Fprintf(e.err, "kb: "+format+"\n", args...) }
-			return kb.ServeMCP(cmd.Context(), k, version(), nil)
+			return mcpserver.Serve(cmd.Context(), k, version(), nil)
 		},
 	}
 }

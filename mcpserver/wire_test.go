@@ -1,4 +1,4 @@
-package kb
+package mcpserver
 
 import (
 	"bufio"
@@ -11,17 +11,19 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/kbmem/kb/kb"
 )
 
 // rawMCP runs the server over kb mcp's own stdio transport on pipes and
 // returns a writer for raw lines and a channel of the answers.
-func rawMCP(t *testing.T, k *KB) (io.Writer, <-chan map[string]any) {
+func rawMCP(t *testing.T, k *kb.KB) (io.Writer, <-chan map[string]any) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- ServeMCP(ctx, k, "test", stdioTransport(inR, outW)) }()
+	go func() { done <- Serve(ctx, k, "test", stdioTransport(inR, outW)) }()
 	answers := make(chan map[string]any, 16)
 	go func() {
 		sc := bufio.NewScanner(outR)
@@ -63,7 +65,7 @@ func nextAnswer(t *testing.T, answers <-chan map[string]any) map[string]any {
 // answers the valid request after them (the SDK's own transport ends the
 // session at the first bad line).
 func TestMCPBadLineKeepsServing(t *testing.T) {
-	k := rcPushForceKB(t, "ask")
+	k := testKB(t)
 	in, answers := rawMCP(t, k)
 	send := func(s string) {
 		t.Helper()
@@ -109,8 +111,8 @@ func TestMCPBadLineKeepsServing(t *testing.T) {
 // negative get a message naming the argument and what it must be, never
 // the schema library's words; null is an argument not given.
 func TestMCPArgumentErrors(t *testing.T) {
-	k := rcPushForceKB(t, "ask")
-	cs := rcMCPClient(t, k)
+	k := testKB(t)
+	cs := testClient(t, k)
 	for _, tc := range []struct {
 		tool string
 		args any
@@ -134,8 +136,8 @@ func TestMCPArgumentErrors(t *testing.T) {
 		{"remember", map[string]any{"type": "correction", "text": "x", "action_types": []any{nil}}, `argument "action_types" must be a list of strings; item 1 must be a string, got null`},
 		{"links", map[string]any{"id": "x", "back": "yes"}, `argument "back" must be true or false, got a string ("yes")`},
 	} {
-		res, _ := rcCall(t, cs, tc.tool, tc.args)
-		text := rcText(res)
+		res, _ := callTool(t, cs, tc.tool, tc.args)
+		text := toolText(res)
 		b, _ := json.Marshal(tc.args)
 		if tc.want == "" {
 			if res.IsError && strings.Contains(text, "argument") {
@@ -162,7 +164,7 @@ func FuzzMCPInput(f *testing.F) {
 	f.Add([]byte(`{"task":"x","budget":"abc","files":[1,null]}`))
 	f.Add([]byte(`[{"jsonrpc":"2.0"}]`))
 	f.Add([]byte(`{"budget":1e400}`))
-	ta := argsOf[MCPRecallIn]("recall")
+	ta := argsOf[RecallIn]("recall")
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if code, _ := checkRPC(bytes.TrimSpace(line)); code == 0 {
 			if _, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line)); err != nil {
@@ -174,7 +176,7 @@ func FuzzMCPInput(f *testing.F) {
 			if json.Unmarshal(out, &m) != nil {
 				t.Fatalf("checked arguments are not an object: %s", out)
 			}
-			var in MCPRecallIn
+			var in RecallIn
 			if err := json.Unmarshal(out, &in); err != nil {
 				t.Fatalf("checked arguments do not decode: %v (%s)", err, out)
 			}

@@ -1,4 +1,4 @@
-package kb
+package mcpserver
 
 import (
 	"bufio"
@@ -17,6 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kbmem/kb/kb"
 )
 
 // The MCP SDK's stdio transport ends the session on the first line that is
@@ -299,7 +301,7 @@ func checkArguments(args map[string]toolArgs) mcp.Middleware {
 					clean, err := ta.check(r.Params.Arguments)
 					if err != nil {
 						res := &mcp.CallToolResult{}
-						res.SetError(fmt.Errorf("%w: %v", ErrInvalidInput, err))
+						res.SetError(fmt.Errorf("%w: %v", kb.ErrInvalidInput, err))
 						return res, nil
 					}
 					r.Params.Arguments = clean
