@@ -153,44 +153,99 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	if len(grads) == 0 {
 		return res, nil
 	}
-	useWorkTree := o.Apply || repo == nil
-	var head *gitx.Tree
-	if !useWorkTree {
-		head, _ = repo.HeadTree() // nil for an unborn HEAD: every file is new
+	base := promoteBase{k: k, workTree: o.Apply || repo == nil}
+	if !base.workTree {
+		base.head, _ = repo.HeadTree() // nil for an unborn HEAD: every file is new
 	}
-	base := func(p string) []byte {
-		if useWorkTree {
-			b, err := k.projectFiles().ReadFile(filepath.Join(k.ProjectRoot, filepath.FromSlash(p)))
-			if err != nil {
-				return nil
-			}
-			return b
-		}
-		if head == nil {
-			return nil // unborn HEAD: every file is new
-		}
-		b, err := head.ReadFile(p)
-		if err != nil {
-			return nil
-		}
-		return b
+	var ids []string
+	res.Files, ids, err = k.promotionFiles(base, grads, notes, byID)
+	if err != nil {
+		return nil, err
 	}
-	addFile := func(p string, content []byte, keep bool) {
-		old := base(p)
-		if old != nil && (keep || bytes.Equal(old, content)) {
-			return // never overwrite a note or skill a person may have edited
+	var diff strings.Builder
+	for _, f := range res.Files {
+		diff.WriteString(gitx.UnifiedDiff(f.Path, f.old, f.new))
+	}
+	res.Diff = diff.String()
+	switch {
+	case o.DryRun:
+		return res, nil
+	case base.workTree:
+		if err := k.applyPromotion(res, byID, ids); err != nil {
+			return nil, err
 		}
+		res.Applied = true
+		return res, nil
+	}
+	if err := k.commitPromotion(repo, res, grads, ids, now); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// promoteBase is what a promotion is computed against: the work tree
+// (--apply, or no git repository), or HEAD's commit.
+type promoteBase struct {
+	k        *KB
+	workTree bool
+	head     *gitx.Tree // nil for an unborn HEAD
+}
+
+// read returns the content of the project file p, nil when there is none.
+func (b promoteBase) read(p string) []byte {
+	var data []byte
+	var err error
+	switch {
+	case b.workTree:
+		data, err = b.k.projectFiles().ReadFile(filepath.Join(b.k.ProjectRoot, filepath.FromSlash(p)))
+	case b.head == nil:
+		return nil // unborn HEAD: every file is new
+	default:
+		data, err = b.head.ReadFile(p)
+	}
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// isLinkTo reports whether the project file name is a symlink to the same
+// file as other in the work tree (resolved inside the project), or any
+// symlink at HEAD (whose blob is the link's text, not a file to upsert a
+// block into).
+func (b promoteBase) isLinkTo(name, other string) bool {
+	if !b.workTree {
+		return b.head != nil && b.head.IsSymlink(name)
+	}
+	tree := b.k.projectFiles()
+	x, err1 := tree.Resolve(name)
+	y, err2 := tree.Resolve(other)
+	return err1 == nil && err2 == nil && x == y
+}
+
+// promotionFiles lists the files a promotion adds or changes: the notes and
+// skills of the graduations (never one a person may have edited), the
+// promoted status of their observations, and the routing block of AGENTS.md
+// (and of CLAUDE.md when it is a file of its own). It returns the promoted
+// observation ids too, sorted.
+func (k *KB) promotionFiles(base promoteBase, grads []library.Graduation, notes promotedNoteSet, byID map[string]*ObsFile) ([]PromoteFile, []string, error) {
+	out := []PromoteFile{}
+	add := func(p string, old, content []byte) {
 		act := "add"
 		if old != nil {
 			act = "modify"
 		}
-		res.Files = append(res.Files, PromoteFile{Path: p, Action: act, old: old, new: content})
+		out = append(out, PromoteFile{Path: p, Action: act, old: old, new: content})
+	}
+	addFile := func(p string, content []byte, keep bool) {
+		old := base.read(p)
+		if old != nil && (keep || bytes.Equal(old, content)) {
+			return // never overwrite a note or skill a person may have edited
+		}
+		add(p, old, content)
 	}
 	promotedObs := map[string]bool{}
-	var entries []library.RoutingEntry
-	for _, e := range notes.entries {
-		entries = append(entries, e)
-	}
+	entries := append([]library.RoutingEntry(nil), notes.entries...)
 	for _, g := range grads {
 		addFile(k.projectPath(g.Path), g.Content, true)
 		if g.Skill != nil {
@@ -213,11 +268,11 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 		}
 		content, err := setStatus(f.raw, observations.StatusPromoted)
 		if err != nil {
-			return nil, fmt.Errorf("promote: %s: %w", f.Path, err)
+			return nil, nil, fmt.Errorf("promote: %s: %w", f.Path, err)
 		}
 		p := k.projectPath(f.Path)
-		old := base(p)
-		if useWorkTree {
+		old := base.read(p)
+		if base.workTree {
 			old = f.raw
 		} else if old == nil {
 			// Not tracked at HEAD: committing it would make the merge
@@ -226,43 +281,31 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 			continue
 		}
 		if !bytes.Equal(old, content) {
-			act := "add"
-			if old != nil {
-				act = "modify"
-			}
-			res.Files = append(res.Files, PromoteFile{Path: p, Action: act, old: old, new: content})
+			add(p, old, content)
 		}
 	}
 	block := library.CompileBlock(entries)
 	for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
-		old := base(name)
+		old := base.read(name)
 		if old == nil && name == "CLAUDE.md" {
 			continue // only when the project has one
 		}
-		if name == "CLAUDE.md" && k.isLinkTo(useWorkTree, head, name, "AGENTS.md") {
+		if name == "CLAUDE.md" && base.isLinkTo(name, "AGENTS.md") {
 			continue // CLAUDE.md -> AGENTS.md: one file, written once
 		}
 		content, err := library.ReplaceBlock(old, library.PromotedBlock, block)
 		if err != nil {
-			return nil, fmt.Errorf("promote: %s: %w", name, err)
+			return nil, nil, fmt.Errorf("promote: %s: %w", name, err)
 		}
 		addFile(name, content, false)
 	}
-	var diff strings.Builder
-	for _, f := range res.Files {
-		diff.WriteString(gitx.UnifiedDiff(f.Path, f.old, f.new))
-	}
-	res.Diff = diff.String()
-	switch {
-	case o.DryRun:
-		return res, nil
-	case useWorkTree:
-		if err := k.applyPromotion(res, byID, ids); err != nil {
-			return nil, err
-		}
-		res.Applied = true
-		return res, nil
-	}
+	return out, ids, nil
+}
+
+// commitPromotion commits the promotion's files to a new review branch
+// <prefix><date>-<n> built from HEAD, leaving the work tree, the index and
+// HEAD alone.
+func (k *KB) commitPromotion(repo *gitx.Repo, res *PromoteResult, grads []library.Graduation, ids []string, now time.Time) error {
 	changes := make([]gitx.FileChange, 0, len(res.Files))
 	var notePaths []string
 	for _, f := range res.Files {
@@ -282,12 +325,11 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 			continue // another process took the name meanwhile
 		}
 		if err != nil {
-			return nil, fmt.Errorf("promote: %w", err)
+			return fmt.Errorf("promote: %w", err)
 		}
 		res.Branch, res.Commit = name, hash
-		break
+		return nil
 	}
-	return res, nil
 }
 
 // queue is what a promotion considers (library.BuildQueue), and what the
@@ -302,20 +344,6 @@ func (k *KB) queue(repo *gitx.Repo, files []*ObsFile) (library.Queue, promotedNo
 		in.Observations = append(in.Observations, f.Obs)
 	}
 	return library.BuildQueue(in), notes
-}
-
-// isLinkTo reports whether the project file name is a symlink to the same
-// file as other in the work tree (resolved inside the project), or any
-// symlink at HEAD (whose blob is the link's text, not a file to upsert a
-// block into).
-func (k *KB) isLinkTo(workTree bool, head *gitx.Tree, name, other string) bool {
-	if !workTree {
-		return head != nil && head.IsSymlink(name)
-	}
-	tree := k.projectFiles()
-	a, err1 := tree.Resolve(name)
-	b, err2 := tree.Resolve(other)
-	return err1 == nil && err2 == nil && a == b
 }
 
 // applyPromotion writes a promotion into the work tree. The caller holds
