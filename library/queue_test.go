@@ -72,3 +72,24 @@ func TestBuildQueue(t *testing.T) {
 		t.Errorf("empty queue input: %+v", q)
 	}
 }
+
+// FuzzParseProposal: any commit message parses; the trailers of a message
+// CommitMessage wrote read back as the ids and paths it was given.
+func FuzzParseProposal(f *testing.F) {
+	f.Add("kb promote: 1 graduation(s) for review\n\nKb-Promoted: a b\nKb-Notes: x.md\n", "cor-1 cor-2", "library/a.md")
+	f.Add("", "", "")
+	f.Add("Kb-Promoted:\nKb-Notes:", "x", "y z")
+	f.Fuzz(func(t *testing.T, msg, ids, notes string) {
+		ParseProposal("b", "h", msg) // never panics
+		want, wantNotes := strings.Fields(ids), strings.Fields(notes)
+		for _, s := range append(append([]string{}, want...), wantNotes...) {
+			if strings.Contains(s, TrailerPromoted) || strings.Contains(s, TrailerNotes) {
+				return
+			}
+		}
+		p := ParseProposal("b", "h", CommitMessage(nil, want, wantNotes))
+		if strings.Join(p.Promoted, " ") != strings.Join(want, " ") || strings.Join(p.Notes, " ") != strings.Join(wantNotes, " ") {
+			t.Fatalf("round trip: %q %q -> %+v", want, wantNotes, p)
+		}
+	})
+}
