@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/textutil"
 )
 
 // Hook dialects.
@@ -282,7 +283,7 @@ func hookLog(root string, in *HookInput, err error) {
 	}
 	// One line, no control characters: the event name and the error may
 	// carry text from the hook input or from kb.yaml.
-	line := fmt.Sprintf("%s %s %s: %s\n", time.Now().UTC().Format(time.RFC3339), stripControl(rcOneLine(ev)), kind, stripControl(rcOneLine(err.Error())))
+	line := fmt.Sprintf("%s %s %s: %s\n", time.Now().UTC().Format(time.RFC3339), stripControl(textutil.OneLine(ev)), kind, stripControl(textutil.OneLine(err.Error())))
 	// Through the KB's tree: a hook.log (or .state) a cloned repository
 	// committed as a symlink out of the KB is refused, not appended to.
 	tree := fsx.Tree{Root: root}

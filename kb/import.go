@@ -18,6 +18,7 @@ import (
 
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/redact"
+	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/traces"
 )
 
@@ -314,7 +315,7 @@ func (k *KB) inAgentDir(p string) bool {
 func (k *KB) walkTranscripts(dir string) (files []string, unreadable []ImportSkip) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			unreadable = append(unreadable, ImportSkip{File: p, Reason: "cannot read: " + rcOneLine(err.Error())})
+			unreadable = append(unreadable, ImportSkip{File: p, Reason: "cannot read: " + textutil.OneLine(err.Error())})
 			if d != nil && d.IsDir() && p != dir {
 				return fs.SkipDir
 			}

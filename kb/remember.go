@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -39,7 +40,7 @@ func (k *KB) Remember(ctx context.Context, in RememberInput) (*Remembered, error
 	now := time.Now().UTC().Truncate(time.Second)
 	// The agent's words, not the person's: kept with that provenance and
 	// recalled as the agent's note until a person reviews it (kb review).
-	o := &observations.Observation{Type: in.Type, Title: truncate(rcOneLine(text), 80), Confidence: 0.5, Importance: 0.7,
+	o := &observations.Observation{Type: in.Type, Title: truncate(textutil.OneLine(text), 80), Confidence: 0.5, Importance: 0.7,
 		Status: observations.StatusCandidate, Lifecycle: observations.LifecycleOf(in.Type),
 		Author: observations.AuthorAgent, Origin: observations.OriginMCPRemember,
 		Sources: []observations.SourceRef{{Session: "mcp", Time: now}}, Sessions: 1, FirstSeen: now, LastSeen: now}
@@ -56,7 +57,7 @@ func (k *KB) Remember(ctx context.Context, in RememberInput) (*Remembered, error
 			o.ActionTypes = tax.ClassifyText(o.Trigger + "\n" + text)
 		}
 		for _, t := range o.ActionTypes {
-			if !actionTypeRE.MatchString(t) {
+			if !observations.IsActionType(t) {
 				return nil, fmt.Errorf("%w: action type %q is not domain:verb", ErrInvalidInput, t)
 			}
 		}

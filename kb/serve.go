@@ -3,6 +3,8 @@ package kb
 import (
 	"context"
 	"strings"
+
+	"github.com/kbmem/kb/recall"
 )
 
 // What a long-running face (the MCP server, package mcpserver) needs of the
@@ -17,4 +19,4 @@ func (k *KB) OpenRecallIndex(ctx context.Context) (*Index, error) { return k.ope
 
 // CueQuery turns free words into a search query without syntax: the words
 // recall matches cues on, every one optional, no operators.
-func CueQuery(s string) string { return strings.Join(cueWords(s), " ") }
+func CueQuery(s string) string { return strings.Join(recall.Words(s), " ") }

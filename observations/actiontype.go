@@ -95,6 +95,10 @@ type wordPattern struct {
 
 var typeRE = lazyRegexp(`^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*(:[a-z0-9][a-z0-9.-]*)?$`)
 
+// IsActionType reports whether s is written as an action type:
+// domain:verb or domain:verb:detail, lower case ("git:push-force").
+func IsActionType(s string) bool { return typeRE.MatchString(s) }
+
 // NewTaxonomy compiles the built-in rules plus extra (for example from
 // kb.yaml). An extra rule with the type of a built-in one adds matchers to
 // it. A rule that does not compile is an ErrBadRule naming the rule.

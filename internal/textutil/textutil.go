@@ -45,3 +45,7 @@ func Truncate(s string, n int) string {
 	}
 	return s[:i] + "…"
 }
+
+// OneLine collapses every run of whitespace in s, line breaks included, to
+// one space, and trims it.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

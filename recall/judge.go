@@ -1,4 +1,4 @@
-package kb
+package recall
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/llm"
+	"github.com/kbmem/kb/internal/textutil"
 )
 
-// The optional LLM judge (recall.judge in kb.yaml, with an llm provider):
-// the design's third matching approach, "expensive but accurate", spent
-// only where a wrong call is costly. For each high-consequence item recall
+// The optional LLM judge (Engine.Judge; recall.judge in kb.yaml, with an
+// llm provider): the design's third matching approach, "expensive but
+// accurate", spent only where a wrong call is costly. For each high-consequence item recall
 // selected, the judge is asked whether the lesson really applies to the
 // proposed action; an item it rejects is dropped, one it confirms carries
 // its reason. It fails open: a judge that errs, refuses or times out leaves
@@ -42,27 +43,10 @@ type judgeAnswer struct {
 	Reason  string `json:"reason"`
 }
 
-// judgeClient returns the judge's LLM client, or nil when the judge is off.
-func (k *KB) judgeClient() llm.Client {
-	if !k.Config.Recall.Judge {
-		return nil
-	}
-	c := k.Config.LLM
-	if p := strings.ToLower(strings.TrimSpace(c.Provider)); p == "" || p == "none" {
-		return nil
-	}
-	cl, err := llm.New(k.llmConfig())
-	if err != nil {
-		k.logf("recall.judge: %v (judge skipped)", err)
-		return nil
-	}
-	return cl
-}
-
-// judge filters the high-consequence items through the LLM judge.
-func (k *KB) judge(ctx context.Context, q RecallQuery, items []RecallItem) []RecallItem {
-	cl := k.judgeClient()
-	if cl == nil || q.Standing {
+// judge filters the high-consequence items through the LLM judge, when
+// there is one.
+func (e *Engine) judge(ctx context.Context, q Query, items []Item) []Item {
+	if e.Judge == nil || q.Standing {
 		return items
 	}
 	action := judgeAction(q)
@@ -84,25 +68,25 @@ func (k *KB) judge(ctx context.Context, q RecallQuery, items []RecallItem) []Rec
 			lesson = it.Text
 		}
 		var ans judgeAnswer
-		err := cl.JSON(ctx, llm.Request{System: judgeSystem, SchemaName: "lesson_applies", Schema: judgeSchema, MaxTokens: 200,
+		err := e.Judge.JSON(ctx, llm.Request{System: judgeSystem, SchemaName: "lesson_applies", Schema: judgeSchema, MaxTokens: 200,
 			Prompt: fmt.Sprintf("Proposed action:\n%s\n\nRecorded lesson:\n%s", action, lesson)}, &ans)
 		switch {
 		case err != nil:
 			it.Reasons = append(it.Reasons, "judge unavailable, kept")
-			k.logf("recall.judge: %v (kept %s)", err, it.ID)
+			e.logf("recall.judge: %v (kept %s)", err, it.ID)
 			out = append(out, it)
 		case ans.Applies:
 			it.Reasons = append(it.Reasons, "confirmed by the judge: "+strings.TrimSpace(ans.Reason))
 			out = append(out, it)
 		default:
-			k.logf("recall.judge: dropped %s: %s", it.ID, ans.Reason)
+			e.logf("recall.judge: dropped %s: %s", it.ID, ans.Reason)
 		}
 	}
 	return out
 }
 
 // judgeAction renders the whole proposed action for the judge.
-func judgeAction(q RecallQuery) string {
+func judgeAction(q Query) string {
 	var parts []string
 	if q.Action != "" {
 		parts = append(parts, "Shell command: "+q.Action)
@@ -110,7 +94,7 @@ func judgeAction(q RecallQuery) string {
 	if q.Tool != "" {
 		in := string(q.Input)
 		if len(in) > 2000 {
-			in = truncate(in, 2000)
+			in = textutil.Truncate(in, 2000)
 		}
 		parts = append(parts, "Tool call: "+q.Tool+" "+in)
 	}

@@ -1,0 +1,146 @@
+package kb
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+
+	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/index"
+	"github.com/kbmem/kb/internal/llm"
+	"github.com/kbmem/kb/observations"
+	"github.com/kbmem/kb/recall"
+)
+
+// The ports package recall declares, over this KB: its index, its files,
+// its embeddings endpoint and its LLM, with kb.yaml's recall settings.
+
+// embeddingsDir holds the embeddings layer's vector cache, under IndexDir.
+const embeddingsDir = "embeddings"
+
+// recallEngine is recall over the open index, configured by kb.yaml.
+func (x *Index) recallEngine(q RecallQuery) (*recall.Engine, error) {
+	k := x.k
+	tax, err := k.cueTaxonomy()
+	if err != nil {
+		return nil, err
+	}
+	c := k.Config
+	e := &recall.Engine{
+		Config: recall.Config{Budget: c.Recall.Budget, Budgets: c.Recall.Budgets, HighConsequence: c.Recall.HighConsequence,
+			Taxonomy: tax, Semantic: c.Embeddings.Enabled, ScopeProjects: k.ProjectRoot == k.Root},
+		Index: recallIndex{x.ix},
+		Files: recallFiles{k},
+		Logf:  k.logf,
+	}
+	if c.Embeddings.Enabled {
+		e.Embedder = &recall.EmbeddingCache{Embedder: recallEmbedder(c.Embeddings), Model: c.Embeddings.Model,
+			Dir: filepath.Join(k.Root, IndexDir, embeddingsDir), Tree: k.files()}
+	}
+	if !q.Standing {
+		if cl := k.judgeClient(); cl != nil {
+			e.Judge = cl
+		}
+	}
+	return e, nil
+}
+
+// cueTaxonomy is the action-type taxonomy of this KB: the built-in rules
+// plus kb.yaml's action_types.
+func (k *KB) cueTaxonomy() (*observations.Taxonomy, error) {
+	if len(k.Config.ActionTypes) == 0 {
+		return observations.Default(), nil
+	}
+	return k.Taxonomy()
+}
+
+// judgeClient returns the judge's LLM client, or nil when the judge is off.
+func (k *KB) judgeClient() llm.Client {
+	if !k.Config.Recall.Judge {
+		return nil
+	}
+	c := k.Config.LLM
+	if p := strings.ToLower(strings.TrimSpace(c.Provider)); p == "" || p == "none" {
+		return nil
+	}
+	cl, err := llm.New(k.llmConfig())
+	if err != nil {
+		k.logf("recall.judge: %v (judge skipped)", err)
+		return nil
+	}
+	return cl
+}
+
+// recallIndex is recall's Searcher over the bleve index.
+type recallIndex struct{ ix *index.Index }
+
+func (r recallIndex) Search(s recall.Search) ([]recall.Hit, error) {
+	var text string
+	switch {
+	case len(s.ActionTypes) > 0:
+		var terms []string
+		for _, v := range s.ActionTypes {
+			for _, f := range []string{"action_types", "action_type", "triggers"} {
+				terms = append(terms, f+`:"`+v+`"`)
+			}
+		}
+		text = strings.Join(terms, " ")
+	case len(s.Words) > 0:
+		text = strings.Join(s.Words, " ")
+	case s.Triggered:
+		text = "triggers:*"
+	}
+	res, err := r.ix.Search(index.Query{Text: text, Layers: s.Layers, Types: s.DocTypes, Limit: s.Limit, Fields: s.Fields})
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]recall.Hit, len(res.Hits))
+	for i, h := range res.Hits {
+		hits[i] = recall.Hit{Path: h.Path, ID: h.ID, Layer: h.Layer, Type: h.Type, Title: h.Title, Description: h.Description,
+			Score: h.Score, Fields: h.Fields}
+	}
+	return hits, nil
+}
+
+// recallFiles is recall's Reader over the KB's files: a path stays inside
+// the KB, and no symbolic link is followed out of it.
+type recallFiles struct{ k *KB }
+
+func (r recallFiles) Observation(rel string) (*observations.Observation, error) {
+	abs, err := r.k.Path(rel)
+	if err != nil {
+		return nil, err
+	}
+	f, prob := readObsFile(abs, rel)
+	if prob != nil {
+		return nil, errors.New(prob.String())
+	}
+	return f.Obs, nil
+}
+
+func (r recallFiles) Document(rel string) (*doc.Document, error) {
+	abs, err := r.k.Path(rel)
+	if err != nil {
+		return nil, err
+	}
+	b, err := fsx.ReadFileNoFollow(abs) // abs passed k.Path: no link out on the way
+	if err != nil {
+		return nil, err
+	}
+	return doc.ParseFrontmatter(rel, b)
+}
+
+// recallEmbedder embeds through the endpoint kb.yaml's embeddings names;
+// the client is made when there is something to embed (EmbeddingCache
+// asks only for texts it does not hold).
+type recallEmbedder EmbeddingsConfig
+
+func (c recallEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	emb, err := llm.NewEmbedder(llm.EmbedConfig{BaseURL: c.BaseURL, Model: c.Model, APIKeyEnv: c.APIKeyEnv, Timeout: recall.EmbedTimeout})
+	if err != nil {
+		return nil, err
+	}
+	return emb.Embed(ctx, texts)
+}

@@ -1,0 +1,233 @@
+package recall
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kbmem/kb/observations"
+)
+
+// candidate is one indexed document considered for recall.
+type candidate struct {
+	path, id, layer, typ string
+	title, description   string
+	status               string
+	types                []string // action types, primary first
+	phrases              []string // trigger phrases (library triggers that are not action types)
+	text                 string   // the fields lexical matching looks at
+	lesson               string   // text without the trigger (which quotes the corrected action)
+	trigger              string
+	files                []fileRef // files the candidate names
+	projects             []string  // working directories of its sessions (observations)
+	otherProject         bool      // from another project, kept as a general lesson
+	importance           float64
+	sessions             float64
+	bm25                 float64
+	prelim               float64 // rough rank, before the file is read
+
+	// matching
+	typeScore  float64
+	matchedAT  string // the proposed action's type that matched
+	candAT     string // the candidate's type it matched
+	phraseHit  string
+	fileHit    string // a file both the cue and the candidate name
+	overlap    []string
+	relevance  float64
+	lexicalHit bool
+	rejected   bool    // a type match that was ruled out: nothing rescues it
+	semantic   float64 // cosine similarity, when the embeddings layer matched
+}
+
+// storedFields are the stored fields recall reads from hits.
+var storedFields = []string{"noteid", "status", "action_type", "action_types", "triggers", "importance", "sessions", "projects",
+	"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "chosen", "description"}
+
+// typedCandidates bounds the documents an action-type query loads. Loading a
+// hit's stored fields is most of a hook's time (200 took 15-17 ms a hook
+// over 10,000 observations, 100 about 12); recurrences merge into one
+// observation, so a hundred distinct lessons on one action type is already
+// more than a budget shows (maxReadPerKind).
+const typedCandidates = 100
+
+// cueCandidates retrieves the documents that may apply: those whose action
+// types or triggers share a type with the cue, and the best lexical matches of
+// the cue's words.
+func (e *Engine) cueCandidates(c *cue) ([]*candidate, error) {
+	byPath := map[string]*candidate{}
+	var order []*candidate
+	add := func(hits []Hit, bm25 bool) {
+		for _, h := range hits {
+			cd, ok := byPath[h.Path]
+			if !ok {
+				cd = candidateOf(h)
+				byPath[h.Path] = cd
+				order = append(order, cd)
+			}
+			if bm25 && h.Score > cd.bm25 {
+				cd.bm25 = h.Score
+			}
+		}
+	}
+	layers := []string{LayerObservations, LayerLibrary, LayerEpisodes}
+	if len(c.types) > 0 {
+		var types []string
+		seen := map[string]bool{}
+		for _, t := range c.types {
+			for _, v := range []string{t, domainVerb(t)} {
+				if !seen[v] {
+					seen[v] = true
+					types = append(types, v)
+				}
+			}
+		}
+		hits, err := e.Index.Search(Search{ActionTypes: types, Layers: layers, Limit: typedCandidates, Fields: storedFields})
+		if err != nil {
+			return nil, fmt.Errorf("recall: %w", err)
+		}
+		add(hits, false)
+	}
+	if len(c.words) > 0 {
+		hits, err := e.Index.Search(Search{Words: c.words, Layers: layers, Limit: 60, Fields: storedFields})
+		if err != nil {
+			return nil, fmt.Errorf("recall: %w", err)
+		}
+		add(hits, true)
+	}
+	// Library notes with trigger phrases are few; they are cues too, even
+	// when the lexical score ranks them low.
+	hits, err := e.Index.Search(Search{Triggered: true, Layers: []string{LayerLibrary}, Limit: 200, Fields: storedFields})
+	if err == nil {
+		add(hits, false)
+	}
+	return order, nil
+}
+
+// standingCandidates are the corrections, preferences and conventions a new
+// session starts with.
+func (e *Engine) standingCandidates() ([]*candidate, error) {
+	var out []*candidate
+	for _, s := range []struct {
+		layer string
+		types []string
+	}{
+		{LayerObservations, []string{observations.TypeCorrection, observations.TypePreference}},
+		{LayerLibrary, []string{"convention", "preference"}},
+	} {
+		hits, err := e.Index.Search(Search{Layers: []string{s.layer}, DocTypes: s.types, Limit: 1000, Fields: storedFields})
+		if err != nil {
+			return nil, fmt.Errorf("recall: %w", err)
+		}
+		for _, h := range hits {
+			out = append(out, candidateOf(h))
+		}
+	}
+	return out, nil
+}
+
+// candidateOf reads a candidate from a hit's stored fields.
+func candidateOf(h Hit) *candidate {
+	list := func(k string) []string {
+		switch v := h.Fields[k].(type) {
+		case string:
+			return []string{v}
+		case []string:
+			return v
+		case []any:
+			var out []string
+			for _, e := range v {
+				if s, ok := e.(string); ok {
+					out = append(out, s)
+				}
+			}
+			return out
+		}
+		return nil
+	}
+	str := func(k string) string {
+		switch v := h.Fields[k].(type) {
+		case string:
+			return v
+		case []any:
+			if len(v) > 0 {
+				s, _ := v[0].(string)
+				return s
+			}
+		case []string:
+			if len(v) > 0 {
+				return v[0]
+			}
+		}
+		return ""
+	}
+	num := func(k string) float64 {
+		switch v := h.Fields[k].(type) {
+		case float64:
+			return v
+		case []float64:
+			if len(v) > 0 {
+				return v[0]
+			}
+		case []any:
+			if len(v) > 0 {
+				f, _ := v[0].(float64)
+				return f
+			}
+		}
+		return 0
+	}
+	c := &candidate{path: h.Path, id: str("noteid"), layer: h.Layer, typ: h.Type, title: h.Title,
+		description: h.Description, status: str("status"), importance: num("importance"), sessions: num("sessions")}
+	if c.id == "" {
+		c.id = h.ID
+	}
+	seen := map[string]bool{}
+	for _, t := range append(list("action_type"), list("action_types")...) {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t != "" && !seen[t] {
+			seen[t] = true
+			c.types = append(c.types, t)
+		}
+	}
+	for _, t := range list("triggers") {
+		lt := strings.ToLower(strings.TrimSpace(t))
+		if observations.IsActionType(lt) {
+			if !seen[lt] {
+				seen[lt] = true
+				c.types = append(c.types, lt)
+			}
+		} else if lt != "" {
+			c.phrases = append(c.phrases, t)
+		}
+	}
+	var parts []string
+	for _, k := range []string{"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "chosen"} {
+		if s := str(k); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 || c.layer != LayerObservations {
+		parts = append(parts, c.title, c.description)
+	}
+	c.text = strings.Join(parts, "\n")
+	c.projects = list("projects")
+	c.trigger = str("trigger")
+	if t := c.trigger; t != "" {
+		c.lesson = strings.TrimSpace(strings.Replace(c.text, t, "", 1))
+	} else {
+		c.lesson = c.text
+	}
+	// Paths count as their file names (see paths.go).
+	c.text, c.files = reducePaths(c.text)
+	c.lesson, _ = reducePaths(c.lesson)
+	return c
+}
+
+// domainVerb is the domain:verb of an action type ("git:push" of
+// "git:push:force").
+func domainVerb(t string) string {
+	p := strings.SplitN(t, ":", 3)
+	if len(p) < 2 {
+		return t
+	}
+	return p[0] + ":" + p[1]
+}

@@ -1,0 +1,259 @@
+package recall
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/kbmem/kb/internal/textutil"
+	"github.com/kbmem/kb/observations"
+)
+
+// cue is a query analysed once: its action types and content tokens.
+type cue struct {
+	types   []string
+	text    string            // the cue as text, for the embeddings layer
+	tokens  map[string]bool   // stems
+	wordOf  map[string]string // stem -> first word seen, for reasons
+	words   []string          // distinct raw words, for the lexical query
+	action  string            // short description of the proposed action, for "You are about to ..."
+	hasCall bool
+	program string // the program a proposed shell command runs ("pnpm")
+	kind    string // "shell" or "edit" for a tool call, "" for words
+	// question is a prompt asking about something rather than asking for
+	// an action ("what does the commit hook do?"): a type match then needs
+	// a word of the lesson besides the type's own.
+	question bool
+	tax      *observations.Taxonomy
+	// readOnly is a call that changes nothing (Read, Grep...): lexical
+	// overlap with what it reads is no cue.
+	readOnly bool
+	files    []fileRef // files the proposal names
+}
+
+var readOnlyTools = map[string]bool{"read": true, "grep": true, "glob": true, "ls": true, "webfetch": true, "websearch": true,
+	"todowrite": true, "todoread": true, "bashoutput": true, "view_image": true, "read_file": true, "list_directory": true,
+	"search_file_content": true, "web_fetch": true, "google_web_search": true, "notebookread": true, "exitplanmode": true}
+
+func buildCue(tax *observations.Taxonomy, q Query) *cue {
+	c := &cue{tokens: map[string]bool{}, wordOf: map[string]string{}, tax: tax}
+	// The task is free text (word cues); the action is a shell command.
+	a := observations.Action{Tool: q.Tool, Input: q.Input, Paths: q.Files, Command: q.Action, Text: q.Task}
+	if q.Tool != "" || len(q.Input) > 0 || q.Action != "" || q.Task != "" || len(q.Files) > 0 {
+		c.types = tax.Classify(a)
+	}
+	// Word cues match within a small window: identifiers and filler words
+	// ("drop the unused coupon_code column") can push the words of a cue
+	// apart. Classify the condensed text too.
+	if q.Task != "" {
+		if dense := condense(q.Task); dense != "" && dense != strings.ToLower(strings.TrimSpace(q.Task)) {
+			for _, t := range tax.ClassifyText(dense) {
+				if !slices.Contains(c.types, t) {
+					c.types = append(c.types, t)
+				}
+			}
+		}
+	}
+	c.readOnly = q.Tool != "" && readOnlyTools[strings.ToLower(q.Tool)]
+	if c.types == nil {
+		c.types = []string{}
+	}
+	var parts []string
+	parts = append(parts, q.Task, q.Action)
+	parts = append(parts, q.Files...)
+	if q.Tool != "" || len(q.Input) > 0 {
+		parts = append(parts, inputText(q.Input)...)
+		c.hasCall = true
+	}
+	all := strings.Join(parts, "\n")
+	if q.Cwd != "" {
+		all = strings.ReplaceAll(all, strings.TrimRight(q.Cwd, "/")+"/", "")
+	}
+	c.text = textutil.Truncate(strings.TrimSpace(all), maxEmbedText)
+	reduced, files := reducePaths(all)
+	c.files = files
+	seen := map[string]bool{}
+	// The file names first, whole: the index holds "timeline.html" as one
+	// word, so lessons about the file are retrieved and then matched as
+	// the same file.
+	for _, f := range files {
+		if q := `"` + f.base + `"`; !seen[q] && len(c.words) < 8 {
+			seen[q] = true
+			c.words = append(c.words, q)
+		}
+	}
+	for _, w := range Words(reduced) {
+		s := stem(w)
+		if s == "" {
+			continue
+		}
+		c.tokens[s] = true
+		if _, ok := c.wordOf[s]; !ok {
+			c.wordOf[s] = w
+		}
+		if !seen[w] && len(c.words) < 40 {
+			seen[w] = true
+			c.words = append(c.words, w)
+		}
+	}
+	c.action = describeAction(q)
+	c.program = programOf(q)
+	c.question = !c.hasCall && q.Action == "" && isQuestion(q.Task)
+	if c.hasCall {
+		c.kind = "edit"
+		if c.program != "" {
+			c.kind = "shell"
+		}
+	}
+	return c
+}
+
+// condense keeps the plain words of a text: no identifiers (snake_case,
+// camelCase, words with digits or dots), no stop words.
+func condense(s string) string {
+	var keep []string
+	for _, f := range strings.Fields(s) {
+		w := strings.Trim(f, ".,;:!?()[]{}\"'`")
+		if w == "" || strings.ContainsAny(w, "_./\\0123456789=") || (w != strings.ToLower(w) && w != strings.ToUpper(w[:1])+strings.ToLower(w[1:])) {
+			continue
+		}
+		lw := strings.ToLower(w)
+		if stopWords[lw] && !keepWords[lw] {
+			continue
+		}
+		keep = append(keep, lw)
+	}
+	return strings.Join(keep, " ")
+}
+
+// inputText returns the strings of a tool input that describe what it does:
+// the command, the path, the content written, the pattern searched.
+func inputText(raw json.RawMessage) []string {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return []string{s}
+		}
+		return []string{string(raw)}
+	}
+	var out []string
+	for _, key := range []string{"command", "cmd", "file_path", "path", "notebook_path", "new_string", "content",
+		"new_str", "file_text", "new_source", "pattern", "query", "url", "prompt", "description", "input", "patch"} {
+		switch v := m[key].(type) {
+		case string:
+			out = append(out, v)
+		case []any:
+			for _, e := range v {
+				if s, ok := e.(string); ok {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	if edits, ok := m["edits"].([]any); ok {
+		for _, e := range edits {
+			if em, ok := e.(map[string]any); ok {
+				if s, ok := em["new_string"].(string); ok {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// describeAction is the proposed action in a few words: "run `go test ./...`".
+func describeAction(q Query) string {
+	var m map[string]any
+	_ = json.Unmarshal(q.Input, &m)
+	str := func(keys ...string) string {
+		for _, k := range keys {
+			if s, ok := m[k].(string); ok && s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	rel := func(p string) string {
+		if q.Cwd != "" {
+			if r, err := filepath.Rel(q.Cwd, p); err == nil && !strings.HasPrefix(r, "..") {
+				return filepath.ToSlash(r)
+			}
+		}
+		return p
+	}
+	if cmd := str("command", "cmd"); cmd != "" {
+		return "run `" + textutil.Truncate(textutil.OneLine(cmd), 100) + "`"
+	}
+	if arr, ok := m["command"].([]any); ok && len(arr) > 0 {
+		var argv []string
+		for _, a := range arr {
+			if s, ok := a.(string); ok {
+				argv = append(argv, s)
+			}
+		}
+		return "run `" + textutil.Truncate(textutil.OneLine(strings.Join(argv, " ")), 100) + "`"
+	}
+	if p := str("file_path", "path", "notebook_path"); p != "" {
+		verb := "edit"
+		if strings.EqualFold(q.Tool, "Write") {
+			verb = "write"
+		}
+		return verb + " `" + textutil.Truncate(rel(p), 100) + "`"
+	}
+	if q.Action != "" {
+		return "run `" + textutil.Truncate(textutil.OneLine(q.Action), 100) + "`"
+	}
+	return ""
+}
+
+// isQuestion reports whether a prompt asks about something ("what does
+// X do?", "explain Y") rather than asking for an action. Requests phrased
+// as questions ("can you commit this?") are not questions here.
+func isQuestion(s string) bool {
+	f := strings.Fields(strings.ToLower(s))
+	if len(f) == 0 {
+		return false
+	}
+	switch strings.Trim(f[0], ",.:;!?") {
+	case "what", "what's", "whats", "how", "how's", "why", "where", "when", "which", "who", "explain", "summarise",
+		"summarize", "describe", "does", "is", "are", "was", "were", "did":
+		return true
+	}
+	return false
+}
+
+// programOf is the program a proposed shell command runs: its first word
+// after sudo/env and VAR=value assignments, lower-cased.
+func programOf(q Query) string {
+	cmd := q.Action
+	if q.Tool != "" || len(q.Input) > 0 {
+		var m map[string]any
+		if json.Unmarshal(q.Input, &m) != nil {
+			return ""
+		}
+		switch v := m["command"].(type) {
+		case string:
+			cmd = v
+		case []any:
+			var argv []string
+			for _, a := range v {
+				if s, ok := a.(string); ok {
+					argv = append(argv, s)
+				}
+			}
+			cmd = strings.Join(argv, " ")
+		default:
+			return ""
+		}
+	}
+	for _, f := range strings.Fields(cmd) {
+		if f == "sudo" || f == "env" || f == "time" || f == "nice" || strings.Contains(f, "=") || strings.HasPrefix(f, "-") {
+			continue
+		}
+		return strings.ToLower(filepath.Base(f))
+	}
+	return ""
+}

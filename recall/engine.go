@@ -1,0 +1,134 @@
+package recall
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/kbmem/kb/observations"
+)
+
+// Recall finds the knowledge that applies to q and returns it ranked and
+// cut to the budget. Matching composes action-type classification of the
+// proposed action (strong evidence on its own) with lexical similarity
+// (lexical retrieval from the index, then token overlap as a precision
+// filter: weak overlap alone never fires). Items are ranked by relevance x
+// recency x consequence x frequency and packed into per-kind budgets.
+func (e *Engine) Recall(ctx context.Context, q Query) (*Result, error) {
+	tax := e.Config.Taxonomy
+	if tax == nil {
+		tax = observations.Default()
+	}
+	budget := q.Budget
+	if budget <= 0 {
+		budget = e.Config.Budget
+	}
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	res := &Result{Budget: budget, Items: []Item{}, ActionTypes: []string{}, Standing: q.Standing}
+	cue := buildCue(tax, q)
+	res.ActionTypes = append(res.ActionTypes, cue.types...)
+	var (
+		cands []*candidate
+		err   error
+	)
+	if q.Standing {
+		cands, err = e.standingCandidates()
+	} else {
+		cands, err = e.cueCandidates(cue)
+	}
+	if err != nil {
+		return nil, err
+	}
+	semantic := e.semanticOn(q, cue)
+	if semantic {
+		cands = e.semanticPool(cands)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	high := map[string]bool{}
+	for _, t := range e.Config.HighConsequence {
+		high[t] = true
+	}
+	relevant := e.relevant(ctx, cue, q, cands, high, semantic)
+	// Rank roughly on the index's fields (without recency, which needs the
+	// file), and read only the files of the best few per kind.
+	sort.SliceStable(relevant, func(i, j int) bool { return relevant[i].prelim > relevant[j].prelim })
+	items, skipped := e.read(relevant, cue, q, high, e.now())
+	byScore(items)
+	byPath := make(map[string]*candidate, len(relevant))
+	for _, c := range relevant {
+		byPath[c.path] = c
+	}
+	items = foldCovered(items, byPath)
+	before := len(items)
+	items = e.judge(ctx, q, items)
+	res.Items, res.Dropped = packBudget(items, budget, e.Config.Budgets)
+	res.Dropped += before - len(items)
+	res.Dropped += skipped
+	res.Tokens = Tokens(res.Markdown())
+	return res, nil
+}
+
+// relevant matches the candidates to the cue on the index's fields and
+// returns those that apply, each with its rough rank (prelim). With the
+// semantic layer on, the candidates no cue matched are compared by
+// meaning.
+func (e *Engine) relevant(ctx context.Context, cue *cue, q Query, cands []*candidate, high map[string]bool, semantic bool) []*candidate {
+	var relevant, unmatched []*candidate
+	for _, c := range cands {
+		if c.status == observations.StatusSuperseded || c.status == observations.StatusRejected || kindOf(c.layer, c.typ) == "" {
+			continue
+		}
+		if q.Standing {
+			if c.layer == LayerObservations && c.sessions < 2 && situational(c) && !(len(c.types) > 0 && high[c.types[0]]) {
+				continue // comes back at its moment, through the action's own cue
+			}
+			c.relevance = 1
+		} else if cue.match(c); c.relevance <= 0 {
+			if semantic && !c.rejected {
+				unmatched = append(unmatched, c)
+			}
+			continue
+		}
+		if outOfScope(c, q, &e.Config, high) {
+			continue
+		}
+		c.prelim = prelim(c)
+		relevant = append(relevant, c)
+	}
+	if len(unmatched) > 0 {
+		if err := e.matchSemantic(ctx, cue, unmatched); err != nil {
+			e.logf("embeddings: %v (semantic matching skipped)", err)
+		}
+	}
+	for _, c := range unmatched {
+		if c.relevance <= 0 {
+			continue
+		}
+		c.prelim = prelim(c)
+		relevant = append(relevant, c)
+	}
+	return relevant
+}
+
+// read makes the items of the relevant candidates, best first, reading at
+// most maxReadPerKind files of each kind; skipped counts those left
+// unread.
+func (e *Engine) read(relevant []*candidate, cue *cue, q Query, high map[string]bool, now time.Time) (items []Item, skipped int) {
+	perKind := map[string]int{}
+	for _, c := range relevant {
+		kd := kindOf(c.layer, c.typ)
+		if perKind[kd] >= maxReadPerKind {
+			skipped++
+			continue
+		}
+		if it, ok := e.item(c, cue, q, high, now); ok {
+			perKind[kd]++
+			items = append(items, it)
+		}
+	}
+	return items, skipped
+}

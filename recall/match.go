@@ -1,0 +1,233 @@
+package recall
+
+import (
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/kbmem/kb/observations"
+)
+
+// Matching thresholds. An action-type match fires on its own; lexical
+// overlap fires only when it is substantial.
+const (
+	minOverlap       = 3    // distinct shared content stems that fire alone
+	minOverlapCov    = 2    // ... or this many, covering minCoverage of the candidate's stems
+	minCoverage      = 0.3  //
+	typedMismatchMin = 4    // shared stems needed when both sides have action types and none agree
+	lexicalWeight    = 0.12 // relevance per shared stem
+	// minGeneralOverlap is the word overlap a match on a broader type of
+	// the candidate's own domain needs.
+	minGeneralOverlap = 2
+	// sameFileScore is the relevance of a candidate naming the file the
+	// proposal touches.
+	sameFileScore = 0.85
+)
+
+// lessonOverlap counts the cue's stems in the lesson text.
+// Words of the matched action type itself ("git", "push" for git:push)
+// are no extra support.
+func lessonOverlap(cu *cue, lesson, matched string) int {
+	typeWords := stemSet(strings.NewReplacer(":", " ", "-", " ").Replace(matched))
+	n := 0
+	for s := range stemSet(lesson) {
+		if cu.tokens[s] && !typeWords[s] {
+			n++
+		}
+	}
+	return n
+}
+
+// follows reports whether the proposal only matches c through a type the
+// lesson's own advice brought in, while running the program the lesson
+// prescribes: "use pnpm run clean" classifies as pkg:npm, and "pnpm test"
+// follows that advice rather than repeating the mistake. Types of the
+// corrected action itself (those its trigger classifies as) always count.
+func (cu *cue) follows(c *candidate) bool {
+	if cu.program == "" || cu.tax == nil || c.candAT == "" || c.candAT == c.types[0] {
+		return false
+	}
+	if !stemSet(c.lesson)[stem(cu.program)] {
+		return false
+	}
+	for _, t := range cu.tax.ClassifyText(c.trigger) {
+		if domainVerb(t) == domainVerb(c.candAT) {
+			return false
+		}
+	}
+	return true
+}
+
+// advised reports whether the proposal is what a positive lesson asks
+// for, matched only through a type the lesson's own words brought in: the
+// corrected moment had no action type of its own ("calling ExitPlanMode",
+// "when asked to ..."), and the lesson says to do the thing ("First commit
+// the changes, then proceed with the plan"), so the agent committing is
+// following it. A lesson with a negation ("do not commit the lockfile")
+// still fires.
+func (cu *cue) advised(c *candidate) bool {
+	if c.candAT == "" || cu.tax == nil || c.typ != observations.TypeCorrection || callKind(c.trigger) != "" {
+		return false
+	}
+	for _, t := range cu.tax.ClassifyText(c.trigger) {
+		if domainVerb(t) == domainVerb(c.candAT) {
+			return false // the corrected moment itself was of this type
+		}
+	}
+	return !negationRE.MatchString(c.lesson)
+}
+
+var negationRE = regexp.MustCompile(`(?i)\b(?:not|no|never|don'?t|doesn'?t|didn'?t|won'?t|shouldn'?t|avoid|stop|without|instead)\b`)
+
+// incidental reports whether the only type match is an incidental type of
+// the candidate: a secondary type outside the primary type's domain that
+// either came with the corrected call (npx made a snapshot correction
+// pkg:npm) without the lesson naming it, or came from the lesson's words
+// ("committed code" makes git:commit) while the proposal is another kind
+// of action than the corrected one (a shell command, not an edit).
+func (cu *cue) incidental(c *candidate) bool {
+	if c.candAT == "" || len(c.types) == 0 || c.candAT == c.types[0] || typeDomain(c.candAT) == typeDomain(c.types[0]) || cu.tax == nil {
+		return false
+	}
+	fromCall := false
+	for _, t := range cu.tax.ClassifyText(c.trigger) {
+		if domainVerb(t) == domainVerb(c.candAT) {
+			fromCall = true
+			break
+		}
+	}
+	if fromCall {
+		named := stemSet(strings.NewReplacer(":", " ", "-", " ").Replace(c.candAT))
+		for st := range stemSet(c.lesson) {
+			if named[st] {
+				return false
+			}
+		}
+		return true
+	}
+	corrected := callKind(c.trigger)
+	return cu.kind != "" && corrected != "" && cu.kind != corrected
+}
+
+// callKind tells a trigger that quotes an edit ("Edit `path`") from one
+// that quotes a shell command; "" when it quotes neither.
+func callKind(trigger string) string {
+	for _, t := range []string{"Edit `", "Write `", "MultiEdit `", "NotebookEdit `", "apply_patch `"} {
+		if strings.Contains(trigger, t) {
+			return "edit"
+		}
+	}
+	if strings.Contains(trigger, "`") {
+		return "shell"
+	}
+	return ""
+}
+
+func typeDomain(t string) string { d, _, _ := strings.Cut(t, ":"); return d }
+
+func (cu *cue) hasType(t string) bool {
+	for _, x := range cu.types {
+		if x == t || domainVerb(x) == domainVerb(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// match scores how well candidate c applies to the cue.
+func (cu *cue) match(c *candidate) {
+	// (1) action types: exact, or the same domain:verb.
+	generalized := false
+	for i, pt := range cu.types {
+		for j, ct := range c.types {
+			s := 0.0
+			switch {
+			case pt == ct:
+				s = 1
+			case domainVerb(pt) == domainVerb(ct):
+				s = 0.9
+			default:
+				continue
+			}
+			gen := false
+			if j > 0 {
+				s *= 0.85 // a secondary type of the candidate
+				// A broader type of the same domain as the candidate's
+				// primary one ("running tests" for a lesson about "running
+				// the whole suite") is weaker evidence: the proposal is the
+				// general case of what was corrected, not the case itself.
+				if typeDomain(ct) == typeDomain(c.types[0]) && !cu.hasType(c.types[0]) {
+					s *= 0.6
+					gen = true
+				}
+			}
+			if i > 0 {
+				s *= 0.95
+			}
+			if s > c.typeScore {
+				c.typeScore, c.matchedAT, c.candAT, generalized = s, pt, ct, gen
+			}
+		}
+	}
+	// Trigger phrases: every content word of the phrase is in the cue.
+	for _, p := range c.phrases {
+		st := stemSet(p)
+		if len(st) == 0 {
+			continue
+		}
+		all := true
+		for s := range st {
+			if !cu.tokens[s] {
+				all = false
+				break
+			}
+		}
+		if all && c.typeScore < 0.9 {
+			c.typeScore, c.phraseHit = 0.9, p
+		}
+	}
+	// The same file, named by the proposal and by the candidate's trigger
+	// or lesson: a lesson about that file.
+	if f := sameFile(c.files, cu.files); f != "" && !cu.readOnly && c.typeScore < sameFileScore {
+		c.typeScore, c.fileHit = sameFileScore, f
+	}
+	// (2) lexical overlap, as a precision check on lexical retrieval. The
+	// trigger of a typed candidate quotes the corrected command: its
+	// words (flags, program names) are what the action type already
+	// compared, so only the lesson's words count.
+	cs := stemSet(c.text)
+	if len(c.types) > 0 && c.trigger != "" {
+		cs = stemSet(c.lesson)
+	}
+	for s := range cs {
+		if cu.tokens[s] {
+			c.overlap = append(c.overlap, s)
+		}
+	}
+	sort.Strings(c.overlap)
+	n := len(c.overlap)
+	cov := 0.0
+	if len(cs) > 0 {
+		cov = float64(n) / float64(len(cs))
+	}
+	if c.typeScore > 0 && (generalized && lessonOverlap(cu, c.lesson, c.matchedAT) < minGeneralOverlap || cu.follows(c) || cu.incidental(c) || cu.advised(c) ||
+		cu.question && lessonOverlap(cu, c.lesson, c.matchedAT) == 0) {
+		// A rejected type match is not rescued by the words the
+		// proposal shares with the quoted command of the trigger.
+		c.typeScore, c.matchedAT, c.candAT = 0, "", ""
+		c.rejected = true
+		return
+	}
+	need := minOverlap
+	if len(cu.types) > 0 && len(c.types) > 0 && c.typeScore == 0 {
+		need = typedMismatchMin
+	}
+	c.lexicalHit = !cu.readOnly && n >= need || (!cu.readOnly && n >= minOverlapCov && cov >= minCoverage && need == minOverlap)
+	switch {
+	case c.typeScore > 0:
+		c.relevance = c.typeScore + lexicalWeight*math.Min(float64(n), 4)
+	case c.lexicalHit:
+		c.relevance = math.Min(0.8, lexicalWeight*float64(n)+0.5*cov)
+	}
+}

@@ -1,0 +1,39 @@
+package recall
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kbmem/kb/observations"
+)
+
+// TestFoldCovered: an observation and a library note that give the same
+// lesson become one line (the observation's, naming the note); an
+// unrelated note stays.
+func TestFoldCovered(t *testing.T) {
+	obs := &candidate{path: "observations/correction/cor-1.md", id: "cor-1", layer: LayerObservations, typ: observations.TypeCorrection,
+		types: []string{"git:stage-all", "git:commit"}, trigger: "staging every change at once: `git add -A`",
+		lesson: "Never git add -A in this repo: it picked up .env.local last time. Stage the files you changed by name."}
+	note := &candidate{path: "library/conventions/stage-files-by-name.md", id: "stage-files-by-name", layer: LayerLibrary, typ: "convention",
+		title: "Stage files by name, never git add -A", description: "Stage the files you changed by name; git add -A has committed secrets and build output here.",
+		types: []string{"git:stage-all"}, phrases: []string{"git add -A"}}
+	other := &candidate{path: "library/conventions/commit-messages.md", id: "commit-messages", layer: LayerLibrary, typ: "convention",
+		title: "Conventional commit messages", description: "type(scope) summary in the imperative, no emoji, body says why.",
+		types: []string{"git:commit"}}
+	byPath := map[string]*candidate{}
+	for _, c := range []*candidate{obs, note, other} {
+		byPath[c.path] = c
+	}
+	items := []Item{
+		{ID: "stage-files-by-name", Path: note.path, Score: 0.9, Text: "CONVENTION Stage files by name, never git add -A: ... [stage-files-by-name]"},
+		{ID: "cor-1", Path: obs.path, Score: 0.8, Text: "You are about to run `git add -A`. This was corrected: Never git add -A. [cor-1]"},
+		{ID: "commit-messages", Path: other.path, Score: 0.5, Text: "CONVENTION Conventional commit messages. [commit-messages]"},
+	}
+	got := foldCovered(items, byPath)
+	if len(got) != 2 || got[0].ID != "cor-1" || got[1].ID != "commit-messages" {
+		t.Fatalf("items %+v", got)
+	}
+	if !strings.HasSuffix(got[0].Text, "[cor-1, stage-files-by-name]") || got[0].Score != 0.9 {
+		t.Errorf("folded item %+v", got[0])
+	}
+}
