@@ -135,10 +135,38 @@ func (cu *cue) hasType(t string) bool {
 	return false
 }
 
-// match scores how well candidate c applies to the cue.
+// match scores how well candidate c applies to the cue: first the
+// evidence that fires on its own (action types, trigger phrases, the same
+// file), which the rules of ruledOut may reject, then lexical overlap.
 func (cu *cue) match(c *candidate) {
-	// (1) action types: exact, or the same domain:verb.
-	generalized := false
+	generalized := cu.matchTypes(c)
+	cu.matchPhrases(c)
+	cu.matchFile(c)
+	n, cov := cu.matchWords(c)
+	if c.typeScore > 0 && cu.ruledOut(c, generalized) {
+		// A rejected type match is not rescued by the words the
+		// proposal shares with the quoted command of the trigger.
+		c.typeScore, c.matchedAT, c.candAT = 0, "", ""
+		c.rejected = true
+		return
+	}
+	need := minOverlap
+	if len(cu.types) > 0 && len(c.types) > 0 && c.typeScore == 0 {
+		need = typedMismatchMin
+	}
+	c.lexicalHit = !cu.readOnly && n >= need || (!cu.readOnly && n >= minOverlapCov && cov >= minCoverage && need == minOverlap)
+	switch {
+	case c.typeScore > 0:
+		c.relevance = c.typeScore + lexicalWeight*math.Min(float64(n), 4)
+	case c.lexicalHit:
+		c.relevance = math.Min(0.8, lexicalWeight*float64(n)+0.5*cov)
+	}
+}
+
+// matchTypes compares the action types: exact, or the same domain:verb.
+// It reports whether the best match was on a broader type of the
+// candidate's own domain (generalized).
+func (cu *cue) matchTypes(c *candidate) (generalized bool) {
 	for i, pt := range cu.types {
 		for j, ct := range c.types {
 			s := 0.0
@@ -170,7 +198,12 @@ func (cu *cue) match(c *candidate) {
 			}
 		}
 	}
-	// Trigger phrases: every content word of the phrase is in the cue.
+	return generalized
+}
+
+// matchPhrases: a trigger phrase matches when every content word of the
+// phrase is in the cue.
+func (cu *cue) matchPhrases(c *candidate) {
 	for _, p := range c.phrases {
 		st := stemSet(p)
 		if len(st) == 0 {
@@ -187,15 +220,22 @@ func (cu *cue) match(c *candidate) {
 			c.typeScore, c.phraseHit = 0.9, p
 		}
 	}
-	// The same file, named by the proposal and by the candidate's trigger
-	// or lesson: a lesson about that file.
+}
+
+// matchFile: the same file, named by the proposal and by the candidate's
+// trigger or lesson, makes a lesson about that file.
+func (cu *cue) matchFile(c *candidate) {
 	if f := sameFile(c.files, cu.files); f != "" && !cu.readOnly && c.typeScore < sameFileScore {
 		c.typeScore, c.fileHit = sameFileScore, f
 	}
-	// (2) lexical overlap, as a precision check on lexical retrieval. The
-	// trigger of a typed candidate quotes the corrected command: its
-	// words (flags, program names) are what the action type already
-	// compared, so only the lesson's words count.
+}
+
+// matchWords measures lexical overlap, as a precision check on lexical
+// retrieval: the shared stems (c.overlap), their number and the share of
+// the candidate's stems they cover. The trigger of a typed candidate
+// quotes the corrected command: its words (flags, program names) are what
+// the action type already compared, so only the lesson's words count.
+func (cu *cue) matchWords(c *candidate) (n int, cov float64) {
 	cs := stemSet(c.text)
 	if len(c.types) > 0 && c.trigger != "" {
 		cs = stemSet(c.lesson)
@@ -206,28 +246,18 @@ func (cu *cue) match(c *candidate) {
 		}
 	}
 	sort.Strings(c.overlap)
-	n := len(c.overlap)
-	cov := 0.0
+	n = len(c.overlap)
 	if len(cs) > 0 {
 		cov = float64(n) / float64(len(cs))
 	}
-	if c.typeScore > 0 && (generalized && lessonOverlap(cu, c.lesson, c.matchedAT) < minGeneralOverlap || cu.follows(c) || cu.incidental(c) || cu.advised(c) ||
-		cu.question && lessonOverlap(cu, c.lesson, c.matchedAT) == 0) {
-		// A rejected type match is not rescued by the words the
-		// proposal shares with the quoted command of the trigger.
-		c.typeScore, c.matchedAT, c.candAT = 0, "", ""
-		c.rejected = true
-		return
-	}
-	need := minOverlap
-	if len(cu.types) > 0 && len(c.types) > 0 && c.typeScore == 0 {
-		need = typedMismatchMin
-	}
-	c.lexicalHit = !cu.readOnly && n >= need || (!cu.readOnly && n >= minOverlapCov && cov >= minCoverage && need == minOverlap)
-	switch {
-	case c.typeScore > 0:
-		c.relevance = c.typeScore + lexicalWeight*math.Min(float64(n), 4)
-	case c.lexicalHit:
-		c.relevance = math.Min(0.8, lexicalWeight*float64(n)+0.5*cov)
-	}
+	return n, cov
+}
+
+// ruledOut reports whether a type match is no evidence after all: a
+// broader type without the lesson's own words, a proposal that follows or
+// is what the lesson advises, an incidental type, or a question that names
+// nothing of the lesson.
+func (cu *cue) ruledOut(c *candidate, generalized bool) bool {
+	return generalized && lessonOverlap(cu, c.lesson, c.matchedAT) < minGeneralOverlap || cu.follows(c) || cu.incidental(c) || cu.advised(c) ||
+		cu.question && lessonOverlap(cu, c.lesson, c.matchedAT) == 0
 }
