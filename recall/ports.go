@@ -85,7 +85,7 @@ type Config struct {
 	// Budget is the token budget of a query that gives none; 0 means
 	// DefaultBudget.
 	Budget int
-	// Budgets are the reserved shares of each kind, in tokens (Kinds).
+	// Budgets are the reserved shares of each kind, in tokens (Kind*).
 	Budgets map[string]int
 	// HighConsequence lists the action types that raise an item's priority
 	// and are put to the judge.

@@ -35,8 +35,8 @@ const (
 	KindLibrary     = "library"
 )
 
-// Kinds are the budget classes, in the order budgets are reserved.
-var Kinds = []string{KindCorrections, KindPreferences, KindProcedures, KindPrecedents, KindLibrary}
+// kinds are the budget classes, in the order budgets are reserved.
+var kinds = []string{KindCorrections, KindPreferences, KindProcedures, KindPrecedents, KindLibrary}
 
 // Item is one recalled piece of knowledge.
 type Item struct {

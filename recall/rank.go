@@ -175,11 +175,11 @@ func packBudget(items []Item, budget int, shares map[string]int) ([]Item, int) {
 	}
 	limit := budget*4 - len(header) - len(footer) // characters
 	sum := 0
-	for _, kd := range Kinds {
+	for _, kd := range kinds {
 		sum += max(0, shares[kd])
 	}
 	reserved := map[string]int{}
-	for _, kd := range Kinds {
+	for _, kd := range kinds {
 		if sum > 0 {
 			reserved[kd] = max(0, shares[kd]) * limit / max(sum, 1)
 			if sum < budget { // shares smaller than the total: keep them as written
