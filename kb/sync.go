@@ -10,10 +10,12 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,13 +49,16 @@ func (p Problem) String() string {
 
 // SyncStats reports what an index sync did.
 type SyncStats struct {
-	Scanned  int       `json:"scanned"`
-	Added    int       `json:"added"`
-	Updated  int       `json:"updated"`
-	Removed  int       `json:"removed"`
-	Docs     int       `json:"docs"`
-	Rebuilt  bool      `json:"rebuilt"`
-	Reason   string    `json:"reason,omitempty"`
+	Scanned int    `json:"scanned"`
+	Added   int    `json:"added"`
+	Updated int    `json:"updated"`
+	Removed int    `json:"removed"`
+	Docs    int    `json:"docs"`
+	Rebuilt bool   `json:"rebuilt"`
+	Reason  string `json:"reason,omitempty"`
+	// Resumed counts the files an interrupted update (a killed kb) was
+	// changing; this sync finished them, keeping what it had committed.
+	Resumed  int       `json:"resumed,omitempty"`
 	Problems []Problem `json:"problems,omitempty"`
 }
 
@@ -70,7 +75,25 @@ func (x *Index) Close() error { return x.ix.Close() }
 // files: a missing, corrupt or old-schema index is rebuilt (with one line
 // saying so), and only files whose mtime or size changed are re-parsed.
 // progress, if set, is called with (done, total) while files are indexed.
+// While a background indexer (see BackgroundIndex) holds the index, it
+// waits for it to finish rather than failing as busy.
 func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*Index, SyncStats, error) {
+	return k.OpenIndexLayers(ctx, nil, progress)
+}
+
+// OpenIndexLayers is OpenIndex that brings only the given layers up to date
+// (every layer when none): a search of the notes does not wait for a
+// session just imported to be indexed. The other layers are searchable as
+// they were last indexed.
+func (k *KB) OpenIndexLayers(ctx context.Context, layers []string, progress func(done, total int)) (*Index, SyncStats, error) {
+	x, st, err := k.openIndex(ctx, layers, progress)
+	if errors.Is(err, index.ErrBusy) && k.waitIndexer(ctx) {
+		x, st, err = k.openIndex(ctx, layers, progress)
+	}
+	return x, st, err
+}
+
+func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done, total int)) (*Index, SyncStats, error) {
 	// The stat walk and opening bleve are independent: overlap them, since
 	// every read command pays both.
 	type scanned struct {
@@ -94,7 +117,7 @@ func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*In
 		ix.Close()
 		return nil, SyncStats{}, sc.err
 	}
-	st, err := x.sync(ctx, sc.files, progress)
+	st, err := x.sync(ctx, sc.files, layers, progress)
 	st.Problems = append(sc.skipped, st.Problems...)
 	if err == nil {
 		k.saveDirStamps(sc.dirs)
@@ -102,7 +125,10 @@ func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*In
 	if info.Rebuilt && info.Reason != "missing" {
 		k.logf("index %s: rebuilt from the files", info.Reason)
 	}
-	st.Rebuilt, st.Reason = info.Rebuilt, info.Reason
+	if len(info.Resumed) > 0 {
+		k.logf("index: an update was interrupted; resumed it, keeping what it had committed (%d files)", len(info.Resumed))
+	}
+	st.Rebuilt, st.Reason, st.Resumed = info.Rebuilt, info.Reason, len(info.Resumed)
 	if err != nil {
 		ix.Close()
 		return nil, st, err
@@ -255,13 +281,19 @@ func (x *Index) Sync(ctx context.Context, progress func(done, total int)) (SyncS
 	if err != nil {
 		return SyncStats{}, err
 	}
-	return x.sync(ctx, files, progress)
+	return x.sync(ctx, files, nil, progress)
 }
 
-func (x *Index) sync(ctx context.Context, files []fileInfo, progress func(done, total int)) (SyncStats, error) {
+// sync applies the changes of files (of the given layers only, when any).
+func (x *Index) sync(ctx context.Context, files []fileInfo, layers []string, progress func(done, total int)) (SyncStats, error) {
 	var st SyncStats
-	st.Scanned = len(files)
 	stamps := x.ix.Stamps()
+	if len(layers) > 0 {
+		in := func(p string) bool { l, _, _ := strings.Cut(p, "/"); return slices.Contains(layers, l) }
+		files = slices.DeleteFunc(slices.Clone(files), func(f fileInfo) bool { return !in(f.rel) })
+		maps.DeleteFunc(stamps, func(p string, _ index.Stamp) bool { return !in(p) })
+	}
+	st.Scanned = len(files)
 	seen := make(map[string]bool, len(files))
 	var todo []fileInfo
 	for _, f := range files {

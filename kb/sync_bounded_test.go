@@ -46,6 +46,8 @@ func writeSession(t testing.TB, k *KB, s string, from, to int, word string) stri
 	return p
 }
 
+// syncIndex brings the index up to date, as any kb command that reads it
+// does.
 func syncIndex(t testing.TB, k *KB) SyncStats {
 	t.Helper()
 	x, st, err := k.OpenIndex(context.Background(), nil)

@@ -204,7 +204,7 @@ func Open(dir string) (*Index, OpenInfo, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, OpenInfo{}, fmt.Errorf("index: %w", err)
 	}
-	ix, reason, err := openExisting(dir, false)
+	ix, reason, err := openExisting(dir, false, BusyTimeout)
 	if err != nil {
 		return nil, OpenInfo{}, err
 	}
@@ -223,7 +223,7 @@ func Open(dir string) (*Index, OpenInfo, error) {
 		return nil, OpenInfo{}, fmt.Errorf("index: %s: another process is rebuilding it: %w", dir, ErrBusy)
 	}
 	defer fl.Unlock()
-	if again, r, err := openExisting(dir, false); err != nil {
+	if again, r, err := openExisting(dir, false, BusyTimeout); err != nil {
 		return nil, OpenInfo{}, err
 	} else if r == "" {
 		return again, OpenInfo{Resumed: again.resumed}, nil // rebuilt by another process meanwhile
@@ -241,7 +241,13 @@ func Open(dir string) (*Index, OpenInfo, error) {
 // rebuild yields a *StaleError. It still waits for a writer in another
 // process (bolt's shared lock), failing with ErrBusy after BusyTimeout.
 func OpenReadOnly(dir string) (*Index, error) {
-	ix, reason, err := openExisting(dir, true)
+	return OpenReadOnlyWait(dir, BusyTimeout)
+}
+
+// OpenReadOnlyWait is OpenReadOnly waiting at most wait for a writer (a
+// hook cannot wait long: it answers with nothing instead).
+func OpenReadOnlyWait(dir string, wait time.Duration) (*Index, error) {
+	ix, reason, err := openExisting(dir, true, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -251,16 +257,16 @@ func OpenReadOnly(dir string) (*Index, error) {
 	return ix, nil
 }
 
-func runtimeConfig(readOnly bool) map[string]any {
+func runtimeConfig(readOnly bool, wait time.Duration) map[string]any {
 	return map[string]any{
-		"bolt_timeout": BusyTimeout.String(),
+		"bolt_timeout": max(wait, time.Millisecond).String(),
 		"read_only":    readOnly,
 	}
 }
 
 // openExisting returns a non-empty reason when the index must be rebuilt,
 // and an error only for conditions a rebuild cannot fix.
-func openExisting(dir string, readOnly bool) (ix *Index, reason string, err error) {
+func openExisting(dir string, readOnly bool, wait time.Duration) (ix *Index, reason string, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, schemaFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -279,7 +285,7 @@ func openExisting(dir string, readOnly bool) (ix *Index, reason string, err erro
 		return nil, fmt.Sprintf("schema %d -> %d", v, SchemaVersion), nil
 	}
 
-	bi, err := openBleve(filepath.Join(dir, bleveDir), runtimeConfig(readOnly))
+	bi, err := openBleve(filepath.Join(dir, bleveDir), runtimeConfig(readOnly, wait))
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			return nil, "", fmt.Errorf("index: %s: %w", dir, ErrBusy)
@@ -398,7 +404,7 @@ func create(dir string) (*Index, error) {
 		return nil, err
 	}
 	m := newMapping()
-	bi, err := bleve.NewUsing(filepath.Join(dir, bleveDir), m, scorch.Name, bleve.Config.DefaultKVStore, runtimeConfig(false))
+	bi, err := bleve.NewUsing(filepath.Join(dir, bleveDir), m, scorch.Name, bleve.Config.DefaultKVStore, runtimeConfig(false, BusyTimeout))
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			err = ErrBusy
