@@ -203,3 +203,18 @@ func TestBackgroundIndex(t *testing.T) {
 		t.Errorf("second indexer ran: %v %v", ran, err)
 	}
 }
+
+// A sync of the traces alone does not tell the hooks the notes are fresh.
+func TestTraceSyncKeepsHooksStale(t *testing.T) {
+	k := rcPushForceKB(t, "ask")
+	syncIndex(t, k)
+	rcCorrection(t, k, "deleting the cache", "Never rm -rf the cache; run make clean.", []string{"fs:delete-recursive"})
+	x, _, err := k.OpenIndexLayers(context.Background(), []string{LayerTraces}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	if k.dirsUnchanged() {
+		t.Error("a traces-only sync recorded the directory times: hooks would trust a stale index")
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -119,7 +120,9 @@ func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done,
 	}
 	st, err := x.sync(ctx, sc.files, layers, progress)
 	st.Problems = append(sc.skipped, st.Problems...)
-	if err == nil {
+	if err == nil && (len(layers) == 0 || !slices.ContainsFunc(recallLayers, func(l string) bool { return !slices.Contains(layers, l) })) {
+		// The hooks' freshness check: only after a sync of every layer
+		// recall reads.
 		k.saveDirStamps(sc.dirs)
 	}
 	if info.Rebuilt && info.Reason != "missing" {
@@ -331,6 +334,17 @@ func (x *Index) sync(ctx context.Context, files []fileInfo, layers []string, pro
 			return st, fmt.Errorf("update index: %w", err)
 		}
 	}
+	var todoBytes int64
+	for _, f := range todo {
+		todoBytes += f.stamp.Size
+	}
+	if todoBytes > largeSync && os.Getenv("GOGC") == "" {
+		// The live heap stays small (a few parts), so the collector would
+		// run very often over the garbage of bleve's analysis: let the
+		// heap grow to three times the live data instead of two (measured
+		// on 100k turns: 10-20% less CPU, 300 MB peak instead of 200).
+		defer debug.SetGCPercent(debug.SetGCPercent(200))
+	}
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan fileInfo)
@@ -421,6 +435,7 @@ var partDocs = 10000
 
 // Bounds of one sync's memory (see sync).
 const (
+	largeSync  = 16 << 20 // bytes of changed files past which the GC is relaxed
 	partBytes  = 16 << 20 // text of one part of a file
 	applyFiles = 1000     // files (parts) applied together
 	applyBytes = 32 << 20 // text applied together
