@@ -75,7 +75,8 @@ func (x *Index) Close() error { return x.ix.Close() }
 // OpenIndex opens the derived index and brings it up to date with the
 // files: a missing, corrupt or old-schema index is rebuilt (with one line
 // saying so), and only files whose mtime or size changed are re-parsed.
-// progress, if set, is called with (done, total) while files are indexed.
+// progress, if set, is called with (done, total) KiB of the changed files
+// while they are indexed (a session of a million turns is one file).
 // While a background indexer (see BackgroundIndex) holds the index, it
 // waits for it to finish rather than failing as busy.
 func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*Index, SyncStats, error) {
@@ -383,7 +384,12 @@ func (x *Index) sync(ctx context.Context, files []fileInfo, layers []string, pro
 	go func() { wg.Wait(); close(parts) }()
 
 	var group []index.Change
-	groupBytes, done := 0, 0
+	groupBytes, doneBytes := 0, int64(0)
+	report := func() {
+		if progress != nil {
+			progress(int(min(doneBytes, todoBytes)>>10), int(todoBytes>>10))
+		}
+	}
 	flush := func() error {
 		if len(group) == 0 {
 			return nil
@@ -404,26 +410,21 @@ func (x *Index) sync(ctx context.Context, files []fileInfo, layers []string, pro
 		group = append(group, p.change)
 		groupBytes += p.bytes
 		st.Problems = append(st.Problems, p.problems...)
-		if p.last {
-			done++
-		}
+		doneBytes += p.fileBytes
 		// A part of a file indexed in parts is applied on its own, so that
 		// a kill loses at most one part of a large file.
 		if len(group) >= applyFiles || groupBytes >= applyBytes || p.change.Partial || p.change.Append {
 			if err := flush(); err != nil {
 				return st, err
 			}
-			if progress != nil {
-				progress(done, len(todo))
-			}
+			report()
 		}
 	}
 	if err := flush(); err != nil {
 		return st, err
 	}
-	if progress != nil {
-		progress(done, len(todo))
-	}
+	doneBytes = todoBytes // a session read from where the index left it reads less
+	report()
 	if err := ctx.Err(); err != nil {
 		return st, err
 	}
@@ -446,10 +447,10 @@ const (
 
 // filePart is one part of a changed file, ready to apply.
 type filePart struct {
-	change   index.Change
-	problems []Problem
-	bytes    int  // text of its docs
-	last     bool // the file's last part
+	change    index.Change
+	problems  []Problem
+	bytes     int   // text of its docs
+	fileBytes int64 // bytes of the file it covers
 }
 
 // loadParts turns one file into parts, handing each to emit; it stops when
@@ -463,7 +464,7 @@ func (x *Index) loadParts(f fileInfo, emit func(filePart) bool) bool {
 	for i := range docs {
 		n += len(docs[i].Body)
 	}
-	return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp, Docs: docs}, problems: probs, bytes: n, last: true})
+	return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp, Docs: docs}, problems: probs, bytes: n, fileBytes: f.stamp.Size})
 }
 
 // loadFile turns one file into index documents. A file that fails to parse
@@ -561,7 +562,7 @@ func NoteID(d *doc.Document) string {
 func (x *Index) loadTrace(f fileInfo, emit func(filePart) bool) bool {
 	fh, err := os.Open(f.abs)
 	if err != nil {
-		return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp}, last: true,
+		return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp}, fileBytes: f.stamp.Size,
 			problems: []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}})
 	}
 	defer fh.Close()
@@ -575,7 +576,7 @@ func (x *Index) loadTrace(f fileInfo, emit func(filePart) bool) bool {
 		}
 	}
 	if _, err := fh.Seek(start.Done, io.SeekStart); err != nil {
-		return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp}, last: true,
+		return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp}, fileBytes: f.stamp.Size,
 			problems: []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}})
 	}
 	var (
@@ -583,6 +584,7 @@ func (x *Index) loadTrace(f fileInfo, emit func(filePart) bool) bool {
 		probs []Problem
 		text  int
 		off   = start.Done
+		from  = off // where the current part starts
 		line  = start.Lines
 		r     = bufio.NewReaderSize(fh, 1<<16)
 	)
@@ -590,9 +592,9 @@ func (x *Index) loadTrace(f fileInfo, emit func(filePart) bool) bool {
 		p := filePart{
 			change: index.Change{Path: f.rel, Stamp: f.stamp, Docs: docs, Append: appending, Partial: !last,
 				Progress: index.Progress{Done: off, Lines: line, Tail: tail.sum()}},
-			problems: probs, bytes: text, last: last,
+			problems: probs, bytes: text, fileBytes: off - from,
 		}
-		docs, probs, text, appending = nil, nil, 0, true
+		docs, probs, text, appending, from = nil, nil, 0, true, off
 		return emit(p)
 	}
 	for {

@@ -184,3 +184,29 @@ func TestReadRecordLine(t *testing.T) {
 func newReader(s string, size int) *bufio.Reader {
 	return bufio.NewReaderSize(strings.NewReader(s), size)
 }
+
+// Progress is reported in KiB of the changed files, part by part, so a
+// single large session shows how far it got.
+func TestSyncProgressInBytes(t *testing.T) {
+	old := partDocs
+	partDocs = 40
+	t.Cleanup(func() { partDocs = old })
+	k := trNewKB(t)
+	p := writeSession(t, k, "s1", 0, 200, "alpha")
+	st, _ := os.Stat(p)
+	var calls [][2]int
+	x, _, err := k.OpenIndex(context.Background(), func(done, total int) { calls = append(calls, [2]int{done, total}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	want := int(st.Size() >> 10)
+	if len(calls) < 5 || calls[len(calls)-1] != [2]int{want, want} {
+		t.Fatalf("progress calls %v, want one per part ending at %d/%d", calls, want, want)
+	}
+	for i := 1; i < len(calls); i++ {
+		if calls[i][0] < calls[i-1][0] || calls[i][1] != want {
+			t.Fatalf("progress not monotonic in KiB: %v", calls)
+		}
+	}
+}

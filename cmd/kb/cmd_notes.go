@@ -24,7 +24,7 @@ func (e *env) withIndexLayers(layers []string, fn func(k *kb.KB, x *kb.Index) er
 	if err != nil {
 		return err
 	}
-	x, _, err := k.OpenIndexLayers(context.Background(), layers, e.progress("indexing"))
+	x, _, err := k.OpenIndexLayers(context.Background(), layers, e.progress("indexing KiB"))
 	if err != nil {
 		return err
 	}
@@ -58,13 +58,13 @@ never required; use it to see what changed, or --rebuild to start over.`,
 					time.Now().UTC().Format(time.RFC3339), st.Scanned, st.Added, st.Updated, st.Removed, st.Docs)
 				return nil
 			}
-			x, st, err := k.OpenIndex(ctx, e.progress("indexing"))
+			x, st, err := k.OpenIndex(ctx, e.progress("indexing KiB"))
 			if err != nil {
 				return err
 			}
 			defer x.Close()
 			if rebuild {
-				if st, err = x.Rebuild(ctx, e.progress("rebuilding")); err != nil {
+				if st, err = x.Rebuild(ctx, e.progress("rebuilding KiB")); err != nil {
 					return err
 				}
 			}
