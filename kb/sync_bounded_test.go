@@ -74,12 +74,17 @@ func traceHits(t testing.TB, k *KB, q string) int {
 	return int(res.Total)
 }
 
-// A session file is indexed in parts and, as it grows, only what was
-// appended is read; a rewritten file is read again whole.
-func TestSyncTraceIncremental(t *testing.T) {
+// smallParts makes a session file's parts 40 turns for the test.
+func smallParts(t *testing.T) {
 	old := partDocs
 	partDocs = 40
 	t.Cleanup(func() { partDocs = old })
+}
+
+// A session file is indexed in parts and, as it grows, only what was
+// appended is read; a rewritten file is read again whole.
+func TestSyncTraceIncremental(t *testing.T) {
+	smallParts(t)
 	k := trNewKB(t)
 	p := writeSession(t, k, "s1", 0, 100, "alpha")
 	if st := syncIndex(t, k); st.Docs != 100 {
@@ -188,9 +193,7 @@ func newReader(s string, size int) *bufio.Reader {
 // Progress is reported in KiB of the changed files, part by part, so a
 // single large session shows how far it got.
 func TestSyncProgressInBytes(t *testing.T) {
-	old := partDocs
-	partDocs = 40
-	t.Cleanup(func() { partDocs = old })
+	smallParts(t)
 	k := trNewKB(t)
 	p := writeSession(t, k, "s1", 0, 200, "alpha")
 	st, _ := os.Stat(p)
