@@ -1,9 +1,7 @@
 package kb
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,65 +13,57 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbmem/kb/agents"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/internal/textutil"
 )
 
+// The agents' side of a hook, as cmd/kb and the tests know it (package
+// agents owns it).
+
 // Hook dialects.
 const (
-	AgentClaudeCode = "claude-code"
-	AgentCodex      = "codex"
+	AgentClaudeCode = agents.ClaudeCode
+	AgentCodex      = agents.Codex
 )
 
 // Hook events kb answers.
 const (
-	EventSessionStart     = "SessionStart"
-	EventUserPromptSubmit = "UserPromptSubmit"
-	EventPreToolUse       = "PreToolUse"
-	EventSessionEnd       = "SessionEnd"
+	EventSessionStart     = agents.EventSessionStart
+	EventUserPromptSubmit = agents.EventUserPromptSubmit
+	EventPreToolUse       = agents.EventPreToolUse
+	EventSessionEnd       = agents.EventSessionEnd
 )
 
 // MaxHookContext caps the additionalContext of a hook answer, in
 // characters, whatever the budget says.
-const MaxHookContext = 9500
+const MaxHookContext = agents.MaxHookContext
 
-// HookInput is one hook event as Claude Code (and Codex) send it on stdin.
-type HookInput struct {
-	HookEventName  string          `json:"hook_event_name"`
-	SessionID      string          `json:"session_id"`
-	TranscriptPath string          `json:"transcript_path"`
-	Cwd            string          `json:"cwd"`
-	Prompt         string          `json:"prompt,omitempty"`
-	ToolName       string          `json:"tool_name,omitempty"`
-	ToolInput      json.RawMessage `json:"tool_input,omitempty"`
-	Source         string          `json:"source,omitempty"`
-}
-
-// HookOutput is the JSON a hook answers on stdout.
-type HookOutput struct {
-	HookSpecificOutput *HookSpecificOutput `json:"hookSpecificOutput,omitempty"`
-}
-
-// HookSpecificOutput is Claude Code's per-event answer.
-type HookSpecificOutput struct {
-	HookEventName            string `json:"hookEventName"`
-	AdditionalContext        string `json:"additionalContext,omitempty"`
-	PermissionDecision       string `json:"permissionDecision,omitempty"`
-	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
-}
+type (
+	HookInput          = agents.HookInput
+	HookOutput         = agents.HookOutput
+	HookSpecificOutput = agents.HookSpecificOutput
+	HookInstall        = agents.Installation
+	HookInstallResult  = agents.InstallResult
+)
 
 // ParseHookInput decodes a hook event. Unknown keys are ignored.
-func ParseHookInput(b []byte) (*HookInput, error) {
-	var in HookInput
-	if err := json.Unmarshal(bytes.TrimSpace(b), &in); err != nil {
-		return nil, fmt.Errorf("%w: hook input is not a JSON object: %v", ErrInvalidInput, err)
-	}
-	if in.HookEventName == "" {
-		return nil, fmt.Errorf("%w: hook input has no hook_event_name", ErrInvalidInput)
-	}
-	return &in, nil
+func ParseHookInput(b []byte) (*HookInput, error) { return agents.ParseHookInput(b) }
+
+// HookSettingsPath is the settings file of agent for a project root
+// (user=false) or for the user's home directory (user=true).
+func HookSettingsPath(agent, projectRoot string, user bool) (string, error) {
+	return agents.SettingsPath(agent, projectRoot, user)
 }
+
+// InstallHooks merges kb's hooks into the agent's settings file (see
+// agents.Install).
+func InstallHooks(o HookInstall) (*HookInstallResult, error) { return agents.Install(o) }
+
+// UninstallHooks removes kb's hook entries, and only those, from the
+// agent's settings file.
+func UninstallHooks(o HookInstall) (*HookInstallResult, error) { return agents.Uninstall(o) }
 
 // Hook answers one hook event. A nil output means "say nothing".
 //
@@ -100,31 +90,15 @@ type hookState struct {
 
 func (k *KB) hook(ctx context.Context, agent string, in *HookInput) (*HookOutput, hookState, error) {
 	var hs hookState
-	if agent != AgentClaudeCode && agent != AgentCodex {
+	d, ok := agents.Lookup(agent)
+	if !ok {
 		return nil, hs, fmt.Errorf("%w: unknown hook dialect %q (claude-code or codex)", ErrInvalidInput, agent)
 	}
-	var q RecallQuery
-	switch in.HookEventName {
-	case EventSessionStart:
-		q = RecallQuery{Standing: true, Cwd: in.Cwd, Project: in.Cwd}
-	case EventUserPromptSubmit:
-		if strings.TrimSpace(in.Prompt) == "" {
-			return nil, hs, nil
-		}
-		q = RecallQuery{Task: in.Prompt, Cwd: in.Cwd, Project: in.Cwd}
-	case EventPreToolUse:
-		if in.ToolName == "" {
-			return nil, hs, nil
-		}
-		q = RecallQuery{Tool: in.ToolName, Input: in.ToolInput, Cwd: in.Cwd, Project: in.Cwd}
-	case EventSessionEnd, "Stop":
-		if in.HookEventName == EventSessionEnd && in.TranscriptPath != "" {
-			if err := k.EnqueueSession(in.TranscriptPath); err != nil {
-				return nil, hs, err
-			}
-		}
-		return nil, hs, nil
-	default:
+	if in.HookEventName == EventSessionEnd && in.TranscriptPath != "" {
+		return nil, hs, k.EnqueueSession(in.TranscriptPath)
+	}
+	q, ok := d.Query(in)
+	if !ok {
 		return nil, hs, nil
 	}
 	x, stale, err := k.openHookIndex()
@@ -137,31 +111,7 @@ func (k *KB) hook(ctx context.Context, agent string, in *HookInput) (*HookOutput
 	if err != nil {
 		return nil, hs, err
 	}
-	if len(res.Items) == 0 {
-		return nil, hs, nil
-	}
-	text := res.Markdown()
-	if len(text) > MaxHookContext {
-		text = truncate(text, MaxHookContext)
-	}
-	out := &HookSpecificOutput{HookEventName: in.HookEventName, AdditionalContext: text}
-	if in.HookEventName == EventPreToolUse {
-		mode := k.Config.Recall.PreToolUse
-		if mode == "ask" || mode == "deny" {
-			for _, it := range res.Items {
-				if it.HighConsequence && it.Kind == KindCorrections && !it.Unreviewed {
-					out.PermissionDecision = mode
-					reason := it.Lesson
-					if reason == "" {
-						reason = it.Text
-					}
-					out.PermissionDecisionReason = truncate("kb: "+reason+" ["+it.ID+"]", 1000)
-					break
-				}
-			}
-		}
-	}
-	return &HookOutput{HookSpecificOutput: out}, hs, nil
+	return d.Answer(in, res, k.Config.Recall.PreToolUse), hs, nil
 }
 
 // hookBusyWait is how long a hook waits for a process that holds the index
@@ -213,21 +163,7 @@ func (k *KB) HandleHook(ctx context.Context, agent string, raw []byte) ([]byte, 
 	if err != nil || out == nil {
 		return nil, err
 	}
-	b, err := hookJSON(out)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-func hookJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return out.JSON()
 }
 
 // HookRunOptions configure RunHook.
@@ -243,9 +179,9 @@ type HookRunOptions struct {
 	IndexExe string
 }
 
-// Bounds of one hook. kb installs its hooks with a timeout of hookTimeout
-// (5) seconds, after which the agent kills them; together these stay well
-// under it. (Variables only so that tests can shorten them.)
+// Bounds of one hook. kb installs its hooks with a timeout of 5 seconds
+// (agents.Install), after which the agent kills them; together these stay
+// well under it. (Variables only so that tests can shorten them.)
 var (
 	// maxHookInput bounds the event a hook reads from stdin; a larger one
 	// is answered with nothing and logged.
@@ -268,7 +204,7 @@ var (
 // regardless.
 func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o HookRunOptions) error {
 	fo := o.Find
-	raw, err := readHookEvent(ctx, r)
+	raw, err := agents.ReadHookEvent(ctx, r, maxHookInput, hookReadTimeout)
 	ctx, cancel := context.WithTimeout(ctx, hookBudget)
 	defer cancel()
 	var in *HookInput
@@ -346,7 +282,7 @@ func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o Hook
 	if a.out == nil {
 		return nil
 	}
-	b, err := hookJSON(a.out)
+	b, err := a.out.JSON()
 	if err == nil {
 		_, err = w.Write(b)
 	}
@@ -354,54 +290,6 @@ func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o Hook
 		hookLog(k.Root, in, err)
 	}
 	return err
-}
-
-// readHookEvent reads one JSON value from r: as soon as it is complete,
-// without waiting for the end of r; at most maxHookInput bytes; and within
-// hookReadTimeout (or ctx). On a timeout the read goes on in its goroutine,
-// which the process's exit ends.
-func readHookEvent(ctx context.Context, r io.Reader) (json.RawMessage, error) {
-	type result struct {
-		raw json.RawMessage
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		limit := maxHookInput
-		cr := &countingReader{r: io.LimitReader(r, limit+1)}
-		var raw json.RawMessage
-		err := json.NewDecoder(cr).Decode(&raw)
-		switch {
-		case cr.n > limit:
-			err = fmt.Errorf("%w: hook event over %d bytes", ErrInvalidInput, limit)
-		case errors.Is(err, io.EOF):
-			err = fmt.Errorf("%w: no hook event on stdin", ErrInvalidInput)
-		case err != nil:
-			err = fmt.Errorf("%w: hook input is not JSON: %v", ErrInvalidInput, err)
-		}
-		ch <- result{raw, err}
-	}()
-	t := time.NewTimer(hookReadTimeout)
-	defer t.Stop()
-	select {
-	case res := <-ch:
-		return res.raw, res.err
-	case <-t.C:
-		return nil, fmt.Errorf("%w: no complete hook event on stdin within %s", ErrInvalidInput, hookReadTimeout)
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: no complete hook event on stdin: %v", ErrInvalidInput, ctx.Err())
-	}
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // startDrain starts `kb extract --queue` in its own session, with no
@@ -450,310 +338,4 @@ func hookLine(root string, in *HookInput, kind, msg string) {
 	if tree.MkdirAll(filepath.Join(root, StateDir)) == nil {
 		_ = tree.Append(filepath.Join(root, StateDir, "hook.log"), []byte(line))
 	}
-}
-
-// ---------------------------------------------------------------------------
-// Installing the hooks into an agent's settings.
-
-// HookInstall says where hooks are (un)installed and what runs.
-type HookInstall struct {
-	Agent string // AgentClaudeCode or AgentCodex
-	// Path is the settings file: .claude/settings.json or
-	// .codex/hooks.json of a project, or the same under the home directory.
-	Path string
-	// Command overrides the hook command ("kb hook <agent>").
-	Command string
-	// Root, when set, is the directory the settings file must stay inside,
-	// symlinks resolved: the project root for project settings, so that a
-	// cloned project's .claude/settings.json linked to the user's own
-	// settings is refused rather than read and copied into a file git
-	// commits. Empty (the user's settings) follows links wherever they go,
-	// and writes through them.
-	Root string
-}
-
-// HookInstallResult reports what InstallHooks or UninstallHooks did.
-type HookInstallResult struct {
-	Path    string          `json:"path"`
-	Changed bool            `json:"changed"`
-	Added   []string        `json:"added,omitempty"`   // events that got kb's hook
-	Removed []string        `json:"removed,omitempty"` // events kb's hook was removed from
-	Snippet json.RawMessage `json:"snippet"`           // the hooks kb installs
-}
-
-// hookTimeout is the timeout, in seconds, written for kb's hook commands.
-const hookTimeout = 5
-
-// HookSettingsPath is the settings file of agent for a project root
-// (user=false) or for the user's home directory (user=true).
-func HookSettingsPath(agent, projectRoot string, user bool) (string, error) {
-	base := projectRoot
-	if user {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("hook install: %w", err)
-		}
-		base = h
-	}
-	switch agent {
-	case AgentClaudeCode:
-		return filepath.Join(base, ".claude", "settings.json"), nil
-	case AgentCodex:
-		return filepath.Join(base, ".codex", "hooks.json"), nil
-	}
-	return "", fmt.Errorf("%w: unknown agent %q (claude-code or codex)", ErrInvalidInput, agent)
-}
-
-// hookGroups are kb's hook groups per event, in install order.
-func hookGroups(agent, command string) []struct {
-	event string
-	group map[string]any
-} {
-	entry := func() []any {
-		return []any{map[string]any{"type": "command", "command": command, "timeout": hookTimeout}}
-	}
-	pre := map[string]any{"matcher": "Bash|Edit|Write|MultiEdit|NotebookEdit", "hooks": entry()}
-	if agent == AgentCodex {
-		pre = map[string]any{"matcher": "shell|exec_command|apply_patch|Bash|Edit|Write", "hooks": entry()}
-	}
-	return []struct {
-		event string
-		group map[string]any
-	}{
-		{EventSessionStart, map[string]any{"hooks": entry()}},
-		{EventUserPromptSubmit, map[string]any{"hooks": entry()}},
-		{EventPreToolUse, pre},
-		{EventSessionEnd, map[string]any{"hooks": entry()}},
-	}
-}
-
-func hookCommand(o HookInstall) string {
-	if o.Command != "" {
-		return o.Command
-	}
-	return "kb hook " + o.Agent
-}
-
-// HookSnippet is the hooks object kb installs, as JSON.
-func HookSnippet(o HookInstall) json.RawMessage {
-	m := map[string]any{}
-	for _, g := range hookGroups(o.Agent, hookCommand(o)) {
-		m[g.event] = []any{g.group}
-	}
-	b, _ := json.MarshalIndent(map[string]any{"hooks": m}, "", "  ")
-	return b
-}
-
-// InstallHooks merges kb's hooks into the settings file, keeping every
-// other key and hook as it is, and adding nothing that is already there:
-// running it twice changes nothing. The file is written atomically.
-func InstallHooks(o HookInstall) (*HookInstallResult, error) {
-	return editHooks(o, true)
-}
-
-// UninstallHooks removes kb's hook entries (and only those) from the
-// settings file.
-func UninstallHooks(o HookInstall) (*HookInstallResult, error) {
-	return editHooks(o, false)
-}
-
-func editHooks(o HookInstall, install bool) (*HookInstallResult, error) {
-	if o.Agent != AgentClaudeCode && o.Agent != AgentCodex {
-		return nil, fmt.Errorf("%w: unknown agent %q (claude-code or codex)", ErrInvalidInput, o.Agent)
-	}
-	command := hookCommand(o)
-	res := &HookInstallResult{Path: o.Path, Snippet: HookSnippet(o)}
-	abs, err := filepath.Abs(o.Path)
-	if err != nil {
-		return nil, fmt.Errorf("hook install: %w", err)
-	}
-	tree := fsx.Tree{Root: o.Root} // see HookInstall.Root
-	if o.Root == "" {
-		tree.Root = filepath.VolumeName(abs) + string(filepath.Separator)
-	}
-	src, err := tree.ReadFile(abs)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("hook install: %w", err)
-	}
-	if len(bytes.TrimSpace(src)) == 0 {
-		if !install {
-			return res, nil
-		}
-		src = []byte("{}")
-	}
-	top, err := parseObject(src)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %v", o.Path, ErrInvalidInput, err)
-	}
-	var hooks orderedObject
-	if raw, ok := top.get("hooks"); ok && string(bytes.TrimSpace(raw)) != "null" {
-		if hooks, err = parseObject(raw); err != nil {
-			return nil, fmt.Errorf("%s: \"hooks\": %w: %v", o.Path, ErrInvalidInput, err)
-		}
-	}
-	isOurs := func(h any) bool {
-		m, ok := h.(map[string]any)
-		if !ok {
-			return false
-		}
-		c, _ := m["command"].(string)
-		return strings.TrimSpace(c) == command
-	}
-	for _, g := range hookGroups(o.Agent, command) {
-		var groups []any
-		raw, had := hooks.get(g.event)
-		if had {
-			if err := json.Unmarshal(raw, &groups); err != nil {
-				return nil, fmt.Errorf("%s: hooks.%s: %w: not a list: %v", o.Path, g.event, ErrInvalidInput, err)
-			}
-		}
-		present := false
-		var kept []any
-		for _, grp := range groups {
-			gm, ok := grp.(map[string]any)
-			if !ok {
-				kept = append(kept, grp)
-				continue
-			}
-			list, _ := gm["hooks"].([]any)
-			var rest []any
-			for _, h := range list {
-				if isOurs(h) {
-					present = true
-					continue
-				}
-				rest = append(rest, h)
-			}
-			if install || len(rest) == len(list) {
-				kept = append(kept, grp)
-				continue
-			}
-			if len(rest) > 0 {
-				gm["hooks"] = rest
-				kept = append(kept, gm)
-			}
-		}
-		switch {
-		case install && !present:
-			groups = append(groups, g.group)
-			res.Added = append(res.Added, g.event)
-		case !install && present:
-			groups = kept
-			res.Removed = append(res.Removed, g.event)
-		default:
-			continue
-		}
-		if len(groups) == 0 {
-			hooks.del(g.event)
-			continue
-		}
-		b, err := hookJSON(groups)
-		if err != nil {
-			return nil, fmt.Errorf("hook install: %w", err)
-		}
-		hooks.set(g.event, b)
-	}
-	if len(res.Added) == 0 && len(res.Removed) == 0 {
-		return res, nil
-	}
-	if len(hooks) == 0 {
-		top.del("hooks")
-	} else {
-		top.set("hooks", hooks.bytes())
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, top.bytes(), "", "  "); err != nil {
-		return nil, fmt.Errorf("hook install: %w", err)
-	}
-	out.WriteByte('\n')
-	if err := tree.WriteFile(abs, out.Bytes(), 0o644); err != nil {
-		return nil, fmt.Errorf("hook install: %w", err)
-	}
-	res.Changed = true
-	return res, nil
-}
-
-// orderedObject is a JSON object whose key order and values are kept
-// byte for byte.
-type orderedObject []struct {
-	key string
-	val json.RawMessage
-}
-
-func parseObject(b []byte) (orderedObject, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errors.New("not a JSON object")
-	}
-	var o orderedObject
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := kt.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		o.set(key, v)
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("text after the JSON object")
-	}
-	return o, nil
-}
-
-func (o orderedObject) get(key string) (json.RawMessage, bool) {
-	for _, kv := range o {
-		if kv.key == key {
-			return kv.val, true
-		}
-	}
-	return nil, false
-}
-
-func (o *orderedObject) set(key string, v json.RawMessage) {
-	for i := range *o {
-		if (*o)[i].key == key {
-			(*o)[i].val = v
-			return
-		}
-	}
-	*o = append(*o, struct {
-		key string
-		val json.RawMessage
-	}{key, v})
-}
-
-func (o *orderedObject) del(key string) {
-	for i := range *o {
-		if (*o)[i].key == key {
-			*o = append((*o)[:i], (*o)[i+1:]...)
-			return
-		}
-	}
-}
-
-func (o orderedObject) bytes() []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, kv := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(kv.key)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(kv.val)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
 }

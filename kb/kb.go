@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kbmem/kb/agents"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/gitx"
 	"github.com/kbmem/kb/internal/lock"
@@ -47,7 +48,7 @@ var (
 	ErrAmbiguousID  = errors.New("ambiguous id")
 	ErrExists       = errors.New("already exists")
 	ErrLocked       = lock.ErrLocked
-	ErrInvalidInput = errors.New("invalid input")
+	ErrInvalidInput = agents.ErrInvalidInput // one error for bad input, from a user, a file or an agent
 )
 
 // KB is an opened knowledge base.

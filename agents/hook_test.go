@@ -1,0 +1,104 @@
+package agents
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kbmem/kb/recall"
+)
+
+func FuzzParseHookInput(f *testing.F) {
+	f.Add([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`))
+	f.Add([]byte(`{"hook_event_name":"UserPromptSubmit","prompt":"hi"}`))
+	f.Add([]byte(`{"hook_event_name":"SessionEnd","transcript_path":"/x"}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(``))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		in, err := ParseHookInput(b)
+		if err == nil && in.HookEventName == "" {
+			t.Fatal("accepted an event without a name")
+		}
+	})
+}
+
+// TestAnswerDecides: a reviewed correction of a high-consequence action
+// decides a PreToolUse call in ask and deny mode, with its lesson as the
+// reason; an agent's unreviewed note, another kind, another event or the
+// context mode only inform.
+func TestAnswerDecides(t *testing.T) {
+	d, _ := Lookup(ClaudeCode)
+	pre := &HookInput{HookEventName: EventPreToolUse, ToolName: "Bash"}
+	cor := recall.Item{ID: "cor-1", Kind: recall.KindCorrections, HighConsequence: true, Text: "You are about to ... [cor-1]",
+		Lesson: "Never force-push main."}
+	for _, c := range []struct {
+		in       *HookInput
+		items    []recall.Item
+		decision string
+		want     string
+	}{
+		{pre, []recall.Item{cor}, "ask", "ask"},
+		{pre, []recall.Item{cor}, "deny", "deny"},
+		{pre, []recall.Item{cor}, "context", ""},
+		{&HookInput{HookEventName: EventUserPromptSubmit, Prompt: "x"}, []recall.Item{cor}, "deny", ""},
+		{pre, []recall.Item{{ID: "cor-2", Kind: recall.KindCorrections, HighConsequence: true, Unreviewed: true, Text: "t"}}, "deny", ""},
+		{pre, []recall.Item{{ID: "pref-1", Kind: recall.KindPreferences, HighConsequence: true, Text: "t"}}, "deny", ""},
+		{pre, []recall.Item{{ID: "cor-3", Kind: recall.KindCorrections, Text: "t"}}, "deny", ""},
+	} {
+		out := d.Answer(c.in, &recall.Result{Items: c.items}, c.decision)
+		if out == nil || out.HookSpecificOutput.HookEventName != c.in.HookEventName || out.HookSpecificOutput.AdditionalContext == "" {
+			t.Fatalf("%+v: answer %+v", c, out)
+		}
+		h := out.HookSpecificOutput
+		if h.PermissionDecision != c.want {
+			t.Errorf("%s %s %+v: decision %q, want %q", c.in.HookEventName, c.decision, c.items[0], h.PermissionDecision, c.want)
+		}
+		if c.want != "" && h.PermissionDecisionReason != "kb: Never force-push main. [cor-1]" {
+			t.Errorf("reason %q", h.PermissionDecisionReason)
+		}
+	}
+	if out := d.Answer(pre, &recall.Result{Items: []recall.Item{}}, "deny"); out != nil {
+		t.Errorf("nothing recalled answered %+v", out)
+	}
+	// The context is capped whatever the budget let through.
+	long := recall.Item{ID: "x", Kind: recall.KindLibrary, Text: strings.Repeat("word ", 4000)}
+	if out := d.Answer(pre, &recall.Result{Items: []recall.Item{long}}, "ask"); len(out.HookSpecificOutput.AdditionalContext) > MaxHookContext+len("…") {
+		t.Errorf("context of %d characters", len(out.HookSpecificOutput.AdditionalContext))
+	}
+	b, err := (&HookOutput{HookSpecificOutput: &HookSpecificOutput{HookEventName: EventPreToolUse, AdditionalContext: "run `a && b <x>`"}}).JSON()
+	if err != nil || !strings.Contains(string(b), "a && b <x>") || strings.Count(string(b), "\n") != 1 || !strings.HasSuffix(string(b), "}\n") {
+		t.Errorf("JSON %q, %v", b, err)
+	}
+}
+
+// TestQueryOfEvents: which events ask recall for what.
+func TestQueryOfEvents(t *testing.T) {
+	d, _ := Lookup(Codex)
+	for _, c := range []struct {
+		in   HookInput
+		ok   bool
+		want recall.Query
+	}{
+		{HookInput{HookEventName: EventSessionStart, Cwd: "/p"}, true, recall.Query{Standing: true, Cwd: "/p", Project: "/p"}},
+		{HookInput{HookEventName: EventUserPromptSubmit, Prompt: "add a column", Cwd: "/p"}, true, recall.Query{Task: "add a column", Cwd: "/p", Project: "/p"}},
+		{HookInput{HookEventName: EventUserPromptSubmit, Prompt: "  "}, false, recall.Query{}},
+		{HookInput{HookEventName: EventPreToolUse, ToolName: "Bash", ToolInput: []byte(`{"command":"ls"}`), Cwd: "/p"}, true,
+			recall.Query{Tool: "Bash", Input: []byte(`{"command":"ls"}`), Cwd: "/p", Project: "/p"}},
+		{HookInput{HookEventName: EventPreToolUse}, false, recall.Query{}},
+		{HookInput{HookEventName: EventSessionEnd, TranscriptPath: "/t.jsonl"}, false, recall.Query{}},
+		{HookInput{HookEventName: EventStop}, false, recall.Query{}},
+		{HookInput{HookEventName: "Notification"}, false, recall.Query{}},
+	} {
+		q, ok := d.Query(&c.in)
+		if ok != c.ok || q.Task != c.want.Task || q.Tool != c.want.Tool || string(q.Input) != string(c.want.Input) ||
+			q.Standing != c.want.Standing || q.Cwd != c.want.Cwd || q.Project != c.want.Project {
+			t.Errorf("%+v: %+v %v, want %+v %v", c.in, q, ok, c.want, c.ok)
+		}
+	}
+	if _, ok := Lookup("cursor"); ok {
+		t.Error("an unknown agent has a dialect")
+	}
+	if _, err := SettingsPath("cursor", "/p", false); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("unknown agent's settings: %v", err)
+	}
+}

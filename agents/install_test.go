@@ -1,0 +1,141 @@
+package agents
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestHookInstallClaudeCode(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ".claude", "settings.json")
+	orig := `{
+  "permissions": {"allow": ["Bash(go test:*)"]},
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh <x> & y"}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]
+  },
+  "zzz": 1
+}`
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := Installation{Agent: ClaudeCode, Path: p}
+	r, err := Install(o)
+	if err != nil || !r.Changed || len(r.Added) != 4 {
+		t.Fatalf("install: %+v, %v", r, err)
+	}
+	first, _ := os.ReadFile(p)
+	var m struct {
+		Permissions map[string]any
+		Zzz         int
+		Hooks       map[string][]struct {
+			Matcher string
+			Hooks   []struct {
+				Type, Command string
+				Timeout       int
+			}
+		}
+	}
+	if err := json.Unmarshal(first, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Zzz != 1 || m.Permissions == nil || len(m.Hooks["Stop"]) != 1 || len(m.Hooks["PreToolUse"]) != 2 {
+		t.Fatalf("merged = %s", first)
+	}
+	if g := m.Hooks["PreToolUse"][1]; g.Matcher != "Bash|Edit|Write|MultiEdit|NotebookEdit" || g.Hooks[0].Command != "kb hook claude-code" || g.Hooks[0].Timeout != 5 {
+		t.Errorf("kb group = %+v", g)
+	}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "SessionEnd"} {
+		if len(m.Hooks[ev]) != 1 {
+			t.Errorf("%s = %+v", ev, m.Hooks[ev])
+		}
+	}
+	if !strings.Contains(string(first), "./check.sh <x> & y") || strings.Index(string(first), "permissions") > strings.Index(string(first), "zzz") {
+		t.Errorf("existing content changed: %s", first)
+	}
+	// Idempotent.
+	r, err = Install(o)
+	if err != nil || r.Changed {
+		t.Fatalf("second install: %+v, %v", r, err)
+	}
+	if again, _ := os.ReadFile(p); !bytes.Equal(again, first) {
+		t.Errorf("second install changed the file")
+	}
+	// Uninstall removes only kb's entries.
+	r, err = Uninstall(o)
+	if err != nil || !r.Changed || len(r.Removed) != 4 {
+		t.Fatalf("uninstall: %+v, %v", r, err)
+	}
+	after, _ := os.ReadFile(p)
+	var back map[string]any
+	var want map[string]any
+	json.Unmarshal(after, &back)
+	json.Unmarshal([]byte(orig), &want)
+	if !jsonEqual(back, want) {
+		t.Errorf("after uninstall:\n%s\nwant\n%s", after, orig)
+	}
+	// A file that is not JSON is refused, not overwritten.
+	os.WriteFile(p, []byte("{oops"), 0o644)
+	if _, err := Install(o); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("bad file: %v", err)
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+func TestHookInstallCodexNewFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), ".codex", "hooks.json")
+	r, err := Install(Installation{Agent: Codex, Path: p})
+	if err != nil || !r.Changed {
+		t.Fatal(r, err)
+	}
+	b, _ := os.ReadFile(p)
+	if !strings.Contains(string(b), `"command": "kb hook codex"`) {
+		t.Errorf("codex hooks = %s", b)
+	}
+	if r, err := Uninstall(Installation{Agent: Codex, Path: p}); err != nil || !r.Changed {
+		t.Fatal(r, err)
+	}
+	if b, _ := os.ReadFile(p); strings.TrimSpace(string(b)) != "{}" {
+		t.Errorf("after uninstall: %s", b)
+	}
+}
+
+func FuzzInstall(f *testing.F) {
+	f.Add([]byte(`{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"kb hook claude-code"}]}]}}`))
+	f.Add([]byte(`{"hooks":null}`))
+	f.Add([]byte(`{"hooks":{"PreToolUse":{}}}`))
+	f.Add([]byte(`{"a":[1,2,{"b":null}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(t.TempDir(), "settings.json")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := Installation{Agent: ClaudeCode, Path: p}
+		if _, err := Install(o); err != nil {
+			return
+		}
+		first, _ := os.ReadFile(p)
+		if !json.Valid(first) {
+			t.Fatalf("wrote invalid JSON: %s", first)
+		}
+		if r, err := Install(o); err != nil || r.Changed {
+			t.Fatalf("not idempotent: %+v %v", r, err)
+		}
+		if _, err := Uninstall(o); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
