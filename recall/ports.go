@@ -49,7 +49,8 @@ type Search struct {
 // Hit is one document a Searcher found, with the stored fields asked for.
 type Hit struct {
 	Path, ID, Layer, Type, Title, Description string
-	// Score is the lexical score of a Words search (0 otherwise).
+	// Score is the index's relevance score; recall reads it for Words
+	// searches.
 	Score float64
 	// Fields holds the stored field values: a string, a float64, or a list
 	// of them.
