@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/textutil"
 )
@@ -156,18 +157,7 @@ func Edited(src []byte) bool {
 }
 
 // ParseError reports an episode file that is not an episode.
-type ParseError struct {
-	Path string
-	Line int
-	Msg  string
-}
-
-func (e *ParseError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
-}
+type ParseError = diag.Problem
 
 // Parse reads an episode file. Missing fields stay empty; a field of the
 // wrong shape or a file of another type is a *ParseError with its line.

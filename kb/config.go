@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/kbmem/kb/internal/diag"
 	"gopkg.in/yaml.v3"
 )
 
@@ -249,18 +250,7 @@ embeddings:
 `
 
 // ConfigError is a kb.yaml problem with its line.
-type ConfigError struct {
-	Path string
-	Line int
-	Msg  string
-}
-
-func (e *ConfigError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
-}
+type ConfigError = diag.Problem
 
 // ParseConfig parses kb.yaml on top of the defaults: keys that are absent
 // keep their default. Unknown keys are errors so that typos do not silently

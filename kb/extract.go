@@ -901,7 +901,7 @@ func (k *KB) DrainQueue(ctx context.Context) (*ExtractReport, error) {
 		}
 		res, err := store.Import(p, traces.ImportOptions{})
 		for _, pr := range res.Problems {
-			probs = append(probs, Problem{Path: pr.File, Line: pr.Line, Msg: pr.Msg, Rule: "import"})
+			probs = append(probs, Problem{Path: pr.Path, Line: pr.Line, Msg: pr.Msg, Rule: "import"})
 		}
 		if len(res.Problems) > 0 {
 			// The drain runs detached from the hook that queued it: its

@@ -776,7 +776,7 @@ func (k *KB) readTrace(info traces.SessionInfo, o TraceOptions) (*Trace, error) 
 		}
 		var rec traces.Record
 		if jerr := json.Unmarshal(b, &rec); jerr != nil {
-			tr.Problems = append(tr.Problems, traces.Problem{File: info.Path, Line: line, Msg: "malformed record: " + jerr.Error()})
+			tr.Problems = append(tr.Problems, traces.Problem{Path: info.Path, Line: line, Msg: "malformed record: " + jerr.Error()})
 			continue
 		}
 		if o.From > 0 && rec.Seq < o.From || o.To > 0 && rec.Seq > o.To {

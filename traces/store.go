@@ -1063,7 +1063,7 @@ func (s *Store) readFile(rel string, fn func(Record) error) ([]Problem, error) {
 		}
 		var rec Record
 		if err := json.Unmarshal(line, &rec); err != nil {
-			problems = append(problems, Problem{File: rel, Line: num, Msg: "malformed record: " + shortErr(err)})
+			problems = append(problems, Problem{Path: rel, Line: num, Msg: "malformed record: " + shortErr(err)})
 			continue
 		}
 		if err := fn(rec); err != nil {
