@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/library"
 	"github.com/kbmem/kb/observations"
 )
@@ -56,11 +57,8 @@ type WhyAnswer struct {
 }
 
 // whyStop are words of a why-question that carry no topic.
-var whyStop = map[string]bool{"why": true, "did": true, "didn": true, "didnt": true, "do": true, "does": true, "doesn": true,
-	"don": true, "dont": true, "we": true, "not": true, "the": true, "a": true, "an": true, "to": true, "of": true, "t": true,
-	"instead": true, "was": true, "were": true, "is": true, "are": true, "what": true, "how": true, "it": true, "use": true,
-	"used": true, "choose": true, "chose": true, "pick": true, "picked": true, "with": true, "for": true, "our": true, "us": true,
-	"and": true, "or": true, "in": true, "on": true, "s": true, "decide": true, "decided": true, "try": true, "tried": true}
+var whyStop = lexicon.NewSet(`why did didn didnt do does doesn don dont we not the a an to of t instead was were is are what how
+	it use used choose chose pick picked with for our us and or in on s decide decided try tried`)
 
 // whyTerms turns a question into plain search words: punctuation and
 // query syntax become spaces, question words go.

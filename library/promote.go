@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/observations"
 )
@@ -809,16 +810,7 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	r := []rune(s)
-	if len(r) > 1 && r[1] >= 'A' && r[1] <= 'Z' {
-		return s // an acronym
-	}
-	return strings.ToLower(string(r[:1])) + string(r[1:])
-}
+var lowerFirst = lexicon.LowerFirst
 
 // shorten cuts text the way every layer does.
 var shorten = textutil.Shorten
