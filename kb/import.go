@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/jsonx"
 	"github.com/kbmem/kb/internal/redact"
 	"github.com/kbmem/kb/traces"
 )
@@ -139,7 +140,7 @@ func (r *kbRedactor) JSON(b []byte) ([]byte, []redact.Secret) {
 				v = redactStrings(v, re, &n)
 			}
 			if n > 0 {
-				if nb, err := marshalNoEscape(v); err == nil {
+				if nb, err := jsonx.Marshal(v); err == nil {
 					b = nb
 				}
 			}
@@ -1080,7 +1081,7 @@ func redactSessionFile(data []byte, re *regexp.Regexp) ([]byte, int, int, error)
 			out = append(out, line...)
 			continue
 		}
-		b, err := marshalNoEscape(v)
+		b, err := jsonx.Marshal(v)
 		if err != nil {
 			return nil, 0, 0, err
 		}
@@ -1118,16 +1119,6 @@ func redactStrings(v any, re *regexp.Regexp, n *int) any {
 		return out
 	}
 	return v
-}
-
-func marshalNoEscape(v any) ([]byte, error) {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
 }
 
 // fixTraceState drops the derived state that describes rewritten session

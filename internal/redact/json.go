@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/kbmem/kb/internal/jsonx"
 )
 
 // JSON redacts secrets inside the string values (and keys) of a JSON
@@ -152,11 +154,9 @@ func decodeLit(q []byte) string {
 
 // encodeString encodes s as a JSON string literal without HTML escaping.
 func encodeString(s string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
+	b, err := jsonx.Marshal(s)
+	if err != nil {
 		return []byte(`""`) // a string always encodes
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return b
 }
