@@ -49,11 +49,7 @@ type ExtractOptions struct {
 }
 
 // TypeCounts says what extraction did with the observations of one type.
-type TypeCounts struct {
-	New       int `json:"new"`
-	Merged    int `json:"merged"`
-	Unchanged int `json:"unchanged"`
-}
+type TypeCounts = observations.TypeCounts
 
 // ExtractReport says what an extraction run did.
 type ExtractReport struct {
@@ -463,29 +459,9 @@ func procedureView(s *observations.Session) *observations.Session {
 	return v
 }
 
-// canonical makes an observation's sources independent of whether it was
-// just extracted or read back from its file, where a source is only
-// "session#from-to": times dropped, sorted by session and range. Without it
-// a re-run would see "new" sources and rewrite files.
-func canonical(o *observations.Observation) {
-	for i := range o.Sources {
-		o.Sources[i].Time = time.Time{}
-	}
-	sort.SliceStable(o.Sources, func(i, j int) bool {
-		a, b := o.Sources[i], o.Sources[j]
-		if a.Session != b.Session {
-			return a.Session < b.Session
-		}
-		if a.From != b.From {
-			return a.From < b.From
-		}
-		return a.To < b.To
-	})
-	o.Sources = slices.Compact(o.Sources)
-}
-
 // mergeObservations folds candidates into the observation files, in
-// memory: it returns the writes that commitExtract makes durable.
+// memory (observations.Merger decides): it returns the writes that
+// commitExtract makes durable.
 func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observation, rep *ExtractReport) ([]*obsWrite, error) {
 	files, probs, err := k.LoadObservations(ctx)
 	if err != nil {
@@ -500,17 +476,11 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 	if err != nil {
 		return nil, fmt.Errorf("extract: read tombstones: %w", err)
 	}
-	var tombObs []*observations.Observation
-	for _, t := range tombs {
-		if o := tombstoneObservation(t); o != nil {
-			tombObs = append(tombObs, o)
-		}
-	}
 	// A forget interrupted between its tombstone and the delete leaves a
 	// tombstoned file: finish the job.
 	live := files[:0]
 	for _, f := range files {
-		if tombstonedID(tombs, f.Obs.ID) {
+		if observations.Tombstoned(tombs, f.Obs.ID) {
 			abs, err := k.Path(f.Path)
 			if err == nil && k.files().Remove(abs) == nil {
 				rep.Removed = append(rep.Removed, f.Path)
@@ -519,214 +489,36 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 		}
 		live = append(live, f)
 	}
-	files = live
-
-	// Re-extracting sessions whose observations are already on disk
-	// (--rerun, --all, a lost .state/) must merge as the first run did.
-	// So candidates are matched by id first, and the fallbacks (same
-	// source records, near-duplicate text) skip the files of candidates
-	// that come later in this run: in the first run those files did not
-	// exist yet when this candidate was merged. (A killed run is not
-	// redone at all: its journal is finished, see extractjournal.go.)
-	claimed := map[string]int{}
-	for i, n := range cands {
-		canonical(n)
-		if n.ID == "" {
-			n.ID = n.MakeID()
-		}
-		if _, ok := claimed[n.Type+"\x00"+n.ID]; !ok {
-			claimed[n.Type+"\x00"+n.ID] = i
-		}
-	}
-	var writes []*obsWrite
-	byPath := map[string]*obsWrite{}
-	// plan records the new bytes of a file; several candidates merging
-	// into one file make one write, from the file as it was found.
-	plan := func(rel string, before *ObsFile, out []byte) (*ObsFile, error) {
-		f, prob := parseObsFile(rel, out)
-		if prob != nil {
-			return nil, fmt.Errorf("extract: %s would not parse back: %s", rel, prob.Msg)
-		}
-		w := byPath[rel]
-		if w == nil {
-			w = &obsWrite{Path: rel}
-			if before != nil {
-				w.Before = sum(before.raw)
-			}
-			byPath[rel] = w
-			writes = append(writes, w)
-		}
-		w.Content, w.After = out, sum(out)
-		return f, nil
-	}
-	for i, n := range cands {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if forgotten(tombs, tombObs, n) {
-			rep.Forgotten++
-			continue
-		}
-		c := rep.count(n.Type)
-		ex := matchObservation(files, n, func(f *ObsFile) bool {
-			j, ok := claimed[f.Obs.Type+"\x00"+f.Obs.ID]
-			return ok && j > i
-		})
-		if ex == nil {
-			settle(n)
-			rel := ObservationPath(n.Type, n.ID)
-			abs, err := k.Path(rel)
-			if err != nil {
-				return nil, err
-			}
-			if broken[rel] {
-				rep.Problems = append(rep.Problems, Problem{Path: rel, Msg: "not updated: the file does not parse; fix it and extract again", Rule: "observation"})
-				continue
-			}
-			if _, err := os.Lstat(abs); err == nil {
-				rep.Problems = append(rep.Problems, Problem{Path: rel, Msg: "not written: a file is in the way", Rule: "observation"})
-				continue
-			}
-			rel, out, _, err := renderObservationFile(n, nil)
-			if err != nil {
-				return nil, err
-			}
-			f, err := plan(rel, nil, out)
-			if err != nil {
-				return nil, err
-			}
-			files = append(files, f)
-			c.New++
-			continue
-		}
-		m := *ex.Obs
-		m.Sources = slices.Clone(ex.Obs.Sources)
-		if !bringsNewSource(ex.Obs, n) {
-			// The same evidence extracted again: its counts are in already.
-			cp := *n
-			cp.Accepts, cp.Rejects = 0, 0
-			n = &cp
-		}
-		observations.Merge(&m, n)
-		canonical(&m)
-		rel, out, changed, err := renderObservationFile(&m, ex)
+	m := &observations.Merger{Files: live, Tombstones: tombs, Broken: broken, Occupied: func(rel string) bool {
+		abs, err := k.Path(rel)
 		if err != nil {
-			return nil, err
+			return true
 		}
-		if !changed {
-			c.Unchanged++
-			continue
+		_, err = os.Lstat(abs)
+		return err == nil
+	}}
+	res, err := m.Merge(ctx, cands)
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
+	for typ, c := range res.Types {
+		rc := rep.count(typ)
+		rc.New, rc.Merged, rc.Unchanged = rc.New+c.New, rc.Merged+c.Merged, rc.Unchanged+c.Unchanged
+	}
+	rep.Forgotten += res.Forgotten
+	rep.Edited += res.Edited
+	for _, p := range res.Problems {
+		rep.Problems = append(rep.Problems, Problem{Path: p.Path, Line: p.Line, Msg: p.Msg, Rule: p.Rule})
+	}
+	writes := make([]*obsWrite, 0, len(res.Writes))
+	for _, w := range res.Writes {
+		ow := &obsWrite{Path: w.Path, Content: w.Content, After: sum(w.Content)}
+		if w.Before != nil {
+			ow.Before = sum(w.Before)
 		}
-		c.Merged++
-		if ex.Edited {
-			rep.Edited++
-		}
-		var orig *ObsFile
-		if w := byPath[rel]; w == nil {
-			orig = ex // first change to this file in this run
-		}
-		f, err := plan(rel, orig, out)
-		if err != nil {
-			return nil, err
-		}
-		*ex = *f
+		writes = append(writes, ow)
 	}
 	return writes, nil
-}
-
-// settle brings a new observation to the state a re-run would merge it
-// into (signals such as recurrence and return that Merge derives), so that
-// the second run finds nothing to change.
-func settle(n *observations.Observation) {
-	cp := *n
-	cp.Sources = slices.Clone(n.Sources)
-	cp.Accepts, cp.Rejects = 0, 0
-	observations.Merge(n, &cp)
-	canonical(n)
-}
-
-func bringsNewSource(existing, n *observations.Observation) bool {
-	for _, b := range n.Sources {
-		found := false
-		for _, a := range existing.Sources {
-			if a.Session == b.Session && a.From == b.From && a.To == b.To {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return true
-		}
-	}
-	return false
-}
-
-// matchObservation finds the file an extracted observation belongs to: the
-// same id, else the same type and source records (a re-run after the text
-// was edited), else a near-duplicate (observations.Similar).
-func matchObservation(files []*ObsFile, n *observations.Observation, later func(*ObsFile) bool) *ObsFile {
-	for _, f := range files {
-		if f.Obs.ID == n.ID && f.Obs.Type == n.Type {
-			return f
-		}
-	}
-	for _, f := range files {
-		if f.Obs.Type != n.Type || later(f) {
-			continue
-		}
-		for _, a := range f.Obs.Sources {
-			for _, b := range n.Sources {
-				if a.Session == b.Session && a.From == b.From && a.To == b.To {
-					return f
-				}
-			}
-		}
-	}
-	for _, f := range files {
-		if !later(f) && observations.Similar(f.Obs, n) {
-			return f
-		}
-	}
-	return nil
-}
-
-func tombstonedID(ts []Tombstone, id string) bool {
-	for _, t := range ts {
-		if t.ID != "" && t.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
-// forgotten reports whether n matches a tombstone: by id, by dedup key, or
-// as a near-duplicate of what was forgotten (so that the same correction
-// seen again in another session stays forgotten).
-func forgotten(ts []Tombstone, tombObs []*observations.Observation, n *observations.Observation) bool {
-	if Forgotten(ts, n) {
-		return true
-	}
-	for _, t := range tombObs {
-		if observations.Similar(t, n) {
-			return true
-		}
-	}
-	return false
-}
-
-// tombstoneObservation rebuilds, from a tombstone's dedup key
-// ("type|action,types|content stems"), an observation that Similar can
-// compare with.
-func tombstoneObservation(t Tombstone) *observations.Observation {
-	parts := strings.SplitN(t.Key, "|", 3)
-	if len(parts) != 3 || parts[0] == "" || strings.TrimSpace(parts[2]) == "" {
-		return nil
-	}
-	var types []string
-	if parts[1] != "" {
-		types = strings.Split(parts[1], ",")
-	}
-	return observations.WithText(parts[0], parts[2], types)
 }
 
 // ---------------------------------------------------------------------------

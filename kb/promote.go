@@ -266,14 +266,14 @@ func (k *KB) promotionFiles(base promoteBase, grads []library.Graduation, notes 
 		if f == nil {
 			continue
 		}
-		content, err := setStatus(f.raw, observations.StatusPromoted)
+		content, err := setStatus(f.Raw, observations.StatusPromoted)
 		if err != nil {
 			return nil, nil, fmt.Errorf("promote: %s: %w", f.Path, err)
 		}
 		p := k.projectPath(f.Path)
 		old := base.read(p)
 		if base.workTree {
-			old = f.raw
+			old = f.Raw
 		} else if old == nil {
 			// Not tracked at HEAD: committing it would make the merge
 			// collide with the untracked file; kb promote sync records the
@@ -548,7 +548,7 @@ func (k *KB) markRejected(f *ObsFile, why string, now time.Time) (bool, error) {
 	if why = strings.TrimSpace(why); why != "" {
 		set["rejected_why"] = why
 	}
-	out, err := doc.Update(f.raw, set, nil)
+	out, err := doc.Update(f.Raw, set, nil)
 	if err != nil {
 		return false, fmt.Errorf("reject %s: %w", f.Path, err)
 	}
@@ -556,10 +556,10 @@ func (k *KB) markRejected(f *ObsFile, why string, now time.Time) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := k.files().Replace(abs, out, 0o644, fsx.Unchanged(f.raw, true)); err != nil {
+	if err := k.files().Replace(abs, out, 0o644, fsx.Unchanged(f.Raw, true)); err != nil {
 		return false, fmt.Errorf("reject %s: %w", f.Path, err)
 	}
-	f.raw = out
+	f.Raw = out
 	f.Obs.Status = observations.StatusRejected
 	return true, nil
 }
@@ -653,7 +653,7 @@ func (k *KB) PromoteSync(ctx context.Context) (*SyncResult, error) {
 				if !library.IsCandidate(f.Obs) {
 					continue
 				}
-				b2, err := setStatus(f.raw, observations.StatusPromoted)
+				b2, err := setStatus(f.Raw, observations.StatusPromoted)
 				if err != nil {
 					return out, fmt.Errorf("promote sync: %s: %w", f.Path, err)
 				}
@@ -661,10 +661,10 @@ func (k *KB) PromoteSync(ctx context.Context) (*SyncResult, error) {
 				if err != nil {
 					return out, err
 				}
-				if err := k.files().Replace(abs, b2, 0o644, fsx.Unchanged(f.raw, true)); err != nil {
+				if err := k.files().Replace(abs, b2, 0o644, fsx.Unchanged(f.Raw, true)); err != nil {
 					return out, fmt.Errorf("promote sync: %w", err)
 				}
-				f.raw, f.Obs.Status = b2, observations.StatusPromoted
+				f.Raw, f.Obs.Status = b2, observations.StatusPromoted
 				out.Promoted = append(out.Promoted, ch)
 			}
 		}
