@@ -1,13 +1,9 @@
 package kb
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -117,8 +113,9 @@ func (k *KB) BuildEpisodes(ctx context.Context) (*EpisodesReport, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		recs, probs, err := readSessionFile(k.Root, info.Path)
-		rep.Problems = append(rep.Problems, probs...)
+		var recs []traces.Record
+		_, probs, err := st.ReadFile(info.Path, func(r traces.Record) error { recs = append(recs, r); return nil })
+		rep.Problems = append(rep.Problems, kbProblems(probs)...)
 		if err != nil {
 			rep.Problems = append(rep.Problems, Problem{Path: info.Path, Msg: err.Error(), Rule: "trace"})
 			continue
@@ -234,37 +231,4 @@ func (k *KB) ShowEpisode(ctx context.Context, id string) (*EpisodeFile, error) {
 		return nil, err
 	}
 	return resolveID(all, id, "episode", func(f *EpisodeFile) []string { return []string{f.Episode.ID} })
-}
-
-// readSessionFile reads a session file by its path (Store.Read looks the
-// session up by id first, which lists every session: quadratic over a
-// whole build). Malformed lines are reported and skipped.
-func readSessionFile(root, rel string) ([]traces.Record, []Problem, error) {
-	f, err := (fsx.Tree{Root: root}).Open(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	var recs []traces.Record
-	var probs []Problem
-	rd := bufio.NewReaderSize(f, 1<<16)
-	for line := 1; ; line++ {
-		b, err := rd.ReadBytes('\n')
-		if len(bytes.TrimSpace(b)) > 0 && (err == nil || errors.Is(err, io.EOF)) {
-			var r traces.Record
-			if jerr := json.Unmarshal(b, &r); jerr != nil {
-				if err == nil { // a torn last line is not a problem
-					probs = append(probs, Problem{Path: rel, Line: line, Msg: "malformed record", Rule: "trace"})
-				}
-			} else {
-				recs = append(recs, r)
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return recs, probs, nil
-		}
-		if err != nil {
-			return recs, probs, err
-		}
-	}
 }

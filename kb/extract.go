@@ -1,13 +1,11 @@
 package kb
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -390,53 +388,36 @@ func setProjects(o *observations.Observation, cwds map[string]string) {
 	sort.Strings(o.Projects)
 }
 
-// readSession reads a session file into records. Malformed lines are
-// problems and skipped; a torn last line (the agent still writing) is
-// ignored; an I/O error fails the session.
+// readSession reads a session file into records, meta records left out.
+// Malformed lines are problems and skipped; a torn last line (the agent
+// still writing) is left for the next run (the size marker then differs);
+// an I/O error fails the session.
 func (k *KB) readSession(info traces.SessionInfo) (*sessionData, []Problem, error) {
-	abs, err := k.Path(info.Path)
-	if err != nil {
-		return nil, nil, err
-	}
-	f, err := k.files().Open(abs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read session %s: %w", info.ID, err)
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
 	sess := &observations.Session{ID: info.ID}
-	var probs []Problem
-	var size int64
-	for line := 1; ; line++ {
-		b, err := r.ReadBytes('\n')
-		if err == io.EOF {
-			// A last line without its newline is being written: leave it
-			// for the next run (the size marker then differs).
-			break
-		}
-		if err != nil {
-			return nil, probs, fmt.Errorf("read session %s: %w", info.Path, err)
-		}
-		size += int64(len(b))
-		b = bytes.TrimSpace(b)
-		if len(b) == 0 {
-			continue
-		}
-		var rec traces.Record
-		if err := json.Unmarshal(b, &rec); err != nil {
-			probs = append(probs, Problem{Path: info.Path, Line: line, Msg: "malformed trace record: " + err.Error(), Rule: "parse"})
-			continue
-		}
+	size, probs, err := (&traces.Store{Root: k.Root}).ReadFile(info.Path, func(rec traces.Record) error {
 		if rec.Kind == traces.KindMeta {
-			continue
+			return nil
 		}
 		if rec.Session == "" {
 			rec.Session = info.ID
 		}
 		sess.Records = append(sess.Records, rec)
+		return nil
+	})
+	if err != nil {
+		return nil, kbProblems(probs), err
 	}
 	sort.SliceStable(sess.Records, func(i, j int) bool { return sess.Records[i].Seq < sess.Records[j].Seq })
-	return &sessionData{info: info, size: size, sess: sess}, probs, nil
+	return &sessionData{info: info, size: size, sess: sess}, kbProblems(probs), nil
+}
+
+// kbProblems are a layer's problems as kb reports them.
+func kbProblems(ps []traces.Problem) []Problem {
+	out := make([]Problem, len(ps))
+	for i, p := range ps {
+		out[i] = Problem(p)
+	}
+	return out
 }
 
 // procedureView keeps what procedure mining looks at: tool calls and

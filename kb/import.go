@@ -757,37 +757,20 @@ func (k *KB) TraceShow(session string, o TraceOptions) (*Trace, error) {
 // readTrace reads the records of a session file.
 func (k *KB) readTrace(info traces.SessionInfo, o TraceOptions) (*Trace, error) {
 	tr := &Trace{Session: summaryOf(info), Records: []traces.Record{}}
-	abs := filepath.Join(k.Root, filepath.FromSlash(info.Path))
-	f, err := os.Open(abs)
-	if err != nil {
-		return nil, fmt.Errorf("read session %s: %w", info.ID, err)
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
-	for line := 1; ; line++ {
-		b, err := r.ReadBytes('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("read %s: %w", info.Path, err)
-		}
-		if len(b) == 0 || b[len(b)-1] != '\n' {
-			break // end, or a torn last line still being written
-		}
-		if len(strings.TrimSpace(string(b))) == 0 {
-			continue
-		}
-		var rec traces.Record
-		if jerr := json.Unmarshal(b, &rec); jerr != nil {
-			tr.Problems = append(tr.Problems, traces.Problem{Path: info.Path, Line: line, Msg: "malformed record: " + jerr.Error()})
-			continue
-		}
+	_, probs, err := (&traces.Store{Root: k.Root}).ReadFile(info.Path, func(rec traces.Record) error {
 		if o.From > 0 && rec.Seq < o.From || o.To > 0 && rec.Seq > o.To {
-			continue
+			return nil
 		}
 		if o.Grep != nil && !o.Grep.MatchString(rec.Text) && !o.Grep.MatchString(rec.Output) &&
 			!o.Grep.MatchString(rec.Tool) && !o.Grep.Match(rec.Input) {
-			continue
+			return nil
 		}
 		tr.Records = append(tr.Records, rec)
+		return nil
+	})
+	tr.Problems = probs
+	if err != nil {
+		return nil, err
 	}
 	return tr, nil
 }
