@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/fsx"
-	"github.com/kbmem/kb/internal/jsonx"
 	"github.com/kbmem/kb/internal/redact"
 	"github.com/kbmem/kb/traces"
 )
@@ -130,21 +129,13 @@ func (r *kbRedactor) Text(s string) (string, []redact.Secret) {
 }
 
 func (r *kbRedactor) JSON(b []byte) ([]byte, []redact.Secret) {
-	if len(r.manual) > 0 {
-		var v any
-		dec := json.NewDecoder(strings.NewReader(string(b)))
-		dec.UseNumber()
-		if dec.Decode(&v) == nil {
-			n := 0
-			for _, re := range r.manual {
-				v = redactStrings(v, re, &n)
+	for _, re := range r.manual {
+		b, _ = redact.MapStrings(b, func(s string) (string, int) {
+			if m := re.FindAllStringIndex(s, -1); len(m) > 0 {
+				return re.ReplaceAllLiteralString(s, ManualMarker), len(m)
 			}
-			if n > 0 {
-				if nb, err := jsonx.Marshal(v); err == nil {
-					b = nb
-				}
-			}
-		}
+			return s, 0
+		})
 	}
 	out, fs, found := r.rd.RedactJSON(b)
 	r.counted(fs)
@@ -856,43 +847,33 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 	defer l.Release()
 	rep := &RedactReport{DryRun: o.DryRun, Files: []RedactedFile{}}
 	st := &traces.Store{Root: k.Root}
-	var files []string
+	files := st.Files()
 	if o.Session != "" {
 		info, err := st.Find(o.Session)
 		if err != nil {
 			return nil, traceErr(err)
 		}
 		files = []string{info.Path}
-	} else {
-		files = k.sessionFiles()
 	}
-	var rewritten []string
 	for _, rel := range files {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		abs := filepath.Join(k.Root, filepath.FromSlash(rel))
-		data, err := k.files().ReadFile(abs)
+		_, err := st.Rewrite(rel, func(data []byte) ([]byte, error) {
+			out, recs, occ := traces.ReplaceInRecords(data, re, ManualMarker)
+			if occ > 0 {
+				rep.Files = append(rep.Files, RedactedFile{Path: rel, Records: recs, Occurrences: occ})
+				rep.Records += recs
+				rep.Occurrences += occ
+			}
+			if o.DryRun {
+				return data, nil
+			}
+			return out, nil
+		})
 		if err != nil {
 			return rep, fmt.Errorf("redact %s: %w", rel, err)
 		}
-		out, recs, occ, err := redactSessionFile(data, re)
-		if err != nil {
-			return rep, fmt.Errorf("redact %s: %w", rel, err)
-		}
-		if occ == 0 {
-			continue
-		}
-		rep.Files = append(rep.Files, RedactedFile{Path: rel, Records: recs, Occurrences: occ})
-		rep.Records += recs
-		rep.Occurrences += occ
-		if o.DryRun {
-			continue
-		}
-		if err := k.writeKeepMode(abs, out); err != nil {
-			return rep, fmt.Errorf("redact %s: %w", rel, err)
-		}
-		rewritten = append(rewritten, rel)
 	}
 	for _, layer := range []string{LayerObservations, LayerEpisodes, LayerLibrary} {
 		for _, abs := range markdownFiles(filepath.Join(k.Root, layer)) {
@@ -922,9 +903,6 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 	}
 	if len(rep.Files) == 0 {
 		return rep, nil
-	}
-	if err := k.fixTraceState(rewritten); err != nil {
-		return rep, err
 	}
 	// A re-sync would hide the old text from search, but the index keeps
 	// deleted documents in its segment files until they merge: rebuild it
@@ -994,19 +972,6 @@ func (k *KB) writeKeepMode(abs string, data []byte) error {
 	return k.files().WriteFile(abs, data, perm)
 }
 
-// sessionFiles lists the session files under traces/, sorted.
-func (k *KB) sessionFiles() []string {
-	var out []string
-	filepath.WalkDir(filepath.Join(k.Root, LayerTraces), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") && !strings.HasPrefix(d.Name(), ".") {
-			out = append(out, k.Rel(p))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
-}
-
 func markdownFiles(dir string) []string {
 	var out []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -1022,98 +987,4 @@ func markdownFiles(dir string) []string {
 		return nil
 	})
 	return out
-}
-
-// redactSessionFile replaces matches of re inside the string values of
-// each record line; lines without a match are kept byte for byte. It
-// returns the new content, the records changed and the occurrences.
-func redactSessionFile(data []byte, re *regexp.Regexp) ([]byte, int, int, error) {
-	var out []byte
-	recs, occ := 0, 0
-	for len(data) > 0 {
-		line := data
-		if i := strings.IndexByte(string(data), '\n'); i >= 0 {
-			line = data[:i+1]
-		}
-		data = data[len(line):]
-		body := strings.TrimRight(string(line), "\r\n")
-		// A line without the match, and without escapes that could hide
-		// one, is kept as is; others are decoded and matched per string.
-		if !re.MatchString(body) && !strings.Contains(body, `\`) {
-			out = append(out, line...)
-			continue
-		}
-		var v any
-		dec := json.NewDecoder(strings.NewReader(body))
-		dec.UseNumber()
-		if err := dec.Decode(&v); err != nil {
-			// Not a record (a torn or malformed line): redact the raw text.
-			n := len(re.FindAllStringIndex(body, -1))
-			if n > 0 {
-				recs++
-				occ += n
-				body = re.ReplaceAllLiteralString(body, ManualMarker)
-			}
-			out = append(out, body...)
-			out = append(out, line[len(strings.TrimRight(string(line), "\r\n")):]...)
-			continue
-		}
-		n := 0
-		v = redactStrings(v, re, &n)
-		if n == 0 {
-			out = append(out, line...)
-			continue
-		}
-		b, err := jsonx.Marshal(v)
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		recs++
-		occ += n
-		out = append(out, b...)
-		out = append(out, line[len(body):]...)
-	}
-	return out, recs, occ, nil
-}
-
-func redactStrings(v any, re *regexp.Regexp, n *int) any {
-	switch x := v.(type) {
-	case string:
-		if m := re.FindAllStringIndex(x, -1); len(m) > 0 {
-			*n += len(m)
-			return re.ReplaceAllLiteralString(x, ManualMarker)
-		}
-		return x
-	case []any:
-		for i := range x {
-			x[i] = redactStrings(x[i], re, n)
-		}
-		return x
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			nk := k
-			if m := re.FindAllStringIndex(k, -1); len(m) > 0 {
-				*n += len(m)
-				nk = re.ReplaceAllLiteralString(k, ManualMarker)
-			}
-			out[nk] = redactStrings(e, re, n)
-		}
-		return out
-	}
-	return v
-}
-
-// fixTraceState drops the derived state that describes rewritten session
-// files: their record keys (.state/keys/) and summaries (.state/sessions.json),
-// both rebuilt from the files when next needed. The import checkpoints
-// describe the source transcripts, not the session files, and stay.
-func (k *KB) fixTraceState(rels []string) error {
-	if len(rels) == 0 {
-		return nil
-	}
-	if err := (&traces.Store{Root: k.Root}).Rewritten(rels...); err != nil {
-		return fmt.Errorf("redact: %w", err)
-	}
-	return nil
 }

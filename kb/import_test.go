@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kbmem/kb/internal/testenv"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kbmem/kb/internal/testenv"
 
 	"github.com/kbmem/kb/internal/redact/redacttest"
 	"github.com/kbmem/kb/traces"
@@ -545,39 +546,4 @@ func TestAppendTraces(t *testing.T) {
 	if _, err := k.TraceShow("nope", TraceOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown session: %v", err)
 	}
-}
-
-// FuzzRedactSessionFile: rewriting never fails on arbitrary content, keeps
-// valid record lines valid JSON, and leaves nothing for a second pass.
-func FuzzRedactSessionFile(f *testing.F) {
-	f.Add([]byte(`{"session":"s","seq":1,"text":"the host is abc123"}`+"\n"), "abc123")
-	f.Add([]byte(`{"session":"s","input":{"command":"ssh abc123","abc123":[1,"abc123"]}}`+"\n{broken abc123\n"), "abc123")
-	f.Add([]byte(`{"text":"\u0061bc"}`+"\n"+`{"text":"a\nabc"}`), "abc")
-	f.Add([]byte("\n\n"), "x")
-	f.Fuzz(func(t *testing.T, data []byte, value string) {
-		if value == "" || strings.Contains(ManualMarker, value) || strings.IndexFunc(value, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-		}) >= 0 {
-			return
-		}
-		re := regexp.MustCompile(regexp.QuoteMeta(value))
-		out, _, _, err := redactSessionFile(data, re)
-		if err != nil {
-			return
-		}
-		again, _, n, err := redactSessionFile(out, re)
-		if err != nil || n != 0 || !bytes.Equal(again, out) {
-			t.Fatalf("second pass: %d occurrences, err %v\n%q\n%q", n, err, out, again)
-		}
-		inLines := bytes.Split(data, []byte("\n"))
-		outLines := bytes.Split(out, []byte("\n"))
-		if len(inLines) != len(outLines) {
-			t.Fatalf("line count %d -> %d", len(inLines), len(outLines))
-		}
-		for i := range inLines {
-			if json.Valid(inLines[i]) && !json.Valid(outLines[i]) {
-				t.Fatalf("line %d no longer JSON: %q", i+1, outLines[i])
-			}
-		}
-	})
 }
