@@ -1,7 +1,6 @@
 package kb
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +15,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbmem/kb/agents"
 	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/gitx"
 	"github.com/kbmem/kb/internal/redact"
 	"github.com/kbmem/kb/traces"
 )
@@ -278,7 +279,7 @@ func (k *KB) importOne(st *traces.Store, abs string, o ImportOptions) importOutc
 // ~/.claude/projects, the Codex sessions directory, and the claude_code and
 // codex entries of kb.yaml other than auto.
 func (k *KB) agentDirs() []string {
-	dirs := []string{filepath.Join(homeDir(), ".claude", "projects"), CodexSessionsDir()}
+	dirs := agents.TranscriptDirs()
 	for _, s := range k.TraceSources(true, true, false) {
 		if s.Keep == nil && !strings.HasPrefix(s.Path, dirs[0]+string(filepath.Separator)) {
 			dirs = append(dirs, s.Path)
@@ -290,7 +291,7 @@ func (k *KB) agentDirs() []string {
 // inAgentDir reports whether p lies in one of agentDirs.
 func (k *KB) inAgentDir(p string) bool {
 	for _, d := range k.agentDirs() {
-		if within(filepath.Clean(p), filepath.Clean(d)) {
+		if fsx.Inside(filepath.Clean(d), filepath.Clean(p)) {
 			return true
 		}
 	}
@@ -377,198 +378,6 @@ func readHead(p string, n int) ([]byte, error) {
 	return b[:m], nil
 }
 
-// ---------------------------------------------------------------------------
-// Agent transcript directories
-
-// EncodeClaudeProject is the directory name Claude Code uses under
-// ~/.claude/projects for a working directory: the absolute path with '/'
-// and '.' (and '\', ':') replaced by '-'.
-func EncodeClaudeProject(abs string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case '/', '.', '\\', ':':
-			return '-'
-		}
-		return r
-	}, abs)
-}
-
-func homeDir() string {
-	if h := os.Getenv("HOME"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
-
-// Worktrees returns projectRoot and every linked git worktree of the same
-// repository (and the main worktree when projectRoot is a linked one), read
-// from <git common dir>/worktrees/*/gitdir. Outside git it returns just
-// projectRoot. Worktrees whose directory no longer exists are left out.
-func Worktrees(projectRoot string) []string {
-	root, err := filepath.Abs(projectRoot)
-	if err != nil {
-		return []string{projectRoot}
-	}
-	out := []string{root}
-	seen := map[string]bool{root: true}
-	addDir := func(d string) {
-		d = filepath.Clean(d)
-		if seen[d] {
-			return
-		}
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			return
-		}
-		seen[d] = true
-		out = append(out, d)
-	}
-	common := gitCommonDir(root)
-	if common == "" {
-		return out
-	}
-	if filepath.Base(common) == ".git" {
-		addDir(filepath.Dir(common)) // the main worktree
-	}
-	ents, err := os.ReadDir(filepath.Join(common, "worktrees"))
-	if err != nil {
-		return out
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(common, "worktrees", e.Name(), "gitdir"))
-		if err != nil {
-			continue
-		}
-		gd := strings.TrimSpace(string(b))
-		if gd == "" {
-			continue
-		}
-		if !filepath.IsAbs(gd) {
-			gd = filepath.Join(common, "worktrees", e.Name(), gd)
-		}
-		addDir(filepath.Dir(gd)) // gitdir names <worktree>/.git
-	}
-	return out
-}
-
-// gitCommonDir returns the git common directory of the work tree at root,
-// or "" when root has no .git.
-func gitCommonDir(root string) string {
-	dotgit := filepath.Join(root, ".git")
-	st, err := os.Stat(dotgit)
-	if err != nil {
-		return ""
-	}
-	if st.IsDir() {
-		return dotgit
-	}
-	b, err := os.ReadFile(dotgit)
-	if err != nil || !strings.HasPrefix(string(b), "gitdir:") {
-		return ""
-	}
-	gd := strings.TrimSpace(strings.TrimPrefix(string(b), "gitdir:"))
-	if !filepath.IsAbs(gd) {
-		gd = filepath.Join(root, gd)
-	}
-	cd, err := os.ReadFile(filepath.Join(gd, "commondir"))
-	if err != nil {
-		return gd
-	}
-	c := strings.TrimSpace(string(cd))
-	if !filepath.IsAbs(c) {
-		c = filepath.Join(gd, c)
-	}
-	return filepath.Clean(c)
-}
-
-// ClaudeCodeDirs returns ~/.claude/projects/<encoded-cwd> for projectRoot
-// and each of its git worktrees. The directories may not exist yet.
-func ClaudeCodeDirs(projectRoot string) []string {
-	base := filepath.Join(homeDir(), ".claude", "projects")
-	var out []string
-	for _, w := range Worktrees(projectRoot) {
-		out = append(out, filepath.Join(base, EncodeClaudeProject(w)))
-	}
-	return out
-}
-
-// CodexSessionsDir is $CODEX_HOME/sessions, or ~/.codex/sessions.
-func CodexSessionsDir() string {
-	if h := os.Getenv("CODEX_HOME"); h != "" {
-		return filepath.Join(h, "sessions")
-	}
-	return filepath.Join(homeDir(), ".codex", "sessions")
-}
-
-var codexRollout = regexp.MustCompile(`^rollout-.*\.jsonl$`)
-
-// CodexFiles returns the Codex rollouts under CodexSessionsDir (any depth,
-// normally YYYY/MM/DD/rollout-*.jsonl) whose session_meta cwd lies inside
-// projectRoot or one of its worktrees. Only the first line of each file is
-// read.
-func CodexFiles(projectRoot string) []string {
-	roots := Worktrees(projectRoot)
-	var out []string
-	filepath.WalkDir(CodexSessionsDir(), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !d.Type().IsRegular() {
-			return nil
-		}
-		if codexRollout.MatchString(d.Name()) && codexInProject(p, roots) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
-}
-
-// codexInProject reads the first line of a rollout and reports whether its
-// session_meta cwd is inside one of roots. A rollout without a cwd there
-// (older Codex versions) is not attributed to any project, nor is one whose
-// first line is not written yet. One kb cannot read, or whose first line is
-// not JSON, is kept, so that its import reports it.
-func codexInProject(p string, roots []string) bool {
-	f, err := os.Open(p)
-	if err != nil {
-		return true
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(io.LimitReader(f, traces.MaxDetectLine), 64<<10).ReadBytes('\n')
-	if err != nil {
-		return !errors.Is(err, io.EOF)
-	}
-	var first struct {
-		Type    string `json:"type"`
-		Payload struct {
-			Cwd string `json:"cwd"`
-		} `json:"payload"`
-		Cwd string `json:"cwd"`
-	}
-	if json.Unmarshal(line, &first) != nil {
-		return true
-	}
-	cwd := first.Payload.Cwd
-	if cwd == "" {
-		cwd = first.Cwd
-	}
-	if cwd == "" {
-		return false
-	}
-	for _, r := range roots {
-		if within(filepath.Clean(cwd), r) {
-			return true
-		}
-	}
-	return false
-}
-
-func within(p, dir string) bool {
-	if p == dir {
-		return true
-	}
-	return strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
-}
-
 // Source is one place transcripts come from: a file or directory, and for
 // the automatic Codex source a filter on the files under it.
 type Source struct {
@@ -586,7 +395,7 @@ func (k *KB) TraceSources(claudeCode, codex, extra bool) []Source {
 	var out []Source
 	resolve := func(p string) string {
 		if p == "~" || strings.HasPrefix(p, "~/") {
-			p = filepath.Join(homeDir(), p[1:])
+			p = filepath.Join(agents.Home(), p[1:])
 		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(k.ProjectRoot, p)
@@ -596,7 +405,7 @@ func (k *KB) TraceSources(claudeCode, codex, extra bool) []Source {
 	if claudeCode {
 		for _, e := range k.Config.Traces.ClaudeCode {
 			if strings.EqualFold(strings.TrimSpace(e), "auto") {
-				for _, d := range ClaudeCodeDirs(k.ProjectRoot) {
+				for _, d := range agents.ClaudeCodeDirs(k.ProjectRoot) {
 					out = append(out, Source{Kind: traces.AgentClaudeCode, Path: d})
 				}
 				continue
@@ -607,9 +416,9 @@ func (k *KB) TraceSources(claudeCode, codex, extra bool) []Source {
 	if codex {
 		for _, e := range k.Config.Traces.Codex {
 			if strings.EqualFold(strings.TrimSpace(e), "auto") {
-				roots := Worktrees(k.ProjectRoot)
-				out = append(out, Source{Kind: traces.AgentCodex, Path: CodexSessionsDir(), Keep: func(f string) bool {
-					return codexRollout.MatchString(filepath.Base(f)) && codexInProject(f, roots)
+				roots := gitx.Worktrees(k.ProjectRoot)
+				out = append(out, Source{Kind: traces.AgentCodex, Path: agents.CodexSessionsDir(), Keep: func(f string) bool {
+					return agents.IsCodexRollout(f) && agents.CodexInProject(f, roots)
 				}})
 				continue
 			}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/internal/watch"
 	"github.com/kbmem/kb/traces"
@@ -206,14 +207,14 @@ func (w *watcher) handle(ctx context.Context, batch []watch.Event) {
 	var rescan []Source
 	needSync := false
 	for _, ev := range batch {
-		if within(ev.Path, w.k.Root) {
+		if fsx.Inside(w.k.Root, ev.Path) {
 			if ev.Op == watch.OpRescan || w.inLayer(ev.Path) {
 				needSync = true
 			}
 			continue
 		}
 		for _, s := range w.o.Sources {
-			if !within(ev.Path, s.Path) {
+			if !fsx.Inside(s.Path, ev.Path) {
 				continue
 			}
 			switch {
@@ -244,7 +245,7 @@ func (w *watcher) handle(ctx context.Context, batch []watch.Event) {
 
 func (w *watcher) inLayer(p string) bool {
 	for _, l := range Layers {
-		if within(p, filepath.Join(w.k.Root, l)) {
+		if fsx.Inside(filepath.Join(w.k.Root, l), p) {
 			return true
 		}
 	}
