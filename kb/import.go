@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -275,6 +273,17 @@ func (k *KB) importOne(st *traces.Store, abs string, o ImportOptions) importOutc
 	return out
 }
 
+// walkTranscripts lists the candidate transcripts under dir
+// (traces.FindTranscripts), the KB itself left out, and the entries the
+// walk could not read, with the reason.
+func (k *KB) walkTranscripts(dir string) (files []string, unreadable []ImportSkip) {
+	files, probs := traces.FindTranscripts(dir, k.Root)
+	for _, p := range probs {
+		unreadable = append(unreadable, ImportSkip{File: p.Path, Reason: p.Msg})
+	}
+	return files, unreadable
+}
+
 // agentDirs are the directories agents write their own transcripts to:
 // ~/.claude/projects, the Codex sessions directory, and the claude_code and
 // codex entries of kb.yaml other than auto.
@@ -296,86 +305,6 @@ func (k *KB) inAgentDir(p string) bool {
 		}
 	}
 	return false
-}
-
-// walkTranscripts lists, sorted, the candidate transcripts under dir:
-// *.jsonl, *.json, and *.md files that look like aider chat histories.
-// The KB itself, .git and hidden directories other than dir are skipped,
-// and so are the <name>.meta.json companions Claude Code writes beside a
-// sub-agent's <name>.jsonl. Entries the walk could not read are returned
-// apart, with the reason.
-func (k *KB) walkTranscripts(dir string) (files []string, unreadable []ImportSkip) {
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			unreadable = append(unreadable, ImportSkip{File: p, Reason: "cannot read: " + rcOneLine(err.Error())})
-			if d != nil && d.IsDir() && p != dir {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if p != dir && (p == k.Root || d.Name() == ".git" || d.Name() == "node_modules" ||
-				(strings.HasPrefix(d.Name(), ".") && d.Name() != ".aider")) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".kb-tmp-") || isMetaCompanion(p) {
-			return nil
-		}
-		if isTranscriptName(p) {
-			files = append(files, p)
-		}
-		return nil
-	})
-	sort.Strings(files)
-	return files, unreadable
-}
-
-// isMetaCompanion reports whether p is the <name>.meta.json Claude Code keeps
-// beside a sub-agent transcript <name>.jsonl (read by the parser with it).
-func isMetaCompanion(p string) bool {
-	stem, ok := strings.CutSuffix(p, ".meta.json")
-	if !ok {
-		return false
-	}
-	_, err := os.Stat(stem + ".jsonl")
-	return err == nil
-}
-
-// isTranscriptName reports whether a file found in a directory walk may be
-// a transcript: JSON lines, JSON, or an aider chat history (an .md file
-// whose head is detected as aider).
-func isTranscriptName(p string) bool {
-	switch strings.ToLower(filepath.Ext(p)) {
-	case ".jsonl", ".json":
-		return true
-	case ".md":
-		if strings.HasSuffix(p, ".aider.chat.history.md") {
-			return true
-		}
-		head, err := readHead(p, traces.DetectHeadSize)
-		if err != nil {
-			return false
-		}
-		parser, err := traces.Detect(p, head)
-		return err == nil && parser.Format() == traces.AgentAider
-	}
-	return false
-}
-
-func readHead(p string, n int) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b := make([]byte, n)
-	m, err := io.ReadFull(f, b)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return b[:m], nil
 }
 
 // Source is one place transcripts come from: a file or directory, and for

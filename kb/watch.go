@@ -221,7 +221,7 @@ func (w *watcher) handle(ctx context.Context, batch []watch.Event) {
 			case ev.Op == watch.OpRescan:
 				rescan = append(rescan, s)
 			case ev.Op == watch.OpRemove || ev.Op == watch.OpRename:
-			case ev.Path != s.Path && !isTranscriptName(ev.Path):
+			case ev.Path != s.Path && !traces.IsTranscriptName(ev.Path):
 			case s.Keep != nil && !s.Keep(ev.Path):
 			default:
 				if fi, err := os.Stat(ev.Path); err == nil && fi.Mode().IsRegular() {
