@@ -274,9 +274,7 @@ func newLintCmd(e *env) *cobra.Command {
 		Use:   "lint",
 		Short: "Check every document: frontmatter, required fields, duplicate ids, broken links",
 		Long: `Check every document of the KB and print each problem as path:line: message.
-Exits 1 when anything is found.
-
-` + exitCodesHelp,
+Exits 1 when anything is found.`,
 		Example: "  kb lint\n  kb lint --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

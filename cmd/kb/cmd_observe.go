@@ -60,9 +60,7 @@ Procedures are mined across the sessions in scope when there are several.
 With --llm (or extract.llm in kb.yaml) the LLM of the llm section also reads
 each session's human messages and rejections, one narrow request per type;
 a failed request leaves the heuristic result in place. --queue imports and
-extracts the transcripts the SessionEnd hook queued (.state/queue.jsonl).
-
-` + exitCodesHelp,
+extracts the transcripts the SessionEnd hook queued (.state/queue.jsonl).`,
 		Example: "  kb extract\n  kb extract --session 5f0c2a9e\n  kb extract --since 7d --types correction,preference\n  kb extract --all --rerun --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -94,9 +92,6 @@ extracts the transcripts the SessionEnd hook queued (.state/queue.jsonl).
 				rep, err = k.Extract(context.Background(), o)
 			}
 			if err != nil {
-				if errors.Is(err, kb.ErrInvalidInput) {
-					return usageError{err}
-				}
 				return err
 			}
 			if e.json {
@@ -182,9 +177,7 @@ func newObservationsCmd(e *env) *cobra.Command {
 		Long: `Lists the observations under observations/, one a line: id, type, sessions,
 importance, and the lesson, statement or title. Most important first within
 each type; an observation a person edited is marked "edited", one the agent
-wrote (assistant text, MCP remember) "agent-written".
-
-` + exitCodesHelp,
+wrote (assistant text, MCP remember) "agent-written".`,
 		Example: "  kb observations\n  kb observations --type correction --min-sessions 2\n  kb observations --status candidate --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -270,9 +263,7 @@ func newForgetCmd(e *env) *cobra.Command {
 		Short: "Delete an observation and keep it from coming back",
 		Long: `Deletes the observation file and appends a tombstone to
 observations/tombstones.jsonl (kept in git), so that re-extraction never
-brings the observation, or a near-duplicate of it, back.
-
-` + exitCodesHelp,
+brings the observation, or a near-duplicate of it, back.`,
 		Example: "  kb forget cor-1a2b3c4d5e --why 'one-off, not a rule'",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -310,9 +301,7 @@ func newProvenanceCmd(e *env) *cobra.Command {
 		Use:   "provenance ID|PREFIX",
 		Short: "Show the trace records an observation was extracted from",
 		Long: `Prints, for each source of the observation (session#from-to), the trace
-records in that range: who said or did what, in the session's own words.
-
-` + exitCodesHelp,
+records in that range: who said or did what, in the session's own words.`,
 		Example: "  kb provenance cor-1a2b3c4d5e\n  kb provenance cor-1a2b3c4d5e --json",
 		Args:    cobra.ExactArgs(1),
 		RunE:    func(cmd *cobra.Command, args []string) error { return e.runProvenance(args[0]) },
@@ -378,9 +367,7 @@ standing context, never decide a PreToolUse call, and are never promoted by
 Without an argument, lists those waiting for review. With an ID, records that
 you read it and let it count like your own (reviewed: <time> in its file); it
 stays labelled as the agent's words. To refuse one instead, use
-'kb forget ID' (or 'kb promote reject ID').
-
-` + exitCodesHelp,
+'kb forget ID' (or 'kb promote reject ID').`,
 		Example: "  kb review\n  kb review cor-1a2b3c4d5e",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -41,9 +41,7 @@ file:line: reason), make the command exit 1 after everything else is
 imported. Files found in a directory that are not transcripts are listed as
 skipped and do not fail the import, except in an agent's own directory
 (~/.claude/projects, the Codex sessions directory, traces.claude_code and
-traces.codex): there a file kb cannot read fails the import, by name.
-
-` + exitCodesHelp,
+traces.codex): there a file kb cannot read fails the import, by name.`,
 		Example: "  kb import --claude-code --codex\n  kb import ~/.claude/projects/-home-me-app/5f0c2a9e.jsonl\n  kb import ./exports --format generic --agent my-agent --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && !claude && !codex {
@@ -159,9 +157,7 @@ func newSessionsCmd(e *env) *cobra.Command {
 		Use:   "sessions",
 		Short: "List imported sessions",
 		Long: `List the sessions of the trace layer, oldest first: id, agent, start,
-duration, messages, tool calls, branch and the first prompt typed.
-
-` + exitCodesHelp,
+duration, messages, tool calls, branch and the first prompt typed.`,
 		Example: "  kb sessions\n  kb sessions --since 2025-11-01 --agent codex --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -257,9 +253,7 @@ func newTraceCmd(e *env) *cobra.Command {
 		Use:   "trace",
 		Short: "Read, append to, or redact trace sessions",
 		Long: `Work with the sessions of the trace layer. Sessions are named by id or by a
-unique prefix of it (or of <agent>-<id>).
-
-` + exitCodesHelp,
+unique prefix of it (or of <agent>-<id>).`,
 	}
 	c.AddCommand(newTraceShowCmd(e), newTraceAppendCmd(e), newTraceRedactCmd(e))
 	return c
@@ -273,9 +267,7 @@ func newTraceShowCmd(e *env) *cobra.Command {
 		Short: "Show a session: messages, tool calls and results",
 		Long: `Render a session readably: one block per record, labelled with its seq,
 role and kind; tool calls as "→ Tool: input", results indented (truncated
-unless --json, which prints the records in full).
-
-` + exitCodesHelp,
+unless --json, which prints the records in full).`,
 		Example: "  kb trace show 5f0c2a9e\n  kb trace show 5f0c --from 10 --to 40\n  kb trace show 5f0c --grep 'pnpm|yarn' --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -440,9 +432,7 @@ is assigned. Prints the session and seq of each record written.
 
 Record fields: session, agent, role (user|assistant|tool|system), kind
 (message|tool_call|tool_result|summary), text, tool, input (JSON), output,
-is_error, call_id, cwd, branch, model, marks, extra.
-
-` + exitCodesHelp,
+is_error, call_id, cwd, branch, model, marks, extra.`,
 		Example: `  echo '{"session":"s1","role":"user","text":"use pnpm"}' | kb trace append`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -535,9 +525,7 @@ observations/, episodes/ and library/; rebuild the search index so no search
 finds it. The pattern is remembered in .state/ (local, never committed) so
 that importing the same transcripts again redacts it too. --dry-run reports
 what would change. Remember to rewrite git history if the value was
-committed.
-
-` + exitCodesHelp,
+committed.`,
 		Example: "  kb trace redact --value 'hunter2' --dry-run\n  kb trace redact --pattern 'corp-[0-9]{6}' --session 5f0c2a9e",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
