@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbmem/kb/kb"
-	"github.com/kbmem/kb/observations"
 )
 
 func init() {
@@ -109,7 +108,7 @@ extracts the transcripts the SessionEnd hook queued (.state/queue.jsonl).`,
 	f.StringSliceVar(&o.Types, "types", nil, "observation types to extract (default: extract.types of kb.yaml)")
 	f.BoolVar(&queue, "queue", false, "import and extract the transcripts queued by the SessionEnd hook")
 	f.BoolVar(&o.LLM, "llm", false, "also run the LLM extractors (needs the llm section of kb.yaml)")
-	c.RegisterFlagCompletionFunc("types", cobra.FixedCompletions(observations.AllTypes, cobra.ShellCompDirectiveNoFileComp))
+	c.RegisterFlagCompletionFunc("types", cobra.FixedCompletions(kb.ObservationTypes(), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -129,7 +128,7 @@ func (e *env) printExtract(rep *kb.ExtractReport) {
 	}
 	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "type\tnew\tmerged\tunchanged\t\n")
-	for _, typ := range observations.AllTypes {
+	for _, typ := range kb.ObservationTypes() {
 		c := rep.Types[typ]
 		if c == nil {
 			continue
@@ -181,8 +180,8 @@ wrote (assistant text, MCP remember) "agent-written".`,
 		Example: "  kb observations\n  kb observations --type correction --min-sessions 2\n  kb observations --status candidate --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if typ != "" && !slices.Contains(observations.AllTypes, typ) {
-				return usageError{fmt.Errorf("--type %q: want one of %s", typ, strings.Join(observations.AllTypes, ", "))}
+			if typ != "" && !slices.Contains(kb.ObservationTypes(), typ) {
+				return usageError{fmt.Errorf("--type %q: want one of %s", typ, strings.Join(kb.ObservationTypes(), ", "))}
 			}
 			k, err := e.open()
 			if err != nil {
@@ -206,10 +205,10 @@ wrote (assistant text, MCP remember) "agent-written".`,
 					Author: o.Author, Unreviewed: o.NeedsReview()})
 			}
 			order := func(t string) int {
-				if i := slices.Index(observations.AllTypes, t); i >= 0 {
+				if i := slices.Index(kb.ObservationTypes(), t); i >= 0 {
 					return i
 				}
-				return len(observations.AllTypes)
+				return len(kb.ObservationTypes())
 			}
 			sort.SliceStable(out, func(i, j int) bool {
 				a, b := out[i], out[j]
@@ -249,10 +248,10 @@ wrote (assistant text, MCP remember) "agent-written".`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&typ, "type", "", "only this type ("+strings.Join(observations.AllTypes, ", ")+")")
+	f.StringVar(&typ, "type", "", "only this type ("+strings.Join(kb.ObservationTypes(), ", ")+")")
 	f.StringVar(&status, "status", "", "only this status (candidate, promoted, superseded, rejected)")
 	f.IntVar(&minSessions, "min-sessions", 0, "only observations seen in at least N sessions")
-	c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(observations.AllTypes, cobra.ShellCompDirectiveNoFileComp))
+	c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(kb.ObservationTypes(), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbmem/kb/kb"
-	"github.com/kbmem/kb/traces"
 )
 
 func init() { register(newImportCmd, newSessionsCmd, newTraceCmd) }
@@ -314,24 +313,24 @@ func (e *env) renderTrace(tr *kb.Trace) {
 		e.printf("%s\n", e.paint("dim", s.Cwd))
 	}
 	for _, r := range tr.Records {
-		if r.Kind == traces.KindMeta {
+		if r.Kind == kb.KindMeta {
 			continue
 		}
 		label := fmt.Sprintf("#%d %s", r.Seq, r.Role)
-		if r.Kind != traces.KindMessage {
+		if r.Kind != kb.KindMessage {
 			label += "/" + r.Kind
 		}
 		if len(r.Marks) > 0 {
 			label += " [" + strings.Join(r.Marks, ",") + "]"
 		}
-		style := map[string]string{traces.RoleUser: "green", traces.RoleAssistant: "blue", traces.RoleTool: "yellow"}[r.Role]
+		style := map[string]string{kb.RoleUser: "green", kb.RoleAssistant: "blue", kb.RoleTool: "yellow"}[r.Role]
 		if style == "" {
 			style = "dim"
 		}
 		switch r.Kind {
-		case traces.KindToolCall:
+		case kb.KindToolCall:
 			e.printf("%s → %s: %s\n", e.paint(style, label), r.Tool, trOneLine(trToolSummary(r.Input), 200))
-		case traces.KindToolResult:
+		case kb.KindToolResult:
 			status := ""
 			if r.IsError {
 				status = " " + e.paint("red", "error")
@@ -341,7 +340,7 @@ func (e *env) renderTrace(tr *kb.Trace) {
 		default:
 			e.printf("%s\n", e.paint(style, label))
 			text := r.Text
-			if r.Has(traces.MarkInjected) || r.Has(traces.MarkThinking) {
+			if r.Has(kb.MarkInjected) || r.Has(kb.MarkThinking) {
 				text = trTruncLines(text, 3, 240)
 			} else {
 				text = trTruncLines(text, 40, 2000)
@@ -472,7 +471,7 @@ is_error, call_id, cwd, branch, model, marks, extra.`,
 
 // trReadRecords reads one JSON record or JSON lines of records; errors name
 // the line.
-func trReadRecords(r io.Reader) ([]traces.Record, error) {
+func trReadRecords(r io.Reader) ([]kb.TraceRecord, error) {
 	data, err := io.ReadAll(io.LimitReader(r, 256<<20))
 	if err != nil {
 		return nil, fmt.Errorf("read stdin: %w", err)
@@ -480,8 +479,8 @@ func trReadRecords(r io.Reader) ([]traces.Record, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, usageError{errors.New("no record on stdin")}
 	}
-	var recs []traces.Record
-	var one traces.Record
+	var recs []kb.TraceRecord
+	var one kb.TraceRecord
 	if err := json.Unmarshal(data, &one); err == nil {
 		recs = append(recs, one)
 	} else {
@@ -494,7 +493,7 @@ func trReadRecords(r io.Reader) ([]traces.Record, error) {
 			if len(b) == 0 {
 				continue
 			}
-			var rec traces.Record
+			var rec kb.TraceRecord
 			if err := json.Unmarshal(b, &rec); err != nil {
 				return nil, fmt.Errorf("%w: stdin:%d: %v", kb.ErrInvalidInput, line, err)
 			}
