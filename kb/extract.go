@@ -140,29 +140,16 @@ func (st *extractedState) pending(id string, size int64, types []string) bool {
 	return false
 }
 
-// extractTypes validates the requested types against the known ones.
+// extractTypes validates the requested types (kb.yaml's by default).
 func (k *KB) extractTypes(req []string) ([]string, error) {
 	if len(req) == 0 {
 		req = k.Config.Extract.Types
 	}
-	if len(req) == 0 {
-		req = observations.AllTypes
+	types, err := observations.ParseTypes(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
 	}
-	var out []string
-	for _, t := range req {
-		t = strings.ToLower(strings.TrimSpace(t))
-		if t == "" {
-			continue
-		}
-		if !slices.Contains(observations.AllTypes, t) {
-			return nil, fmt.Errorf("%w: unknown observation type %q (known: %s)", ErrInvalidInput, t, strings.Join(observations.AllTypes, ", "))
-		}
-		if !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return types, nil
 }
 
 // Taxonomy returns the action-type taxonomy: the built-in rules plus the
@@ -200,23 +187,34 @@ type sessionData struct {
 	sess *observations.Session
 }
 
+// extraction is one run of the pipeline: what it extracts with, and what
+// it has read so far.
+type extraction struct {
+	types    []string
+	tax      *observations.Taxonomy
+	client   llm.Client // nil: the heuristics only
+	all      []traces.SessionInfo
+	sessions []*sessionData              // read this run, as procedure mining sees them
+	cands    []*observations.Observation // extracted, not merged yet
+	cwds     map[string]string           // session -> its working directory
+	state    *extractedState             // the per-session markers as found
+}
+
 func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractReport, error) {
 	rep := &ExtractReport{Types: map[string]*TypeCounts{}, Sessions: []string{}}
-	types, err := k.extractTypes(o.Types)
-	if err != nil {
+	x := &extraction{cwds: map[string]string{}}
+	var err error
+	if x.types, err = k.extractTypes(o.Types); err != nil {
 		return nil, err
 	}
-	tax, err := k.Taxonomy()
-	if err != nil {
+	if x.tax, err = k.Taxonomy(); err != nil {
 		return nil, err
 	}
-	client, err := k.extractLLM(o.LLM)
-	if err != nil {
+	if x.client, err = k.extractLLM(o.LLM); err != nil {
 		return nil, err
 	}
 	store := &traces.Store{Root: k.Root}
-	all, err := store.Sessions()
-	if err != nil {
+	if x.all, err = store.Sessions(); err != nil {
 		return nil, fmt.Errorf("extract: list sessions: %w", err)
 	}
 	// A run killed after deciding what to write is finished first, so
@@ -227,142 +225,25 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 	if err != nil {
 		return rep, err
 	}
-	state := k.loadExtracted()
-
-	var selected []traces.SessionInfo
-	switch {
-	case o.Session != "":
-		info, err := store.Find(o.Session)
-		if err != nil {
-			if errors.Is(err, traces.ErrNotFound) {
-				return nil, fmt.Errorf("extract: %w (%w)", err, ErrNotFound)
-			}
-			return nil, fmt.Errorf("extract: %w", err)
-		}
-		selected = []traces.SessionInfo{info}
-	default:
-		want := map[string]bool{}
-		for _, id := range o.sessions {
-			want[id] = true
-		}
-		for _, info := range all {
-			if o.sessions != nil && !want[info.ID] {
-				continue
-			}
-			if !o.Since.IsZero() {
-				t := info.End
-				if t.IsZero() {
-					t = info.Start
-				}
-				if t.Before(o.Since) {
-					continue
-				}
-			}
-			if !o.All && !o.Rerun {
-				if st, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(info.Path))); err == nil &&
-					!state.pending(info.ID, st.Size(), types) {
-					rep.Skipped++
-					continue
-				}
-			}
-			selected = append(selected, info)
-		}
+	x.state = k.loadExtracted()
+	selected, err := k.selectSessions(store, x, o, rep)
+	if err != nil {
+		return nil, err
 	}
-
-	// Read and extract one session at a time; only the tool-call skeleton
-	// of each is kept for procedure mining across sessions. A session that
-	// fails to read contributes nothing.
-	var sessions []*sessionData
-	var cands []*observations.Observation
-	cwds := map[string]string{} // session -> its working directory
-	noteCwd := func(s *observations.Session) {
-		for _, r := range s.Records {
-			if r.Cwd != "" {
-				cwds[s.ID] = r.Cwd
-				if r.Session != "" {
-					cwds[r.Session] = r.Cwd
-				}
-				return
-			}
-		}
+	if err := k.extractSessions(ctx, x, selected, o.Progress, rep); err != nil {
+		return nil, err
 	}
-	for i, info := range selected {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		sd, probs, err := k.readSession(info)
-		rep.Problems = append(rep.Problems, probs...)
-		if err != nil {
-			rep.Problems = append(rep.Problems, Problem{Path: info.Path, Msg: err.Error(), Rule: "unreadable"})
-		} else {
-			rep.Records += len(sd.sess.Records)
-			rep.Bytes += sd.size
-			obs := observations.Extract(sd.sess, tax, types)
-			if client != nil {
-				more, errs := observations.ExtractLLM(ctx, client, sd.sess, tax, types)
-				rep.LLMErrors = append(rep.LLMErrors, errs...)
-				if len(more) > 0 {
-					obs = observations.MergeLLM(obs, more)
-				}
-			}
-			cands = append(cands, obs...)
-			noteCwd(sd.sess)
-			sd.sess = procedureView(sd.sess)
-			sessions = append(sessions, sd)
-		}
-		if o.Progress != nil {
-			o.Progress(i+1, len(selected))
-		}
+	k.mineProcedures(ctx, x)
+	for _, c := range x.cands {
+		c.SetProjects(x.cwds)
 	}
-	// Procedures recur across sessions, so once any session was extracted
-	// they are mined over every session of the KB, not only this run's:
-	// an incremental run on one new session still finds the workflow it
-	// shares with last week's.
-	if slices.Contains(types, observations.TypeProcedure) && len(sessions) > 0 {
-		ps := make([]*observations.Session, 0, len(all))
-		seen := map[string]bool{}
-		for _, sd := range sessions {
-			ps = append(ps, sd.sess)
-			seen[sd.info.ID] = true
-		}
-		for _, info := range all {
-			if seen[info.ID] || ctx.Err() != nil {
-				continue
-			}
-			if sd, _, err := k.readSession(info); err == nil {
-				noteCwd(sd.sess)
-				ps = append(ps, procedureView(sd.sess))
-			}
-		}
-		if len(ps) > 1 {
-			cands = append(cands, observations.Procedures(ps, 2)...)
-		}
-	}
-
-	for _, c := range cands {
-		setProjects(c, cwds)
-	}
-	writes, err := k.mergeObservations(ctx, cands, rep)
+	writes, err := k.mergeObservations(ctx, x.cands, rep)
 	if err != nil {
 		return rep, err
 	}
-	marks := map[string]extractedMark{}
-	for _, sd := range sessions {
-		rep.Sessions = append(rep.Sessions, sd.info.ID)
-		mark := extractedMark{Size: sd.size, Types: slices.Clone(types)}
-		if old, ok := state.Sessions[sd.info.ID]; ok && old.Size == sd.size {
-			for _, t := range old.Types {
-				if !slices.Contains(mark.Types, t) {
-					mark.Types = append(mark.Types, t)
-				}
-			}
-			sort.Strings(mark.Types)
-		}
-		marks[sd.info.ID] = mark
-	}
 	// From here on the run completes even if ctx is cancelled: the journal
 	// is written first, so an interruption is finished by the next run.
-	written, probs, err := k.commitExtract(writes, marks)
+	written, probs, err := k.commitExtract(writes, x.marks(rep))
 	rep.Problems = append(rep.Problems, probs...)
 	rep.Written = append(rep.Written, written...)
 	sort.Strings(rep.Written)
@@ -377,15 +258,133 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 	return rep, nil
 }
 
-// setProjects records the working directories of an observation's source
-// sessions (recall keeps a one-off lesson to its project).
-func setProjects(o *observations.Observation, cwds map[string]string) {
-	for _, src := range o.Sources {
-		if c := cwds[src.Session]; c != "" && !slices.Contains(o.Projects, c) {
-			o.Projects = append(o.Projects, c)
+// selectSessions picks the sessions a run extracts: the one named, else
+// those of o.sessions, ended since o.Since, and (without --all or
+// --rerun) not extracted since they last grew.
+func (k *KB) selectSessions(store *traces.Store, x *extraction, o ExtractOptions, rep *ExtractReport) ([]traces.SessionInfo, error) {
+	if o.Session != "" {
+		info, err := store.Find(o.Session)
+		if err != nil {
+			if errors.Is(err, traces.ErrNotFound) {
+				return nil, fmt.Errorf("extract: %w (%w)", err, ErrNotFound)
+			}
+			return nil, fmt.Errorf("extract: %w", err)
+		}
+		return []traces.SessionInfo{info}, nil
+	}
+	want := map[string]bool{}
+	for _, id := range o.sessions {
+		want[id] = true
+	}
+	var selected []traces.SessionInfo
+	for _, info := range x.all {
+		if o.sessions != nil && !want[info.ID] {
+			continue
+		}
+		if !o.Since.IsZero() {
+			t := info.End
+			if t.IsZero() {
+				t = info.Start
+			}
+			if t.Before(o.Since) {
+				continue
+			}
+		}
+		if !o.All && !o.Rerun {
+			if st, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(info.Path))); err == nil &&
+				!x.state.pending(info.ID, st.Size(), x.types) {
+				rep.Skipped++
+				continue
+			}
+		}
+		selected = append(selected, info)
+	}
+	return selected, nil
+}
+
+// extractSessions reads and extracts one session at a time; only the
+// tool-call skeleton of each is kept, for procedure mining across
+// sessions. A session that fails to read is reported and contributes
+// nothing.
+func (k *KB) extractSessions(ctx context.Context, x *extraction, selected []traces.SessionInfo, progress func(done, total int), rep *ExtractReport) error {
+	for i, info := range selected {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sd, probs, err := k.readSession(info)
+		rep.Problems = append(rep.Problems, probs...)
+		if err != nil {
+			rep.Problems = append(rep.Problems, Problem{Path: info.Path, Msg: err.Error(), Rule: "unreadable"})
+		} else {
+			rep.Records += len(sd.sess.Records)
+			rep.Bytes += sd.size
+			obs := observations.Extract(sd.sess, x.tax, x.types)
+			if x.client != nil {
+				more, errs := observations.ExtractLLM(ctx, x.client, sd.sess, x.tax, x.types)
+				rep.LLMErrors = append(rep.LLMErrors, errs...)
+				if len(more) > 0 {
+					obs = observations.MergeLLM(obs, more)
+				}
+			}
+			x.cands = append(x.cands, obs...)
+			sd.sess.AddWorkdir(x.cwds)
+			sd.sess = observations.ProcedureView(sd.sess)
+			x.sessions = append(x.sessions, sd)
+		}
+		if progress != nil {
+			progress(i+1, len(selected))
 		}
 	}
-	sort.Strings(o.Projects)
+	return nil
+}
+
+// mineProcedures adds the procedures of the run. Procedures recur across
+// sessions, so once any session was extracted they are mined over every
+// session of the KB, not only this run's: an incremental run on one new
+// session still finds the workflow it shares with last week's.
+func (k *KB) mineProcedures(ctx context.Context, x *extraction) {
+	if !slices.Contains(x.types, observations.TypeProcedure) || len(x.sessions) == 0 {
+		return
+	}
+	ps := make([]*observations.Session, 0, len(x.all))
+	seen := map[string]bool{}
+	for _, sd := range x.sessions {
+		ps = append(ps, sd.sess)
+		seen[sd.info.ID] = true
+	}
+	for _, info := range x.all {
+		if seen[info.ID] || ctx.Err() != nil {
+			continue
+		}
+		if sd, _, err := k.readSession(info); err == nil {
+			sd.sess.AddWorkdir(x.cwds)
+			ps = append(ps, observations.ProcedureView(sd.sess))
+		}
+	}
+	if len(ps) > 1 {
+		x.cands = append(x.cands, observations.Procedures(ps, 2)...)
+	}
+}
+
+// marks are the per-session markers the run leaves: each session read,
+// at its size, with the types extracted (and, for a session that did not
+// grow, the types extracted before).
+func (x *extraction) marks(rep *ExtractReport) map[string]extractedMark {
+	marks := map[string]extractedMark{}
+	for _, sd := range x.sessions {
+		rep.Sessions = append(rep.Sessions, sd.info.ID)
+		mark := extractedMark{Size: sd.size, Types: slices.Clone(x.types)}
+		if old, ok := x.state.Sessions[sd.info.ID]; ok && old.Size == sd.size {
+			for _, t := range old.Types {
+				if !slices.Contains(mark.Types, t) {
+					mark.Types = append(mark.Types, t)
+				}
+			}
+			sort.Strings(mark.Types)
+		}
+		marks[sd.info.ID] = mark
+	}
+	return marks
 }
 
 // readSession reads a session file into records, meta records left out.
@@ -418,25 +417,6 @@ func kbProblems(ps []traces.Problem) []Problem {
 		out[i] = Problem(p)
 	}
 	return out
-}
-
-// procedureView keeps what procedure mining looks at: tool calls and
-// rejections, without tool output, so that every session in scope can be
-// held at once.
-func procedureView(s *observations.Session) *observations.Session {
-	v := &observations.Session{ID: s.ID}
-	for _, r := range s.Records {
-		switch r.Kind {
-		case traces.KindToolCall:
-			v.Records = append(v.Records, r)
-		case traces.KindToolResult:
-			if r.Has(traces.MarkRejected) || r.IsError {
-				r.Output = textutil.FirstRunes(r.Output, 300)
-				v.Records = append(v.Records, r)
-			}
-		}
-	}
-	return v
 }
 
 // mergeObservations folds candidates into the observation files, in
