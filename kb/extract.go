@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,9 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/llm"
-	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/observations"
 	"github.com/kbmem/kb/traces"
 )
@@ -484,34 +481,13 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 // ---------------------------------------------------------------------------
 // Provenance
 
-// ProvenanceRecord is one trace record an observation came from.
-type ProvenanceRecord struct {
-	Seq  int       `json:"seq"`
-	Time time.Time `json:"time,omitzero"`
-	Role string    `json:"role"`
-	Kind string    `json:"kind"`
-	Tool string    `json:"tool,omitempty"`
-	Text string    `json:"text"`
-}
-
-// ProvenanceSource is one source of an observation with its records.
-type ProvenanceSource struct {
-	Ref     string             `json:"ref"` // session#from-to
-	Session string             `json:"session"`
-	From    int                `json:"from"`
-	To      int                `json:"to"`
-	Path    string             `json:"path,omitempty"` // session file
-	Records []ProvenanceRecord `json:"records"`
-	Error   string             `json:"error,omitempty"` // the session could not be read
-}
-
-// Provenance is an observation and the trace records behind it.
-type Provenance struct {
-	ID      string             `json:"id"`
-	Type    string             `json:"type"`
-	Path    string             `json:"path"`
-	Sources []ProvenanceSource `json:"sources"`
-}
+// Provenance is an observation and the trace records behind it
+// (observations.Provenance).
+type (
+	Provenance       = observations.Provenance
+	ProvenanceSource = observations.ProvenanceSource
+	ProvenanceRecord = observations.ProvenanceRecord
+)
 
 // Provenance returns the trace records each source of observation id
 // points at (id or file name).
@@ -530,52 +506,17 @@ func (k *KB) Provenance(ctx context.Context, id string) (*Provenance, error) {
 	if f == nil {
 		return nil, fmt.Errorf("observation %q: %w", id, ErrNotFound)
 	}
-	p := &Provenance{ID: f.Obs.ID, Type: f.Obs.Type, Path: f.Path, Sources: []ProvenanceSource{}}
-	store := &traces.Store{Root: k.Root}
-	for _, s := range f.Obs.Sources {
-		ps := ProvenanceSource{Ref: s.String(), Session: s.Session, From: s.From, To: s.To, Records: []ProvenanceRecord{}}
-		info, err := store.Find(s.Session)
-		if err != nil {
-			ps.Error = err.Error()
-			p.Sources = append(p.Sources, ps)
-			continue
-		}
-		ps.Path = info.Path
-		_, err = store.Read(info.ID, func(r traces.Record) error {
-			if r.Seq < s.From || r.Seq > s.To || r.Kind == traces.KindMeta {
-				return nil
-			}
-			text := r.Text
-			switch r.Kind {
-			case traces.KindToolCall:
-				text = string(r.Input)
-			case traces.KindToolResult:
-				text = r.Output
-			}
-			ps.Records = append(ps.Records, ProvenanceRecord{Seq: r.Seq, Time: r.Time, Role: r.Role, Kind: r.Kind, Tool: r.Tool, Text: textutil.FirstRunes(text, 2000)})
-			return nil
-		})
-		if err != nil {
-			ps.Error = err.Error()
-		}
-		p.Sources = append(p.Sources, ps)
-	}
-	return p, nil
+	return observations.ProvenanceOf(f, &traces.Store{Root: k.Root}), nil
 }
 
 // ---------------------------------------------------------------------------
 // Session queue (SessionEnd hook)
 
 // QueueFile lists transcripts waiting for import and extraction, one JSON
-// object a line, under .state/.
-const QueueFile = "queue.jsonl"
+// object a line, under .state/ (traces.QueueFile).
+const QueueFile = traces.QueueFile
 
-type queueEntry struct {
-	Path string    `json:"path"`
-	At   time.Time `json:"at"`
-}
-
-func (k *KB) queuePath() string { return filepath.Join(k.Root, StateDir, QueueFile) }
+func (k *KB) queuePath() string { return (&traces.Store{Root: k.Root}).QueuePath() }
 
 // EnqueueSession durably records that the transcript at transcriptPath is to
 // be imported and extracted by the next DrainQueue. It takes no lock (one
@@ -588,58 +529,30 @@ func (k *KB) EnqueueSession(transcriptPath string) error {
 	if err != nil {
 		return fmt.Errorf("enqueue session: %w", err)
 	}
-	line, err := json.Marshal(queueEntry{Path: abs, At: time.Now().UTC()})
-	if err != nil {
-		return fmt.Errorf("enqueue session: %w", err)
-	}
-	if err := k.files().Append(k.queuePath(), append(line, '\n')); err != nil {
+	if err := (&traces.Store{Root: k.Root}).Enqueue(abs, time.Now()); err != nil {
 		return fmt.Errorf("enqueue session %s: %w", abs, err)
 	}
 	return nil
 }
 
 // DrainQueue imports the queued transcripts, extracts the sessions they
-// hold, and clears the queue. The queue file is first renamed aside
-// (atomically), so sessions enqueued meanwhile wait for the next drain; a
-// drain interrupted by a crash is finished by the next one (import and
-// extraction are idempotent). A transcript that fails to import is
-// reported and dropped from the queue.
+// hold, and clears the queue (traces.Store.TakeQueue: sessions enqueued
+// meanwhile wait for the next drain; a drain interrupted by a crash is
+// finished by the next one, import and extraction being idempotent). A
+// transcript that fails to import is reported and dropped from the queue.
 func (k *KB) DrainQueue(ctx context.Context) (*ExtractReport, error) {
 	l, err := k.Lock(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer l.Release()
-	draining := k.queuePath() + ".draining"
-	tree := k.files()
-	if _, err := os.Lstat(draining); errors.Is(err, fs.ErrNotExist) {
-		if err := tree.Rename(k.queuePath(), draining); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return &ExtractReport{Types: map[string]*TypeCounts{}, Sessions: []string{}}, nil
-			}
-			return nil, fmt.Errorf("drain queue: %w", err)
-		}
-	} else if err != nil {
-		return nil, fmt.Errorf("drain queue: %w", err)
-	}
-	b, err := tree.ReadFile(draining)
+	paths, qprobs, done, err := (&traces.Store{Root: k.Root}).TakeQueue()
 	if err != nil {
 		return nil, fmt.Errorf("drain queue: %w", err)
 	}
-	var probs []Problem
-	var paths []string
-	for i, line := range bytes.Split(b, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var e queueEntry
-		if err := json.Unmarshal(line, &e); err != nil || e.Path == "" {
-			probs = append(probs, Problem{Path: StateDir + "/" + QueueFile, Line: i + 1, Msg: "skipping malformed queue entry", Rule: "parse"})
-			continue
-		}
-		if !slices.Contains(paths, e.Path) {
-			paths = append(paths, e.Path)
-		}
+	probs := kbProblems(qprobs)
+	if len(paths) == 0 && len(probs) == 0 {
+		return &ExtractReport{Types: map[string]*TypeCounts{}, Sessions: []string{}}, done()
 	}
 	store, _, err := k.traceStore(false, nil)
 	if err != nil {
@@ -676,10 +589,10 @@ func (k *KB) DrainQueue(ctx context.Context) (*ExtractReport, error) {
 	}
 	rep.Imported = imported
 	rep.Problems = append(probs, rep.Problems...)
-	if err := tree.Remove(draining); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := done(); err != nil {
 		return rep, fmt.Errorf("drain queue: %w", err)
 	}
-	return rep, fsx.SyncDir(filepath.Dir(draining))
+	return rep, nil
 }
 
 // ---------------------------------------------------------------------------
