@@ -2,7 +2,6 @@ package kb
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -87,7 +86,7 @@ func (k *KB) traceStore(noRedact bool, count *atomic.Int64) (*traces.Store, bool
 	if noRedact || !k.Config.Traces.Redact {
 		return st, false, nil
 	}
-	manual := k.manualRules()
+	manual := k.purgedPatterns()
 	var extra []redact.Rule
 	for _, r := range k.Config.Traces.RedactRules {
 		extra = append(extra, redact.Rule{ID: r.ID, Regex: r.Regex, Keywords: r.Keywords, SecretGroup: r.SecretGroup})
@@ -96,49 +95,11 @@ func (k *KB) traceStore(noRedact bool, count *atomic.Int64) (*traces.Store, bool
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: traces.redact_rules: %w", ConfigFile, err)
 	}
-	st.Redactor = &kbRedactor{rd: rd, manual: manual, count: count}
+	st.Redactor = traces.NewRedactor(rd, manual, count)
 	if count != nil {
 		st.Remembered = func(n int) { count.Add(int64(n)) }
 	}
 	return st, true, nil
-}
-
-// kbRedactor is the traces.Redactor of a KB: the patterns of `kb trace
-// redact`, then the rules of redact (gitleaks', kb's and kb.yaml's). count,
-// if set, is increased by the number of secrets replaced.
-type kbRedactor struct {
-	rd     *redact.Redactor
-	manual []*regexp.Regexp
-	count  *atomic.Int64
-}
-
-func (r *kbRedactor) counted(fs []redact.Finding) {
-	if r.count != nil && len(fs) > 0 {
-		r.count.Add(int64(len(fs)))
-	}
-}
-
-func (r *kbRedactor) Text(s string) (string, []redact.Secret) {
-	for _, re := range r.manual {
-		s = re.ReplaceAllLiteralString(s, ManualMarker)
-	}
-	out, fs, found := r.rd.Redact(s)
-	r.counted(fs)
-	return out, found
-}
-
-func (r *kbRedactor) JSON(b []byte) ([]byte, []redact.Secret) {
-	for _, re := range r.manual {
-		b, _ = redact.MapStrings(b, func(s string) (string, int) {
-			if m := re.FindAllStringIndex(s, -1); len(m) > 0 {
-				return re.ReplaceAllLiteralString(s, ManualMarker), len(m)
-			}
-			return s, 0
-		})
-	}
-	out, fs, found := r.rd.RedactJSON(b)
-	r.counted(fs)
-	return out, found
 }
 
 // Import imports transcripts: files, or directories walked for *.jsonl,
@@ -533,7 +494,7 @@ func (k *KB) AppendTraces(ctx context.Context, recs []traces.Record, noRedact bo
 // Manual redaction
 
 // ManualMarker replaces what `kb trace redact` removes.
-const ManualMarker = "[REDACTED:manual]"
+const ManualMarker = traces.ManualMarker
 
 // RedactOptions select what RedactTraces removes.
 type RedactOptions struct {
@@ -636,8 +597,8 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 	if o.DryRun {
 		return rep, nil
 	}
-	if err := k.addManualRule(re); err != nil {
-		return rep, err
+	if err := st.AddPurgedPattern(re); err != nil {
+		return rep, fmt.Errorf("redact: remember pattern: %w", err)
 	}
 	if len(rep.Files) == 0 {
 		return rep, nil
@@ -657,49 +618,14 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 	return rep, x.Close()
 }
 
-// manualRulesFile keeps the patterns of `kb trace redact`, so that later
-// imports of the same transcripts (which still hold the text) redact it too.
-// It lives in .state/ (git-ignored, local) because it holds the values.
-const manualRulesFile = "manual-redactions.json"
-
-func (k *KB) manualRules() []*regexp.Regexp {
-	data, err := k.files().ReadFile(filepath.Join(k.Root, StateDir, manualRulesFile))
+// purgedPatterns are the patterns of earlier `kb trace redact` runs, which
+// every import redacts too (traces.Store.PurgedPatterns).
+func (k *KB) purgedPatterns() []*regexp.Regexp {
+	pats, err := (&traces.Store{Root: k.Root}).PurgedPatterns()
 	if err != nil {
-		return nil
+		k.logf("%v; ignored", err)
 	}
-	var pats []string
-	if json.Unmarshal(data, &pats) != nil {
-		k.logf("%s/%s: not a JSON list of patterns; ignored", StateDir, manualRulesFile)
-		return nil
-	}
-	var out []*regexp.Regexp
-	for _, p := range pats {
-		if re, err := regexp.Compile(p); err == nil && !re.MatchString("") {
-			out = append(out, re)
-		}
-	}
-	return out
-}
-
-func (k *KB) addManualRule(re *regexp.Regexp) error {
-	p := filepath.Join(k.Root, StateDir, manualRulesFile)
-	var pats []string
-	if data, err := k.files().ReadFile(p); err == nil {
-		json.Unmarshal(data, &pats)
-	}
-	for _, x := range pats {
-		if x == re.String() {
-			return nil
-		}
-	}
-	b, err := json.Marshal(append(pats, re.String()))
-	if err != nil {
-		return err
-	}
-	if err := k.files().WriteFile(p, b, 0o600); err != nil {
-		return fmt.Errorf("redact: remember pattern: %w", err)
-	}
-	return nil
+	return pats
 }
 
 func (k *KB) writeKeepMode(abs string, data []byte) error {

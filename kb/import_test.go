@@ -415,7 +415,7 @@ func TestManualRedact(t *testing.T) {
 		t.Errorf("after: %d hits", n)
 	}
 	// Only the pattern list that keeps later imports clean holds it.
-	if l := trLeaks(t, filepath.Join(k.Root), map[string]redacttest.Fake{"v": {Text: value, Parts: []string{value}}}); len(l) != 1 || !strings.Contains(l[0], manualRulesFile) {
+	if l := trLeaks(t, filepath.Join(k.Root), map[string]redacttest.Fake{"v": {Text: value, Parts: []string{value}}}); len(l) != 1 || !strings.Contains(l[0], "manual-redactions.json") {
 		t.Errorf("value still stored: %v", l)
 	}
 	// The session still reads, the tool input is still JSON.

@@ -2,16 +2,113 @@ package traces
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/kbmem/kb/internal/redact"
 )
+
+// ManualMarker replaces what a purge (kb trace redact) removes.
+const ManualMarker = "[REDACTED:manual]"
+
+// purgedFile keeps the patterns of the purges, so that later imports of the
+// same transcripts (which still hold the text) redact it too. It lives in
+// the state directory (git-ignored, local) because it holds the values.
+const purgedFile = "manual-redactions.json"
+
+// PurgedPatterns are the patterns purged before. Patterns that no longer
+// compile, or match the empty string, are left out; a file that is not a
+// JSON list of patterns is an error, and no pattern.
+func (s *Store) PurgedPatterns() ([]*regexp.Regexp, error) {
+	data, err := s.files().ReadFile(filepath.Join(s.Root, stateDir, purgedFile))
+	if err != nil {
+		return nil, nil
+	}
+	var pats []string
+	if json.Unmarshal(data, &pats) != nil {
+		return nil, fmt.Errorf("%s/%s: not a JSON list of patterns", stateDir, purgedFile)
+	}
+	var out []*regexp.Regexp
+	for _, p := range pats {
+		if re, err := regexp.Compile(p); err == nil && !re.MatchString("") {
+			out = append(out, re)
+		}
+	}
+	return out, nil
+}
+
+// AddPurgedPattern remembers a purge's pattern, once.
+func (s *Store) AddPurgedPattern(re *regexp.Regexp) error {
+	p := filepath.Join(s.Root, stateDir, purgedFile)
+	var pats []string
+	if data, err := s.files().ReadFile(p); err == nil {
+		json.Unmarshal(data, &pats)
+	}
+	if slices.Contains(pats, re.String()) {
+		return nil
+	}
+	b, err := json.Marshal(append(pats, re.String()))
+	if err != nil {
+		return err
+	}
+	return s.files().WriteFile(p, b, 0o600)
+}
+
+// NewRedactor is the Redactor of an import: the purged patterns first
+// (each match becomes ManualMarker), then the rules of rd. count, if set,
+// is increased by the number of secrets the rules replaced.
+func NewRedactor(rd *redact.Redactor, purged []*regexp.Regexp, count *atomic.Int64) Redactor {
+	return &ruleRedactor{rd: rd, purged: purged, count: count}
+}
+
+type ruleRedactor struct {
+	rd     *redact.Redactor
+	purged []*regexp.Regexp
+	count  *atomic.Int64
+}
+
+func (r *ruleRedactor) counted(fs []redact.Finding) {
+	if r.count != nil && len(fs) > 0 {
+		r.count.Add(int64(len(fs)))
+	}
+}
+
+func (r *ruleRedactor) Text(s string) (string, []redact.Secret) {
+	for _, re := range r.purged {
+		s = re.ReplaceAllLiteralString(s, ManualMarker)
+	}
+	out, fs, found := r.rd.Redact(s)
+	r.counted(fs)
+	return out, found
+}
+
+func (r *ruleRedactor) JSON(b []byte) ([]byte, []redact.Secret) {
+	for _, re := range r.purged {
+		b, _ = redact.MapStrings(b, replacer(re, ManualMarker))
+	}
+	out, fs, found := r.rd.RedactJSON(b)
+	r.counted(fs)
+	return out, found
+}
+
+// replacer replaces every match of re with marker, counting them, for
+// redact.MapStrings.
+func replacer(re *regexp.Regexp, marker string) func(string) (string, int) {
+	return func(s string) (string, int) {
+		if m := re.FindAllStringIndex(s, -1); len(m) > 0 {
+			return re.ReplaceAllLiteralString(s, marker), len(m)
+		}
+		return s, 0
+	}
+}
 
 // Files lists every session file under Root/traces/, at any depth, as
 // slash paths relative to Root, sorted. Unlike Sessions it reads no file:
@@ -70,12 +167,7 @@ func (s *Store) Rewrite(rel string, fn func([]byte) ([]byte, error)) (bool, erro
 // is every byte of a record but the strings that change. A line that is
 // not JSON (torn, malformed) is replaced in as text.
 func ReplaceInRecords(data []byte, re *regexp.Regexp, marker string) (out []byte, records, matches int) {
-	replace := func(s string) (string, int) {
-		if m := re.FindAllStringIndex(s, -1); len(m) > 0 {
-			return re.ReplaceAllLiteralString(s, marker), len(m)
-		}
-		return s, 0
-	}
+	replace := replacer(re, marker)
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {

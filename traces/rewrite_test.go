@@ -101,3 +101,31 @@ func FuzzReplaceInRecords(f *testing.F) {
 		}
 	})
 }
+
+// TestPurgedPatterns: a purge's pattern is remembered once and redacts
+// what later imports bring, in text and in JSON strings; a corrupt list
+// is an error and redacts nothing.
+func TestPurgedPatterns(t *testing.T) {
+	s := trStore(t)
+	re := regexp.MustCompile(`hunter\d`)
+	for range 2 {
+		if err := s.AddPurgedPattern(re); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pats, err := s.PurgedPatterns()
+	if err != nil || len(pats) != 1 {
+		t.Fatalf("patterns %v %v", pats, err)
+	}
+	r := NewRedactor(nil, pats, nil)
+	if out, _ := r.Text("pw hunter2"); out != "pw "+ManualMarker {
+		t.Errorf("text: %q", out)
+	}
+	if out, _ := r.JSON([]byte(`{"cmd":"login hunter3","n":2}`)); string(out) != `{"cmd":"login `+ManualMarker+`","n":2}` {
+		t.Errorf("json: %s", out)
+	}
+	os.WriteFile(filepath.Join(s.Root, stateDir, purgedFile), []byte("{oops"), 0o600)
+	if pats, err := s.PurgedPatterns(); err == nil || len(pats) != 0 {
+		t.Errorf("corrupt list: %v %v", pats, err)
+	}
+}
