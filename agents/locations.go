@@ -136,3 +136,68 @@ func CodexInProject(p string, roots []string) bool {
 	}
 	return false
 }
+
+// Source is one place transcripts come from: a file or directory, and for
+// the automatic Codex source a filter on the files under it.
+type Source struct {
+	Kind string `json:"kind"` // claude-code, codex, sources
+	Path string `json:"path"`
+	// Keep, if set, says which files under Path belong to the project.
+	Keep func(file string) bool `json:"-"`
+}
+
+// SourceEntries are the entries of kb.yaml's traces section: paths, or
+// "auto" for the agent's own directories of the project.
+type SourceEntries struct {
+	ClaudeCode, Codex, Extra []string
+}
+
+// Sources resolves the entries for the project at projectRoot: "auto"
+// becomes ClaudeCodeDirs, or the Codex sessions directory filtered to the
+// project's rollouts; other entries are taken as given, ~ expanded and
+// relative paths against projectRoot. Each path comes once; paths may not
+// exist yet.
+func Sources(projectRoot string, e SourceEntries) []Source {
+	var out []Source
+	resolve := func(p string) string {
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			p = filepath.Join(Home(), p[1:])
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(projectRoot, p)
+		}
+		return filepath.Clean(p)
+	}
+	auto := func(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "auto") }
+	for _, c := range e.ClaudeCode {
+		if !auto(c) {
+			out = append(out, Source{Kind: traces.AgentClaudeCode, Path: resolve(c)})
+			continue
+		}
+		for _, d := range ClaudeCodeDirs(projectRoot) {
+			out = append(out, Source{Kind: traces.AgentClaudeCode, Path: d})
+		}
+	}
+	for _, c := range e.Codex {
+		if !auto(c) {
+			out = append(out, Source{Kind: traces.AgentCodex, Path: resolve(c)})
+			continue
+		}
+		roots := gitx.Worktrees(projectRoot)
+		out = append(out, Source{Kind: traces.AgentCodex, Path: CodexSessionsDir(), Keep: func(f string) bool {
+			return IsCodexRollout(f) && CodexInProject(f, roots)
+		}})
+	}
+	for _, c := range e.Extra {
+		out = append(out, Source{Kind: "sources", Path: resolve(c)})
+	}
+	seen := map[string]bool{}
+	kept := out[:0]
+	for _, s := range out {
+		if !seen[s.Path] {
+			seen[s.Path] = true
+			kept = append(kept, s)
+		}
+	}
+	return kept
+}

@@ -78,3 +78,33 @@ func TestClaudeCodeAndCodexDirs(t *testing.T) {
 		t.Errorf("CODEX_HOME ignored: %v", got)
 	}
 }
+
+// TestSources: kb.yaml's trace entries resolve to places, "auto" to the
+// agent's own, each path once.
+func TestSources(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CODEX_HOME", "")
+	project := t.TempDir()
+	got := Sources(project, SourceEntries{
+		ClaudeCode: []string{"auto", "~/cc", "auto"},
+		Codex:      []string{" AUTO "},
+		Extra:      []string{"logs", "~/cc"},
+	})
+	want := []string{
+		filepath.Join(ClaudeProjectsDir(), EncodeClaudeProject(project)),
+		filepath.Join(home, "cc"),
+		filepath.Join(home, ".codex", "sessions"),
+		filepath.Join(project, "logs"),
+	}
+	var paths []string
+	for _, s := range got {
+		paths = append(paths, s.Path)
+	}
+	if !slices.Equal(paths, want) {
+		t.Fatalf("sources %v, want %v", paths, want)
+	}
+	if got[2].Keep == nil || got[2].Keep(filepath.Join(home, "notes.jsonl")) || got[0].Keep != nil {
+		t.Error("only the automatic Codex source filters its files, to rollouts")
+	}
+}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/kbmem/kb/agents"
 	"github.com/kbmem/kb/internal/fsx"
-	"github.com/kbmem/kb/internal/gitx"
 	"github.com/kbmem/kb/internal/redact"
 	"github.com/kbmem/kb/traces"
 )
@@ -268,71 +267,25 @@ func (k *KB) inAgentDir(p string) bool {
 	return false
 }
 
-// Source is one place transcripts come from: a file or directory, and for
-// the automatic Codex source a filter on the files under it.
-type Source struct {
-	Kind string `json:"kind"` // claude-code, codex, sources
-	Path string `json:"path"`
-	// Keep, if set, says which files under Path belong to the project.
-	Keep func(file string) bool `json:"-"`
-}
+// Source is one place transcripts come from (agents.Source).
+type Source = agents.Source
 
-// TraceSources resolves the traces section of kb.yaml: "auto" entries
-// become ClaudeCodeDirs / the Codex sessions directory filtered by
-// project, other entries are taken as given (~ expanded, relative paths
-// against the project root). Paths may not exist yet.
+// TraceSources resolves the traces section of kb.yaml (agents.Sources):
+// "auto" entries become the agents' own directories for this project,
+// other entries are taken as given (~ expanded, relative paths against
+// the project root). Paths may not exist yet.
 func (k *KB) TraceSources(claudeCode, codex, extra bool) []Source {
-	var out []Source
-	resolve := func(p string) string {
-		if p == "~" || strings.HasPrefix(p, "~/") {
-			p = filepath.Join(agents.Home(), p[1:])
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(k.ProjectRoot, p)
-		}
-		return filepath.Clean(p)
-	}
+	var e agents.SourceEntries
 	if claudeCode {
-		for _, e := range k.Config.Traces.ClaudeCode {
-			if strings.EqualFold(strings.TrimSpace(e), "auto") {
-				for _, d := range agents.ClaudeCodeDirs(k.ProjectRoot) {
-					out = append(out, Source{Kind: traces.AgentClaudeCode, Path: d})
-				}
-				continue
-			}
-			out = append(out, Source{Kind: traces.AgentClaudeCode, Path: resolve(e)})
-		}
+		e.ClaudeCode = k.Config.Traces.ClaudeCode
 	}
 	if codex {
-		for _, e := range k.Config.Traces.Codex {
-			if strings.EqualFold(strings.TrimSpace(e), "auto") {
-				roots := gitx.Worktrees(k.ProjectRoot)
-				out = append(out, Source{Kind: traces.AgentCodex, Path: agents.CodexSessionsDir(), Keep: func(f string) bool {
-					return agents.IsCodexRollout(f) && agents.CodexInProject(f, roots)
-				}})
-				continue
-			}
-			out = append(out, Source{Kind: traces.AgentCodex, Path: resolve(e)})
-		}
+		e.Codex = k.Config.Traces.Codex
 	}
 	if extra {
-		for _, e := range k.Config.Traces.Extra {
-			out = append(out, Source{Kind: "sources", Path: resolve(e)})
-		}
+		e.Extra = k.Config.Traces.Extra
 	}
-	return dedupeSources(out)
-}
-
-func dedupeSources(in []Source) []Source {
-	seen := map[string]bool{}
-	var out []Source
-	for _, s := range in {
-		if !seen[s.Path] {
-			seen[s.Path] = true
-			out = append(out, s)
-		}
-	}
-	return out
+	return agents.Sources(k.ProjectRoot, e)
 }
 
 // ImportSources imports every existing source of the list (missing
