@@ -192,55 +192,21 @@ func (k *KB) DraftADR(ctx context.Context, o ADRDraftOptions) (*ADRDraft, error)
 	if err != nil {
 		return nil, err
 	}
-	var decisions, negatives []*observations.Observation
-	inSession := func(x *observations.Observation, match func(string) bool) bool {
-		for _, s := range x.Sources {
-			if match(s.Session) {
-				return true
-			}
-		}
-		return false
+	all := make([]*observations.Observation, len(files))
+	for i, f := range files {
+		all[i] = f.Obs
 	}
-	var match func(string) bool
+	var decisions, negatives []*observations.Observation
 	if o.FromObs != "" {
 		f, err := findObs(files, o.FromObs)
 		if err != nil {
 			return nil, err
 		}
-		switch f.Obs.Type {
-		case observations.TypeDecision:
-			decisions = append(decisions, f.Obs)
-		case observations.TypeNegativeResult:
-			negatives = append(negatives, f.Obs)
-		default:
-			return nil, fmt.Errorf("%w: %s is a %s, not a decision or negative result", ErrInvalidInput, f.Obs.ID, f.Obs.Type)
+		if decisions, negatives, err = library.ADRSources(f.Obs, all); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
 		}
-		sessions := map[string]bool{}
-		for _, s := range library.Sessions(f.Obs) {
-			sessions[s] = true
-		}
-		match = func(s string) bool { return sessions[s] }
-		for _, g := range files {
-			if g.Obs.Type == observations.TypeNegativeResult && g.Obs.ID != f.Obs.ID && inSession(g.Obs, match) {
-				negatives = append(negatives, g.Obs)
-			}
-		}
-	} else {
-		match = func(s string) bool { return s == o.Session || strings.HasPrefix(s, o.Session) }
-		for _, g := range files {
-			if !inSession(g.Obs, match) {
-				continue
-			}
-			switch g.Obs.Type {
-			case observations.TypeDecision:
-				decisions = append(decisions, g.Obs)
-			case observations.TypeNegativeResult:
-				negatives = append(negatives, g.Obs)
-			}
-		}
-		if len(decisions)+len(negatives) == 0 {
-			return nil, fmt.Errorf("no decision or negative result in session %q: %w", o.Session, ErrNotFound)
-		}
+	} else if decisions, negatives = library.ADRSourcesOfSession(o.Session, all); len(decisions)+len(negatives) == 0 {
+		return nil, fmt.Errorf("no decision or negative result in session %q: %w", o.Session, ErrNotFound)
 	}
 	notes := k.promotedNotes()
 	num := library.NextADRNumber(notes.ids)

@@ -608,6 +608,57 @@ func adrSections(decisions, negatives []*observations.Observation) string {
 	return b.String()
 }
 
+// ADRSources are what an ADR draft of the observation o is assembled
+// from: o, a decision or a negative result, and the other negative
+// results of its sessions among all.
+func ADRSources(o *observations.Observation, all []*observations.Observation) (decisions, negatives []*observations.Observation, err error) {
+	switch o.Type {
+	case observations.TypeDecision:
+		decisions = append(decisions, o)
+	case observations.TypeNegativeResult:
+		negatives = append(negatives, o)
+	default:
+		return nil, nil, fmt.Errorf("%s is a %s, not a decision or negative result", o.ID, o.Type)
+	}
+	sessions := map[string]bool{}
+	for _, s := range Sessions(o) {
+		sessions[s] = true
+	}
+	for _, g := range all {
+		if g.Type == observations.TypeNegativeResult && g.ID != o.ID && fromSession(g, func(s string) bool { return sessions[s] }) {
+			negatives = append(negatives, g)
+		}
+	}
+	return decisions, negatives, nil
+}
+
+// ADRSourcesOfSession are the decisions and negative results among all
+// with a source in session (an id, or a prefix of one).
+func ADRSourcesOfSession(session string, all []*observations.Observation) (decisions, negatives []*observations.Observation) {
+	match := func(s string) bool { return s == session || strings.HasPrefix(s, session) }
+	for _, g := range all {
+		if !fromSession(g, match) {
+			continue
+		}
+		switch g.Type {
+		case observations.TypeDecision:
+			decisions = append(decisions, g)
+		case observations.TypeNegativeResult:
+			negatives = append(negatives, g)
+		}
+	}
+	return decisions, negatives
+}
+
+func fromSession(o *observations.Observation, match func(string) bool) bool {
+	for _, s := range o.Sources {
+		if match(s.Session) {
+			return true
+		}
+	}
+	return false
+}
+
 // DraftADR pre-assembles an ADR from decisions and negative results (kb adr
 // draft): numbered num, with context, alternatives and their reasoning,
 // the decision, consequences and sources.
