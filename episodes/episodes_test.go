@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -280,5 +281,32 @@ func TestEditedReadsBothDigests(t *testing.T) {
 	}
 	if strip(now) != strip(old) {
 		t.Errorf("render changed:\n%s\nwas:\n%s", now, old)
+	}
+}
+
+// TestPlanBuild: a person's episode is kept and so are its sessions (a new
+// episode sharing one is not written); a kb-written episode no grouping
+// makes any more is removed; the rest is rendered.
+func TestPlanBuild(t *testing.T) {
+	ep := func(id string, sessions ...string) Episode {
+		return Episode{ID: id, Title: id, Goal: "g", Outcome: OutcomeOpen, Scope: Scope{Sessions: sessions}}
+	}
+	mine := ep("ep-mine", "s1")
+	existing := []*File{
+		{Path: FilePath("ep-mine"), Episode: &mine, Edited: true},
+		{Path: FilePath("ep-stale"), Episode: &Episode{ID: "ep-stale"}},
+		{Path: FilePath("ep-kept-by-kb"), Episode: &Episode{ID: "ep-kept-by-kb"}},
+	}
+	b, err := PlanBuild([]Episode{ep("ep-mine", "s1"), ep("ep-clash", "s1", "s2"), ep("ep-new", "s3"), ep("ep-kept-by-kb", "s4")}, existing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written []string
+	for _, w := range b.Write {
+		written = append(written, w.Path)
+	}
+	if !slices.Equal(written, []string{FilePath("ep-new"), FilePath("ep-kept-by-kb")}) ||
+		!slices.Equal(b.Kept, []string{FilePath("ep-mine")}) || !slices.Equal(b.Remove, []string{FilePath("ep-stale")}) {
+		t.Errorf("write %v, kept %v, remove %v", written, b.Kept, b.Remove)
 	}
 }

@@ -29,14 +29,7 @@ type EpisodesReport struct {
 }
 
 // EpisodeFile is an episode as stored in episodes/<id>.md.
-type EpisodeFile struct {
-	Episode *episodes.Episode `json:"episode"`
-	Path    string            `json:"path"`
-	Edited  bool              `json:"edited"`
-	Body    string            `json:"-"`
-}
-
-func episodePath(id string) string { return path.Join(LayerEpisodes, doc.Slug(id)+".md") }
+type EpisodeFile = episodes.File
 
 // LoadEpisodes reads every episode file; files that fail to parse are
 // reported and skipped.
@@ -66,21 +59,12 @@ func (k *KB) LoadEpisodes(ctx context.Context) ([]*EpisodeFile, []Problem, error
 			probs = append(probs, Problem{Path: rel, Msg: err.Error(), Rule: "unreadable"})
 			return nil
 		}
-		e, err := episodes.Parse(rel, b)
-		if err != nil {
-			var pe *episodes.ParseError
-			line := 0
-			if errors.As(err, &pe) {
-				line = pe.Line
-			}
-			probs = append(probs, Problem{Path: rel, Line: line, Msg: err.Error(), Rule: "episode"})
+		f, prob := episodes.ParseFile(rel, b)
+		if prob != nil {
+			probs = append(probs, Problem(*prob))
 			return nil
 		}
-		body := ""
-		if d, err := doc.Parse(rel, b); err == nil {
-			body = d.Body
-		}
-		out = append(out, &EpisodeFile{Episode: e, Path: rel, Edited: episodes.Edited(b), Body: body})
+		out = append(out, f)
 		return nil
 	})
 	sort.Slice(out, func(i, j int) bool {
@@ -139,62 +123,34 @@ func (k *KB) BuildEpisodes(ctx context.Context) (*EpisodesReport, error) {
 		return nil, err
 	}
 	rep.Problems = append(rep.Problems, eprobs...)
-	edited := map[string]bool{} // sessions covered by a person's episode
-	byPath := map[string]*EpisodeFile{}
-	for _, f := range existing {
-		byPath[f.Path] = f
-		if f.Edited {
-			rep.Kept = append(rep.Kept, f.Path)
-			for _, s := range f.Episode.Scope.Sessions {
-				edited[s] = true
-			}
-		}
+	plan, err := episodes.PlanBuild(eps, existing)
+	if err != nil {
+		return nil, err
 	}
-	live := map[string]bool{}
-	for i := range eps {
-		e := &eps[i]
-		rel := episodePath(e.ID)
-		if f := byPath[rel]; f != nil && f.Edited {
-			live[rel] = true
-			continue
-		}
-		clash := false
-		for _, s := range e.Scope.Sessions {
-			clash = clash || edited[s]
-		}
-		if clash {
-			continue
-		}
-		live[rel] = true
-		b, err := episodes.Render(e)
+	rep.Kept = plan.Kept
+	for _, w := range plan.Write {
+		abs, err := k.Path(w.Path)
 		if err != nil {
 			return nil, err
 		}
-		abs, err := k.Path(rel)
-		if err != nil {
-			return nil, err
-		}
-		if old, err := k.files().ReadFile(abs); err == nil && string(old) == string(b) {
+		if old, err := k.files().ReadFile(abs); err == nil && string(old) == string(w.Content) {
 			rep.Unchanged++
 			continue
 		}
-		if err := k.files().WriteFile(abs, b, 0o644); err != nil {
+		if err := k.files().WriteFile(abs, w.Content, 0o644); err != nil {
 			return nil, fmt.Errorf("episodes: %w", err)
 		}
-		rep.Written = append(rep.Written, rel)
+		rep.Written = append(rep.Written, w.Path)
 	}
-	for _, f := range existing {
-		if live[f.Path] || f.Edited {
-			continue
-		}
-		abs, err := k.Path(f.Path)
+	for _, rel := range plan.Remove {
+		abs, err := k.Path(rel)
 		if err != nil {
 			continue
 		}
 		if err := k.files().Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("episodes: %w", err)
 		}
-		rep.Removed = append(rep.Removed, f.Path)
+		rep.Removed = append(rep.Removed, rel)
 	}
 	return rep, nil
 }
