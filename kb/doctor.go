@@ -177,7 +177,7 @@ func (d *doctor) temps(context.Context) error {
 	k := d.k
 	for _, p := range k.strayTemps() {
 		tree := k.files()
-		if !inKB(k.Root, p) {
+		if !fsx.Inside(k.Root, p) {
 			tree = k.projectFiles()
 		}
 		c := d.add("warning", true, Problem{Path: k.Rel(p), Msg: "temporary file left by an interrupted write", Rule: "orphan-temp"})
