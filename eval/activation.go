@@ -88,6 +88,15 @@ func Activation(ctx context.Context, dir string, o ActivationOptions) (*Activati
 	if err != nil {
 		return nil, fmt.Errorf("eval activation: %w", err)
 	}
+	// Hooks answer from the index as it is and never sync it: bring it up
+	// to date first, as kb's background indexer would have.
+	x, _, err := k.OpenIndex(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("eval activation: %w", err)
+	}
+	if err := x.Close(); err != nil {
+		return nil, fmt.Errorf("eval activation: %w", err)
+	}
 	rep := &ActivationReport{Sessions: len(xr.Sessions), Observations: xr.New + xr.Merged + xr.Unchanged, Probes: []ProbeResult{}}
 	var all []string
 	for _, p := range probes {

@@ -7,13 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/index"
 )
 
 // Hook dialects.
@@ -79,9 +82,25 @@ func ParseHookInput(b []byte) (*HookInput, error) {
 //     high-consequence action type (recall.high_consequence), the decision
 //     recall.pretooluse (ask or deny) with the lesson as its reason.
 //   - SessionEnd: the transcript is queued for import and extraction.
+//
+// A hook never builds or syncs the index (see openHookIndex): it answers
+// from the index as it is, and says nothing when there is none.
 func (k *KB) Hook(ctx context.Context, agent string, in *HookInput) (*HookOutput, error) {
+	out, _, err := k.hook(ctx, agent, in)
+	return out, err
+}
+
+// hookState is what a hook found out about the index.
+type hookState struct {
+	// stale says why the index needs a rebuild or a sync, which the hook
+	// leaves to a background indexer; "" when it is up to date.
+	stale string
+}
+
+func (k *KB) hook(ctx context.Context, agent string, in *HookInput) (*HookOutput, hookState, error) {
+	var hs hookState
 	if agent != AgentClaudeCode && agent != AgentCodex {
-		return nil, fmt.Errorf("%w: unknown hook dialect %q (claude-code or codex)", ErrInvalidInput, agent)
+		return nil, hs, fmt.Errorf("%w: unknown hook dialect %q (claude-code or codex)", ErrInvalidInput, agent)
 	}
 	var q RecallQuery
 	switch in.HookEventName {
@@ -89,30 +108,36 @@ func (k *KB) Hook(ctx context.Context, agent string, in *HookInput) (*HookOutput
 		q = RecallQuery{Standing: true, Cwd: in.Cwd, Project: in.Cwd}
 	case EventUserPromptSubmit:
 		if strings.TrimSpace(in.Prompt) == "" {
-			return nil, nil
+			return nil, hs, nil
 		}
 		q = RecallQuery{Task: in.Prompt, Cwd: in.Cwd, Project: in.Cwd}
 	case EventPreToolUse:
 		if in.ToolName == "" {
-			return nil, nil
+			return nil, hs, nil
 		}
 		q = RecallQuery{Tool: in.ToolName, Input: in.ToolInput, Cwd: in.Cwd, Project: in.Cwd}
 	case EventSessionEnd, "Stop":
 		if in.HookEventName == EventSessionEnd && in.TranscriptPath != "" {
 			if err := k.EnqueueSession(in.TranscriptPath); err != nil {
-				return nil, err
+				return nil, hs, err
 			}
 		}
-		return nil, nil
+		return nil, hs, nil
 	default:
-		return nil, nil
+		return nil, hs, nil
 	}
-	res, err := k.Recall(ctx, q)
+	x, stale, err := k.openHookIndex()
+	hs.stale = stale
+	if err != nil || x == nil {
+		return nil, hs, err
+	}
+	defer x.Close()
+	res, err := x.Recall(ctx, q)
 	if err != nil {
-		return nil, err
+		return nil, hs, err
 	}
 	if len(res.Items) == 0 {
-		return nil, nil
+		return nil, hs, nil
 	}
 	text := res.Markdown()
 	if len(text) > MaxHookContext {
@@ -135,7 +160,45 @@ func (k *KB) Hook(ctx context.Context, agent string, in *HookInput) (*HookOutput
 			}
 		}
 	}
-	return &HookOutput{HookSpecificOutput: out}, nil
+	return &HookOutput{HookSpecificOutput: out}, hs, nil
+}
+
+// hookBusyWait is how long a hook waits for a process that holds the index
+// for writing before answering with nothing.
+const hookBusyWait = 100 * time.Millisecond
+
+// openHookIndex opens the index for a hook: read-only, and never built or
+// synced, whatever its state. It returns a nil Index (answer nothing) when
+// there is no usable index, and in stale why it needs a rebuild or a sync
+// (the caller starts a background indexer); a stale but readable index is
+// returned, to answer from what it holds. A busy index is an error: a
+// writer is already at work.
+func (k *KB) openHookIndex() (*Index, string, error) {
+	ro, err := index.OpenReadOnlyWait(filepath.Join(k.Root, IndexDir), hookBusyWait)
+	var se *index.StaleError
+	switch {
+	case errors.As(err, &se):
+		return nil, se.Reason, nil
+	case err != nil:
+		return nil, "", fmt.Errorf("recall: %w", err)
+	}
+	x := &Index{ix: ro, k: k}
+	// No directory recall reads changed since the last sync: a few stats
+	// instead of one per file. Else compare the stamps of those layers.
+	if k.dirsUnchanged() {
+		return x, "", nil
+	}
+	files, err := k.scan()
+	if err != nil {
+		return x, "", nil
+	}
+	stamps := ro.Stamps()
+	maps.DeleteFunc(stamps, func(p string, _ index.Stamp) bool { return strings.HasPrefix(p, LayerTraces+"/") })
+	files = slices.DeleteFunc(files, func(f fileInfo) bool { return f.layer == LayerTraces })
+	if !indexUpToDate(files, stamps) {
+		return x, "files changed since the last sync", nil
+	}
+	return x, "", nil
 }
 
 // HandleHook answers a raw hook event: the JSON to print, or nil for no
@@ -173,20 +236,40 @@ type HookRunOptions struct {
 	// waited for, after a SessionEnd queued a transcript:
 	// DrainExe --kb ROOT --quiet extract --queue.
 	DrainExe string
+	// IndexExe, if set, is the kb executable started, detached, when the
+	// index is missing or stale: IndexExe --kb ROOT --quiet index
+	// --background (one at a time; see startIndexer).
+	IndexExe string
 }
 
-// maxHookInput bounds what a hook reads from stdin.
-const maxHookInput = 16 << 20
+// Bounds of one hook. kb installs its hooks with a timeout of hookTimeout
+// (5) seconds, after which the agent kills them; together these stay well
+// under it. (Variables only so that tests can shorten them.)
+var (
+	// maxHookInput bounds the event a hook reads from stdin; a larger one
+	// is answered with nothing and logged.
+	maxHookInput int64 = 8 << 20
+	// hookReadTimeout bounds the wait for a complete event on stdin. The
+	// event is read as soon as one whole JSON value has arrived, without
+	// waiting for the end of stdin, which an agent may leave open.
+	hookReadTimeout = 1 * time.Second
+	// hookBudget bounds the time from the event to the answer: a hook
+	// still working then answers with nothing and logs "over budget".
+	hookBudget = 2500 * time.Millisecond
+)
 
 // RunHook is the fail-open hook entry point: it reads one event from r,
 // finds the KB (fo, else from the event's cwd), and writes the answer to w.
-// Any problem (no KB, bad input, a busy index, an internal error) is
-// logged as one line to <kb>/.state/hook.log when a KB exists, and nothing
-// is written: a hook must never block the agent. The returned error is
-// for callers that want it; the process should exit 0 regardless.
+// Any problem (no KB, bad input, a busy index, an internal error, the
+// budget spent) is logged as one line to <kb>/.state/hook.log when a KB
+// exists, and nothing is written: a hook must never block the agent. The
+// returned error is for callers that want it; the process should exit 0
+// regardless.
 func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o HookRunOptions) error {
 	fo := o.Find
-	raw, err := io.ReadAll(io.LimitReader(r, maxHookInput))
+	raw, err := readHookEvent(ctx, r)
+	ctx, cancel := context.WithTimeout(ctx, hookBudget)
+	defer cancel()
 	var in *HookInput
 	if err == nil {
 		in, err = ParseHookInput(raw)
@@ -217,28 +300,52 @@ func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o Hook
 		hookLog(k.Root, in, err)
 		return err
 	}
-	var out *HookOutput
-	func() {
+	type answer struct {
+		out *HookOutput
+		hs  hookState
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		var a answer
 		defer func() {
 			if p := recover(); p != nil {
-				err = fmt.Errorf("internal error: %v", p)
+				a.err = fmt.Errorf("internal error: %v", p)
 			}
+			done <- a
 		}()
-		out, err = k.Hook(ctx, agent, in)
+		a.out, a.hs, a.err = k.hook(ctx, agent, in)
 	}()
-	if err != nil {
-		hookLog(k.Root, in, err)
-		return err
+	var a answer
+	select {
+	case a = <-done:
+	case <-ctx.Done():
+		// The work goes on in its goroutine until the process exits; what
+		// it would answer is too late for the agent.
+		a.err = fmt.Errorf("over budget: no answer within %s", hookBudget)
+	}
+	if a.hs.stale != "" && o.IndexExe != "" {
+		started, err := startIndexer(o.IndexExe, k.Root)
+		switch {
+		case err != nil:
+			hookLog(k.Root, in, fmt.Errorf("index %s; start %s index --background: %w", a.hs.stale, o.IndexExe, err))
+		case started:
+			hookLine(k.Root, in, "index", "index "+a.hs.stale+": started kb index --background")
+		}
+	}
+	if a.err != nil {
+		hookLog(k.Root, in, a.err)
+		return a.err
 	}
 	if in.HookEventName == EventSessionEnd && in.TranscriptPath != "" && o.DrainExe != "" {
 		if err := startDrain(o.DrainExe, k.Root); err != nil {
 			hookLog(k.Root, in, fmt.Errorf("start %s extract --queue: %w", o.DrainExe, err))
 		}
 	}
-	if out == nil {
+	if a.out == nil {
 		return nil
 	}
-	b, err := hookJSON(out)
+	b, err := hookJSON(a.out)
 	if err == nil {
 		_, err = w.Write(b)
 	}
@@ -246,6 +353,54 @@ func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o Hook
 		hookLog(k.Root, in, err)
 	}
 	return err
+}
+
+// readHookEvent reads one JSON value from r: as soon as it is complete,
+// without waiting for the end of r; at most maxHookInput bytes; and within
+// hookReadTimeout (or ctx). On a timeout the read goes on in its goroutine,
+// which the process's exit ends.
+func readHookEvent(ctx context.Context, r io.Reader) (json.RawMessage, error) {
+	type result struct {
+		raw json.RawMessage
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		limit := maxHookInput
+		cr := &countingReader{r: io.LimitReader(r, limit+1)}
+		var raw json.RawMessage
+		err := json.NewDecoder(cr).Decode(&raw)
+		switch {
+		case cr.n > limit:
+			err = fmt.Errorf("%w: hook event over %d bytes", ErrInvalidInput, limit)
+		case errors.Is(err, io.EOF):
+			err = fmt.Errorf("%w: no hook event on stdin", ErrInvalidInput)
+		case err != nil:
+			err = fmt.Errorf("%w: hook input is not JSON: %v", ErrInvalidInput, err)
+		}
+		ch <- result{raw, err}
+	}()
+	t := time.NewTimer(hookReadTimeout)
+	defer t.Stop()
+	select {
+	case res := <-ch:
+		return res.raw, res.err
+	case <-t.C:
+		return nil, fmt.Errorf("%w: no complete hook event on stdin within %s", ErrInvalidInput, hookReadTimeout)
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: no complete hook event on stdin: %v", ErrInvalidInput, ctx.Err())
+	}
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // startDrain starts `kb extract --queue` in its own session, with no
@@ -266,13 +421,6 @@ func hookLog(root string, in *HookInput, err error) {
 	if root == "" || err == nil {
 		return
 	}
-	ev := "?"
-	if in != nil {
-		ev = in.HookEventName
-		if in.ToolName != "" {
-			ev += "/" + in.ToolName
-		}
-	}
 	kind := "error"
 	switch {
 	case errors.Is(err, ErrLocked):
@@ -280,9 +428,21 @@ func hookLog(root string, in *HookInput, err error) {
 	case errors.Is(err, ErrInvalidInput):
 		kind = "bad-input"
 	}
-	// One line, no control characters: the event name and the error may
+	hookLine(root, in, kind, err.Error())
+}
+
+// hookLine appends one line to .state/hook.log.
+func hookLine(root string, in *HookInput, kind, msg string) {
+	ev := "?"
+	if in != nil {
+		ev = in.HookEventName
+		if in.ToolName != "" {
+			ev += "/" + in.ToolName
+		}
+	}
+	// One line, no control characters: the event name and the message may
 	// carry text from the hook input or from kb.yaml.
-	line := fmt.Sprintf("%s %s %s: %s\n", time.Now().UTC().Format(time.RFC3339), stripControl(rcOneLine(ev)), kind, stripControl(rcOneLine(err.Error())))
+	line := fmt.Sprintf("%s %s %s: %s\n", time.Now().UTC().Format(time.RFC3339), stripControl(rcOneLine(ev)), kind, stripControl(rcOneLine(msg)))
 	// Through the KB's tree: a hook.log (or .state) a cloned repository
 	// committed as a symlink out of the KB is refused, not appended to.
 	tree := fsx.Tree{Root: root}

@@ -17,8 +17,11 @@ import (
 	"github.com/kbmem/kb/observations"
 )
 
+// rcHook answers a hook event after bringing the index up to date (a hook
+// itself never syncs it, see TestHookNeverIndexes).
 func rcHook(t *testing.T, k *KB, ev map[string]any) *HookOutput {
 	t.Helper()
+	syncIndex(t, k)
 	raw, _ := json.Marshal(ev)
 	b, err := k.HandleHook(context.Background(), AgentClaudeCode, raw)
 	if err != nil {
@@ -148,6 +151,7 @@ func TestRunHookFailsOpen(t *testing.T) {
 		t.Errorf("hook.log = %q, %v", log, err)
 	}
 	// The KB found through the event's cwd, and a real answer.
+	syncIndex(t, k)
 	out.Reset()
 	ev = `{"hook_event_name":"PreToolUse","cwd":` + string(mustJSON(k.Root)) + `,"tool_name":"Bash","tool_input":{"command":"git push -f"}}`
 	if err := RunHook(context.Background(), AgentClaudeCode, strings.NewReader(ev), &out, HookRunOptions{Find: FindOptions{}}); err != nil || !strings.Contains(out.String(), `"permissionDecision":"ask"`) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,6 +47,18 @@ type SearchResult struct {
 	Query string      `json:"query"`
 	Total uint64      `json:"total"`
 	Hits  []SearchHit `json:"hits"`
+}
+
+// ReadLayers are the layers a search with these options reads (nil: all),
+// the ones to bring up to date before it: traces only when asked for.
+func (o SearchOptions) ReadLayers() []string {
+	switch {
+	case len(o.Layers) == 0:
+		return slices.Clone(recallLayers)
+	case slices.Contains(o.Layers, "all"):
+		return nil
+	}
+	return o.Layers
 }
 
 // Search runs a query against the index. Bleve query syntax applies:

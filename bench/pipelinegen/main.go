@@ -9,6 +9,12 @@
 //	                                              types and lessons under DIR/observations/
 //	pipelinegen pct -q P FILE...                  percentile P (0-100) of hyperfine --export-json
 //	                                              times, in ms
+//	pipelinegen session -n N -out FILE            one generic-JSONL session of N chat records
+//	                                              (for kb import --format generic)
+//	pipelinegen note -kind K -kb N -out FILE      a library note of about N KB: K = huge (prose
+//	                                              paragraphs), or one line of openers: lists
+//	                                              ("- 1. "), olist ("1. "), quotes ("> "),
+//	                                              links ("[a]("), wiki ("[")
 //
 // Output is deterministic for the same arguments.
 package main
@@ -21,6 +27,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -35,7 +42,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: pipelinegen big|sessions|obs|pct ...")
+		fmt.Fprintln(os.Stderr, "usage: pipelinegen big|sessions|obs|pct|session|note ...")
 		os.Exit(2)
 	}
 	var err error
@@ -48,6 +55,10 @@ func main() {
 		err = obs(os.Args[2:])
 	case "pct":
 		err = pct(os.Args[2:])
+	case "session":
+		err = session(os.Args[2:])
+	case "note":
+		err = note(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -255,4 +266,84 @@ func pct(args []string) error {
 	i = max(0, min(i, len(all)-1))
 	fmt.Printf("%.2f\n", all[i]*1000)
 	return nil
+}
+
+// benchWords is the vocabulary of session and note: a few real words and
+// 5,000 made-up ones, so that terms have a long tail.
+func benchWords() []string {
+	ws := strings.Fields("index search migration column database commit push branch test failure retry network timeout " +
+		"parser token query schema rebuild segment batch memory budget hook prompt session trace record")
+	for i := range 5000 {
+		ws = append(ws, fmt.Sprintf("w%04d", i))
+	}
+	return ws
+}
+
+func session(args []string) error {
+	fl := flag.NewFlagSet("session", flag.ContinueOnError)
+	n := fl.Int("n", 1000000, "number of records")
+	id := fl.String("id", "big-session", "session id")
+	out := fl.String("out", "", "output file")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	ws := benchWords()
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range *n {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		k := 8 + r.IntN(53)
+		text := make([]string, k)
+		for j := range text {
+			text[j] = ws[r.IntN(len(ws))]
+		}
+		b, _ := json.Marshal(map[string]any{"session": *id, "role": role, "content": strings.Join(text, " "), "timestamp": 1700000000 + i})
+		w.Write(b)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func note(args []string) error {
+	fl := flag.NewFlagSet("note", flag.ContinueOnError)
+	kind := fl.String("kind", "huge", "huge, lists, olist, quotes, links or wiki")
+	kb := fl.Int("kb", 400, "size in KB")
+	out := fl.String("out", "", "output file")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	units := map[string]string{"lists": "- 1. ", "olist": "1. ", "quotes": "> ", "links": "[a](", "wiki": "["}
+	var b strings.Builder
+	b.WriteString("---\ntitle: " + *kind + "\ntype: reference\n---\nSee [[other-note]] and [a link](other.md).\n\n")
+	size := *kb * 1000
+	switch u, ok := units[*kind]; {
+	case *kind == "huge":
+		ws := benchWords()
+		r := rand.New(rand.NewPCG(2, 3))
+		for b.Len() < size {
+			for i := range 80 {
+				if i > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(ws[r.IntN(len(ws))])
+			}
+			b.WriteString("\n\n")
+		}
+	case ok:
+		b.WriteString(strings.Repeat(u, size/len(u)))
+		b.WriteByte('\n')
+	default:
+		return fmt.Errorf("unknown note kind %q", *kind)
+	}
+	return os.WriteFile(*out, []byte(b.String()), 0o644)
 }

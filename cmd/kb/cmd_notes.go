@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,11 +14,17 @@ import (
 // withIndex opens the KB and its index (synced with the files) for a read
 // command.
 func (e *env) withIndex(fn func(k *kb.KB, x *kb.Index) error) error {
+	return e.withIndexLayers(nil, fn)
+}
+
+// withIndexLayers is withIndex syncing only the given layers (all when
+// none): what the command reads.
+func (e *env) withIndexLayers(layers []string, fn func(k *kb.KB, x *kb.Index) error) error {
 	k, err := e.open()
 	if err != nil {
 		return err
 	}
-	x, _, err := k.OpenIndex(context.Background(), e.progress("indexing"))
+	x, _, err := k.OpenIndexLayers(context.Background(), layers, e.progress("indexing KiB"))
 	if err != nil {
 		return err
 	}
@@ -26,7 +33,7 @@ func (e *env) withIndex(fn func(k *kb.KB, x *kb.Index) error) error {
 }
 
 func newIndexCmd(e *env) *cobra.Command {
-	var rebuild bool
+	var rebuild, background bool
 	c := &cobra.Command{
 		Use:   "index",
 		Short: "Bring the search index up to date with the files",
@@ -41,13 +48,23 @@ never required; use it to see what changed, or --rebuild to start over.`,
 				return err
 			}
 			ctx := context.Background()
-			x, st, err := k.OpenIndex(ctx, e.progress("indexing"))
+			if background {
+				// What a hook starts: its output goes to .state/indexer.log.
+				st, ran, err := k.BackgroundIndex(ctx)
+				if err != nil || !ran {
+					return err
+				}
+				fmt.Fprintf(e.err, "%s kb index --background: %d files: %d added, %d updated, %d removed, %d docs\n",
+					time.Now().UTC().Format(time.RFC3339), st.Scanned, st.Added, st.Updated, st.Removed, st.Docs)
+				return nil
+			}
+			x, st, err := k.OpenIndex(ctx, e.progress("indexing KiB"))
 			if err != nil {
 				return err
 			}
 			defer x.Close()
 			if rebuild {
-				if st, err = x.Rebuild(ctx, e.progress("rebuilding")); err != nil {
+				if st, err = x.Rebuild(ctx, e.progress("rebuilding KiB")); err != nil {
 					return err
 				}
 			}
@@ -66,6 +83,8 @@ never required; use it to see what changed, or --rebuild to start over.`,
 		},
 	}
 	c.Flags().BoolVar(&rebuild, "rebuild", false, "drop the index and rebuild it from the files")
+	c.Flags().BoolVar(&background, "background", false, "what a hook starts: sync the layers recall reads, unless another background indexer runs")
+	_ = c.Flags().MarkHidden("background")
 	return c
 }
 
@@ -83,7 +102,7 @@ trigger, lesson, action_type). Traces are searched only with --layer traces
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Query = strings.Join(args, " ")
-			return e.withIndex(func(k *kb.KB, x *kb.Index) error {
+			return e.withIndexLayers(o.ReadLayers(), func(k *kb.KB, x *kb.Index) error {
 				res, err := x.Search(o)
 				if err != nil {
 					return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -116,7 +117,12 @@ stdin and answers on stdout in the agent's hook format:
 
 Nothing is printed when nothing applies. Hooks fail open: any problem (no KB,
 bad input, a busy index) is logged to .state/hook.log and the hook exits 0
-without output, so the agent is never blocked by kb.
+without output, so the agent is never blocked by kb. A hook never builds or
+syncs the index: it answers from the index as it is (nothing when there is
+none) and starts 'kb index --background' to bring it up to date (not with
+KB_HOOK_NO_INDEX=1). It reads the event as soon as it is complete, without
+waiting for the end of stdin, at most 8 MiB and for at most 1 s, and gives
+up answering after 2.5 s.
 
 'kb hook install claude-code' merges kb's hooks into .claude/settings.json of
 the project (--user: ~/.claude/settings.json); 'kb hook install codex' writes
@@ -130,7 +136,10 @@ changes nothing. 'kb hook uninstall' removes only kb's entries.`,
 			Short: "Answer one " + agent + " hook event read on stdin (always exits 0)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				o := kb.HookRunOptions{Find: kb.FindOptions{Dir: e.kbDir, Env: e.getenv("KB_DIR")}, DrainExe: drainExe(e)}
+				o := kb.HookRunOptions{Find: kb.FindOptions{Dir: e.kbDir, Env: e.getenv("KB_DIR")}, DrainExe: drainExe(e), IndexExe: indexExe(e)}
+				// A hook answers from what exists and never indexes: its
+				// memory is small, and the soft limit keeps it so.
+				debug.SetMemoryLimit(hookMemoryLimit)
 				_ = kb.RunHook(context.Background(), agent, e.in, e.out, o)
 				return nil
 			},
@@ -140,12 +149,29 @@ changes nothing. 'kb hook uninstall' removes only kb's entries.`,
 	return c
 }
 
+// hookMemoryLimit is the soft memory limit of a hook process.
+const hookMemoryLimit = 256 << 20
+
+// indexExe is the kb binary a hook starts to rebuild or sync a missing or
+// stale index, or "" (a test binary, or KB_HOOK_NO_INDEX set).
+func indexExe(e *env) string {
+	if e.getenv("KB_HOOK_NO_INDEX") != "" {
+		return ""
+	}
+	return kbExe()
+}
+
 // drainExe is the kb binary SessionEnd starts to import and extract the
 // queued transcript, or "" (a test binary, or KB_HOOK_NO_DRAIN set).
 func drainExe(e *env) string {
 	if e.getenv("KB_HOOK_NO_DRAIN") != "" {
 		return ""
 	}
+	return kbExe()
+}
+
+// kbExe is this kb binary, or "" when it is a test binary.
+func kbExe() string {
 	exe, err := os.Executable()
 	if err != nil || strings.HasSuffix(exe, ".test") || !strings.HasPrefix(filepath.Base(exe), "kb") {
 		return ""

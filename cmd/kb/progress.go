@@ -16,7 +16,7 @@ func (e *env) progress(label string) func(done, total int) {
 	}
 	var bar *progressbar.ProgressBar
 	return func(done, total int) {
-		if total < 200 { // short work needs no bar
+		if total < 200 { // short work needs no bar (in files or KiB)
 			return
 		}
 		if bar == nil {

@@ -38,8 +38,20 @@ type Document struct {
 	// Links are the body's wiki and markdown links, the relations, and the
 	// tags (frontmatter and inline), sorted by line.
 	Links []Link
+	// Fallback lists the body lines the markdown parser did not read
+	// because they were past its size or nesting limits (a huge note, a
+	// line of thousands of link openers); their links and tags were found
+	// by a linear scan, which takes a link's text as written. Empty for
+	// ordinary notes.
+	Fallback []LineRange
 
 	keyLines map[string]int
+}
+
+// LineRange is a range of file lines, both ends included.
+type LineRange struct {
+	From int `json:"from"`
+	To   int `json:"to"`
 }
 
 // Link is one outgoing reference of a document.
@@ -156,6 +168,22 @@ func parse(path string, src []byte, body bool) (d *Document, err error) {
 	}
 	d.Links = append(d.Links, scan.links...)
 	d.Tags = dedupeFold(append(d.Tags, scan.tags...))
+	text, pos, line := src[l.bodyStart:], 0, d.BodyLine
+	for _, r := range scan.fallback { // in order: lines are counted once
+		line += bytes.Count(text[pos:r.start], []byte("\n"))
+		from := line
+		line += bytes.Count(text[r.start:r.end], []byte("\n"))
+		pos = r.end
+		to := line
+		if r.end > r.start && text[r.end-1] == '\n' {
+			to--
+		}
+		if n := len(d.Fallback); n > 0 && d.Fallback[n-1].To+1 >= from {
+			d.Fallback[n-1].To = max(d.Fallback[n-1].To, to)
+			continue
+		}
+		d.Fallback = append(d.Fallback, LineRange{from, to})
+	}
 	sort.SliceStable(d.Links, func(i, j int) bool { return d.Links[i].Line < d.Links[j].Line })
 	return d, nil
 }

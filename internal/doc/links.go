@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -43,8 +44,19 @@ type wikiParser struct{}
 
 func (wikiParser) Trigger() []byte { return []byte{'[', '!'} }
 
-func (wikiParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
-	line, _ := block.PeekLine()
+// wikiMemo remembers, for one parse, where the next "]]" is: every '[' of a
+// line would otherwise search the rest of the line for it, which is
+// quadratic in a line of openers. Offsets are absolute in the source.
+type wikiMemo struct {
+	from  int // where the last search started
+	close int // the "]]" it found; the line's end when none
+	bad   int // the last '[', ']', '\n' or '\r' in [from, close), or -1
+}
+
+var wikiMemoKey = parser.NewContextKey()
+
+func (wikiParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	line, seg := block.PeekLine()
 	start := 2
 	embed := false
 	if bytes.HasPrefix(line, []byte("![[")) {
@@ -52,14 +64,36 @@ func (wikiParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Nod
 	} else if !bytes.HasPrefix(line, []byte("[[")) {
 		return nil
 	}
-	end := bytes.Index(line[start:], []byte("]]"))
-	if end <= 0 {
-		return nil
+	var end int
+	if seg.Padding != 0 {
+		// Offsets within line are not source offsets: no memo, and a
+		// bounded search.
+		end = bytes.Index(line[start:min(len(line), start+maxWikiInner+2)], []byte("]]"))
+		if end <= 0 || bytes.ContainsAny(line[start:start+end], "[]\n\r") {
+			return nil
+		}
+	} else {
+		abs := seg.Start + start
+		m, _ := pc.Get(wikiMemoKey).(*wikiMemo)
+		if m == nil {
+			m = &wikiMemo{close: -1}
+			pc.Set(wikiMemoKey, m)
+		}
+		if abs < m.from || abs > m.close {
+			m.from, m.close, m.bad = abs, seg.Start+len(line), -1
+			if k := bytes.Index(line[start:], []byte("]]")); k >= 0 {
+				m.close = abs + k
+			}
+			if k := bytes.LastIndexAny(line[start:m.close-seg.Start], "[]\n\r"); k >= 0 {
+				m.bad = abs + k
+			}
+		}
+		end = m.close - abs
+		if m.close >= seg.Start+len(line) || end <= 0 || end > maxWikiInner || m.bad >= abs {
+			return nil
+		}
 	}
 	inner := line[start : start+end]
-	if bytes.ContainsAny(inner, "[]\n\r") {
-		return nil
-	}
 	n := parseWikiInner(string(inner))
 	if n == nil {
 		return nil
@@ -90,9 +124,13 @@ func parseWikiInner(s string) *wikiNode {
 }
 
 type bodyScan struct {
-	links []Link
-	tags  []string
+	links    []Link
+	tags     []string
+	fallback []region // what goldmark did not see
 }
+
+// goldmarkBytes counts the bytes given to goldmark (for tests).
+var goldmarkBytes atomic.Int64
 
 // scanBody extracts links and inline tags from a markdown body. firstLine is
 // the file line of body[0].
@@ -114,7 +152,11 @@ func scanBody(body []byte, firstLine int) (res bodyScan, err error) {
 	lineOf := func(off int) int {
 		return firstLine + sort.SearchInts(nl, off)
 	}
-	root := mdParser.Parse(text.NewReader(body))
+	// goldmark sees only what it parses in linear time; the rest (most
+	// notes have none) is scanned linearly. See boundBody.
+	md, rest := boundBody(body)
+	goldmarkBytes.Add(int64(len(md)))
+	root := mdParser.Parse(text.NewReader(md))
 	lastPos := 0
 	err = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -135,18 +177,22 @@ func scanBody(body []byte, firstLine int) (res bodyScan, err error) {
 				pos = lastPos
 			}
 			if l, ok := markdownLink(string(n.Destination)); ok {
-				l.Alias = strings.TrimSpace(inlineText(n, body))
+				l.Alias = strings.TrimSpace(inlineText(n, md))
 				l.Line = lineOf(pos)
 				res.links = append(res.links, l)
 			}
 		case *ast.Text:
 			lastPos = n.Segment.Start
-			res.tags = append(res.tags, inlineTags(body, n.Segment.Start, n.Segment.Stop, func(t string, off int) {
+			res.tags = append(res.tags, inlineTags(md, n.Segment.Start, n.Segment.Stop, func(t string, off int) {
 				res.links = append(res.links, Link{Kind: KindTag, Target: t, Line: lineOf(off)})
 			})...)
 		}
 		return ast.WalkContinue, nil
 	})
+	for _, r := range rest {
+		scanLinear(body, r, lineOf, &res)
+	}
+	res.fallback = rest
 	return res, err
 }
 

@@ -543,6 +543,30 @@ func WriteNoFollow(p string, data []byte, perm os.FileMode) error {
 	return err
 }
 
+// OpenLog opens p (inside the tree) for appending, creating it, for a log
+// handed to a child process as its output; with truncate the file is
+// emptied first. A symlink as its last component is refused (O_NOFOLLOW)
+// and a directory on the way that leads out of the tree is refused by name.
+func (t Tree) OpenLog(p string, truncate bool) (*os.File, error) {
+	dir, base, err := t.resolveParent(p)
+	if err != nil {
+		return nil, err
+	}
+	full := filepath.Join(dir, base)
+	if err := refuseLink(full); err != nil {
+		return nil, err
+	}
+	flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND | oNoFollow
+	if truncate {
+		flags |= os.O_TRUNC
+	}
+	f, err := os.OpenFile(full, flags, 0o644)
+	if err != nil {
+		return nil, relabel(err, p)
+	}
+	return f, nil
+}
+
 // refuseLink is O_NOFOLLOW where the platform has no such flag: an Lstat
 // before the open (racy, but the open itself cannot do better there).
 func refuseLink(p string) error {

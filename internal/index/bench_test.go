@@ -284,14 +284,14 @@ func BenchmarkStamps100k(b *testing.B) {
 		m[fmt.Sprintf("traces/2025/%02d/session-%08d.jsonl", i%12, i)] = Stamp{Mtime: time.Now().UnixNano(), Size: int64(i * 100)}
 	}
 	path := filepath.Join(b.TempDir(), "stamps")
-	if err := writeStamps(path, 1, m); err != nil {
+	if err := writeStamps(path, 1, m, nil); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("load", func(b *testing.B) {
 		cpu0 := cpuTime()
 		defer func() { reportCPU(b, cpu0) }()
 		for i := 0; i < b.N; i++ {
-			if _, got, err := readStamps(path); err != nil || len(got) != len(m) {
+			if _, got, _, err := readStamps(path); err != nil || len(got) != len(m) {
 				b.Fatal(err)
 			}
 		}
@@ -300,7 +300,7 @@ func BenchmarkStamps100k(b *testing.B) {
 		cpu0 := cpuTime()
 		defer func() { reportCPU(b, cpu0) }()
 		for i := 0; i < b.N; i++ {
-			if err := writeStamps(path, 1, m); err != nil {
+			if err := writeStamps(path, 1, m, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -6,20 +6,34 @@
 // and rebuilt. Layout of the index directory:
 //
 //	schema   text file holding SchemaVersion; an index of another version is rebuilt
-//	stamps   binary file: (mtime, size) of every indexed source file, plus the
-//	         generation of the last Apply (see below); CRC-checked
+//	stamps   binary file: (mtime, size) of every indexed source file, the
+//	         progress of append-only files, and the generation of the last
+//	         Apply (see below); CRC-checked
+//	journal  JSON: the files the Apply in progress is changing (absent between Applies)
 //	bleve/   the bleve index (index_meta.json + store/)
 //
 // Everything is keyed by source file: one file may yield many docs (a trace
 // session file yields one doc per dialogue turn). Apply replaces all docs of a
-// file in one batch, then persists the stamps atomically with internal/fsx.
-// Each Apply also stores a generation counter inside bleve (in the same batch
-// as the documents) and in the stamps file; Open compares the two, so a crash
-// between the bleve commit and the stamp write, a deleted store directory, or
-// a stamps file from another index is detected and the index is rebuilt from
-// scratch instead of silently drifting from the files. As a consequence every
-// doc in an open index belongs to a stamped file, and Apply only needs to look
-// up the old docs of files it has a stamp for.
+// file, then persists the stamps atomically with internal/fsx. Each Apply also
+// stores a generation counter inside bleve (in every batch) and in the stamps
+// file; Open compares the two, so a deleted store directory or a stamps file
+// from another index is detected and the index is rebuilt from scratch instead
+// of silently drifting from the files.
+//
+// Bounded and resumable work: Apply commits its docs in batches bounded by
+// count (batchDocs) and bytes (batchBytes), and a body over MaxBody is cut to
+// its head (Doc.Truncated keeps the full size). A large file is indexed in
+// parts, one Apply each (Change.Append, Change.Partial), so the caller never
+// holds more than a part. Before its first batch Apply writes the journal; a
+// process killed after some batches leaves bleve one generation ahead of the
+// stamps, and Open then resumes from the journal rather than rebuilding: the
+// files being replaced or removed are stamped incomplete (the next sync takes
+// them up again and Apply looks up their docs), and the files being appended
+// to keep their last recorded Progress (the next sync appends from there; the
+// same docs get the same ids). A generation mismatch without a matching
+// journal is still rebuilt. As a consequence every doc in an open index
+// belongs to a stamped file, and Apply only needs to look up the old docs of
+// files it has a stamp for.
 //
 // Indexing bypasses bleve's reflection-based mapper: docs are turned into
 // bleve documents directly (Batch.IndexAdvanced), with field options and

@@ -58,7 +58,8 @@ const (
 	fSession     = "session"
 	fSeq         = "seq"
 	fLinks       = "links"
-	fAllText     = "_text" // every Doc.Text value, unstored; target of plain terms
+	fTruncated   = "truncated" // full body size of a body cut to MaxBody
+	fAllText     = "_text"     // every Doc.Text value, unstored; target of plain terms
 )
 
 type fieldDef struct {
@@ -84,6 +85,7 @@ var staticFields = map[string]fieldDef{
 	fSession:     {kindKeyword, true},
 	fSeq:         {kindNum, true},
 	fLinks:       {kindKeyword, true},
+	fTruncated:   {kindNum, true},
 	fAllText:     {kindText, false},
 }
 
@@ -312,6 +314,9 @@ func (a analyzers) buildDocument(d *Doc) *document.Document {
 		bd.AddField(document.NewNumericFieldWithIndexingOptions(fSeq, nil, float64(d.Seq), staticFields[fSeq].options()))
 	}
 	list(fLinks, d.Links, true)
+	if d.Truncated > 0 {
+		bd.AddField(document.NewNumericFieldWithIndexingOptions(fTruncated, nil, float64(d.Truncated), staticFields[fTruncated].options()))
+	}
 	if len(d.Text) > 0 {
 		keys := sortedKeys(d.Text)
 		for i, k := range keys {

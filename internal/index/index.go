@@ -9,10 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/document"
@@ -22,12 +26,15 @@ import (
 	"github.com/gofrs/flock"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/kbmem/kb/internal/failpoint"
 	"github.com/kbmem/kb/internal/fsx"
 )
 
 // SchemaVersion is the version of the mapping and of the sidecar formats.
 // Bump it whenever either changes; an index of another version is rebuilt.
-const SchemaVersion = 1
+// 2: stamps record the progress of append-only files; docs record a
+// truncated body.
+const SchemaVersion = 2
 
 // BusyTimeout is how long Open waits for another process that holds the
 // index open before failing with ErrBusy.
@@ -42,6 +49,32 @@ var RebuildLockTimeout = 10 * time.Second
 // 10k-note Apply: 2000 peaked at 571 MB RSS, 250 at 281 MB, with no visible
 // slowdown (22 s vs 26 s wall); CPU per note is flat from 250 to 2500.
 const batchDocs = 250
+
+// batchBytes bounds the text of one bleve batch, so that memory stays
+// bounded by a few batches however large the documents are: 250 notes of
+// MaxBody each would otherwise make one batch of 500 MB.
+const batchBytes = 4 << 20
+
+// MaxBody is the most of a document's body that is indexed (and stored):
+// a larger body is cut to its head at a UTF-8 boundary, and Doc.Truncated
+// records its full size. The source file keeps everything; search and
+// snippets see the first MaxBody bytes. Indexing costs about 70 bytes of
+// memory and 0.25 s per byte-megabyte of body, so an uncapped 100 MB note
+// took 25 s and 7 GB.
+const MaxBody = 2 << 20
+
+// CapBody returns body cut to MaxBody bytes (at a rune boundary) and the
+// size to record in Doc.Truncated: len(body) when it was cut, else 0.
+func CapBody(body string) (string, int64) {
+	if len(body) <= MaxBody {
+		return body, 0
+	}
+	n := MaxBody
+	for n > 0 && n > MaxBody-4 && !utf8.RuneStart(body[n]) {
+		n--
+	}
+	return body[:n], int64(len(body))
+}
 
 // applyParallel is the number of batches Apply commits concurrently.
 func applyParallel() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
@@ -83,24 +116,43 @@ type Doc struct {
 	Updated     time.Time
 	Session     string // trace session id (traces layer)
 	Seq         int
-	Links       []string            // raw link targets; stored lower-cased
-	Text        map[string]string   // extra analyzed fields, searchable as key:word
-	Keywords    map[string][]string // extra exact fields, searchable as key:value
-	Num         map[string]float64  // extra numeric fields, searchable as key:>1
+	Links       []string // raw link targets; stored lower-cased
+	// Truncated is the full size in bytes of a body that was cut to
+	// MaxBody (Apply cuts it, if the caller did not); 0 when Body is whole.
+	// Searchable as truncated:>0.
+	Truncated int64
+	Text      map[string]string   // extra analyzed fields, searchable as key:word
+	Keywords  map[string][]string // extra exact fields, searchable as key:value
+	Num       map[string]float64  // extra numeric fields, searchable as key:>1
 }
 
 // Change replaces all docs of one source file (Remove=false) or removes them.
+//
+// A large file can be indexed in parts, one Apply each, so that memory stays
+// bounded and a killed process keeps what it committed: the first part
+// replaces the file's docs, the next ones set Append; every part but the
+// last sets Partial, which records the file as incomplete (not Stamp) so
+// that a sync interrupted between parts takes it up again. Progress, for an
+// append-only file, says how far the part's docs reach; it is stored with
+// the stamp and returned by Index.Progress.
 type Change struct {
-	Path   string
-	Stamp  Stamp
-	Docs   []Doc
-	Remove bool
+	Path     string
+	Stamp    Stamp
+	Docs     []Doc
+	Remove   bool
+	Append   bool // add Docs to the file's docs (same ids replace), delete none
+	Partial  bool // more parts follow: record the file as incomplete
+	Progress Progress
 }
 
 // OpenInfo tells whether Open had to rebuild the index and why.
 type OpenInfo struct {
 	Rebuilt bool
 	Reason  string // "missing", "corrupt: ...", "schema 0 -> 1", ...
+	// Resumed is set when an update was interrupted (the process was
+	// killed) and Open kept what it had committed: the files it was
+	// changing are marked incomplete, so the next sync finishes them.
+	Resumed []string
 }
 
 // DocError reports a doc that cannot be indexed; Apply indexes nothing then.
@@ -132,13 +184,17 @@ type Index struct {
 	bi  bleve.Index
 	m   mapping.IndexMapping
 	an  analyzers
-	// stamps, reg and gen describe what bi holds; see doc.go.
+	// stamps, prog, reg and gen describe what bi holds; see doc.go.
 	stamps map[string]Stamp
+	prog   map[string]Progress
 	reg    registry
 	gen    uint64
-	// lookupAll is set after a failed Apply that committed some batches:
-	// unstamped files may then have docs, so every change looks up old docs.
-	lookupAll bool
+	// carry lists the files of failed Applies that may have committed some
+	// batches: their stamps are incomplete in memory, and the next journal
+	// names them too, until a stamps write records that on disk.
+	carry []string
+	// resumed is what Open resumed (OpenInfo.Resumed).
+	resumed []string
 }
 
 // Open opens the index in dir, creating it if needed. A missing, unreadable,
@@ -148,12 +204,12 @@ func Open(dir string) (*Index, OpenInfo, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, OpenInfo{}, fmt.Errorf("index: %w", err)
 	}
-	ix, reason, err := openExisting(dir, false)
+	ix, reason, err := openExisting(dir, false, BusyTimeout)
 	if err != nil {
 		return nil, OpenInfo{}, err
 	}
 	if reason == "" {
-		return ix, OpenInfo{}, nil
+		return ix, OpenInfo{Resumed: ix.resumed}, nil
 	}
 	// Two processes finding the same bad index must not both rebuild it:
 	// the second would remove the index the first just created (its schema
@@ -167,10 +223,10 @@ func Open(dir string) (*Index, OpenInfo, error) {
 		return nil, OpenInfo{}, fmt.Errorf("index: %s: another process is rebuilding it: %w", dir, ErrBusy)
 	}
 	defer fl.Unlock()
-	if again, r, err := openExisting(dir, false); err != nil {
+	if again, r, err := openExisting(dir, false, BusyTimeout); err != nil {
 		return nil, OpenInfo{}, err
 	} else if r == "" {
-		return again, OpenInfo{}, nil // rebuilt by another process meanwhile
+		return again, OpenInfo{Resumed: again.resumed}, nil // rebuilt by another process meanwhile
 	}
 	ix, err = create(dir)
 	if err != nil {
@@ -185,7 +241,13 @@ func Open(dir string) (*Index, OpenInfo, error) {
 // rebuild yields a *StaleError. It still waits for a writer in another
 // process (bolt's shared lock), failing with ErrBusy after BusyTimeout.
 func OpenReadOnly(dir string) (*Index, error) {
-	ix, reason, err := openExisting(dir, true)
+	return OpenReadOnlyWait(dir, BusyTimeout)
+}
+
+// OpenReadOnlyWait is OpenReadOnly waiting at most wait for a writer (a
+// hook cannot wait long: it answers with nothing instead).
+func OpenReadOnlyWait(dir string, wait time.Duration) (*Index, error) {
+	ix, reason, err := openExisting(dir, true, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -195,16 +257,16 @@ func OpenReadOnly(dir string) (*Index, error) {
 	return ix, nil
 }
 
-func runtimeConfig(readOnly bool) map[string]any {
+func runtimeConfig(readOnly bool, wait time.Duration) map[string]any {
 	return map[string]any{
-		"bolt_timeout": BusyTimeout.String(),
+		"bolt_timeout": max(wait, time.Millisecond).String(),
 		"read_only":    readOnly,
 	}
 }
 
 // openExisting returns a non-empty reason when the index must be rebuilt,
 // and an error only for conditions a rebuild cannot fix.
-func openExisting(dir string, readOnly bool) (ix *Index, reason string, err error) {
+func openExisting(dir string, readOnly bool, wait time.Duration) (ix *Index, reason string, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, schemaFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -223,7 +285,7 @@ func openExisting(dir string, readOnly bool) (ix *Index, reason string, err erro
 		return nil, fmt.Sprintf("schema %d -> %d", v, SchemaVersion), nil
 	}
 
-	bi, err := openBleve(filepath.Join(dir, bleveDir), runtimeConfig(readOnly))
+	bi, err := openBleve(filepath.Join(dir, bleveDir), runtimeConfig(readOnly, wait))
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			return nil, "", fmt.Errorf("index: %s: %w", dir, ErrBusy)
@@ -241,6 +303,10 @@ func openExisting(dir string, readOnly bool) (ix *Index, reason string, err erro
 	}
 	return ix, "", nil
 }
+
+// Resumed lists the files an interrupted update was changing when this
+// Index was opened (see OpenInfo.Resumed); nil when none.
+func (ix *Index) Resumed() []string { return ix.resumed }
 
 // load reads the generation, field registry and stamps of a freshly opened
 // bleve index and checks that they agree.
@@ -269,7 +335,7 @@ func (ix *Index) load() (reason string, err error) {
 	if ix.reg, err = unmarshalRegistry(rb); err != nil {
 		return "corrupt: " + err.Error(), nil
 	}
-	sgen, stamps, err := readStamps(filepath.Join(ix.dir, stampsFile))
+	sgen, stamps, prog, err := readStamps(filepath.Join(ix.dir, stampsFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "corrupt: stamps file missing", nil
@@ -280,11 +346,31 @@ func (ix *Index) load() (reason string, err error) {
 	}
 	switch {
 	case bgen > sgen:
-		return fmt.Sprintf("interrupted update: index generation %d, stamps %d", bgen, sgen), nil
+		// A process was killed during an Apply, after some of its batches
+		// committed. Its journal says which files it was changing.
+		j, ok, err := readJournal(ix.dir)
+		if err != nil {
+			return "", err
+		}
+		if !ok || j.Gen != bgen || bgen != sgen+1 {
+			return fmt.Sprintf("interrupted update: index generation %d, stamps %d", bgen, sgen), nil
+		}
+		j.resume(stamps, prog)
+		if !ix.readOnly {
+			// Record the resumed state, so that the stamps agree with
+			// bleve again; a failure here leaves the same state for the
+			// next Open to resume.
+			if err := writeStamps(filepath.Join(ix.dir, stampsFile), bgen, stamps, prog); err != nil {
+				return "", fmt.Errorf("index: write stamps: %w", err)
+			}
+			removeJournal(ix.dir)
+		}
+		ix.resumed = append(append([]string{}, j.Replace...), j.Append...)
+		sort.Strings(ix.resumed)
 	case bgen < sgen:
 		return fmt.Sprintf("corrupt: index generation %d behind stamps %d (lost segments?)", bgen, sgen), nil
 	}
-	ix.stamps, ix.gen = stamps, bgen
+	ix.stamps, ix.prog, ix.gen = stamps, prog, bgen
 	return "", nil
 }
 
@@ -318,16 +404,16 @@ func create(dir string) (*Index, error) {
 		return nil, err
 	}
 	m := newMapping()
-	bi, err := bleve.NewUsing(filepath.Join(dir, bleveDir), m, scorch.Name, bleve.Config.DefaultKVStore, runtimeConfig(false))
+	bi, err := bleve.NewUsing(filepath.Join(dir, bleveDir), m, scorch.Name, bleve.Config.DefaultKVStore, runtimeConfig(false, BusyTimeout))
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			err = ErrBusy
 		}
 		return nil, fmt.Errorf("index: create %s: %w", dir, err)
 	}
-	ix := &Index{dir: dir, bi: bi, m: m, stamps: map[string]Stamp{}, reg: registry{}}
+	ix := &Index{dir: dir, bi: bi, m: m, stamps: map[string]Stamp{}, prog: map[string]Progress{}, reg: registry{}}
 	if ix.an, err = loadAnalyzers(m); err == nil {
-		if err = writeStamps(filepath.Join(dir, stampsFile), 0, ix.stamps); err == nil {
+		if err = writeStamps(filepath.Join(dir, stampsFile), 0, ix.stamps, ix.prog); err == nil {
 			err = fsx.WriteFile(filepath.Join(dir, schemaFile), []byte(strconv.Itoa(SchemaVersion)+"\n"), 0o644)
 		}
 	}
@@ -339,7 +425,7 @@ func create(dir string) (*Index, error) {
 }
 
 func removeFiles(dir string) error {
-	for _, name := range []string{schemaFile, stampsFile, bleveDir} {
+	for _, name := range []string{schemaFile, stampsFile, journalFile, bleveDir} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return fmt.Errorf("index: remove old index: %w", err)
 		}
@@ -385,15 +471,25 @@ func (ix *Index) Reset() error {
 		return err
 	}
 	ix.bi, ix.m, ix.an = fresh.bi, fresh.m, fresh.an
-	ix.stamps, ix.reg, ix.gen, ix.lookupAll = fresh.stamps, fresh.reg, fresh.gen, false
+	ix.stamps, ix.prog, ix.reg, ix.gen, ix.carry = fresh.stamps, fresh.prog, fresh.reg, fresh.gen, nil
 	return nil
 }
 
 // Stamps returns a copy of the stamps of all indexed files, keyed by path.
+// A file indexed only in part (Change.Partial, or an interrupted update)
+// has a stamp that matches no file.
 func (ix *Index) Stamps() map[string]Stamp {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return maps.Clone(ix.stamps)
+}
+
+// Progress returns the recorded progress of an append-only file.
+func (ix *Index) Progress(path string) (Progress, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	p, ok := ix.prog[path]
+	return p, ok
 }
 
 // Count returns the number of docs in the index.
@@ -411,10 +507,15 @@ func (ix *Index) Count() (uint64, error) {
 }
 
 // Apply replaces all docs of each changed file with its new docs (old docs
-// the file no longer produces are deleted) or removes them, then persists
-// the stamps. It is idempotent. Doc.Path is set to Change.Path. If two docs
-// share an ID, the last one wins. Invalid docs (*DocError) make Apply index
-// nothing.
+// the file no longer produces are deleted), appends them (Change.Append) or
+// removes them, then persists the stamps. It is idempotent. Doc.Path is set
+// to Change.Path. If two docs share an ID, the last one wins. Invalid docs
+// (*DocError) make Apply index nothing. A body over MaxBody is cut.
+//
+// Docs are committed in batches bounded by count and bytes. Before the
+// first batch a journal names the files being changed, so that a process
+// killed halfway loses only the batches not yet committed: the next Open
+// resumes from the journal instead of rebuilding (see journalFile).
 func (ix *Index) Apply(changes []Change) error {
 	if ix.readOnly {
 		return ErrReadOnly
@@ -422,7 +523,7 @@ func (ix *Index) Apply(changes []Change) error {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
 	ix.mu.RLock()
-	bi, reg, lookupAll := ix.bi, ix.reg, ix.lookupAll
+	bi, reg := ix.bi, ix.reg
 	ix.mu.RUnlock()
 	if bi == nil {
 		return ErrClosed
@@ -450,13 +551,20 @@ func (ix *Index) Apply(changes []Change) error {
 		}
 	}
 
-	// Old docs of files we indexed before; an unstamped file has none
-	// unless an earlier Apply failed halfway (lookupAll).
+	// Old docs of files we indexed before; an unstamped file has none (a
+	// failed or interrupted Apply leaves its files stamped incomplete).
+	// Appended parts delete nothing.
 	var dels []string
 	var r bindex.IndexReader
+	j := journal{Gen: ix.gen + 1, Replace: slices.Clone(ix.carry)}
 	for i := range changes {
 		c := &changes[i]
-		if _, ok := ix.stamps[c.Path]; !ok && !lookupAll {
+		if c.Append && !c.Remove {
+			j.Append = append(j.Append, c.Path)
+			continue
+		}
+		j.Replace = append(j.Replace, c.Path)
+		if _, ok := ix.stamps[c.Path]; !ok {
 			continue
 		}
 		if r == nil {
@@ -478,6 +586,9 @@ func (ix *Index) Apply(changes []Change) error {
 				dels = append(dels, id)
 			}
 		}
+	}
+	if err := writeJournal(ix.dir, j); err != nil {
+		return fmt.Errorf("index: write journal: %w", err)
 	}
 
 	gen := ix.gen + 1
@@ -510,6 +621,8 @@ func (ix *Index) Apply(changes []Change) error {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			failpoint.Hit("index.batch")
+			batches.Add(1)
 			if err := bi.Batch(b); err != nil {
 				errMu.Lock()
 				if errOne == nil {
@@ -520,7 +633,7 @@ func (ix *Index) Apply(changes []Change) error {
 		}()
 	}
 	fill := func() error {
-		b, pending := newBatch(), 0
+		b, pending, size := newBatch(), 0, 0
 		for _, id := range dels {
 			b.Delete(id)
 		}
@@ -535,12 +648,19 @@ func (ix *Index) Apply(changes []Change) error {
 					continue // a later doc has the same id
 				}
 				d.Path = c.Path
+				if len(d.Body) > MaxBody {
+					var full int64
+					d.Body, full = CapBody(d.Body)
+					d.Truncated = max(d.Truncated, full)
+				}
 				if err := b.IndexAdvanced(ix.an.buildDocument(&d)); err != nil {
 					return &DocError{Path: c.Path, ID: d.ID, Msg: err.Error()}
 				}
-				if pending++; pending >= batchDocs {
+				pending++
+				size += docBytes(&d)
+				if pending >= batchDocs || size >= batchBytes {
 					submit(b)
-					b, pending = newBatch(), 0
+					b, pending, size = newBatch(), 0, 0
 				}
 			}
 		}
@@ -553,11 +673,15 @@ func (ix *Index) Apply(changes []Change) error {
 		errOne = fillErr
 	}
 	if errOne != nil {
-		// Some batches may have committed: unstamped files can now have
-		// docs, so look up old docs for every file from now on. (After a
-		// restart, Open sees the generation mismatch and rebuilds.)
+		// Some batches may have committed: the replaced files are
+		// incomplete now, so the next Apply looks up their docs (and the
+		// next sync takes them up again).
 		ix.mu.Lock()
-		ix.lookupAll = true
+		for _, p := range j.Replace {
+			ix.stamps[p] = incomplete
+			delete(ix.prog, p)
+		}
+		ix.carry = j.Replace
 		ix.mu.Unlock()
 		var de *DocError
 		if errors.As(errOne, &de) {
@@ -567,14 +691,25 @@ func (ix *Index) Apply(changes []Change) error {
 	}
 
 	// The docs are durable; record what they came from. If this write
-	// fails, the next Open sees mismatching generations and rebuilds.
+	// fails, the next Open resumes from the journal.
+	failpoint.Hit("index.stamps")
 	ix.mu.Lock()
 	for i := range changes {
 		c := &changes[i]
-		if c.Remove {
+		switch {
+		case c.Remove:
 			delete(ix.stamps, c.Path)
-		} else {
+			delete(ix.prog, c.Path)
+			continue
+		case c.Partial:
+			ix.stamps[c.Path] = incomplete
+		default:
 			ix.stamps[c.Path] = c.Stamp
+		}
+		if c.Progress != (Progress{}) {
+			ix.prog[c.Path] = c.Progress
+		} else {
+			delete(ix.prog, c.Path)
 		}
 	}
 	if len(add) > 0 {
@@ -583,12 +718,35 @@ func (ix *Index) Apply(changes []Change) error {
 		ix.reg = merged
 	}
 	ix.gen = gen
-	data := encodeStamps(gen, ix.stamps)
+	data := encodeStamps(gen, ix.stamps, ix.prog)
 	ix.mu.Unlock()
 	if err := fsx.WriteFile(filepath.Join(ix.dir, stampsFile), data, 0o644); err != nil {
 		return fmt.Errorf("index: write stamps: %w", err)
 	}
+	ix.carry = nil
+	removeJournal(ix.dir)
 	return nil
+}
+
+// batches counts the batches Apply committed (for tests).
+var batches atomic.Int64
+
+// docBytes estimates the text of a doc that a batch holds while bleve
+// analyzes it.
+func docBytes(d *Doc) int {
+	n := len(d.ID) + len(d.Path) + len(d.Title) + len(d.Description) + len(d.Body) + 64
+	for _, v := range d.Text {
+		n += len(v)
+	}
+	for _, vs := range d.Keywords {
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	for _, v := range d.Links {
+		n += len(v)
+	}
+	return n
 }
 
 // docsOfPath lists the ids of the docs whose path field is path.
@@ -747,6 +905,8 @@ func (ix *Index) decodeField(d *Doc, name string, typ byte, val []byte) {
 		}
 		if name == fSeq {
 			d.Seq = int(v)
+		} else if name == fTruncated {
+			d.Truncated = int64(v)
 		} else if ix.reg[name] == kindNum {
 			if d.Num == nil {
 				d.Num = map[string]float64{}

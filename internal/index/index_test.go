@@ -515,7 +515,7 @@ func TestCorruption(t *testing.T) {
 		}, "corrupt: "},
 		{"other schema", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, schemaFile), []byte("0\n"), 0o644)
-		}, "schema 0 -> 1"},
+		}, "schema 0 -> 2"},
 		{"garbage schema", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, schemaFile), []byte("\xff\xfe"), 0o644)
 		}, "corrupt: schema"},
@@ -533,11 +533,11 @@ func TestCorruption(t *testing.T) {
 			os.Remove(filepath.Join(dir, stampsFile))
 		}, "corrupt: stamps file missing"},
 		{"stamps behind index (crash before stamp write)", func(t *testing.T, dir string) {
-			gen, m, err := readStamps(filepath.Join(dir, stampsFile))
+			gen, m, prog, err := readStamps(filepath.Join(dir, stampsFile))
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeStamps(filepath.Join(dir, stampsFile), gen-1, m)
+			writeStamps(filepath.Join(dir, stampsFile), gen-1, m, prog)
 		}, "interrupted update"},
 	}
 	for _, tc := range cases {
@@ -576,34 +576,36 @@ func TestCorruption(t *testing.T) {
 
 func TestStampsCodec(t *testing.T) {
 	m := map[string]Stamp{"a.md": {1, 2}, "traces/ü ñ.jsonl": {-5, 1 << 40}, "": {0, 0}}
-	b := encodeStamps(42, m)
-	gen, got, err := decodeStamps(b)
-	if err != nil || gen != 42 || !reflect.DeepEqual(got, m) {
-		t.Fatalf("round trip: %d %v %v", gen, got, err)
+	prog := map[string]Progress{"traces/ü ñ.jsonl": {Done: 1 << 39, Tail: 0xdeadbeef}}
+	b := encodeStamps(42, m, prog)
+	gen, got, gotProg, err := decodeStamps(b)
+	if err != nil || gen != 42 || !reflect.DeepEqual(got, m) || !reflect.DeepEqual(gotProg, prog) {
+		t.Fatalf("round trip: %d %v %v %v", gen, got, gotProg, err)
 	}
 	for i := range b {
 		c := slices.Clone(b)
 		c[i] ^= 0x55
-		if _, _, err := decodeStamps(c); err == nil {
+		if _, _, _, err := decodeStamps(c); err == nil {
 			t.Fatalf("flipped byte %d not detected", i)
 		}
-		if _, _, err := decodeStamps(b[:i]); err == nil {
+		if _, _, _, err := decodeStamps(b[:i]); err == nil {
 			t.Fatalf("truncation at %d not detected", i)
 		}
 	}
 }
 
 func FuzzStamps(f *testing.F) {
-	f.Add(encodeStamps(1, map[string]Stamp{"a": {1, 2}}))
+	f.Add(encodeStamps(1, map[string]Stamp{"a": {1, 2}}, nil))
+	f.Add(encodeStamps(3, map[string]Stamp{"t.jsonl": {1, 2}}, map[string]Progress{"t.jsonl": {Done: 2, Tail: 7}}))
 	f.Add([]byte(stampMagic))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		gen, m, err := decodeStamps(b)
+		gen, m, prog, err := decodeStamps(b)
 		if err != nil {
 			return
 		}
-		gen2, m2, err := decodeStamps(encodeStamps(gen, m))
-		if err != nil || gen2 != gen || !reflect.DeepEqual(m2, m) {
+		gen2, m2, prog2, err := decodeStamps(encodeStamps(gen, m, prog))
+		if err != nil || gen2 != gen || !reflect.DeepEqual(m2, m) || !reflect.DeepEqual(prog2, prog) {
 			t.Fatalf("re-encoded stamps differ: %v", err)
 		}
 	})

@@ -148,7 +148,9 @@ func kbEnv(home string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "HOME="+home, "NO_COLOR=1", "GIT_CONFIG_NOSYSTEM=1",
+	// No background indexer started by hooks: a detached process could
+	// outlive the test's temp dirs (bounded_test.go turns it back on).
+	return append(env, "HOME="+home, "NO_COLOR=1", "GIT_CONFIG_NOSYSTEM=1", "KB_HOOK_NO_INDEX=1",
 		"GIT_AUTHOR_NAME=kb-test", "GIT_AUTHOR_EMAIL=kb@test.invalid", "GIT_COMMITTER_NAME=kb-test", "GIT_COMMITTER_EMAIL=kb@test.invalid")
 }
 

@@ -1,0 +1,220 @@
+package kb
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func hookEvent(t *testing.T, ev map[string]any) *HookInput {
+	t.Helper()
+	raw, _ := json.Marshal(ev)
+	in, err := ParseHookInput(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// A hook never builds or syncs the index: without one it answers nothing
+// and creates none; with a stale one it answers from what the index holds
+// and leaves it as it is; either way it says the index needs work.
+func TestHookNeverIndexes(t *testing.T) {
+	k := rcPushForceKB(t, "ask")
+	ev := hookEvent(t, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
+		"tool_input": map[string]any{"command": "git push --force origin main"}})
+	out, hs, err := k.hook(context.Background(), AgentClaudeCode, ev)
+	if err != nil || out != nil {
+		t.Fatalf("no index: answered %+v, %v", out, err)
+	}
+	if hs.stale != "missing" {
+		t.Errorf("stale = %q, want missing", hs.stale)
+	}
+	if _, err := os.Stat(filepath.Join(k.Root, IndexDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the hook created the index: %v", err)
+	}
+
+	syncIndex(t, k)
+	out, hs, err = k.hook(context.Background(), AgentClaudeCode, ev)
+	if err != nil || out == nil || hs.stale != "" {
+		t.Fatalf("fresh index: %+v, %q, %v", out, hs.stale, err)
+	}
+
+	// A new lesson since the last sync: the hook answers from the index
+	// as it is (the force-push lesson), and does not index the new file.
+	rcCorrection(t, k, "deleting the cache", "Never rm -rf the cache; run make clean.", []string{"fs:delete-recursive"})
+	stamps := filepath.Join(k.Root, IndexDir, "stamps")
+	before, _ := os.ReadFile(stamps)
+	out, hs, err = k.hook(context.Background(), AgentClaudeCode, ev)
+	if err != nil || out == nil || !strings.Contains(out.HookSpecificOutput.AdditionalContext, "Never force-push main") {
+		t.Fatalf("stale index: %+v, %v", out, err)
+	}
+	if hs.stale == "" {
+		t.Error("a stale index was not reported stale")
+	}
+	if after, _ := os.ReadFile(stamps); !bytes.Equal(before, after) {
+		t.Error("the hook synced the index")
+	}
+}
+
+// The event is read as soon as it is complete: an agent that leaves stdin
+// open does not stall the hook.
+func TestRunHookDoesNotWaitForEOF(t *testing.T) {
+	k := rcPushForceKB(t, "ask")
+	syncIndex(t, k)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	defer pr.Close()
+	ev := `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}`
+	if _, err := pw.WriteString(ev); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- RunHook(context.Background(), AgentClaudeCode, pr, &out, HookRunOptions{Find: FindOptions{Dir: k.Root}})
+	}()
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(out.String(), "Never force-push main") {
+			t.Fatalf("answer %q, %v", out.String(), err)
+		}
+	case <-time.After(time.Minute): // a generous bound, not a measurement
+		t.Fatal("RunHook waited for the end of stdin")
+	}
+}
+
+func TestReadHookEventBounds(t *testing.T) {
+	old, oldMax := hookReadTimeout, maxHookInput
+	hookReadTimeout, maxHookInput = 50*time.Millisecond, 1<<10
+	t.Cleanup(func() { hookReadTimeout, maxHookInput = old, oldMax })
+	// Over the size cap.
+	big := `{"hook_event_name":"UserPromptSubmit","prompt":"` + strings.Repeat("x", 2<<10) + `"}`
+	if _, err := readHookEvent(context.Background(), strings.NewReader(big)); err == nil || !strings.Contains(err.Error(), "over 1024 bytes") {
+		t.Errorf("over-size event: %v", err)
+	}
+	// An incomplete event on a stdin left open: the deadline answers.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	defer pr.Close()
+	pw.WriteString(`{"hook_event_name":"Pre`)
+	if _, err := readHookEvent(context.Background(), pr); err == nil || !strings.Contains(err.Error(), "within") {
+		t.Errorf("incomplete event: %v", err)
+	}
+	// Empty stdin, and trailing bytes after the event (ignored).
+	if _, err := readHookEvent(context.Background(), strings.NewReader("")); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("empty stdin: %v", err)
+	}
+	raw, err := readHookEvent(context.Background(), strings.NewReader(`{"hook_event_name":"Stop"} trailing`))
+	if err != nil || string(raw) != `{"hook_event_name":"Stop"}` {
+		t.Errorf("event with trailing bytes: %q %v", raw, err)
+	}
+}
+
+// A hook that runs out of its budget answers nothing and logs it.
+func TestRunHookOverBudget(t *testing.T) {
+	k := rcPushForceKB(t, "ask")
+	syncIndex(t, k)
+	old := hookBudget
+	hookBudget = time.Nanosecond
+	t.Cleanup(func() { hookBudget = old })
+	var out bytes.Buffer
+	ev := `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}`
+	err := RunHook(context.Background(), AgentClaudeCode, strings.NewReader(ev), &out, HookRunOptions{Find: FindOptions{Dir: k.Root}})
+	if err == nil || out.Len() > 0 {
+		t.Fatalf("over budget: %q, %v", out.String(), err)
+	}
+	log, _ := os.ReadFile(filepath.Join(k.Root, StateDir, "hook.log"))
+	if !strings.Contains(string(log), "over budget") {
+		t.Errorf("hook.log = %q", log)
+	}
+}
+
+// Without an index, RunHook starts the background indexer (here a script
+// recording its arguments) and answers nothing.
+func TestRunHookStartsIndexer(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell script")
+	}
+	k := rcPushForceKB(t, "ask")
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "fake-kb")
+	args := filepath.Join(dir, "args")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\necho \"$@\" > "+args+".tmp && mv "+args+".tmp "+args+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	ev := `{"hook_event_name":"UserPromptSubmit","prompt":"commit these changes"}`
+	if err := RunHook(context.Background(), AgentClaudeCode, strings.NewReader(ev), &out, HookRunOptions{Find: FindOptions{Dir: k.Root}, IndexExe: exe}); err != nil || out.Len() > 0 {
+		t.Fatalf("no index: %q, %v", out.String(), err)
+	}
+	var got []byte
+	for range 600 { // polls for the detached process, up to a minute
+		if b, err := os.ReadFile(args); err == nil {
+			got = b
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if want := "--kb " + k.Root + " --quiet index --background\n"; string(got) != want {
+		t.Errorf("indexer started with %q, want %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(k.Root, IndexDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the hook created the index: %v", err)
+	}
+}
+
+// BackgroundIndex syncs the layers recall reads, one at a time.
+func TestBackgroundIndex(t *testing.T) {
+	k := rcPushForceKB(t, "ask")
+	writeSession(t, k, "s1", 0, 5, "alpha")
+	st, ran, err := k.BackgroundIndex(context.Background())
+	if err != nil || !ran {
+		t.Fatalf("BackgroundIndex: %v %v", ran, err)
+	}
+	if st.Added != 2 {
+		t.Errorf("added %d files, want the 2 observations (traces are left out)", st.Added)
+	}
+	ev := hookEvent(t, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
+		"tool_input": map[string]any{"command": "git push --force origin main"}})
+	if out, hs, err := k.hook(context.Background(), AgentClaudeCode, ev); out == nil || hs.stale != "" || err != nil {
+		t.Errorf("after the background index: %+v %q %v", out, hs.stale, err)
+	}
+	// While one runs (its lock held), another does nothing.
+	l, err := k.lockIndexer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if _, ran, err := k.BackgroundIndex(context.Background()); ran || err != nil {
+		t.Errorf("second indexer ran: %v %v", ran, err)
+	}
+}
+
+// A sync of the traces alone does not tell the hooks the notes are fresh.
+func TestTraceSyncKeepsHooksStale(t *testing.T) {
+	k := rcPushForceKB(t, "ask")
+	syncIndex(t, k)
+	rcCorrection(t, k, "deleting the cache", "Never rm -rf the cache; run make clean.", []string{"fs:delete-recursive"})
+	x, _, err := k.OpenIndexLayers(context.Background(), []string{LayerTraces}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	if k.dirsUnchanged() {
+		t.Error("a traces-only sync recorded the directory times: hooks would trust a stale index")
+	}
+}
