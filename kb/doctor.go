@@ -254,7 +254,7 @@ func (d *doctor) checkTrace(rel string) []Problem {
 	for _, s := range sessions {
 		d.sessions[s] = true
 	}
-	return kbProblems(probs)
+	return probs
 }
 
 // sources reports observations whose sources name no session of traces/.

@@ -61,7 +61,7 @@ func (k *KB) LoadEpisodes(ctx context.Context) ([]*EpisodeFile, []Problem, error
 		}
 		f, prob := episodes.ParseFile(rel, b)
 		if prob != nil {
-			probs = append(probs, Problem(*prob))
+			probs = append(probs, *prob)
 			return nil
 		}
 		out = append(out, f)
@@ -99,7 +99,7 @@ func (k *KB) BuildEpisodes(ctx context.Context) (*EpisodesReport, error) {
 		}
 		var recs []traces.Record
 		_, probs, err := st.ReadFile(info.Path, func(r traces.Record) error { recs = append(recs, r); return nil })
-		rep.Problems = append(rep.Problems, kbProblems(probs)...)
+		rep.Problems = append(rep.Problems, probs...)
 		if err != nil {
 			rep.Problems = append(rep.Problems, Problem{Path: info.Path, Msg: err.Error(), Rule: "trace"})
 			continue

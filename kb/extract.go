@@ -401,19 +401,10 @@ func (k *KB) readSession(info traces.SessionInfo) (*sessionData, []Problem, erro
 		return nil
 	})
 	if err != nil {
-		return nil, kbProblems(probs), err
+		return nil, probs, err
 	}
 	sort.SliceStable(sess.Records, func(i, j int) bool { return sess.Records[i].Seq < sess.Records[j].Seq })
-	return &sessionData{info: info, size: size, sess: sess}, kbProblems(probs), nil
-}
-
-// kbProblems are a layer's problems as kb reports them.
-func kbProblems(ps []traces.Problem) []Problem {
-	out := make([]Problem, len(ps))
-	for i, p := range ps {
-		out[i] = Problem(p)
-	}
-	return out
+	return &sessionData{info: info, size: size, sess: sess}, probs, nil
 }
 
 // mergeObservations folds candidates into the observation files, in
@@ -464,9 +455,7 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 	}
 	rep.Forgotten += res.Forgotten
 	rep.Edited += res.Edited
-	for _, p := range res.Problems {
-		rep.Problems = append(rep.Problems, Problem{Path: p.Path, Line: p.Line, Msg: p.Msg, Rule: p.Rule})
-	}
+	rep.Problems = append(rep.Problems, res.Problems...)
 	writes := make([]*obsWrite, 0, len(res.Writes))
 	for _, w := range res.Writes {
 		ow := &obsWrite{Path: w.Path, Content: w.Content, After: sum(w.Content)}
@@ -550,7 +539,7 @@ func (k *KB) DrainQueue(ctx context.Context) (*ExtractReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("drain queue: %w", err)
 	}
-	probs := kbProblems(qprobs)
+	probs := qprobs
 	if len(paths) == 0 && len(probs) == 0 {
 		return &ExtractReport{Types: map[string]*TypeCounts{}, Sessions: []string{}}, done()
 	}

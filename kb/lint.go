@@ -81,7 +81,7 @@ func (k *KB) Lint(ctx context.Context) (*LintResult, error) {
 	for i, p := range docs {
 		ds[i] = p.Doc
 	}
-	res := &LintResult{Files: len(docs) + len(probs), Problems: append(probs, kbProblems(library.Lint(ds, GraphOf(docs)))...)}
+	res := &LintResult{Files: len(docs) + len(probs), Problems: append(probs, library.Lint(ds, GraphOf(docs))...)}
 	sort.SliceStable(res.Problems, func(i, j int) bool {
 		a, b := res.Problems[i], res.Problems[j]
 		if a.Path != b.Path {

@@ -100,11 +100,7 @@ func readObsFile(abs, rel string) (*ObsFile, *Problem) {
 	if err != nil {
 		return nil, &Problem{Path: rel, Msg: err.Error(), Rule: "unreadable"}
 	}
-	f, p := observations.ParseFile(rel, b)
-	if p != nil {
-		return nil, &Problem{Path: p.Path, Line: p.Line, Msg: p.Msg, Rule: p.Rule}
-	}
-	return f, nil
+	return observations.ParseFile(rel, b)
 }
 
 // SaveObservation writes an observation atomically: a new file, or an

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
@@ -33,20 +34,9 @@ import (
 func IndexSchema() string { return fmt.Sprint(index.SchemaVersion) }
 
 // Problem is a file-level problem found while reading the KB: a file that
-// fails to parse, a broken link, a duplicate id. It prints as path:line: msg.
-type Problem struct {
-	Path string `json:"path"`
-	Line int    `json:"line"`
-	Msg  string `json:"message"`
-	Rule string `json:"rule"`
-}
-
-func (p Problem) String() string {
-	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Msg)
-	}
-	return fmt.Sprintf("%s: %s", p.Path, p.Msg)
-}
+// fails to parse, a broken link, a duplicate id. It prints as path:line: msg
+// (internal/diag.Problem, which every layer reports).
+type Problem = diag.Problem
 
 // SyncStats reports what an index sync did.
 type SyncStats struct {
