@@ -17,6 +17,7 @@ import (
 
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
+	"github.com/kbmem/kb/internal/jsonx"
 )
 
 // Hook dialects.
@@ -219,14 +220,13 @@ func (k *KB) HandleHook(ctx context.Context, agent string, raw []byte) ([]byte, 
 	return b, nil
 }
 
+// hookJSON is v as one line of JSON (jsonx: no HTML escaping).
 func hookJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonx.Marshal(v)
+	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return append(b, '\n'), nil
 }
 
 // HookRunOptions configure RunHook.

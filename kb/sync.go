@@ -53,14 +53,20 @@ type SyncStats struct {
 	Problems []Problem `json:"problems,omitempty"`
 }
 
-// Index is the KB's open search index. Close it when done.
-type Index struct {
+// Searcher is the KB's open search index: search, show, links, recall over
+// what the files hold, kept in step with them. Close it when done. (Not
+// internal/index.Index, which it holds.)
+type Searcher struct {
 	ix *index.Index
 	k  *KB
 }
 
 // Close closes the index.
-func (x *Index) Close() error { return x.ix.Close() }
+func (x *Searcher) Close() error { return x.ix.Close() }
+
+// Index is the old name of Searcher, kept while recall (kb/recall.go,
+// judge.go) moves out of kb; it goes with them.
+type Index = Searcher
 
 // OpenIndex opens the derived index and brings it up to date with the
 // files: a missing, corrupt or old-schema index is rebuilt (with one line
@@ -69,7 +75,7 @@ func (x *Index) Close() error { return x.ix.Close() }
 // while they are indexed (a session of a million turns is one file).
 // While a background indexer (see BackgroundIndex) holds the index, it
 // waits for it to finish rather than failing as busy.
-func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*Index, SyncStats, error) {
+func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*Searcher, SyncStats, error) {
 	return k.OpenIndexLayers(ctx, nil, progress)
 }
 
@@ -77,7 +83,7 @@ func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*In
 // (every layer when none): a search of the notes does not wait for a
 // session just imported to be indexed. The other layers are searchable as
 // they were last indexed.
-func (k *KB) OpenIndexLayers(ctx context.Context, layers []string, progress func(done, total int)) (*Index, SyncStats, error) {
+func (k *KB) OpenIndexLayers(ctx context.Context, layers []string, progress func(done, total int)) (*Searcher, SyncStats, error) {
 	x, st, err := k.openIndex(ctx, layers, progress)
 	if errors.Is(err, index.ErrBusy) && k.waitIndexer(ctx) {
 		x, st, err = k.openIndex(ctx, layers, progress)
@@ -85,7 +91,7 @@ func (k *KB) OpenIndexLayers(ctx context.Context, layers []string, progress func
 	return x, st, err
 }
 
-func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done, total int)) (*Index, SyncStats, error) {
+func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done, total int)) (*Searcher, SyncStats, error) {
 	// The stat walk and opening bleve are independent: overlap them, since
 	// every read command pays both.
 	type scanned struct {
@@ -109,7 +115,7 @@ func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done,
 	if err != nil {
 		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
 	}
-	x := &Index{ix: ix, k: k}
+	x := &Searcher{ix: ix, k: k}
 	if sc.err != nil {
 		ix.Close()
 		return nil, SyncStats{}, sc.err
@@ -136,7 +142,7 @@ func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done,
 }
 
 // Rebuild drops the index and indexes every file again.
-func (x *Index) Rebuild(ctx context.Context, progress func(done, total int)) (SyncStats, error) {
+func (x *Searcher) Rebuild(ctx context.Context, progress func(done, total int)) (SyncStats, error) {
 	if err := x.ix.Reset(); err != nil {
 		return SyncStats{}, fmt.Errorf("rebuild index: %w", err)
 	}
@@ -310,7 +316,7 @@ func (k *KB) indexDir() (string, error) {
 }
 
 // Sync applies the changes between the files and the index.
-func (x *Index) Sync(ctx context.Context, progress func(done, total int)) (SyncStats, error) {
+func (x *Searcher) Sync(ctx context.Context, progress func(done, total int)) (SyncStats, error) {
 	files, err := x.k.scan()
 	if err != nil {
 		return SyncStats{}, err
@@ -319,7 +325,7 @@ func (x *Index) Sync(ctx context.Context, progress func(done, total int)) (SyncS
 }
 
 // sync applies the changes of files (of the given layers only, when any).
-func (x *Index) sync(ctx context.Context, files []fileInfo, layers []string, progress func(done, total int)) (SyncStats, error) {
+func (x *Searcher) sync(ctx context.Context, files []fileInfo, layers []string, progress func(done, total int)) (SyncStats, error) {
 	var st SyncStats
 	stamps := x.ix.Stamps()
 	if len(layers) > 0 {
@@ -485,7 +491,7 @@ type filePart struct {
 
 // loadParts turns one file into parts, handing each to emit; it stops when
 // emit returns false.
-func (x *Index) loadParts(f fileInfo, emit func(filePart) bool) bool {
+func (x *Searcher) loadParts(f fileInfo, emit func(filePart) bool) bool {
 	if f.layer == LayerTraces {
 		return x.loadTrace(f, emit)
 	}
@@ -589,7 +595,7 @@ func NoteID(d *doc.Document) string {
 // and the bytes before it are unchanged, only what follows is read: a
 // growing session costs what it appended, and an interrupted sync
 // continues where it stopped.
-func (x *Index) loadTrace(f fileInfo, emit func(filePart) bool) bool {
+func (x *Searcher) loadTrace(f fileInfo, emit func(filePart) bool) bool {
 	fh, err := fsx.OpenNoFollow(f.abs) // scanned: no symlink on the way
 	if err != nil {
 		return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp}, fileBytes: f.stamp.Size,
