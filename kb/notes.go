@@ -117,7 +117,7 @@ func fieldString(v any) string {
 // Graph builds the link graph of every markdown document from the index's
 // stored fields, without re-reading the files.
 func (x *Searcher) Graph() (*links.Graph, error) {
-	docs, err := x.ix.All("path", "layer", "type", "title", "tags", "noteid", linkField)
+	docs, err := x.ix.All("path", "layer", "type", "title", "tags", "noteid", index.LinkField)
 	if err != nil {
 		return nil, err
 	}
@@ -131,8 +131,8 @@ func (x *Searcher) Graph() (*links.Graph, error) {
 			id = ks[0]
 		}
 		var ls []doc.Link
-		for _, enc := range d.Keywords[linkField] {
-			if l, ok := decodeLink(enc); ok {
+		for _, enc := range d.Keywords[index.LinkField] {
+			if l, ok := index.DecodeLink(enc); ok {
 				ls = append(ls, l)
 			}
 		}

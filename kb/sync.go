@@ -18,7 +18,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -523,68 +522,11 @@ func (k *KB) loadFile(f fileInfo) ([]index.Doc, []Problem) {
 		return []index.Doc{{ID: f.rel, Path: f.rel, Layer: f.layer, Title: path.Base(f.rel), Body: body, Truncated: truncated}},
 			[]Problem{{Path: f.rel, Line: line, Msg: msg, Rule: "parse"}}
 	}
-	return []index.Doc{docToIndex(f.layer, d)}, nil
-}
-
-// docToIndex maps a parsed document onto the index schema. The bleve id is
-// the path (unique by construction); the note id is a keyword field.
-func docToIndex(layer string, d *doc.Document) index.Doc {
-	x := index.Doc{
-		ID: d.Path, Path: d.Path, Layer: layer, Type: d.Type, Title: d.Title, Description: d.Description,
-		Tags: d.Tags, Lifecycle: d.Lifecycle, Status: d.Status,
-		Text: map[string]string{}, Keywords: map[string][]string{"noteid": {NoteID(d)}}, Num: map[string]float64{},
-	}
-	x.Body, x.Truncated = index.CapBody(d.Body) // the file keeps all of it
-	if t, err := d.CreatedTime(); err == nil {
-		x.Created = t
-	}
-	if t, err := d.UpdatedTime(); err == nil {
-		x.Updated = t
-	}
-	if x.Title == "" {
-		x.Title = NoteID(d)
-	}
-	for _, l := range d.Links {
-		if l.Kind != "tag" {
-			x.Links = append(x.Links, l.Target)
-			x.Keywords[linkField] = append(x.Keywords[linkField], encodeLink(l))
-		}
-	}
-	for _, key := range []string{"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "question", "chosen"} {
-		if s, ok := d.Fields[key].(string); ok && s != "" {
-			x.Text[key] = s
-		}
-	}
-	for _, key := range []string{"action_type", "action_types", "triggers", "domain", "projects"} {
-		switch v := d.Fields[key].(type) {
-		case string:
-			x.Keywords[key] = []string{v}
-		case []any:
-			for _, e := range v {
-				if s, ok := e.(string); ok {
-					x.Keywords[key] = append(x.Keywords[key], s)
-				}
-			}
-		}
-	}
-	for _, key := range []string{"importance", "confidence", "sessions"} {
-		switch v := d.Fields[key].(type) {
-		case int:
-			x.Num[key] = float64(v)
-		case float64:
-			x.Num[key] = v
-		}
-	}
-	return x
+	return []index.Doc{index.FromDocument(f.layer, d)}, nil
 }
 
 // NoteID is a document's id: its frontmatter id, else its file name.
-func NoteID(d *doc.Document) string {
-	if d.ID != "" {
-		return d.ID
-	}
-	return strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))
-}
+func NoteID(d *doc.Document) string { return d.IDOrName() }
 
 // loadTrace indexes the dialogue turns of a session file, one document per
 // message record, so retrieval works at the granularity of a turn while every
@@ -775,23 +717,6 @@ func firstLine(s string, n int) string {
 		s = truncate(s, n)
 	}
 	return s
-}
-
-// linkField stores each link of a document, encoded, so that the link graph
-// can be built from the index without re-reading files.
-const linkField = "linkrec"
-
-func encodeLink(l doc.Link) string {
-	return strings.Join([]string{l.Kind, l.Rel, strconv.Itoa(l.Line), l.Target, l.Alias, l.Heading}, "\x1f")
-}
-
-func decodeLink(s string) (doc.Link, bool) {
-	p := strings.Split(s, "\x1f")
-	if len(p) != 6 {
-		return doc.Link{}, false
-	}
-	line, _ := strconv.Atoi(p[2])
-	return doc.Link{Kind: p[0], Rel: p[1], Line: line, Target: p[3], Alias: p[4], Heading: p[5]}, true
 }
 
 // dirStampsFile records, after each sync, the modification time of every
