@@ -325,36 +325,8 @@ func (x *Searcher) Sync(ctx context.Context, progress func(done, total int)) (Sy
 
 // sync applies the changes of files (of the given layers only, when any).
 func (x *Searcher) sync(ctx context.Context, files []fileInfo, layers []string, progress func(done, total int)) (SyncStats, error) {
-	var st SyncStats
-	stamps := x.ix.Stamps()
-	if len(layers) > 0 {
-		in := func(p string) bool { l, _, _ := strings.Cut(p, "/"); return slices.Contains(layers, l) }
-		files = slices.DeleteFunc(slices.Clone(files), func(f fileInfo) bool { return !in(f.rel) })
-		maps.DeleteFunc(stamps, func(p string, _ index.Stamp) bool { return !in(p) })
-	}
-	st.Scanned = len(files)
-	seen := make(map[string]bool, len(files))
-	var todo []fileInfo
-	for _, f := range files {
-		seen[f.rel] = true
-		old, ok := stamps[f.rel]
-		if !ok {
-			st.Added++
-			todo = append(todo, f)
-		} else if old != f.stamp {
-			st.Updated++
-			todo = append(todo, f)
-		}
-	}
-	var changes []index.Change
-	for p := range stamps {
-		if !seen[p] {
-			st.Removed++
-			changes = append(changes, index.Change{Path: p, Remove: true})
-		}
-	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
-	if len(todo) == 0 && len(changes) == 0 {
+	st, todo, removals := x.plan(files, layers)
+	if len(todo) == 0 && len(removals) == 0 {
 		return st, nil
 	}
 	// Removals first, then the changed files: parsed in parallel while the
@@ -365,8 +337,8 @@ func (x *Searcher) sync(ctx context.Context, files []fileInfo, layers []string, 
 	// by a few groups however many files changed and however large they
 	// are, and each group is committed before the next, so a killed sync
 	// keeps what it applied and the next one continues from there.
-	if len(changes) > 0 {
-		if err := x.ix.Apply(changes); err != nil {
+	if len(removals) > 0 {
+		if err := x.ix.Apply(removals); err != nil {
 			return st, fmt.Errorf("update index: %w", err)
 		}
 	}
@@ -382,7 +354,51 @@ func (x *Searcher) sync(ctx context.Context, files []fileInfo, layers []string, 
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
 	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	defer cancel() // stops the loaders when applying fails
+	if err := x.applyParts(ctx, x.loadAll(pctx, todo), &st, todoBytes, progress); err != nil {
+		return st, err
+	}
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// plan compares the files with the index's stamps: the files to (re)load
+// and the removals of files that are gone.
+func (x *Searcher) plan(files []fileInfo, layers []string) (st SyncStats, todo []fileInfo, removals []index.Change) {
+	stamps := x.ix.Stamps()
+	if len(layers) > 0 {
+		in := func(p string) bool { l, _, _ := strings.Cut(p, "/"); return slices.Contains(layers, l) }
+		files = slices.DeleteFunc(slices.Clone(files), func(f fileInfo) bool { return !in(f.rel) })
+		maps.DeleteFunc(stamps, func(p string, _ index.Stamp) bool { return !in(p) })
+	}
+	st.Scanned = len(files)
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		seen[f.rel] = true
+		old, ok := stamps[f.rel]
+		if !ok {
+			st.Added++
+			todo = append(todo, f)
+		} else if old != f.stamp {
+			st.Updated++
+			todo = append(todo, f)
+		}
+	}
+	for p := range stamps {
+		if !seen[p] {
+			st.Removed++
+			removals = append(removals, index.Change{Path: p, Remove: true})
+		}
+	}
+	sort.Slice(removals, func(i, j int) bool { return removals[i].Path < removals[j].Path })
+	return st, todo, removals
+}
+
+// loadAll loads the files into parts on every core, in the order of the
+// files per loader; the channel closes when all are loaded or ctx is done.
+func (x *Searcher) loadAll(ctx context.Context, todo []fileInfo) <-chan filePart {
 	jobs := make(chan fileInfo)
 	workers := max(1, runtime.GOMAXPROCS(0))
 	parts := make(chan filePart, workers)
@@ -391,7 +407,7 @@ func (x *Searcher) sync(ctx context.Context, files []fileInfo, layers []string, 
 		for _, f := range todo {
 			select {
 			case jobs <- f:
-			case <-pctx.Done():
+			case <-ctx.Done():
 				return
 			}
 		}
@@ -405,7 +421,7 @@ func (x *Searcher) sync(ctx context.Context, files []fileInfo, layers []string, 
 				select {
 				case parts <- p:
 					return true
-				case <-pctx.Done():
+				case <-ctx.Done():
 					return false
 				}
 			}
@@ -417,7 +433,12 @@ func (x *Searcher) sync(ctx context.Context, files []fileInfo, layers []string, 
 		}()
 	}
 	go func() { wg.Wait(); close(parts) }()
+	return parts
+}
 
+// applyParts applies the loaded parts in groups (see sync), counting into
+// st and reporting progress in KiB of the files.
+func (x *Searcher) applyParts(ctx context.Context, parts <-chan filePart, st *SyncStats, todoBytes int64, progress func(done, total int)) error {
 	var group []index.Change
 	groupBytes, doneBytes := 0, int64(0)
 	report := func() {
@@ -450,20 +471,17 @@ func (x *Searcher) sync(ctx context.Context, files []fileInfo, layers []string, 
 		// a kill loses at most one part of a large file.
 		if len(group) >= applyFiles || groupBytes >= applyBytes || p.change.Partial || p.change.Append {
 			if err := flush(); err != nil {
-				return st, err
+				return err
 			}
 			report()
 		}
 	}
 	if err := flush(); err != nil {
-		return st, err
+		return err
 	}
 	doneBytes = todoBytes // a session read from where the index left it reads less
 	report()
-	if err := ctx.Err(); err != nil {
-		return st, err
-	}
-	return st, nil
+	return nil
 }
 
 // partDocs is the number of docs of one part of a file (a var for tests).
