@@ -1,14 +1,11 @@
 package kb
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -552,146 +549,64 @@ func NoteID(d *doc.Document) string { return d.IDOrName() }
 // handed to emit in parts of at most partDocs docs or partBytes of text,
 // each part recording how far into the file it reaches. Session files are
 // append-only, so when the index already holds the file up to some offset
-// and the bytes before it are unchanged, only what follows is read: a
-// growing session costs what it appended, and an interrupted sync
-// continues where it stopped.
+// and the bytes before it are unchanged (traces.Follow), only what follows
+// is read: a growing session costs what it appended, and an interrupted
+// sync continues where it stopped.
 func (x *Searcher) loadTrace(f fileInfo, emit func(filePart) bool) bool {
+	unreadable := func(err error) bool {
+		return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp}, fileBytes: f.stamp.Size,
+			problems: []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}})
+	}
 	fh, err := fsx.OpenNoFollow(f.abs) // scanned: no symlink on the way
 	if err != nil {
-		return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp}, fileBytes: f.stamp.Size,
-			problems: []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}})
+		return unreadable(err)
 	}
 	defer fh.Close()
-	var start index.Progress
-	appending := false
-	tail := newTailBuf()
+	var m traces.Mark
 	if pr, ok := x.ix.Progress(f.rel); ok && pr.Done > 0 && pr.Done <= f.stamp.Size {
-		if before, ok := bytesBefore(fh, pr.Done); ok && crc32.ChecksumIEEE(before) == pr.Tail {
-			start, appending = pr, true
-			tail.add(before, len(before))
-		}
+		m = traces.Mark{Offset: pr.Done, Lines: pr.Lines, Tail: pr.Tail}
 	}
-	if _, err := fh.Seek(start.Done, io.SeekStart); err != nil {
-		return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp}, fileBytes: f.stamp.Size,
-			problems: []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}})
+	fo, err := traces.Follow(fh, f.rel, m)
+	if err != nil {
+		return unreadable(err)
 	}
 	var (
-		docs  []index.Doc
-		probs []Problem
-		text  int
-		off   = start.Done
-		from  = off // where the current part starts
-		line  = start.Lines
-		r     = bufio.NewReaderSize(fh, 1<<16)
+		docs      []index.Doc
+		probs     []Problem
+		text      int
+		cur       = fo.Start()
+		from      = cur.Offset // where the current part starts
+		appending = fo.Resumed()
 	)
 	part := func(last bool) bool {
 		p := filePart{
 			change: index.Change{Path: f.rel, Stamp: f.stamp, Docs: docs, Append: appending, Partial: !last,
-				Progress: index.Progress{Done: off, Lines: line, Tail: tail.sum()}},
-			problems: probs, bytes: text, fileBytes: off - from,
+				Progress: index.Progress{Done: cur.Offset, Lines: cur.Lines, Tail: cur.Tail}},
+			problems: probs, bytes: text, fileBytes: cur.Offset - from,
 		}
-		docs, probs, text, appending, from = nil, nil, 0, true, off
+		docs, probs, text, appending, from = nil, nil, 0, true, cur.Offset
 		return emit(p)
 	}
-	for {
-		b, n, complete, err := readRecordLine(r, maxTraceLine)
-		if complete {
-			line++
-			off += int64(n)
-			tail.add(b, n)
-			switch rb := bytes.TrimSpace(b); {
-			case n > maxTraceLine:
-				probs = append(probs, Problem{Path: f.rel, Line: int(line), Rule: "skipped",
-					Msg: fmt.Sprintf("trace record of %d bytes, over %d: not indexed (the file keeps it)", n, maxTraceLine)})
-			case len(rb) > 0:
-				var rec traces.Record
-				if jerr := json.Unmarshal(rb, &rec); jerr != nil {
-					probs = append(probs, Problem{Path: f.rel, Line: int(line), Msg: "malformed trace record: " + jerr.Error(), Rule: "parse"})
-				} else if d, ok := traceDoc(f, &rec); ok {
-					docs = append(docs, d)
-					text += len(d.Body) + len(d.Title)
-				}
-			}
-			if len(docs) >= partDocs || text >= partBytes {
-				if !part(false) {
-					return false
-				}
+	stopped, err := fo.Lines(maxTraceLine, func(l traces.Line) bool {
+		cur = l.After
+		if l.Prob != nil {
+			probs = append(probs, *l.Prob)
+		} else if l.Rec != nil {
+			if d, ok := traceDoc(f, l.Rec); ok {
+				docs = append(docs, d)
+				text += len(d.Body) + len(d.Title)
 			}
 		}
-		if err != nil {
-			if err != io.EOF {
-				probs = append(probs, Problem{Path: f.rel, Line: int(line) + 1, Msg: err.Error(), Rule: "unreadable"})
-			}
-			break // a torn last line is the agent still writing: picked up next time
-		}
+		return len(docs) < partDocs && text < partBytes || part(false)
+	})
+	if stopped {
+		return false
+	}
+	var p *traces.Problem
+	if errors.As(err, &p) {
+		probs = append(probs, *p)
 	}
 	return part(true)
-}
-
-// readRecordLine reads one line. complete is false for a last line without
-// its newline (still being written). A line longer than max is consumed
-// but not kept: n is its length, b is empty.
-func readRecordLine(r *bufio.Reader, max int) (b []byte, n int, complete bool, err error) {
-	var buf []byte
-	for {
-		frag, err := r.ReadSlice('\n')
-		n += len(frag)
-		if n <= max {
-			buf = append(buf, frag...)
-		} else {
-			buf = nil
-		}
-		switch err {
-		case nil:
-			return buf, n, true, nil
-		case bufio.ErrBufferFull:
-			continue
-		default:
-			return nil, n, false, err
-		}
-	}
-}
-
-// tailBytes is how much of a session file before its recorded progress is
-// checked before appending to what is indexed: a rewritten file (kb trace
-// redact) differs there, an appended one does not.
-const tailBytes = 256
-
-type tailBuf struct{ b []byte }
-
-func newTailBuf() *tailBuf { return &tailBuf{b: make([]byte, 0, 2*tailBytes)} }
-
-// add records a consumed line (b holds it unless it was too long to keep;
-// n is its length).
-func (t *tailBuf) add(b []byte, n int) {
-	if len(b) != n { // a skipped over-long line: its bytes are gone
-		t.b = t.b[:0]
-		return
-	}
-	if len(b) >= tailBytes {
-		t.b = append(t.b[:0], b[len(b)-tailBytes:]...)
-		return
-	}
-	t.b = append(t.b, b...)
-	if len(t.b) > tailBytes {
-		t.b = append(t.b[:0], t.b[len(t.b)-tailBytes:]...)
-	}
-}
-
-// sum is the checksum of the bytes before the current offset, as
-// bytesBefore reads them back (after an over-long line they are not known:
-// the sum of nothing never matches, and the file is read again whole).
-func (t *tailBuf) sum() uint32 { return crc32.ChecksumIEEE(t.b) }
-
-// bytesBefore reads the tailBytes (or fewer, at the start of the file)
-// before off; ok is false when they cannot be read or do not end a line.
-func bytesBefore(f *os.File, off int64) ([]byte, bool) {
-	n := min(off, tailBytes)
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, off-n); err != nil || n == 0 || buf[n-1] != '\n' {
-		return nil, false
-	}
-	return buf, true
 }
 
 func traceDoc(f fileInfo, r *traces.Record) (index.Doc, bool) {
