@@ -25,45 +25,13 @@ type ImportOptions struct {
 	NoRedact bool   // store secrets as they are (redaction is on by default)
 }
 
-// ImportFile is the outcome of importing one file.
-type ImportFile struct {
-	File      string   `json:"file"`
-	Format    string   `json:"format,omitempty"`
-	Sessions  []string `json:"sessions"`
-	Appended  int      `json:"appended"`
-	Unchanged bool     `json:"unchanged"`
-	Problems  []string `json:"problems,omitempty"` // "file:line: reason", parts skipped
-	Error     string   `json:"error,omitempty"`    // the file could not be imported at all
-}
-
-// ImportSkip is a file found while walking a directory that is not a
-// transcript (a .json that is no known format, for example). Skips do not
-// make an import fail; a file named explicitly that is not a transcript is
-// an error instead.
-type ImportSkip struct {
-	File   string `json:"file"`
-	Reason string `json:"reason"`
-}
-
-// ImportTotals sums an ImportReport.
-type ImportTotals struct {
-	Files     int `json:"files"`
-	Sessions  int `json:"sessions"`
-	Appended  int `json:"appended"`
-	Unchanged int `json:"unchanged"`
-	Problems  int `json:"problems"`
-	Errors    int `json:"errors"`
-	Skipped   int `json:"skipped"`
-	Redacted  int `json:"redacted"` // secrets replaced by [REDACTED:<rule>]
-}
-
-// ImportReport is what Import did, per file and in total.
-type ImportReport struct {
-	Files    []ImportFile `json:"files"`
-	Skipped  []ImportSkip `json:"skipped,omitempty"`
-	Totals   ImportTotals `json:"totals"`
-	Redacted bool         `json:"redaction"` // whether redaction was on
-}
+// What an import did (traces.ImportReport and its parts).
+type (
+	ImportReport = traces.ImportReport
+	ImportFile   = traces.ImportedFile
+	ImportSkip   = traces.SkippedFile
+	ImportTotals = traces.ImportTotals
+)
 
 // PartialImportError is returned by Import, next to a complete report,
 // when some files had problems or could not be imported; everything else
@@ -128,120 +96,23 @@ func (k *KB) Import(ctx context.Context, paths []string, o ImportOptions) (*Impo
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		k.importPath(ctx, st, p, o, rep, nil)
+		st.ImportPath(ctx, p, k.pathOptions(o, nil), rep)
 	}
 	rep.Totals.Redacted = int(count.Load())
-	return rep, rep.err()
+	return rep, importErr(rep)
 }
 
-func (r *ImportReport) err() error {
+func importErr(r *ImportReport) error {
 	if r.Totals.Problems > 0 || r.Totals.Errors > 0 {
 		return &PartialImportError{Problems: r.Totals.Problems, Errors: r.Totals.Errors}
 	}
 	return nil
 }
 
-// importPath imports one named file, or every transcript under a
-// directory. keep, if set, filters the files found by the walk.
-func (k *KB) importPath(ctx context.Context, st *traces.Store, p string, o ImportOptions, rep *ImportReport, keep func(string) bool) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		rep.addError(p, err)
-		return
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		rep.addError(abs, err)
-		return
-	}
-	if !fi.IsDir() {
-		rep.add(k.importOne(st, abs, o))
-		return
-	}
-	files, unreadable := k.walkTranscripts(abs)
-	for _, u := range unreadable {
-		if k.inAgentDir(u.File) {
-			rep.addError(u.File, errors.New(u.Reason))
-		} else {
-			rep.Skipped = append(rep.Skipped, u)
-			rep.Totals.Skipped++
-		}
-	}
-	for _, f := range files {
-		if ctx.Err() != nil {
-			return
-		}
-		if keep != nil && !keep(f) {
-			continue
-		}
-		res := k.importOne(st, f, o)
-		if res.Error != "" && res.notTranscript {
-			rep.Skipped = append(rep.Skipped, ImportSkip{File: f, Reason: res.Error})
-			rep.Totals.Skipped++
-			continue
-		}
-		rep.add(res)
-	}
-}
-
-type importOutcome struct {
-	ImportFile
-	notTranscript bool
-}
-
-func (r *ImportReport) addError(file string, err error) {
-	r.add(importOutcome{ImportFile: ImportFile{File: file, Sessions: []string{}, Error: err.Error()}})
-}
-
-func (r *ImportReport) add(o importOutcome) {
-	r.Files = append(r.Files, o.ImportFile)
-	t := &r.Totals
-	t.Files++
-	t.Sessions += len(o.Sessions)
-	t.Appended += o.Appended
-	if o.Unchanged {
-		t.Unchanged++
-	}
-	t.Problems += len(o.Problems)
-	if o.Error != "" {
-		t.Errors++
-	}
-}
-
-// importOne imports one file, turning every failure into the report entry.
-func (k *KB) importOne(st *traces.Store, abs string, o ImportOptions) importOutcome {
-	res, err := st.Import(abs, traces.ImportOptions{Format: o.Format, Agent: o.Agent})
-	out := importOutcome{ImportFile: ImportFile{File: abs, Format: res.Format, Sessions: res.Sessions,
-		Appended: res.Appended, Unchanged: res.Unchanged}}
-	if out.Sessions == nil {
-		out.Sessions = []string{}
-	}
-	for _, p := range res.Problems {
-		out.Problems = append(out.Problems, p.Error())
-	}
-	if err != nil {
-		out.Error = err.Error()
-		var fe *traces.FormatError
-		if errors.As(err, &fe) {
-			// The store's message repeats the path; keep the reason. In an
-			// agent's own directory every file is the agent's: one kb
-			// cannot read is an error, not a file to pass over.
-			out.Error = fmt.Sprintf("not a transcript (%s)", fe.Reason)
-			out.notTranscript = !k.inAgentDir(abs)
-		}
-	}
-	return out
-}
-
-// walkTranscripts lists the candidate transcripts under dir
-// (traces.FindTranscripts), the KB itself left out, and the entries the
-// walk could not read, with the reason.
-func (k *KB) walkTranscripts(dir string) (files []string, unreadable []ImportSkip) {
-	files, probs := traces.FindTranscripts(dir, k.Root)
-	for _, p := range probs {
-		unreadable = append(unreadable, ImportSkip{File: p.Path, Reason: p.Msg})
-	}
-	return files, unreadable
+// pathOptions are the options of importing a path into this KB: its own
+// root is not walked, and the agents' directories are theirs.
+func (k *KB) pathOptions(o ImportOptions, keep func(string) bool) traces.PathOptions {
+	return traces.PathOptions{ImportOptions: traces.ImportOptions{Format: o.Format, Agent: o.Agent}, Skip: k.Root, Owned: k.inAgentDir, Keep: keep}
 }
 
 // agentDirs are the directories agents write their own transcripts to:
@@ -309,10 +180,10 @@ func (k *KB) ImportSources(ctx context.Context, sources []Source, o ImportOption
 		if _, err := os.Stat(s.Path); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		k.importPath(ctx, st, s.Path, o, rep, s.Keep)
+		st.ImportPath(ctx, s.Path, k.pathOptions(o, s.Keep), rep)
 	}
 	rep.Totals.Redacted = int(count.Load())
-	return rep, rep.err()
+	return rep, importErr(rep)
 }
 
 // ---------------------------------------------------------------------------

@@ -275,9 +275,9 @@ func (w *watcher) importSources(ctx context.Context, sources []Source) bool {
 // write lock, one log line per file that got records.
 func (w *watcher) importFiles(ctx context.Context, files []string, dirs []Source) bool {
 	for _, d := range dirs {
-		found, unreadable := w.k.walkTranscripts(d.Path)
+		found, unreadable := traces.FindTranscripts(d.Path, w.k.Root)
 		for _, u := range unreadable {
-			w.act(WatchAction{Action: "error", File: u.File, Message: "import " + u.Reason})
+			w.act(WatchAction{Action: "error", File: u.Path, Message: "import " + u.Msg})
 		}
 		for _, f := range found {
 			if d.Keep == nil || d.Keep(f) {
@@ -303,8 +303,8 @@ func (w *watcher) importFiles(ctx context.Context, files []string, dirs []Source
 			continue
 		}
 		prev = f
-		res := w.k.importOne(w.store, f, ImportOptions{NoRedact: w.o.NoRedact})
-		if res.notTranscript {
+		res := w.store.ImportFile(f, w.k.pathOptions(ImportOptions{NoRedact: w.o.NoRedact}, nil))
+		if res.NotTranscript {
 			continue // a .json that is no transcript, outside an agent's directory: not ours
 		}
 		if res.Error != "" {
