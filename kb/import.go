@@ -81,25 +81,11 @@ func (k *KB) Import(ctx context.Context, paths []string, o ImportOptions) (*Impo
 			return nil, fmt.Errorf("%w: --format: %v", ErrInvalidInput, err)
 		}
 	}
-	var count atomic.Int64
-	st, redacting, err := k.traceStore(o.NoRedact, &count)
-	if err != nil {
-		return nil, err
+	sources := make([]Source, len(paths))
+	for i, p := range paths {
+		sources[i] = Source{Path: p}
 	}
-	l, err := k.Lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer l.Release()
-	rep := &ImportReport{Files: []ImportFile{}, Redacted: redacting}
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return rep, err
-		}
-		st.ImportPath(ctx, p, k.pathOptions(o, nil), rep)
-	}
-	rep.Totals.Redacted = int(count.Load())
-	return rep, importErr(rep)
+	return k.importSources(ctx, sources, o, false)
 }
 
 func importErr(r *ImportReport) error {
@@ -162,6 +148,13 @@ func (k *KB) TraceSources(claudeCode, codex, extra bool) []Source {
 // ImportSources imports every existing source of the list (missing
 // directories are fine: the agent has not run here yet).
 func (k *KB) ImportSources(ctx context.Context, sources []Source, o ImportOptions) (*ImportReport, error) {
+	return k.importSources(ctx, sources, o, true)
+}
+
+// importSources imports each source under the write lock, with kb.yaml's
+// redaction (unless o.NoRedact); with missingOK a source that does not
+// exist is passed over, else it is an error of the report.
+func (k *KB) importSources(ctx context.Context, sources []Source, o ImportOptions, missingOK bool) (*ImportReport, error) {
 	var count atomic.Int64
 	st, redacting, err := k.traceStore(o.NoRedact, &count)
 	if err != nil {
@@ -174,10 +167,10 @@ func (k *KB) ImportSources(ctx context.Context, sources []Source, o ImportOption
 	defer l.Release()
 	rep := &ImportReport{Files: []ImportFile{}, Redacted: redacting}
 	for _, s := range sources {
-		if ctx.Err() != nil {
-			return rep, ctx.Err()
+		if err := ctx.Err(); err != nil {
+			return rep, err
 		}
-		if _, err := os.Stat(s.Path); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(s.Path); missingOK && errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		st.ImportPath(ctx, s.Path, k.pathOptions(o, s.Keep), rep)
