@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/textutil"
 )
@@ -25,7 +26,7 @@ const (
 const Type = "episode"
 
 // DigestKey holds a hash of the text kb generated, to tell a person's edit.
-const DigestKey = "kb_digest"
+const DigestKey = doc.DigestKey
 
 // Scope is the sessions and time span an episode covers.
 type Scope struct {
@@ -84,8 +85,18 @@ func Render(e *Episode) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render episode %s: %w", e.ID, err)
 	}
-	return doc.Update(out, map[string]any{DigestKey: Digest(out)}, nil)
+	// The digest is taken over the file as it reads back, so that Edited
+	// sees exactly what it hashed.
+	d, err := doc.Parse("", out)
+	if err != nil {
+		return nil, fmt.Errorf("render episode %s: %w", e.ID, err)
+	}
+	return doc.Update(out, map[string]any{DigestKey: digest(d)}, nil)
 }
+
+// digest hashes an episode's fields and body (doc.Digest): every part of
+// an episode file is kb's text.
+func digest(d *doc.Document) string { return doc.Digest(d.Fields, d.Body, nil, nil) }
 
 func timeStr(t time.Time) string {
 	if t.IsZero() {
@@ -131,8 +142,23 @@ func renderBody(e *Episode) string {
 	return b.String()
 }
 
-// Digest hashes an episode file without its kb_digest line.
-func Digest(src []byte) string {
+// Edited reports whether a person changed an episode file kb wrote: its
+// stored digest no longer matches its text. A file without a digest was
+// written by a person. Files written before episodes used doc.Digest
+// carry a hash of their bytes instead (byteDigest): either one matching
+// means unedited.
+func Edited(src []byte) bool {
+	d, err := doc.Parse("", src)
+	if err != nil {
+		return true
+	}
+	want, _ := d.Fields[DigestKey].(string)
+	return want == "" || want != digest(d) && want != byteDigest(src)
+}
+
+// byteDigest is the digest episode files had before doc.Digest: a hash of
+// the file without its kb_digest line. It is read, never written.
+func byteDigest(src []byte) string {
 	var keep [][]byte
 	for _, l := range bytes.Split(src, []byte("\n")) {
 		if !bytes.HasPrefix(l, []byte(DigestKey+":")) {
@@ -143,31 +169,8 @@ func Digest(src []byte) string {
 	return hex.EncodeToString(sum[:])[:16]
 }
 
-// Edited reports whether a person changed an episode file kb wrote: its
-// stored digest no longer matches its text. A file without a digest was
-// written by a person.
-func Edited(src []byte) bool {
-	d, err := doc.Parse("", src)
-	if err != nil {
-		return true
-	}
-	want, _ := d.Fields[DigestKey].(string)
-	return want == "" || want != Digest(src)
-}
-
 // ParseError reports an episode file that is not an episode.
-type ParseError struct {
-	Path string
-	Line int
-	Msg  string
-}
-
-func (e *ParseError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
-}
+type ParseError = diag.Problem
 
 // Parse reads an episode file. Missing fields stay empty; a field of the
 // wrong shape or a file of another type is a *ParseError with its line.

@@ -2,11 +2,14 @@ package episodes
 
 import (
 	"encoding/json"
+	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/observations"
 	"github.com/kbmem/kb/traces"
 )
@@ -233,5 +236,77 @@ func TestGoalPrompt(t *testing.T) {
 		if got := s.GoalPrompt(); got != c.want {
 			t.Errorf("GoalPrompt(%q) = %q, want %q", c.prompts, got, c.want)
 		}
+	}
+}
+
+// TestEditedReadsBothDigests: testdata/byte-digest.md was written when an
+// episode's kb_digest hashed the file's bytes. It still reads as kb's own
+// (so a build may rewrite it), an edit of it still shows, and what Render
+// writes now carries the one digest every layer uses (doc.Digest).
+func TestEditedReadsBothDigests(t *testing.T) {
+	old, err := os.ReadFile("testdata/byte-digest.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Edited(old) {
+		t.Error("a file kb wrote with the byte digest reads as edited")
+	}
+	if !Edited([]byte(strings.Replace(string(old), "run the tests twice", "run the tests three times", 1))) {
+		t.Error("an edit of a byte-digest file is not seen")
+	}
+	e, err := Parse("episodes/ep-0123456789.md", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := Render(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Edited(now) {
+		t.Error("fresh render reads as edited")
+	}
+	d, _ := doc.Parse("", now)
+	if d.Fields[DigestKey] != doc.Digest(d.Fields, d.Body, nil, nil) {
+		t.Errorf("Render's digest %v is not doc.Digest", d.Fields[DigestKey])
+	}
+	// Apart from the digest, the file is what it was.
+	strip := func(b []byte) string {
+		var keep []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if !strings.HasPrefix(l, DigestKey+":") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if strip(now) != strip(old) {
+		t.Errorf("render changed:\n%s\nwas:\n%s", now, old)
+	}
+}
+
+// TestPlanBuild: a person's episode is kept and so are its sessions (a new
+// episode sharing one is not written); a kb-written episode no grouping
+// makes any more is removed; the rest is rendered.
+func TestPlanBuild(t *testing.T) {
+	ep := func(id string, sessions ...string) Episode {
+		return Episode{ID: id, Title: id, Goal: "g", Outcome: OutcomeOpen, Scope: Scope{Sessions: sessions}}
+	}
+	mine := ep("ep-mine", "s1")
+	existing := []*File{
+		{Path: FilePath("ep-mine"), Episode: &mine, Edited: true},
+		{Path: FilePath("ep-stale"), Episode: &Episode{ID: "ep-stale"}},
+		{Path: FilePath("ep-kept-by-kb"), Episode: &Episode{ID: "ep-kept-by-kb"}},
+	}
+	b, err := PlanBuild([]Episode{ep("ep-mine", "s1"), ep("ep-clash", "s1", "s2"), ep("ep-new", "s3"), ep("ep-kept-by-kb", "s4")}, existing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written []string
+	for _, w := range b.Write {
+		written = append(written, w.Path)
+	}
+	if !slices.Equal(written, []string{FilePath("ep-new"), FilePath("ep-kept-by-kb")}) ||
+		!slices.Equal(b.Kept, []string{FilePath("ep-mine")}) || !slices.Equal(b.Remove, []string{FilePath("ep-stale")}) {
+		t.Errorf("write %v, kept %v, remove %v", written, b.Kept, b.Remove)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/observations"
 	"github.com/kbmem/kb/traces"
 )
@@ -47,11 +48,8 @@ func (s *SessionSummary) GoalPrompt() string {
 }
 
 // vagueWords carry no goal: politeness, pointers, acknowledgements.
-var vagueWords = map[string]bool{"please": true, "fix": true, "these": true, "this": true, "that": true, "those": true,
-	"it": true, "them": true, "can": true, "you": true, "could": true, "would": true, "the": true, "a": true, "an": true,
-	"and": true, "ok": true, "okay": true, "yes": true, "no": true, "go": true, "on": true, "continue": true, "now": true,
-	"do": true, "again": true, "thanks": true, "thank": true, "try": true, "same": true, "for": true, "to": true, "me": true,
-	"what": true, "about": true, "is": true, "of": true, "in": true, "with": true, "let": true, "lets": true, "let's": true}
+var vagueWords = lexicon.NewSet(`please fix these this that those it them can you could would the a an and ok okay yes no go on
+	continue now do again thanks thank try same for to me what about is of in with let lets let's`)
 
 func contentWords(s string) int {
 	n := 0
@@ -168,10 +166,8 @@ var (
 	wordRE  = regexp.MustCompile(`[a-z][a-z0-9_]{2,}`)
 )
 
-var topicStop = map[string]bool{"the": true, "and": true, "for": true, "this": true, "that": true, "with": true, "please": true,
-	"can": true, "you": true, "let": true, "lets": true, "now": true, "add": true, "fix": true, "make": true, "what": true,
-	"how": true, "why": true, "does": true, "should": true, "from": true, "into": true, "our": true, "are": true, "use": true,
-	"all": true, "then": true, "also": true, "need": true, "want": true, "some": true, "there": true, "have": true}
+var topicStop = lexicon.NewSet(`the and for this that with please can you let lets now add fix make what how why does should from
+	into our are use all then also need want some there have`)
 
 // Tasks returns the task references in text: #123 and ABC-123.
 func Tasks(text string) []string {

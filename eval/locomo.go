@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/kb"
 	"github.com/kbmem/kb/traces"
 )
@@ -128,22 +129,7 @@ const (
 // stopwords are dropped by PlainQuery: English function words and the
 // auxiliaries of questions. Month names and numbers are kept ("may" is not
 // here on purpose).
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all am an and any are aren as at be because been
-		before being below between both but by can cannot could couldn did didn do does doesn doing don down during each
-		else ever few for from further had hadn has hasn have haven having he her here hers herself him himself his how
-		i if in into is isn it its itself just let me more most much must mustn my myself no nor not of off on once only
-		or other ought our ours ourselves out over own same shall shan she should shouldn so some such than that the
-		their theirs them themselves then there these they this those through to too under until up upon very was wasn
-		we were weren what whatever when whenever where whether which while who whom whose why will with won would
-		wouldn you your yours yourself yourselves also s t d ll m o re ve y
-		dont doesnt didnt isnt arent wasnt werent cant couldnt wouldnt shouldnt wont hasnt havent hadnt
-		im ive youre youve youll hes shes its were theyre theyve weve lets thats whats wheres whos`) {
-		m[w] = true
-	}
-	return m
-}()
+var stopwords = lexicon.StopQuery
 
 // PlainQuery turns natural-language text (a question, a task) into a safe
 // search query: words only, lower-cased, English stop words and

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/kbmem/kb/internal/diag"
 )
 
 // Reading locomo10.json: conversations, sessions with their dates, turns
@@ -60,18 +62,7 @@ type locomoConv struct {
 
 // LocomoError reports a locomo10.json that cannot be read, with the line
 // of the problem when it is known.
-type LocomoError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *LocomoError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
+type LocomoError = diag.Problem
 
 var (
 	sessionKeyRE = regexp.MustCompile(`^session_([0-9]{1,6})$`)
@@ -94,7 +85,7 @@ func lineOf(b []byte, off int64) int {
 func parseLocomo(name string, b []byte) ([]*locomoConv, error) {
 	var raw []locomoSampleJSON
 	if err := json.Unmarshal(b, &raw); err != nil {
-		le := &LocomoError{File: name, Msg: err.Error()}
+		le := &LocomoError{Path: name, Msg: err.Error()}
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
 		switch {
@@ -114,12 +105,12 @@ func parseLocomo(name string, b []byte) ([]*locomoConv, error) {
 			id = fmt.Sprintf("conv-%d", i+1)
 		}
 		if seen[id] {
-			return nil, &LocomoError{File: name, Msg: fmt.Sprintf("sample %d: duplicate sample_id %q", i+1, id)}
+			return nil, &LocomoError{Path: name, Msg: fmt.Sprintf("sample %d: duplicate sample_id %q", i+1, id)}
 		}
 		seen[id] = true
 		c, err := parseLocomoConv(id, s)
 		if err != nil {
-			return nil, &LocomoError{File: name, Msg: fmt.Sprintf("sample %q: %v", id, err)}
+			return nil, &LocomoError{Path: name, Msg: fmt.Sprintf("sample %q: %v", id, err)}
 		}
 		out = append(out, c)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/kbmem/kb/internal/diag"
+	"github.com/kbmem/kb/templates"
 	"gopkg.in/yaml.v3"
 )
 
@@ -148,119 +150,12 @@ func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(),
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
 // DefaultConfigYAML is written by `kb init`: every setting with its default,
-// commented. DefaultConfig parses it, so the two cannot drift apart.
-const DefaultConfigYAML = `# kb.yaml: configuration of this knowledge base.
-# Every setting is listed with its default value. Delete a line to get the default.
-version: 1
-
-traces:
-  # Replace secrets by [REDACTED:<rule>] before anything is stored or indexed
-  # (gitleaks' rule set plus redact_rules). Turn off only per import with --no-redact.
-  redact: true
-  # Project rules added to gitleaks': - {id: internal-token, regex: 'itk_[A-Za-z0-9]{32}', keywords: [itk_]}
-  redact_rules: []
-  # Transcript directories read by 'kb import --claude-code/--codex', 'kb watch' and 'kb learn'.
-  # "auto" means this project's directories under ~/.claude/projects and ~/.codex/sessions,
-  # including those of the project's other git worktrees.
-  claude_code: [auto]
-  codex: [auto]
-  # More files or directories to watch and import (any supported format).
-  sources: []
-
-extract:
-  # Observation types the extractors produce.
-  types: [correction, preference, procedure, decision, negative-result, discovery, question]
-  # Also run the LLM extractors (needs the llm section). The heuristics always run.
-  llm: false
-
-# Extra action types: - {type: "deploy:staging", commands: ["./deploy.sh staging"], paths: [], content: [], words: ["deploy to staging"]}
-action_types: []
-
-recall:
-  # Total context budget in tokens (about 4 characters a token).
-  budget: 1200
-  # Tokens reserved per kind of item, so that no kind crowds out the others.
-  budgets:
-    corrections: 500
-    preferences: 200
-    procedures: 200
-    precedents: 150
-    library: 250
-  # Action types whose corrections make PreToolUse ask before the tool runs.
-  high_consequence: [git:push-force, git:reset-hard, fs:delete-recursive, sql:drop-column, sql:drop-table, deploy:production]
-  # What PreToolUse does on a high-consequence match: context | ask | deny
-  pretooluse: ask
-  # Ask the LLM (llm section) to confirm high-consequence matches.
-  judge: false
-
-promote:
-  # A correction seen in this many sessions becomes a convention.
-  correction_min_sessions: 2
-  # A preference needs this many decisions across this many sessions at this consistency.
-  preference_min_decisions: 5
-  preference_min_sessions: 3
-  preference_min_consistency: 0.8
-  # A procedure seen in this many sessions becomes a procedure note (and a skill).
-  procedure_min_sessions: 3
-  # A decision at or above this importance becomes an ADR draft.
-  decision_min_importance: 0.8
-  # A discovery referenced by this many later sessions becomes a note.
-  discovery_min_references: 1
-  # Low-reach observations sharing an action type or failure class form a pattern at this size.
-  pattern_min_cluster: 3
-  # Promotion branches are named <prefix><date>-<n>.
-  branch_prefix: kb/promote-
-
-learn:
-  # File that 'kb learn' maintains, relative to the project root.
-  target: AGENTS.md
-  # Prior states kept for 'kb learn --rollback'.
-  keep_snapshots: 10
-
-lock:
-  # How long a writing command waits for the KB lock before it names the holder and gives up.
-  timeout: 5s
-
-watch:
-  # A session with no new records for this long is considered ended and gets extracted.
-  quiet_after: 10m
-  # Bursts of file events are coalesced for this long.
-  debounce: 300ms
-  # Run 'kb learn' this often (0 = only when asked; --learn-every overrides).
-  learn_every: 0s
-
-llm:
-  # Optional. none | openai (any OpenAI-compatible server: OpenAI, Ollama, llama.cpp, vLLM) | anthropic | command
-  provider: none
-  model: ""
-  base_url: ""
-  # Name of the environment variable holding the API key; keys never go in this file.
-  api_key_env: ""
-  # For provider "command": argv of a local command that reads the prompt on stdin, e.g. [claude, -p]
-  command: []
-  timeout: 60s
-
-embeddings:
-  # Optional semantic matching through an OpenAI-compatible /v1/embeddings endpoint (e.g. Ollama).
-  enabled: false
-  base_url: ""
-  model: ""
-  api_key_env: ""
-`
+// commented (templates/kb.yaml). DefaultConfig parses it, so the two cannot
+// drift apart.
+var DefaultConfigYAML = templates.KBConfig
 
 // ConfigError is a kb.yaml problem with its line.
-type ConfigError struct {
-	Path string
-	Line int
-	Msg  string
-}
-
-func (e *ConfigError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
-}
+type ConfigError = diag.Problem
 
 // ParseConfig parses kb.yaml on top of the defaults: keys that are absent
 // keep their default. Unknown keys are errors so that typos do not silently

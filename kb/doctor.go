@@ -1,16 +1,11 @@
 package kb
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -60,19 +55,59 @@ func (r *DoctorReport) Errors() int {
 // their transcripts), an out-of-date or corrupt index. It takes the write
 // lock only when fixing.
 func (k *KB) Doctor(ctx context.Context, fix bool) (*DoctorReport, error) {
-	rep := &DoctorReport{Lock: "free"}
-	add := func(sev string, fixable bool, p Problem) *Check {
-		rep.Checks = append(rep.Checks, Check{Problem: p, Severity: sev, Fixable: fixable})
-		return &rep.Checks[len(rep.Checks)-1]
+	d := &doctor{k: k, fix: fix, rep: &DoctorReport{Lock: "free"}, sessions: map[string]bool{}}
+	// Symlinks out of the KB in kb's own files come first: the lock itself
+	// lives in .state/.
+	d.links()
+	release, err := d.lock(ctx)
+	if err != nil {
+		return nil, err
 	}
-	// 0. Symlinks out of the KB in kb's own files. They come first: the
-	// lock itself lives in .state/.
+	defer release()
+	steps := []func(context.Context) error{d.documents, d.temps, d.journal, d.traces, d.sources}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	rep := d.rep
+	rep.Index = k.checkIndex(ctx, fix, d.add)
+	sort.SliceStable(rep.Checks, func(i, j int) bool {
+		if rep.Checks[i].Path != rep.Checks[j].Path {
+			return rep.Checks[i].Path < rep.Checks[j].Path
+		}
+		return rep.Checks[i].Line < rep.Checks[j].Line
+	})
+	if rep.Checks == nil {
+		rep.Checks = []Check{}
+	}
+	return rep, nil
+}
+
+// doctor is one kb doctor run: its findings so far, and the sessions the
+// trace files hold.
+type doctor struct {
+	k        *KB
+	fix      bool
+	rep      *DoctorReport
+	sessions map[string]bool
+}
+
+func (d *doctor) add(sev string, fixable bool, p Problem) *Check {
+	d.rep.Checks = append(d.rep.Checks, Check{Problem: p, Severity: sev, Fixable: fixable})
+	return &d.rep.Checks[len(d.rep.Checks)-1]
+}
+
+// links reports symlinks out of the KB (removing those in kb's derived
+// data with --fix) and out of the project where kb writes.
+func (d *doctor) links() {
+	k := d.k
 	var removed map[string]bool
-	if fix {
+	if d.fix {
 		removed = map[string]bool{}
 		for _, f := range k.removeDerivedLinks() {
 			removed[f.rel] = true
-			c := add("error", true, Problem{Path: f.rel, Msg: f.err.Error() + "; the link was removed (kb's derived data, rebuilt on demand; its target was not touched)", Rule: "symlink-escape"})
+			c := d.add("error", true, Problem{Path: f.rel, Msg: f.err.Error() + "; the link was removed (kb's derived data, rebuilt on demand; its target was not touched)", Rule: "symlink-escape"})
 			c.Fixed = true
 		}
 	}
@@ -86,195 +121,157 @@ func (k *KB) Doctor(ctx context.Context, fix bool) (*DoctorReport, error) {
 		} else {
 			msg += " (replace the link by the file itself)"
 		}
-		add("error", derivedPath(f.rel), Problem{Path: f.rel, Msg: msg, Rule: "symlink-escape"})
+		d.add("error", derivedPath(f.rel), Problem{Path: f.rel, Msg: msg, Rule: "symlink-escape"})
 	}
 	for _, f := range k.projectLinks() {
-		add("warning", false, Problem{Path: f.rel, Msg: f.err.Error() + "; kb learn and kb promote refuse to write through it", Rule: "symlink-escape"})
+		d.add("warning", false, Problem{Path: f.rel, Msg: f.err.Error() + "; kb learn and kb promote refuse to write through it", Rule: "symlink-escape"})
 	}
+}
+
+// lock says who holds the lock (with --fix, the doctor takes it) and
+// reports a holder note a crashed process left.
+func (d *doctor) lock(ctx context.Context) (release func(), err error) {
+	k, rep := d.k, d.rep
 	lockOK := true
 	if _, err := k.files().Resolve(k.LockPath()); err != nil {
 		lockOK = false
 		rep.Lock = "unusable (" + err.Error() + ")"
 	}
-	if fix {
+	release = func() {}
+	if d.fix {
 		l, err := k.Lock(ctx)
 		if err != nil {
 			return nil, err
 		}
-		defer l.Release()
+		release = func() { l.Release() }
 	} else if lockOK && lock.Held(k.LockPath()) {
 		h, _ := lock.ReadHolder(k.LockPath())
 		rep.Lock = "held by " + h.String()
 	}
 	// A holder note without a held lock was left by a crashed process. With
 	// --fix we hold the lock, so the note is ours and current.
-	if !fix && rep.Lock == "free" {
+	if !d.fix && rep.Lock == "free" {
 		if _, err := os.Lstat(k.LockPath() + ".holder"); err == nil {
-			add("warning", true, Problem{Path: StateDir + "/lock.holder", Msg: "holder note of a lock nobody holds (a crashed process)", Rule: "stale-lock"})
+			d.add("warning", true, Problem{Path: StateDir + "/lock.holder", Msg: "holder note of a lock nobody holds (a crashed process)", Rule: "stale-lock"})
 		}
 	}
+	return release, nil
+}
 
-	// 1. Documents.
-	lint, err := k.Lint(ctx)
+// documents lints every document.
+func (d *doctor) documents(ctx context.Context) error {
+	lint, err := d.k.Lint(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	rep.Files = lint.Files
+	d.rep.Files = lint.Files
 	for _, p := range lint.Problems {
-		add("error", false, p)
+		d.add("error", false, p)
 	}
+	return nil
+}
 
-	// 2. Orphan temp files anywhere under the root (not .git), and in the
-	// places of the project root kb writes.
+// temps reports (and with --fix removes) orphan temp files anywhere under
+// the root (not .git), and in the places of the project root kb writes.
+func (d *doctor) temps(context.Context) error {
+	k := d.k
 	for _, p := range k.strayTemps() {
 		tree := k.files()
-		if !inKB(k.Root, p) {
+		if !fsx.Inside(k.Root, p) {
 			tree = k.projectFiles()
 		}
-		c := add("warning", true, Problem{Path: k.Rel(p), Msg: "temporary file left by an interrupted write", Rule: "orphan-temp"})
-		if fix && tree.Remove(p) == nil {
+		c := d.add("warning", true, Problem{Path: k.Rel(p), Msg: "temporary file left by an interrupted write", Rule: "orphan-temp"})
+		if d.fix && tree.Remove(p) == nil {
 			c.Fixed = true
 		}
 	}
+	return nil
+}
 
-	// 2b. An extraction run interrupted between its journal and its last
-	// write: finishing it is what the next `kb extract` would do first.
-	if _, err := os.Stat(k.journalPath()); err == nil {
-		c := add("warning", true, Problem{Path: StateDir + "/" + journalFile, Msg: "an interrupted kb extract run; kb extract (or doctor --fix) finishes it", Rule: "extract-journal"})
-		if fix {
-			written, probs, err := k.resumeExtract()
-			if err != nil {
-				return nil, err
-			}
-			c.Fixed = true
-			if len(written) > 0 {
-				c.Msg += fmt.Sprintf(" (finished: %d file(s) written)", len(written))
-			}
-			for _, p := range probs {
-				add("warning", false, p)
-			}
-		}
-	}
-
-	// 3. Trace files.
-	sessions := map[string]bool{}
-	var traceFiles []string
-	tdir := filepath.Join(k.Root, LayerTraces)
-	filepath.WalkDir(tdir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && filepath.Ext(p) == ".jsonl" && d.Type().IsRegular() {
-			traceFiles = append(traceFiles, p)
-		}
+// journal reports an extraction run interrupted between its journal and
+// its last write; finishing it (--fix) is what the next kb extract would
+// do first.
+func (d *doctor) journal(context.Context) error {
+	k := d.k
+	if _, err := os.Stat(k.journalPath()); err != nil {
 		return nil
-	})
-	var st *traces.Store
-	for _, p := range traceFiles {
-		rep.Sessions++
-		probs := checkTrace(k.Rel(p), p, sessions)
+	}
+	c := d.add("warning", true, Problem{Path: StateDir + "/" + journalFile, Msg: "an interrupted kb extract run; kb extract (or doctor --fix) finishes it", Rule: "extract-journal"})
+	if !d.fix {
+		return nil
+	}
+	written, probs, err := k.resumeExtract()
+	if err != nil {
+		return err
+	}
+	c.Fixed = true
+	if len(written) > 0 {
+		c.Msg += fmt.Sprintf(" (finished: %d file(s) written)", len(written))
+	}
+	for _, p := range probs {
+		d.add("warning", false, p)
+	}
+	return nil
+}
+
+// traces checks every session file (traces.CheckFile); with --fix a torn
+// line is dropped and the session's transcripts imported again.
+func (d *doctor) traces(context.Context) error {
+	k := d.k
+	st := &traces.Store{Root: k.Root}
+	var redacting *traces.Store
+	for _, rel := range st.Files() {
+		d.rep.Sessions++
+		probs := d.checkTrace(rel)
 		var fixed []Check
-		if fix && hasRule(probs, "torn-line") {
-			if st == nil {
-				if st, _, err = k.traceStore(false, nil); err != nil {
-					return nil, err
+		if d.fix && hasRule(probs, "torn-line") {
+			if redacting == nil {
+				var err error
+				if redacting, _, err = k.traceStore(false, nil); err != nil {
+					return err
 				}
 			}
-			fixed, err = k.repairTorn(st, k.Rel(p))
-			if err != nil {
-				return nil, err
+			var err error
+			if fixed, err = k.repairTorn(redacting, rel); err != nil {
+				return err
 			}
-			probs = checkTrace(k.Rel(p), p, sessions)
+			probs = d.checkTrace(rel)
 		}
-		rep.Checks = append(rep.Checks, fixed...)
+		d.rep.Checks = append(d.rep.Checks, fixed...)
 		for _, pr := range probs {
 			sev := "error"
 			if pr.Rule == "torn-line" {
 				sev = "warning"
 			}
-			add(sev, pr.Rule == "torn-line", pr)
+			d.add(sev, pr.Rule == "torn-line", pr)
 		}
 	}
-
-	// 4. Observation sources point at sessions that exist.
-	if obs, _, err := k.LoadObservations(ctx); err == nil {
-		for _, f := range obs {
-			for _, s := range f.Obs.Sources {
-				if s.Session != "" && s.Session != "mcp" && !sessions[s.Session] && !sessions[stripAgent(s.Session)] {
-					add("warning", false, Problem{Path: f.Path, Line: 1, Msg: fmt.Sprintf("source session %q is not in traces/", s.Session), Rule: "dangling-source"})
-					break
-				}
-			}
-		}
-	}
-
-	// 5. Index consistent with the files.
-	rep.Index = k.checkIndex(ctx, fix, add)
-	sort.SliceStable(rep.Checks, func(i, j int) bool {
-		if rep.Checks[i].Path != rep.Checks[j].Path {
-			return rep.Checks[i].Path < rep.Checks[j].Path
-		}
-		return rep.Checks[i].Line < rep.Checks[j].Line
-	})
-	if rep.Checks == nil {
-		rep.Checks = []Check{}
-	}
-	return rep, nil
+	return nil
 }
 
-func stripAgent(s string) string {
-	for _, a := range []string{traces.AgentClaudeCode, traces.AgentCodex, traces.AgentAider, traces.AgentGemini, traces.AgentGeneric} {
-		if strings.HasPrefix(s, a+"-") {
-			return strings.TrimPrefix(s, a+"-")
-		}
-	}
-	return s
-}
-
-// checkTrace reads a session file: every line is a record, seq increases by
-// one, one session per file. A torn fragment (the start of a record whose
-// write was cut short, inside the file or as its unterminated last line) is
-// a fixable torn-line; a last line that is a whole record without its
-// newline is fine (the next append adds it).
-func checkTrace(rel, abs string, sessions map[string]bool) []Problem {
-	f, err := fsx.OpenNoFollow(abs) // found by a walk that never enters a symlink
-	if err != nil {
-		return []Problem{{Path: rel, Msg: err.Error(), Rule: "unreadable"}}
-	}
-	defer f.Close()
-	var probs []Problem
-	r := bufio.NewReaderSize(f, 1<<16)
-	line, want := 0, -1
-	for {
-		b, err := r.ReadBytes('\n')
-		if len(b) > 0 {
-			line++
-			last := b[len(b)-1] != '\n'
-			if t := bytes.TrimSpace(b); len(t) > 0 {
-				var rec traces.Record
-				if jerr := json.Unmarshal(t, &rec); jerr != nil {
-					switch {
-					case traces.TornFragment(t) && last:
-						probs = append(probs, Problem{Path: rel, Line: line, Msg: "last line is a torn record (an interrupted append, or a writer still running); the next import, or kb doctor --fix, cuts it and writes the record again", Rule: "torn-line"})
-					case traces.TornFragment(t):
-						probs = append(probs, Problem{Path: rel, Line: line, Msg: "torn record between whole ones (a write cut short by a full disk or a crash); kb doctor --fix drops it and re-imports the session's transcripts", Rule: "torn-line"})
-					default:
-						probs = append(probs, Problem{Path: rel, Line: line, Msg: "not a trace record: " + jerr.Error(), Rule: "trace-record"})
-					}
-				} else {
-					sessions[rec.Session] = true
-					if want >= 0 && rec.Seq != want {
-						probs = append(probs, Problem{Path: rel, Line: line, Msg: fmt.Sprintf("seq %d where %d was expected (a lost or duplicated record)", rec.Seq, want), Rule: "trace-seq"})
-					}
-					want = rec.Seq + 1
-				}
-			}
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				probs = append(probs, Problem{Path: rel, Line: line, Msg: err.Error(), Rule: "unreadable"})
-			}
-			break
-		}
+func (d *doctor) checkTrace(rel string) []Problem {
+	sessions, probs := traces.CheckFile(d.k.Root, rel)
+	for _, s := range sessions {
+		d.sessions[s] = true
 	}
 	return probs
+}
+
+// sources reports observations whose sources name no session of traces/.
+func (d *doctor) sources(ctx context.Context) error {
+	obs, _, err := d.k.LoadObservations(ctx)
+	if err != nil {
+		return nil
+	}
+	for _, f := range obs {
+		for _, s := range f.Obs.Sources {
+			if s.Session != "" && s.Session != "mcp" && !d.sessions[s.Session] && !d.sessions[traces.StripAgent(s.Session)] {
+				d.add("warning", false, Problem{Path: f.Path, Line: 1, Msg: fmt.Sprintf("source session %q is not in traces/", s.Session), Rule: "dangling-source"})
+				break
+			}
+		}
+	}
+	return nil
 }
 
 func hasRule(probs []Problem, rule string) bool {

@@ -139,7 +139,7 @@ func (k *KB) strayTemps() []string {
 	dirs[filepath.Join(k.ProjectRoot, ".claude")] = true
 	tree := k.projectFiles()
 	for dir := range dirs {
-		if _, err := tree.Resolve(dir); err != nil || inKB(k.Root, dir) {
+		if _, err := tree.Resolve(dir); err != nil || fsx.Inside(k.Root, dir) {
 			continue // outside the project (reported as a link), or walked above
 		}
 		ents, _ := os.ReadDir(dir)
@@ -160,9 +160,4 @@ func (k *KB) strayTemps() []string {
 		})
 	}
 	return temps
-}
-
-func inKB(root, p string) bool {
-	r, err := filepath.Rel(root, p)
-	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }

@@ -1,13 +1,9 @@
 package kb
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -33,14 +29,7 @@ type EpisodesReport struct {
 }
 
 // EpisodeFile is an episode as stored in episodes/<id>.md.
-type EpisodeFile struct {
-	Episode *episodes.Episode `json:"episode"`
-	Path    string            `json:"path"`
-	Edited  bool              `json:"edited"`
-	Body    string            `json:"-"`
-}
-
-func episodePath(id string) string { return path.Join(LayerEpisodes, doc.Slug(id)+".md") }
+type EpisodeFile = episodes.File
 
 // LoadEpisodes reads every episode file; files that fail to parse are
 // reported and skipped.
@@ -70,21 +59,12 @@ func (k *KB) LoadEpisodes(ctx context.Context) ([]*EpisodeFile, []Problem, error
 			probs = append(probs, Problem{Path: rel, Msg: err.Error(), Rule: "unreadable"})
 			return nil
 		}
-		e, err := episodes.Parse(rel, b)
-		if err != nil {
-			var pe *episodes.ParseError
-			line := 0
-			if errors.As(err, &pe) {
-				line = pe.Line
-			}
-			probs = append(probs, Problem{Path: rel, Line: line, Msg: err.Error(), Rule: "episode"})
+		f, prob := episodes.ParseFile(rel, b)
+		if prob != nil {
+			probs = append(probs, *prob)
 			return nil
 		}
-		body := ""
-		if d, err := doc.Parse(rel, b); err == nil {
-			body = d.Body
-		}
-		out = append(out, &EpisodeFile{Episode: e, Path: rel, Edited: episodes.Edited(b), Body: body})
+		out = append(out, f)
 		return nil
 	})
 	sort.Slice(out, func(i, j int) bool {
@@ -117,7 +97,8 @@ func (k *KB) BuildEpisodes(ctx context.Context) (*EpisodesReport, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		recs, probs, err := readSessionFile(k.Root, info.Path)
+		var recs []traces.Record
+		_, probs, err := st.ReadFile(info.Path, func(r traces.Record) error { recs = append(recs, r); return nil })
 		rep.Problems = append(rep.Problems, probs...)
 		if err != nil {
 			rep.Problems = append(rep.Problems, Problem{Path: info.Path, Msg: err.Error(), Rule: "trace"})
@@ -142,62 +123,34 @@ func (k *KB) BuildEpisodes(ctx context.Context) (*EpisodesReport, error) {
 		return nil, err
 	}
 	rep.Problems = append(rep.Problems, eprobs...)
-	edited := map[string]bool{} // sessions covered by a person's episode
-	byPath := map[string]*EpisodeFile{}
-	for _, f := range existing {
-		byPath[f.Path] = f
-		if f.Edited {
-			rep.Kept = append(rep.Kept, f.Path)
-			for _, s := range f.Episode.Scope.Sessions {
-				edited[s] = true
-			}
-		}
+	plan, err := episodes.PlanBuild(eps, existing)
+	if err != nil {
+		return nil, err
 	}
-	live := map[string]bool{}
-	for i := range eps {
-		e := &eps[i]
-		rel := episodePath(e.ID)
-		if f := byPath[rel]; f != nil && f.Edited {
-			live[rel] = true
-			continue
-		}
-		clash := false
-		for _, s := range e.Scope.Sessions {
-			clash = clash || edited[s]
-		}
-		if clash {
-			continue
-		}
-		live[rel] = true
-		b, err := episodes.Render(e)
+	rep.Kept = plan.Kept
+	for _, w := range plan.Write {
+		abs, err := k.Path(w.Path)
 		if err != nil {
 			return nil, err
 		}
-		abs, err := k.Path(rel)
-		if err != nil {
-			return nil, err
-		}
-		if old, err := k.files().ReadFile(abs); err == nil && string(old) == string(b) {
+		if old, err := k.files().ReadFile(abs); err == nil && string(old) == string(w.Content) {
 			rep.Unchanged++
 			continue
 		}
-		if err := k.files().WriteFile(abs, b, 0o644); err != nil {
+		if err := k.files().WriteFile(abs, w.Content, 0o644); err != nil {
 			return nil, fmt.Errorf("episodes: %w", err)
 		}
-		rep.Written = append(rep.Written, rel)
+		rep.Written = append(rep.Written, w.Path)
 	}
-	for _, f := range existing {
-		if live[f.Path] || f.Edited {
-			continue
-		}
-		abs, err := k.Path(f.Path)
+	for _, rel := range plan.Remove {
+		abs, err := k.Path(rel)
 		if err != nil {
 			continue
 		}
 		if err := k.files().Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("episodes: %w", err)
 		}
-		rep.Removed = append(rep.Removed, f.Path)
+		rep.Removed = append(rep.Removed, rel)
 	}
 	return rep, nil
 }
@@ -234,37 +187,4 @@ func (k *KB) ShowEpisode(ctx context.Context, id string) (*EpisodeFile, error) {
 		return nil, err
 	}
 	return resolveID(all, id, "episode", func(f *EpisodeFile) []string { return []string{f.Episode.ID} })
-}
-
-// readSessionFile reads a session file by its path (Store.Read looks the
-// session up by id first, which lists every session: quadratic over a
-// whole build). Malformed lines are reported and skipped.
-func readSessionFile(root, rel string) ([]traces.Record, []Problem, error) {
-	f, err := (fsx.Tree{Root: root}).Open(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	var recs []traces.Record
-	var probs []Problem
-	rd := bufio.NewReaderSize(f, 1<<16)
-	for line := 1; ; line++ {
-		b, err := rd.ReadBytes('\n')
-		if len(bytes.TrimSpace(b)) > 0 && (err == nil || errors.Is(err, io.EOF)) {
-			var r traces.Record
-			if jerr := json.Unmarshal(b, &r); jerr != nil {
-				if err == nil { // a torn last line is not a problem
-					probs = append(probs, Problem{Path: rel, Line: line, Msg: "malformed record", Rule: "trace"})
-				}
-			} else {
-				recs = append(recs, r)
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return recs, probs, nil
-		}
-		if err != nil {
-			return recs, probs, err
-		}
-	}
 }

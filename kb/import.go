@@ -1,24 +1,20 @@
 package kb
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/kbmem/kb/agents"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/redact"
-	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/traces"
 )
 
@@ -29,45 +25,13 @@ type ImportOptions struct {
 	NoRedact bool   // store secrets as they are (redaction is on by default)
 }
 
-// ImportFile is the outcome of importing one file.
-type ImportFile struct {
-	File      string   `json:"file"`
-	Format    string   `json:"format,omitempty"`
-	Sessions  []string `json:"sessions"`
-	Appended  int      `json:"appended"`
-	Unchanged bool     `json:"unchanged"`
-	Problems  []string `json:"problems,omitempty"` // "file:line: reason", parts skipped
-	Error     string   `json:"error,omitempty"`    // the file could not be imported at all
-}
-
-// ImportSkip is a file found while walking a directory that is not a
-// transcript (a .json that is no known format, for example). Skips do not
-// make an import fail; a file named explicitly that is not a transcript is
-// an error instead.
-type ImportSkip struct {
-	File   string `json:"file"`
-	Reason string `json:"reason"`
-}
-
-// ImportTotals sums an ImportReport.
-type ImportTotals struct {
-	Files     int `json:"files"`
-	Sessions  int `json:"sessions"`
-	Appended  int `json:"appended"`
-	Unchanged int `json:"unchanged"`
-	Problems  int `json:"problems"`
-	Errors    int `json:"errors"`
-	Skipped   int `json:"skipped"`
-	Redacted  int `json:"redacted"` // secrets replaced by [REDACTED:<rule>]
-}
-
-// ImportReport is what Import did, per file and in total.
-type ImportReport struct {
-	Files    []ImportFile `json:"files"`
-	Skipped  []ImportSkip `json:"skipped,omitempty"`
-	Totals   ImportTotals `json:"totals"`
-	Redacted bool         `json:"redaction"` // whether redaction was on
-}
+// What an import did (traces.ImportReport and its parts).
+type (
+	ImportReport = traces.ImportReport
+	ImportFile   = traces.ImportedFile
+	ImportSkip   = traces.SkippedFile
+	ImportTotals = traces.ImportTotals
+)
 
 // PartialImportError is returned by Import, next to a complete report,
 // when some files had problems or could not be imported; everything else
@@ -89,7 +53,7 @@ func (k *KB) traceStore(noRedact bool, count *atomic.Int64) (*traces.Store, bool
 	if noRedact || !k.Config.Traces.Redact {
 		return st, false, nil
 	}
-	manual := k.manualRules()
+	manual := k.purgedPatterns()
 	var extra []redact.Rule
 	for _, r := range k.Config.Traces.RedactRules {
 		extra = append(extra, redact.Rule{ID: r.ID, Regex: r.Regex, Keywords: r.Keywords, SecretGroup: r.SecretGroup})
@@ -98,57 +62,11 @@ func (k *KB) traceStore(noRedact bool, count *atomic.Int64) (*traces.Store, bool
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: traces.redact_rules: %w", ConfigFile, err)
 	}
-	st.Redactor = &kbRedactor{rd: rd, manual: manual, count: count}
+	st.Redactor = traces.NewRedactor(rd, manual, count)
 	if count != nil {
 		st.Remembered = func(n int) { count.Add(int64(n)) }
 	}
 	return st, true, nil
-}
-
-// kbRedactor is the traces.Redactor of a KB: the patterns of `kb trace
-// redact`, then the rules of redact (gitleaks', kb's and kb.yaml's). count,
-// if set, is increased by the number of secrets replaced.
-type kbRedactor struct {
-	rd     *redact.Redactor
-	manual []*regexp.Regexp
-	count  *atomic.Int64
-}
-
-func (r *kbRedactor) counted(fs []redact.Finding) {
-	if r.count != nil && len(fs) > 0 {
-		r.count.Add(int64(len(fs)))
-	}
-}
-
-func (r *kbRedactor) Text(s string) (string, []redact.Secret) {
-	for _, re := range r.manual {
-		s = re.ReplaceAllLiteralString(s, ManualMarker)
-	}
-	out, fs, found := r.rd.Redact(s)
-	r.counted(fs)
-	return out, found
-}
-
-func (r *kbRedactor) JSON(b []byte) ([]byte, []redact.Secret) {
-	if len(r.manual) > 0 {
-		var v any
-		dec := json.NewDecoder(strings.NewReader(string(b)))
-		dec.UseNumber()
-		if dec.Decode(&v) == nil {
-			n := 0
-			for _, re := range r.manual {
-				v = redactStrings(v, re, &n)
-			}
-			if n > 0 {
-				if nb, err := marshalNoEscape(v); err == nil {
-					b = nb
-				}
-			}
-		}
-	}
-	out, fs, found := r.rd.RedactJSON(b)
-	r.counted(fs)
-	return out, found
 }
 
 // Import imports transcripts: files, or directories walked for *.jsonl,
@@ -163,131 +81,31 @@ func (k *KB) Import(ctx context.Context, paths []string, o ImportOptions) (*Impo
 			return nil, fmt.Errorf("%w: --format: %v", ErrInvalidInput, err)
 		}
 	}
-	var count atomic.Int64
-	st, redacting, err := k.traceStore(o.NoRedact, &count)
-	if err != nil {
-		return nil, err
+	sources := make([]Source, len(paths))
+	for i, p := range paths {
+		sources[i] = Source{Path: p}
 	}
-	l, err := k.Lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer l.Release()
-	rep := &ImportReport{Files: []ImportFile{}, Redacted: redacting}
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return rep, err
-		}
-		k.importPath(ctx, st, p, o, rep, nil)
-	}
-	rep.Totals.Redacted = int(count.Load())
-	return rep, rep.err()
+	return k.importSources(ctx, sources, o, false)
 }
 
-func (r *ImportReport) err() error {
+func importErr(r *ImportReport) error {
 	if r.Totals.Problems > 0 || r.Totals.Errors > 0 {
 		return &PartialImportError{Problems: r.Totals.Problems, Errors: r.Totals.Errors}
 	}
 	return nil
 }
 
-// importPath imports one named file, or every transcript under a
-// directory. keep, if set, filters the files found by the walk.
-func (k *KB) importPath(ctx context.Context, st *traces.Store, p string, o ImportOptions, rep *ImportReport, keep func(string) bool) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		rep.addError(p, err)
-		return
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		rep.addError(abs, err)
-		return
-	}
-	if !fi.IsDir() {
-		rep.add(k.importOne(st, abs, o))
-		return
-	}
-	files, unreadable := k.walkTranscripts(abs)
-	for _, u := range unreadable {
-		if k.inAgentDir(u.File) {
-			rep.addError(u.File, errors.New(u.Reason))
-		} else {
-			rep.Skipped = append(rep.Skipped, u)
-			rep.Totals.Skipped++
-		}
-	}
-	for _, f := range files {
-		if ctx.Err() != nil {
-			return
-		}
-		if keep != nil && !keep(f) {
-			continue
-		}
-		res := k.importOne(st, f, o)
-		if res.Error != "" && res.notTranscript {
-			rep.Skipped = append(rep.Skipped, ImportSkip{File: f, Reason: res.Error})
-			rep.Totals.Skipped++
-			continue
-		}
-		rep.add(res)
-	}
-}
-
-type importOutcome struct {
-	ImportFile
-	notTranscript bool
-}
-
-func (r *ImportReport) addError(file string, err error) {
-	r.add(importOutcome{ImportFile: ImportFile{File: file, Sessions: []string{}, Error: err.Error()}})
-}
-
-func (r *ImportReport) add(o importOutcome) {
-	r.Files = append(r.Files, o.ImportFile)
-	t := &r.Totals
-	t.Files++
-	t.Sessions += len(o.Sessions)
-	t.Appended += o.Appended
-	if o.Unchanged {
-		t.Unchanged++
-	}
-	t.Problems += len(o.Problems)
-	if o.Error != "" {
-		t.Errors++
-	}
-}
-
-// importOne imports one file, turning every failure into the report entry.
-func (k *KB) importOne(st *traces.Store, abs string, o ImportOptions) importOutcome {
-	res, err := st.Import(abs, traces.ImportOptions{Format: o.Format, Agent: o.Agent})
-	out := importOutcome{ImportFile: ImportFile{File: abs, Format: res.Format, Sessions: res.Sessions,
-		Appended: res.Appended, Unchanged: res.Unchanged}}
-	if out.Sessions == nil {
-		out.Sessions = []string{}
-	}
-	for _, p := range res.Problems {
-		out.Problems = append(out.Problems, p.Error())
-	}
-	if err != nil {
-		out.Error = err.Error()
-		var fe *traces.FormatError
-		if errors.As(err, &fe) {
-			// The store's message repeats the path; keep the reason. In an
-			// agent's own directory every file is the agent's: one kb
-			// cannot read is an error, not a file to pass over.
-			out.Error = fmt.Sprintf("not a transcript (%s)", fe.Reason)
-			out.notTranscript = !k.inAgentDir(abs)
-		}
-	}
-	return out
+// pathOptions are the options of importing a path into this KB: its own
+// root is not walked, and the agents' directories are theirs.
+func (k *KB) pathOptions(o ImportOptions, keep func(string) bool) traces.PathOptions {
+	return traces.PathOptions{ImportOptions: traces.ImportOptions{Format: o.Format, Agent: o.Agent}, Skip: k.Root, Owned: k.inAgentDir, Keep: keep}
 }
 
 // agentDirs are the directories agents write their own transcripts to:
 // ~/.claude/projects, the Codex sessions directory, and the claude_code and
 // codex entries of kb.yaml other than auto.
 func (k *KB) agentDirs() []string {
-	dirs := []string{filepath.Join(homeDir(), ".claude", "projects"), CodexSessionsDir()}
+	dirs := agents.TranscriptDirs()
 	for _, s := range k.TraceSources(true, true, false) {
 		if s.Keep == nil && !strings.HasPrefix(s.Path, dirs[0]+string(filepath.Separator)) {
 			dirs = append(dirs, s.Path)
@@ -299,355 +117,44 @@ func (k *KB) agentDirs() []string {
 // inAgentDir reports whether p lies in one of agentDirs.
 func (k *KB) inAgentDir(p string) bool {
 	for _, d := range k.agentDirs() {
-		if within(filepath.Clean(p), filepath.Clean(d)) {
+		if fsx.Inside(filepath.Clean(d), filepath.Clean(p)) {
 			return true
 		}
 	}
 	return false
 }
 
-// walkTranscripts lists, sorted, the candidate transcripts under dir:
-// *.jsonl, *.json, and *.md files that look like aider chat histories.
-// The KB itself, .git and hidden directories other than dir are skipped,
-// and so are the <name>.meta.json companions Claude Code writes beside a
-// sub-agent's <name>.jsonl. Entries the walk could not read are returned
-// apart, with the reason.
-func (k *KB) walkTranscripts(dir string) (files []string, unreadable []ImportSkip) {
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			unreadable = append(unreadable, ImportSkip{File: p, Reason: "cannot read: " + textutil.OneLine(err.Error())})
-			if d != nil && d.IsDir() && p != dir {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if p != dir && (p == k.Root || d.Name() == ".git" || d.Name() == "node_modules" ||
-				(strings.HasPrefix(d.Name(), ".") && d.Name() != ".aider")) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".kb-tmp-") || isMetaCompanion(p) {
-			return nil
-		}
-		if isTranscriptName(p) {
-			files = append(files, p)
-		}
-		return nil
-	})
-	sort.Strings(files)
-	return files, unreadable
-}
+// Source is one place transcripts come from (agents.Source).
+type Source = agents.Source
 
-// isMetaCompanion reports whether p is the <name>.meta.json Claude Code keeps
-// beside a sub-agent transcript <name>.jsonl (read by the parser with it).
-func isMetaCompanion(p string) bool {
-	stem, ok := strings.CutSuffix(p, ".meta.json")
-	if !ok {
-		return false
-	}
-	_, err := os.Stat(stem + ".jsonl")
-	return err == nil
-}
-
-// isTranscriptName reports whether a file found in a directory walk may be
-// a transcript: JSON lines, JSON, or an aider chat history (an .md file
-// whose head is detected as aider).
-func isTranscriptName(p string) bool {
-	switch strings.ToLower(filepath.Ext(p)) {
-	case ".jsonl", ".json":
-		return true
-	case ".md":
-		if strings.HasSuffix(p, ".aider.chat.history.md") {
-			return true
-		}
-		head, err := readHead(p, traces.DetectHeadSize)
-		if err != nil {
-			return false
-		}
-		parser, err := traces.Detect(p, head)
-		return err == nil && parser.Format() == traces.AgentAider
-	}
-	return false
-}
-
-func readHead(p string, n int) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b := make([]byte, n)
-	m, err := io.ReadFull(f, b)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return b[:m], nil
-}
-
-// ---------------------------------------------------------------------------
-// Agent transcript directories
-
-// EncodeClaudeProject is the directory name Claude Code uses under
-// ~/.claude/projects for a working directory: the absolute path with '/'
-// and '.' (and '\', ':') replaced by '-'.
-func EncodeClaudeProject(abs string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case '/', '.', '\\', ':':
-			return '-'
-		}
-		return r
-	}, abs)
-}
-
-func homeDir() string {
-	if h := os.Getenv("HOME"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
-
-// Worktrees returns projectRoot and every linked git worktree of the same
-// repository (and the main worktree when projectRoot is a linked one), read
-// from <git common dir>/worktrees/*/gitdir. Outside git it returns just
-// projectRoot. Worktrees whose directory no longer exists are left out.
-func Worktrees(projectRoot string) []string {
-	root, err := filepath.Abs(projectRoot)
-	if err != nil {
-		return []string{projectRoot}
-	}
-	out := []string{root}
-	seen := map[string]bool{root: true}
-	addDir := func(d string) {
-		d = filepath.Clean(d)
-		if seen[d] {
-			return
-		}
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			return
-		}
-		seen[d] = true
-		out = append(out, d)
-	}
-	common := gitCommonDir(root)
-	if common == "" {
-		return out
-	}
-	if filepath.Base(common) == ".git" {
-		addDir(filepath.Dir(common)) // the main worktree
-	}
-	ents, err := os.ReadDir(filepath.Join(common, "worktrees"))
-	if err != nil {
-		return out
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(common, "worktrees", e.Name(), "gitdir"))
-		if err != nil {
-			continue
-		}
-		gd := strings.TrimSpace(string(b))
-		if gd == "" {
-			continue
-		}
-		if !filepath.IsAbs(gd) {
-			gd = filepath.Join(common, "worktrees", e.Name(), gd)
-		}
-		addDir(filepath.Dir(gd)) // gitdir names <worktree>/.git
-	}
-	return out
-}
-
-// gitCommonDir returns the git common directory of the work tree at root,
-// or "" when root has no .git.
-func gitCommonDir(root string) string {
-	dotgit := filepath.Join(root, ".git")
-	st, err := os.Stat(dotgit)
-	if err != nil {
-		return ""
-	}
-	if st.IsDir() {
-		return dotgit
-	}
-	b, err := os.ReadFile(dotgit)
-	if err != nil || !strings.HasPrefix(string(b), "gitdir:") {
-		return ""
-	}
-	gd := strings.TrimSpace(strings.TrimPrefix(string(b), "gitdir:"))
-	if !filepath.IsAbs(gd) {
-		gd = filepath.Join(root, gd)
-	}
-	cd, err := os.ReadFile(filepath.Join(gd, "commondir"))
-	if err != nil {
-		return gd
-	}
-	c := strings.TrimSpace(string(cd))
-	if !filepath.IsAbs(c) {
-		c = filepath.Join(gd, c)
-	}
-	return filepath.Clean(c)
-}
-
-// ClaudeCodeDirs returns ~/.claude/projects/<encoded-cwd> for projectRoot
-// and each of its git worktrees. The directories may not exist yet.
-func ClaudeCodeDirs(projectRoot string) []string {
-	base := filepath.Join(homeDir(), ".claude", "projects")
-	var out []string
-	for _, w := range Worktrees(projectRoot) {
-		out = append(out, filepath.Join(base, EncodeClaudeProject(w)))
-	}
-	return out
-}
-
-// CodexSessionsDir is $CODEX_HOME/sessions, or ~/.codex/sessions.
-func CodexSessionsDir() string {
-	if h := os.Getenv("CODEX_HOME"); h != "" {
-		return filepath.Join(h, "sessions")
-	}
-	return filepath.Join(homeDir(), ".codex", "sessions")
-}
-
-var codexRollout = regexp.MustCompile(`^rollout-.*\.jsonl$`)
-
-// CodexFiles returns the Codex rollouts under CodexSessionsDir (any depth,
-// normally YYYY/MM/DD/rollout-*.jsonl) whose session_meta cwd lies inside
-// projectRoot or one of its worktrees. Only the first line of each file is
-// read.
-func CodexFiles(projectRoot string) []string {
-	roots := Worktrees(projectRoot)
-	var out []string
-	filepath.WalkDir(CodexSessionsDir(), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !d.Type().IsRegular() {
-			return nil
-		}
-		if codexRollout.MatchString(d.Name()) && codexInProject(p, roots) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
-}
-
-// codexInProject reads the first line of a rollout and reports whether its
-// session_meta cwd is inside one of roots. A rollout without a cwd there
-// (older Codex versions) is not attributed to any project, nor is one whose
-// first line is not written yet. One kb cannot read, or whose first line is
-// not JSON, is kept, so that its import reports it.
-func codexInProject(p string, roots []string) bool {
-	f, err := os.Open(p)
-	if err != nil {
-		return true
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(io.LimitReader(f, traces.MaxDetectLine), 64<<10).ReadBytes('\n')
-	if err != nil {
-		return !errors.Is(err, io.EOF)
-	}
-	var first struct {
-		Type    string `json:"type"`
-		Payload struct {
-			Cwd string `json:"cwd"`
-		} `json:"payload"`
-		Cwd string `json:"cwd"`
-	}
-	if json.Unmarshal(line, &first) != nil {
-		return true
-	}
-	cwd := first.Payload.Cwd
-	if cwd == "" {
-		cwd = first.Cwd
-	}
-	if cwd == "" {
-		return false
-	}
-	for _, r := range roots {
-		if within(filepath.Clean(cwd), r) {
-			return true
-		}
-	}
-	return false
-}
-
-func within(p, dir string) bool {
-	if p == dir {
-		return true
-	}
-	return strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
-}
-
-// Source is one place transcripts come from: a file or directory, and for
-// the automatic Codex source a filter on the files under it.
-type Source struct {
-	Kind string `json:"kind"` // claude-code, codex, sources
-	Path string `json:"path"`
-	// Keep, if set, says which files under Path belong to the project.
-	Keep func(file string) bool `json:"-"`
-}
-
-// TraceSources resolves the traces section of kb.yaml: "auto" entries
-// become ClaudeCodeDirs / the Codex sessions directory filtered by
-// project, other entries are taken as given (~ expanded, relative paths
-// against the project root). Paths may not exist yet.
+// TraceSources resolves the traces section of kb.yaml (agents.Sources):
+// "auto" entries become the agents' own directories for this project,
+// other entries are taken as given (~ expanded, relative paths against
+// the project root). Paths may not exist yet.
 func (k *KB) TraceSources(claudeCode, codex, extra bool) []Source {
-	var out []Source
-	resolve := func(p string) string {
-		if p == "~" || strings.HasPrefix(p, "~/") {
-			p = filepath.Join(homeDir(), p[1:])
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(k.ProjectRoot, p)
-		}
-		return filepath.Clean(p)
-	}
+	var e agents.SourceEntries
 	if claudeCode {
-		for _, e := range k.Config.Traces.ClaudeCode {
-			if strings.EqualFold(strings.TrimSpace(e), "auto") {
-				for _, d := range ClaudeCodeDirs(k.ProjectRoot) {
-					out = append(out, Source{Kind: traces.AgentClaudeCode, Path: d})
-				}
-				continue
-			}
-			out = append(out, Source{Kind: traces.AgentClaudeCode, Path: resolve(e)})
-		}
+		e.ClaudeCode = k.Config.Traces.ClaudeCode
 	}
 	if codex {
-		for _, e := range k.Config.Traces.Codex {
-			if strings.EqualFold(strings.TrimSpace(e), "auto") {
-				roots := Worktrees(k.ProjectRoot)
-				out = append(out, Source{Kind: traces.AgentCodex, Path: CodexSessionsDir(), Keep: func(f string) bool {
-					return codexRollout.MatchString(filepath.Base(f)) && codexInProject(f, roots)
-				}})
-				continue
-			}
-			out = append(out, Source{Kind: traces.AgentCodex, Path: resolve(e)})
-		}
+		e.Codex = k.Config.Traces.Codex
 	}
 	if extra {
-		for _, e := range k.Config.Traces.Extra {
-			out = append(out, Source{Kind: "sources", Path: resolve(e)})
-		}
+		e.Extra = k.Config.Traces.Extra
 	}
-	return dedupeSources(out)
-}
-
-func dedupeSources(in []Source) []Source {
-	seen := map[string]bool{}
-	var out []Source
-	for _, s := range in {
-		if !seen[s.Path] {
-			seen[s.Path] = true
-			out = append(out, s)
-		}
-	}
-	return out
+	return agents.Sources(k.ProjectRoot, e)
 }
 
 // ImportSources imports every existing source of the list (missing
 // directories are fine: the agent has not run here yet).
 func (k *KB) ImportSources(ctx context.Context, sources []Source, o ImportOptions) (*ImportReport, error) {
+	return k.importSources(ctx, sources, o, true)
+}
+
+// importSources imports each source under the write lock, with kb.yaml's
+// redaction (unless o.NoRedact); with missingOK a source that does not
+// exist is passed over, else it is an error of the report.
+func (k *KB) importSources(ctx context.Context, sources []Source, o ImportOptions, missingOK bool) (*ImportReport, error) {
 	var count atomic.Int64
 	st, redacting, err := k.traceStore(o.NoRedact, &count)
 	if err != nil {
@@ -660,16 +167,16 @@ func (k *KB) ImportSources(ctx context.Context, sources []Source, o ImportOption
 	defer l.Release()
 	rep := &ImportReport{Files: []ImportFile{}, Redacted: redacting}
 	for _, s := range sources {
-		if ctx.Err() != nil {
-			return rep, ctx.Err()
+		if err := ctx.Err(); err != nil {
+			return rep, err
 		}
-		if _, err := os.Stat(s.Path); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(s.Path); missingOK && errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		k.importPath(ctx, st, s.Path, o, rep, s.Keep)
+		st.ImportPath(ctx, s.Path, k.pathOptions(o, s.Keep), rep)
 	}
 	rep.Totals.Redacted = int(count.Load())
-	return rep, rep.err()
+	return rep, importErr(rep)
 }
 
 // ---------------------------------------------------------------------------
@@ -757,37 +264,20 @@ func (k *KB) TraceShow(session string, o TraceOptions) (*Trace, error) {
 // readTrace reads the records of a session file.
 func (k *KB) readTrace(info traces.SessionInfo, o TraceOptions) (*Trace, error) {
 	tr := &Trace{Session: summaryOf(info), Records: []traces.Record{}}
-	abs := filepath.Join(k.Root, filepath.FromSlash(info.Path))
-	f, err := os.Open(abs)
-	if err != nil {
-		return nil, fmt.Errorf("read session %s: %w", info.ID, err)
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
-	for line := 1; ; line++ {
-		b, err := r.ReadBytes('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("read %s: %w", info.Path, err)
-		}
-		if len(b) == 0 || b[len(b)-1] != '\n' {
-			break // end, or a torn last line still being written
-		}
-		if len(strings.TrimSpace(string(b))) == 0 {
-			continue
-		}
-		var rec traces.Record
-		if jerr := json.Unmarshal(b, &rec); jerr != nil {
-			tr.Problems = append(tr.Problems, traces.Problem{File: info.Path, Line: line, Msg: "malformed record: " + jerr.Error()})
-			continue
-		}
+	_, probs, err := (&traces.Store{Root: k.Root}).ReadFile(info.Path, func(rec traces.Record) error {
 		if o.From > 0 && rec.Seq < o.From || o.To > 0 && rec.Seq > o.To {
-			continue
+			return nil
 		}
 		if o.Grep != nil && !o.Grep.MatchString(rec.Text) && !o.Grep.MatchString(rec.Output) &&
 			!o.Grep.MatchString(rec.Tool) && !o.Grep.Match(rec.Input) {
-			continue
+			return nil
 		}
 		tr.Records = append(tr.Records, rec)
+		return nil
+	})
+	tr.Problems = probs
+	if err != nil {
+		return nil, err
 	}
 	return tr, nil
 }
@@ -821,7 +311,7 @@ func (k *KB) AppendTraces(ctx context.Context, recs []traces.Record, noRedact bo
 // Manual redaction
 
 // ManualMarker replaces what `kb trace redact` removes.
-const ManualMarker = "[REDACTED:manual]"
+const ManualMarker = traces.ManualMarker
 
 // RedactOptions select what RedactTraces removes.
 type RedactOptions struct {
@@ -873,43 +363,33 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 	defer l.Release()
 	rep := &RedactReport{DryRun: o.DryRun, Files: []RedactedFile{}}
 	st := &traces.Store{Root: k.Root}
-	var files []string
+	files := st.Files()
 	if o.Session != "" {
 		info, err := st.Find(o.Session)
 		if err != nil {
 			return nil, traceErr(err)
 		}
 		files = []string{info.Path}
-	} else {
-		files = k.sessionFiles()
 	}
-	var rewritten []string
 	for _, rel := range files {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		abs := filepath.Join(k.Root, filepath.FromSlash(rel))
-		data, err := k.files().ReadFile(abs)
+		_, err := st.Rewrite(rel, func(data []byte) ([]byte, error) {
+			out, recs, occ := traces.ReplaceInRecords(data, re, ManualMarker)
+			if occ > 0 {
+				rep.Files = append(rep.Files, RedactedFile{Path: rel, Records: recs, Occurrences: occ})
+				rep.Records += recs
+				rep.Occurrences += occ
+			}
+			if o.DryRun {
+				return data, nil
+			}
+			return out, nil
+		})
 		if err != nil {
 			return rep, fmt.Errorf("redact %s: %w", rel, err)
 		}
-		out, recs, occ, err := redactSessionFile(data, re)
-		if err != nil {
-			return rep, fmt.Errorf("redact %s: %w", rel, err)
-		}
-		if occ == 0 {
-			continue
-		}
-		rep.Files = append(rep.Files, RedactedFile{Path: rel, Records: recs, Occurrences: occ})
-		rep.Records += recs
-		rep.Occurrences += occ
-		if o.DryRun {
-			continue
-		}
-		if err := k.writeKeepMode(abs, out); err != nil {
-			return rep, fmt.Errorf("redact %s: %w", rel, err)
-		}
-		rewritten = append(rewritten, rel)
 	}
 	for _, layer := range []string{LayerObservations, LayerEpisodes, LayerLibrary} {
 		for _, abs := range markdownFiles(filepath.Join(k.Root, layer)) {
@@ -934,14 +414,11 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 	if o.DryRun {
 		return rep, nil
 	}
-	if err := k.addManualRule(re); err != nil {
-		return rep, err
+	if err := st.AddPurgedPattern(re); err != nil {
+		return rep, fmt.Errorf("redact: remember pattern: %w", err)
 	}
 	if len(rep.Files) == 0 {
 		return rep, nil
-	}
-	if err := k.fixTraceState(rewritten); err != nil {
-		return rep, err
 	}
 	// A re-sync would hide the old text from search, but the index keeps
 	// deleted documents in its segment files until they merge: rebuild it
@@ -958,49 +435,14 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 	return rep, x.Close()
 }
 
-// manualRulesFile keeps the patterns of `kb trace redact`, so that later
-// imports of the same transcripts (which still hold the text) redact it too.
-// It lives in .state/ (git-ignored, local) because it holds the values.
-const manualRulesFile = "manual-redactions.json"
-
-func (k *KB) manualRules() []*regexp.Regexp {
-	data, err := k.files().ReadFile(filepath.Join(k.Root, StateDir, manualRulesFile))
+// purgedPatterns are the patterns of earlier `kb trace redact` runs, which
+// every import redacts too (traces.Store.PurgedPatterns).
+func (k *KB) purgedPatterns() []*regexp.Regexp {
+	pats, err := (&traces.Store{Root: k.Root}).PurgedPatterns()
 	if err != nil {
-		return nil
+		k.logf("%v; ignored", err)
 	}
-	var pats []string
-	if json.Unmarshal(data, &pats) != nil {
-		k.logf("%s/%s: not a JSON list of patterns; ignored", StateDir, manualRulesFile)
-		return nil
-	}
-	var out []*regexp.Regexp
-	for _, p := range pats {
-		if re, err := regexp.Compile(p); err == nil && !re.MatchString("") {
-			out = append(out, re)
-		}
-	}
-	return out
-}
-
-func (k *KB) addManualRule(re *regexp.Regexp) error {
-	p := filepath.Join(k.Root, StateDir, manualRulesFile)
-	var pats []string
-	if data, err := k.files().ReadFile(p); err == nil {
-		json.Unmarshal(data, &pats)
-	}
-	for _, x := range pats {
-		if x == re.String() {
-			return nil
-		}
-	}
-	b, err := json.Marshal(append(pats, re.String()))
-	if err != nil {
-		return err
-	}
-	if err := k.files().WriteFile(p, b, 0o600); err != nil {
-		return fmt.Errorf("redact: remember pattern: %w", err)
-	}
-	return nil
+	return pats
 }
 
 func (k *KB) writeKeepMode(abs string, data []byte) error {
@@ -1009,19 +451,6 @@ func (k *KB) writeKeepMode(abs string, data []byte) error {
 		perm = fi.Mode().Perm()
 	}
 	return k.files().WriteFile(abs, data, perm)
-}
-
-// sessionFiles lists the session files under traces/, sorted.
-func (k *KB) sessionFiles() []string {
-	var out []string
-	filepath.WalkDir(filepath.Join(k.Root, LayerTraces), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") && !strings.HasPrefix(d.Name(), ".") {
-			out = append(out, k.Rel(p))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
 }
 
 func markdownFiles(dir string) []string {
@@ -1039,108 +468,4 @@ func markdownFiles(dir string) []string {
 		return nil
 	})
 	return out
-}
-
-// redactSessionFile replaces matches of re inside the string values of
-// each record line; lines without a match are kept byte for byte. It
-// returns the new content, the records changed and the occurrences.
-func redactSessionFile(data []byte, re *regexp.Regexp) ([]byte, int, int, error) {
-	var out []byte
-	recs, occ := 0, 0
-	for len(data) > 0 {
-		line := data
-		if i := strings.IndexByte(string(data), '\n'); i >= 0 {
-			line = data[:i+1]
-		}
-		data = data[len(line):]
-		body := strings.TrimRight(string(line), "\r\n")
-		// A line without the match, and without escapes that could hide
-		// one, is kept as is; others are decoded and matched per string.
-		if !re.MatchString(body) && !strings.Contains(body, `\`) {
-			out = append(out, line...)
-			continue
-		}
-		var v any
-		dec := json.NewDecoder(strings.NewReader(body))
-		dec.UseNumber()
-		if err := dec.Decode(&v); err != nil {
-			// Not a record (a torn or malformed line): redact the raw text.
-			n := len(re.FindAllStringIndex(body, -1))
-			if n > 0 {
-				recs++
-				occ += n
-				body = re.ReplaceAllLiteralString(body, ManualMarker)
-			}
-			out = append(out, body...)
-			out = append(out, line[len(strings.TrimRight(string(line), "\r\n")):]...)
-			continue
-		}
-		n := 0
-		v = redactStrings(v, re, &n)
-		if n == 0 {
-			out = append(out, line...)
-			continue
-		}
-		b, err := marshalNoEscape(v)
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		recs++
-		occ += n
-		out = append(out, b...)
-		out = append(out, line[len(body):]...)
-	}
-	return out, recs, occ, nil
-}
-
-func redactStrings(v any, re *regexp.Regexp, n *int) any {
-	switch x := v.(type) {
-	case string:
-		if m := re.FindAllStringIndex(x, -1); len(m) > 0 {
-			*n += len(m)
-			return re.ReplaceAllLiteralString(x, ManualMarker)
-		}
-		return x
-	case []any:
-		for i := range x {
-			x[i] = redactStrings(x[i], re, n)
-		}
-		return x
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			nk := k
-			if m := re.FindAllStringIndex(k, -1); len(m) > 0 {
-				*n += len(m)
-				nk = re.ReplaceAllLiteralString(k, ManualMarker)
-			}
-			out[nk] = redactStrings(e, re, n)
-		}
-		return out
-	}
-	return v
-}
-
-func marshalNoEscape(v any) ([]byte, error) {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
-}
-
-// fixTraceState drops the derived state that describes rewritten session
-// files: their record keys (.state/keys/) and summaries (.state/sessions.json),
-// both rebuilt from the files when next needed. The import checkpoints
-// describe the source transcripts, not the session files, and stay.
-func (k *KB) fixTraceState(rels []string) error {
-	if len(rels) == 0 {
-		return nil
-	}
-	if err := (&traces.Store{Root: k.Root}).Rewritten(rels...); err != nil {
-		return fmt.Errorf("redact: %w", err)
-	}
-	return nil
 }

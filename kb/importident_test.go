@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbmem/kb/agents"
 	"github.com/kbmem/kb/traces"
 )
 
@@ -28,8 +29,8 @@ func longFirstLine() string {
 func TestImportProjectMoved(t *testing.T) {
 	k := trNewKB(t)
 	ctx := context.Background()
-	projects := filepath.Join(homeDir(), ".claude", "projects")
-	old := filepath.Join(projects, EncodeClaudeProject("/home/dev/app"), ccSession+".jsonl")
+	projects := filepath.Join(agents.Home(), ".claude", "projects")
+	old := filepath.Join(projects, agents.EncodeClaudeProject("/home/dev/app"), ccSession+".jsonl")
 	body := ccLine("u1", "2025-11-17T10:00:00Z", ccUser("fix the flaky test")) +
 		ccLine("a1", "2025-11-17T10:00:01Z", ccAssistantText("Looking.")) +
 		ccLine("a2", "2025-11-17T10:00:02Z", ccToolUse("toolu_1", "Bash", []byte(`{"command":"go test ./..."}`)))
@@ -37,7 +38,7 @@ func TestImportProjectMoved(t *testing.T) {
 	if _, err := k.ImportSources(ctx, []Source{{Kind: traces.AgentClaudeCode, Path: projects}}, ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	moved := filepath.Join(projects, EncodeClaudeProject("/home/dev/app-renamed"), ccSession+".jsonl")
+	moved := filepath.Join(projects, agents.EncodeClaudeProject("/home/dev/app-renamed"), ccSession+".jsonl")
 	trWriteFile(t, moved, body+ccLine("u2", "2025-11-17T10:01:00Z", ccUser("and the lint")))
 	os.RemoveAll(filepath.Dir(old))
 	rep, err := k.ImportSources(ctx, []Source{{Kind: traces.AgentClaudeCode, Path: projects}}, ImportOptions{})
@@ -58,7 +59,7 @@ func TestImportProjectMoved(t *testing.T) {
 func TestImportAgentDirReportsWhatItCannotRead(t *testing.T) {
 	k := trNewKB(t)
 	ctx := context.Background()
-	dir := ClaudeCodeDirs(k.ProjectRoot)[0]
+	dir := agents.ClaudeCodeDirs(k.ProjectRoot)[0]
 	trWriteFile(t, filepath.Join(dir, ccSession+".jsonl"), longFirstLine())
 	trWriteFile(t, filepath.Join(dir, "empty.jsonl"), "")
 	sub := filepath.Join(dir, ccSession, "subagents")
@@ -104,7 +105,7 @@ func TestImportAgentDirReportsWhatItCannotRead(t *testing.T) {
 // (and fails, by name) instead of being left out.
 func TestImportCodexDirReportsUnreadableRollout(t *testing.T) {
 	k := trNewKB(t)
-	day := filepath.Join(CodexSessionsDir(), "2025", "12", "01")
+	day := filepath.Join(agents.CodexSessionsDir(), "2025", "12", "01")
 	trWriteFile(t, filepath.Join(day, "rollout-2025-12-01T10-00-00-a.jsonl"), "garbage, not a rollout\n")
 	trWriteFile(t, filepath.Join(day, "rollout-2025-12-01T10-00-00-b.jsonl"), `{"timestamp":"2025-12-01T10:00:00Z","type":"session_meta","payload":{"id":"b","cwd":"/somewhere/else"}}`+"\n")
 	trWriteFile(t, filepath.Join(day, "rollout-2025-12-01T10-00-00-c.jsonl"), `{"timestamp":"2025-12-01T10:00:00Z","type":"sess`) // still being written

@@ -3,11 +3,12 @@ package kb
 import (
 	"context"
 	"errors"
-	"github.com/kbmem/kb/internal/fsx"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/kbmem/kb/internal/fsx"
 
 	"github.com/kbmem/kb/internal/lock"
 )

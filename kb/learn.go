@@ -206,7 +206,7 @@ func (k *KB) learnInputs(ctx context.Context, extra []string) ([]LearnSkip, erro
 func learnObservations(files []*ObsFile) []learn.File {
 	out := make([]learn.File, 0, len(files))
 	for _, f := range files {
-		out = append(out, learn.File{Path: f.Path, Raw: f.raw, Obs: f.Obs})
+		out = append(out, learn.File{Path: f.Path, Raw: f.Raw, Obs: f.Obs})
 	}
 	return out
 }

@@ -3,9 +3,7 @@ package kb
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/fsx"
@@ -71,50 +69,19 @@ func GraphOf(docs []ParsedDoc) *links.Graph {
 	return links.Build(nodes)
 }
 
-// Lint checks every document: it parses, has the required keys with valid
-// values, has a unique id, and links only to documents that exist.
+// Lint checks every document: it parses, and passes library.Lint (the
+// required keys with valid values, a unique id, links only to documents
+// that exist).
 func (k *KB) Lint(ctx context.Context) (*LintResult, error) {
 	docs, probs, err := k.ReadDocs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res := &LintResult{Files: len(docs) + len(probs), Problems: probs}
-	byID := map[string][]*doc.Document{}
-	for _, p := range docs {
-		d := p.Doc
-		for _, key := range library.Required {
-			if v, ok := d.Fields[key]; !ok || fmt.Sprint(v) == "" {
-				line := 1
-				if !d.HasFrontmatter {
-					res.Problems = append(res.Problems, Problem{Path: d.Path, Line: line, Msg: "no frontmatter (needs " + strings.Join(library.Required, ", ") + ")", Rule: "required"})
-					break
-				}
-				res.Problems = append(res.Problems, Problem{Path: d.Path, Line: line, Msg: fmt.Sprintf("missing required field %q", key), Rule: "required"})
-			}
-		}
-		if d.Lifecycle != "" && !contains(library.Lifecycles, d.Lifecycle) {
-			res.Problems = append(res.Problems, Problem{Path: d.Path, Line: d.KeyLine("lifecycle"),
-				Msg: fmt.Sprintf("lifecycle %q is not one of %s", d.Lifecycle, strings.Join(library.Lifecycles, ", ")), Rule: "value"})
-		}
-		if d.ID != "" {
-			byID[strings.ToLower(d.ID)] = append(byID[strings.ToLower(d.ID)], d)
-		}
+	ds := make([]*doc.Document, len(docs))
+	for i, p := range docs {
+		ds[i] = p.Doc
 	}
-	for _, ds := range byID {
-		if len(ds) < 2 {
-			continue
-		}
-		for i, d := range ds {
-			other := ds[(i+1)%len(ds)]
-			res.Problems = append(res.Problems, Problem{Path: d.Path, Line: d.KeyLine("id"),
-				Msg: fmt.Sprintf("duplicate id %q (also in %s)", d.ID, other.Path), Rule: "duplicate-id"})
-		}
-	}
-	g := GraphOf(docs)
-	for _, e := range g.Unresolved() {
-		res.Problems = append(res.Problems, Problem{Path: e.From, Line: e.Link.Line,
-			Msg: fmt.Sprintf("broken link %s: no document %q", linkText(e.Link), e.Link.Target), Rule: "broken-link"})
-	}
+	res := &LintResult{Files: len(docs) + len(probs), Problems: append(probs, library.Lint(ds, GraphOf(docs))...)}
 	sort.SliceStable(res.Problems, func(i, j int) bool {
 		a, b := res.Problems[i], res.Problems[j]
 		if a.Path != b.Path {
@@ -126,25 +93,4 @@ func (k *KB) Lint(ctx context.Context) (*LintResult, error) {
 		res.Problems = []Problem{}
 	}
 	return res, nil
-}
-
-func linkText(l doc.Link) string {
-	switch l.Kind {
-	case "wiki":
-		return "[[" + l.Target + "]]"
-	case "markdown":
-		return "(" + l.Target + ")"
-	case "relation":
-		return l.Rel + ": " + l.Target
-	}
-	return l.Target
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

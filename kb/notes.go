@@ -63,7 +63,7 @@ func (o SearchOptions) ReadLayers() []string {
 
 // Search runs a query against the index. Bleve query syntax applies:
 // field:value, "phrases", +must, -mustnot.
-func (x *Index) Search(o SearchOptions) (*SearchResult, error) {
+func (x *Searcher) Search(o SearchOptions) (*SearchResult, error) {
 	layers, exclude := o.Layers, []string(nil)
 	if len(layers) == 0 {
 		exclude = []string{LayerTraces} // traces only on request (ADR 0003)
@@ -116,8 +116,8 @@ func fieldString(v any) string {
 
 // Graph builds the link graph of every markdown document from the index's
 // stored fields, without re-reading the files.
-func (x *Index) Graph() (*links.Graph, error) {
-	docs, err := x.ix.All("path", "layer", "type", "title", "tags", "noteid", linkField)
+func (x *Searcher) Graph() (*links.Graph, error) {
+	docs, err := x.ix.All("path", "layer", "type", "title", "tags", "noteid", index.LinkField)
 	if err != nil {
 		return nil, err
 	}
@@ -131,8 +131,8 @@ func (x *Index) Graph() (*links.Graph, error) {
 			id = ks[0]
 		}
 		var ls []doc.Link
-		for _, enc := range d.Keywords[linkField] {
-			if l, ok := decodeLink(enc); ok {
+		for _, enc := range d.Keywords[index.LinkField] {
+			if l, ok := index.DecodeLink(enc); ok {
 				ls = append(ls, l)
 			}
 		}
@@ -174,7 +174,7 @@ func refs(edges []links.Edge) []LinkRef {
 }
 
 // Resolve finds a document by id, path, file name or title.
-func (x *Index) Resolve(g *links.Graph, ref string) (links.Node, error) {
+func (x *Searcher) Resolve(g *links.Graph, ref string) (links.Node, error) {
 	n, err := g.Lookup(ref)
 	if err == nil {
 		return n, nil
@@ -186,7 +186,7 @@ func (x *Index) Resolve(g *links.Graph, ref string) (links.Node, error) {
 }
 
 // Show reads a document with its links and backlinks.
-func (x *Index) Show(ref string) (*Note, error) {
+func (x *Searcher) Show(ref string) (*Note, error) {
 	g, err := x.Graph()
 	if err != nil {
 		return nil, err
@@ -283,7 +283,7 @@ func (k *KB) New(ctx context.Context, typ, title string) (*NewResult, error) {
 func truncate(s string, n int) string { return textutil.Truncate(s, n) }
 
 // Links returns a document's forward links, or its backlinks.
-func (x *Index) Links(ref string, back bool) ([]LinkRef, error) {
+func (x *Searcher) Links(ref string, back bool) ([]LinkRef, error) {
 	g, err := x.Graph()
 	if err != nil {
 		return nil, err
@@ -300,7 +300,7 @@ func (x *Index) Links(ref string, back bool) ([]LinkRef, error) {
 
 // WriteGraph writes the link graph (or the part within depth hops of from)
 // as dot, mermaid or json.
-func (x *Index) WriteGraph(w io.Writer, format, from string, depth int) error {
+func (x *Searcher) WriteGraph(w io.Writer, format, from string, depth int) error {
 	g, err := x.Graph()
 	if err != nil {
 		return err
@@ -326,7 +326,7 @@ func (x *Index) WriteGraph(w io.Writer, format, from string, depth int) error {
 }
 
 // IDs lists document ids starting with prefix, for shell completion.
-func (x *Index) IDs(prefix string, limit int) ([]string, error) {
+func (x *Searcher) IDs(prefix string, limit int) ([]string, error) {
 	g, err := x.Graph()
 	if err != nil {
 		return nil, err

@@ -130,18 +130,6 @@ func TestForgetAndTombstones(t *testing.T) {
 	if !Forgotten(all, exSampleCorrection("s9")) {
 		t.Error("same key in another session not forgotten")
 	}
-	// Phrased differently, same action: still forgotten (near-duplicate).
-	other := exSampleCorrection("s9")
-	other.Lesson = "Always add the changed files by name."
-	other.ID = other.MakeID()
-	tob := []*observations.Observation{tombstoneObservation(all[0])}
-	if !forgotten(all, tob, other) {
-		t.Error("near-duplicate of a forgotten observation not forgotten")
-	}
-	unrelated := &observations.Observation{Type: observations.TypeCorrection, Lesson: "Use uv add for dependencies.", ActionTypes: []string{"pkg:pip"}}
-	if forgotten(all, tob, unrelated) {
-		t.Error("unrelated observation forgotten")
-	}
 	// A tombstoned file left by an interrupted forget is removed by extract.
 	if _, _, err := k.SaveObservation(o, nil); err != nil {
 		t.Fatal(err)
@@ -170,28 +158,4 @@ func TestLoadObservationsBadFiles(t *testing.T) {
 			t.Errorf("problem without a line: %v", p)
 		}
 	}
-}
-
-func FuzzReadObsFile(f *testing.F) {
-	o := exSampleCorrection("s1")
-	good, _ := RenderObservation(o)
-	f.Add(good)
-	f.Add([]byte("---\nsources: [1, {from: x}]\nalternatives: 3\n---\n"))
-	f.Add([]byte("---\nfirst_seen: yesterday\nanswered: maybe\n---\nbody"))
-	f.Add([]byte("no frontmatter"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p := filepath.Join(t.TempDir(), "x.md")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		of, prob := readObsFile(p, "observations/x.md")
-		if (of == nil) == (prob == nil) {
-			t.Fatalf("want exactly one of file and problem: %v %v", of, prob)
-		}
-		if of != nil {
-			if _, err := RenderObservation(of.Obs); err != nil && of.Obs.Type != "" {
-				t.Logf("render: %v", err)
-			}
-		}
-	})
 }

@@ -266,14 +266,14 @@ func (k *KB) promotionFiles(base promoteBase, grads []library.Graduation, notes 
 		if f == nil {
 			continue
 		}
-		content, err := setStatus(f.raw, observations.StatusPromoted)
+		content, err := doc.SetStatus(f.Raw, observations.StatusPromoted)
 		if err != nil {
 			return nil, nil, fmt.Errorf("promote: %s: %w", f.Path, err)
 		}
 		p := k.projectPath(f.Path)
 		old := base.read(p)
 		if base.workTree {
-			old = f.raw
+			old = f.Raw
 		} else if old == nil {
 			// Not tracked at HEAD: committing it would make the merge
 			// collide with the untracked file; kb promote sync records the
@@ -399,43 +399,6 @@ func (k *KB) markPromoted(f *ObsFile) error {
 	return nil
 }
 
-// setStatus sets the status key of a document. The common case, a plain
-// "status: word" line in the frontmatter kb wrote, is replaced in place (a
-// full surgical update re-parses and verifies the YAML, which dominates a
-// large promotion); anything else goes through doc.Update.
-func setStatus(src []byte, status string) ([]byte, error) {
-	if bytes.HasPrefix(src, []byte("---\n")) {
-		end := bytes.Index(src[4:], []byte("\n---\n"))
-		if end >= 0 {
-			fm := src[:4+end+1]
-			i := bytes.Index(fm, []byte("\nstatus: "))
-			if i >= 0 && bytes.Count(fm, []byte("\nstatus:")) == 1 {
-				j := bytes.IndexByte(fm[i+1:], '\n') + i + 1
-				val := string(fm[i+len("\nstatus: ") : j])
-				if isWord(val) {
-					out := make([]byte, 0, len(src)+len(status))
-					out = append(out, src[:i+len("\nstatus: ")]...)
-					out = append(out, status...)
-					return append(out, src[j:]...), nil
-				}
-			}
-		}
-	}
-	return doc.Update(src, map[string]any{"status": status}, nil)
-}
-
-func isWord(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r == '-') {
-			return false
-		}
-	}
-	return true
-}
-
 // promotedNoteSet is what the library already holds.
 type promotedNoteSet struct {
 	ids     []string
@@ -468,7 +431,7 @@ func (k *KB) promotedNotes() promotedNoteSet {
 		if dd.ID != "" {
 			s.ids = append(s.ids, dd.ID)
 		}
-		s.library = append(s.library, libraryNote(rel, dd))
+		s.library = append(s.library, library.NoteOf(rel, dd))
 		if by, _ := dd.Fields["promoted_by"].(string); by != "" {
 			for _, id := range dd.Relations["derived_from"] {
 				s.derived[id] = true
@@ -480,34 +443,6 @@ func (k *KB) promotedNotes() promotedNoteSet {
 		return nil
 	})
 	return s
-}
-
-// libraryNote is what coverage compares of a parsed library note: title,
-// description and the first paragraphs of the body, triggers, derived_from.
-func libraryNote(rel string, d *doc.Document) library.Note {
-	n := library.Note{ID: NoteID(d), Path: rel, Type: d.Type, Title: d.Title, DerivedFrom: d.Relations["derived_from"]}
-	if n.Title == "" {
-		n.Title = n.ID
-	}
-	desc, _ := d.Fields["description"].(string)
-	var body []string
-	for _, l := range strings.Split(d.Body, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			body = append(body, l)
-		}
-	}
-	n.Text = truncate(strings.TrimSpace(desc+" "+strings.Join(body, " ")), 600)
-	switch t := d.Fields["triggers"].(type) {
-	case []any:
-		for _, v := range t {
-			if s, ok := v.(string); ok {
-				n.Triggers = append(n.Triggers, s)
-			}
-		}
-	case string:
-		n.Triggers = []string{t}
-	}
-	return n
 }
 
 // promotionBranches reads the promotion branches and whether each landed
@@ -548,7 +483,7 @@ func (k *KB) markRejected(f *ObsFile, why string, now time.Time) (bool, error) {
 	if why = strings.TrimSpace(why); why != "" {
 		set["rejected_why"] = why
 	}
-	out, err := doc.Update(f.raw, set, nil)
+	out, err := doc.Update(f.Raw, set, nil)
 	if err != nil {
 		return false, fmt.Errorf("reject %s: %w", f.Path, err)
 	}
@@ -556,10 +491,10 @@ func (k *KB) markRejected(f *ObsFile, why string, now time.Time) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := k.files().Replace(abs, out, 0o644, fsx.Unchanged(f.raw, true)); err != nil {
+	if err := k.files().Replace(abs, out, 0o644, fsx.Unchanged(f.Raw, true)); err != nil {
 		return false, fmt.Errorf("reject %s: %w", f.Path, err)
 	}
-	f.raw = out
+	f.Raw = out
 	f.Obs.Status = observations.StatusRejected
 	return true, nil
 }
@@ -653,7 +588,7 @@ func (k *KB) PromoteSync(ctx context.Context) (*SyncResult, error) {
 				if !library.IsCandidate(f.Obs) {
 					continue
 				}
-				b2, err := setStatus(f.raw, observations.StatusPromoted)
+				b2, err := doc.SetStatus(f.Raw, observations.StatusPromoted)
 				if err != nil {
 					return out, fmt.Errorf("promote sync: %s: %w", f.Path, err)
 				}
@@ -661,10 +596,10 @@ func (k *KB) PromoteSync(ctx context.Context) (*SyncResult, error) {
 				if err != nil {
 					return out, err
 				}
-				if err := k.files().Replace(abs, b2, 0o644, fsx.Unchanged(f.raw, true)); err != nil {
+				if err := k.files().Replace(abs, b2, 0o644, fsx.Unchanged(f.Raw, true)); err != nil {
 					return out, fmt.Errorf("promote sync: %w", err)
 				}
-				f.raw, f.Obs.Status = b2, observations.StatusPromoted
+				f.Raw, f.Obs.Status = b2, observations.StatusPromoted
 				out.Promoted = append(out.Promoted, ch)
 			}
 		}

@@ -1,14 +1,11 @@
 package kb
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -18,11 +15,11 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
@@ -33,20 +30,9 @@ import (
 func IndexSchema() string { return fmt.Sprint(index.SchemaVersion) }
 
 // Problem is a file-level problem found while reading the KB: a file that
-// fails to parse, a broken link, a duplicate id. It prints as path:line: msg.
-type Problem struct {
-	Path string `json:"path"`
-	Line int    `json:"line"`
-	Msg  string `json:"message"`
-	Rule string `json:"rule"`
-}
-
-func (p Problem) String() string {
-	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Msg)
-	}
-	return fmt.Sprintf("%s: %s", p.Path, p.Msg)
-}
+// fails to parse, a broken link, a duplicate id. It prints as path:line: msg
+// (internal/diag.Problem, which every layer reports).
+type Problem = diag.Problem
 
 // SyncStats reports what an index sync did.
 type SyncStats struct {
@@ -63,14 +49,20 @@ type SyncStats struct {
 	Problems []Problem `json:"problems,omitempty"`
 }
 
-// Index is the KB's open search index. Close it when done.
-type Index struct {
+// Searcher is the KB's open search index: search, show, links, recall over
+// what the files hold, kept in step with them. Close it when done. (Not
+// internal/index.Index, which it holds.)
+type Searcher struct {
 	ix *index.Index
 	k  *KB
 }
 
 // Close closes the index.
-func (x *Index) Close() error { return x.ix.Close() }
+func (x *Searcher) Close() error { return x.ix.Close() }
+
+// Index is the old name of Searcher, kept while recall (kb/recall.go,
+// judge.go) moves out of kb; it goes with them.
+type Index = Searcher
 
 // OpenIndex opens the derived index and brings it up to date with the
 // files: a missing, corrupt or old-schema index is rebuilt (with one line
@@ -79,7 +71,7 @@ func (x *Index) Close() error { return x.ix.Close() }
 // while they are indexed (a session of a million turns is one file).
 // While a background indexer (see BackgroundIndex) holds the index, it
 // waits for it to finish rather than failing as busy.
-func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*Index, SyncStats, error) {
+func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*Searcher, SyncStats, error) {
 	return k.OpenIndexLayers(ctx, nil, progress)
 }
 
@@ -87,7 +79,7 @@ func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*In
 // (every layer when none): a search of the notes does not wait for a
 // session just imported to be indexed. The other layers are searchable as
 // they were last indexed.
-func (k *KB) OpenIndexLayers(ctx context.Context, layers []string, progress func(done, total int)) (*Index, SyncStats, error) {
+func (k *KB) OpenIndexLayers(ctx context.Context, layers []string, progress func(done, total int)) (*Searcher, SyncStats, error) {
 	x, st, err := k.openIndex(ctx, layers, progress)
 	if errors.Is(err, index.ErrBusy) && k.waitIndexer(ctx) {
 		x, st, err = k.openIndex(ctx, layers, progress)
@@ -95,7 +87,7 @@ func (k *KB) OpenIndexLayers(ctx context.Context, layers []string, progress func
 	return x, st, err
 }
 
-func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done, total int)) (*Index, SyncStats, error) {
+func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done, total int)) (*Searcher, SyncStats, error) {
 	// The stat walk and opening bleve are independent: overlap them, since
 	// every read command pays both.
 	type scanned struct {
@@ -119,7 +111,7 @@ func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done,
 	if err != nil {
 		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
 	}
-	x := &Index{ix: ix, k: k}
+	x := &Searcher{ix: ix, k: k}
 	if sc.err != nil {
 		ix.Close()
 		return nil, SyncStats{}, sc.err
@@ -146,7 +138,7 @@ func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done,
 }
 
 // Rebuild drops the index and indexes every file again.
-func (x *Index) Rebuild(ctx context.Context, progress func(done, total int)) (SyncStats, error) {
+func (x *Searcher) Rebuild(ctx context.Context, progress func(done, total int)) (SyncStats, error) {
 	if err := x.ix.Reset(); err != nil {
 		return SyncStats{}, fmt.Errorf("rebuild index: %w", err)
 	}
@@ -320,7 +312,7 @@ func (k *KB) indexDir() (string, error) {
 }
 
 // Sync applies the changes between the files and the index.
-func (x *Index) Sync(ctx context.Context, progress func(done, total int)) (SyncStats, error) {
+func (x *Searcher) Sync(ctx context.Context, progress func(done, total int)) (SyncStats, error) {
 	files, err := x.k.scan()
 	if err != nil {
 		return SyncStats{}, err
@@ -329,37 +321,9 @@ func (x *Index) Sync(ctx context.Context, progress func(done, total int)) (SyncS
 }
 
 // sync applies the changes of files (of the given layers only, when any).
-func (x *Index) sync(ctx context.Context, files []fileInfo, layers []string, progress func(done, total int)) (SyncStats, error) {
-	var st SyncStats
-	stamps := x.ix.Stamps()
-	if len(layers) > 0 {
-		in := func(p string) bool { l, _, _ := strings.Cut(p, "/"); return slices.Contains(layers, l) }
-		files = slices.DeleteFunc(slices.Clone(files), func(f fileInfo) bool { return !in(f.rel) })
-		maps.DeleteFunc(stamps, func(p string, _ index.Stamp) bool { return !in(p) })
-	}
-	st.Scanned = len(files)
-	seen := make(map[string]bool, len(files))
-	var todo []fileInfo
-	for _, f := range files {
-		seen[f.rel] = true
-		old, ok := stamps[f.rel]
-		if !ok {
-			st.Added++
-			todo = append(todo, f)
-		} else if old != f.stamp {
-			st.Updated++
-			todo = append(todo, f)
-		}
-	}
-	var changes []index.Change
-	for p := range stamps {
-		if !seen[p] {
-			st.Removed++
-			changes = append(changes, index.Change{Path: p, Remove: true})
-		}
-	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
-	if len(todo) == 0 && len(changes) == 0 {
+func (x *Searcher) sync(ctx context.Context, files []fileInfo, layers []string, progress func(done, total int)) (SyncStats, error) {
+	st, todo, removals := x.plan(files, layers)
+	if len(todo) == 0 && len(removals) == 0 {
 		return st, nil
 	}
 	// Removals first, then the changed files: parsed in parallel while the
@@ -370,8 +334,8 @@ func (x *Index) sync(ctx context.Context, files []fileInfo, layers []string, pro
 	// by a few groups however many files changed and however large they
 	// are, and each group is committed before the next, so a killed sync
 	// keeps what it applied and the next one continues from there.
-	if len(changes) > 0 {
-		if err := x.ix.Apply(changes); err != nil {
+	if len(removals) > 0 {
+		if err := x.ix.Apply(removals); err != nil {
 			return st, fmt.Errorf("update index: %w", err)
 		}
 	}
@@ -387,7 +351,51 @@ func (x *Index) sync(ctx context.Context, files []fileInfo, layers []string, pro
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
 	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	defer cancel() // stops the loaders when applying fails
+	if err := x.applyParts(ctx, x.loadAll(pctx, todo), &st, todoBytes, progress); err != nil {
+		return st, err
+	}
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// plan compares the files with the index's stamps: the files to (re)load
+// and the removals of files that are gone.
+func (x *Searcher) plan(files []fileInfo, layers []string) (st SyncStats, todo []fileInfo, removals []index.Change) {
+	stamps := x.ix.Stamps()
+	if len(layers) > 0 {
+		in := func(p string) bool { l, _, _ := strings.Cut(p, "/"); return slices.Contains(layers, l) }
+		files = slices.DeleteFunc(slices.Clone(files), func(f fileInfo) bool { return !in(f.rel) })
+		maps.DeleteFunc(stamps, func(p string, _ index.Stamp) bool { return !in(p) })
+	}
+	st.Scanned = len(files)
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		seen[f.rel] = true
+		old, ok := stamps[f.rel]
+		if !ok {
+			st.Added++
+			todo = append(todo, f)
+		} else if old != f.stamp {
+			st.Updated++
+			todo = append(todo, f)
+		}
+	}
+	for p := range stamps {
+		if !seen[p] {
+			st.Removed++
+			removals = append(removals, index.Change{Path: p, Remove: true})
+		}
+	}
+	sort.Slice(removals, func(i, j int) bool { return removals[i].Path < removals[j].Path })
+	return st, todo, removals
+}
+
+// loadAll loads the files into parts on every core, in the order of the
+// files per loader; the channel closes when all are loaded or ctx is done.
+func (x *Searcher) loadAll(ctx context.Context, todo []fileInfo) <-chan filePart {
 	jobs := make(chan fileInfo)
 	workers := max(1, runtime.GOMAXPROCS(0))
 	parts := make(chan filePart, workers)
@@ -396,7 +404,7 @@ func (x *Index) sync(ctx context.Context, files []fileInfo, layers []string, pro
 		for _, f := range todo {
 			select {
 			case jobs <- f:
-			case <-pctx.Done():
+			case <-ctx.Done():
 				return
 			}
 		}
@@ -410,7 +418,7 @@ func (x *Index) sync(ctx context.Context, files []fileInfo, layers []string, pro
 				select {
 				case parts <- p:
 					return true
-				case <-pctx.Done():
+				case <-ctx.Done():
 					return false
 				}
 			}
@@ -422,7 +430,12 @@ func (x *Index) sync(ctx context.Context, files []fileInfo, layers []string, pro
 		}()
 	}
 	go func() { wg.Wait(); close(parts) }()
+	return parts
+}
 
+// applyParts applies the loaded parts in groups (see sync), counting into
+// st and reporting progress in KiB of the files.
+func (x *Searcher) applyParts(ctx context.Context, parts <-chan filePart, st *SyncStats, todoBytes int64, progress func(done, total int)) error {
 	var group []index.Change
 	groupBytes, doneBytes := 0, int64(0)
 	report := func() {
@@ -455,20 +468,17 @@ func (x *Index) sync(ctx context.Context, files []fileInfo, layers []string, pro
 		// a kill loses at most one part of a large file.
 		if len(group) >= applyFiles || groupBytes >= applyBytes || p.change.Partial || p.change.Append {
 			if err := flush(); err != nil {
-				return st, err
+				return err
 			}
 			report()
 		}
 	}
 	if err := flush(); err != nil {
-		return st, err
+		return err
 	}
 	doneBytes = todoBytes // a session read from where the index left it reads less
 	report()
-	if err := ctx.Err(); err != nil {
-		return st, err
-	}
-	return st, nil
+	return nil
 }
 
 // partDocs is the number of docs of one part of a file (a var for tests).
@@ -495,7 +505,7 @@ type filePart struct {
 
 // loadParts turns one file into parts, handing each to emit; it stops when
 // emit returns false.
-func (x *Index) loadParts(f fileInfo, emit func(filePart) bool) bool {
+func (x *Searcher) loadParts(f fileInfo, emit func(filePart) bool) bool {
 	if f.layer == LayerTraces {
 		return x.loadTrace(f, emit)
 	}
@@ -527,68 +537,11 @@ func (k *KB) loadFile(f fileInfo) ([]index.Doc, []Problem) {
 		return []index.Doc{{ID: f.rel, Path: f.rel, Layer: f.layer, Title: path.Base(f.rel), Body: body, Truncated: truncated}},
 			[]Problem{{Path: f.rel, Line: line, Msg: msg, Rule: "parse"}}
 	}
-	return []index.Doc{docToIndex(f.layer, d)}, nil
-}
-
-// docToIndex maps a parsed document onto the index schema. The bleve id is
-// the path (unique by construction); the note id is a keyword field.
-func docToIndex(layer string, d *doc.Document) index.Doc {
-	x := index.Doc{
-		ID: d.Path, Path: d.Path, Layer: layer, Type: d.Type, Title: d.Title, Description: d.Description,
-		Tags: d.Tags, Lifecycle: d.Lifecycle, Status: d.Status,
-		Text: map[string]string{}, Keywords: map[string][]string{"noteid": {NoteID(d)}}, Num: map[string]float64{},
-	}
-	x.Body, x.Truncated = index.CapBody(d.Body) // the file keeps all of it
-	if t, err := d.CreatedTime(); err == nil {
-		x.Created = t
-	}
-	if t, err := d.UpdatedTime(); err == nil {
-		x.Updated = t
-	}
-	if x.Title == "" {
-		x.Title = NoteID(d)
-	}
-	for _, l := range d.Links {
-		if l.Kind != "tag" {
-			x.Links = append(x.Links, l.Target)
-			x.Keywords[linkField] = append(x.Keywords[linkField], encodeLink(l))
-		}
-	}
-	for _, key := range []string{"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "question", "chosen"} {
-		if s, ok := d.Fields[key].(string); ok && s != "" {
-			x.Text[key] = s
-		}
-	}
-	for _, key := range []string{"action_type", "action_types", "triggers", "domain", "projects"} {
-		switch v := d.Fields[key].(type) {
-		case string:
-			x.Keywords[key] = []string{v}
-		case []any:
-			for _, e := range v {
-				if s, ok := e.(string); ok {
-					x.Keywords[key] = append(x.Keywords[key], s)
-				}
-			}
-		}
-	}
-	for _, key := range []string{"importance", "confidence", "sessions"} {
-		switch v := d.Fields[key].(type) {
-		case int:
-			x.Num[key] = float64(v)
-		case float64:
-			x.Num[key] = v
-		}
-	}
-	return x
+	return []index.Doc{index.FromDocument(f.layer, d)}, nil
 }
 
 // NoteID is a document's id: its frontmatter id, else its file name.
-func NoteID(d *doc.Document) string {
-	if d.ID != "" {
-		return d.ID
-	}
-	return strings.TrimSuffix(path.Base(d.Path), path.Ext(d.Path))
-}
+func NoteID(d *doc.Document) string { return d.IDOrName() }
 
 // loadTrace indexes the dialogue turns of a session file, one document per
 // message record, so retrieval works at the granularity of a turn while every
@@ -596,146 +549,64 @@ func NoteID(d *doc.Document) string {
 // handed to emit in parts of at most partDocs docs or partBytes of text,
 // each part recording how far into the file it reaches. Session files are
 // append-only, so when the index already holds the file up to some offset
-// and the bytes before it are unchanged, only what follows is read: a
-// growing session costs what it appended, and an interrupted sync
-// continues where it stopped.
-func (x *Index) loadTrace(f fileInfo, emit func(filePart) bool) bool {
+// and the bytes before it are unchanged (traces.Follow), only what follows
+// is read: a growing session costs what it appended, and an interrupted
+// sync continues where it stopped.
+func (x *Searcher) loadTrace(f fileInfo, emit func(filePart) bool) bool {
+	unreadable := func(err error) bool {
+		return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp}, fileBytes: f.stamp.Size,
+			problems: []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}})
+	}
 	fh, err := fsx.OpenNoFollow(f.abs) // scanned: no symlink on the way
 	if err != nil {
-		return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp}, fileBytes: f.stamp.Size,
-			problems: []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}})
+		return unreadable(err)
 	}
 	defer fh.Close()
-	var start index.Progress
-	appending := false
-	tail := newTailBuf()
+	var m traces.Mark
 	if pr, ok := x.ix.Progress(f.rel); ok && pr.Done > 0 && pr.Done <= f.stamp.Size {
-		if before, ok := bytesBefore(fh, pr.Done); ok && crc32.ChecksumIEEE(before) == pr.Tail {
-			start, appending = pr, true
-			tail.add(before, len(before))
-		}
+		m = traces.Mark{Offset: pr.Done, Lines: pr.Lines, Tail: pr.Tail}
 	}
-	if _, err := fh.Seek(start.Done, io.SeekStart); err != nil {
-		return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp}, fileBytes: f.stamp.Size,
-			problems: []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}})
+	fo, err := traces.Follow(fh, f.rel, m)
+	if err != nil {
+		return unreadable(err)
 	}
 	var (
-		docs  []index.Doc
-		probs []Problem
-		text  int
-		off   = start.Done
-		from  = off // where the current part starts
-		line  = start.Lines
-		r     = bufio.NewReaderSize(fh, 1<<16)
+		docs      []index.Doc
+		probs     []Problem
+		text      int
+		cur       = fo.Start()
+		from      = cur.Offset // where the current part starts
+		appending = fo.Resumed()
 	)
 	part := func(last bool) bool {
 		p := filePart{
 			change: index.Change{Path: f.rel, Stamp: f.stamp, Docs: docs, Append: appending, Partial: !last,
-				Progress: index.Progress{Done: off, Lines: line, Tail: tail.sum()}},
-			problems: probs, bytes: text, fileBytes: off - from,
+				Progress: index.Progress{Done: cur.Offset, Lines: cur.Lines, Tail: cur.Tail}},
+			problems: probs, bytes: text, fileBytes: cur.Offset - from,
 		}
-		docs, probs, text, appending, from = nil, nil, 0, true, off
+		docs, probs, text, appending, from = nil, nil, 0, true, cur.Offset
 		return emit(p)
 	}
-	for {
-		b, n, complete, err := readRecordLine(r, maxTraceLine)
-		if complete {
-			line++
-			off += int64(n)
-			tail.add(b, n)
-			switch rb := bytes.TrimSpace(b); {
-			case n > maxTraceLine:
-				probs = append(probs, Problem{Path: f.rel, Line: int(line), Rule: "skipped",
-					Msg: fmt.Sprintf("trace record of %d bytes, over %d: not indexed (the file keeps it)", n, maxTraceLine)})
-			case len(rb) > 0:
-				var rec traces.Record
-				if jerr := json.Unmarshal(rb, &rec); jerr != nil {
-					probs = append(probs, Problem{Path: f.rel, Line: int(line), Msg: "malformed trace record: " + jerr.Error(), Rule: "parse"})
-				} else if d, ok := traceDoc(f, &rec); ok {
-					docs = append(docs, d)
-					text += len(d.Body) + len(d.Title)
-				}
-			}
-			if len(docs) >= partDocs || text >= partBytes {
-				if !part(false) {
-					return false
-				}
+	stopped, err := fo.Lines(maxTraceLine, func(l traces.Line) bool {
+		cur = l.After
+		if l.Prob != nil {
+			probs = append(probs, *l.Prob)
+		} else if l.Rec != nil {
+			if d, ok := traceDoc(f, l.Rec); ok {
+				docs = append(docs, d)
+				text += len(d.Body) + len(d.Title)
 			}
 		}
-		if err != nil {
-			if err != io.EOF {
-				probs = append(probs, Problem{Path: f.rel, Line: int(line) + 1, Msg: err.Error(), Rule: "unreadable"})
-			}
-			break // a torn last line is the agent still writing: picked up next time
-		}
+		return len(docs) < partDocs && text < partBytes || part(false)
+	})
+	if stopped {
+		return false
+	}
+	var p *traces.Problem
+	if errors.As(err, &p) {
+		probs = append(probs, *p)
 	}
 	return part(true)
-}
-
-// readRecordLine reads one line. complete is false for a last line without
-// its newline (still being written). A line longer than max is consumed
-// but not kept: n is its length, b is empty.
-func readRecordLine(r *bufio.Reader, max int) (b []byte, n int, complete bool, err error) {
-	var buf []byte
-	for {
-		frag, err := r.ReadSlice('\n')
-		n += len(frag)
-		if n <= max {
-			buf = append(buf, frag...)
-		} else {
-			buf = nil
-		}
-		switch err {
-		case nil:
-			return buf, n, true, nil
-		case bufio.ErrBufferFull:
-			continue
-		default:
-			return nil, n, false, err
-		}
-	}
-}
-
-// tailBytes is how much of a session file before its recorded progress is
-// checked before appending to what is indexed: a rewritten file (kb trace
-// redact) differs there, an appended one does not.
-const tailBytes = 256
-
-type tailBuf struct{ b []byte }
-
-func newTailBuf() *tailBuf { return &tailBuf{b: make([]byte, 0, 2*tailBytes)} }
-
-// add records a consumed line (b holds it unless it was too long to keep;
-// n is its length).
-func (t *tailBuf) add(b []byte, n int) {
-	if len(b) != n { // a skipped over-long line: its bytes are gone
-		t.b = t.b[:0]
-		return
-	}
-	if len(b) >= tailBytes {
-		t.b = append(t.b[:0], b[len(b)-tailBytes:]...)
-		return
-	}
-	t.b = append(t.b, b...)
-	if len(t.b) > tailBytes {
-		t.b = append(t.b[:0], t.b[len(t.b)-tailBytes:]...)
-	}
-}
-
-// sum is the checksum of the bytes before the current offset, as
-// bytesBefore reads them back (after an over-long line they are not known:
-// the sum of nothing never matches, and the file is read again whole).
-func (t *tailBuf) sum() uint32 { return crc32.ChecksumIEEE(t.b) }
-
-// bytesBefore reads the tailBytes (or fewer, at the start of the file)
-// before off; ok is false when they cannot be read or do not end a line.
-func bytesBefore(f *os.File, off int64) ([]byte, bool) {
-	n := min(off, tailBytes)
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, off-n); err != nil || n == 0 || buf[n-1] != '\n' {
-		return nil, false
-	}
-	return buf, true
 }
 
 func traceDoc(f fileInfo, r *traces.Record) (index.Doc, bool) {
@@ -779,23 +650,6 @@ func firstLine(s string, n int) string {
 		s = truncate(s, n)
 	}
 	return s
-}
-
-// linkField stores each link of a document, encoded, so that the link graph
-// can be built from the index without re-reading files.
-const linkField = "linkrec"
-
-func encodeLink(l doc.Link) string {
-	return strings.Join([]string{l.Kind, l.Rel, strconv.Itoa(l.Line), l.Target, l.Alias, l.Heading}, "\x1f")
-}
-
-func decodeLink(s string) (doc.Link, bool) {
-	p := strings.Split(s, "\x1f")
-	if len(p) != 6 {
-		return doc.Link{}, false
-	}
-	line, _ := strconv.Atoi(p[2])
-	return doc.Link{Kind: p[0], Rel: p[1], Line: line, Target: p[3], Alias: p[4], Heading: p[5]}, true
 }
 
 // dirStampsFile records, after each sync, the modification time of every

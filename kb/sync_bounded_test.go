@@ -1,7 +1,6 @@
 package kb
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -168,26 +167,6 @@ func TestSyncHugeNoteCapped(t *testing.T) {
 	if !found {
 		t.Errorf("link past the body cap lost: %v", d.Links)
 	}
-}
-
-// readRecordLine keeps lines up to max and skips longer ones whole.
-func TestReadRecordLine(t *testing.T) {
-	src := "short\n" + strings.Repeat("x", 300) + "\nlast"
-	r := newReader(src, 16)
-	for _, want := range []struct {
-		b        string
-		n        int
-		complete bool
-	}{{"short\n", 6, true}, {"", 301, true}, {"", 4, false}} {
-		b, n, complete, _ := readRecordLine(r, 100)
-		if string(b) != want.b || n != want.n || complete != want.complete {
-			t.Errorf("got %q %d %v, want %q %d %v", b, n, complete, want.b, want.n, want.complete)
-		}
-	}
-}
-
-func newReader(s string, size int) *bufio.Reader {
-	return bufio.NewReaderSize(strings.NewReader(s), size)
 }
 
 // Progress is reported in KiB of the changed files, part by part, so a

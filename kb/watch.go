@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/internal/watch"
 	"github.com/kbmem/kb/traces"
@@ -206,21 +207,21 @@ func (w *watcher) handle(ctx context.Context, batch []watch.Event) {
 	var rescan []Source
 	needSync := false
 	for _, ev := range batch {
-		if within(ev.Path, w.k.Root) {
+		if fsx.Inside(w.k.Root, ev.Path) {
 			if ev.Op == watch.OpRescan || w.inLayer(ev.Path) {
 				needSync = true
 			}
 			continue
 		}
 		for _, s := range w.o.Sources {
-			if !within(ev.Path, s.Path) {
+			if !fsx.Inside(s.Path, ev.Path) {
 				continue
 			}
 			switch {
 			case ev.Op == watch.OpRescan:
 				rescan = append(rescan, s)
 			case ev.Op == watch.OpRemove || ev.Op == watch.OpRename:
-			case ev.Path != s.Path && !isTranscriptName(ev.Path):
+			case ev.Path != s.Path && !traces.IsTranscriptName(ev.Path):
 			case s.Keep != nil && !s.Keep(ev.Path):
 			default:
 				if fi, err := os.Stat(ev.Path); err == nil && fi.Mode().IsRegular() {
@@ -244,7 +245,7 @@ func (w *watcher) handle(ctx context.Context, batch []watch.Event) {
 
 func (w *watcher) inLayer(p string) bool {
 	for _, l := range Layers {
-		if within(p, filepath.Join(w.k.Root, l)) {
+		if fsx.Inside(filepath.Join(w.k.Root, l), p) {
 			return true
 		}
 	}
@@ -274,9 +275,9 @@ func (w *watcher) importSources(ctx context.Context, sources []Source) bool {
 // write lock, one log line per file that got records.
 func (w *watcher) importFiles(ctx context.Context, files []string, dirs []Source) bool {
 	for _, d := range dirs {
-		found, unreadable := w.k.walkTranscripts(d.Path)
+		found, unreadable := traces.FindTranscripts(d.Path, w.k.Root)
 		for _, u := range unreadable {
-			w.act(WatchAction{Action: "error", File: u.File, Message: "import " + u.Reason})
+			w.act(WatchAction{Action: "error", File: u.Path, Message: "import " + u.Msg})
 		}
 		for _, f := range found {
 			if d.Keep == nil || d.Keep(f) {
@@ -302,8 +303,8 @@ func (w *watcher) importFiles(ctx context.Context, files []string, dirs []Source
 			continue
 		}
 		prev = f
-		res := w.k.importOne(w.store, f, ImportOptions{NoRedact: w.o.NoRedact})
-		if res.notTranscript {
+		res := w.store.ImportFile(f, w.k.pathOptions(ImportOptions{NoRedact: w.o.NoRedact}, nil))
+		if res.NotTranscript {
 			continue // a .json that is no transcript, outside an agent's directory: not ours
 		}
 		if res.Error != "" {

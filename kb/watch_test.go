@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kbmem/kb/agents"
 )
 
 // recorder collects watcher actions and hook calls.
@@ -106,7 +108,7 @@ func sessionRecords(t *testing.T, k *KB, id string) int {
 // the session stops growing. A restart imports nothing twice.
 func TestWatch(t *testing.T) {
 	k := trNewKB(t)
-	dirs := ClaudeCodeDirs(k.ProjectRoot)
+	dirs := agents.ClaudeCodeDirs(k.ProjectRoot)
 	if len(dirs) == 0 {
 		t.Fatal("no Claude Code directory for the project")
 	}

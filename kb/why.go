@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/library"
 	"github.com/kbmem/kb/observations"
 )
@@ -56,11 +57,8 @@ type WhyAnswer struct {
 }
 
 // whyStop are words of a why-question that carry no topic.
-var whyStop = map[string]bool{"why": true, "did": true, "didn": true, "didnt": true, "do": true, "does": true, "doesn": true,
-	"don": true, "dont": true, "we": true, "not": true, "the": true, "a": true, "an": true, "to": true, "of": true, "t": true,
-	"instead": true, "was": true, "were": true, "is": true, "are": true, "what": true, "how": true, "it": true, "use": true,
-	"used": true, "choose": true, "chose": true, "pick": true, "picked": true, "with": true, "for": true, "our": true, "us": true,
-	"and": true, "or": true, "in": true, "on": true, "s": true, "decide": true, "decided": true, "try": true, "tried": true}
+var whyStop = lexicon.NewSet(`why did didn didnt do does doesn don dont we not the a an to of t instead was were is are what how
+	it use used choose chose pick picked with for our us and or in on s decide decided try tried`)
 
 // whyTerms turns a question into plain search words: punctuation and
 // query syntax become spaces, question words go.
@@ -194,55 +192,21 @@ func (k *KB) DraftADR(ctx context.Context, o ADRDraftOptions) (*ADRDraft, error)
 	if err != nil {
 		return nil, err
 	}
-	var decisions, negatives []*observations.Observation
-	inSession := func(x *observations.Observation, match func(string) bool) bool {
-		for _, s := range x.Sources {
-			if match(s.Session) {
-				return true
-			}
-		}
-		return false
+	all := make([]*observations.Observation, len(files))
+	for i, f := range files {
+		all[i] = f.Obs
 	}
-	var match func(string) bool
+	var decisions, negatives []*observations.Observation
 	if o.FromObs != "" {
 		f, err := findObs(files, o.FromObs)
 		if err != nil {
 			return nil, err
 		}
-		switch f.Obs.Type {
-		case observations.TypeDecision:
-			decisions = append(decisions, f.Obs)
-		case observations.TypeNegativeResult:
-			negatives = append(negatives, f.Obs)
-		default:
-			return nil, fmt.Errorf("%w: %s is a %s, not a decision or negative result", ErrInvalidInput, f.Obs.ID, f.Obs.Type)
+		if decisions, negatives, err = library.ADRSources(f.Obs, all); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
 		}
-		sessions := map[string]bool{}
-		for _, s := range library.Sessions(f.Obs) {
-			sessions[s] = true
-		}
-		match = func(s string) bool { return sessions[s] }
-		for _, g := range files {
-			if g.Obs.Type == observations.TypeNegativeResult && g.Obs.ID != f.Obs.ID && inSession(g.Obs, match) {
-				negatives = append(negatives, g.Obs)
-			}
-		}
-	} else {
-		match = func(s string) bool { return s == o.Session || strings.HasPrefix(s, o.Session) }
-		for _, g := range files {
-			if !inSession(g.Obs, match) {
-				continue
-			}
-			switch g.Obs.Type {
-			case observations.TypeDecision:
-				decisions = append(decisions, g.Obs)
-			case observations.TypeNegativeResult:
-				negatives = append(negatives, g.Obs)
-			}
-		}
-		if len(decisions)+len(negatives) == 0 {
-			return nil, fmt.Errorf("no decision or negative result in session %q: %w", o.Session, ErrNotFound)
-		}
+	} else if decisions, negatives = library.ADRSourcesOfSession(o.Session, all); len(decisions)+len(negatives) == 0 {
+		return nil, fmt.Errorf("no decision or negative result in session %q: %w", o.Session, ErrNotFound)
 	}
 	notes := k.promotedNotes()
 	num := library.NextADRNumber(notes.ids)

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -206,32 +206,10 @@ func firstSentenceOf(s string) string {
 	return splitSentences(s)[0]
 }
 
-func capitalize(s string) string {
-	r := []rune(s)
-	if len(r) == 0 {
-		return s
-	}
-	r[0] = unicode.ToUpper(r[0])
-	return string(r)
-}
-
-// lowerFirstWord lower-cases the first letter unless the first word looks
-// like a name (all caps, or a capital inside).
-func lowerFirstWord(s string) string {
-	w, _, _ := strings.Cut(s, " ")
-	r := []rune(w)
-	if len(r) == 0 || !unicode.IsUpper(r[0]) {
-		return s
-	}
-	for _, x := range r[1:] {
-		if unicode.IsUpper(x) || unicode.IsDigit(x) {
-			return s
-		}
-	}
-	rs := []rune(s)
-	rs[0] = unicode.ToLower(rs[0])
-	return string(rs)
-}
+var (
+	capitalize     = lexicon.Capitalize
+	lowerFirstWord = lexicon.LowerFirst
+)
 
 // Candidates returns the facts a tick would draw from the observation
 // files, before deduplication and the gate: questions, rejected and

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -191,30 +192,17 @@ type factNorm struct {
 	rest    map[string]bool // stems besides the option, for "use X" facts
 }
 
-// words splits a fact into words with the extractors' tokenizer, after
-// spelling out contractions so that "don't use X" carries its negation.
+// words splits a fact into words with the extractors' tokenizer, which
+// spells out contractions so that "don't use X" carries its negation
+// (curly apostrophes first made straight, so that "don’t" does too).
 func words(s string) []string {
-	return observations.Words(contractions.Replace(strings.ToLower(s)))
+	return observations.Words(lexicon.Straighten(s))
 }
 
-var contractions = strings.NewReplacer("don't", "do not", "doesn't", "does not", "can't", "cannot", "won't", "will not",
-	"isn't", "is not", "aren't", "are not", "shouldn't", "should not", "mustn't", "must not", "didn't", "did not",
-	"’", "'", "`", " ", "e.g.", "eg", "i.e.", "ie")
-
-var stopWords = map[string]bool{}
+// stopWords are dropped from a fact before comparing.
+var stopWords = lexicon.StopFacts
 
 var negations = map[string]bool{"not": true, "never": true, "no": true, "avoid": true, "cannot": true, "without": true, "stop": true}
-
-func init() {
-	for _, w := range strings.Fields(`a an the and or but if then else of to in on at by for with from into onto as
-		is are was were be been being am it its this that these those there here i we you he she they me us my our your
-		do does did done so than too very just also please can could would should will shall may might must
-		have has had what which who whom when where why how all any each some such only own same up down out over
-		again further once about above below after before between through during other more most s t now
-		let lets ok okay yes yeah thanks thank always instead rather`) {
-		stopWords[w] = true
-	}
-}
 
 var useOptionRE = regexp.MustCompile(`^(?:use|prefer|choose|pick|chose|go with)\s+([^\s,;:()]+)`)
 
@@ -229,11 +217,11 @@ func normalizeFact(s string) factNorm {
 		if stopWords[w] {
 			continue
 		}
-		n.all[observations.Stem(w)] = true
+		n.all[lexicon.Stem(w)] = true
 	}
 	low := strings.Join(ws, " ")
 	if m := useOptionRE.FindStringSubmatch(low); m != nil && !n.negated {
-		n.option = observations.Stem(m[1])
+		n.option = lexicon.Stem(m[1])
 		for w := range n.all {
 			if w != n.option && w != "use" && w != "prefer" && w != "choos" && w != "pick" && w != "chose" && w != "go" {
 				n.rest[w] = true

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/kbmem/kb/internal/jsonx"
 )
 
 // index is index.json as read: its top-level keys in order with their
@@ -97,7 +99,7 @@ func jsonErr(b []byte, dec *json.Decoder, err error) error {
 func (ix *index) render(add []Entry) ([]byte, error) {
 	entries := append([]json.RawMessage(nil), ix.entries...)
 	for _, e := range add {
-		b, err := marshalNoHTML(e)
+		b, err := jsonx.Marshal(e)
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +115,7 @@ func (ix *index) render(add []Entry) ([]byte, error) {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		kj, _ := marshalNoHTML(key)
+		kj, _ := jsonx.Marshal(key)
 		buf.Write(kj)
 		buf.WriteByte(':')
 		if key == "entries" {
@@ -139,14 +141,4 @@ func (ix *index) render(add []Entry) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
-}
-
-func marshalNoHTML(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

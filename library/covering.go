@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -96,4 +98,32 @@ func isActionType(s string) bool {
 		}
 	}
 	return true
+}
+
+// NoteOf is what coverage compares of a parsed library note: title,
+// description and the first paragraphs of the body, triggers, derived_from.
+func NoteOf(rel string, d *doc.Document) Note {
+	n := Note{ID: d.IDOrName(), Path: rel, Type: d.Type, Title: d.Title, DerivedFrom: d.Relations["derived_from"]}
+	if n.Title == "" {
+		n.Title = n.ID
+	}
+	desc, _ := d.Fields["description"].(string)
+	var body []string
+	for _, l := range strings.Split(d.Body, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			body = append(body, l)
+		}
+	}
+	n.Text = textutil.Truncate(strings.TrimSpace(desc+" "+strings.Join(body, " ")), 600)
+	switch t := d.Fields["triggers"].(type) {
+	case []any:
+		for _, v := range t {
+			if s, ok := v.(string); ok {
+				n.Triggers = append(n.Triggers, s)
+			}
+		}
+	case string:
+		n.Triggers = []string{t}
+	}
+	return n
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/observations"
 )
@@ -607,6 +608,57 @@ func adrSections(decisions, negatives []*observations.Observation) string {
 	return b.String()
 }
 
+// ADRSources are what an ADR draft of the observation o is assembled
+// from: o, a decision or a negative result, and the other negative
+// results of its sessions among all.
+func ADRSources(o *observations.Observation, all []*observations.Observation) (decisions, negatives []*observations.Observation, err error) {
+	switch o.Type {
+	case observations.TypeDecision:
+		decisions = append(decisions, o)
+	case observations.TypeNegativeResult:
+		negatives = append(negatives, o)
+	default:
+		return nil, nil, fmt.Errorf("%s is a %s, not a decision or negative result", o.ID, o.Type)
+	}
+	sessions := map[string]bool{}
+	for _, s := range Sessions(o) {
+		sessions[s] = true
+	}
+	for _, g := range all {
+		if g.Type == observations.TypeNegativeResult && g.ID != o.ID && fromSession(g, func(s string) bool { return sessions[s] }) {
+			negatives = append(negatives, g)
+		}
+	}
+	return decisions, negatives, nil
+}
+
+// ADRSourcesOfSession are the decisions and negative results among all
+// with a source in session (an id, or a prefix of one).
+func ADRSourcesOfSession(session string, all []*observations.Observation) (decisions, negatives []*observations.Observation) {
+	match := func(s string) bool { return s == session || strings.HasPrefix(s, session) }
+	for _, g := range all {
+		if !fromSession(g, match) {
+			continue
+		}
+		switch g.Type {
+		case observations.TypeDecision:
+			decisions = append(decisions, g)
+		case observations.TypeNegativeResult:
+			negatives = append(negatives, g)
+		}
+	}
+	return decisions, negatives
+}
+
+func fromSession(o *observations.Observation, match func(string) bool) bool {
+	for _, s := range o.Sources {
+		if match(s.Session) {
+			return true
+		}
+	}
+	return false
+}
+
 // DraftADR pre-assembles an ADR from decisions and negative results (kb adr
 // draft): numbered num, with context, alternatives and their reasoning,
 // the decision, consequences and sources.
@@ -809,16 +861,7 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	r := []rune(s)
-	if len(r) > 1 && r[1] >= 'A' && r[1] <= 'Z' {
-		return s // an acronym
-	}
-	return strings.ToLower(string(r[:1])) + string(r[1:])
-}
+var lowerFirst = lexicon.LowerFirst
 
 // shorten cuts text the way every layer does.
 var shorten = textutil.Shorten

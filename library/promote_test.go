@@ -158,3 +158,23 @@ func TestDraftADR(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestADRSources(t *testing.T) {
+	mk := func(id, typ, session string) *observations.Observation {
+		return &observations.Observation{ID: id, Type: typ, Sources: []observations.SourceRef{{Session: session}}}
+	}
+	dec := mk("d1", observations.TypeDecision, "s1")
+	all := []*observations.Observation{dec, mk("n1", observations.TypeNegativeResult, "s1"), mk("n2", observations.TypeNegativeResult, "s2"),
+		mk("c1", observations.TypeCorrection, "s1"), mk("d2", observations.TypeDecision, "s2-long")}
+	d, n, err := ADRSources(dec, all)
+	if err != nil || len(d) != 1 || len(n) != 1 || n[0].ID != "n1" {
+		t.Errorf("from a decision: %v %v %v", d, n, err)
+	}
+	if _, _, err := ADRSources(all[3], all); err == nil {
+		t.Error("a correction drafted an ADR")
+	}
+	d, n = ADRSourcesOfSession("s2", all)
+	if len(d) != 1 || d[0].ID != "d2" || len(n) != 1 || n[0].ID != "n2" {
+		t.Errorf("of a session (prefix): %v %v", d, n)
+	}
+}

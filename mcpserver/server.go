@@ -81,7 +81,7 @@ func New(k *kb.KB, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "kb", Title: "kb memory", Version: version}, nil)
 	args := map[string]toolArgs{}
 	s.AddReceivingMiddleware(checkArguments(args))
-	withIndex := func(ctx context.Context, fn func(x *kb.Index) error) error {
+	withIndex := func(ctx context.Context, fn func(x *kb.Searcher) error) error {
 		x, err := k.OpenRecallIndex(ctx)
 		if err != nil {
 			return err
@@ -95,7 +95,7 @@ func New(k *kb.KB, version string) *mcp.Server {
 				return nil, nil, fmt.Errorf("%w: search: limit must be 0 (the default, 10) or more, got %d", kb.ErrInvalidInput, in.Limit)
 			}
 			var res *kb.SearchResult
-			err := withIndex(ctx, func(x *kb.Index) error {
+			err := withIndex(ctx, func(x *kb.Searcher) error {
 				var err error
 				res, err = x.Search(kb.SearchOptions{Query: in.Query, Layers: in.Layers, Types: in.Types, Limit: in.Limit})
 				return err
@@ -115,7 +115,7 @@ func New(k *kb.KB, version string) *mcp.Server {
 				input, _ = json.Marshal(in.Input)
 			}
 			var res *kb.RecallResult
-			err := withIndex(ctx, func(x *kb.Index) error {
+			err := withIndex(ctx, func(x *kb.Searcher) error {
 				var err error
 				res, err = x.Recall(ctx, kb.RecallQuery{Task: in.Task, Action: in.Action, Tool: in.Tool, Input: input, Files: in.Files, Budget: in.Budget,
 					Cwd: in.Project, Project: in.Project})
@@ -134,7 +134,7 @@ func New(k *kb.KB, version string) *mcp.Server {
 	addTool(s, args, &mcp.Tool{Name: "show", Description: "Read one note or observation by id (as recall and search return them), with its links and backlinks."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in ShowIn) (*mcp.CallToolResult, *kb.Note, error) {
 			var n *kb.Note
-			err := withIndex(ctx, func(x *kb.Index) error {
+			err := withIndex(ctx, func(x *kb.Searcher) error {
 				var err error
 				n, err = x.Show(in.ID)
 				return err
@@ -144,7 +144,7 @@ func New(k *kb.KB, version string) *mcp.Server {
 	addTool(s, args, &mcp.Tool{Name: "links", Description: "The links of a note (or, with back, the notes linking to it)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in LinksIn) (*mcp.CallToolResult, *LinksOut, error) {
 			out := &LinksOut{Links: []kb.LinkRef{}}
-			err := withIndex(ctx, func(x *kb.Index) error {
+			err := withIndex(ctx, func(x *kb.Searcher) error {
 				l, err := x.Links(in.ID, in.Back)
 				if l != nil {
 					out.Links = l
@@ -162,7 +162,7 @@ func New(k *kb.KB, version string) *mcp.Server {
 				return nil, nil, fmt.Errorf("%w: why: limit must be 0 (the default, 10) or more, got %d", kb.ErrInvalidInput, in.Limit)
 			}
 			var res *kb.SearchResult
-			err := withIndex(ctx, func(x *kb.Index) error {
+			err := withIndex(ctx, func(x *kb.Searcher) error {
 				var err error
 				res, err = x.Search(kb.SearchOptions{Query: kb.CueQuery(in.Topic), Layers: []string{kb.LayerObservations, kb.LayerLibrary, kb.LayerEpisodes},
 					Types: []string{observations.TypeDecision, observations.TypeNegativeResult, "adr"}, Limit: in.Limit})

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/traces"
 )
 
@@ -634,15 +635,7 @@ func describeCall(r *traces.Record, types []string, tax *Taxonomy) string {
 	return "calling " + sum
 }
 
-func lowerFirst(s string) string {
-	for i, r := range s {
-		if i == 0 && len(s) > 1 && !(len(s) > 1 && strings.ToUpper(s[:2]) == s[:2]) {
-			return strings.ToLower(string(r)) + s[len(string(r)):]
-		}
-		break
-	}
-	return s
-}
+var lowerFirst = lexicon.LowerFirst
 
 // ---------------------------------------------------------------------------
 // Lesson wording.

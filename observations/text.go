@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/internal/textutil"
 )
 
@@ -12,17 +13,14 @@ import (
 // suffix-stripping stemmer, so that "removes", "removal" and "removing" all
 // become "remov", and "force-pushing" becomes "forc push".
 
-// phraseFixes joins spellings that tokenization would split differently.
-var phraseFixes = strings.NewReplacer(
+// phraseFixes joins spellings that tokenization would split differently,
+// and spells out contractions.
+var phraseFixes = strings.NewReplacer(append([]string{
 	"hard-coded", "hardcoded", "hard coded", "hardcoded", "hard-code", "hardcode", "hard code", "hardcode",
 	"hand-edit", "handedit", "hand edit", "handedit", "hand-written", "handwritten",
 	"lock file", "lockfile", "lock-file", "lockfile",
 	"console.log", "consolelog", "e.g.", "eg", "i.e.", "ie",
-	"can't", "cannot", "won't", "will not", "don't", "do not", "doesn't", "does not",
-	"didn't", "did not", "isn't", "is not", "aren't", "are not", "shouldn't", "should not",
-	"n't", " not",
-	"’", "'",
-)
+}, lexicon.ContractionPairs()...)...)
 
 // words splits s into lower-case word tokens (letters, digits, and the
 // characters that commonly appear inside identifiers are kept together only
@@ -34,67 +32,8 @@ func words(s string) []string {
 	})
 }
 
-var irregular = map[string]string{
-	"using": "use", "used": "use", "uses": "use", "ran": "run", "running": "run", "runs": "run",
-	"wrote": "write", "written": "write", "writing": "write", "writes": "write",
-	"made": "make", "making": "make", "did": "do", "does": "do", "done": "do",
-	"deps": "depend", "dependencies": "depend", "dependency": "depend", "dependent": "depend",
-	"tests": "test", "testing": "test", "tested": "test",
-	"children": "child", "better": "good", "best": "good",
-	"prod": "production", "production": "production",
-	"db": "database", "databases": "database",
-	"repo": "repository", "repos": "repository",
-	"env": "env", "envs": "env",
-	"this": "this", "its": "its", "is": "is", "was": "was", "has": "has",
-	"always": "always", "does not": "do",
-}
-
-// stem reduces a lower-case word to a crude stem. It is deliberately simple
-// and only needs to be consistent with itself.
-func stem(w string) string {
-	if s, ok := irregular[w]; ok {
-		return s
-	}
-	if len(w) <= 3 {
-		return w
-	}
-	// Inflections.
-	for _, suf := range []string{"ies", "ied", "ings", "ing", "edly", "ed", "es", "s"} {
-		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
-			base := w[:len(w)-len(suf)]
-			if suf == "ies" || suf == "ied" {
-				base += "y"
-			}
-			if suf == "s" && strings.HasSuffix(w, "ss") {
-				break
-			}
-			if suf == "es" && !strings.HasSuffix(base, "sh") && !strings.HasSuffix(base, "ch") &&
-				!strings.HasSuffix(base, "x") && !strings.HasSuffix(base, "ss") && !strings.HasSuffix(base, "z") {
-				base = w[:len(w)-1] // "removes" -> "remove"; "pushes" keeps "push"
-			}
-			w = base
-			break
-		}
-	}
-	// Doubled final consonant after stripping: "dropp" -> "drop".
-	if n := len(w); n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
-		w = w[:n-1]
-	}
-	// Derivations.
-	for _, suf := range []string{"ational", "ation", "ator", "ition", "ion", "ment", "ate", "al", "at", "er", "ly", "y", "e"} {
-		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
-			if suf == "al" && strings.HasSuffix(w, "all") {
-				continue
-			}
-			if suf == "y" && strings.HasSuffix(w, "ey") {
-				continue
-			}
-			w = w[:len(w)-len(suf)]
-			break
-		}
-	}
-	return w
-}
+// stem is the extractors' stemmer.
+var stem = lexicon.Stem
 
 // stems returns the stems of the words of s, in order.
 func stems(s string) []string {
@@ -106,19 +45,9 @@ func stems(s string) []string {
 	return out
 }
 
-var stopwords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an the and or but if then else of to in on at by for with from into onto
-		is are was were be been being am it its this that these those there here i we you he she they me us my our your
-		do did doe not no so as than too very just also please can could would should will shall may might must
-		have has had what which who whom when where why how all any each some such only own same up down out over
-		again further once about above below after before between through during other more most s t don now
-		let lets let's ok okay yes yeah thanks thank`) {
-		stopwords[w] = true
-		stopwords[stem(w)] = true
-	}
-}
+// stopwords are dropped from the words similarity compares, before and
+// after stemming.
+var stopwords = lexicon.StopExtract
 
 // contentStems returns the distinct stems of s without stop words.
 func contentStems(s string) map[string]bool {
@@ -284,21 +213,13 @@ func sentences(s string) []string {
 }
 
 // capitalize upper-cases the first letter of s.
-func capitalize(s string) string {
-	for i, r := range s {
-		return string(unicode.ToUpper(r)) + s[i+len(string(r)):]
-	}
-	return s
-}
+var capitalize = lexicon.Capitalize
 
-// Words, Stem, Jaccard and Overlap are the text tools the extractors use,
+// Words, Jaccard and Overlap are the text tools the extractors use,
 // exported so that other layers compare text the same way.
 
 // Words splits lower-cased text into words (letters, digits and '+').
 func Words(s string) []string { return words(s) }
-
-// Stem reduces a lower-case word to the extractors' crude stem.
-func Stem(w string) string { return stem(w) }
 
 // Jaccard is the Jaccard similarity of two stem sets.
 func Jaccard(a, b map[string]bool) float64 { return jaccard(a, b) }

@@ -1,6 +1,7 @@
-// Package templates holds the embedded markdown templates `kb new` fills in
-// for each library note type. A KB may override one by putting a file of the
-// same name in <root>/templates/.
+// Package templates holds the text kb writes out from templates: the
+// markdown templates `kb new` fills in for each library note type (a KB
+// may override one by putting a file of the same name in
+// <root>/templates/), and the kb.yaml `kb init` writes.
 package templates
 
 import (
@@ -13,6 +14,12 @@ import (
 
 //go:embed *.md
 var files embed.FS
+
+// KBConfig is the kb.yaml `kb init` writes: every setting with its
+// default, commented.
+//
+//go:embed kb.yaml
+var KBConfig string
 
 // FS exposes the embedded templates.
 var FS fs.FS = files

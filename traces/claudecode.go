@@ -110,12 +110,12 @@ func (p *ClaudeCode) Parse(r io.Reader, file string, start Pos, emit func(Record
 			if err := release(false); err != nil {
 				return lr.pos(st.stateMap()), problems, err
 			}
-			problems = append(problems, Problem{File: file, Line: num, Msg: lineProblem(line)})
+			problems = append(problems, Problem{Path: file, Line: num, Msg: lineProblem(line)})
 			continue
 		}
 		recs, msg := st.convert(obj, num)
 		if msg != "" {
-			problems = append(problems, Problem{File: file, Line: num, Msg: msg})
+			problems = append(problems, Problem{Path: file, Line: num, Msg: msg})
 		}
 		if len(held) > 0 {
 			switch {

@@ -204,7 +204,7 @@ func TestClaudeCodeBadInput(t *testing.T) {
 		t.Fatalf("problems: %v", probs)
 	}
 	for _, p := range probs {
-		if !wantProblems[p.Line] || p.File != "bad.jsonl" || !strings.HasPrefix(p.Error(), "bad.jsonl:") {
+		if !wantProblems[p.Line] || p.Path != "bad.jsonl" || !strings.HasPrefix(p.Error(), "bad.jsonl:") {
 			t.Errorf("unexpected problem %v", p)
 		}
 	}

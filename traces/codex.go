@@ -119,7 +119,7 @@ func (p *Codex) Parse(r io.Reader, file string, start Pos, emit func(Record) err
 			if err := flush(); err != nil {
 				return endPos(), problems, err
 			}
-			problems = append(problems, Problem{File: file, Line: num, Msg: lineProblem(line)})
+			problems = append(problems, Problem{Path: file, Line: num, Msg: lineProblem(line)})
 			continue
 		}
 		c := st.convert(obj, num)

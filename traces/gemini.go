@@ -107,7 +107,7 @@ func (p *gemParser) parseDoc(data []byte, emit func(Record) error) (Pos, []Probl
 		}
 		// An incomplete document is most likely being rewritten: report
 		// it and import nothing; the next import sees the new size.
-		return end, []Problem{{File: p.file, Line: line, Msg: "not a complete JSON document: " + shortErr(err)}}, nil
+		return end, []Problem{{Path: p.file, Line: line, Msg: "not a complete JSON document: " + shortErr(err)}}, nil
 	}
 	_, hasMsgs := doc["messages"]
 	_, hasID := doc["sessionId"]
@@ -132,14 +132,14 @@ func (p *gemParser) parseDoc(data []byte, emit func(Record) error) (Pos, []Probl
 	var msgs []json.RawMessage
 	if m := doc["messages"]; m != nil && !isJSONNull(m) {
 		if err := json.Unmarshal(m, &msgs); err != nil {
-			problems = append(problems, Problem{File: p.file, Line: 0, Msg: "messages is not an array"})
+			problems = append(problems, Problem{Path: p.file, Line: 0, Msg: "messages is not an array"})
 			recs[0].Extra = addRaw(recs[0].Extra, "messages", m)
 		}
 	}
 	for i, raw := range msgs {
 		var msg map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &msg); err != nil || msg == nil {
-			problems = append(problems, Problem{File: p.file, Line: 0, Msg: fmt.Sprintf("message %d is not an object", i)})
+			problems = append(problems, Problem{Path: p.file, Line: 0, Msg: fmt.Sprintf("message %d is not an object", i)})
 			continue
 		}
 		recs = append(recs, p.message(msg, 0, nil)...)
@@ -173,7 +173,7 @@ func (p *gemParser) parseLines(r io.Reader, start Pos, emit func(Record) error) 
 		}
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
-			problems = append(problems, Problem{File: p.file, Line: num, Msg: "not a JSON object: " + shortErr(err)})
+			problems = append(problems, Problem{Path: p.file, Line: num, Msg: "not a JSON object: " + shortErr(err)})
 			continue
 		}
 		var recs []Record
@@ -192,7 +192,7 @@ func (p *gemParser) parseLines(r io.Reader, start Pos, emit func(Record) error) 
 		case obj["$set"] != nil:
 			var set map[string]json.RawMessage
 			if json.Unmarshal(obj["$set"], &set) != nil || set == nil {
-				problems = append(problems, Problem{File: p.file, Line: num, Msg: "$set is not an object"})
+				problems = append(problems, Problem{Path: p.file, Line: num, Msg: "$set is not an object"})
 				continue
 			}
 			if s, ok := set["sessionId"]; ok && strOf(s) != "" {
@@ -222,7 +222,7 @@ func (p *gemParser) parseLines(r io.Reader, start Pos, emit func(Record) error) 
 			}
 			recs = append(recs, p.metaRecord(meta, num))
 		default:
-			problems = append(problems, Problem{File: p.file, Line: num, Msg: "unknown Gemini CLI record: no id, sessionId, $set or $rewindTo"})
+			problems = append(problems, Problem{Path: p.file, Line: num, Msg: "unknown Gemini CLI record: no id, sessionId, $set or $rewindTo"})
 			continue
 		}
 		for _, rec := range recs {

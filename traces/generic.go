@@ -73,12 +73,12 @@ func (g *Generic) Parse(r io.Reader, file string, start Pos, emit func(Record) e
 		}
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
-			problems = append(problems, Problem{File: file, Line: num, Msg: "not a JSON object: " + shortErr(err)})
+			problems = append(problems, Problem{Path: file, Line: num, Msg: "not a JSON object: " + shortErr(err)})
 			continue
 		}
 		recs, perr := genConvert(obj, line, file, num, &cur)
 		if perr != "" {
-			problems = append(problems, Problem{File: file, Line: num, Msg: perr})
+			problems = append(problems, Problem{Path: file, Line: num, Msg: perr})
 			if len(recs) == 0 {
 				continue
 			}

@@ -1,8 +1,9 @@
 package traces
 
 import (
-	"fmt"
 	"io"
+
+	"github.com/kbmem/kb/internal/diag"
 )
 
 // Pos is a resumable position in a transcript file: the byte offset and the
@@ -16,13 +17,7 @@ type Pos struct {
 
 // Problem is a part of a transcript that could not be imported: a malformed
 // line, an unknown structure. It is reported and skipped, never fatal.
-type Problem struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	Msg  string `json:"msg"`
-}
-
-func (p Problem) Error() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg) }
+type Problem = diag.Problem
 
 // A Parser turns one transcript file of a given format into records.
 type Parser interface {

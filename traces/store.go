@@ -1031,21 +1031,26 @@ func (s *Store) remembered(n int) {
 // Reading
 
 // Read calls fn for each record of the session (an id or unique prefix, as
-// Find takes) in file order. A torn last line is ignored; a malformed line
-// is reported as a Problem and skipped. Lines of any length are read.
+// Find takes) in file order, as ReadFile does.
 func (s *Store) Read(session string, fn func(Record) error) ([]Problem, error) {
 	info, err := s.Find(session)
 	if err != nil {
 		return nil, err
 	}
-	return s.readFile(info.Path, fn)
+	_, probs, err := s.ReadFile(info.Path, fn)
+	return probs, err
 }
 
-func (s *Store) readFile(rel string, fn func(Record) error) ([]Problem, error) {
-	abs := filepath.Join(s.Root, filepath.FromSlash(rel))
-	f, err := os.Open(abs)
+// ReadFile calls fn for each record of the session file at rel (a
+// SessionInfo.Path) in file order, and returns the size of the complete
+// lines it read: a torn last line (a writer still at it, or a crash) is
+// neither read nor counted. A malformed line is a Problem (rule "trace")
+// and skipped. Lines of any length are read; the file is opened inside
+// Root, following no link out of it.
+func (s *Store) ReadFile(rel string, fn func(Record) error) (int64, []Problem, error) {
+	f, err := s.files().Open(filepath.Join(s.Root, filepath.FromSlash(rel)))
 	if err != nil {
-		return nil, fmt.Errorf("read session: %w", err)
+		return 0, nil, fmt.Errorf("read session %s: %w", rel, err)
 	}
 	defer f.Close()
 	ls := newLineScan(f, Pos{})
@@ -1053,21 +1058,21 @@ func (s *Store) readFile(rel string, fn func(Record) error) ([]Problem, error) {
 	for {
 		line, num, ok, err := ls.next()
 		if err != nil {
-			return problems, fmt.Errorf("read %s: %w", rel, err)
+			return ls.off, problems, fmt.Errorf("read %s: %w", rel, err)
 		}
 		if !ok {
-			return problems, nil
+			return ls.off, problems, nil
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		var rec Record
 		if err := json.Unmarshal(line, &rec); err != nil {
-			problems = append(problems, Problem{File: rel, Line: num, Msg: "malformed record: " + shortErr(err)})
+			problems = append(problems, Problem{Path: rel, Line: num, Msg: "malformed record: " + shortErr(err), Rule: "trace"})
 			continue
 		}
 		if err := fn(rec); err != nil {
-			return problems, err
+			return ls.off, problems, err
 		}
 	}
 }

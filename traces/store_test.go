@@ -47,7 +47,7 @@ func trAll(t testing.TB, s *Store) map[string][]Record {
 	out := map[string][]Record{}
 	for _, in := range infos {
 		var recs []Record
-		probs, err := s.readFile(in.Path, func(r Record) error { recs = append(recs, r); return nil })
+		_, probs, err := s.ReadFile(in.Path, func(r Record) error { recs = append(recs, r); return nil })
 		if err != nil || len(probs) != 0 {
 			t.Fatalf("read %s: %v %v", in.Path, err, probs)
 		}
@@ -723,5 +723,34 @@ func TestStoreRedactionPipelineKeepsOrder(t *testing.T) {
 				t.Fatalf("%s record %d: %.60q", id, j, text)
 			}
 		}
+	}
+}
+
+// TestReadFile: the size counts complete lines only, a malformed line is a
+// problem with its line, and a session file that is a link out of the KB
+// is not followed.
+func TestReadFile(t *testing.T) {
+	s := trStore(t)
+	rel := "traces/2026/01/generic-s.jsonl"
+	abs := filepath.Join(s.Root, filepath.FromSlash(rel))
+	os.MkdirAll(filepath.Dir(abs), 0o755)
+	whole := `{"session":"s","seq":0,"kind":"meta"}` + "\n" + "{oops\n" + `{"session":"s","seq":1,"kind":"message","text":"hi"}` + "\n"
+	os.WriteFile(abs, []byte(whole+`{"session":"s","seq":2`), 0o644)
+	var seqs []int
+	size, probs, err := s.ReadFile(rel, func(r Record) error { seqs = append(seqs, r.Seq); return nil })
+	if err != nil || size != int64(len(whole)) || len(seqs) != 2 {
+		t.Fatalf("size %d (want %d), seqs %v, err %v", size, len(whole), seqs, err)
+	}
+	if len(probs) != 1 || probs[0].Line != 2 || probs[0].Path != rel || probs[0].Rule != "trace" {
+		t.Errorf("problems %+v", probs)
+	}
+	outside := filepath.Join(t.TempDir(), "secret.jsonl")
+	os.WriteFile(outside, []byte(whole), 0o644)
+	link := "traces/2026/01/generic-l.jsonl"
+	if err := os.Symlink(outside, filepath.Join(s.Root, filepath.FromSlash(link))); err != nil {
+		t.Skip(err)
+	}
+	if _, _, err := s.ReadFile(link, func(Record) error { return nil }); err == nil {
+		t.Error("a session file linking out of the KB was read")
 	}
 }

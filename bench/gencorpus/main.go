@@ -36,6 +36,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kbmem/kb/internal/lexicon"
 )
 
 // english holds common English words; inflected forms of one stem sit
@@ -196,12 +198,7 @@ func (d *drawer) words(n int) []string {
 	return ws
 }
 
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
+var capitalize = lexicon.Capitalize
 
 func noteID(i int) string { return fmt.Sprintf("note-%06d", i) }
 

@@ -190,7 +190,7 @@ func run() error {
 
 // profileRebuild rebuilds the index under the CPU profiler and prints the
 // throughput to stderr.
-func profileRebuild(ctx context.Context, x *kb.Index, path string) error {
+func profileRebuild(ctx context.Context, x *kb.Searcher, path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbmem/kb/kb"
-	"github.com/kbmem/kb/library"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=v1.2.3".
@@ -89,7 +88,7 @@ from its embedded template, with a unique id and a file name slug. A KB can
 override a template by putting TYPE.md in <root>/templates/.`,
 		Example:   "  kb new adr \"Use bleve for search\"\n  kb new convention \"Stage files by name\" --json",
 		Args:      cobra.MinimumNArgs(2),
-		ValidArgs: library.SortedTypes(),
+		ValidArgs: kb.NoteTypes(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			k, err := e.open()
 			if err != nil {

@@ -22,9 +22,7 @@ project), and no symlink leads out of the KB or the project. --fix removes orpha
 temp files, removes escaping links in kb's derived data (.state/, .index; the
 links, never their targets) and brings a stale or corrupt index up to date;
 everything else is reported.
-Exits 1 when an error remains.
-
-` + exitCodesHelp,
+Exits 1 when an error remains.`,
 		Example: "  kb doctor\n  kb doctor --fix --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -37,9 +37,7 @@ evidence.
 Reported per question category and overall: recall@k, the share of a
 question's evidence turns found in the top k, and nDCG@k with binary
 relevance. Questions without valid evidence are skipped and counted.
---json prints the whole report (--details: every question's retrieved ids).
-
-` + exitCodesHelp,
+--json prints the whole report (--details: every question's retrieved ids).`,
 		Example: `  kb eval locomo ../shared/data/locomo/locomo10.json
   kb eval locomo locomo10.json --conversation conv-26 --k 1,5,10 --json`,
 		Args: cobra.ExactArgs(1),

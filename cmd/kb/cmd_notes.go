@@ -13,13 +13,13 @@ import (
 
 // withIndex opens the KB and its index (synced with the files) for a read
 // command.
-func (e *env) withIndex(fn func(k *kb.KB, x *kb.Index) error) error {
+func (e *env) withIndex(fn func(k *kb.KB, x *kb.Searcher) error) error {
 	return e.withIndexLayers(nil, fn)
 }
 
 // withIndexLayers is withIndex syncing only the given layers (all when
 // none): what the command reads.
-func (e *env) withIndexLayers(layers []string, fn func(k *kb.KB, x *kb.Index) error) error {
+func (e *env) withIndexLayers(layers []string, fn func(k *kb.KB, x *kb.Searcher) error) error {
 	k, err := e.open()
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ trigger, lesson, action_type). Traces are searched only with --layer traces
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Query = strings.Join(args, " ")
-			return e.withIndexLayers(o.ReadLayers(), func(k *kb.KB, x *kb.Index) error {
+			return e.withIndexLayers(o.ReadLayers(), func(k *kb.KB, x *kb.Searcher) error {
 				res, err := x.Search(o)
 				if err != nil {
 					return err
@@ -189,7 +189,7 @@ instead (the same as 'kb provenance ID').`,
 			if provenance {
 				return e.runProvenance(args[0])
 			}
-			return e.withIndex(func(k *kb.KB, x *kb.Index) error {
+			return e.withIndex(func(k *kb.KB, x *kb.Searcher) error {
 				n, err := x.Show(args[0])
 				if err != nil {
 					return err
@@ -245,7 +245,7 @@ func newLinksCmd(e *env, back bool) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: e.completeIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return e.withIndex(func(k *kb.KB, x *kb.Index) error {
+			return e.withIndex(func(k *kb.KB, x *kb.Searcher) error {
 				refs, err := x.Links(args[0], back)
 				if err != nil {
 					return err
@@ -276,7 +276,7 @@ func newGraphCmd(e *env) *cobra.Command {
 			if e.json {
 				format = "json"
 			}
-			return e.withIndex(func(k *kb.KB, x *kb.Index) error {
+			return e.withIndex(func(k *kb.KB, x *kb.Searcher) error {
 				return x.WriteGraph(e.out, format, from, depth)
 			})
 		},
@@ -293,9 +293,7 @@ func newLintCmd(e *env) *cobra.Command {
 		Use:   "lint",
 		Short: "Check every document: frontmatter, required fields, duplicate ids, broken links",
 		Long: `Check every document of the KB and print each problem as path:line: message.
-Exits 1 when anything is found.
-
-` + exitCodesHelp,
+Exits 1 when anything is found.`,
 		Example: "  kb lint\n  kb lint --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -335,7 +333,7 @@ func (e *env) completeIDs(cmd *cobra.Command, args []string, toComplete string) 
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
-	_ = e.withIndex(func(k *kb.KB, x *kb.Index) error {
+	_ = e.withIndex(func(k *kb.KB, x *kb.Searcher) error {
 		ids, err := x.IDs(toComplete, 200)
 		out = ids
 		return err

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbmem/kb/kb"
-	"github.com/kbmem/kb/observations"
 )
 
 func init() {
@@ -60,9 +59,7 @@ Procedures are mined across the sessions in scope when there are several.
 With --llm (or extract.llm in kb.yaml) the LLM of the llm section also reads
 each session's human messages and rejections, one narrow request per type;
 a failed request leaves the heuristic result in place. --queue imports and
-extracts the transcripts the SessionEnd hook queued (.state/queue.jsonl).
-
-` + exitCodesHelp,
+extracts the transcripts the SessionEnd hook queued (.state/queue.jsonl).`,
 		Example: "  kb extract\n  kb extract --session 5f0c2a9e\n  kb extract --since 7d --types correction,preference\n  kb extract --all --rerun --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -94,9 +91,6 @@ extracts the transcripts the SessionEnd hook queued (.state/queue.jsonl).
 				rep, err = k.Extract(context.Background(), o)
 			}
 			if err != nil {
-				if errors.Is(err, kb.ErrInvalidInput) {
-					return usageError{err}
-				}
 				return err
 			}
 			if e.json {
@@ -114,7 +108,7 @@ extracts the transcripts the SessionEnd hook queued (.state/queue.jsonl).
 	f.StringSliceVar(&o.Types, "types", nil, "observation types to extract (default: extract.types of kb.yaml)")
 	f.BoolVar(&queue, "queue", false, "import and extract the transcripts queued by the SessionEnd hook")
 	f.BoolVar(&o.LLM, "llm", false, "also run the LLM extractors (needs the llm section of kb.yaml)")
-	c.RegisterFlagCompletionFunc("types", cobra.FixedCompletions(observations.AllTypes, cobra.ShellCompDirectiveNoFileComp))
+	c.RegisterFlagCompletionFunc("types", cobra.FixedCompletions(kb.ObservationTypes(), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -134,7 +128,7 @@ func (e *env) printExtract(rep *kb.ExtractReport) {
 	}
 	tw := tabwriter.NewWriter(e.out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "type\tnew\tmerged\tunchanged\t\n")
-	for _, typ := range observations.AllTypes {
+	for _, typ := range kb.ObservationTypes() {
 		c := rep.Types[typ]
 		if c == nil {
 			continue
@@ -182,14 +176,12 @@ func newObservationsCmd(e *env) *cobra.Command {
 		Long: `Lists the observations under observations/, one a line: id, type, sessions,
 importance, and the lesson, statement or title. Most important first within
 each type; an observation a person edited is marked "edited", one the agent
-wrote (assistant text, MCP remember) "agent-written".
-
-` + exitCodesHelp,
+wrote (assistant text, MCP remember) "agent-written".`,
 		Example: "  kb observations\n  kb observations --type correction --min-sessions 2\n  kb observations --status candidate --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if typ != "" && !slices.Contains(observations.AllTypes, typ) {
-				return usageError{fmt.Errorf("--type %q: want one of %s", typ, strings.Join(observations.AllTypes, ", "))}
+			if typ != "" && !slices.Contains(kb.ObservationTypes(), typ) {
+				return usageError{fmt.Errorf("--type %q: want one of %s", typ, strings.Join(kb.ObservationTypes(), ", "))}
 			}
 			k, err := e.open()
 			if err != nil {
@@ -213,10 +205,10 @@ wrote (assistant text, MCP remember) "agent-written".
 					Author: o.Author, Unreviewed: o.NeedsReview()})
 			}
 			order := func(t string) int {
-				if i := slices.Index(observations.AllTypes, t); i >= 0 {
+				if i := slices.Index(kb.ObservationTypes(), t); i >= 0 {
 					return i
 				}
-				return len(observations.AllTypes)
+				return len(kb.ObservationTypes())
 			}
 			sort.SliceStable(out, func(i, j int) bool {
 				a, b := out[i], out[j]
@@ -256,10 +248,10 @@ wrote (assistant text, MCP remember) "agent-written".
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&typ, "type", "", "only this type ("+strings.Join(observations.AllTypes, ", ")+")")
+	f.StringVar(&typ, "type", "", "only this type ("+strings.Join(kb.ObservationTypes(), ", ")+")")
 	f.StringVar(&status, "status", "", "only this status (candidate, promoted, superseded, rejected)")
 	f.IntVar(&minSessions, "min-sessions", 0, "only observations seen in at least N sessions")
-	c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(observations.AllTypes, cobra.ShellCompDirectiveNoFileComp))
+	c.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(kb.ObservationTypes(), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -270,9 +262,7 @@ func newForgetCmd(e *env) *cobra.Command {
 		Short: "Delete an observation and keep it from coming back",
 		Long: `Deletes the observation file and appends a tombstone to
 observations/tombstones.jsonl (kept in git), so that re-extraction never
-brings the observation, or a near-duplicate of it, back.
-
-` + exitCodesHelp,
+brings the observation, or a near-duplicate of it, back.`,
 		Example: "  kb forget cor-1a2b3c4d5e --why 'one-off, not a rule'",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -310,9 +300,7 @@ func newProvenanceCmd(e *env) *cobra.Command {
 		Use:   "provenance ID|PREFIX",
 		Short: "Show the trace records an observation was extracted from",
 		Long: `Prints, for each source of the observation (session#from-to), the trace
-records in that range: who said or did what, in the session's own words.
-
-` + exitCodesHelp,
+records in that range: who said or did what, in the session's own words.`,
 		Example: "  kb provenance cor-1a2b3c4d5e\n  kb provenance cor-1a2b3c4d5e --json",
 		Args:    cobra.ExactArgs(1),
 		RunE:    func(cmd *cobra.Command, args []string) error { return e.runProvenance(args[0]) },
@@ -378,9 +366,7 @@ standing context, never decide a PreToolUse call, and are never promoted by
 Without an argument, lists those waiting for review. With an ID, records that
 you read it and let it count like your own (reviewed: <time> in its file); it
 stays labelled as the agent's words. To refuse one instead, use
-'kb forget ID' (or 'kb promote reject ID').
-
-` + exitCodesHelp,
+'kb forget ID' (or 'kb promote reject ID').`,
 		Example: "  kb review\n  kb review cor-1a2b3c4d5e",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

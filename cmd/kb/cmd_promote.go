@@ -35,9 +35,7 @@ present) get the routing lines in a kb-managed block.
 By default the result is one commit on a new branch kb/promote-<date>-<n>,
 built from HEAD without touching the work tree, the index or uncommitted
 changes; review and merge it like any PR. --apply writes into the work tree
-instead; --dry-run only prints what would graduate and the diff.
-
-` + exitCodesHelp,
+instead; --dry-run only prints what would graduate and the diff.`,
 		Example: `  kb promote --dry-run
   kb promote
   kb promote --apply

@@ -38,9 +38,7 @@ Items are ranked by relevance x recency x consequence x frequency and packed
 into the budget (recall.budget tokens, about 4 characters each), with a share
 reserved for each kind (recall.budgets). Each item ends with its id: 'kb show
 ID' gives the full note. TASK is free text; --action is a shell command the
-agent is about to run; --tool/--input a tool call as agents send it.
-
-` + exitCodesHelp,
+agent is about to run; --tool/--input a tool call as agents send it.`,
 		Example: `  kb recall "drop the legacy_flag column from users"
   kb recall --action "git push --force origin main"
   kb recall --tool Edit --input '{"file_path":"api/gen/a.pb.go","new_string":"x"}' --json
@@ -221,9 +219,6 @@ func newHookInstallCmd(e *env, install bool) *cobra.Command {
 				res, err = kb.UninstallHooks(o)
 			}
 			if err != nil {
-				if errors.Is(err, kb.ErrInvalidInput) {
-					return usageError{err}
-				}
 				return err
 			}
 			if e.json {

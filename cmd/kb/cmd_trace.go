@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbmem/kb/kb"
-	"github.com/kbmem/kb/traces"
 )
 
 func init() { register(newImportCmd, newSessionsCmd, newTraceCmd) }
@@ -41,9 +40,7 @@ file:line: reason), make the command exit 1 after everything else is
 imported. Files found in a directory that are not transcripts are listed as
 skipped and do not fail the import, except in an agent's own directory
 (~/.claude/projects, the Codex sessions directory, traces.claude_code and
-traces.codex): there a file kb cannot read fails the import, by name.
-
-` + exitCodesHelp,
+traces.codex): there a file kb cannot read fails the import, by name.`,
 		Example: "  kb import --claude-code --codex\n  kb import ~/.claude/projects/-home-me-app/5f0c2a9e.jsonl\n  kb import ./exports --format generic --agent my-agent --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && !claude && !codex {
@@ -159,9 +156,7 @@ func newSessionsCmd(e *env) *cobra.Command {
 		Use:   "sessions",
 		Short: "List imported sessions",
 		Long: `List the sessions of the trace layer, oldest first: id, agent, start,
-duration, messages, tool calls, branch and the first prompt typed.
-
-` + exitCodesHelp,
+duration, messages, tool calls, branch and the first prompt typed.`,
 		Example: "  kb sessions\n  kb sessions --since 2025-11-01 --agent codex --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -257,9 +252,7 @@ func newTraceCmd(e *env) *cobra.Command {
 		Use:   "trace",
 		Short: "Read, append to, or redact trace sessions",
 		Long: `Work with the sessions of the trace layer. Sessions are named by id or by a
-unique prefix of it (or of <agent>-<id>).
-
-` + exitCodesHelp,
+unique prefix of it (or of <agent>-<id>).`,
 	}
 	c.AddCommand(newTraceShowCmd(e), newTraceAppendCmd(e), newTraceRedactCmd(e))
 	return c
@@ -273,9 +266,7 @@ func newTraceShowCmd(e *env) *cobra.Command {
 		Short: "Show a session: messages, tool calls and results",
 		Long: `Render a session readably: one block per record, labelled with its seq,
 role and kind; tool calls as "→ Tool: input", results indented (truncated
-unless --json, which prints the records in full).
-
-` + exitCodesHelp,
+unless --json, which prints the records in full).`,
 		Example: "  kb trace show 5f0c2a9e\n  kb trace show 5f0c --from 10 --to 40\n  kb trace show 5f0c --grep 'pnpm|yarn' --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -322,24 +313,24 @@ func (e *env) renderTrace(tr *kb.Trace) {
 		e.printf("%s\n", e.paint("dim", s.Cwd))
 	}
 	for _, r := range tr.Records {
-		if r.Kind == traces.KindMeta {
+		if r.Kind == kb.KindMeta {
 			continue
 		}
 		label := fmt.Sprintf("#%d %s", r.Seq, r.Role)
-		if r.Kind != traces.KindMessage {
+		if r.Kind != kb.KindMessage {
 			label += "/" + r.Kind
 		}
 		if len(r.Marks) > 0 {
 			label += " [" + strings.Join(r.Marks, ",") + "]"
 		}
-		style := map[string]string{traces.RoleUser: "green", traces.RoleAssistant: "blue", traces.RoleTool: "yellow"}[r.Role]
+		style := map[string]string{kb.RoleUser: "green", kb.RoleAssistant: "blue", kb.RoleTool: "yellow"}[r.Role]
 		if style == "" {
 			style = "dim"
 		}
 		switch r.Kind {
-		case traces.KindToolCall:
+		case kb.KindToolCall:
 			e.printf("%s → %s: %s\n", e.paint(style, label), r.Tool, trOneLine(trToolSummary(r.Input), 200))
-		case traces.KindToolResult:
+		case kb.KindToolResult:
 			status := ""
 			if r.IsError {
 				status = " " + e.paint("red", "error")
@@ -349,7 +340,7 @@ func (e *env) renderTrace(tr *kb.Trace) {
 		default:
 			e.printf("%s\n", e.paint(style, label))
 			text := r.Text
-			if r.Has(traces.MarkInjected) || r.Has(traces.MarkThinking) {
+			if r.Has(kb.MarkInjected) || r.Has(kb.MarkThinking) {
 				text = trTruncLines(text, 3, 240)
 			} else {
 				text = trTruncLines(text, 40, 2000)
@@ -440,9 +431,7 @@ is assigned. Prints the session and seq of each record written.
 
 Record fields: session, agent, role (user|assistant|tool|system), kind
 (message|tool_call|tool_result|summary), text, tool, input (JSON), output,
-is_error, call_id, cwd, branch, model, marks, extra.
-
-` + exitCodesHelp,
+is_error, call_id, cwd, branch, model, marks, extra.`,
 		Example: `  echo '{"session":"s1","role":"user","text":"use pnpm"}' | kb trace append`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -482,7 +471,7 @@ is_error, call_id, cwd, branch, model, marks, extra.
 
 // trReadRecords reads one JSON record or JSON lines of records; errors name
 // the line.
-func trReadRecords(r io.Reader) ([]traces.Record, error) {
+func trReadRecords(r io.Reader) ([]kb.TraceRecord, error) {
 	data, err := io.ReadAll(io.LimitReader(r, 256<<20))
 	if err != nil {
 		return nil, fmt.Errorf("read stdin: %w", err)
@@ -490,8 +479,8 @@ func trReadRecords(r io.Reader) ([]traces.Record, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, usageError{errors.New("no record on stdin")}
 	}
-	var recs []traces.Record
-	var one traces.Record
+	var recs []kb.TraceRecord
+	var one kb.TraceRecord
 	if err := json.Unmarshal(data, &one); err == nil {
 		recs = append(recs, one)
 	} else {
@@ -504,7 +493,7 @@ func trReadRecords(r io.Reader) ([]traces.Record, error) {
 			if len(b) == 0 {
 				continue
 			}
-			var rec traces.Record
+			var rec kb.TraceRecord
 			if err := json.Unmarshal(b, &rec); err != nil {
 				return nil, fmt.Errorf("%w: stdin:%d: %v", kb.ErrInvalidInput, line, err)
 			}
@@ -535,9 +524,7 @@ observations/, episodes/ and library/; rebuild the search index so no search
 finds it. The pattern is remembered in .state/ (local, never committed) so
 that importing the same transcripts again redacts it too. --dry-run reports
 what would change. Remember to rewrite git history if the value was
-committed.
-
-` + exitCodesHelp,
+committed.`,
 		Example: "  kb trace redact --value 'hunter2' --dry-run\n  kb trace redact --pattern 'corp-[0-9]{6}' --session 5f0c2a9e",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

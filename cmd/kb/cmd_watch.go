@@ -34,9 +34,7 @@ action on stderr, or JSON lines on stdout with --json. Stops on Ctrl-C or
 SIGTERM.
 
 --once imports what is new, re-indexes, runs the pipeline on sessions that
-are already quiet, and exits: suitable for cron or a git hook.
-
-` + exitCodesHelp,
+are already quiet, and exits: suitable for cron or a git hook.`,
 		Example: "  kb watch\n  kb watch --learn-every 1h\n  kb watch --once --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

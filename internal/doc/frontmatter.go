@@ -10,23 +10,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/adrg/frontmatter"
+	"github.com/kbmem/kb/internal/diag"
 	"gopkg.in/yaml.v3"
 )
 
 // ParseError reports a document that cannot be parsed. Line is the 1-based
 // line in the file (counting the frontmatter), 0 when unknown.
-type ParseError struct {
-	Path string
-	Line int
-	Msg  string
-}
-
-func (e *ParseError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
-}
+type ParseError = diag.Problem
 
 var bom = []byte("\xef\xbb\xbf")
 

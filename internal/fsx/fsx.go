@@ -182,6 +182,10 @@ func Within(root, rel string) (string, error) {
 	}
 }
 
+// Inside reports whether the path p is root or lies below it, by their
+// names (no link is resolved).
+func Inside(root, p string) bool { return inside(root, p) }
+
 func inside(root, p string) bool {
 	if p == root {
 		return true

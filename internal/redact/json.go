@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/kbmem/kb/internal/jsonx"
 )
 
 // JSON redacts secrets inside the string values (and keys) of a JSON
@@ -100,6 +102,36 @@ func (r *Redactor) RedactJSON(raw []byte) ([]byte, []Finding, []Secret) {
 	return out.Bytes(), findings(flatSpans, newLiner(string(raw)).line), found
 }
 
+// MapStrings applies f to every string of a JSON document, member names
+// included, and keeps it valid: a string f changes is re-encoded, every
+// other byte stays as it was. f returns the new string and how many
+// places it replaced; MapStrings returns their sum. Input that is not
+// valid JSON is handed to f whole, as text. A session's remembered
+// secrets (Memory.JSON) and kb trace redact's patterns replace through it;
+// RedactJSON, whose rules look across members, shares its scanner.
+func MapStrings(raw []byte, f func(string) (string, int)) ([]byte, int) {
+	if !json.Valid(raw) {
+		out, n := f(string(raw))
+		return []byte(out), n
+	}
+	var out []byte
+	last, total := 0, 0
+	for _, l := range scanStrings(raw) {
+		r, n := f(decodeLit(raw[l.start:l.end]))
+		if n == 0 {
+			continue
+		}
+		total += n
+		out = append(out, raw[last:l.start]...)
+		out = append(out, encodeString(r)...)
+		last = l.end
+	}
+	if total == 0 {
+		return raw, 0
+	}
+	return append(out, raw[last:]...), total
+}
+
 // lit is one string literal of a JSON document.
 type lit struct {
 	start, end int    // raw[start:end] is the literal, quotes included
@@ -152,11 +184,9 @@ func decodeLit(q []byte) string {
 
 // encodeString encodes s as a JSON string literal without HTML escaping.
 func encodeString(s string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
+	b, err := jsonx.Marshal(s)
+	if err != nil {
 		return []byte(`""`) // a string always encodes
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return b
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"hash"
 	"net/url"
 	"slices"
@@ -431,25 +430,5 @@ func (m *Memory) JSON(raw []byte) ([]byte, int) {
 	if m == nil || len(raw) == 0 || m.Empty() {
 		return raw, 0
 	}
-	if !json.Valid(raw) {
-		out, n := m.String(string(raw))
-		return []byte(out), n
-	}
-	var out []byte
-	last, total := 0, 0
-	for _, l := range scanStrings(raw) {
-		v := decodeLit(raw[l.start:l.end])
-		r, n := m.String(v)
-		if n == 0 {
-			continue
-		}
-		total += n
-		out = append(out, raw[last:l.start]...)
-		out = append(out, encodeString(r)...)
-		last = l.end
-	}
-	if total == 0 {
-		return raw, 0
-	}
-	return append(out, raw[last:]...), total
+	return MapStrings(raw, m.String)
 }

@@ -1,0 +1,75 @@
+package lexicon
+
+import "strings"
+
+// Set is a set of lower-case words.
+type Set map[string]bool
+
+// NewSet holds the whitespace-separated words of each list.
+func NewSet(lists ...string) Set {
+	s := Set{}
+	for _, l := range lists {
+		for _, w := range strings.Fields(l) {
+			s[w] = true
+		}
+	}
+	return s
+}
+
+// Has reports whether w is in the set.
+func (s Set) Has(w string) bool { return s[w] }
+
+// WithStems returns the set with the stem of each of its words added, for
+// callers that look a word up after stemming it.
+func (s Set) WithStems(stem func(string) string) Set {
+	out := make(Set, 2*len(s))
+	for w := range s {
+		out[w] = true
+		out[stem(w)] = true
+	}
+	return out
+}
+
+// core are the English function words every caller drops: articles,
+// pronouns, prepositions, conjunctions and the commonest auxiliaries.
+const core = `a about after again all also an and any are as at be been before being but by can could did do down
+	each else for from he here how i if in into is it its just let lets me more most must my of on only or other our
+	out over own s same shall she should so some such t than that the then there these they this those to too up
+	very was we were what when where which who whom why will with would you your`
+
+var (
+	// StopExtract are the stop words of the observation extractors'
+	// similarity (observations.Similar, content stems): core, the rest of
+	// the auxiliaries and the politeness of chat ("please", "thanks",
+	// "ok"). Negations are stop words here: similarity compares topics,
+	// and a negated lesson is about the same topic.
+	StopExtract = NewSet(core, `above am below between doe don during further had has have let's may might no not
+		now ok okay once onto please thank thanks through us yeah yes`).WithStems(Stem)
+
+	// StopFacts are the stop words of `kb learn`'s fact comparison: like
+	// StopExtract, but negations are not stop words (learn reads them to
+	// tell "use X" from "do not use X") and the hedges of a rule
+	// ("always", "instead", "rather") are.
+	StopFacts = NewSet(core, `above always am below between does done during further had has have instead may
+		might now ok okay once onto please rather thank thanks through us yeah yes`)
+
+	// StopQuery are the stop words of a natural-language question turned
+	// into a search query (eval's PlainQuery): a long English list with
+	// contractions as they tokenize without their apostrophe ("dont",
+	// "youre"). Month names and numbers are kept: "may" is not here on
+	// purpose.
+	StopQuery = NewSet(core, `above against am aren arent because below between both cannot cant couldn couldnt d
+		didn didnt does doesn doesnt doing don dont during ever few further had hadn hadnt has hasn hasnt have haven
+		havent having her hers herself hes him himself his im isn isnt itself ive ll m much mustn myself no nor not o
+		off once ought ours ourselves re shan shes shouldn shouldnt thats their theirs them themselves theyre theyve
+		through under until upon ve wasn wasnt weren werent weve whatever whats whenever wheres whether while whos
+		whose won wont wouldn wouldnt y youll youre yours yourself yourselves youve`)
+
+	// StopCue are the stop words of recall's cue words: core, the verbs
+	// and nouns every tool call says ("use", "run", "file", "code") and
+	// the fragments of URLs and paths.
+	StopCue = NewSet(core, `add added adds always aren both code com d didn does doesn doing don done etc few file
+		files get go go's got home http https instead isn like ll m made make may md might need needs net never new no
+		nor not off ok okay onto org please ran re run thanks their them thing things tmp under us use used using usr
+		ve want wants wasn way won www`)
+)

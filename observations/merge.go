@@ -1,0 +1,264 @@
+package observations
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/kbmem/kb/internal/diag"
+)
+
+// TypeCounts says what a merge did with the observations of one type.
+type TypeCounts struct {
+	New       int `json:"new"`
+	Merged    int `json:"merged"`
+	Unchanged int `json:"unchanged"`
+}
+
+// Write is one file a merge creates or changes.
+type Write struct {
+	Path    string
+	Before  []byte // the file as the merge found it; nil for a new file
+	Content []byte
+}
+
+// Merger folds extracted candidates into observation files, in memory: it
+// decides which file each candidate belongs to and the new bytes of every
+// file, and leaves writing them to the caller.
+type Merger struct {
+	Files      []*File     // the observation files, as loaded; updated as candidates merge in
+	Tombstones []Tombstone // what was forgotten: never brought back
+	// Broken are files that exist but do not parse: never overwritten.
+	Broken map[string]bool
+	// Occupied reports whether something that is no observation file (a
+	// directory, a link) is at the path a new observation would take.
+	Occupied func(rel string) bool
+}
+
+// MergeResult is what a Merge decided.
+type MergeResult struct {
+	Writes    []*Write
+	Types     map[string]*TypeCounts
+	Forgotten int // candidates that matched a tombstone
+	Edited    int // merged into files a person edited: bookkeeping only
+	Problems  []diag.Problem
+}
+
+func (r *MergeResult) count(typ string) *TypeCounts {
+	c := r.Types[typ]
+	if c == nil {
+		c = &TypeCounts{}
+		r.Types[typ] = c
+	}
+	return c
+}
+
+// Merge folds cands into the files. Merging the same candidates again
+// changes nothing: re-extracting sessions whose observations are already
+// on disk (a re-run, a lost marker) merges as the first run did. So
+// candidates are matched by id first, and the fallbacks (same source
+// records, near-duplicate text) skip the files of candidates that come
+// later in this run: in the first run those files did not exist yet when
+// this candidate was merged.
+func (m *Merger) Merge(ctx context.Context, cands []*Observation) (*MergeResult, error) {
+	res := &MergeResult{Types: map[string]*TypeCounts{}}
+	claimed := map[string]int{}
+	for i, n := range cands {
+		canonical(n)
+		if n.ID == "" {
+			n.ID = n.MakeID()
+		}
+		if _, ok := claimed[n.Type+"\x00"+n.ID]; !ok {
+			claimed[n.Type+"\x00"+n.ID] = i
+		}
+	}
+	forget := newForgetting(m.Tombstones)
+	byPath := map[string]*Write{}
+	// plan records the new bytes of a file; several candidates merging
+	// into one file make one write, from the file as it was found.
+	plan := func(rel string, before *File, out []byte) (*File, error) {
+		f, prob := ParseFile(rel, out)
+		if prob != nil {
+			return nil, fmt.Errorf("%s would not parse back: %s", rel, prob.Msg)
+		}
+		w := byPath[rel]
+		if w == nil {
+			w = &Write{Path: rel}
+			if before != nil {
+				w.Before = before.Raw
+			}
+			byPath[rel] = w
+			res.Writes = append(res.Writes, w)
+		}
+		w.Content = out
+		return f, nil
+	}
+	for i, n := range cands {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if forget.forgotten(n) {
+			res.Forgotten++
+			continue
+		}
+		c := res.count(n.Type)
+		ex := match(m.Files, n, func(f *File) bool {
+			j, ok := claimed[f.Obs.Type+"\x00"+f.Obs.ID]
+			return ok && j > i
+		})
+		if ex == nil {
+			f, err := m.create(n, res, plan)
+			if err != nil {
+				return nil, err
+			}
+			if f != nil {
+				m.Files = append(m.Files, f)
+				c.New++
+			}
+			continue
+		}
+		edited := ex.Edited
+		changed, err := m.update(ex, n, byPath[ex.Path] == nil, plan)
+		if err != nil {
+			return nil, err
+		}
+		if !changed {
+			c.Unchanged++
+			continue
+		}
+		c.Merged++
+		if edited {
+			res.Edited++
+		}
+	}
+	return res, nil
+}
+
+type planFunc func(rel string, before *File, out []byte) (*File, error)
+
+// create plans the file of a candidate no file matched, unless its place
+// is taken; it returns nil then, with the problem reported.
+func (m *Merger) create(n *Observation, res *MergeResult, plan planFunc) (*File, error) {
+	settle(n)
+	rel := FilePath(n.Type, n.ID)
+	if m.Broken[rel] {
+		res.Problems = append(res.Problems, diag.Problem{Path: rel, Msg: "not updated: the file does not parse; fix it and extract again", Rule: "observation"})
+		return nil, nil
+	}
+	if m.Occupied != nil && m.Occupied(rel) {
+		res.Problems = append(res.Problems, diag.Problem{Path: rel, Msg: "not written: a file is in the way", Rule: "observation"})
+		return nil, nil
+	}
+	rel, out, _, err := RenderFile(n, nil)
+	if err != nil {
+		return nil, err
+	}
+	return plan(rel, nil, out)
+}
+
+// update plans the merge of n into the file ex; first says this is the
+// first change to that file in this run. It reports whether the file
+// changes.
+func (m *Merger) update(ex *File, n *Observation, first bool, plan planFunc) (bool, error) {
+	o := *ex.Obs
+	o.Sources = slices.Clone(ex.Obs.Sources)
+	if !bringsNewSource(ex.Obs, n) {
+		// The same evidence extracted again: its counts are in already.
+		cp := *n
+		cp.Accepts, cp.Rejects = 0, 0
+		n = &cp
+	}
+	Merge(&o, n)
+	canonical(&o)
+	rel, out, changed, err := RenderFile(&o, ex)
+	if err != nil || !changed {
+		return false, err
+	}
+	var orig *File
+	if first {
+		orig = ex
+	}
+	f, err := plan(rel, orig, out)
+	if err != nil {
+		return false, err
+	}
+	*ex = *f
+	return true, nil
+}
+
+// canonical makes an observation's sources independent of whether it was
+// just extracted or read back from its file, where a source is only
+// "session#from-to": times dropped, sorted by session and range. Without it
+// a re-run would see "new" sources and rewrite files.
+func canonical(o *Observation) {
+	for i := range o.Sources {
+		o.Sources[i].Time = time.Time{}
+	}
+	sort.SliceStable(o.Sources, func(i, j int) bool {
+		a, b := o.Sources[i], o.Sources[j]
+		if a.Session != b.Session {
+			return a.Session < b.Session
+		}
+		if a.From != b.From {
+			return a.From < b.From
+		}
+		return a.To < b.To
+	})
+	o.Sources = slices.Compact(o.Sources)
+}
+
+// settle brings a new observation to the state a re-run would merge it
+// into (signals such as recurrence and return that Merge derives), so that
+// the second run finds nothing to change.
+func settle(n *Observation) {
+	cp := *n
+	cp.Sources = slices.Clone(n.Sources)
+	cp.Accepts, cp.Rejects = 0, 0
+	Merge(n, &cp)
+	canonical(n)
+}
+
+func bringsNewSource(existing, n *Observation) bool {
+	for _, b := range n.Sources {
+		if !slices.ContainsFunc(existing.Sources, func(a SourceRef) bool { return sameRecords(a, b) }) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameRecords(a, b SourceRef) bool {
+	return a.Session == b.Session && a.From == b.From && a.To == b.To
+}
+
+// match finds the file an extracted observation belongs to: the same id,
+// else the same type and source records (a re-run after the text was
+// edited), else a near-duplicate (Similar). Files later claims are skipped
+// by the fallbacks.
+func match(files []*File, n *Observation, later func(*File) bool) *File {
+	for _, f := range files {
+		if f.Obs.ID == n.ID && f.Obs.Type == n.Type {
+			return f
+		}
+	}
+	for _, f := range files {
+		if f.Obs.Type != n.Type || later(f) {
+			continue
+		}
+		for _, a := range f.Obs.Sources {
+			for _, b := range n.Sources {
+				if sameRecords(a, b) {
+					return f
+				}
+			}
+		}
+	}
+	for _, f := range files {
+		if !later(f) && Similar(f.Obs, n) {
+			return f
+		}
+	}
+	return nil
+}
