@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kbmem/kb/internal/jsonx"
 	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/recall"
 )
@@ -122,15 +123,10 @@ func (d *Dialect) Answer(in *HookInput, res *recall.Result, decision string) *Ho
 
 // JSON is the answer as the agent reads it: one line of JSON, with <, >
 // and & as they are (a lesson quoting a shell command keeps its "&&").
-func (o *HookOutput) JSON() ([]byte, error) { return marshal(o) }
-
-// marshal encodes v as one line of JSON without HTML escaping.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+func (o *HookOutput) JSON() ([]byte, error) {
+	b, err := jsonx.Marshal(o)
+	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return append(b, '\n'), nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/jsonx"
 )
 
 // Installing kb's hooks into an agent's settings.
@@ -178,7 +179,7 @@ func editHooks(o Installation, install bool) (*InstallResult, error) {
 			hooks.del(g.event)
 			continue
 		}
-		b, err := marshal(groups)
+		b, err := jsonx.Marshal(groups)
 		if err != nil {
 			return nil, fmt.Errorf("hook install: %w", err)
 		}

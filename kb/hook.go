@@ -124,7 +124,7 @@ const hookBusyWait = 100 * time.Millisecond
 // (the caller starts a background indexer); a stale but readable index is
 // returned, to answer from what it holds. A busy index is an error: a
 // writer is already at work.
-func (k *KB) openHookIndex() (*Index, string, error) {
+func (k *KB) openHookIndex() (*Searcher, string, error) {
 	ro, err := index.OpenReadOnlyWait(filepath.Join(k.Root, IndexDir), hookBusyWait)
 	var se *index.StaleError
 	switch {
@@ -133,7 +133,7 @@ func (k *KB) openHookIndex() (*Index, string, error) {
 	case err != nil:
 		return nil, "", fmt.Errorf("recall: %w", err)
 	}
-	x := &Index{ix: ro, k: k}
+	x := &Searcher{ix: ro, k: k}
 	// No directory recall reads changed since the last sync: a few stats
 	// instead of one per file. Else compare the stamps of those layers.
 	if k.dirsUnchanged() {

@@ -42,7 +42,7 @@ func (k *KB) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error) {
 }
 
 // Recall is KB.Recall over an index already open.
-func (x *Index) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error) {
+func (x *Searcher) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error) {
 	e, err := x.recallEngine(q)
 	if err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ func (x *Index) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error
 // the last sync (the usual case for a hook) it opens it read-only, which is
 // cheaper and lets concurrent hooks read side by side; otherwise it opens it
 // for writing and syncs.
-func (k *KB) openRecallIndex(ctx context.Context) (*Index, error) {
+func (k *KB) openRecallIndex(ctx context.Context) (*Searcher, error) {
 	dir, err := k.indexDir()
 	if err != nil {
 		return nil, fmt.Errorf("recall: %w", err)
@@ -68,10 +68,10 @@ func (k *KB) openRecallIndex(ctx context.Context) (*Index, error) {
 		// Fast path: no directory recall reads changed since the last
 		// sync (a few stats instead of one per file).
 		if k.dirsUnchanged() {
-			return &Index{ix: ro, k: k}, nil
+			return &Searcher{ix: ro, k: k}, nil
 		}
 		if files, err := k.scan(); err == nil && indexUpToDate(files, ro.Stamps()) {
-			return &Index{ix: ro, k: k}, nil
+			return &Searcher{ix: ro, k: k}, nil
 		}
 		ro.Close()
 	}

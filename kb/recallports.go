@@ -21,7 +21,7 @@ import (
 const embeddingsDir = "embeddings"
 
 // recallEngine is recall over the open index, configured by kb.yaml.
-func (x *Index) recallEngine(q RecallQuery) (*recall.Engine, error) {
+func (x *Searcher) recallEngine(q RecallQuery) (*recall.Engine, error) {
 	k := x.k
 	tax, err := k.cueTaxonomy()
 	if err != nil {

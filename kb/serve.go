@@ -15,7 +15,7 @@ import (
 // readers, hooks among them, read side by side), else for writing, synced.
 // A server opens it per call and closes it again, so that it never keeps
 // other kb processes waiting.
-func (k *KB) OpenRecallIndex(ctx context.Context) (*Index, error) { return k.openRecallIndex(ctx) }
+func (k *KB) OpenRecallIndex(ctx context.Context) (*Searcher, error) { return k.openRecallIndex(ctx) }
 
 // CueQuery turns free words into a search query without syntax: the words
 // recall matches cues on, every one optional, no operators.

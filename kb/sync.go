@@ -60,10 +60,6 @@ type Searcher struct {
 // Close closes the index.
 func (x *Searcher) Close() error { return x.ix.Close() }
 
-// Index is the old name of Searcher, kept while recall (kb/recall.go,
-// judge.go) moves out of kb; it goes with them.
-type Index = Searcher
-
 // OpenIndex opens the derived index and brings it up to date with the
 // files: a missing, corrupt or old-schema index is rebuilt (with one line
 // saying so), and only files whose mtime or size changed are re-parsed.

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/observations"
 )
@@ -169,7 +169,7 @@ func itemText(c *candidate, o *observations.Observation, d *doc.Document, cu *cu
 			}
 			where := correctedIn(o)
 			if c.matchedAT != "" && cu.action != "" && !q.Standing {
-				return fmt.Sprintf("You are about to %s. %s this was corrected: %s", cu.action, capitalize(where), lesson), lesson
+				return fmt.Sprintf("You are about to %s. %s this was corrected: %s", cu.action, lexicon.Capitalize(where), lesson), lesson
 			}
 			trig := clip(o.Trigger, 140)
 			if trig == "" {
@@ -274,13 +274,6 @@ func correctedIn(o *observations.Observation) string {
 func shortSession(s string) string {
 	if len(s) > 8 {
 		return s[:8] + "…"
-	}
-	return s
-}
-
-func capitalize(s string) string {
-	for i, r := range s {
-		return string(unicode.ToUpper(r)) + s[i+len(string(r)):]
 	}
 	return s
 }

@@ -3,6 +3,8 @@ package recall
 import (
 	"strings"
 	"unicode"
+
+	"github.com/kbmem/kb/internal/lexicon"
 )
 
 // Tokens for lexical matching: lower-cased words, stop words dropped, light
@@ -41,34 +43,9 @@ func allDigits(s string) bool {
 	return true
 }
 
-// stem strips the common English suffixes, so that "migrations" and
-// "migrate" meet.
-func stem(w string) string {
-	n := len(w)
-	switch {
-	case n > 6 && strings.HasSuffix(w, "ations"):
-		w = w[:n-6] + "ate"
-	case n > 5 && strings.HasSuffix(w, "ation"):
-		w = w[:n-5] + "ate"
-	case n > 6 && strings.HasSuffix(w, "ings"):
-		w = w[:n-4]
-	case n > 5 && strings.HasSuffix(w, "ing"):
-		w = w[:n-3]
-	case n > 4 && (strings.HasSuffix(w, "ies") || strings.HasSuffix(w, "ied")):
-		w = w[:n-3] + "y"
-	case n > 4 && strings.HasSuffix(w, "ed"):
-		w = w[:n-2]
-	case n > 4 && (strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "xes") ||
-		strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "zes")):
-		w = w[:n-2]
-	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:n-1]
-	}
-	if len(w) > 4 && strings.HasSuffix(w, "e") {
-		w = w[:len(w)-1]
-	}
-	return w
-}
+// stem strips plural and verb endings, so that "migrations" and
+// "migrate" meet (lexicon.LightStem).
+func stem(w string) string { return lexicon.LightStem(w) }
 
 // stemSet is the set of the stems of the words of s.
 func stemSet(s string) map[string]bool {
@@ -81,19 +58,8 @@ func stemSet(s string) map[string]bool {
 	return out
 }
 
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an the and or but if then else of to in on at by for with from into onto as is are was were be been being
-		it its this that these those there here we you your our us i me my he she they them their do does did done doing not no nor
-		so than too very can could should would will shall may might must just also only about after before again all any both
-		each few more most other some such own same what which who whom when where why how up down out over under off
-		go md go's let lets use used using make made get got run ran need needs want wants please thanks ok okay
-		new add adds added file files code thing things way like instead never always don doesn didn won isn aren wasn
-		s t d ll re ve m www http https com org net home tmp usr etc`) {
-		m[w] = true
-	}
-	return m
-}()
+// stopWords are the stop words of cue words (lexicon.StopCue).
+var stopWords = lexicon.StopCue
 
 // keepWords are stop words that word cues use ("add dependency", "new
 // package", "run test").
