@@ -267,13 +267,7 @@ func Extraction(ctx context.Context, o ExtractionOptions) (*ExtractionReport, er
 			}
 			return nil, fmt.Errorf("eval extraction: %w", err)
 		}
-		present := 0
-		for _, f := range k.files {
-			if st, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(f))); err == nil && st.Mode().IsRegular() {
-				present++
-			}
-		}
-		if present == 0 {
+		if k.present(k.Root) == 0 {
 			msg := fmt.Sprintf("none of its %d transcript files is under %s", len(k.files), k.Root)
 			if ref.Optional {
 				rep.Skipped = append(rep.Skipped, SkippedKey{Key: ref.Path, Reason: msg})

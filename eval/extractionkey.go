@@ -344,8 +344,9 @@ func lineAt(b []byte, off int64) int {
 }
 
 // loadKey reads a key file and finds its transcript directory: transcripts
-// if given, else the key's base_dir (relative to the key file) when that is
-// a directory, else the key file's own directory.
+// if given, else the key's base_dir (relative to the key file) or the key
+// file's own directory, whichever holds one of its files (base_dir when
+// neither does, so that the message names it).
 func loadKey(p, transcripts string) (*extractionKey, error) {
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -355,17 +356,32 @@ func loadKey(p, transcripts string) (*extractionKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case transcripts != "":
+	if transcripts != "" {
 		k.Root = transcripts
-	case base != "":
-		if st, err := os.Stat(filepath.Join(filepath.Dir(p), filepath.FromSlash(base))); err == nil && st.IsDir() {
-			k.Root = filepath.Join(filepath.Dir(p), filepath.FromSlash(base))
+		return k, nil
+	}
+	var dirs []string
+	if base != "" {
+		dirs = append(dirs, filepath.Join(filepath.Dir(p), filepath.FromSlash(base)))
+	}
+	dirs = append(dirs, filepath.Dir(p))
+	k.Root = dirs[0]
+	for _, d := range dirs {
+		if k.present(d) > 0 {
+			k.Root = d
 			break
 		}
-		fallthrough
-	default:
-		k.Root = filepath.Dir(p)
 	}
 	return k, nil
+}
+
+// present counts the key's files that are under dir.
+func (k *extractionKey) present(dir string) int {
+	n := 0
+	for _, f := range k.files {
+		if st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f))); err == nil && st.Mode().IsRegular() {
+			n++
+		}
+	}
+	return n
 }
