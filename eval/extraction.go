@@ -31,9 +31,10 @@ import (
 // sources (session#from-to) name trace records, and each record knows the
 // transcript file and line it came from. An observation's anchors are its
 // source records that are user-role messages (typed by the person or
-// injected by the harness) or refused tool calls; an anchor is a key item
-// when its file and line (or Codex event line, or uuid / Gemini message id)
-// are the item's.
+// injected by the harness), refused tool calls, or records at a line a key
+// names (an AskUserQuestion answer is a tool result in kb); an anchor is a
+// key item when its file and line (or Codex event line, or uuid / Gemini
+// message id) are the item's.
 //
 // Per scored type (correction, rule, preference, decision):
 //   - recall: positive items anchored by at least one observation of the
@@ -351,7 +352,8 @@ type place struct {
 
 // isAnchor reports whether a record is a person message an observation can
 // be taken from: any user-role message (typed, injected, a refusal's
-// reason) or a refused tool call.
+// reason) or a refused tool call. Records at a line a key names count too
+// (extractionRun).
 func isAnchor(r *traces.Record) bool {
 	return r.Role == traces.RoleUser && r.Kind == traces.KindMessage ||
 		r.Kind == traces.KindToolResult && r.Has(traces.MarkRejected)
@@ -452,9 +454,10 @@ func extractionRun(ctx context.Context, dir, root string, keys []*extractionKey,
 	keyed := map[place]bool{}
 	for _, key := range keys {
 		for _, it := range key.Items {
-			keyed[place{it.File, it.Line}] = true
-			if it.EventLine > 0 {
-				keyed[place{it.File, it.EventLine}] = true
+			for _, l := range []int{it.Line, it.EventLine} {
+				if l > 0 { // line 0: a whole-file format, found by uuid only
+					keyed[place{it.File, l}] = true
+				}
 			}
 		}
 	}
@@ -480,6 +483,9 @@ func extractionRun(ctx context.Context, dir, root string, keys []*extractionKey,
 					ri.file = rel[res]
 				}
 			}
+			// A record at a line the key names is the person's, whatever
+			// kb made of it: an AskUserQuestion answer is a tool result.
+			ri.anchor = ri.anchor || keyed[place{ri.file, ri.line}]
 			if ri.anchor {
 				ri.uuid = extraString(r.Extra, "uuid")
 				if ri.uuid == "" {
