@@ -9,6 +9,8 @@
 //   - Locomo (locomo.go): long-memory retrieval on the LoCoMo benchmark,
 //     recall@k and nDCG@k of kb search and kb recall per question category
 //     (`kb eval locomo`).
-//
-// Scoring of the extraction against labelled sessions belongs here as well.
+//   - Extraction (extraction.go, extractionkey.go): the extraction against
+//     hand-labelled person messages of real sessions (keys/README.md):
+//     recall and precision per observation type, sure and lenient, per
+//     half, agent, language and file (`kb eval extraction`).
 package eval

@@ -270,7 +270,7 @@ remember (record an explicit observation). Register it with an agent, e.g.
 func newEvalCmd(e *env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "eval",
-		Short: "Evaluate kb: activation on scenario data, long-memory retrieval on LoCoMo",
+		Short: "Evaluate kb: activation on scenario data, long-memory retrieval on LoCoMo, extraction against answer keys",
 	}
 	var keep string
 	act := &cobra.Command{
@@ -313,6 +313,6 @@ over those that expect nothing (--json: per-probe detail).`,
 		},
 	}
 	act.Flags().StringVar(&keep, "keep", "", "build the evaluation KB in this new directory and keep it")
-	c.AddCommand(act, newEvalLocomoCmd(e))
+	c.AddCommand(act, newEvalLocomoCmd(e), newEvalExtractionCmd(e))
 	return c
 }

@@ -1,0 +1,387 @@
+package eval
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/kbmem/kb/kb"
+)
+
+// Answer keys of the extraction scorer.
+//
+// A key is a JSON object whose "items" list person messages of real
+// transcripts, each named by "file" (a slash path below the key's
+// transcript directory) and "line" (the 1-based physical line of the record,
+// or the first "####" line of an aider message), and labelled. Two label
+// formats exist:
+//
+//   - "label": one of correction, rule, preference, decision, none (the
+//     corrections key and the external key), with "also" naming a second
+//     label a correction carries (rule or preference);
+//   - "preference" and "decision": an object or null each (the
+//     preferences-and-decisions key); the item's "label", if any, is left
+//     to the corrections key, which covers the same messages.
+//
+// "unsure": true marks an item whose label the annotator was not sure of.
+// Optional: "uuid" (the record's uuid, or a Gemini message id), "event_line"
+// (Codex: the event_msg copy of the message), "kind" (typed,
+// rejection_reason, slash_command, auto_generated, template...), "source"
+// (the agent), "language", "text". Top-level fields read besides "items":
+// "base_dir" (the transcript directory, relative to the key file),
+// "line_limits" ({file: N}: the key covers only the first N lines of that
+// file) and "labels" (the label vocabulary, when the items alone do not
+// show it).
+
+// Scored types: the observation types the keys label. A rule is scored
+// against correction observations (kb has no rule type: a standing rule the
+// person states is a correction or a preference).
+const (
+	dimCorrection = "correction"
+	dimRule       = "rule"
+	dimPreference = "preference"
+	dimDecision   = "decision"
+)
+
+// obsTypeOf is the observation type a scored type is found in.
+func obsTypeOf(dim string) string {
+	if dim == dimRule {
+		return dimCorrection
+	}
+	return dim
+}
+
+// CheckOwners are the GitHub owners whose sessions form the CHECK half of
+// the external key (eval/keys/README.md). Extractor developers read the
+// DEV half (every other owner) and tune on it; the CHECK half is only
+// scored, so a gain measured on it was not fitted to it. The split is by
+// person, balanced roughly by size, language and agent.
+var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck"}
+
+// Halves of a key whose files sit in <owner>__<repo> directories.
+const (
+	HalfDev   = "dev"
+	HalfCheck = "check"
+)
+
+// halfOf returns the half of a key file: by the owner of its first
+// <owner>__<repo> directory, "" when it has none.
+func halfOf(file string) string {
+	for _, seg := range strings.Split(file, "/") {
+		owner, _, ok := strings.Cut(seg, "__")
+		if !ok || owner == "" {
+			continue
+		}
+		if slices.Contains(CheckOwners, owner) {
+			return HalfCheck
+		}
+		return HalfDev
+	}
+	return ""
+}
+
+// builtinLineLimits are the scopes of keys that do not carry line_limits,
+// by file name. The corrections key's method note (real-corrections-key.md,
+// section 1) says: "I read the first 3,000 lines of aider/chat-history.md".
+var builtinLineLimits = map[string]map[string]int{
+	"real-corrections-key.json": {"aider/chat-history.md": 3000},
+}
+
+// nonProse are the kinds of keyed records the person did not type as prose:
+// they are left out of "non-corrections inside a correction".
+var nonProse = map[string]bool{"slash_command": true, "auto_generated": true, "template": true}
+
+var knownLabels = []string{"correction", "rule", "preference", "decision", "none"}
+
+// keyItem is one labelled person message of a key.
+type keyItem struct {
+	File      string // slash path below the key's transcript directory
+	Line      int
+	EventLine int
+	UUID      string
+	Kind      string
+	Source    string
+	Language  string
+	Text      string
+	Label     string // label format; "" in the preference/decision format
+	Also      string
+	Unsure    bool
+	Pref      bool // preference/decision format: the item records a preference
+	Dec       bool // ... a decision
+	half      string
+	idx       int // position in the key
+}
+
+// extractionKey is a loaded answer key.
+type extractionKey struct {
+	Path       string // as given
+	Name       string // file name without .json
+	Root       string // transcript directory
+	Dims       []string
+	LineLimits map[string]int
+	Items      []*keyItem
+	prefsFmt   bool
+	files      []string // distinct item files, sorted
+	byLineMap  map[string]map[int]*keyItem
+	byUUID     map[string]map[string]*keyItem
+}
+
+// labelled reports whether the key labels scored type dim.
+func (k *extractionKey) labelled(dim string) bool { return slices.Contains(k.Dims, dim) }
+
+// positive reports whether it is labelled positive for scored type dim.
+func (it *keyItem) positive(dim string, prefsFmt bool) bool {
+	if prefsFmt {
+		switch dim {
+		case dimPreference:
+			return it.Pref
+		case dimDecision:
+			return it.Dec
+		}
+		return false
+	}
+	switch dim {
+	case dimCorrection:
+		return it.Label == "correction" || it.Label == "rule"
+	case dimRule:
+		return it.Label == "rule" || it.Also == "rule"
+	case dimPreference:
+		return it.Label == "preference" || it.Also == "preference"
+	case dimDecision:
+		return it.Label == "decision" || it.Also == "decision"
+	}
+	return false
+}
+
+// prose reports whether the person typed the item as prose.
+func (it *keyItem) prose() bool { return !nonProse[it.Kind] }
+
+func (it *keyItem) ref() string { return fmt.Sprintf("%s:%d", it.File, it.Line) }
+
+// lookup finds the item a record at file:line (or with that uuid) is.
+func (k *extractionKey) lookup(file string, line int, uuid string) *keyItem {
+	if it := k.byLineMap[file][line]; it != nil && line > 0 {
+		return it
+	}
+	if uuid != "" {
+		return k.byUUID[file][uuid]
+	}
+	return nil
+}
+
+// rawKey and rawItem are a key file as written.
+type rawKey struct {
+	BaseDir    string            `json:"base_dir"`
+	LineLimits map[string]int    `json:"line_limits"`
+	Labels     []string          `json:"labels"`
+	Items      []json.RawMessage `json:"items"`
+}
+
+type rawItem struct {
+	File       string          `json:"file"`
+	Line       *int            `json:"line"`
+	EventLine  int             `json:"event_line"`
+	UUID       *string         `json:"uuid"`
+	Kind       *string         `json:"kind"`
+	Source     *string         `json:"source"`
+	Language   *string         `json:"language"`
+	Text       *string         `json:"text"`
+	Label      *string         `json:"label"`
+	Also       *string         `json:"also"`
+	Unsure     bool            `json:"unsure"`
+	Preference json.RawMessage `json:"preference"`
+	Decision   json.RawMessage `json:"decision"`
+}
+
+func str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func isNullJSON(b json.RawMessage) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) == 0 || string(b) == "null"
+}
+
+// parseKey reads a key's bytes; name is its path, for messages. Every
+// error names the file and, for JSON syntax, the line, or the item.
+func parseKey(name string, b []byte) (*extractionKey, string, error) {
+	var raw rawKey
+	if err := json.Unmarshal(b, &raw); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, "", fmt.Errorf("%s:%d: %w: %v", name, lineAt(b, se.Offset), kb.ErrInvalidInput, err)
+		case errors.As(err, &te):
+			return nil, "", fmt.Errorf("%s:%d: %w: %v", name, lineAt(b, te.Offset), kb.ErrInvalidInput, err)
+		}
+		return nil, "", fmt.Errorf("%s: %w: %v", name, kb.ErrInvalidInput, err)
+	}
+	if raw.Items == nil {
+		return nil, "", fmt.Errorf("%s: %w: no \"items\" list: not an answer key", name, kb.ErrInvalidInput)
+	}
+	k := &extractionKey{Path: name, Name: strings.TrimSuffix(filepath.Base(name), ".json"), LineLimits: map[string]int{},
+		byLineMap: map[string]map[int]*keyItem{}, byUUID: map[string]map[string]*keyItem{}}
+	for f, n := range raw.LineLimits {
+		if n <= 0 {
+			return nil, "", fmt.Errorf("%s: %w: line_limits[%q] = %d: want a positive number of lines", name, kb.ErrInvalidInput, f, n)
+		}
+		k.LineLimits[path.Clean(f)] = n
+	}
+	if raw.LineLimits == nil {
+		for f, n := range builtinLineLimits[filepath.Base(name)] {
+			k.LineLimits[f] = n
+		}
+	}
+	vocab := map[string]bool{}
+	for _, l := range raw.Labels {
+		vocab[l] = true
+	}
+	anyLabel := false
+	for i, rb := range raw.Items {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(rb, &m); err != nil {
+			return nil, "", fmt.Errorf("%s: item %d: %w: not an object", name, i+1, kb.ErrInvalidInput)
+		}
+		var ri rawItem
+		if err := json.Unmarshal(rb, &ri); err != nil {
+			return nil, "", fmt.Errorf("%s: item %d: %w: %v", name, i+1, kb.ErrInvalidInput, err)
+		}
+		_, hasPref := m["preference"]
+		_, hasDec := m["decision"]
+		if hasPref || hasDec {
+			k.prefsFmt = true
+		}
+		if ri.File == "" || ri.Line == nil {
+			return nil, "", fmt.Errorf("%s: item %d: %w: needs \"file\" and \"line\"", name, i+1, kb.ErrInvalidInput)
+		}
+		f := path.Clean(ri.File)
+		if path.IsAbs(f) || f == ".." || strings.HasPrefix(f, "../") {
+			return nil, "", fmt.Errorf("%s: item %d: %w: file %q is not a path below the transcript directory", name, i+1, kb.ErrInvalidInput, ri.File)
+		}
+		if *ri.Line < 0 || ri.EventLine < 0 {
+			return nil, "", fmt.Errorf("%s: item %d: %w: negative line", name, i+1, kb.ErrInvalidInput)
+		}
+		it := &keyItem{File: f, Line: *ri.Line, EventLine: ri.EventLine, UUID: str(ri.UUID), Kind: str(ri.Kind),
+			Source: str(ri.Source), Language: str(ri.Language), Text: str(ri.Text), Label: str(ri.Label), Also: str(ri.Also),
+			Unsure: ri.Unsure, Pref: !isNullJSON(ri.Preference), Dec: !isNullJSON(ri.Decision), half: halfOf(f), idx: i}
+		if it.Label != "" {
+			if !slices.Contains(knownLabels, it.Label) {
+				return nil, "", fmt.Errorf("%s: item %d (%s): %w: unknown label %q (want one of %s)", name, i+1, it.ref(), kb.ErrInvalidInput, it.Label, strings.Join(knownLabels, ", "))
+			}
+			anyLabel = true
+			vocab[it.Label] = true
+		}
+		if it.Also != "" {
+			if !slices.Contains(knownLabels, it.Also) || it.Also == "none" {
+				return nil, "", fmt.Errorf("%s: item %d (%s): %w: unknown also %q", name, i+1, it.ref(), kb.ErrInvalidInput, it.Also)
+			}
+			vocab[it.Also] = true
+		}
+		lines := k.byLineMap[f]
+		if lines == nil {
+			lines = map[int]*keyItem{}
+			k.byLineMap[f] = lines
+			k.files = append(k.files, f)
+		}
+		for _, l := range []int{it.Line, it.EventLine} {
+			if l <= 0 {
+				continue
+			}
+			if prev := lines[l]; prev != nil {
+				return nil, "", fmt.Errorf("%s: item %d: %w: %s:%d is also item %d", name, i+1, kb.ErrInvalidInput, f, l, prev.idx+1)
+			}
+			lines[l] = it
+		}
+		if it.UUID != "" {
+			if k.byUUID[f] == nil {
+				k.byUUID[f] = map[string]*keyItem{}
+			}
+			k.byUUID[f][it.UUID] = it
+		}
+		k.Items = append(k.Items, it)
+	}
+	if len(k.Items) == 0 {
+		return nil, "", fmt.Errorf("%s: %w: the key has no items", name, kb.ErrInvalidInput)
+	}
+	sort.Strings(k.files)
+	switch {
+	case k.prefsFmt:
+		k.Dims = []string{dimPreference, dimDecision}
+	case anyLabel:
+		k.Dims = []string{dimCorrection, dimRule}
+		if vocab["preference"] {
+			k.Dims = append(k.Dims, dimPreference)
+		}
+		if vocab["decision"] {
+			k.Dims = append(k.Dims, dimDecision)
+		}
+	default:
+		return nil, "", fmt.Errorf("%s: %w: no item carries a label, a preference or a decision", name, kb.ErrInvalidInput)
+	}
+	return k, raw.BaseDir, nil
+}
+
+// lineAt is the 1-based line of byte offset off in b.
+func lineAt(b []byte, off int64) int {
+	if off > int64(len(b)) {
+		off = int64(len(b))
+	}
+	if off < 0 {
+		off = 0
+	}
+	return bytes.Count(b[:off], []byte("\n")) + 1
+}
+
+// loadKey reads a key file and finds its transcript directory: transcripts
+// if given, else the key's base_dir (relative to the key file) or the key
+// file's own directory, whichever holds one of its files (base_dir when
+// neither does, so that the message names it).
+func loadKey(p, transcripts string) (*extractionKey, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	k, base, err := parseKey(p, b)
+	if err != nil {
+		return nil, err
+	}
+	if transcripts != "" {
+		k.Root = transcripts
+		return k, nil
+	}
+	var dirs []string
+	if base != "" {
+		dirs = append(dirs, filepath.Join(filepath.Dir(p), filepath.FromSlash(base)))
+	}
+	dirs = append(dirs, filepath.Dir(p))
+	k.Root = dirs[0]
+	for _, d := range dirs {
+		if k.present(d) > 0 {
+			k.Root = d
+			break
+		}
+	}
+	return k, nil
+}
+
+// present counts the key's files that are under dir.
+func (k *extractionKey) present(dir string) int {
+	n := 0
+	for _, f := range k.files {
+		if st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f))); err == nil && st.Mode().IsRegular() {
+			n++
+		}
+	}
+	return n
+}
