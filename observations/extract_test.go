@@ -3,13 +3,14 @@ package observations
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/kbmem/kb/internal/testenv"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kbmem/kb/internal/testenv"
 
 	"github.com/kbmem/kb/traces"
 )

@@ -1,0 +1,324 @@
+package observations
+
+import (
+	"encoding/json"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/kbmem/kb/internal/lexicon"
+	"github.com/kbmem/kb/traces"
+)
+
+// ---------------------------------------------------------------------------
+// Corrections.
+
+type correctionExtractor struct{ tax *Taxonomy }
+
+func (*correctionExtractor) Type() string { return TypeCorrection }
+
+// correctionStrength judges whether utterance u redirects what the agent
+// just did. It returns 0 when it does not, otherwise the confidence.
+func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []string) {
+	text := u.text
+	if len(strings.Fields(text)) < 2 && !u.reason {
+		return 0, nil
+	}
+	if closerRE.MatchString(text) || neverMindRE.MatchString(text) {
+		return 0, nil
+	}
+	hadAction := len(u.calls) > 0 || len(u.assistant) > 0
+	if !hadAction && !u.reason {
+		return 0, nil
+	}
+	var signals []string
+	if len(u.rejected) > 0 || u.reason {
+		signals = append(signals, SignalRejection)
+	}
+	if u.interrupted {
+		signals = append(signals, SignalInterrupt)
+	}
+	refused := len(signals) > 0
+	strong := strongStartRE.MatchString(text) && !ohNoRE.MatchString(text)
+	directive := isDirective(text)
+	if strong {
+		signals = append(signals, SignalExplicitCorrection)
+	}
+	// Answering a question the agent asked is not a correction.
+	if !refused && yesNoRE.MatchString(text) && askedRE.MatchString(strings.TrimSpace(tl.lastAgentText(u))) &&
+		len(u.calls) == 0 {
+		return 0, nil
+	}
+	switch {
+	case refused && (strong || directive):
+		return 0.9, signals
+	case refused && len(strings.Fields(text)) >= 3 && !strings.HasSuffix(strings.TrimSpace(text), "?") && relevant(tl, u, tax):
+		return 0.7, signals
+	case strong && directive:
+		return 0.8, signals
+	case strong && len(u.calls) > 0 && relevant(tl, u, tax):
+		return 0.7, signals
+	case holdOnRE.MatchString(text) && directive && len(u.calls) > 0:
+		return 0.65, append(signals, SignalExplicitCorrection)
+	case moderateRE.MatchString(text) && directive && len(u.calls) > 0 &&
+		!requestRE.MatchString(stripLead(text, true)) && relevant(tl, u, tax):
+		return 0.65, append(signals, SignalExplicitCorrection)
+	}
+	return 0, nil
+}
+
+// relevant reports whether u talks about what the agent just did: shared
+// action types, or words shared with the last calls' commands and paths.
+func relevant(tl *timeline, u *utterance, tax *Taxonomy) bool {
+	tt := tax.ClassifyText(u.text)
+	ws := contentStems(u.text)
+	calls := u.calls
+	if len(calls) > 3 {
+		calls = calls[len(calls)-3:]
+	}
+	for _, c := range calls {
+		r := tl.rec(c)
+		for _, t := range tax.ClassifyCall(r.Tool, r.Input) {
+			if slices.Contains(tt, t) {
+				return true
+			}
+		}
+		cw := contentStems(callWords(r))
+		for w := range ws {
+			if len(w) >= 4 && cw[w] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// callWords returns the command, paths and short string arguments of a call
+// as text.
+func callWords(r *traces.Record) string {
+	var m map[string]any
+	if json.Unmarshal(r.Input, &m) != nil {
+		return r.Tool + " " + shorten(string(r.Input), 200)
+	}
+	var b strings.Builder
+	b.WriteString(r.Tool)
+	for _, k := range []string{"command", "cmd", "file_path", "path", "pattern", "url", "query", "description"} {
+		switch v := m[k].(type) {
+		case string:
+			b.WriteString(" " + shorten(v, 300))
+		case []any:
+			for _, x := range v {
+				if s, ok := x.(string); ok {
+					b.WriteString(" " + s)
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+func (e *correctionExtractor) Extract(s *Session) []*Observation {
+	tl := buildTimeline(s)
+	var out []*Observation
+	for k := range tl.utts {
+		u := &tl.utts[k]
+		conf, signals := correctionStrength(tl, u, e.tax)
+		if conf == 0 {
+			continue
+		}
+		lesson, consequence := lessonFrom(u.text)
+		if len(strings.Fields(lesson)) < 2 {
+			continue
+		}
+		call := correctedCall(tl, u, e.tax)
+		var types []string
+		trigger := ""
+		from := u.idx
+		if call >= 0 {
+			r := tl.rec(call)
+			types = e.tax.ClassifyCall(r.Tool, r.Input)
+			trigger = describeCall(r, types, e.tax)
+			from = call
+		} else if u.prev >= 0 {
+			trigger = "when asked to " + shorten(lowerFirst(tl.utts[u.prev].text), 90)
+		}
+		types = unionStrings(types, e.tax.ClassifyText(lesson+" "+consequence))
+		if len(types) > 8 {
+			types = types[:8]
+		}
+		if frustrationRE.MatchString(u.text) {
+			signals = append(signals, SignalFrustration)
+		}
+		if severityRE.MatchString(u.text) {
+			signals = append(signals, SignalSeverity)
+		}
+		if markerRE.MatchString(u.text) {
+			signals = append(signals, SignalMarker)
+		}
+		rework := reworkCount(tl, k)
+		if rework >= 4 {
+			signals = append(signals, SignalRework)
+		}
+		o := &Observation{
+			Type:        TypeCorrection,
+			Title:       shorten(lesson, 80),
+			Trigger:     trigger,
+			ActionTypes: types,
+			Lesson:      lesson,
+			Consequence: consequence,
+			Confidence:  conf,
+			Importance:  correctionImportance(signals, rework),
+			Signals:     signals,
+			Sources:     []SourceRef{tl.sourceRef(from, u.idx)},
+			Excerpt:     correctionExcerpt(tl, call, u),
+		}
+		if trigger != "" {
+			o.Description = "Correction after " + trigger
+		} else {
+			o.Description = "Correction: " + shorten(lesson, 100)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// correctedCall picks the tool call a correction is about: the refused one,
+// else the last call that does something classifiable, else the last call.
+func correctedCall(tl *timeline, u *utterance, tax *Taxonomy) int {
+	if len(u.rejected) > 0 {
+		return u.rejected[len(u.rejected)-1]
+	}
+	for i := len(u.calls) - 1; i >= 0 && i >= len(u.calls)-5; i-- {
+		r := tl.rec(u.calls[i])
+		if len(tax.ClassifyCall(r.Tool, r.Input)) > 0 {
+			return u.calls[i]
+		}
+	}
+	if len(u.calls) > 0 {
+		return u.calls[len(u.calls)-1]
+	}
+	return -1
+}
+
+// lastChange picks the call a failure report is about: the last edit, else
+// the last classifiable call, else the last call.
+func lastChange(tl *timeline, u *utterance, tax *Taxonomy) int {
+	for i := len(u.calls) - 1; i >= 0; i-- {
+		if editTools[strings.ToLower(tl.rec(u.calls[i]).Tool)] || strings.EqualFold(tl.rec(u.calls[i]).Tool, "apply_patch") {
+			return u.calls[i]
+		}
+	}
+	return correctedCall(tl, u, tax)
+}
+
+// reworkCount counts the agent's tool calls and messages after utterance k
+// until the person speaks again.
+func reworkCount(tl *timeline, k int) int {
+	n := 0
+	for _, j := range tl.after[k] {
+		r := tl.rec(j)
+		if isToolCall(r) || isAgentText(r) {
+			n++
+		}
+	}
+	return n
+}
+
+func correctionImportance(signals []string, rework int) float64 {
+	imp := 0.45
+	for _, s := range signals {
+		switch s {
+		case SignalRejection:
+			imp += 0.15
+		case SignalInterrupt:
+			imp += 0.1
+		case SignalExplicitCorrection:
+			imp += 0.1
+		case SignalFrustration:
+			imp += 0.1
+		case SignalSeverity:
+			imp += 0.1
+		case SignalMarker:
+			imp += 0.05
+		}
+	}
+	imp += min(0.1, 0.02*float64(rework))
+	return clamp01(imp)
+}
+
+func correctionExcerpt(tl *timeline, call int, u *utterance) string {
+	var b strings.Builder
+	if call >= 0 {
+		r := tl.rec(call)
+		b.WriteString("Agent: " + callSummary(r))
+		if len(u.rejected) > 0 {
+			b.WriteString(" (refused)")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("User: " + shorten(u.text, 400))
+	return b.String()
+}
+
+// callSummary renders a tool call in a few words: the command, or the tool
+// and the path it touches.
+func callSummary(r *traces.Record) string {
+	var m map[string]any
+	_ = json.Unmarshal(r.Input, &m)
+	switch v := m["command"].(type) {
+	case string:
+		return "`" + shorten(v, 100) + "`"
+	case []any:
+		var parts []string
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				parts = append(parts, s)
+			}
+		}
+		if n := len(parts); n >= 3 && shells[path.Base(parts[0])] {
+			return "`" + shorten(parts[n-1], 100) + "`"
+		}
+		return "`" + shorten(strings.Join(parts, " "), 100) + "`"
+	}
+	if s, ok := m["cmd"].(string); ok {
+		return "`" + shorten(s, 100) + "`"
+	}
+	for _, k := range pathKeys {
+		if p, ok := m[k].(string); ok && p != "" {
+			return r.Tool + " `" + shortPath(p) + "`"
+		}
+	}
+	if r.Tool != "" {
+		return r.Tool
+	}
+	return "a tool call"
+}
+
+// shortPath keeps the last three segments of a path.
+func shortPath(p string) string {
+	p = strings.ReplaceAll(p, `\`, "/")
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	if len(parts) > 3 {
+		parts = parts[len(parts)-3:]
+	}
+	return strings.Join(parts, "/")
+}
+
+// describeCall phrases the corrected action for a trigger: the most specific
+// action type's description and the concrete call.
+func describeCall(r *traces.Record, types []string, tax *Taxonomy) string {
+	sum := callSummary(r)
+	if len(types) > 0 {
+		return tax.Describe(types[0]) + ": " + sum
+	}
+	lt := strings.ToLower(r.Tool)
+	switch {
+	case shellTools[lt]:
+		return "running " + sum
+	case editTools[lt]:
+		return "editing " + strings.TrimPrefix(sum, r.Tool+" ")
+	}
+	return "calling " + sum
+}
+
+var lowerFirst = lexicon.LowerFirst

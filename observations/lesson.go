@@ -1,0 +1,171 @@
+package observations
+
+import (
+	"strings"
+)
+
+// ---------------------------------------------------------------------------
+// Lesson wording.
+
+var ackTailRE = lazyRegexp(`(?i)[,;]?\s*(otherwise|but otherwise|else)\s+(gtg|good to go|lgtm|all good|looks good|fine|ok|okay|good)\W*$`)
+
+var likeToBeRE = lazyRegexp(`(?i)^i'?d\s+(actually\s+|really\s+)?(like|love|prefer)\s+(.{3,60}?)\s+to\s+be\s+`)
+
+type rewrite struct {
+	re  *lazyRE
+	out string
+}
+
+var lessonRewrites = []rewrite{
+	{lazyRegexp(`(?i)^(please\s+)?(don'?t|do not)\s+(ever\s+)?`), "Do not "},
+	{lazyRegexp(`(?i)^(please\s+)?never\s+(ever\s+)?`), "Never "},
+	{lazyRegexp(`(?i)^(please\s+)?always\s+`), "Always "},
+	{lazyRegexp(`(?i)^we\s+(always\s+)?use\s+`), "Use "},
+	{lazyRegexp(`(?i)^we\s+always\s+`), "Always "},
+	{lazyRegexp(`(?i)^we\s+never\s+`), "Never "},
+	{lazyRegexp(`(?i)^we\s+(don'?t|do not)\s+`), "Do not "},
+	{lazyRegexp(`(?i)^i\s+(don'?t|do not)\s+think\s+we\s+need\s+(to\s+)?`), "Do not "},
+	{lazyRegexp(`(?i)^(we|you)\s+(don'?t|do not)\s+need\s+(to\s+)?`), "Do not "},
+	{lazyRegexp(`(?i)^i\s+(don'?t|do not)\s+want\s+(you\s+)?to\s+`), "Do not "},
+	{lazyRegexp(`(?i)^i\s+(don'?t|do not)\s+want\s+`), "Avoid "},
+	{lazyRegexp(`(?i)^(you|we)\s+(should|must|need to|have to|can|could)\s+(just\s+)?`), ""},
+	{lazyRegexp(`(?i)^(could|can|couldn'?t|can'?t)\s+we\s+(just\s+)?`), ""},
+	{lazyRegexp(`(?i)^why\s+not\s+(just\s+)?`), ""},
+	{lazyRegexp(`(?i)^(how|what)\s+about\s+`), "Consider "},
+	{lazyRegexp(`(?i)^do\s+we\s+(even|really)\s+need\s+`), "Check whether we need "},
+	{lazyRegexp(`(?i)^i'?d\s+(actually\s+|really\s+)?(like|love|prefer|want)\s+(you\s+)?(to\s+)?`), ""},
+	{lazyRegexp(`(?i)^i\s+think\s+(we|you)\s+(should|need to|must)\s+`), ""},
+	{lazyRegexp(`(?i)^i\s+(would\s+)?(prefer|want)\s+(you\s+)?(to\s+)?`), ""},
+	{lazyRegexp(`(?i)^let'?s\s+`), ""},
+	{lazyRegexp(`(?i)^(please|just|instead)[,]?\s+`), ""},
+	{lazyRegexp(`(?i)^no\s+`), "Do not use "},
+}
+
+// lessonFrom turns what the person said into an instruction (the corrected
+// direction) and, when they said why, a consequence.
+func lessonFrom(text string) (lesson, consequence string) {
+	text = cleanHuman(text)
+	var parts, reasons, context, questions []string
+	for i, s := range sentences(text) {
+		if i > 4 {
+			break // what follows the first sentences is usually pasted material
+		}
+		orig := s
+		s = stripLead(s, i == 0)
+		s = ackTailRE.ReplaceAllString(s, "")
+		if s == "" {
+			continue
+		}
+		if m := becauseRE.FindStringSubmatch(s); m != nil && len(strings.Fields(m[2])) >= 3 && isDirective(s[:len(s)-len(m[0])]) {
+			reasons = append(reasons, strings.TrimRight(m[2], "."))
+			s = strings.TrimSpace(s[:len(s)-len(m[0])])
+		}
+		question := strings.HasSuffix(strings.TrimSpace(orig), "?")
+		switch {
+		case isDirective(s) && !(consequenceStartRE.MatchString(s) && !directiveAnyRE.MatchString(s)) &&
+			!(question && requestRE.MatchString(s) && len(parts) > 0):
+			parts = append(parts, phrase(s))
+		case question:
+			questions = append(questions, phrase(s))
+		case (reasonCueRE.MatchString(s) || consequenceStartRE.MatchString(s)) && len(strings.Fields(s)) >= 3:
+			reasons = append(reasons, strings.TrimRight(s, "."))
+		case i <= 1:
+			// Context the person gave ("This project is managed with uv")
+			// stays with the instruction it explains.
+			context = append(context, phrase(s))
+			parts = append(parts, phrase(s))
+		}
+	}
+	if len(parts) == len(context) {
+		// No instruction at all: a question the person asked, else the
+		// first statement, is the lesson.
+		switch {
+		case len(questions) > 0:
+			parts = questions[:1]
+		case len(context) > 0:
+			parts = context[:1]
+		}
+	}
+	lesson = joinLimited(parts, 320)
+	consequence = joinLimited(reasons, 200)
+	return lesson, strings.TrimRight(consequence, ".")
+}
+
+// stripLead removes interjections ("no,", "ugh,", "absolutely not,") at the
+// start of a sentence. "no" is kept when it starts a noun phrase ("no
+// hardcoded hosts").
+func stripLead(s string, first bool) string {
+	for range 4 {
+		m := leadRE.FindStringSubmatchIndex(s)
+		if m == nil {
+			break
+		}
+		word := strings.ToLower(s[m[2]:m[3]])
+		rest := s[m[1]:]
+		if strings.HasPrefix(word, "no") && word != "nope" && !strings.ContainsAny(s[m[3]:m[1]], ",.!:;—–-") {
+			// "no X": a prohibition unless X is a pronoun or verb.
+			nw := firstWords(rest, 1)
+			if len(nw) == 1 && !isPronounOrVerb(nw[0]) {
+				break
+			}
+		}
+		if word == "so" || word == "well" || word == "actually" || word == "again" {
+			// Only as an interjection: "so," / "actually,".
+			if !strings.ContainsAny(s[m[3]:m[1]], ",") && !first {
+				break
+			}
+		}
+		if word == "stop" && !strings.ContainsAny(s[m[3]:m[1]], ",.!:;—–-") {
+			break // "stop doing X" is the instruction itself
+		}
+		s = rest
+	}
+	return strings.TrimSpace(s)
+}
+
+func isPronounOrVerb(w string) bool {
+	switch strings.Trim(w, ",.!?") {
+	case "i", "you", "we", "that", "this", "it", "they", "don't", "dont", "do", "never", "use", "please", "not", "stop",
+		"just", "the", "a", "an", "need", "way", "thanks", "worries", "problem", "wait", "actually", "absolutely":
+		return true
+	}
+	return false
+}
+
+// phrase rewrites one sentence as an imperative instruction.
+func phrase(s string) string {
+	s = strings.TrimSpace(s)
+	if m := likeToBeRE.FindStringSubmatch(s); m != nil {
+		s = m[3] + " should be " + s[len(m[0]):]
+	}
+	for _, rw := range lessonRewrites {
+		if loc := rw.re.FindStringIndex(s); loc != nil {
+			s = rw.out + s[loc[1]:]
+			break
+		}
+	}
+	s = strings.TrimSpace(s)
+	if strings.HasSuffix(s, "?") {
+		s = strings.TrimRight(s, "?") + "."
+	}
+	s = strings.TrimSuffix(s, " then.")
+	s = capitalize(s)
+	if s != "" && !strings.ContainsAny(s[len(s)-1:], ".!)`\"'") {
+		s += "."
+	}
+	return s
+}
+
+func joinLimited(parts []string, n int) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if b.Len() > 0 && b.Len()+len(p) > n {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(p)
+	}
+	return shorten(b.String(), n)
+}

@@ -1,0 +1,158 @@
+package observations
+
+import (
+	"strings"
+
+	"github.com/kbmem/kb/traces"
+)
+
+// ---------------------------------------------------------------------------
+// The session timeline: what the person said and did, and what the agent did
+// in between.
+
+// utterance is text the person produced: a message they typed, or the
+// reason they gave when refusing a tool call.
+type utterance struct {
+	idx    int // record index
+	text   string
+	reason bool // typed as a tool-call rejection reason
+
+	// what happened since the previous utterance
+	calls       []int // agent tool calls
+	rejected    []int // indexes of rejected tool calls
+	interrupted bool
+	assistant   []int // agent text messages
+	prev        int   // index of the previous utterance in the list, -1 if none
+}
+
+type timeline struct {
+	s     *Session
+	utts  []utterance
+	byID  map[string]int // call id -> record index
+	after map[int][]int  // utterance i -> records until the next utterance
+}
+
+var (
+	harnessTextRE = lazyRegexp(`^(<command-|<local-command|<bash-|<system-reminder>|Caveat: |\[Request interrupted|This session is being continued)`)
+)
+
+func isToolCall(r *traces.Record) bool {
+	return r.Kind == traces.KindToolCall && !r.Has(traces.MarkSidechain)
+}
+
+func isAgentText(r *traces.Record) bool {
+	return r.Role == traces.RoleAssistant && r.Kind == traces.KindMessage && !r.Has(traces.MarkThinking) &&
+		!r.Has(traces.MarkSidechain) && strings.TrimSpace(r.Text) != ""
+}
+
+// isRejection reports whether r records the person refusing a tool call.
+// Only the parser's mark counts: it reads the refusal from the field the
+// agent writes for it (traces/ccrefusal.go), while refusal words in a
+// tool's output are that tool's text, whoever they claim to be from.
+func isRejection(r *traces.Record) bool {
+	return !r.Has(traces.MarkSidechain) && r.Kind == traces.KindToolResult && r.Has(traces.MarkRejected)
+}
+
+func buildTimeline(s *Session) *timeline {
+	tl := &timeline{s: s, byID: map[string]int{}, after: map[int][]int{}}
+	cur := utterance{prev: -1}
+	for i := range s.Records {
+		r := &s.Records[i]
+		switch {
+		case isToolCall(r):
+			cur.calls = append(cur.calls, i)
+			if r.CallID != "" {
+				tl.byID[r.CallID] = i
+			}
+		case isRejection(r):
+			call := tl.callFor(r, cur.calls)
+			if call >= 0 {
+				cur.rejected = append(cur.rejected, call)
+			} else {
+				cur.interrupted = true
+			}
+		case r.Has(traces.MarkInterrupt) && !r.Has(traces.MarkSidechain):
+			cur.interrupted = true
+		case r.Role == traces.RoleUser && r.Kind == traces.KindMessage && r.Has(traces.MarkRejected) && r.Human():
+			// The reason the person typed when refusing a call.
+			tl.push(&cur, i, r.Text, true)
+		case r.Human() && !r.Has(traces.MarkSlash) && !r.Has(traces.MarkCompaction):
+			text := cleanHuman(r.Text)
+			if text == "" || harnessTextRE.MatchString(text) {
+				continue
+			}
+			tl.push(&cur, i, text, false)
+		case isAgentText(r):
+			cur.assistant = append(cur.assistant, i)
+		}
+	}
+	// Records after each utterance, up to the next one.
+	for k, u := range tl.utts {
+		end := len(s.Records)
+		if k+1 < len(tl.utts) {
+			end = tl.utts[k+1].idx
+		}
+		for j := u.idx + 1; j < end; j++ {
+			tl.after[k] = append(tl.after[k], j)
+		}
+	}
+	return tl
+}
+
+func (tl *timeline) push(cur *utterance, idx int, text string, reason bool) {
+	u := *cur
+	u.idx, u.text, u.reason = idx, prose(cleanHuman(text)), reason
+	u.prev = len(tl.utts) - 1
+	if u.text == "" {
+		return
+	}
+	if reason && len(u.rejected) == 0 && len(u.calls) > 0 {
+		u.rejected = []int{u.calls[len(u.calls)-1]}
+	}
+	tl.utts = append(tl.utts, u)
+	*cur = utterance{prev: len(tl.utts) - 1}
+}
+
+// callFor finds the tool call a result belongs to.
+func (tl *timeline) callFor(r *traces.Record, calls []int) int {
+	if r.CallID != "" {
+		if i, ok := tl.byID[r.CallID]; ok {
+			return i
+		}
+	}
+	if len(calls) > 0 {
+		return calls[len(calls)-1]
+	}
+	return -1
+}
+
+func (tl *timeline) rec(i int) *traces.Record { return &tl.s.Records[i] }
+
+// sourceRef spans records from..to of the session.
+func (tl *timeline) sourceRef(from, to int) SourceRef {
+	if from < 0 || from > to {
+		from = to
+	}
+	a, b := tl.rec(from), tl.rec(to)
+	sess := tl.s.ID
+	if sess == "" {
+		sess = b.Session
+	}
+	fs, ts := a.Seq, b.Seq
+	if fs == 0 && ts == 0 {
+		fs, ts = from, to
+	}
+	t := b.Time
+	if t.IsZero() {
+		t = a.Time
+	}
+	return SourceRef{Session: sess, From: fs, To: ts, Time: t}
+}
+
+// lastAgentText returns the text of the last agent message before u.
+func (tl *timeline) lastAgentText(u *utterance) string {
+	if len(u.assistant) == 0 {
+		return ""
+	}
+	return tl.rec(u.assistant[len(u.assistant)-1]).Text
+}
