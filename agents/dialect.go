@@ -19,11 +19,36 @@ type Dialect struct {
 	// PreToolMatcher selects the tool calls kb's PreToolUse hook is given:
 	// those that change something (shell commands, edits).
 	PreToolMatcher string
+	// Decisions are the PreToolUse permissionDecision values the agent
+	// accepts from a hook. A decision kb would make that the agent does
+	// not accept is left out, and the answer only informs: an agent that
+	// rejects a value drops the whole answer, context included.
+	Decisions []string
+}
+
+// decides reports whether the agent accepts PreToolUse decision v.
+func (d *Dialect) decides(v string) bool {
+	for _, x := range d.Decisions {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
 
 var dialects = []*Dialect{
-	{Name: ClaudeCode, Settings: filepath.Join(".claude", "settings.json"), PreToolMatcher: "Bash|Edit|Write|MultiEdit|NotebookEdit"},
-	{Name: Codex, Settings: filepath.Join(".codex", "hooks.json"), PreToolMatcher: "shell|exec_command|apply_patch|Bash|Edit|Write"},
+	// Claude Code's hooks reference (code.claude.com/docs/en/hooks,
+	// "PreToolUse decision control"): allow, deny, ask and defer.
+	{Name: ClaudeCode, Settings: filepath.Join(".claude", "settings.json"), PreToolMatcher: "Bash|Edit|Write|MultiEdit|NotebookEdit",
+		Decisions: []string{"ask", "deny"}},
+	// Codex (codex-rs/hooks/src/events/pre_tool_use.rs, the output
+	// check unsupported_pre_tool_use_permission_decision and its test
+	// unsupported_permission_decision_fails_open; docs/hooks.md): only
+	// "deny" with a non-empty reason, and "allow" with updatedInput. "ask"
+	// marks the hook run Failed and drops its additionalContext; making
+	// it work is openai/codex#28437, open. See docs/agents.md.
+	{Name: Codex, Settings: filepath.Join(".codex", "hooks.json"), PreToolMatcher: "shell|exec_command|apply_patch|Bash|Edit|Write",
+		Decisions: []string{"deny"}},
 }
 
 // Lookup returns the dialect of agent, or false for an agent kb does not

@@ -95,7 +95,9 @@ func (d *Dialect) Query(in *HookInput) (recall.Query, bool) {
 // nothing. The items go to additionalContext. On PreToolUse, with
 // decision "ask" or "deny" (recall.pretooluse), a reviewed correction of a
 // high-consequence action also decides the call, with its lesson as the
-// reason; "context" (or anything else) only informs.
+// reason, where the agent accepts that decision (Dialect.Decisions: Codex
+// takes no "ask", so there the lesson only informs); "context" (or
+// anything else) only informs.
 func (d *Dialect) Answer(in *HookInput, res *recall.Result, decision string) *HookOutput {
 	if res == nil || len(res.Items) == 0 {
 		return nil
@@ -105,7 +107,7 @@ func (d *Dialect) Answer(in *HookInput, res *recall.Result, decision string) *Ho
 		text = textutil.Truncate(text, MaxHookContext)
 	}
 	out := &HookSpecificOutput{HookEventName: in.HookEventName, AdditionalContext: text}
-	if in.HookEventName == EventPreToolUse && (decision == "ask" || decision == "deny") {
+	if in.HookEventName == EventPreToolUse && (decision == "ask" || decision == "deny") && d.decides(decision) {
 		for _, it := range res.Items {
 			if it.HighConsequence && it.Kind == recall.KindCorrections && !it.Unreviewed {
 				out.PermissionDecision = decision

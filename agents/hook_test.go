@@ -71,6 +71,32 @@ func TestAnswerDecides(t *testing.T) {
 	}
 }
 
+// TestCodexNeverAsks: Codex rejects permissionDecision "ask" (its
+// pre_tool_use.rs output check; the hook run is marked Failed and its
+// additionalContext dropped), so the Codex answer in ask mode carries the
+// lesson as context and no decision; deny, which Codex accepts with a
+// non-empty reason, still decides.
+func TestCodexNeverAsks(t *testing.T) {
+	d, _ := Lookup(Codex)
+	pre := &HookInput{HookEventName: EventPreToolUse, ToolName: "Bash"}
+	cor := recall.Item{ID: "cor-1", Kind: recall.KindCorrections, HighConsequence: true, Text: "You are about to ... [cor-1]",
+		Lesson: "Never force-push main."}
+	out := d.Answer(pre, &recall.Result{Items: []recall.Item{cor}}, "ask")
+	if h := out.HookSpecificOutput; h.PermissionDecision != "" || h.PermissionDecisionReason != "" || h.AdditionalContext == "" {
+		t.Errorf("codex ask: %+v", h)
+	}
+	out = d.Answer(pre, &recall.Result{Items: []recall.Item{cor}}, "deny")
+	if h := out.HookSpecificOutput; h.PermissionDecision != "deny" || strings.TrimSpace(h.PermissionDecisionReason) == "" {
+		t.Errorf("codex deny: %+v", h)
+	}
+	b, _ := out.JSON()
+	for _, bad := range []string{`"ask"`, `"allow"`, `"continue"`, `"stopReason"`, `"suppressOutput"`} {
+		if strings.Contains(string(b), bad) {
+			t.Errorf("codex answer has %s: %s", bad, b)
+		}
+	}
+}
+
 // TestQueryOfEvents: which events ask recall for what.
 func TestQueryOfEvents(t *testing.T) {
 	d, _ := Lookup(Codex)
