@@ -23,6 +23,7 @@ func newRecallCmd(e *env) *cobra.Command {
 	var (
 		q     kb.RecallQuery
 		input string
+		task  string
 		why   bool
 	)
 	c := &cobra.Command{
@@ -40,11 +41,12 @@ reserved for each kind (recall.budgets). Each item ends with its id: 'kb show
 ID' gives the full note. TASK is free text; --action is a shell command the
 agent is about to run; --tool/--input a tool call as agents send it.`,
 		Example: `  kb recall "drop the legacy_flag column from users"
+  kb recall --task "drop the legacy column"
   kb recall --action "git push --force origin main"
   kb recall --tool Edit --input '{"file_path":"api/gen/a.pb.go","new_string":"x"}' --json
   kb recall --standing --budget 600`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			q.Task = strings.Join(args, " ")
+			q.Task = strings.TrimSpace(strings.Join(append([]string{task}, args...), " "))
 			if input != "" {
 				if !json.Valid([]byte(input)) {
 					return usageError{errors.New("--input must be JSON (the tool's input object)")}
@@ -88,6 +90,7 @@ agent is about to run; --tool/--input a tool call as agents send it.`,
 		},
 	}
 	f := c.Flags()
+	f.StringVar(&task, "task", "", "the task, as the words TASK (both may be given)")
 	f.StringVar(&q.Action, "action", "", "shell command the agent is about to run")
 	f.StringVar(&q.Tool, "tool", "", "tool the agent is about to call (Bash, Edit, Write, ...)")
 	f.StringVar(&input, "input", "", "the tool call's input, as JSON")
