@@ -11,7 +11,6 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -112,7 +111,7 @@ var dynamicDefs = map[kind]fieldDef{
 // query-time analysis (which analyzer a field:value term goes through).
 func newMapping() mapping.IndexMapping {
 	im := bleve.NewIndexMapping()
-	im.DefaultAnalyzer = en.AnalyzerName // dynamic Text fields
+	im.DefaultAnalyzer = analyzerName // dynamic Text fields
 	im.DefaultField = fAllText
 	im.StoreDynamic = false
 	im.IndexDynamic = false
@@ -123,7 +122,7 @@ func newMapping() mapping.IndexMapping {
 		switch def.kind {
 		case kindText:
 			fm = bleve.NewTextFieldMapping()
-			fm.Analyzer = en.AnalyzerName
+			fm.Analyzer = analyzerName
 			fm.IncludeTermVectors = true
 		case kindKeyword:
 			fm = bleve.NewKeywordFieldMapping()
@@ -148,9 +147,9 @@ type analyzers struct {
 }
 
 func loadAnalyzers(m mapping.IndexMapping) (analyzers, error) {
-	a := analyzers{en: m.AnalyzerNamed(en.AnalyzerName), kw: m.AnalyzerNamed(keyword.Name)}
+	a := analyzers{en: m.AnalyzerNamed(analyzerName), kw: m.AnalyzerNamed(keyword.Name)}
 	if a.en == nil || a.kw == nil {
-		return a, fmt.Errorf("bleve analyzers %q/%q not registered", en.AnalyzerName, keyword.Name)
+		return a, fmt.Errorf("bleve analyzers %q/%q not registered", analyzerName, keyword.Name)
 	}
 	return a, nil
 }

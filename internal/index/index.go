@@ -33,8 +33,9 @@ import (
 // SchemaVersion is the version of the mapping and of the sidecar formats.
 // Bump it whenever either changes; an index of another version is rebuilt.
 // 2: stamps record the progress of append-only files; docs record a
-// truncated body.
-const SchemaVersion = 2
+// truncated body. 3: text fields use kb_en (file names and identifiers
+// also by their parts).
+const SchemaVersion = 3
 
 // BusyTimeout is how long Open waits for another process that holds the
 // index open before failing with ErrBusy.

@@ -6,9 +6,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/blevesearch/bleve/v2/analysis"
 
 	"github.com/gofrs/flock"
 )
@@ -515,7 +518,7 @@ func TestCorruption(t *testing.T) {
 		}, "corrupt: "},
 		{"other schema", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, schemaFile), []byte("0\n"), 0o644)
-		}, "schema 0 -> 2"},
+		}, "schema 0 -> " + strconv.Itoa(SchemaVersion)},
 		{"garbage schema", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, schemaFile), []byte("\xff\xfe"), 0o644)
 		}, "corrupt: schema"},
@@ -681,4 +684,41 @@ func TestRebuildIsSerialized(t *testing.T) {
 		t.Errorf("rebuilt an index another process had just made healthy: %s", r.info.Reason)
 	}
 	wantIDs(t, r.ix, Query{Text: "across"}, "a")
+}
+
+// TestFileNamesByTheirParts: a note naming `timeline.html`, `renderer.py`,
+// `src/orders/pricing.py` or `legacy_flag` is found by the whole name and
+// by each part ("timeline", "renderer", "pricing", "legacy"), as rg -i
+// finds them; a word that is only inside another word is not a part.
+func TestFileNamesByTheirParts(t *testing.T) {
+	ix, _ := openNew(t)
+	mustApply(t, ix,
+		file("library/ui.md", note("ui", "note", "The UI", "The view is rendered by `timeline.html` through renderer.py.")),
+		file("library/orders.md", note("orders", "note", "Orders", "Prices come from src/orders/pricing.py; drop legacy_flag later.")),
+		file("library/other.md", note("other", "note", "Other", "Timelines of the project and its pricelist.")),
+	)
+	wantIDs(t, ix, Query{Text: "timeline.html"}, "ui")
+	wantIDs(t, ix, Query{Text: "renderer"}, "ui")
+	wantIDs(t, ix, Query{Text: "renderer.py"}, "ui")
+	wantIDs(t, ix, Query{Text: "pricing"}, "orders")
+	wantIDs(t, ix, Query{Text: "pricing.py"}, "orders")
+	wantIDs(t, ix, Query{Text: "legacy"}, "orders")
+	wantIDs(t, ix, Query{Text: "legacy_flag"}, "orders")
+	// Stemming still joins timeline/timelines.
+	wantIDs(t, ix, Query{Text: "timeline"}, "ui", "other")
+	wantIDs(t, ix, Query{Text: "price"}, "orders")
+}
+
+func FuzzPartsFilter(f *testing.F) {
+	for _, s := range []string{"timeline.html", "a..b", "_x_", "v1.2.3", ".", "__init__.py", "ünï.cödé"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		in := analysis.TokenStream{{Term: []byte(s), Start: 0, End: len(s), Position: 1}}
+		for _, tok := range (partsFilter{}).Filter(in) {
+			if tok.Start < 0 || tok.End > len(s) || tok.Start > tok.End || string(tok.Term) != s[tok.Start:tok.End] || len(tok.Term) == 0 {
+				t.Fatalf("%q: token %+v", s, tok)
+			}
+		}
+	})
 }

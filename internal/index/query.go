@@ -270,15 +270,20 @@ func (rw *rewriter) rewrite(q query.Query, negated bool) query.Query {
 				// bleve does for a single field.
 				return query.NewMatchNoneQuery()
 			}
-			return rw.expand(func(field string, boost float64, _ bool) query.Query {
+			return rw.expand(func(field string, boost float64, text bool) query.Query {
 				c := *q
 				c.SetField(field)
 				c.SetBoost(q.Boost() * boost)
+				if text {
+					c.Analyzer = queryAnalyzer
+				}
 				return &c
 			})
 		}
 		if rw.ix.reg[q.FieldVal] == kindKeyword {
 			q.Analyzer = keyword.Name
+		} else if rw.isText(q.FieldVal) {
+			q.Analyzer = queryAnalyzer
 		}
 	case *query.MatchPhraseQuery:
 		if rw.isKeyword(q.FieldVal) {
@@ -298,12 +303,18 @@ func (rw *rewriter) rewrite(q query.Query, negated bool) query.Query {
 			rw.collect(q.MatchPhrase)
 		}
 		if q.FieldVal == "" {
-			return rw.expand(func(field string, boost float64, _ bool) query.Query {
+			return rw.expand(func(field string, boost float64, text bool) query.Query {
 				c := *q
 				c.SetField(field)
 				c.SetBoost(q.Boost() * boost)
+				if text {
+					c.Analyzer = queryAnalyzer
+				}
 				return &c
 			})
+		}
+		if rw.isText(q.FieldVal) {
+			q.Analyzer = queryAnalyzer
 		}
 	case *query.WildcardQuery:
 		rw.checkRegexp(wildcardToRegexp(q.Wildcard))
