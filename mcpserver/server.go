@@ -139,7 +139,7 @@ func New(k *kb.KB, version string) *mcp.Server {
 				n, err = x.Show(in.ID)
 				return err
 			})
-			return nil, n, err
+			return nil, n, notFound(in.ID, err)
 		})
 	addTool(s, args, &mcp.Tool{Name: "links", Description: "The links of a note (or, with back, the notes linking to it)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in LinksIn) (*mcp.CallToolResult, *LinksOut, error) {
@@ -151,7 +151,7 @@ func New(k *kb.KB, version string) *mcp.Server {
 				}
 				return err
 			})
-			return nil, out, err
+			return nil, out, notFound(in.ID, err)
 		})
 	addTool(s, args, &mcp.Tool{Name: "why", Description: "Why things are the way they are: decisions (and ADRs) and failed attempts (negative results) about a topic."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in WhyIn) (*mcp.CallToolResult, *kb.SearchResult, error) {
@@ -196,4 +196,14 @@ func Serve(ctx context.Context, k *kb.KB, version string, t mcp.Transport) error
 		return nil
 	}
 	return err
+}
+
+// notFound words an unknown id for an agent speaking MCP: the tool to
+// find one is this server's search, not the shell's `kb search` the
+// facade's message names.
+func notFound(id string, err error) error {
+	if err == nil || !errors.Is(err, kb.ErrNotFound) || errors.Is(err, kb.ErrAmbiguousID) {
+		return err
+	}
+	return fmt.Errorf("no note or observation has the id %q; call the search tool to find one, then show it by the id search returns", id)
 }

@@ -148,6 +148,9 @@ func TestMCPTools(t *testing.T) {
 	}
 	if res, _ := callTool(t, cs, "show", map[string]any{"id": "nope"}); !res.IsError {
 		t.Errorf("show of a missing id is not an error")
+	} else if msg := toolText(res); strings.Contains(msg, "kb search") || !strings.Contains(msg, "search tool") {
+		// The agent speaks MCP: name the tool, not a shell command.
+		t.Errorf("show of a missing id says %q", msg)
 	}
 	_, out = callTool(t, cs, "links", map[string]any{"id": "adr-0001-bleve"})
 	if l, _ := out["links"].([]any); len(l) != 1 {

@@ -116,7 +116,13 @@ func (e *env) emit(v any) error {
 	return enc.Encode(v)
 }
 
-func (e *env) printf(format string, args ...any) { fmt.Fprintf(e.out, format, args...) }
+// printf prints human output; --quiet silences it (--json output, which a
+// caller asked for, is emit's and still printed).
+func (e *env) printf(format string, args ...any) {
+	if !e.quiet {
+		fmt.Fprintf(e.out, format, args...)
+	}
+}
 
 func (e *env) warnf(format string, args ...any) {
 	fmt.Fprintf(e.err, "kb: "+format+"\n", args...)
