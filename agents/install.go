@@ -21,8 +21,12 @@ type Installation struct {
 	// Path is the settings file: .claude/settings.json or
 	// .codex/hooks.json of a project, or the same under the home directory.
 	Path string
-	// Command overrides the hook command ("kb hook <agent>").
+	// Command overrides the hook command ("<Exe> hook <agent>").
 	Command string
+	// Exe is the kb binary the hook command runs, an absolute path, so
+	// that the hook does not depend on the agent's PATH; empty writes a
+	// bare "kb".
+	Exe string
 	// Root, when set, is the directory the settings file must stay inside,
 	// symlinks resolved: the project root for project settings, so that a
 	// cloned project's .claude/settings.json linked to the user's own
@@ -41,8 +45,10 @@ type InstallResult struct {
 	Snippet json.RawMessage `json:"snippet"`           // the hooks kb installs
 }
 
-// hookTimeout is the timeout, in seconds, written for kb's hook commands.
-const hookTimeout = 5
+// hookTimeout is the timeout, in seconds, written for kb's hook commands:
+// within Codex's 3 s cap on its end-of-session events and far above what
+// kb takes (it answers within its own 2.5 s budget, a few ms normally).
+const hookTimeout = 3
 
 // SettingsPath is the settings file of agent for a project root
 // (user=false) or for the user's home directory (user=true).
@@ -66,31 +72,60 @@ func unknownAgent(agent string) error {
 	return fmt.Errorf("%w: unknown agent %q (claude-code or codex)", ErrInvalidInput, agent)
 }
 
-// hookGroups are kb's hook groups per event, in install order.
+// hookGroup is one matcher group of a hook settings file, in the order
+// the agents' docs write its keys.
+type hookGroup struct {
+	Matcher string      `json:"matcher,omitempty"`
+	Hooks   []hookEntry `json:"hooks"`
+}
+
+type hookEntry struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout"`
+}
+
+// hookGroups are kb's hook groups per event, in install order: the
+// dialect's events (Dialect.Events), PreToolUse with its matcher.
 func hookGroups(d *Dialect, command string) []struct {
 	event string
-	group map[string]any
+	group hookGroup
 } {
-	entry := func() []any {
-		return []any{map[string]any{"type": "command", "command": command, "timeout": hookTimeout}}
-	}
-	pre := map[string]any{"matcher": d.PreToolMatcher, "hooks": entry()}
-	return []struct {
+	var out []struct {
 		event string
-		group map[string]any
-	}{
-		{EventSessionStart, map[string]any{"hooks": entry()}},
-		{EventUserPromptSubmit, map[string]any{"hooks": entry()}},
-		{EventPreToolUse, pre},
-		{EventSessionEnd, map[string]any{"hooks": entry()}},
+		group hookGroup
 	}
+	for _, ev := range d.Events {
+		g := hookGroup{Hooks: []hookEntry{{Type: "command", Command: command, Timeout: hookTimeout}}}
+		if ev == EventPreToolUse {
+			g.Matcher = d.PreToolMatcher
+		}
+		out = append(out, struct {
+			event string
+			group hookGroup
+		}{ev, g})
+	}
+	return out
 }
 
 func hookCommand(o Installation) string {
 	if o.Command != "" {
 		return o.Command
 	}
-	return "kb hook " + o.Agent
+	return ShellQuote(o.Exe, "kb") + " hook " + o.Agent
+}
+
+// ShellQuote is path as one word of a command line that the agents run
+// through a shell, or fallback when path is empty: a path of safe
+// characters as it is, anything else in single quotes.
+func ShellQuote(path, fallback string) string {
+	if path == "" {
+		return fallback
+	}
+	if strings.Trim(path, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@%") == "" {
+		return path
+	}
+	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }
 
 // Snippet is the hooks object kb installs, as JSON (Claude Code's for an
@@ -157,29 +192,39 @@ func editHooks(o Installation, install bool) (*InstallResult, error) {
 		}
 	}
 	for _, g := range hookGroups(d, command) {
-		var groups []any
+		var groups []json.RawMessage
 		raw, had := hooks.get(g.event)
-		if had {
+		if had && string(bytes.TrimSpace(raw)) != "null" {
 			if err := json.Unmarshal(raw, &groups); err != nil {
 				return nil, fmt.Errorf("%s: hooks.%s: %w: not a list: %v", o.Path, g.event, ErrInvalidInput, err)
 			}
 		}
-		kept, present := withoutCommand(groups, command, install)
-		switch {
-		case install && !present:
-			groups = append(groups, g.group)
-			res.Added = append(res.Added, g.event)
-		case !install && present:
-			groups = kept
-			res.Removed = append(res.Removed, g.event)
-		default:
-			continue
+		kept, found, err := editGroups(groups, o.Agent, command, install)
+		if err != nil {
+			return nil, fmt.Errorf("%s: hooks.%s: %w: %v", o.Path, g.event, ErrInvalidInput, err)
 		}
-		if len(groups) == 0 {
+		switch {
+		case install && found == foundSame:
+			continue
+		case install && found == foundNone:
+			b, err := jsonx.Marshal(g.group)
+			if err != nil {
+				return nil, fmt.Errorf("hook install: %w", err)
+			}
+			kept = append(kept, b)
+			res.Added = append(res.Added, g.event)
+		case install: // an older kb command, now this one
+			res.Added = append(res.Added, g.event)
+		case found == foundNone:
+			continue
+		default:
+			res.Removed = append(res.Removed, g.event)
+		}
+		if len(kept) == 0 {
 			hooks.del(g.event)
 			continue
 		}
-		b, err := jsonx.Marshal(groups)
+		b, err := jsonx.Marshal(kept)
 		if err != nil {
 			return nil, fmt.Errorf("hook install: %w", err)
 		}
@@ -209,38 +254,91 @@ func editHooks(o Installation, install bool) (*InstallResult, error) {
 // run command, and whether there were any. A group left empty is dropped.
 // With keepAll (installing), every group is kept as it is: only whether
 // kb's hook is present counts.
-func withoutCommand(groups []any, command string, keepAll bool) (kept []any, present bool) {
-	isOurs := func(h any) bool {
-		m, ok := h.(map[string]any)
-		if !ok {
-			return false
-		}
-		c, _ := m["command"].(string)
-		return strings.TrimSpace(c) == command
-	}
-	for _, grp := range groups {
-		gm, ok := grp.(map[string]any)
-		if !ok {
-			kept = append(kept, grp)
+// What editGroups found of kb's hook in an event's groups.
+const (
+	foundNone  = iota // no kb hook
+	foundSame         // kb's hook with this command
+	foundOther        // kb's hook with another command (bare "kb", an older path)
+)
+
+// editGroups installs or removes kb's hook entry in an event's matcher
+// groups. Groups and entries it does not change keep their bytes, key
+// order included; an entry is kb's when its command is command or another
+// kb's "hook <agent>" command (isKBHook), which install points at command.
+func editGroups(groups []json.RawMessage, agent, command string, install bool) (kept []json.RawMessage, found int, err error) {
+	for _, raw := range groups {
+		grp, err := parseObject(raw)
+		if err != nil {
+			kept = append(kept, raw) // not an object: not ours to judge
 			continue
 		}
-		list, _ := gm["hooks"].([]any)
-		var rest []any
-		for _, h := range list {
-			if isOurs(h) {
-				present = true
+		list, ok := grp.get("hooks")
+		var entries []json.RawMessage
+		if !ok || json.Unmarshal(list, &entries) != nil {
+			kept = append(kept, raw)
+			continue
+		}
+		var rest []json.RawMessage
+		changed := false
+		for _, e := range entries {
+			var h struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(e, &h) != nil || !isKBHook(h.Command, agent, command) {
+				rest = append(rest, e)
 				continue
 			}
-			rest = append(rest, h)
+			same := strings.TrimSpace(h.Command) == command
+			switch {
+			case same && found != foundOther:
+				found = foundSame
+			default:
+				found = foundOther
+			}
+			if !install {
+				changed = true
+				continue
+			}
+			if !same {
+				obj, err := parseObject(e)
+				if err != nil {
+					return nil, 0, err
+				}
+				c, _ := jsonx.Marshal(command)
+				obj.set("command", c)
+				e, changed = obj.bytes(), true
+			}
+			rest = append(rest, e)
 		}
-		if keepAll || len(rest) == len(list) {
-			kept = append(kept, grp)
-			continue
-		}
-		if len(rest) > 0 {
-			gm["hooks"] = rest
-			kept = append(kept, gm)
+		switch {
+		case !changed:
+			kept = append(kept, raw)
+		case len(rest) > 0:
+			b, err := jsonx.Marshal(rest)
+			if err != nil {
+				return nil, 0, err
+			}
+			grp.set("hooks", b)
+			kept = append(kept, grp.bytes())
 		}
 	}
-	return kept, present
+	return kept, found, nil
+}
+
+// isKBHook reports whether a hook command is kb's for agent: command
+// itself, or a program named kb (or the plugin's kb-run) given "hook
+// <agent>", however it was spelled when installed (bare, an absolute or
+// an older path, quoted).
+func isKBHook(c, agent, command string) bool {
+	c = strings.TrimSpace(c)
+	if c == command {
+		return true
+	}
+	f := strings.Fields(c)
+	if len(f) < 3 || f[len(f)-2] != "hook" || f[len(f)-1] != agent {
+		return false
+	}
+	prog := strings.Trim(strings.Join(f[:len(f)-2], " "), `"'`)
+	base := filepath.Base(prog)
+	return base == "kb" || base == "kb.exe" || base == "kb-run"
 }

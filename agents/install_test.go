@@ -50,7 +50,7 @@ func TestHookInstallClaudeCode(t *testing.T) {
 	if m.Zzz != 1 || m.Permissions == nil || len(m.Hooks["Stop"]) != 1 || len(m.Hooks["PreToolUse"]) != 2 {
 		t.Fatalf("merged = %s", first)
 	}
-	if g := m.Hooks["PreToolUse"][1]; g.Matcher != "Bash|Edit|Write|MultiEdit|NotebookEdit" || g.Hooks[0].Command != "kb hook claude-code" || g.Hooks[0].Timeout != 5 {
+	if g := m.Hooks["PreToolUse"][1]; g.Matcher != "Bash|Edit|Write|MultiEdit|NotebookEdit" || g.Hooks[0].Command != "kb hook claude-code" || g.Hooks[0].Timeout != hookTimeout {
 		t.Errorf("kb group = %+v", g)
 	}
 	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "SessionEnd"} {
@@ -82,10 +82,65 @@ func TestHookInstallClaudeCode(t *testing.T) {
 	if !jsonEqual(back, want) {
 		t.Errorf("after uninstall:\n%s\nwant\n%s", after, orig)
 	}
+	// ... and keeps the order of the keys it did not touch.
+	if a := string(after); strings.Index(a, `"matcher"`) > strings.Index(a, `"./check.sh`) || strings.Index(a, `"type"`) > strings.Index(a, `"./check.sh`) {
+		t.Errorf("uninstall reordered keys:\n%s", after)
+	}
 	// A file that is not JSON is refused, not overwritten.
 	os.WriteFile(p, []byte("{oops"), 0o644)
 	if _, err := Install(o); !errors.Is(err, ErrInvalidInput) {
 		t.Errorf("bad file: %v", err)
+	}
+}
+
+// TestHookInstallAbsolutePath: the hook command names the kb binary by
+// its absolute path (quoted when it needs it), so the hook does not depend
+// on the agent's PATH; an earlier install with a bare "kb" (or another
+// path) is pointed at the new binary, not doubled, and uninstall removes
+// it whatever path it names.
+func TestHookInstallAbsolutePath(t *testing.T) {
+	p := filepath.Join(t.TempDir(), ".claude", "settings.json")
+	if _, err := Install(Installation{Agent: ClaudeCode, Path: p}); err != nil {
+		t.Fatal(err)
+	}
+	exe := "/opt/my tools/kb"
+	r, err := Install(Installation{Agent: ClaudeCode, Path: p, Exe: exe})
+	if err != nil || !r.Changed || len(r.Added) != 4 {
+		t.Fatalf("reinstall: %+v %v", r, err)
+	}
+	b, _ := os.ReadFile(p)
+	if n := strings.Count(string(b), `"command":`); n != 4 || !strings.Contains(string(b), `"'/opt/my tools/kb' hook claude-code"`) {
+		t.Errorf("%d commands:\n%s", n, b)
+	}
+	if r, err := Install(Installation{Agent: ClaudeCode, Path: p, Exe: exe}); err != nil || r.Changed {
+		t.Errorf("third install: %+v %v", r, err)
+	}
+	if r, err := Uninstall(Installation{Agent: ClaudeCode, Path: p, Exe: "/usr/local/bin/kb"}); err != nil || len(r.Removed) != 4 {
+		t.Errorf("uninstall by another path: %+v %v", r, err)
+	}
+	for c, want := range map[string]bool{"kb hook codex": true, "/x/kb hook codex": true, `"/a b/kb" hook codex`: true,
+		"/p/bin/kb-run hook codex": true, "kb hook claude-code": false, "notkb hook codex": false, "kb index": false} {
+		if got := isKBHook(c, Codex, "kb hook codex"); got != want {
+			t.Errorf("isKBHook(%q) = %v", c, got)
+		}
+	}
+}
+
+// TestCodexEvents: Codex gets the events every Codex with hooks has
+// (codex-rs hooks HookEventsToml); the transcript is queued on Stop, since
+// SessionEnd exists only from 0.145 on.
+func TestCodexEvents(t *testing.T) {
+	d, _ := Lookup(Codex)
+	var evs []string
+	for _, g := range hookGroups(d, "kb hook codex") {
+		evs = append(evs, g.event)
+	}
+	if strings.Join(evs, ",") != "SessionStart,UserPromptSubmit,PreToolUse,Stop" || !d.Ends(EventStop) || !d.Ends(EventSessionEnd) {
+		t.Errorf("codex events %v", evs)
+	}
+	c, _ := Lookup(ClaudeCode)
+	if c.Ends(EventStop) || !c.Ends(EventSessionEnd) {
+		t.Errorf("claude code ends on %v", c.EndEvents)
 	}
 }
 

@@ -72,7 +72,8 @@ func UninstallHooks(o HookInstall) (*HookInstallResult, error) { return agents.U
 //   - PreToolUse: recall for the tool call; when a correction matches a
 //     high-consequence action type (recall.high_consequence), the decision
 //     recall.pretooluse (ask or deny) with the lesson as its reason.
-//   - SessionEnd: the transcript is queued for import and extraction.
+//   - SessionEnd (Claude Code), Stop and SessionEnd (Codex): the transcript
+//     is queued for import and extraction (agents.Dialect.EndEvents).
 //
 // A hook never builds or syncs the index (see openHookIndex): it answers
 // from the index as it is, and says nothing when there is none.
@@ -94,7 +95,7 @@ func (k *KB) hook(ctx context.Context, agent string, in *HookInput) (*HookOutput
 	if !ok {
 		return nil, hs, fmt.Errorf("%w: unknown hook dialect %q (claude-code or codex)", ErrInvalidInput, agent)
 	}
-	if in.HookEventName == EventSessionEnd && in.TranscriptPath != "" {
+	if d.Ends(in.HookEventName) && in.TranscriptPath != "" {
 		return nil, hs, k.EnqueueSession(in.TranscriptPath)
 	}
 	q, ok := d.Query(in)
@@ -274,7 +275,7 @@ func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o Hook
 		hookLog(k.Root, in, a.err)
 		return a.err
 	}
-	if in.HookEventName == EventSessionEnd && in.TranscriptPath != "" && o.DrainExe != "" {
+	if d, ok := agents.Lookup(agent); ok && d.Ends(in.HookEventName) && in.TranscriptPath != "" && o.DrainExe != "" {
 		if err := startDrain(o.DrainExe, k.Root); err != nil {
 			hookLog(k.Root, in, fmt.Errorf("start %s extract --queue: %w", o.DrainExe, err))
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -214,7 +215,7 @@ func newHookInstallCmd(e *env, install bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			o := kb.HookInstall{Agent: agent, Path: p, Command: command, Root: root}
+			o := kb.HookInstall{Agent: agent, Path: p, Command: command, Root: root, Exe: hookExe()}
 			var res *kb.HookInstallResult
 			if install {
 				res, err = kb.InstallHooks(o)
@@ -245,7 +246,7 @@ func newHookInstallCmd(e *env, install bool) *cobra.Command {
 	}
 	c.Flags().BoolVar(&project, "project", false, "the project's settings (default)")
 	c.Flags().BoolVar(&user, "user", false, "the user's settings under the home directory")
-	c.Flags().StringVar(&command, "command", "", "hook command to install (default: kb hook <agent>)")
+	c.Flags().StringVar(&command, "command", "", "hook command to install (default: this kb binary's absolute path, hook <agent>)")
 	return c
 }
 
@@ -318,4 +319,24 @@ over those that expect nothing (--json: per-probe detail).`,
 	act.Flags().StringVar(&keep, "keep", "", "build the evaluation KB in this new directory and keep it")
 	c.AddCommand(act, newEvalLocomoCmd(e), newEvalExtractionCmd(e))
 	return c
+}
+
+// hookExe is the kb binary installed hooks run, by absolute path so that
+// they do not depend on the agent's PATH: this binary, or, when this is a
+// throwaway build (go run, go test), the kb on PATH; "" (a bare "kb")
+// when there is neither.
+func hookExe() string {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err == nil && !strings.Contains(exe, string(filepath.Separator)+"go-build") && !strings.HasSuffix(exe, ".test") {
+		return exe
+	}
+	if p, err := exec.LookPath("kb"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	return ""
 }
