@@ -345,8 +345,8 @@ func (k *KB) checkIndex(ctx context.Context, fix bool, add func(string, bool, Pr
 		stale := 0
 		seen := map[string]bool{}
 		for _, f := range files {
-			seen[f.rel] = true
-			if st, ok := stamps[f.rel]; !ok || st != f.stamp {
+			seen[f.Rel] = true
+			if st, ok := stamps[f.Rel]; !ok || st != f.Stamp {
 				stale++
 			}
 		}
