@@ -209,7 +209,7 @@ func (k *KB) DraftADR(ctx context.Context, o ADRDraftOptions) (*ADRDraft, error)
 		return nil, fmt.Errorf("no decision or negative result in session %q: %w", o.Session, ErrNotFound)
 	}
 	notes := k.promotedNotes()
-	num := library.NextADRNumber(notes.ids)
+	num := library.NextADRNumber(notes.IDs)
 	var c *library.Created
 	for {
 		c = library.DraftADR(num, decisions, negatives, now)
