@@ -437,3 +437,23 @@ func DirsUnchanged(tree fsx.Tree, root, dir, skip string) bool {
 	}
 	return seen > 0
 }
+
+// StaleCount counts the files whose stamps differ from the index's (new or
+// changed since they were indexed), and the indexed files no longer there.
+func (ix *Index) StaleCount(files []File) int {
+	stamps := ix.Stamps()
+	stale := 0
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		seen[f.Rel] = true
+		if st, ok := stamps[f.Rel]; !ok || st != f.Stamp {
+			stale++
+		}
+	}
+	for p := range stamps {
+		if !seen[p] {
+			stale++
+		}
+	}
+	return stale
+}
