@@ -341,20 +341,7 @@ func (k *KB) checkIndex(ctx context.Context, fix bool, add func(string, bool, Pr
 		if err != nil {
 			return "unknown"
 		}
-		stamps := ix.Stamps()
-		stale := 0
-		seen := map[string]bool{}
-		for _, f := range files {
-			seen[f.rel] = true
-			if st, ok := stamps[f.rel]; !ok || st != f.stamp {
-				stale++
-			}
-		}
-		for p := range stamps {
-			if !seen[p] {
-				stale++
-			}
-		}
+		stale := ix.StaleCount(files)
 		if stale > 0 {
 			add("warning", true, Problem{Path: IndexDir, Msg: fmt.Sprintf("%d file(s) changed since they were indexed (the next query re-indexes them)", stale), Rule: "index"})
 			return fmt.Sprintf("%d stale", stale)

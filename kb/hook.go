@@ -146,7 +146,7 @@ func (k *KB) openHookIndex() (*Searcher, string, error) {
 	}
 	stamps := ro.Stamps()
 	maps.DeleteFunc(stamps, func(p string, _ index.Stamp) bool { return strings.HasPrefix(p, LayerTraces+"/") })
-	files = slices.DeleteFunc(files, func(f fileInfo) bool { return f.layer == LayerTraces })
+	files = slices.DeleteFunc(files, func(f fileInfo) bool { return f.Layer == LayerTraces })
 	if !indexUpToDate(files, stamps) {
 		return x, "files changed since the last sync", nil
 	}

@@ -33,28 +33,28 @@ func (k *KB) ReadDocs(ctx context.Context) ([]ParsedDoc, []Problem, error) {
 	var docs []ParsedDoc
 	probs := skipped
 	for _, f := range files {
-		if f.layer == LayerTraces {
+		if f.Layer == LayerTraces {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		b, err := fsx.ReadFileNoFollow(f.abs) // scanned: no symlink on the way
+		b, err := fsx.ReadFileNoFollow(f.Abs) // scanned: no symlink on the way
 		if err != nil {
-			probs = append(probs, Problem{Path: f.rel, Msg: err.Error(), Rule: "unreadable"})
+			probs = append(probs, Problem{Path: f.Rel, Msg: err.Error(), Rule: "unreadable"})
 			continue
 		}
-		d, err := doc.Parse(f.rel, b)
+		d, err := doc.Parse(f.Rel, b)
 		if err != nil {
 			var pe *doc.ParseError
 			if errors.As(err, &pe) {
-				probs = append(probs, Problem{Path: f.rel, Line: pe.Line, Msg: pe.Msg, Rule: "parse"})
+				probs = append(probs, Problem{Path: f.Rel, Line: pe.Line, Msg: pe.Msg, Rule: "parse"})
 			} else {
-				probs = append(probs, Problem{Path: f.rel, Msg: err.Error(), Rule: "parse"})
+				probs = append(probs, Problem{Path: f.Rel, Msg: err.Error(), Rule: "parse"})
 			}
 			continue
 		}
-		docs = append(docs, ParsedDoc{Layer: f.layer, Doc: d})
+		docs = append(docs, ParsedDoc{Layer: f.Layer, Doc: d})
 	}
 	return docs, probs, nil
 }

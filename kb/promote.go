@@ -1,7 +1,6 @@
 package kb
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -36,12 +34,7 @@ type PromoteOptions struct {
 }
 
 // PromoteFile is one file a promotion adds or changes.
-type PromoteFile struct {
-	Path   string `json:"path"`   // slash path relative to the project root
-	Action string `json:"action"` // add | modify
-	old    []byte
-	new    []byte
-}
+type PromoteFile = library.PromoteFile
 
 // PromoteResult reports a promotion.
 type PromoteResult struct {
@@ -138,9 +131,9 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 		byID[f.Obs.ID] = f
 	}
 	grads := library.PlanPromotions(library.PlanInput{
-		Observations: obs, Rules: k.Rules(), Now: now, NoteIDs: notes.ids,
+		Observations: obs, Rules: k.Rules(), Now: now, NoteIDs: notes.IDs,
 		Taken: func(rel string) bool {
-			if notes.paths[rel] {
+			if notes.Paths[rel] {
 				return true
 			}
 			_, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(rel)))
@@ -164,7 +157,7 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	}
 	var diff strings.Builder
 	for _, f := range res.Files {
-		diff.WriteString(gitx.UnifiedDiff(f.Path, f.old, f.new))
+		diff.WriteString(gitx.UnifiedDiff(f.Path, f.Old, f.New))
 	}
 	res.Diff = diff.String()
 	switch {
@@ -223,83 +216,11 @@ func (b promoteBase) isLinkTo(name, other string) bool {
 	return err1 == nil && err2 == nil && x == y
 }
 
-// promotionFiles lists the files a promotion adds or changes: the notes and
-// skills of the graduations (never one a person may have edited), the
-// promoted status of their observations, and the routing block of AGENTS.md
-// (and of CLAUDE.md when it is a file of its own). It returns the promoted
-// observation ids too, sorted.
+// promotionFiles lists the files a promotion adds or changes
+// (library.PromotionFiles) and the promoted observation ids.
 func (k *KB) promotionFiles(base promoteBase, grads []library.Graduation, notes promotedNoteSet, byID map[string]*ObsFile) ([]PromoteFile, []string, error) {
-	out := []PromoteFile{}
-	add := func(p string, old, content []byte) {
-		act := "add"
-		if old != nil {
-			act = "modify"
-		}
-		out = append(out, PromoteFile{Path: p, Action: act, old: old, new: content})
-	}
-	addFile := func(p string, content []byte, keep bool) {
-		old := base.read(p)
-		if old != nil && (keep || bytes.Equal(old, content)) {
-			return // never overwrite a note or skill a person may have edited
-		}
-		add(p, old, content)
-	}
-	promotedObs := map[string]bool{}
-	entries := append([]library.RoutingEntry(nil), notes.entries...)
-	for _, g := range grads {
-		addFile(k.projectPath(g.Path), g.Content, true)
-		if g.Skill != nil {
-			addFile(g.Skill.Path, g.Skill.Content, true)
-		}
-		for _, id := range g.Observations {
-			promotedObs[id] = true
-		}
-		entries = append(entries, library.RoutingEntry{Text: g.Routing, Kind: g.Kind, Path: k.projectPath(g.Path)})
-	}
-	ids := make([]string, 0, len(promotedObs))
-	for id := range promotedObs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		f := byID[id]
-		if f == nil {
-			continue
-		}
-		content, err := doc.SetStatus(f.Raw, observations.StatusPromoted)
-		if err != nil {
-			return nil, nil, fmt.Errorf("promote: %s: %w", f.Path, err)
-		}
-		p := k.projectPath(f.Path)
-		old := base.read(p)
-		if base.workTree {
-			old = f.Raw
-		} else if old == nil {
-			// Not tracked at HEAD: committing it would make the merge
-			// collide with the untracked file; kb promote sync records the
-			// status once the branch lands.
-			continue
-		}
-		if !bytes.Equal(old, content) {
-			add(p, old, content)
-		}
-	}
-	block := library.CompileBlock(entries)
-	for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
-		old := base.read(name)
-		if old == nil && name == "CLAUDE.md" {
-			continue // only when the project has one
-		}
-		if name == "CLAUDE.md" && base.isLinkTo(name, "AGENTS.md") {
-			continue // CLAUDE.md -> AGENTS.md: one file, written once
-		}
-		content, err := library.ReplaceBlock(old, library.PromotedBlock, block)
-		if err != nil {
-			return nil, nil, fmt.Errorf("promote: %s: %w", name, err)
-		}
-		addFile(name, content, false)
-	}
-	return out, ids, nil
+	return library.PromotionFiles(library.FilesInput{Graduations: grads, Holdings: notes, Observations: byID,
+		Prefix: k.kbPrefix(), WorkTree: base.workTree, Read: base.read, IsLinkTo: base.isLinkTo})
 }
 
 // commitPromotion commits the promotion's files to a new review branch
@@ -309,7 +230,7 @@ func (k *KB) commitPromotion(repo *gitx.Repo, res *PromoteResult, grads []librar
 	changes := make([]gitx.FileChange, 0, len(res.Files))
 	var notePaths []string
 	for _, f := range res.Files {
-		changes = append(changes, gitx.FileChange{Path: f.Path, Content: f.new})
+		changes = append(changes, gitx.FileChange{Path: f.Path, Content: f.New})
 	}
 	for _, g := range grads {
 		notePaths = append(notePaths, k.projectPath(g.Path))
@@ -336,7 +257,7 @@ func (k *KB) commitPromotion(repo *gitx.Repo, res *PromoteResult, grads []librar
 // library holds.
 func (k *KB) queue(repo *gitx.Repo, files []*ObsFile) (library.Queue, promotedNoteSet) {
 	notes := k.promotedNotes()
-	in := library.QueueInput{Derived: notes.derived, Notes: notes.library, Rules: k.Rules()}
+	in := library.QueueInput{Derived: notes.Derived, Notes: notes.Notes, Rules: k.Rules()}
 	if repo != nil {
 		in.Proposals = k.promotionBranches(repo)
 	}
@@ -371,7 +292,7 @@ func (k *KB) applyPromotion(res *PromoteResult, byID map[string]*ObsFile, ids []
 			}
 			// Replaced only if still as the plan read it: an AGENTS.md a
 			// person edited meanwhile is kept, and the re-run plans anew.
-			if err := k.projectFiles().Replace(abs, f.new, 0o644, fsx.Unchanged(f.old, f.old != nil)); err != nil {
+			if err := k.projectFiles().Replace(abs, f.New, 0o644, fsx.Unchanged(f.Old, f.Old != nil)); err != nil {
 				if errors.Is(err, fsx.ErrChanged) {
 					return fmt.Errorf("promote: %s changed while kb promote ran; left as it is (run kb promote --apply again)", f.Path)
 				}
@@ -400,49 +321,12 @@ func (k *KB) markPromoted(f *ObsFile) error {
 }
 
 // promotedNoteSet is what the library already holds.
-type promotedNoteSet struct {
-	ids     []string
-	paths   map[string]bool // KB-relative
-	entries []library.RoutingEntry
-	derived map[string]bool // observation ids promoted notes derive from
-	library []library.Note  // every note, for coverage
-}
+type promotedNoteSet = library.Holdings
 
 // promotedNotes scans library/ for note ids (ADR numbering, unique paths)
 // and the routing lines of notes kb promoted earlier.
 func (k *KB) promotedNotes() promotedNoteSet {
-	s := promotedNoteSet{paths: map[string]bool{}, derived: map[string]bool{}}
-	dir := filepath.Join(k.Root, LayerLibrary)
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || path.Ext(d.Name()) != ".md" {
-			return nil
-		}
-		rel := k.Rel(p)
-		s.paths[rel] = true
-		s.ids = append(s.ids, strings.TrimSuffix(d.Name(), ".md"))
-		b, err := fsx.ReadFileNoFollow(p) // the walk never enters a symlink
-		if err != nil {
-			return nil
-		}
-		dd, err := doc.Parse(rel, b)
-		if err != nil {
-			return nil
-		}
-		if dd.ID != "" {
-			s.ids = append(s.ids, dd.ID)
-		}
-		s.library = append(s.library, library.NoteOf(rel, dd))
-		if by, _ := dd.Fields["promoted_by"].(string); by != "" {
-			for _, id := range dd.Relations["derived_from"] {
-				s.derived[id] = true
-			}
-			if r, _ := dd.Fields["routing"].(string); r != "" {
-				s.entries = append(s.entries, library.RoutingEntry{Text: r, Kind: dd.Type, Path: k.projectPath(rel)})
-			}
-		}
-		return nil
-	})
-	return s
+	return library.ReadHoldings(k.Root, filepath.Join(k.Root, LayerLibrary), k.kbPrefix())
 }
 
 // promotionBranches reads the promotion branches and whether each landed
@@ -622,7 +506,7 @@ func (k *KB) PromoteExplain(ctx context.Context, id string) (*library.Explanatio
 		e.Checks = []library.Check{}
 	}
 	if e.Eligible {
-		if n := library.Covering(f.Obs, k.promotedNotes().library); n != nil {
+		if n := library.Covering(f.Obs, k.promotedNotes().Notes); n != nil {
 			e.Eligible = false
 			e.Note = fmt.Sprintf("already said by library note %s (%s): kb promote does not add a second note", n.ID, n.Path)
 		}
@@ -705,7 +589,7 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 	}
 	q, notes := k.queue(repo, files)
 	st.PendingBranches = q.Branches
-	st.Promotable = len(library.PlanPromotions(library.PlanInput{Observations: q.Observations, Rules: k.Rules(), NoteIDs: notes.ids}))
+	st.Promotable = len(library.PlanPromotions(library.PlanInput{Observations: q.Observations, Rules: k.Rules(), NoteIDs: notes.IDs}))
 	st.Stale = st.Promotable > 0 && len(st.PendingBranches) == 0 && !st.OldestCandidate.IsZero() &&
 		time.Since(st.OldestCandidate) > StaleAfter
 	return st, nil
@@ -715,7 +599,7 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 // promoted derives from. The caller holds the lock.
 func (k *KB) markDerivedPromoted(files []*ObsFile, notes promotedNoteSet) error {
 	for _, f := range files {
-		if library.IsCandidate(f.Obs) && notes.derived[f.Obs.ID] {
+		if library.IsCandidate(f.Obs) && notes.Derived[f.Obs.ID] {
 			if err := k.markPromoted(f); err != nil {
 				return err
 			}

@@ -84,7 +84,7 @@ func indexUpToDate(files []fileInfo, stamps map[string]index.Stamp) bool {
 		return false
 	}
 	for _, f := range files {
-		if st, ok := stamps[f.rel]; !ok || st != f.stamp {
+		if st, ok := stamps[f.Rel]; !ok || st != f.Stamp {
 			return false
 		}
 	}

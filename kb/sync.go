@@ -1,22 +1,14 @@
 package kb
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
-	"path"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/diag"
@@ -35,19 +27,7 @@ func IndexSchema() string { return fmt.Sprint(index.SchemaVersion) }
 type Problem = diag.Problem
 
 // SyncStats reports what an index sync did.
-type SyncStats struct {
-	Scanned int    `json:"scanned"`
-	Added   int    `json:"added"`
-	Updated int    `json:"updated"`
-	Removed int    `json:"removed"`
-	Docs    int    `json:"docs"`
-	Rebuilt bool   `json:"rebuilt"`
-	Reason  string `json:"reason,omitempty"`
-	// Resumed counts the files an interrupted update (a killed kb) was
-	// changing; this sync finished them, keeping what it had committed.
-	Resumed  int       `json:"resumed,omitempty"`
-	Problems []Problem `json:"problems,omitempty"`
-}
+type SyncStats = index.SyncStats
 
 // Searcher is the KB's open search index: search, show, links, recall over
 // what the files hold, kept in step with them. Close it when done. (Not
@@ -143,18 +123,11 @@ func (x *Searcher) Rebuild(ctx context.Context, progress func(done, total int)) 
 	return st, err
 }
 
-type fileInfo struct {
-	rel   string
-	abs   string
-	layer string
-	stamp index.Stamp
-}
+// fileInfo is one indexable file of the layers.
+type fileInfo = index.File
 
 // scan walks the layer directories and returns every indexable file, sorted
-// by path. It runs before every query, so it is written for speed: each
-// directory is read with one getdents pass and its entries stat'ed, several
-// directories at a time, and relative paths are built by concatenation.
-// Hidden entries, symlinks and special files are never followed.
+// by path (index.Scan).
 func (k *KB) scan() ([]fileInfo, error) {
 	files, _, err := k.scanAll()
 	return files, err
@@ -171,114 +144,7 @@ func (k *KB) scanAll() ([]fileInfo, []Problem, error) {
 // scanTree is scanAll that also returns the modification time of every
 // directory it read (for the hooks' fast path, see dirsUnchanged).
 func (k *KB) scanTree() ([]fileInfo, []Problem, map[string]int64, error) {
-	type dirJob struct{ abs, rel, layer string }
-	var (
-		mu      sync.Mutex
-		dirs    = map[string]int64{}
-		skipped []Problem
-		files   []fileInfo
-		pending sync.WaitGroup
-		jobs    = make(chan dirJob, 1024)
-	)
-	var enqueue func(j dirJob)
-	enqueue = func(j dirJob) {
-		pending.Add(1)
-		select {
-		case jobs <- j:
-		default:
-			// The queue is full: walk this directory on a new goroutine
-			// rather than block a worker on its own queue.
-			go func() { jobs <- j }()
-		}
-	}
-	work := func(j dirJob) {
-		defer pending.Done()
-		dir, err := os.Open(j.abs)
-		if err != nil {
-			return // missing or unreadable directory: skip it, keep going
-		}
-		dst, serr := dir.Stat()
-		ents, err := dir.ReadDir(-1)
-		dir.Close()
-		if err != nil || serr != nil {
-			return
-		}
-		mu.Lock()
-		dirs[j.rel] = dst.ModTime().UnixNano()
-		mu.Unlock()
-		var local []fileInfo
-		for _, d := range ents {
-			name := d.Name()
-			if name == "" || name[0] == '.' {
-				continue
-			}
-			rel := j.rel + "/" + name
-			abs := j.abs + string(filepath.Separator) + name
-			wanted := strings.HasSuffix(name, ".md") || (j.layer == LayerTraces && strings.HasSuffix(name, ".jsonl"))
-			if d.IsDir() {
-				if wanted {
-					mu.Lock()
-					skipped = append(skipped, Problem{Path: rel, Msg: "a directory named like a document; its files are read, it is not", Rule: "skipped"})
-					mu.Unlock()
-				}
-				enqueue(dirJob{abs: abs, rel: rel, layer: j.layer})
-				continue
-			}
-			if d.Type()&fs.ModeSymlink != 0 {
-				// Every link, whatever its name: a link to a directory
-				// hides a whole subtree.
-				mu.Lock()
-				skipped = append(skipped, Problem{Path: rel, Msg: k.symlinkSkipMsg(abs), Rule: "skipped"})
-				mu.Unlock()
-				continue
-			}
-			if !wanted {
-				continue
-			}
-			if !d.Type().IsRegular() {
-				why := "not a regular file: not read"
-				mu.Lock()
-				skipped = append(skipped, Problem{Path: rel, Msg: why, Rule: "skipped"})
-				mu.Unlock()
-				continue
-			}
-			info, err := d.Info()
-			if err != nil {
-				continue
-			}
-			local = append(local, fileInfo{rel: rel, abs: abs, layer: j.layer,
-				stamp: index.Stamp{Mtime: info.ModTime().UnixNano(), Size: info.Size()}})
-		}
-		if len(local) > 0 {
-			mu.Lock()
-			files = append(files, local...)
-			mu.Unlock()
-		}
-	}
-	workers := 4
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				work(j)
-			}
-		}()
-	}
-	for _, layer := range Layers {
-		abs := filepath.Join(k.Root, layer)
-		if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			skipped = append(skipped, Problem{Path: layer, Msg: k.symlinkSkipMsg(abs) + "; the layer is not indexed", Rule: "skipped"})
-			continue
-		}
-		enqueue(dirJob{abs: abs, rel: layer, layer: layer})
-	}
-	pending.Wait()
-	close(jobs)
-	wg.Wait()
-	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
-	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	files, skipped, dirs := index.Scan(index.ScanOptions{Root: k.Root, Layers: Layers, StreamLayer: LayerTraces, SymlinkMsg: k.symlinkSkipMsg})
 	return files, skipped, dirs, nil
 }
 
@@ -316,224 +182,32 @@ func (x *Searcher) Sync(ctx context.Context, progress func(done, total int)) (Sy
 	return x.sync(ctx, files, nil, progress)
 }
 
-// sync applies the changes of files (of the given layers only, when any).
+// sync applies the changes of files (of the given layers only, when any):
+// markdown files as their documents, trace sessions turn by turn.
 func (x *Searcher) sync(ctx context.Context, files []fileInfo, layers []string, progress func(done, total int)) (SyncStats, error) {
-	st, todo, removals := x.plan(files, layers)
-	if len(todo) == 0 && len(removals) == 0 {
-		return st, nil
-	}
-	// Removals first, then the changed files: parsed in parallel while the
-	// previous group is applied, so parsing overlaps with bleve's work. A
-	// file comes as one or more parts (a trace session yields a part per
-	// partDocs turns or partBytes of text), and parts are applied in
-	// groups of at most applyFiles files or applyBytes: memory stays bounded
-	// by a few groups however many files changed and however large they
-	// are, and each group is committed before the next, so a killed sync
-	// keeps what it applied and the next one continues from there.
-	if len(removals) > 0 {
-		if err := x.ix.Apply(removals); err != nil {
-			return st, fmt.Errorf("update index: %w", err)
-		}
-	}
-	var todoBytes int64
-	for _, f := range todo {
-		todoBytes += f.stamp.Size
-	}
-	if todoBytes > largeSync && os.Getenv("GOGC") == "" {
-		// The live heap stays small (a few parts), so the collector would
-		// run very often over the garbage of bleve's analysis: let the
-		// heap grow to three times the live data instead of two (measured
-		// on 100k turns: 10-20% less CPU, 300 MB peak instead of 200).
-		defer debug.SetGCPercent(debug.SetGCPercent(200))
-	}
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel() // stops the loaders when applying fails
-	if err := x.applyParts(ctx, x.loadAll(pctx, todo), &st, todoBytes, progress); err != nil {
-		return st, err
-	}
-	if err := ctx.Err(); err != nil {
-		return st, err
-	}
-	return st, nil
+	return x.ix.Sync(ctx, files, layers, x.loadParts, progress)
 }
 
-// plan compares the files with the index's stamps: the files to (re)load
-// and the removals of files that are gone.
-func (x *Searcher) plan(files []fileInfo, layers []string) (st SyncStats, todo []fileInfo, removals []index.Change) {
-	stamps := x.ix.Stamps()
-	if len(layers) > 0 {
-		in := func(p string) bool { l, _, _ := strings.Cut(p, "/"); return slices.Contains(layers, l) }
-		files = slices.DeleteFunc(slices.Clone(files), func(f fileInfo) bool { return !in(f.rel) })
-		maps.DeleteFunc(stamps, func(p string, _ index.Stamp) bool { return !in(p) })
-	}
-	st.Scanned = len(files)
-	seen := make(map[string]bool, len(files))
-	for _, f := range files {
-		seen[f.rel] = true
-		old, ok := stamps[f.rel]
-		if !ok {
-			st.Added++
-			todo = append(todo, f)
-		} else if old != f.stamp {
-			st.Updated++
-			todo = append(todo, f)
-		}
-	}
-	for p := range stamps {
-		if !seen[p] {
-			st.Removed++
-			removals = append(removals, index.Change{Path: p, Remove: true})
-		}
-	}
-	sort.Slice(removals, func(i, j int) bool { return removals[i].Path < removals[j].Path })
-	return st, todo, removals
-}
-
-// loadAll loads the files into parts on every core, in the order of the
-// files per loader; the channel closes when all are loaded or ctx is done.
-func (x *Searcher) loadAll(ctx context.Context, todo []fileInfo) <-chan filePart {
-	jobs := make(chan fileInfo)
-	workers := max(1, runtime.GOMAXPROCS(0))
-	parts := make(chan filePart, workers)
-	go func() {
-		defer close(jobs)
-		for _, f := range todo {
-			select {
-			case jobs <- f:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			emit := func(p filePart) bool {
-				select {
-				case parts <- p:
-					return true
-				case <-ctx.Done():
-					return false
-				}
-			}
-			for f := range jobs {
-				if !x.loadParts(f, emit) {
-					return
-				}
-			}
-		}()
-	}
-	go func() { wg.Wait(); close(parts) }()
-	return parts
-}
-
-// applyParts applies the loaded parts in groups (see sync), counting into
-// st and reporting progress in KiB of the files.
-func (x *Searcher) applyParts(ctx context.Context, parts <-chan filePart, st *SyncStats, todoBytes int64, progress func(done, total int)) error {
-	var group []index.Change
-	groupBytes, doneBytes := 0, int64(0)
-	report := func() {
-		if progress != nil {
-			progress(int(min(doneBytes, todoBytes)>>10), int(todoBytes>>10))
-		}
-	}
-	flush := func() error {
-		if len(group) == 0 {
-			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := x.ix.Apply(group); err != nil {
-			return fmt.Errorf("update index: %w", err)
-		}
-		for _, ch := range group {
-			st.Docs += len(ch.Docs)
-		}
-		group, groupBytes = nil, 0
-		return nil
-	}
-	for p := range parts {
-		group = append(group, p.change)
-		groupBytes += p.bytes
-		st.Problems = append(st.Problems, p.problems...)
-		doneBytes += p.fileBytes
-		// A part of a file indexed in parts is applied on its own, so that
-		// a kill loses at most one part of a large file.
-		if len(group) >= applyFiles || groupBytes >= applyBytes || p.change.Partial || p.change.Append {
-			if err := flush(); err != nil {
-				return err
-			}
-			report()
-		}
-	}
-	if err := flush(); err != nil {
-		return err
-	}
-	doneBytes = todoBytes // a session read from where the index left it reads less
-	report()
-	return nil
-}
-
-// partDocs is the number of docs of one part of a file (a var for tests).
+// partDocs is the number of docs of one part of a trace file (a var for tests).
 var partDocs = 10000
 
-// Bounds of one sync's memory (see sync).
 const (
-	largeSync  = 16 << 20 // bytes of changed files past which the GC is relaxed
-	partBytes  = 16 << 20 // text of one part of a file
-	applyFiles = 1000     // files (parts) applied together
-	applyBytes = 32 << 20 // text applied together
+	partBytes = 16 << 20 // text of one part of a trace file
 	// maxTraceLine bounds the record line a sync holds in memory; a longer
 	// record is not indexed (the file keeps it) and is reported.
 	maxTraceLine = 64 << 20
 )
 
 // filePart is one part of a changed file, ready to apply.
-type filePart struct {
-	change    index.Change
-	problems  []Problem
-	bytes     int   // text of its docs
-	fileBytes int64 // bytes of the file it covers
-}
+type filePart = index.Part
 
 // loadParts turns one file into parts, handing each to emit; it stops when
 // emit returns false.
 func (x *Searcher) loadParts(f fileInfo, emit func(filePart) bool) bool {
-	if f.layer == LayerTraces {
+	if f.Layer == LayerTraces {
 		return x.loadTrace(f, emit)
 	}
-	docs, probs := x.k.loadFile(f)
-	n := 0
-	for i := range docs {
-		n += len(docs[i].Body)
-	}
-	return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp, Docs: docs}, problems: probs, bytes: n, fileBytes: f.stamp.Size})
-}
-
-// loadFile turns one file into index documents. A file that fails to parse
-// is still indexed by its path and raw text, so it stays findable, and the
-// problem is reported.
-func (k *KB) loadFile(f fileInfo) ([]index.Doc, []Problem) {
-	b, err := fsx.ReadFileNoFollow(f.abs) // scanned: no symlink on the way
-	if err != nil {
-		return nil, []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}
-	}
-	d, err := doc.Parse(f.rel, b)
-	if err != nil {
-		var pe *doc.ParseError
-		line := 0
-		msg := err.Error()
-		if errors.As(err, &pe) {
-			line, msg = pe.Line, pe.Msg
-		}
-		body, truncated := index.CapBody(string(b))
-		return []index.Doc{{ID: f.rel, Path: f.rel, Layer: f.layer, Title: path.Base(f.rel), Body: body, Truncated: truncated}},
-			[]Problem{{Path: f.rel, Line: line, Msg: msg, Rule: "parse"}}
-	}
-	return []index.Doc{index.FromDocument(f.layer, d)}, nil
+	return index.LoadMarkdown(f, emit)
 }
 
 // NoteID is a document's id: its frontmatter id, else its file name.
@@ -550,19 +224,19 @@ func NoteID(d *doc.Document) string { return d.IDOrName() }
 // sync continues where it stopped.
 func (x *Searcher) loadTrace(f fileInfo, emit func(filePart) bool) bool {
 	unreadable := func(err error) bool {
-		return emit(filePart{change: index.Change{Path: f.rel, Stamp: f.stamp}, fileBytes: f.stamp.Size,
-			problems: []Problem{{Path: f.rel, Msg: err.Error(), Rule: "unreadable"}}})
+		return emit(filePart{Change: index.Change{Path: f.Rel, Stamp: f.Stamp}, FileBytes: f.Stamp.Size,
+			Problems: []Problem{{Path: f.Rel, Msg: err.Error(), Rule: "unreadable"}}})
 	}
-	fh, err := fsx.OpenNoFollow(f.abs) // scanned: no symlink on the way
+	fh, err := fsx.OpenNoFollow(f.Abs) // scanned: no symlink on the way
 	if err != nil {
 		return unreadable(err)
 	}
 	defer fh.Close()
 	var m traces.Mark
-	if pr, ok := x.ix.Progress(f.rel); ok && pr.Done > 0 && pr.Done <= f.stamp.Size {
+	if pr, ok := x.ix.Progress(f.Rel); ok && pr.Done > 0 && pr.Done <= f.Stamp.Size {
 		m = traces.Mark{Offset: pr.Done, Lines: pr.Lines, Tail: pr.Tail}
 	}
-	fo, err := traces.Follow(fh, f.rel, m)
+	fo, err := traces.Follow(fh, f.Rel, m)
 	if err != nil {
 		return unreadable(err)
 	}
@@ -576,9 +250,9 @@ func (x *Searcher) loadTrace(f fileInfo, emit func(filePart) bool) bool {
 	)
 	part := func(last bool) bool {
 		p := filePart{
-			change: index.Change{Path: f.rel, Stamp: f.stamp, Docs: docs, Append: appending, Partial: !last,
+			Change: index.Change{Path: f.Rel, Stamp: f.Stamp, Docs: docs, Append: appending, Partial: !last,
 				Progress: index.Progress{Done: cur.Offset, Lines: cur.Lines, Tail: cur.Tail}},
-			problems: probs, bytes: text, fileBytes: cur.Offset - from,
+			Problems: probs, Bytes: text, FileBytes: cur.Offset - from,
 		}
 		docs, probs, text, appending, from = nil, nil, 0, true, cur.Offset
 		return emit(p)
@@ -630,7 +304,7 @@ func traceDoc(f fileInfo, r *traces.Record) (index.Doc, bool) {
 	}
 	title := firstLine(text, 80)
 	return index.Doc{
-		ID: fmt.Sprintf("%s#%d", r.Session, r.Seq), Path: f.rel, Layer: LayerTraces,
+		ID: fmt.Sprintf("%s#%d", r.Session, r.Seq), Path: f.Rel, Layer: LayerTraces,
 		Type: r.Kind, Title: title, Body: text, Truncated: truncated, Session: r.Session, Seq: r.Seq,
 		Created: r.Time, Updated: r.Time,
 		Keywords: map[string][]string{"role": {r.Role}, "agent": {r.Agent}},
@@ -648,49 +322,14 @@ func firstLine(s string, n int) string {
 	return s
 }
 
-// dirStampsFile records, after each sync, the modification time of every
-// directory under the layers. kb's own writes (atomic renames) and file
-// creations and deletions change their directory's time, so a hook can
-// tell "nothing changed since the last sync" from a few stats instead of a
-// stat per file. Edits made in place by an editor do not change it: those
-// are picked up by the next ordinary command, or at once under kb watch.
-const dirStampsFile = "dirs.json"
-
+// saveDirStamps records the layers' directory times after a sync (see
+// index.DirStampsFile).
 func (k *KB) saveDirStamps(dirs map[string]int64) {
-	p := filepath.Join(k.Root, IndexDir, dirStampsFile)
-	b, err := json.Marshal(dirs)
-	if err != nil {
-		return
-	}
-	if old, err := k.files().ReadFile(p); err == nil && bytes.Equal(old, b) {
-		return
-	}
-	// Derived data: a failed write only costs the next hook a full scan.
-	_ = k.files().WriteFile(p, b, 0o644)
+	index.SaveDirStamps(k.files(), filepath.Join(k.Root, IndexDir), dirs)
 }
 
 // dirsUnchanged reports whether no directory of the layers that recall
 // reads (observations, episodes, library) changed since the last sync.
 func (k *KB) dirsUnchanged() bool {
-	b, err := k.files().ReadFile(filepath.Join(k.Root, IndexDir, dirStampsFile))
-	if err != nil {
-		return false
-	}
-	var dirs map[string]int64
-	if json.Unmarshal(b, &dirs) != nil || len(dirs) == 0 {
-		return false
-	}
-	seen := 0
-	for rel, mt := range dirs {
-		layer, _, _ := strings.Cut(rel, "/")
-		if layer == LayerTraces {
-			continue
-		}
-		st, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(rel)))
-		if err != nil || st.ModTime().UnixNano() != mt {
-			return false
-		}
-		seen++
-	}
-	return seen > 0
+	return index.DirsUnchanged(k.files(), k.Root, filepath.Join(k.Root, IndexDir), LayerTraces)
 }

@@ -6,11 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kbmem/kb/kb"
+	"github.com/kbmem/kb/examples"
 )
 
 func newDemoCmd(e *env) *cobra.Command {
-	var examples, dir string
+	var exdir, dir string
 	var keep bool
 	c := &cobra.Command{
 		Use:   "demo",
@@ -21,12 +21,12 @@ Uses only embedded defaults: no server, no API key.`,
 		Example: "  go run ./cmd/kb demo\n  kb demo --dir /tmp/kb-demo --keep",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if examples == "" {
-				p, err := kb.FindExamples(".")
+			if exdir == "" {
+				p, err := examples.FindExamples(".")
 				if err != nil {
 					return err
 				}
-				examples = p
+				exdir = p
 			}
 			if dir == "" {
 				d, err := os.MkdirTemp("", "kb-demo-")
@@ -38,7 +38,7 @@ Uses only embedded defaults: no server, no API key.`,
 					defer os.RemoveAll(d)
 				}
 			}
-			rep, err := kb.Demo(context.Background(), examples, dir)
+			rep, err := examples.Demo(context.Background(), exdir, dir)
 			if err != nil {
 				return err
 			}
@@ -61,7 +61,7 @@ Uses only embedded defaults: no server, no API key.`,
 			return nil
 		},
 	}
-	c.Flags().StringVar(&examples, "examples", "", "example data directory (default: testdata/examples of the kb repository)")
+	c.Flags().StringVar(&exdir, "examples", "", "example data directory (default: testdata/examples of the kb repository)")
 	c.Flags().StringVar(&dir, "dir", "", "build the demo KB here instead of a temporary directory")
 	c.Flags().BoolVar(&keep, "keep", false, "keep the demo KB afterwards")
 	return c

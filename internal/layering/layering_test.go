@@ -28,7 +28,7 @@ var ranks = []struct {
 	rank     int
 	packages []string // a trailing "/..." names every package below a directory
 }{
-	{rankFace, []string{"cmd/kb", "mcpserver", "eval", "bench/...", "internal/reliability"}},
+	{rankFace, []string{"cmd/kb", "mcpserver", "eval", "examples", "bench/...", "internal/reliability"}},
 	{6, []string{"kb"}},
 	{5, []string{"agents", "learn"}},
 	{4, []string{"recall"}},
@@ -46,7 +46,7 @@ const (
 
 // cmdKBMay are all cmd/kb may import of this module: the facade and the
 // other faces. Flags and output only; the rest goes through kb.
-var cmdKBMay = []string{"kb", "mcpserver", "eval"}
+var cmdKBMay = []string{"kb", "mcpserver", "eval", "examples"}
 
 // rankOf is a package's rank (its path without the module prefix), and
 // whether the order names it. internal/reliability, a suite of tests that

@@ -1,4 +1,7 @@
-package kb
+// Package examples is `kb demo`: a KB built from the bundled example data
+// (testdata/examples), searched and navigated through the facade, each step
+// recorded. A face beside cmd/kb.
+package examples
 
 import (
 	"context"
@@ -9,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/textutil"
+	"github.com/kbmem/kb/kb"
 )
 
 // DemoStep is one thing the demo did, with what it showed.
@@ -34,7 +39,7 @@ func FindExamples(dir string) (string, error) {
 			return p, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("%w: bundled examples (testdata/examples) not found from %s; run kb demo from the kb repository or pass --examples DIR", ErrNotFound, dir)
+			return "", fmt.Errorf("%w: bundled examples (testdata/examples) not found from %s; run kb demo from the kb repository or pass --examples DIR", kb.ErrNotFound, dir)
 		}
 	}
 }
@@ -47,15 +52,15 @@ func Demo(ctx context.Context, examples, root string) (*DemoReport, error) {
 	step := func(title, cmd string, lines ...string) {
 		rep.Steps = append(rep.Steps, DemoStep{Title: title, Command: cmd, Output: lines})
 	}
-	if _, err := Init(root); err != nil {
+	if _, err := kb.Init(root); err != nil {
 		return nil, err
 	}
-	n, err := copyTree(filepath.Join(examples, "library"), filepath.Join(root, LayerLibrary))
+	n, err := copyTree(filepath.Join(examples, "library"), filepath.Join(root, kb.LayerLibrary))
 	if err != nil {
 		return nil, fmt.Errorf("demo: copy examples: %w", err)
 	}
-	step("Create a KB and add the example library notes", "kb init "+root, fmt.Sprintf("%d notes copied into %s", n, filepath.Join(root, LayerLibrary)))
-	k, err := OpenRoot(root)
+	step("Create a KB and add the example library notes", "kb init "+root, fmt.Sprintf("%d notes copied into %s", n, filepath.Join(root, kb.LayerLibrary)))
+	k, err := kb.OpenRoot(root)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +73,7 @@ func Demo(ctx context.Context, examples, root string) (*DemoReport, error) {
 	step("Index the notes (bleve, English stemming)", "kb index", fmt.Sprintf("%d files indexed", st.Added))
 
 	for _, q := range []string{"removing a column", "git add", "+type:adr secrets"} {
-		res, err := x.Search(SearchOptions{Query: q, Limit: 3})
+		res, err := x.Search(kb.SearchOptions{Query: q, Limit: 3})
 		if err != nil {
 			return nil, err
 		}
@@ -118,18 +123,18 @@ func Demo(ctx context.Context, examples, root string) (*DemoReport, error) {
 // demoPipeline runs the layers above the library on the example
 // transcripts: import, extract, recall before a repeated mistake, the
 // Claude Code hook, and what would graduate to the library.
-func demoPipeline(ctx context.Context, k *KB, dir string, step func(title, cmd string, lines ...string)) error {
+func demoPipeline(ctx context.Context, k *kb.KB, dir string, step func(title, cmd string, lines ...string)) error {
 	if _, err := os.Stat(dir); err != nil {
 		return nil // examples without transcripts: the library part is the demo
 	}
-	imp, err := k.Import(ctx, []string{dir}, ImportOptions{})
+	imp, err := k.Import(ctx, []string{dir}, kb.ImportOptions{})
 	if err != nil {
 		return fmt.Errorf("demo: import: %w", err)
 	}
 	step("Import three Claude Code sessions (secrets redacted, append-only)", "kb import testdata/examples/transcripts",
 		fmt.Sprintf("%d records in %d sessions from %d files", imp.Totals.Appended, imp.Totals.Sessions, imp.Totals.Files))
 
-	if _, err := k.Extract(ctx, ExtractOptions{}); err != nil {
+	if _, err := k.Extract(ctx, kb.ExtractOptions{}); err != nil {
 		return fmt.Errorf("demo: extract: %w", err)
 	}
 	obs, _, err := k.LoadObservations(ctx)
@@ -143,12 +148,12 @@ func demoPipeline(ctx context.Context, k *KB, dir string, step func(title, cmd s
 		if text == "" {
 			text = o.Title
 		}
-		lines = append(lines, fmt.Sprintf("%-15s %-11s %d session(s)  %s", o.ID, o.Type, o.Sessions, truncate(text, 70)))
+		lines = append(lines, fmt.Sprintf("%-15s %-11s %d session(s)  %s", o.ID, o.Type, o.Sessions, textutil.Truncate(text, 70)))
 	}
 	step("Extract typed observations: the same correction in two sessions is one observation", "kb extract && kb observations", lines...)
 
 	action := "git add -A && git commit -m wip"
-	rc, err := k.Recall(ctx, RecallQuery{Action: action})
+	rc, err := k.Recall(ctx, kb.RecallQuery{Action: action})
 	if err != nil {
 		return fmt.Errorf("demo: recall: %w", err)
 	}
@@ -167,9 +172,9 @@ func demoPipeline(ctx context.Context, k *KB, dir string, step func(title, cmd s
 	if hookOut == "" {
 		hookOut = "(no output: nothing matched)"
 	}
-	step("The Claude Code PreToolUse hook, as Claude Code calls it", "echo '{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"pip install requests\"}}' | kb hook claude-code", truncate(hookOut, 600))
+	step("The Claude Code PreToolUse hook, as Claude Code calls it", "echo '{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"pip install requests\"}}' | kb hook claude-code", textutil.Truncate(hookOut, 600))
 
-	pr, err := k.Promote(ctx, PromoteOptions{DryRun: true})
+	pr, err := k.Promote(ctx, kb.PromoteOptions{DryRun: true})
 	if err != nil {
 		return fmt.Errorf("demo: promote: %w", err)
 	}

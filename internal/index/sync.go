@@ -1,0 +1,459 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/kbmem/kb/internal/diag"
+	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/fsx"
+)
+
+// Keeping the index in step with the files: which files of the layer
+// directories there are (Scan), which of them changed since they were
+// indexed (the stamps), and applying them in bounded, committed groups
+// (Sync). What a file becomes is the caller's Loader; a markdown file's
+// documents are LoadMarkdown's.
+
+// File is one indexable file of a layer directory.
+type File struct {
+	Rel   string // slash path relative to the KB root
+	Abs   string
+	Layer string
+	Stamp Stamp
+}
+
+// SyncStats reports what an index sync did.
+type SyncStats struct {
+	Scanned int    `json:"scanned"`
+	Added   int    `json:"added"`
+	Updated int    `json:"updated"`
+	Removed int    `json:"removed"`
+	Docs    int    `json:"docs"`
+	Rebuilt bool   `json:"rebuilt"`
+	Reason  string `json:"reason,omitempty"`
+	// Resumed counts the files an interrupted update (a killed kb) was
+	// changing; this sync finished them, keeping what it had committed.
+	Resumed  int            `json:"resumed,omitempty"`
+	Problems []diag.Problem `json:"problems,omitempty"`
+}
+
+// ScanOptions say what Scan walks.
+type ScanOptions struct {
+	Root   string   // the KB root
+	Layers []string // the layer directories under Root
+	// StreamLayer is the layer whose .jsonl files are indexed too (traces);
+	// every layer's .md files are.
+	StreamLayer string
+	// SymlinkMsg says why the symlink at abs is not read.
+	SymlinkMsg func(abs string) string
+}
+
+// Scan walks the layer directories and returns every indexable file, sorted
+// by path, the entries it did not read and why (symlinks and special files
+// named like notes or traces, directories named like notes), and the
+// modification time of every directory it read (see DirsUnchanged). It runs
+// before every query, so it is written for speed: each directory is read
+// with one getdents pass and its entries stat'ed, several directories at a
+// time, and relative paths are built by concatenation. Hidden entries,
+// symlinks and special files are never followed.
+func Scan(o ScanOptions) ([]File, []diag.Problem, map[string]int64) {
+	type dirJob struct{ abs, rel, layer string }
+	var (
+		mu      sync.Mutex
+		dirs    = map[string]int64{}
+		skipped []diag.Problem
+		files   []File
+		pending sync.WaitGroup
+		jobs    = make(chan dirJob, 1024)
+	)
+	skip := func(rel, msg string) {
+		mu.Lock()
+		skipped = append(skipped, diag.Problem{Path: rel, Msg: msg, Rule: "skipped"})
+		mu.Unlock()
+	}
+	enqueue := func(j dirJob) {
+		pending.Add(1)
+		select {
+		case jobs <- j:
+		default:
+			// The queue is full: walk this directory on a new goroutine
+			// rather than block a worker on its own queue.
+			go func() { jobs <- j }()
+		}
+	}
+	work := func(j dirJob) {
+		defer pending.Done()
+		dir, err := os.Open(j.abs)
+		if err != nil {
+			return // missing or unreadable directory: skip it, keep going
+		}
+		dst, serr := dir.Stat()
+		ents, err := dir.ReadDir(-1)
+		dir.Close()
+		if err != nil || serr != nil {
+			return
+		}
+		mu.Lock()
+		dirs[j.rel] = dst.ModTime().UnixNano()
+		mu.Unlock()
+		var local []File
+		for _, d := range ents {
+			name := d.Name()
+			if name == "" || name[0] == '.' {
+				continue
+			}
+			rel := j.rel + "/" + name
+			abs := j.abs + string(filepath.Separator) + name
+			wanted := strings.HasSuffix(name, ".md") || (j.layer == o.StreamLayer && strings.HasSuffix(name, ".jsonl"))
+			switch {
+			case d.IsDir():
+				if wanted {
+					skip(rel, "a directory named like a document; its files are read, it is not")
+				}
+				enqueue(dirJob{abs: abs, rel: rel, layer: j.layer})
+			case d.Type()&fs.ModeSymlink != 0:
+				// Every link, whatever its name: a link to a directory
+				// hides a whole subtree.
+				skip(rel, o.SymlinkMsg(abs))
+			case !wanted:
+			case !d.Type().IsRegular():
+				skip(rel, "not a regular file: not read")
+			default:
+				if info, err := d.Info(); err == nil {
+					local = append(local, File{Rel: rel, Abs: abs, Layer: j.layer,
+						Stamp: Stamp{Mtime: info.ModTime().UnixNano(), Size: info.Size()}})
+				}
+			}
+		}
+		if len(local) > 0 {
+			mu.Lock()
+			files = append(files, local...)
+			mu.Unlock()
+		}
+	}
+	workers := 4
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				work(j)
+			}
+		}()
+	}
+	for _, layer := range o.Layers {
+		abs := filepath.Join(o.Root, layer)
+		if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			skip(layer, o.SymlinkMsg(abs)+"; the layer is not indexed")
+			continue
+		}
+		enqueue(dirJob{abs: abs, rel: layer, layer: layer})
+	}
+	pending.Wait()
+	close(jobs)
+	wg.Wait()
+	sort.Slice(files, func(i, j int) bool { return files[i].Rel < files[j].Rel })
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	return files, skipped, dirs
+}
+
+// Part is one part of a changed file, ready to apply.
+type Part struct {
+	Change    Change
+	Problems  []diag.Problem
+	Bytes     int   // text of its docs
+	FileBytes int64 // bytes of the file it covers
+}
+
+// A Loader turns one file into parts, handing each to emit; it stops (and
+// returns false) when emit returns false.
+type Loader func(f File, emit func(Part) bool) bool
+
+// Bounds of one sync's memory (see Sync).
+const (
+	largeSync  = 16 << 20 // bytes of changed files past which the GC is relaxed
+	applyFiles = 1000     // files (parts) applied together
+	applyBytes = 32 << 20 // text applied together
+)
+
+// Sync applies the changes between files (of the given layers only, when
+// any) and the index: load turns each new or changed file into parts, and
+// files no longer there are removed. progress, if set, is called with
+// (done, total) KiB of the changed files.
+func (ix *Index) Sync(ctx context.Context, files []File, layers []string, load Loader, progress func(done, total int)) (SyncStats, error) {
+	st, todo, removals := ix.plan(files, layers)
+	if len(todo) == 0 && len(removals) == 0 {
+		return st, nil
+	}
+	// Removals first, then the changed files: parsed in parallel while the
+	// previous group is applied, so parsing overlaps with bleve's work. A
+	// file comes as one or more parts (a trace session yields a part per
+	// so many turns or bytes of text), and parts are applied in groups of
+	// at most applyFiles files or applyBytes: memory stays bounded by a few
+	// groups however many files changed and however large they are, and
+	// each group is committed before the next, so a killed sync keeps what
+	// it applied and the next one continues from there.
+	if len(removals) > 0 {
+		if err := ix.Apply(removals); err != nil {
+			return st, fmt.Errorf("update index: %w", err)
+		}
+	}
+	var todoBytes int64
+	for _, f := range todo {
+		todoBytes += f.Stamp.Size
+	}
+	if todoBytes > largeSync && os.Getenv("GOGC") == "" {
+		// The live heap stays small (a few parts), so the collector would
+		// run very often over the garbage of bleve's analysis: let the
+		// heap grow to three times the live data instead of two (measured
+		// on 100k turns: 10-20% less CPU, 300 MB peak instead of 200).
+		defer debug.SetGCPercent(debug.SetGCPercent(200))
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel() // stops the loaders when applying fails
+	if err := ix.applyParts(ctx, loadAll(pctx, todo, load), &st, todoBytes, progress); err != nil {
+		return st, err
+	}
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// plan compares the files with the index's stamps: the files to (re)load
+// and the removals of files that are gone.
+func (ix *Index) plan(files []File, layers []string) (st SyncStats, todo []File, removals []Change) {
+	stamps := ix.Stamps()
+	if len(layers) > 0 {
+		in := func(p string) bool { l, _, _ := strings.Cut(p, "/"); return slices.Contains(layers, l) }
+		files = slices.DeleteFunc(slices.Clone(files), func(f File) bool { return !in(f.Rel) })
+		maps.DeleteFunc(stamps, func(p string, _ Stamp) bool { return !in(p) })
+	}
+	st.Scanned = len(files)
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		seen[f.Rel] = true
+		old, ok := stamps[f.Rel]
+		if !ok {
+			st.Added++
+			todo = append(todo, f)
+		} else if old != f.Stamp {
+			st.Updated++
+			todo = append(todo, f)
+		}
+	}
+	for p := range stamps {
+		if !seen[p] {
+			st.Removed++
+			removals = append(removals, Change{Path: p, Remove: true})
+		}
+	}
+	sort.Slice(removals, func(i, j int) bool { return removals[i].Path < removals[j].Path })
+	return st, todo, removals
+}
+
+// loadAll loads the files into parts on every core, in the order of the
+// files per loader; the channel closes when all are loaded or ctx is done.
+func loadAll(ctx context.Context, todo []File, load Loader) <-chan Part {
+	jobs := make(chan File)
+	workers := max(1, runtime.GOMAXPROCS(0))
+	parts := make(chan Part, workers)
+	go func() {
+		defer close(jobs)
+		for _, f := range todo {
+			select {
+			case jobs <- f:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			emit := func(p Part) bool {
+				select {
+				case parts <- p:
+					return true
+				case <-ctx.Done():
+					return false
+				}
+			}
+			for f := range jobs {
+				if !load(f, emit) {
+					return
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(parts) }()
+	return parts
+}
+
+// applyParts applies the loaded parts in groups (see Sync), counting into
+// st and reporting progress in KiB of the files.
+func (ix *Index) applyParts(ctx context.Context, parts <-chan Part, st *SyncStats, todoBytes int64, progress func(done, total int)) error {
+	var group []Change
+	groupBytes, doneBytes := 0, int64(0)
+	report := func() {
+		if progress != nil {
+			progress(int(min(doneBytes, todoBytes)>>10), int(todoBytes>>10))
+		}
+	}
+	flush := func() error {
+		if len(group) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := ix.Apply(group); err != nil {
+			return fmt.Errorf("update index: %w", err)
+		}
+		for _, ch := range group {
+			st.Docs += len(ch.Docs)
+		}
+		group, groupBytes = nil, 0
+		return nil
+	}
+	for p := range parts {
+		group = append(group, p.Change)
+		groupBytes += p.Bytes
+		st.Problems = append(st.Problems, p.Problems...)
+		doneBytes += p.FileBytes
+		// A part of a file indexed in parts is applied on its own, so that
+		// a kill loses at most one part of a large file.
+		if len(group) >= applyFiles || groupBytes >= applyBytes || p.Change.Partial || p.Change.Append {
+			if err := flush(); err != nil {
+				return err
+			}
+			report()
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	doneBytes = todoBytes // a session read from where the index left it reads less
+	report()
+	return nil
+}
+
+// LoadMarkdown turns one markdown file into its index document, as one
+// part. A file that fails to parse is still indexed by its path and raw
+// text, so it stays findable, and the problem is reported.
+func LoadMarkdown(f File, emit func(Part) bool) bool {
+	docs, probs := markdownDocs(f)
+	n := 0
+	for i := range docs {
+		n += len(docs[i].Body)
+	}
+	return emit(Part{Change: Change{Path: f.Rel, Stamp: f.Stamp, Docs: docs}, Problems: probs, Bytes: n, FileBytes: f.Stamp.Size})
+}
+
+func markdownDocs(f File) ([]Doc, []diag.Problem) {
+	b, err := fsx.ReadFileNoFollow(f.Abs) // scanned: no symlink on the way
+	if err != nil {
+		return nil, []diag.Problem{{Path: f.Rel, Msg: err.Error(), Rule: "unreadable"}}
+	}
+	d, err := doc.Parse(f.Rel, b)
+	if err != nil {
+		var pe *doc.ParseError
+		line := 0
+		msg := err.Error()
+		if errors.As(err, &pe) {
+			line, msg = pe.Line, pe.Msg
+		}
+		body, truncated := CapBody(string(b))
+		return []Doc{{ID: f.Rel, Path: f.Rel, Layer: f.Layer, Title: path.Base(f.Rel), Body: body, Truncated: truncated}},
+			[]diag.Problem{{Path: f.Rel, Line: line, Msg: msg, Rule: "parse"}}
+	}
+	return []Doc{FromDocument(f.Layer, d)}, nil
+}
+
+// DirStampsFile, in the index directory, records after each sync the
+// modification time of every directory under the layers. kb's own writes
+// (atomic renames) and file creations and deletions change their
+// directory's time, so a hook can tell "nothing changed since the last
+// sync" from a few stats instead of a stat per file. Edits made in place by
+// an editor do not change it: those are picked up by the next ordinary
+// command, or at once under kb watch.
+const DirStampsFile = "dirs.json"
+
+// SaveDirStamps writes dirs (Scan's) to the index directory dir through
+// tree, unless it holds them already. Derived data: a failed write only
+// costs the next hook a full scan.
+func SaveDirStamps(tree fsx.Tree, dir string, dirs map[string]int64) {
+	p := filepath.Join(dir, DirStampsFile)
+	b, err := json.Marshal(dirs)
+	if err != nil {
+		return
+	}
+	if old, err := tree.ReadFile(p); err == nil && bytes.Equal(old, b) {
+		return
+	}
+	_ = tree.WriteFile(p, b, 0o644)
+}
+
+// DirsUnchanged reports whether no directory the last sync recorded in the
+// index directory dir, of any layer but skip, changed since.
+func DirsUnchanged(tree fsx.Tree, root, dir, skip string) bool {
+	b, err := tree.ReadFile(filepath.Join(dir, DirStampsFile))
+	if err != nil {
+		return false
+	}
+	var dirs map[string]int64
+	if json.Unmarshal(b, &dirs) != nil || len(dirs) == 0 {
+		return false
+	}
+	seen := 0
+	for rel, mt := range dirs {
+		layer, _, _ := strings.Cut(rel, "/")
+		if layer == skip {
+			continue
+		}
+		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil || st.ModTime().UnixNano() != mt {
+			return false
+		}
+		seen++
+	}
+	return seen > 0
+}
+
+// StaleCount counts the files whose stamps differ from the index's (new or
+// changed since they were indexed), and the indexed files no longer there.
+func (ix *Index) StaleCount(files []File) int {
+	stamps := ix.Stamps()
+	stale := 0
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		seen[f.Rel] = true
+		if st, ok := stamps[f.Rel]; !ok || st != f.Stamp {
+			stale++
+		}
+	}
+	for p := range stamps {
+		if !seen[p] {
+			stale++
+		}
+	}
+	return stale
+}
