@@ -310,3 +310,25 @@ func TestPlanBuild(t *testing.T) {
 		t.Errorf("write %v, kept %v, remove %v", written, b.Kept, b.Remove)
 	}
 }
+
+// TestTitleWithoutPrompts: a session with no prompt is named by what it
+// did (commit, files, branch and day), never by its id.
+func TestTitleWithoutPrompts(t *testing.T) {
+	files := sess("f1", 0, "main", []string{"web/timeline.html", "web/renderer.py", "web/app.js", "web/x.css"})
+	commit := sess("c1", 50, "main", nil)
+	commit.Commits = []string{"Fix the rounding of totals\n\nlonger body"}
+	bare := sess("0d3e9b20-0000-4000-8000-000000000009", 100, "feature/x", nil)
+	for _, c := range []struct {
+		in   SessionSummary
+		want string
+	}{
+		{files, "Work on app.js, renderer.py, timeline.html and 1 more"},
+		{commit, "Fix the rounding of totals"},
+		{bare, "Session on branch feature/x on " + bare.Start.Format("2006-01-02")},
+	} {
+		eps := Group([]SessionSummary{c.in}, nil, Options{})
+		if len(eps) != 1 || eps[0].Title != c.want || strings.Contains(eps[0].Title, c.in.ID) {
+			t.Errorf("%s: title %q, want %q", c.in.ID, eps[0].Title, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package episodes
 
 import (
 	"encoding/json"
+	"fmt"
 	"path"
 	"regexp"
 	"sort"
@@ -370,6 +371,41 @@ func Group(sessions []SessionSummary, obs []*observations.Observation, o Options
 	return out
 }
 
+// workTitle names an episode whose sessions hold no prompt (a session the
+// agent ran alone, one whose prompts were all injected) by what was done:
+// the first commit message, else the files touched, else the branch and
+// the day; never by a session id, which tells a reader nothing.
+func workTitle(e Episode, first *SessionSummary) string {
+	if len(e.Artifacts.Commits) > 0 {
+		return strings.TrimSpace(strings.SplitN(e.Artifacts.Commits[0], "\n", 2)[0])
+	}
+	if n := len(e.Artifacts.Files); n > 0 {
+		names := make([]string, 0, 3)
+		for _, f := range e.Artifacts.Files {
+			if len(names) == 3 {
+				break
+			}
+			names = append(names, path.Base(f))
+		}
+		t := "Work on " + strings.Join(names, ", ")
+		if n > 3 {
+			t += fmt.Sprintf(" and %d more", n-3)
+		}
+		return t
+	}
+	day := ""
+	if !first.Start.IsZero() {
+		day = " on " + first.Start.Format("2006-01-02")
+	}
+	if e.Scope.Branch != "" {
+		return "Session on branch " + e.Scope.Branch + day
+	}
+	if day == "" {
+		return "Session without prompts"
+	}
+	return "Session" + day
+}
+
 func maxTime(a, b time.Time) time.Time {
 	if b.After(a) {
 		return b
@@ -413,8 +449,10 @@ func build(g *group, bySession map[string][]*observations.Observation, o Options
 		e.Title = shorten(g.title, 80)
 	case len(e.Tasks) > 0:
 		e.Title = shorten(strings.Join(e.Tasks, " ")+": "+goal, 80)
+	case goal != "":
+		e.Title = shorten(goal, 80)
 	default:
-		e.Title = shorten(firstOf(goal, "Session "+first.ID), 80)
+		e.Title = shorten(workTitle(e, first), 80)
 	}
 	// Outcome: the last session's markers decide; a commit means done.
 	abandoned, done := false, false
