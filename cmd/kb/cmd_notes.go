@@ -215,20 +215,54 @@ instead (the same as 'kb provenance ID').`,
 	return c
 }
 
+// printLinks prints one line per linked note: a note linked twice (a
+// frontmatter relation and a wikilink in the body) is one line saying
+// both ways. --json keeps every edge.
 func (e *env) printLinks(title string, refs []kb.LinkRef, back bool) {
-	e.printf("\n%s (%d)\n", e.paint("bold", title), len(refs))
+	type line struct {
+		name, to string
+		how      []string
+	}
+	var lines []*line
+	byKey := map[string]*line{}
 	for _, r := range refs {
+		key, name, to := r.To, r.Target, r.To
 		switch {
 		case back:
-			e.printf("  %s:%d\n", r.From, r.Line)
+			key, name, to = r.From, fmt.Sprintf("%s:%d", r.From, r.Line), ""
 		case r.To == "":
-			e.printf("  %s %s\n", r.Target, e.paint("red", "(unresolved)"))
+			key = "?" + r.Target
+		}
+		l := byKey[key]
+		if l == nil {
+			l = &line{name: name, to: to}
+			byKey[key] = l
+			lines = append(lines, l)
+		}
+		how := r.Rel
+		if how == "" {
+			how = r.Kind
+		}
+		if r.Line > 0 && !back {
+			how += fmt.Sprintf(" line %d", r.Line)
+		}
+		if how != "" {
+			l.how = append(l.how, how)
+		}
+	}
+	e.printf("\n%s (%d)\n", e.paint("bold", title), len(lines))
+	for _, l := range lines {
+		how := ""
+		if len(l.how) > 0 {
+			how = " " + e.paint("dim", "("+strings.Join(l.how, "; ")+")")
+		}
+		switch {
+		case back:
+			e.printf("  %s%s\n", l.name, how)
+		case l.to == "":
+			e.printf("  %s %s%s\n", l.name, e.paint("red", "(unresolved)"), how)
 		default:
-			rel := ""
-			if r.Rel != "" {
-				rel = r.Rel + ": "
-			}
-			e.printf("  %s%s %s\n", rel, r.Target, e.paint("dim", "-> "+r.To))
+			e.printf("  %s %s%s\n", l.name, e.paint("dim", "-> "+l.to), how)
 		}
 	}
 }
