@@ -67,21 +67,22 @@ func harnessWrapped(text string) bool {
 }
 
 // Template structure. A prompt template (a slash command's or prompt
-// file's body, spec-kit's commands, a copied "system prompt") is written
-// for a model, not to one: it is long, divided by Markdown headings or
-// numbered execution steps, and speaks in the voice of a specification —
-// placeholders for the arguments it is expanded with ($ARGUMENTS, {{args}},
-// $1), emphasised imperatives (**MUST**, **NEVER**, IMPORTANT:), YAML
-// front matter, a section holding "the user input". A person's own long
-// message may be structured too (a pasted plan, a bug report), so
-// structure alone is not enough: the template voice must be there.
+// file's body, spec-kit's commands) is written to be reused: it is long,
+// divided by Markdown headings or numbered execution steps, and carries
+// the marks of its reuse — placeholders for the arguments it is expanded
+// with ($ARGUMENTS, {{args}}, $1), YAML front matter, a section that holds
+// "the user input" or "the arguments". A person's own long message may be
+// structured and written for a model too (a pasted plan, a prompt drafted
+// elsewhere, with headings and MUSTs), so structure and an imperative
+// voice are not enough: a mark of reuse must be there.
 var (
 	tplHeading     = regexp.MustCompile(`(?m)^#{1,6}\s+\S`)
 	tplStep        = regexp.MustCompile(`(?m)^\s{0,3}\d{1,2}[.)]\s+\S`)
 	tplPlaceholder = regexp.MustCompile(`\$ARGUMENTS\b|\$\{?ARGS\}?|\{\{\s*[A-Za-z_][A-Za-z0-9_.]*\s*\}\}|\$[1-9]\b|\[\$?ARGUMENTS\]|<ARGUMENTS>`)
 	tplEmphasis    = regexp.MustCompile(`\*\*(?:MUST|MUST NOT|NEVER|ALWAYS|DO NOT|SHALL|REQUIRED|IMPORTANT|CRITICAL)\b[^*]{0,40}\*\*|\b(?:MUST NOT|MUST|NEVER|SHALL)\b|(?m)^(?:IMPORTANT|CRITICAL|NOTE)\s*:`)
 	tplFront       = regexp.MustCompile(`\A---\r?\n(?:[A-Za-z_-]+:.*\r?\n){1,20}---`)
-	tplInputHead   = regexp.MustCompile(`(?im)^#{1,6}\s+(?:user\s+input|input|arguments|context|goal|outline|execution\s+(?:steps|flow)|instructions|operating\s+constraints|behavior\s+rules)\s*$`)
+	tplInputHead   = regexp.MustCompile(`(?im)^#{1,6}\s+(?:the\s+)?(?:user(?:'s)?\s+(?:input|request|arguments?)|input|arguments?|parameters)\s*:?\s*$`)
+	tplVoiceHead   = regexp.MustCompile(`(?im)^#{1,6}\s+(?:goal|outline|execution\s+(?:steps|flow)|instructions|operating\s+constraints|behavior\s+rules|workflow|steps|process)\s*:?\s*$`)
 )
 
 // tplMinRunes is how long a turn must be to be judged a template by its
@@ -89,39 +90,41 @@ var (
 const tplMinRunes = 600
 
 // TemplateShape reports whether text is shaped like an expanded prompt
-// template: at least tplMinRunes long, structured (two or more headings,
-// or three or more numbered steps), and in a template's voice (at least
-// two of: a placeholder, emphasised or capitalised imperatives (twice), YAML front
-// matter, a section heading of a template's kind).
+// template: at least tplMinRunes long; structured (two or more headings,
+// or three or more numbered steps); with a mark of reuse (a placeholder
+// left unexpanded, YAML front matter, or a section for the user's input);
+// and, unless that mark is a placeholder, the voice of a specification
+// (two emphasised or capitalised imperatives, or a section heading of a
+// template's kind: goal, outline, execution steps, ...).
 func TemplateShape(text string) bool {
 	if len(text) < tplMinRunes || utf8.RuneCountInString(text) < tplMinRunes {
 		return false
 	}
-	headings := len(tplHeading.FindAllStringIndex(text, -1))
-	steps := len(tplStep.FindAllStringIndex(text, -1))
-	if headings < 2 && steps < 3 {
+	if len(tplHeading.FindAllStringIndex(text, 2)) < 2 && len(tplStep.FindAllStringIndex(text, 3)) < 3 {
 		return false
 	}
-	voice := 0
 	if tplPlaceholder.MatchString(text) {
-		voice += 2
+		return true
 	}
-	if n := len(tplEmphasis.FindAllStringIndex(text, 8)); n >= 2 {
-		voice++
-		if n >= 4 {
-			voice++
-		}
+	if !tplFront.MatchString(text) && !tplInputHead.MatchString(text) {
+		return false
 	}
-	if tplFront.MatchString(text) {
-		voice++
-	}
-	if n := len(tplInputHead.FindAllStringIndex(text, -1)); n > 0 {
-		voice++
-		if n >= 2 {
-			voice++
-		}
-	}
-	return voice >= 2
+	return len(tplEmphasis.FindAllStringIndex(text, 2)) >= 2 || tplVoiceHead.MatchString(text) ||
+		tplFront.MatchString(text) && tplInputHead.MatchString(text)
+}
+
+// TemplateHint reports any one sign of a template's structure or voice:
+// two headings, three numbered steps, a placeholder, two emphasised
+// imperatives, YAML front matter. Alone it proves nothing (people write
+// lists); with verbatim recurrence across sessions (Attribution) it tells
+// an injected text from a person re-sending their own prose.
+func TemplateHint(text string) bool {
+	return len(tplHeading.FindAllStringIndex(text, 2)) >= 2 ||
+		len(tplStep.FindAllStringIndex(text, 3)) >= 3 ||
+		tplPlaceholder.MatchString(text) ||
+		len(tplEmphasis.FindAllStringIndex(text, 2)) >= 2 ||
+		tplFront.MatchString(text) ||
+		tplInputHead.MatchString(text) || tplVoiceHead.MatchString(text)
 }
 
 // normTurn normalizes a turn for comparison: lower case, every run of
