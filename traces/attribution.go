@@ -42,6 +42,7 @@ type Attribution struct {
 	turns   map[string]map[string]string // turn hash -> session files holding it -> their project
 	prompts map[string][]promptFile      // project root -> its prompt files
 	roots   map[string]string            // cwd -> project root ("" none found)
+	indexed map[string]bool              // the session files the index covers
 }
 
 // Turn recurrence thresholds: a turn shorter than recurMinRunes (after
@@ -121,7 +122,7 @@ func (s *Store) Attribution() (*Attribution, error) {
 			_ = s.files().WriteFile(p, data, 0o644)
 		}
 	}
-	a := &Attribution{turns: map[string]map[string]string{}, prompts: map[string][]promptFile{}, roots: map[string]string{}}
+	a := &Attribution{turns: map[string]map[string]string{}, prompts: map[string][]promptFile{}, roots: map[string]string{}, indexed: map[string]bool{}}
 	// An occurrence is known by its identity: a session resumed into a new
 	// file copies the earlier records with their ids and times, and a copy
 	// is not a recurrence.
@@ -133,6 +134,7 @@ func (s *Store) Attribution() (*Attribution, error) {
 	sort.Strings(rels)
 	for _, rel := range rels {
 		sc := doc.Files[rel]
+		a.indexed[rel] = true
 		for i, h := range sc.Turns {
 			k := h + "\x00" + sc.IDs[i]
 			if f, ok := first[k]; ok && f != rel {
@@ -247,7 +249,8 @@ func (a *Attribution) Recurs(r *Record, sessionFile string) bool {
 		for _, p := range m {
 			projects[p] = true
 		}
-		if _, ok := m[sessionFile]; !ok && sessionFile != "" {
+		if sessionFile != "" && !a.indexed[sessionFile] {
+			// A session the index does not cover yet: count it.
 			files++
 			projects[r.Cwd] = true
 		}
