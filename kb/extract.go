@@ -195,6 +195,7 @@ type extraction struct {
 	cands    []*observations.Observation // extracted, not merged yet
 	cwds     map[string]string           // session -> its working directory
 	state    *extractedState             // the per-session markers as found
+	attr     *traces.Attribution         // who wrote what, beyond what each record says (nil: records only)
 }
 
 func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractReport, error) {
@@ -226,6 +227,15 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 	selected, err := k.selectSessions(store, x, o, rep)
 	if err != nil {
 		return nil, err
+	}
+	if len(selected) > 0 {
+		// Templates recur across sessions and match the project's prompt
+		// files: neither is a lesson in the person's words. Without the
+		// index, extraction goes on with what each record says.
+		if x.attr, err = store.Attribution(); err != nil {
+			rep.Problems = append(rep.Problems, Problem{Path: traces.TurnsFile, Msg: "turn index: " + err.Error(), Rule: "unreadable"})
+			x.attr = nil
+		}
 	}
 	if err := k.extractSessions(ctx, x, selected, o.Progress, rep); err != nil {
 		return nil, err
@@ -315,6 +325,7 @@ func (k *KB) extractSessions(ctx context.Context, x *extraction, selected []trac
 		} else {
 			rep.Records += len(sd.sess.Records)
 			rep.Bytes += sd.size
+			x.attr.Apply(sd.sess.Records, info.Path)
 			obs := observations.Extract(sd.sess, x.tax, x.types)
 			if x.client != nil {
 				more, errs := observations.ExtractLLM(ctx, x.client, sd.sess, x.tax, x.types)

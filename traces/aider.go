@@ -87,6 +87,16 @@ type aiderState struct {
 	lines []string // the block's lines, raw
 	raw   []bool   // lines[i] continues an old-style tool message: no prefix
 	cont  bool     // an old-style multi-line tool message is open
+
+	// The architect's hand-off: aider's architect mode logs the architect
+	// model's answer, then passes it to the editor model as that model's
+	// input, which aider logs with the "#### " marker of the person's
+	// messages (Coder.run(with_message=...) -> io.user_input). assist is
+	// the hash of the normalized assistant text since the last user block;
+	// editAsked records an "Edit the files?" prompt accepted since then.
+	assist    string
+	assistBuf []string
+	editAsked bool
 }
 
 // Parse implements Parser.
@@ -94,6 +104,8 @@ func (a *Aider) Parse(r io.Reader, file string, start Pos, emit func(Record) err
 	sum := sha256.Sum256([]byte(file))
 	st := &aiderState{file: file, hash: hex.EncodeToString(sum[:4])}
 	st.session = start.State["session"]
+	st.assist = start.State["assist"]
+	st.editAsked = start.State["edit"] == "1"
 	st.stamp = start.State["stamp"]
 	st.model = start.State["model"]
 	if t, err := time.Parse(time.RFC3339Nano, start.State["start"]); err == nil {
@@ -187,8 +199,27 @@ func (st *aiderState) state() map[string]string {
 	if st.model != "" {
 		m["model"] = st.model
 	}
+	if h := st.assistHash(); h != "" {
+		m["assist"] = h
+	}
+	if st.editAsked {
+		m["edit"] = "1"
+	}
 	return m
 }
+
+// assistHash is the hash of the normalized assistant text since the last
+// user block ("" when there is none).
+func (st *aiderState) assistHash() string {
+	if len(st.assistBuf) > 0 {
+		return textHash(normTurn(strings.Join(st.assistBuf, "\n")))
+	}
+	return st.assist
+}
+
+// aiderEditPrompt is the confirm prompt of aider's architect mode before it
+// hands the architect's answer to the editor model.
+const aiderEditPrompt = "Edit the files?"
 
 func (st *aiderState) newSession(stamp string, line int) {
 	t, err := time.ParseInLocation("2006-01-02 15:04:05", stamp, time.Local)
@@ -200,6 +231,7 @@ func (st *aiderState) newSession(stamp string, line int) {
 		id += fmt.Sprintf("-L%d", line)
 	}
 	st.session, st.start, st.stamp, st.model = id, t, stamp, ""
+	st.assist, st.assistBuf, st.editAsked = "", st.assistBuf[:0], false
 }
 
 // aiderIsUser reports a user-input line: "####" then a space or the end,
@@ -252,6 +284,11 @@ func (st *aiderState) flush(emit func(Record) error) error {
 			text = ""
 		}
 		rec.Role, rec.Kind, rec.Text = RoleUser, KindMessage, text
+		if h := st.assistHash(); text != "" && (st.editAsked || h != "" && h == textHash(normTurn(text))) {
+			// The architect's answer handed to the editor model.
+			rec.Author = AuthorModel
+		}
+		st.assist, st.assistBuf, st.editAsked = "", st.assistBuf[:0], false
 		for _, p := range aiderInjected {
 			if strings.HasPrefix(text, p) {
 				rec.Marks = append(rec.Marks, MarkInjected)
@@ -284,10 +321,15 @@ func (st *aiderState) flush(emit func(Record) error) error {
 		if rejected {
 			rec.Marks = []string{MarkRejected}
 		}
+		if strings.Contains(rec.Output, aiderEditPrompt) {
+			st.editAsked = !rejected
+		}
 	case aiderAssistant:
 		rec.Role, rec.Kind, rec.Model = RoleAssistant, KindMessage, st.model
 		rec.Text = strings.TrimRight(strings.Join(st.lines, "\n"), " \t\n")
+		st.assistBuf = append(st.assistBuf, rec.Text)
 	}
+	setAuthor(&rec)
 	return emit(rec)
 }
 

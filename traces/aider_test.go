@@ -275,6 +275,8 @@ func TestAiderEmitError(t *testing.T) {
 
 func FuzzAider(f *testing.F) {
 	f.Add(trRead(f, aiderFixture), 0)
+	f.Add(trRead(f, filepath.Join(authorsDir, ".aider.chat.history.md")), 300)
+	f.Add([]byte("#### a  \n\nplan\n\n> Edit the files? (Y)es/(N)o [Yes]: y  \n\n#### plan  \n"), 20)
 	f.Add([]byte("# aider chat started at 2024-01-01 00:00:00\n\n#### hi  \n\nhello\n> x"), 10)
 	f.Add([]byte("> a\nb\n#### c  \n"), 2)
 	f.Add([]byte("\r\n####\r\n>\r\n"), 1)
@@ -284,7 +286,7 @@ func FuzzAider(f *testing.F) {
 			t.Fatalf("end %d outside input of %d", end.Offset, len(data))
 		}
 		for _, r := range recs {
-			if r.Session == "" || r.Agent != AgentAider || r.Source.Line < 1 {
+			if r.Session == "" || r.Agent != AgentAider || r.Source.Line < 1 || !containsString(Authors, r.Author) {
 				t.Fatalf("bad record %+v", r)
 			}
 			if _, err := json.Marshal(r); err != nil {

@@ -38,7 +38,12 @@ var ccInjectedPrefixes = []string{
 	"<ide_opened_file>", "<ide_selection>", "<ide_diagnostics>",
 	"<system-reminder>", "<user-prompt-submit-hook>", "<user-memory-input>",
 	"This session is being continued from a previous conversation",
+	"<task-notification>", "<bash-notification>", "<agent-notification>",
 }
+
+// ccChoiceTools are the tools whose result is the person's answer through
+// a UI choice (the question dialog, the plan approval), not tool output.
+var ccChoiceTools = []string{"AskUserQuestion", "ExitPlanMode"}
 
 // The refusal texts Claude Code writes as the tool_result of a call the
 // person refused (cli.js 1.0.51 and 2.0.42: the constants the permission
@@ -61,7 +66,8 @@ const ccInterruptPrefix = "[Request interrupted by user"
 
 // Parse implements Parser.
 func (p *ClaudeCode) Parse(r io.Reader, file string, start Pos, emit func(Record) error) (Pos, []Problem, error) {
-	st := ccState{file: file, session: start.State["session"]}
+	emit = authored(emit)
+	st := ccState{file: file, session: start.State["session"], afterSlash: start.State["slash"] == "1"}
 	st.calls.decode(start.State["calls"])
 	st.fileSession, st.sidechainFile = ccFileSession(file)
 	lr := newLineScan(r, start)
@@ -156,6 +162,7 @@ type ccState struct {
 	fileSession   string // session derived from the path
 	sidechainFile bool
 	calls         ccCalls // the tool names of the latest calls, for their results
+	afterSlash    bool    // the last user text was a slash command: a meta text after it is its expansion
 }
 
 func (s *ccState) stateMap() map[string]string {
@@ -165,6 +172,9 @@ func (s *ccState) stateMap() map[string]string {
 	}
 	if c := s.calls.encode(); c != "" {
 		m["calls"] = c
+	}
+	if s.afterSlash {
+		m["slash"] = "1"
 	}
 	if len(m) == 0 {
 		return nil
@@ -412,6 +422,9 @@ func (s *ccState) userBlocks(base Record, obj, msg object, lineExtra map[string]
 				rec.Extra = addExtra(rec.Extra, "content", c)
 			}
 			rec.Extra = addExtra(rec.Extra, "block", b.without("type", "tool_use_id", "is_error", "content"))
+			if containsString(ccChoiceTools, s.calls.name(rec.CallID)) && !rec.IsError {
+				rec.Author = AuthorPersonChoice
+			}
 			ownText := ccOwnErrors(s.calls.name(rec.CallID), obj.str("version"))
 			switch reason, form := ccRefusalOf(rec.IsError, c, lineExtra["toolUseResult"]); {
 			case form != ccNoRefusal && ownText:
@@ -454,7 +467,10 @@ func (s *ccState) userBlocks(base Record, obj, msg object, lineExtra map[string]
 func (s *ccState) classifyUserText(rec *Record, text string, meta, compact bool) {
 	rec.Text = text
 	t := strings.TrimSpace(text)
+	afterSlash := s.afterSlash
+	s.afterSlash = false
 	if name, args, ok := ccSlashCommand(t); ok {
+		s.afterSlash = !meta
 		rec.Text = name
 		if args != "" {
 			rec.Text += " " + args
@@ -476,14 +492,25 @@ func (s *ccState) classifyUserText(rec *Record, text string, meta, compact bool)
 		return
 	case meta:
 		rec.Marks = append(rec.Marks, MarkInjected)
+		if afterSlash && !rec.Has(MarkSidechain) && !ccHarnessText(t) {
+			// The body of the command's prompt file, expanded by Claude Code.
+			rec.Author = AuthorTemplate
+		}
 		return
 	}
+	if ccHarnessText(t) {
+		rec.Marks = append(rec.Marks, MarkInjected)
+	}
+}
+
+// ccHarnessText reports a user text Claude Code writes itself.
+func ccHarnessText(t string) bool {
 	for _, p := range ccInjectedPrefixes {
 		if strings.HasPrefix(t, p) {
-			rec.Marks = append(rec.Marks, MarkInjected)
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // ccSlashCommand recognises the record Claude Code writes when the user

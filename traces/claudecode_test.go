@@ -363,6 +363,9 @@ func benchParse(b *testing.B, p Parser, path string) {
 }
 
 func FuzzClaudeCode(f *testing.F) {
+	if data, err := os.ReadFile(filepath.Join(authorsDir, "claude-code.jsonl")); err == nil {
+		f.Add(data)
+	}
 	if data, err := os.ReadFile(ccFixtureMain); err == nil {
 		for _, ln := range bytes.Split(data, []byte("\n")) {
 			f.Add(append(ln, '\n'))
@@ -383,6 +386,9 @@ func FuzzClaudeCode(f *testing.F) {
 			}
 			if r.Has(ccAwaitMark) {
 				t.Fatalf("internal mark leaked: %+v", r)
+			}
+			if !containsString(Authors, r.Author) {
+				t.Fatalf("record without a known author: %+v", r)
 			}
 			return nil
 		})

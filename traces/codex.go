@@ -79,6 +79,7 @@ type cxPending struct {
 
 // Parse implements Parser.
 func (p *Codex) Parse(r io.Reader, file string, start Pos, emit func(Record) error) (Pos, []Problem, error) {
+	emit = authored(emit)
 	st := &cxState{file: file}
 	st.load(start.State)
 	lr := newLineScan(r, start)

@@ -260,7 +260,7 @@ func BenchmarkCodex(b *testing.B) {
 }
 
 func FuzzCodex(f *testing.F) {
-	for _, p := range []string{cxFixture, cxLegacyFixture} {
+	for _, p := range []string{cxFixture, cxLegacyFixture, filepath.Join(authorsDir, "rollout-2026-01-06T09-00-00-019b0000-0000-7000-8000-00000000a001.jsonl")} {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)
 			for _, ln := range bytes.Split(data, []byte("\n")) {
@@ -274,6 +274,9 @@ func FuzzCodex(f *testing.F) {
 		end, _, err := NewCodex().Parse(bytes.NewReader(data), "fuzz.jsonl", Pos{}, func(r Record) error {
 			if _, err := json.Marshal(r); err != nil {
 				t.Fatalf("record does not marshal: %v", err)
+			}
+			if !containsString(Authors, r.Author) {
+				t.Fatalf("record without a known author: %+v", r)
 			}
 			return nil
 		})

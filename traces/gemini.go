@@ -67,6 +67,7 @@ type gemParser struct {
 
 // Parse implements Parser.
 func (g *Gemini) Parse(r io.Reader, file string, start Pos, emit func(Record) error) (Pos, []Problem, error) {
+	emit = authored(emit)
 	p := &gemParser{file: file, session: start.State["session"]}
 	if start.Offset > 0 {
 		p.jsonl = true

@@ -217,6 +217,7 @@ func TestGeminiBadInput(t *testing.T) {
 
 func FuzzGemini(f *testing.F) {
 	f.Add(trRead(f, geminiFixture), 100)
+	f.Add(trRead(f, filepath.Join(authorsDir, "session-2026-01-07T08-00-9e000000.json")), 0)
 	f.Add([]byte(`{"sessionId":"s","messages":[{"id":"1","type":"gemini","content":[{"text":"a"},{"inlineData":{}}],"toolCalls":[{"id":"c","status":"error","result":"boom"}]}]}`), 0)
 	f.Add([]byte("{\"sessionId\":\"s\",\"projectHash\":\"p\"}\n{\"id\":\"1\",\"type\":\"gemini\",\"thoughts\":5}\n{\"$set\":[]}\n"), 30)
 	f.Fuzz(func(t *testing.T, data []byte, cut int) {
@@ -232,7 +233,7 @@ func FuzzGemini(f *testing.F) {
 			t.Fatalf("end %d outside %d", end.Offset, len(data))
 		}
 		for _, r := range recs {
-			if r.Session == "" || r.Agent != AgentGemini {
+			if r.Session == "" || r.Agent != AgentGemini || !containsString(Authors, r.Author) {
 				t.Fatalf("bad record %+v", r)
 			}
 			if _, err := json.Marshal(r); err != nil {

@@ -50,6 +50,7 @@ var genChatSlotted = map[string]bool{
 
 // Parse implements Parser.
 func (g *Generic) Parse(r io.Reader, file string, start Pos, emit func(Record) error) (Pos, []Problem, error) {
+	emit = authored(emit)
 	ls := newLineScan(r, start)
 	cur := genCur{session: start.State["session"], agent: start.State["agent"]}
 	if cur.session == "" {

@@ -116,6 +116,7 @@ func TestGenericReadsStoredRecords(t *testing.T) {
 
 func FuzzGeneric(f *testing.F) {
 	f.Add(trRead(f, genericFixture))
+	f.Add([]byte(`{"role":"user","content":"<user_instructions>\nBe brief.\n</user_instructions>"}` + "\n" + `{"role":"user","content":"## User Input\n\n$ARGUMENTS"}` + "\n"))
 	f.Add([]byte("{\"role\":\"assistant\",\"tool_calls\":null}\n{\"role\":\"tool\",\"content\":{}}\n{\"kind\":\"x\",\"input\":\"{\"}\n"))
 	f.Add([]byte("{\"role\":\"user\",\"content\":[1,{\"text\":2}],\"ts\":1e300}\n{\"role\":\"assistant\",\"tool_calls\":[{\"function\":\"x\"}]}\n"))
 	f.Add([]byte("{\"role\":\"assistant\",\"ts\":700000000000} \n"))
@@ -126,7 +127,7 @@ func FuzzGeneric(f *testing.F) {
 			t.Fatalf("end %d outside %d", end.Offset, len(data))
 		}
 		for _, r := range recs {
-			if r.Session == "" || r.Agent == "" || r.Kind == "" || r.Role == "" {
+			if r.Session == "" || r.Agent == "" || r.Kind == "" || r.Role == "" || !containsString(Authors, r.Author) {
 				t.Fatalf("incomplete record %+v", r)
 			}
 			if _, err := json.Marshal(r); err != nil {

@@ -37,8 +37,8 @@ import (
 //     a line without an id (Codex, generic JSONL, Claude Code's summary and
 //     snapshot lines): its line, and fields redaction never changes, so a
 //     new redaction rule does not make an old record look new;
-//   - "D<hash>": a hash of the record as stored (Seq and the source path left
-//     out), for records without a line (whole-document formats) and for a
+//   - "D<hash>": a hash of the record as stored (Seq, Author and the source
+//     path left out), for records without a line (whole-document formats) and for a
 //     source that was rewritten (its lines no longer name records).
 //
 // Keys are compared as a multiset: a transcript that really holds the same
@@ -62,9 +62,13 @@ func keyOf(rec *Record, ord map[string]int, byContent bool) (string, error) {
 		key = fmt.Sprintf("L%d/%d/%s/%s/%s/%s", rec.Source.Line, ts, rec.Role, rec.Kind, rec.Tool, rec.CallID)
 	default:
 		// Identical content is counted by the multiset, not numbered.
+		// Author is left out: it is derived from the record, and a record
+		// imported before Author existed (or before a better attribution)
+		// is the same record.
 		r := *rec
 		r.Seq = 0
 		r.Source.File = ""
+		r.Author = ""
 		b, err := json.Marshal(&r)
 		if err != nil {
 			return "", fmt.Errorf("encode record of session %s: %w", rec.Session, err)

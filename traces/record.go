@@ -43,6 +43,18 @@ const (
 	MarkCompaction = "compaction"    // context compaction record
 )
 
+// Authors of a record: who produced its text. Every parser sets Author;
+// records written before the field existed get it from Who, derived from
+// role, kind and marks (DeriveAuthor).
+const (
+	AuthorPerson       = "person"        // typed by the person: a prompt, a refusal's reason, a slash command line
+	AuthorPersonChoice = "person-choice" // the person's answer through a UI choice: AskUserQuestion, a permission prompt, a confirm prompt
+	AuthorHarness      = "harness"       // injected by the agent harness: system reminders, notifications, environment context, AGENTS.md, hook output, compaction summaries, caveats, interrupt markers
+	AuthorTemplate     = "template"      // an expanded prompt template: slash command or prompt file body, a turn shaped or recurring like one
+	AuthorModel        = "model"         // a model: the agent's replies and reasoning, its tool calls, a sub-agent's prompt, a second model's hand-off (aider architect -> editor)
+	AuthorTool         = "tool"          // tool output
+)
+
 // Source points at the place in the original transcript a record came from.
 type Source struct {
 	File string `json:"file"`
@@ -69,6 +81,7 @@ type Record struct {
 	Branch  string                     `json:"branch,omitempty"`
 	Model   string                     `json:"model,omitempty"`
 	Marks   []string                   `json:"marks,omitempty"`
+	Author  string                     `json:"author,omitempty"`
 	Source  Source                     `json:"source"`
 	Extra   map[string]json.RawMessage `json:"extra,omitempty"`
 }
@@ -83,8 +96,49 @@ func (r *Record) Has(m string) bool {
 	return false
 }
 
-// Human reports whether the record is text the person typed: a user message
-// that the harness did not inject.
+// Human reports whether the record is text the person typed: a message
+// whose author is the person (Who). A slash command line is the person's
+// too; callers that want prose leave MarkSlash out.
 func (r *Record) Human() bool {
-	return r.Role == RoleUser && r.Kind == KindMessage && !r.Has(MarkInjected) && !r.Has(MarkSidechain)
+	return r.Kind == KindMessage && r.Who() == AuthorPerson
 }
+
+// Who returns the record's author: Author when set, else DeriveAuthor.
+func (r *Record) Who() string {
+	if r.Author != "" {
+		return r.Author
+	}
+	return DeriveAuthor(r)
+}
+
+// DeriveAuthor is the author a record's role, kind and marks imply, the
+// one rule for records stored before Author existed (and the default every
+// parser starts from): a user message is the person's unless injected or
+// from a sub-agent (the parent model's prompt); a refused tool call's
+// result is the person's choice; other tool results are the tool's;
+// assistant records are the model's; system records and summaries are the
+// harness's.
+func DeriveAuthor(r *Record) string {
+	switch {
+	case r.Kind == KindToolResult && r.Has(MarkRejected):
+		return AuthorPersonChoice
+	case r.Kind == KindSummary || r.Has(MarkCompaction):
+		return AuthorHarness
+	case r.Role == RoleUser:
+		switch {
+		case r.Has(MarkSidechain):
+			return AuthorModel
+		case r.Has(MarkInjected):
+			return AuthorHarness
+		}
+		return AuthorPerson
+	case r.Role == RoleAssistant:
+		return AuthorModel
+	case r.Role == RoleTool || r.Kind == KindToolResult:
+		return AuthorTool
+	}
+	return AuthorHarness
+}
+
+// Authors lists the valid Author values.
+var Authors = []string{AuthorPerson, AuthorPersonChoice, AuthorHarness, AuthorTemplate, AuthorModel, AuthorTool}

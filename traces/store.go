@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -907,6 +908,10 @@ func (s *Store) Append(recs []Record) ([]Record, error) {
 		if len(rec.Input) > 0 && !json.Valid(rec.Input) {
 			return nil, fmt.Errorf("append record %d: input is not valid JSON", i+1)
 		}
+		if rec.Author != "" && !slices.Contains(Authors, rec.Author) {
+			return nil, fmt.Errorf("append record %d: unknown author %q (known: %s)", i+1, rec.Author, strings.Join(Authors, ", "))
+		}
+		setAuthor(&rec)
 		if found := s.redactRules(&rec); mems != nil {
 			mems.learn(rec.Agent, rec.Session, found)
 		}
