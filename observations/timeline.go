@@ -15,12 +15,14 @@ import (
 type utterance struct {
 	idx    int // record index
 	text   string
-	reason bool // typed as a tool-call rejection reason
+	reason bool   // typed as a tool-call rejection reason
+	pasted string // output the person pasted (logs, errors), apart from their words
 
 	// what happened since the previous utterance
 	calls       []int // agent tool calls
 	rejected    []int // indexes of rejected tool calls
 	interrupted bool
+	undone      bool  // the person undid the agent's last change (aider /undo)
 	assistant   []int // agent text messages
 	prev        int   // index of the previous utterance in the list, -1 if none
 }
@@ -33,6 +35,8 @@ type timeline struct {
 }
 
 var (
+	// A command that takes back the agent's last change.
+	undoCommandRE = lazyRegexp(`^/(undo|rewind|revert)\b`)
 	harnessTextRE = lazyRegexp(`^(<command-|<local-command|<bash-|<system-reminder>|Caveat: |\[Request interrupted|This session is being continued)`)
 )
 
@@ -76,7 +80,11 @@ func buildTimeline(s *Session) *timeline {
 		case r.Role == traces.RoleUser && r.Kind == traces.KindMessage && r.Has(traces.MarkRejected) && r.Human():
 			// The reason the person typed when refusing a call.
 			tl.push(&cur, i, r.Text, true)
-		case r.Human() && !r.Has(traces.MarkSlash) && !r.Has(traces.MarkCompaction):
+		case r.Human() && r.Has(traces.MarkSlash):
+			if undoCommandRE.MatchString(r.Text) {
+				cur.undone = true
+			}
+		case r.Human() && !r.Has(traces.MarkCompaction):
 			text := cleanHuman(r.Text)
 			if text == "" || harnessTextRE.MatchString(text) {
 				continue
@@ -101,9 +109,13 @@ func buildTimeline(s *Session) *timeline {
 
 func (tl *timeline) push(cur *utterance, idx int, text string, reason bool) {
 	u := *cur
-	u.idx, u.text, u.reason = idx, prose(cleanHuman(text)), reason
+	words, pasted := splitPasted(cleanHuman(text))
+	u.idx, u.text, u.reason, u.pasted = idx, prose(words), reason, pasted
+	if b := fenceRE.FindString(text); strings.Count(b, "\n") > 4 {
+		u.pasted = strings.TrimSpace(u.pasted + "\n" + b)
+	}
 	u.prev = len(tl.utts) - 1
-	if u.text == "" {
+	if u.text == "" && u.pasted == "" {
 		return
 	}
 	if reason && len(u.rejected) == 0 && len(u.calls) > 0 {
