@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/traces"
@@ -87,9 +88,11 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		return 0.7, signals
 	case stopped && !ack && (strong || negStart || redirect):
 		return 0.85, signals
-	case stopped && !ack && !question && (negated || directive) && (n <= 25 || relevant(tl, u, tax)):
+	case stopped && !ack && !question && negated && (n <= 25 || relevant(tl, u, tax)):
 		return 0.75, signals
-	case stopped && !ack && !question && relevant(tl, u, tax):
+	case stopped && !ack && !question && (directive && n <= 8 || relevant(tl, u, tax)):
+		// After an interrupt, an instruction about what was interrupted
+		// redirects it; a new task about something else does not.
 		return 0.65, signals
 	case strong && directive:
 		return 0.8, signals
@@ -97,7 +100,7 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		return 0.7, signals
 	case holdOnRE.MatchString(text) && directive && len(u.calls) > 0:
 		return 0.65, append(signals, SignalExplicitCorrection)
-	case moderateRE.MatchString(text) && directive && len(u.calls) > 0 &&
+	case moderateRE.MatchString(headOf(text, 300)) && directive && len(u.calls) > 0 &&
 		!requestRE.MatchString(stripLead(text, true)) && relevant(tl, u, tax):
 		return 0.65, append(signals, SignalExplicitCorrection)
 	}
@@ -119,22 +122,43 @@ func acknowledges(low string) bool {
 // message reports a failure in words (in any of the lexicon's languages)
 // or pastes an error.
 func failureAfterChange(tl *timeline, u *utterance) bool {
-	if len(u.calls) == 0 && len(u.assistant) == 0 || u.prev < 0 {
+	if len(u.calls) == 0 && len(u.assistant) == 0 || u.prev < 0 || wordCount(u.text) < 2 {
 		return false
 	}
 	low := lower(u.text)
-	head := low
-	if len(head) > 300 {
-		head = head[:300]
-	}
-	if lexicon.CueAck.AtStart(low) && !lexicon.CueContrast.In(low) {
+	if lexicon.CueContinue.AtStart(low) || lexicon.CueAck.AtStart(low) && !lexicon.CueContrast.In(low) {
 		return false
 	}
-	if lexicon.CueFailure.In(head) {
-		return !isQuestion(firstSentence(u.text)) || lexicon.CueFailure.In(lower(firstSentence(u.text)))
+	head := low
+	if len(head) > 400 {
+		head = head[:400]
 	}
-	return u.pasted != "" && errorOutputRE.MatchString(u.pasted) && wordCount(u.text) <= 60
+	for i, x := range sentences(head) {
+		// "it still fails?" reports a failure; "can we check whether it
+		// fails?" later in a message asks for work.
+		if lexicon.CueFailure.In(x) && (i == 0 || !isQuestion(x)) {
+			return true
+		}
+	}
+	if u.pasted == "" {
+		return false
+	}
+	return lexicon.CueErrorWord.In(head) || errorOutputRE.MatchString(u.pasted) && wordCount(u.text) <= 60
 }
+
+// headOf returns the first n bytes of s, cut at a rune boundary: a
+// redirect is said at the start, a cue deep in a pasted document is the
+// document's.
+func headOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 
 // errorOutputRE finds an error in pasted output.
 var errorOutputRE = lazyRegexp(`(?i)(error|exception|traceback|failed|failure|fatal|panic|denied|not found|cannot|can't|unable|\b[45]\d\d\b (forbidden|not found|unauthorized|bad request|internal|service unavailable)|errno|exit (code|status) [1-9])`)
@@ -205,6 +229,9 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 		}
 		call := correctedCall(tl, u, e.tax)
 		failure := slices.Contains(signals, SignalFailure)
+		if failure {
+			call = lastChange(tl, u, e.tax) // what failed is what was changed
+		}
 		lesson, consequence := correctionLesson(tl, u, call, failure)
 		if wordCount(lesson) < 2 {
 			continue

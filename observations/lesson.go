@@ -151,6 +151,7 @@ func phrase(s string) string {
 		s = strings.TrimRight(s, "?") + "."
 	}
 	s = strings.TrimSuffix(s, " then.")
+	s = strings.TrimRight(s, ":：,，、;； ")
 	s = capitalize(s)
 	if s != "" && !strings.ContainsAny(s[len(s)-1:], ".!)`\"'") {
 		s += "."
@@ -185,8 +186,9 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 	lesson, consequence = lessonFrom(u.text)
 	lesson, consequence = cleanMarkup(lesson), cleanMarkup(consequence)
 	obj := correctedObject(tl, u, call)
-	instructs := lesson != "" && (isDirective(u.text) || lexicon.CueNegation.In(lower(u.text)) ||
-		lexicon.CueInstead.In(lower(u.text)) || lexicon.CueStop.In(lower(u.text)))
+	low := lower(u.text)
+	instructs := lesson != "" && (isDirective(u.text) || lexicon.CueInstead.In(low) || lexicon.CueStop.In(low) ||
+		!failure && lexicon.CueNegation.In(low))
 	said := shorten(strings.TrimRight(cleanMarkup(firstSentence(u.text)), " .。:："), 160)
 	switch {
 	case failure && !instructs:

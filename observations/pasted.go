@@ -2,6 +2,7 @@ package observations
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // Pasted material in a person's message: a log, a compiler error, a stack
@@ -11,7 +12,12 @@ import (
 
 // logStartRE finds where pasted output begins inside a line: a shell
 // prompt, a log level, an exception, a file:line position, an HTTP status.
-var logStartRE = lazyRegexp(`(Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception|Warning)\b:?|\b(INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL)\b[:\s]|\bpanic: |\bgoroutine \d+|npm (ERR|error)!?|\[plugin:|\bE\s{2,}\S|(^|\s)\$ \S|^PS [A-Za-z]:\\|^\([\w.-]+\) |\b[\w./\\-]+\.(py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|h|php|cs|kt|swift|vue|mjs|cjs):\d+|HTTP/\d(\.\d)?"?\s+\d{3}\b|^\s*at [\w.$<>]+ ?\(|^\s*File "|^\d{2}:\d{2}:\d{2}|^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\s*[│├└┌╭╰|>]\s|^\s*\^+\s*$)`)
+var logStartRE = lazyRegexp(`(Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception|Warning)\b:?|\b(INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL)\b[:\s]|\bpanic: |\bgoroutine \d+|npm (ERR|error)!?|\[plugin:|\bE\s{2,}\S|(^|\s)\$ \S|^PS [A-Za-z]:\\|^\([\w.-]+\) |\b[\w./\\-]+\.(py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|h|php|cs|kt|swift|vue|mjs|cjs):\d+|HTTP/\d(\.\d)?"?\s+\d{3}\b|^\s*at [\w.$<>]+ ?\(|^\s*File "|\b\d{2}:\d{2}:\d{2}(\.\d+)?\b|^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\s*[│├└┌╭╰|>]\s|^\s*\^+\s*$|\busage: \S|^[_=~-]{3,}|^\s*(//|/\*|\*/|#include\b|@@ )|^\s*(import|export|const|let|var|function|def|class|return|package|func|public|private|static|async|await|from)\b[^.!?]*[{}();=:,\]]\s*$|^\s*[{}\[\]()<>;,]+\s*$|^\s*<\/?[a-zA-Z][\w-]*[\s>/]|^\[[\w:./ -]{1,30}\]\s|^(Error|ERROR|error|Fatal|FATAL|fatal|Warning|WARN|warning)(\[\w+\])?: |\b(Error|ERROR|FATAL)(\[\w+\])?: |^\s*at \S+.*\(.*:\d+|^\s*[{\[(][^ ]*[}\])]\s*(\.\.\.)?\s*$|^[\w./-]+: (.*\b(error|fatal|not found|denied|No such file)\b))`)
+
+// cmdLineRE is a command line typed at a shell: a program and a few
+// arguments, one of them a flag, a path or a dotted name.
+var cmdLineRE = lazyRegexp(`^(\$ )?(python3?|node|npm|npx|pnpm|yarn|go|cargo|pip3?|uv|uvx|make|docker|kubectl|bash|sh|zsh|deno|bun|java|mvn|gradle|dotnet|php|ruby|rails|pytest|git|curl)(\s+\S+){1,6}\s*$`)
+var cmdArgRE = lazyRegexp(`\s-{1,2}\w|\S[./\\]\S`)
 
 // isLogLine reports whether a whole line reads as program output.
 func isLogLine(t string) bool {
@@ -19,8 +25,10 @@ func isLogLine(t string) bool {
 	if t == "" {
 		return false
 	}
-	loc := logStartRE.FindStringIndex(t)
-	return loc != nil && loc[0] == 0
+	if loc := logStartRE.FindStringIndex(t); loc != nil && loc[0] == 0 {
+		return true
+	}
+	return cmdLineRE.MatchString(t) && cmdArgRE.MatchString(t) && !isSentenceEnd(rune(t[len(t)-1]))
 }
 
 // splitPasted separates the person's words from pasted output. A line
@@ -43,11 +51,9 @@ func splitPasted(s string) (words, pasted string) {
 		if loc := logStartRE.FindStringIndex(t); loc != nil && loc[0] > 0 {
 			// "look at the error: Traceback ...": the words before the
 			// colon are the person's, the rest is output.
-			if c := strings.LastIndexAny(t[:loc[0]], ":："); c >= 0 && c >= loc[0]-40 {
-				end := c + 1
-				if t[c] != ':' {
-					end = c + len("：")
-				}
+			if c := strings.LastIndexAny(t[:loc[0]], ":：?!.。？！"); c >= 0 && c >= loc[0]-40 {
+				_, size := utf8.DecodeRuneInString(t[c:])
+				end := c + size
 				if head := strings.TrimSpace(t[:end]); wordCount(head) > 0 {
 					w = append(w, head)
 				}

@@ -158,8 +158,16 @@ const maxProse = 1200
 // blocks and lines that are mostly not letters (pasted JSON, logs, stack
 // traces), and stops after maxProse characters.
 func prose(s string) string {
+	kept, _ := proseSplit(s)
+	return kept
+}
+
+// proseSplit is prose that also returns what it dropped.
+func proseSplit(s string) (kept, dropped string) {
+	var d strings.Builder
 	s = fenceRE.ReplaceAllStringFunc(s, func(b string) string {
 		if strings.Count(b, "\n") > 4 {
+			d.WriteString(b + "\n")
 			return "\n"
 		}
 		return b
@@ -179,7 +187,8 @@ func prose(s string) string {
 				other++
 			}
 		}
-		if letters < 3 || float64(letters) < 1.2*float64(other) {
+		if letters < 3 && !hasCJK(t) || letters == 0 || float64(letters) < 1.2*float64(other) {
+			d.WriteString(t + "\n")
 			continue
 		}
 		if b.Len()+len(t) > maxProse {
@@ -193,7 +202,7 @@ func prose(s string) string {
 		}
 		b.WriteString(t)
 	}
-	return b.String()
+	return b.String(), strings.TrimSpace(d.String())
 }
 
 // sentences splits text into sentences on ., !, ?, the full-width 。！？ and

@@ -110,10 +110,8 @@ func buildTimeline(s *Session) *timeline {
 func (tl *timeline) push(cur *utterance, idx int, text string, reason bool) {
 	u := *cur
 	words, pasted := splitPasted(cleanHuman(text))
-	u.idx, u.text, u.reason, u.pasted = idx, prose(words), reason, pasted
-	if b := fenceRE.FindString(text); strings.Count(b, "\n") > 4 {
-		u.pasted = strings.TrimSpace(u.pasted + "\n" + b)
-	}
+	kept, dropped := proseSplit(words)
+	u.idx, u.text, u.reason, u.pasted = idx, kept, reason, strings.TrimSpace(pasted+"\n"+dropped)
 	u.prev = len(tl.utts) - 1
 	if u.text == "" && u.pasted == "" {
 		return

@@ -122,7 +122,6 @@ abbrechen
 rückgängig
 zurücksetzen
 warte
-para
 detente
 cancela
 cancelar
@@ -131,13 +130,13 @@ deshacer
 revierte
 revertir
 espera
+para ya
 arrête
 arrete
 annule
 annuler
 attends
 reviens
-pare
 desfaz
 reverte
 aspetta
@@ -260,7 +259,8 @@ invece
 말고
 `)
 
-	// CueFailure: what the agent did does not work.
+	// CueFailure: what the agent did does not work, or the person does not
+	// like the result.
 	CueFailure = NewCues(`
 doesn't work
 does not work
@@ -279,22 +279,12 @@ still see
 still seem
 broke
 broken
-error
-errors
-fails
-failed
-failing
-crash
-crashes
-crashed
 nothing happened
 nothing was
 nothing happens
 funktioniert nicht
 geht nicht
 klappt nicht
-fehler
-fehlgeschlagen
 kaputt
 immer noch nicht
 noch immer nicht
@@ -306,48 +296,128 @@ sigue fallando
 sigue saliendo
 sigue dando
 todavía no
-errores
-falla
-fallo
 ne marche pas
 ne fonctionne pas
-erreur
-échoue
 toujours pas
 não funciona
-erro
 non funziona
-errore
 не работает
 не работают
-ошибка
-ошибки
-ошибку
 сломал
 сломано
 всё ещё не
 все еще не
 до сих пор не
 不行
-报错
-错误
-出错
 还是不
-失败
 没用
 不工作
 没反应
-エラー
 動かない
 動きません
-失敗
 うまくいかない
-오류
-에러
 작동하지
 작동 안
 여전히 안
+we lost
+lost the
+disappeared
+is gone
+are gone
+still the same
+same error
+same problem
+nothing changed
+verschwunden
+weg ist
+desapareció
+se perdió
+mismo error
+même erreur
+пропал
+пропала
+исчез
+та же ошибка
+消失
+不见了
+没了
+同样的错误
+消えた
+なくなった
+同じエラー
+사라졌
+같은 오류
+not helpful
+didn't find
+did not find
+not a fan
+`)
+
+	// CueErrorWord: "error" and its kin. Weaker than CueFailure: "add
+	// error handling" asks for work, so it counts only with pasted output.
+	CueErrorWord = NewCues(`
+error
+errors
+fails
+failed
+failing
+crash
+crashes
+crashed
+fehler
+fehlgeschlagen
+errores
+falla
+fallo
+erreur
+échoue
+erro
+errore
+ошибка
+ошибки
+ошибку
+报错
+错误
+出错
+失败
+エラー
+失敗
+오류
+에러
 실패
+`)
+
+	// CueContinue: carry on with the task ("keep going", "继续"): a nudge,
+	// not a correction.
+	CueContinue = NewCues(`
+continue
+keep going
+keep ahead
+keep head
+go ahead
+go on
+proceed
+carry on
+resume
+weiter
+mach weiter
+fahre fort
+sigue con
+continúa
+continua
+adelante
+prosigue
+vas-y
+continue
+продолжай
+продолжи
+давай дальше
+继续
+接着
+続けて
+続行
+계속
+진행해
 `)
 
 	// CueAck: thanks and approval.
