@@ -159,7 +159,6 @@ func headOf(s string, n int) string {
 	return s[:n]
 }
 
-
 // errorOutputRE finds an error in pasted output.
 var errorOutputRE = lazyRegexp(`(?i)(error|exception|traceback|failed|failure|fatal|panic|denied|not found|cannot|can't|unable|\b[45]\d\d\b (forbidden|not found|unauthorized|bad request|internal|service unavailable)|errno|exit (code|status) [1-9])`)
 

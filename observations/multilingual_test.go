@@ -95,14 +95,14 @@ const editInput = `{"file_path":"/repo/src/config.ts","old_string":"port: 3000",
 // names the refused action.
 func TestRefusalThenNextMessageAnyLanguage(t *testing.T) {
 	for lang, msg := range map[string]string{
-		"en": "put it in .env.local",
-		"de": "nicht die config ändern, nimm die Umgebungsvariable",
-		"es": "no, usa la variable de entorno en vez de eso",
-		"fr": "non, utilise plutôt la variable d'environnement",
-		"ru": "нет, не меняй конфиг, используй переменную окружения",
-		"zh": "不要改配置文件，用环境变量",
-		"ja": "設定ファイルじゃなくて環境変数を使って",
-		"ko": "설정 파일 말고 환경 변수를 써",
+		"en":       "put it in .env.local",
+		"de":       "nicht die config ändern, nimm die Umgebungsvariable",
+		"es":       "no, usa la variable de entorno en vez de eso",
+		"fr":       "non, utilise plutôt la variable d'environnement",
+		"ru":       "нет, не меняй конфиг, используй переменную окружения",
+		"zh":       "不要改配置文件，用环境变量",
+		"ja":       "設定ファイルじゃなくて環境変数を使って",
+		"ko":       "설정 파일 말고 환경 변수를 써",
 		"zh-terse": "取消",
 		"en-terse": "undo that",
 	} {

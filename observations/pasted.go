@@ -31,6 +31,9 @@ func isLogLine(t string) bool {
 	return cmdLineRE.MatchString(t) && cmdArgRE.MatchString(t) && !isSentenceEnd(rune(t[len(t)-1]))
 }
 
+// maxPastedScan bounds how much of a message splitPasted reads.
+const maxPastedScan = 4 * maxProse
+
 // splitPasted separates the person's words from pasted output. A line
 // that starts as output, and the tail of a line after "...:" where output
 // begins, go to the pasted part; so does everything after the first
@@ -38,6 +41,17 @@ func isLogLine(t string) bool {
 func splitPasted(s string) (words, pasted string) {
 	var w, p []string
 	inLog := false
+	if len(s) > maxPastedScan {
+		// The person's words come first; past the scanned part everything
+		// is material they pasted, and reading it line by line would cost
+		// more than the whole extraction of a session.
+		cut := maxPastedScan
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		defer func() { pasted = strings.TrimSpace(pasted + "\n" + s[cut:]) }()
+		s = s[:cut]
+	}
 	for _, line := range strings.Split(s, "\n") {
 		t := strings.TrimSpace(line)
 		if t == "" {

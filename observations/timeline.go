@@ -2,6 +2,7 @@ package observations
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/kbmem/kb/traces"
 )
@@ -32,6 +33,7 @@ type timeline struct {
 	utts  []utterance
 	byID  map[string]int // call id -> record index
 	after map[int][]int  // utterance i -> records until the next utterance
+	first *traces.Record // the session's first record, to tell a reused Session apart
 }
 
 var (
@@ -57,8 +59,33 @@ func isRejection(r *traces.Record) bool {
 	return !r.Has(traces.MarkSidechain) && r.Kind == traces.KindToolResult && r.Has(traces.MarkRejected)
 }
 
+// lastTimeline keeps the timeline of the session extracted last: every
+// extractor of Extract reads the same session's timeline, and building it
+// (reading pasted material out of the person's messages) is most of the
+// cost of extraction. Extractors only read a timeline.
+var lastTimeline struct {
+	sync.Mutex
+	s  *Session
+	n  int
+	tl *timeline
+}
+
 func buildTimeline(s *Session) *timeline {
+	lastTimeline.Lock()
+	defer lastTimeline.Unlock()
+	if lastTimeline.s == s && lastTimeline.n == len(s.Records) && len(s.Records) > 0 && lastTimeline.tl.first == &s.Records[0] {
+		return lastTimeline.tl
+	}
+	tl := newTimeline(s)
+	lastTimeline.s, lastTimeline.n, lastTimeline.tl = s, len(s.Records), tl
+	return tl
+}
+
+func newTimeline(s *Session) *timeline {
 	tl := &timeline{s: s, byID: map[string]int{}, after: map[int][]int{}}
+	if len(s.Records) > 0 {
+		tl.first = &s.Records[0]
+	}
 	cur := utterance{prev: -1}
 	for i := range s.Records {
 		r := &s.Records[i]
