@@ -193,7 +193,7 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 	switch {
 	case failure && !instructs:
 		what := "the change"
-		if obj != "" {
+		if call >= 0 {
 			what = obj
 		}
 		lesson = "Check that " + what + " really works before calling it done"
@@ -223,7 +223,11 @@ func correctedObject(tl *timeline, u *utterance, call int) string {
 		return sum
 	}
 	if t := strings.TrimSpace(tl.lastAgentText(u)); t != "" {
-		return "the agent's proposal " + quoteText(shorten(cleanMarkup(firstSentence(t)), 100))
+		// The first informative sentence: "Certainly!" or "I understand."
+		// names nothing.
+		if st := statementOf(t); wordCount(st) >= 5 && !strings.HasSuffix(st, "!") {
+			return "the agent's proposal " + quoteText(shorten(cleanMarkup(st), 100))
+		}
 	}
 	return ""
 }
