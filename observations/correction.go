@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/traces"
@@ -13,15 +14,32 @@ import (
 // ---------------------------------------------------------------------------
 // Corrections.
 
+// SignalFailure marks a correction read from the person reporting that
+// what the agent just did does not work.
+const SignalFailure = "failure"
+
 type correctionExtractor struct{ tax *Taxonomy }
 
 func (*correctionExtractor) Type() string { return TypeCorrection }
 
 // correctionStrength judges whether utterance u redirects what the agent
 // just did. It returns 0 when it does not, otherwise the confidence.
+//
+// The structure of the session is the main evidence and holds in any
+// language: a refused call, an interrupt or an undo followed by the
+// person's next message, or a failure reported right after the agent
+// changed something. Words are light evidence on top (cues in several
+// languages, internal/lexicon), and the English phrasings the extractor
+// knew before still count.
 func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []string) {
 	text := u.text
-	if len(strings.Fields(text)) < 2 && !u.reason {
+	low := lower(text)
+	n := wordCount(text)
+	refused := len(u.rejected) > 0 || u.reason || u.undone
+	if n == 0 {
+		return 0, nil
+	}
+	if n < 2 && !refused && !u.interrupted {
 		return 0, nil
 	}
 	if closerRE.MatchString(text) || neverMindRE.MatchString(text) {
@@ -32,16 +50,22 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		return 0, nil
 	}
 	var signals []string
-	if len(u.rejected) > 0 || u.reason {
+	if refused {
 		signals = append(signals, SignalRejection)
 	}
 	if u.interrupted {
 		signals = append(signals, SignalInterrupt)
 	}
-	refused := len(signals) > 0
+	stopped := u.interrupted
 	strong := strongStartRE.MatchString(text) && !ohNoRE.MatchString(text)
 	directive := isDirective(text)
-	if strong {
+	question := isQuestion(text)
+	// Language-independent shapes: a negation or stop word at the start, a
+	// redirect ("instead") anywhere, a negation anywhere.
+	negStart := lexicon.CueNegation.AtStart(low) || lexicon.CueStop.AtStart(low)
+	redirect := lexicon.CueInstead.In(low)
+	negated := lexicon.CueNegation.In(low) || lexicon.CueStop.In(low)
+	if strong || negStart || redirect {
 		signals = append(signals, SignalExplicitCorrection)
 	}
 	// Answering a question the agent asked is not a correction.
@@ -49,23 +73,94 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		len(u.calls) == 0 {
 		return 0, nil
 	}
+	ack := acknowledges(low)
 	switch {
-	case refused && (strong || directive):
+	case u.reason:
+		// The reason typed when refusing a call is the correction itself.
 		return 0.9, signals
-	case refused && len(strings.Fields(text)) >= 3 && !strings.HasSuffix(strings.TrimSpace(text), "?") && relevant(tl, u, tax):
+	case refused && (strong || directive || negStart || redirect || negated):
+		return 0.9, signals
+	case refused && !question && !ack && n <= 40:
+		// A short message right after a refusal redirects the refused
+		// action, whatever its words.
+		return 0.75, signals
+	case refused && !question && relevant(tl, u, tax):
 		return 0.7, signals
+	case stopped && !ack && (strong || negStart || redirect):
+		return 0.85, signals
+	case stopped && !ack && !question && negated && (n <= 25 || relevant(tl, u, tax)):
+		return 0.75, signals
+	case stopped && !ack && !question && (directive && n <= 8 || relevant(tl, u, tax)):
+		// After an interrupt, an instruction about what was interrupted
+		// redirects it; a new task about something else does not.
+		return 0.65, signals
 	case strong && directive:
 		return 0.8, signals
 	case strong && len(u.calls) > 0 && relevant(tl, u, tax):
 		return 0.7, signals
 	case holdOnRE.MatchString(text) && directive && len(u.calls) > 0:
 		return 0.65, append(signals, SignalExplicitCorrection)
-	case moderateRE.MatchString(text) && directive && len(u.calls) > 0 &&
+	case moderateRE.MatchString(headOf(text, 300)) && directive && len(u.calls) > 0 &&
 		!requestRE.MatchString(stripLead(text, true)) && relevant(tl, u, tax):
 		return 0.65, append(signals, SignalExplicitCorrection)
 	}
 	return 0, nil
 }
+
+// acknowledges reports whether the person approves of what was done
+// ("perfect, thanks") without turning to a complaint ("great, but ...").
+func acknowledges(low string) bool {
+	head := low
+	if len(head) > 80 {
+		head = head[:80]
+	}
+	return lexicon.CueAck.In(head) && !lexicon.CueContrast.In(low) && !lexicon.CueFailure.In(low)
+}
+
+// failureAfterChange reports whether u tells the agent that what it just
+// did does not work: the agent acted since the person last spoke, and the
+// message reports a failure in words (in any of the lexicon's languages)
+// or pastes an error.
+func failureAfterChange(tl *timeline, u *utterance) bool {
+	if len(u.calls) == 0 && len(u.assistant) == 0 || u.prev < 0 || wordCount(u.text) < 2 {
+		return false
+	}
+	low := lower(u.text)
+	if lexicon.CueContinue.AtStart(low) || lexicon.CueAck.AtStart(low) && !lexicon.CueContrast.In(low) {
+		return false
+	}
+	head := low
+	if len(head) > 400 {
+		head = head[:400]
+	}
+	for i, x := range sentences(head) {
+		// "it still fails?" reports a failure; "can we check whether it
+		// fails?" later in a message asks for work.
+		if lexicon.CueFailure.In(x) && (i == 0 || !isQuestion(x)) {
+			return true
+		}
+	}
+	if u.pasted == "" {
+		return false
+	}
+	return lexicon.CueErrorWord.In(head) || errorOutputRE.MatchString(u.pasted) && wordCount(u.text) <= 60
+}
+
+// headOf returns the first n bytes of s, cut at a rune boundary: a
+// redirect is said at the start, a cue deep in a pasted document is the
+// document's.
+func headOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// errorOutputRE finds an error in pasted output.
+var errorOutputRE = lazyRegexp(`(?i)(error|exception|traceback|failed|failure|fatal|panic|denied|not found|cannot|can't|unable|\b[45]\d\d\b (forbidden|not found|unauthorized|bad request|internal|service unavailable)|errno|exit (code|status) [1-9])`)
 
 // relevant reports whether u talks about what the agent just did: shared
 // action types, or words shared with the last calls' commands and paths.
@@ -123,14 +218,23 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 	for k := range tl.utts {
 		u := &tl.utts[k]
 		conf, signals := correctionStrength(tl, u, e.tax)
+		if conf == 0 && failureAfterChange(tl, u) {
+			// A failure reported right after a change corrects it too;
+			// the negative-result extractor keeps what failed.
+			conf, signals = 0.7, []string{SignalFailure}
+		}
 		if conf == 0 {
 			continue
 		}
-		lesson, consequence := lessonFrom(u.text)
-		if len(strings.Fields(lesson)) < 2 {
+		call := correctedCall(tl, u, e.tax)
+		failure := slices.Contains(signals, SignalFailure)
+		if failure {
+			call = lastChange(tl, u, e.tax) // what failed is what was changed
+		}
+		lesson, consequence := correctionLesson(tl, u, call, failure)
+		if wordCount(lesson) < 2 {
 			continue
 		}
-		call := correctedCall(tl, u, e.tax)
 		var types []string
 		trigger := ""
 		from := u.idx
@@ -140,7 +244,9 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 			trigger = describeCall(r, types, e.tax)
 			from = call
 		} else if u.prev >= 0 {
-			trigger = "when asked to " + shorten(lowerFirst(tl.utts[u.prev].text), 90)
+			if p := tl.utts[u.prev].text; p != "" {
+				trigger = "when asked to " + shorten(lowerFirst(cleanMarkup(p)), 90)
+			}
 		}
 		types = unionStrings(types, e.tax.ClassifyText(lesson+" "+consequence))
 		if len(types) > 8 {
@@ -161,7 +267,7 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 		}
 		o := &Observation{
 			Type:        TypeCorrection,
-			Title:       shorten(lesson, 80),
+			Title:       shorten(cleanMarkup(lesson), 80),
 			Trigger:     trigger,
 			ActionTypes: types,
 			Lesson:      lesson,
@@ -257,6 +363,10 @@ func correctionExcerpt(tl *timeline, call int, u *utterance) string {
 		b.WriteString("\n")
 	}
 	b.WriteString("User: " + shorten(u.text, 400))
+	if u.pasted != "" {
+		// Pasted output is context, never the lesson.
+		b.WriteString("\nPasted: " + shorten(u.pasted, 400))
+	}
 	return b.String()
 }
 

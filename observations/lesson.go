@@ -2,6 +2,8 @@ package observations
 
 import (
 	"strings"
+
+	"github.com/kbmem/kb/internal/lexicon"
 )
 
 // ---------------------------------------------------------------------------
@@ -149,6 +151,7 @@ func phrase(s string) string {
 		s = strings.TrimRight(s, "?") + "."
 	}
 	s = strings.TrimSuffix(s, " then.")
+	s = strings.TrimRight(s, ":：,，、;； ")
 	s = capitalize(s)
 	if s != "" && !strings.ContainsAny(s[len(s)-1:], ".!)`\"'") {
 		s += "."
@@ -168,4 +171,91 @@ func joinLimited(parts []string, n int) string {
 		b.WriteString(p)
 	}
 	return shorten(b.String(), n)
+}
+
+// ---------------------------------------------------------------------------
+// Lessons that stand alone.
+
+// correctionLesson words the lesson of correction u about call (-1 when no
+// call is known): the person's instruction with its instead-part, its
+// referents ("that", "it", "there") tied to what the agent did, pasted
+// output left out, and no markup. A terse redirect ("cancel", "取消") or a
+// failure report without an instruction becomes an instruction built from
+// the structure: what was refused or what failed.
+func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesson, consequence string) {
+	lesson, consequence = lessonFrom(u.text)
+	lesson, consequence = cleanMarkup(lesson), cleanMarkup(consequence)
+	obj := correctedObject(tl, u, call)
+	low := lower(u.text)
+	instructs := lesson != "" && (isDirective(u.text) || lexicon.CueInstead.In(low) || lexicon.CueStop.In(low) ||
+		!failure && lexicon.CueNegation.In(low))
+	said := shorten(strings.TrimRight(cleanMarkup(firstSentence(u.text)), " .。:："), 160)
+	switch {
+	case failure && !instructs:
+		what := "the change"
+		if call >= 0 {
+			what = obj
+		}
+		lesson = "Check that " + what + " really works before calling it done"
+		if said != "" {
+			lesson += "; the person reported: " + quoteText(said)
+		}
+		return lesson + ".", consequence
+	case wordCount(lesson) < 4 && obj != "":
+		// "cancel", "undo that", "取消": the instruction is the structure.
+		lesson = "Do not go ahead with " + obj + " unasked; the person said: " + quoteText(said) + "."
+		return lesson, consequence
+	case obj != "" && hasReferent(lesson):
+		lesson = strings.TrimRight(lesson, ".。 ") + " (about " + obj + ")."
+	}
+	return lesson, consequence
+}
+
+// correctedObject names what a correction is about: the refused or last
+// call (its command or file), else the agent's last words.
+func correctedObject(tl *timeline, u *utterance, call int) string {
+	if call >= 0 {
+		r := tl.rec(call)
+		sum := callSummary(r)
+		if r.Tool != "" && strings.HasPrefix(sum, r.Tool+" ") {
+			return strings.ToLower(r.Tool[:1]) + r.Tool[1:] + " of " + strings.TrimPrefix(sum, r.Tool+" ")
+		}
+		return sum
+	}
+	if t := strings.TrimSpace(tl.lastAgentText(u)); t != "" {
+		// The first informative sentence: "Certainly!" or "I understand."
+		// names nothing.
+		if st := statementOf(t); wordCount(st) >= 5 && !strings.HasSuffix(st, "!") {
+			return "the agent's proposal " + quoteText(shorten(cleanMarkup(st), 100))
+		}
+	}
+	return ""
+}
+
+// hasReferent reports whether a lesson points at something it does not
+// name ("revert that", "put it there").
+func hasReferent(s string) bool {
+	return lexicon.CueReferent.In(lower(s))
+}
+
+func quoteText(s string) string { return "“" + s + "”" }
+
+var (
+	markupEmphRE   = lazyRegexp(`\*\*|__|~~`)
+	markupLeadRE   = lazyRegexp(`(?m)^\s*(#{1,6}\s+|[-*+•]\s+|\d+[.)]\s+|>\s*)`)
+	markupSingleRE = lazyRegexp(`(^|\s)\*(\S[^*]*\S|\S)\*(\s|[.,;:!?]|$)`)
+)
+
+// cleanMarkup removes Markdown fragments from a title or lesson: emphasis
+// markers, heading and bullet prefixes, quote markers, and a backtick
+// left without its pair.
+func cleanMarkup(s string) string {
+	s = markupEmphRE.ReplaceAllString(s, "")
+	s = markupLeadRE.ReplaceAllString(s, "")
+	s = markupSingleRE.ReplaceAllString(s, "$1$2$3")
+	if strings.Count(s, "`")%2 == 1 {
+		i := strings.LastIndex(s, "`")
+		s = s[:i] + s[i+1:]
+	}
+	return strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
 }

@@ -27,9 +27,41 @@ var phraseFixes = strings.NewReplacer(append([]string{
 // for digits; everything else separates).
 func words(s string) []string {
 	s = phraseFixes.Replace(strings.ToLower(s))
-	return strings.FieldsFunc(s, func(r rune) bool {
+	out := strings.FieldsFunc(s, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '+'
 	})
+	if !hasCJK(s) {
+		return out
+	}
+	// Chinese and Japanese: each Han or kana character is a token of its
+	// own, and a Latin name inside ("修改main.go") is kept apart.
+	var split []string
+	for _, w := range out {
+		start := 0
+		for i, r := range w {
+			if lexicon.IsCJK(r) {
+				if start < i {
+					split = append(split, w[start:i])
+				}
+				split = append(split, string(r))
+				start = i + len(string(r))
+			}
+		}
+		if start < len(w) {
+			split = append(split, w[start:])
+		}
+	}
+	return split
+}
+
+// hasCJK reports whether s holds a Han or kana character.
+func hasCJK(s string) bool {
+	for _, r := range s {
+		if r >= 0x3040 && lexicon.IsCJK(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // stem is the extractors' stemmer.
@@ -126,8 +158,16 @@ const maxProse = 1200
 // blocks and lines that are mostly not letters (pasted JSON, logs, stack
 // traces), and stops after maxProse characters.
 func prose(s string) string {
+	kept, _ := proseSplit(s)
+	return kept
+}
+
+// proseSplit is prose that also returns what it dropped.
+func proseSplit(s string) (kept, dropped string) {
+	var d strings.Builder
 	s = fenceRE.ReplaceAllStringFunc(s, func(b string) string {
 		if strings.Count(b, "\n") > 4 {
+			d.WriteString(b + "\n")
 			return "\n"
 		}
 		return b
@@ -147,7 +187,8 @@ func prose(s string) string {
 				other++
 			}
 		}
-		if letters < 3 || float64(letters) < 1.2*float64(other) {
+		if letters < 3 && !hasCJK(t) || letters == 0 || float64(letters) < 1.2*float64(other) {
+			d.WriteString(t + "\n")
 			continue
 		}
 		if b.Len()+len(t) > maxProse {
@@ -161,10 +202,11 @@ func prose(s string) string {
 		}
 		b.WriteString(t)
 	}
-	return b.String()
+	return b.String(), strings.TrimSpace(d.String())
 }
 
-// sentences splits text into sentences on ., !, ? and line breaks, keeping
+// sentences splits text into sentences on ., !, ?, the full-width 。！？ and
+// line breaks, keeping
 // the terminator. Dots inside words ("go.mod", "cfg.RatesURL") and inside
 // code spans do not split.
 func sentences(s string) []string {
@@ -194,14 +236,14 @@ func sentences(s string) []string {
 		if r == '.' && i > 0 && (rs[i-1] == '.' || rs[i-1] == '/') {
 			continue // "./...", "../", an ellipsis: not a sentence end
 		}
-		if r == '.' || r == '!' || r == '?' {
+		if isSentenceEnd(r) {
 			next := rune(' ')
 			if i+1 < len(rs) {
 				next = rs[i+1]
 			}
-			if unicode.IsSpace(next) || (i+1 == len(rs)) {
-				// Keep runs like "!!" or "?!" together.
-				if i+1 < len(rs) && (rs[i+1] == '!' || rs[i+1] == '?') {
+			if unicode.IsSpace(next) || (i+1 == len(rs)) || isFullWidthEnd(r) {
+				// Keep runs like "!!", "?!" or "！？" together.
+				if i+1 < len(rs) && isSentenceEnd(rs[i+1]) && rs[i+1] != '.' {
 					continue
 				}
 				flush()

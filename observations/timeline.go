@@ -2,6 +2,7 @@ package observations
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/kbmem/kb/traces"
 )
@@ -15,12 +16,14 @@ import (
 type utterance struct {
 	idx    int // record index
 	text   string
-	reason bool // typed as a tool-call rejection reason
+	reason bool   // typed as a tool-call rejection reason
+	pasted string // output the person pasted (logs, errors), apart from their words
 
 	// what happened since the previous utterance
 	calls       []int // agent tool calls
 	rejected    []int // indexes of rejected tool calls
 	interrupted bool
+	undone      bool  // the person undid the agent's last change (aider /undo)
 	assistant   []int // agent text messages
 	prev        int   // index of the previous utterance in the list, -1 if none
 }
@@ -30,9 +33,12 @@ type timeline struct {
 	utts  []utterance
 	byID  map[string]int // call id -> record index
 	after map[int][]int  // utterance i -> records until the next utterance
+	first *traces.Record // the session's first record, to tell a reused Session apart
 }
 
 var (
+	// A command that takes back the agent's last change.
+	undoCommandRE = lazyRegexp(`^/(undo|rewind|revert)\b`)
 	harnessTextRE = lazyRegexp(`^(<command-|<local-command|<bash-|<system-reminder>|Caveat: |\[Request interrupted|This session is being continued)`)
 )
 
@@ -53,8 +59,33 @@ func isRejection(r *traces.Record) bool {
 	return !r.Has(traces.MarkSidechain) && r.Kind == traces.KindToolResult && r.Has(traces.MarkRejected)
 }
 
+// lastTimeline keeps the timeline of the session extracted last: every
+// extractor of Extract reads the same session's timeline, and building it
+// (reading pasted material out of the person's messages) is most of the
+// cost of extraction. Extractors only read a timeline.
+var lastTimeline struct {
+	sync.Mutex
+	s  *Session
+	n  int
+	tl *timeline
+}
+
 func buildTimeline(s *Session) *timeline {
+	lastTimeline.Lock()
+	defer lastTimeline.Unlock()
+	if lastTimeline.s == s && lastTimeline.n == len(s.Records) && len(s.Records) > 0 && lastTimeline.tl.first == &s.Records[0] {
+		return lastTimeline.tl
+	}
+	tl := newTimeline(s)
+	lastTimeline.s, lastTimeline.n, lastTimeline.tl = s, len(s.Records), tl
+	return tl
+}
+
+func newTimeline(s *Session) *timeline {
 	tl := &timeline{s: s, byID: map[string]int{}, after: map[int][]int{}}
+	if len(s.Records) > 0 {
+		tl.first = &s.Records[0]
+	}
 	cur := utterance{prev: -1}
 	for i := range s.Records {
 		r := &s.Records[i]
@@ -76,7 +107,11 @@ func buildTimeline(s *Session) *timeline {
 		case r.Role == traces.RoleUser && r.Kind == traces.KindMessage && r.Has(traces.MarkRejected) && r.Human():
 			// The reason the person typed when refusing a call.
 			tl.push(&cur, i, r.Text, true)
-		case r.Human() && !r.Has(traces.MarkSlash) && !r.Has(traces.MarkCompaction):
+		case r.Human() && r.Has(traces.MarkSlash):
+			if undoCommandRE.MatchString(r.Text) {
+				cur.undone = true
+			}
+		case r.Human() && !r.Has(traces.MarkCompaction):
 			text := cleanHuman(r.Text)
 			if text == "" || harnessTextRE.MatchString(text) {
 				continue
@@ -101,9 +136,11 @@ func buildTimeline(s *Session) *timeline {
 
 func (tl *timeline) push(cur *utterance, idx int, text string, reason bool) {
 	u := *cur
-	u.idx, u.text, u.reason = idx, prose(cleanHuman(text)), reason
+	words, pasted := splitPasted(cleanHuman(text))
+	kept, dropped := proseSplit(words)
+	u.idx, u.text, u.reason, u.pasted = idx, kept, reason, strings.TrimSpace(pasted+"\n"+dropped)
 	u.prev = len(tl.utts) - 1
-	if u.text == "" {
+	if u.text == "" && u.pasted == "" {
 		return
 	}
 	if reason && len(u.rejected) == 0 && len(u.calls) > 0 {

@@ -1,0 +1,534 @@
+package lexicon
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Multilingual cue phrases for the correction extractor. The structure of
+// a session (a refused call, an interrupt, a failure right after a change)
+// is the main evidence that the person corrected the agent; these phrases
+// are the light evidence that goes with it, in the languages people write
+// to agents in: English, German, Spanish, French, Portuguese, Italian,
+// Russian, Chinese, Japanese and Korean. They are short on purpose: a cue
+// list never decides alone.
+
+// Cues is a list of lower-case phrases. A phrase in a script written
+// without spaces (Chinese, Japanese) or one that inflects by suffix
+// (Korean) matches anywhere; any other matches whole words only.
+type Cues struct {
+	phrases []cue
+}
+
+type cue struct {
+	p     string
+	bound bool // match on word boundaries
+}
+
+// NewCues holds the phrases of each list, one phrase per line.
+func NewCues(lists ...string) *Cues {
+	c := &Cues{}
+	for _, l := range lists {
+		for _, line := range strings.Split(l, "\n") {
+			p := strings.ToLower(strings.TrimSpace(line))
+			if p == "" {
+				continue
+			}
+			r, _ := utf8.DecodeRuneInString(p)
+			c.phrases = append(c.phrases, cue{p: p, bound: !IsCJK(r) && !unicode.Is(unicode.Hangul, r)})
+		}
+	}
+	return c
+}
+
+// IsCJK reports whether r is a Han, Hiragana or Katakana character: a
+// script whose words are not separated by spaces.
+func IsCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) ||
+		r == 'ー' || r == '々'
+}
+
+// Find returns the byte offset of the first cue in lower-cased text s, or -1.
+func (c *Cues) Find(s string) int {
+	best := -1
+	for _, q := range c.phrases {
+		from := 0
+		for {
+			i := strings.Index(s[from:], q.p)
+			if i < 0 {
+				break
+			}
+			i += from
+			if !q.bound || (boundaryBefore(s, i) && boundaryAfter(s, i+len(q.p))) {
+				if best < 0 || i < best {
+					best = i
+				}
+				break
+			}
+			from = i + 1
+		}
+	}
+	return best
+}
+
+// In reports whether lower-cased text s holds a cue.
+func (c *Cues) In(s string) bool { return c.Find(s) >= 0 }
+
+// AtStart reports whether lower-cased text s starts with a cue, after
+// leading punctuation and spaces.
+func (c *Cues) AtStart(s string) bool {
+	s = strings.TrimLeftFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) })
+	for _, q := range c.phrases {
+		if strings.HasPrefix(s, q.p) && (!q.bound || boundaryAfter(s, len(q.p))) {
+			return true
+		}
+	}
+	return false
+}
+
+func boundaryBefore(s string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+}
+
+func boundaryAfter(s string, i int) bool {
+	if i >= len(s) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r) || IsCJK(r)
+}
+
+// The cue lists. Each is one phrase per line, grouped by language.
+var (
+	// CueStop: stop, cancel, undo, revert, wait.
+	CueStop = NewCues(`
+stop
+cancel
+undo
+revert
+roll back
+rollback
+hold on
+hang on
+wait
+stopp
+halt
+abbrechen
+rückgängig
+zurücksetzen
+warte
+detente
+cancela
+cancelar
+deshaz
+deshacer
+revierte
+revertir
+espera
+para ya
+arrête
+arrete
+annule
+annuler
+attends
+reviens
+desfaz
+reverte
+aspetta
+annulla
+стоп
+хватит
+отмени
+отменить
+откати
+верни
+подожди
+停
+取消
+撤销
+撤回
+回滚
+还原
+恢复原
+等等
+やめて
+止めて
+取り消
+元に戻
+戻して
+待って
+멈춰
+그만
+취소
+되돌려
+원래대로
+잠깐
+`)
+
+	// CueNegation: refusal and prohibition.
+	CueNegation = NewCues(`
+no
+nope
+don't
+do not
+dont
+never
+not
+wrong
+incorrect
+nein
+nicht
+kein
+keine
+niemals
+nie
+falsch
+nunca
+jamás
+incorrecto
+mal
+non
+ne
+pas
+jamais
+faux
+não
+nao
+mai
+sbagliato
+нет
+не
+никогда
+неправильно
+неверно
+不要
+别
+不是
+不对
+不用
+不能
+不行
+错了
+いいえ
+じゃなくて
+ではなく
+違う
+ちがう
+ないで
+だめ
+ダメ
+아니
+하지 마
+하지마
+말고
+틀렸
+안 돼
+안돼
+`)
+
+	// CueInstead: the other way, the part of a correction an agent needs.
+	CueInstead = NewCues(`
+instead
+rather
+stattdessen
+sondern
+lieber
+en vez de
+en lugar de
+plutôt
+au lieu de
+em vez de
+ao invés de
+invece
+вместо
+а не
+而是
+改成
+改为
+换成
+代わりに
+ではなく
+じゃなくて
+にして
+대신
+말고
+`)
+
+	// CueFailure: what the agent did does not work, or the person does not
+	// like the result.
+	CueFailure = NewCues(`
+doesn't work
+does not work
+doesnt work
+didn't work
+did not work
+not working
+isn't working
+still fails
+still failing
+still broken
+still not
+still doesn't
+still getting
+still see
+still seem
+broke
+broken
+nothing happened
+nothing was
+nothing happens
+funktioniert nicht
+geht nicht
+klappt nicht
+kaputt
+immer noch nicht
+noch immer nicht
+no funciona
+no sirve
+no va
+sigue sin
+sigue fallando
+sigue saliendo
+sigue dando
+todavía no
+ne marche pas
+ne fonctionne pas
+toujours pas
+não funciona
+non funziona
+не работает
+не работают
+сломал
+сломано
+всё ещё не
+все еще не
+до сих пор не
+不行
+还是不
+没用
+不工作
+没反应
+動かない
+動きません
+うまくいかない
+작동하지
+작동 안
+여전히 안
+we lost
+lost the
+disappeared
+is gone
+are gone
+still the same
+same error
+same problem
+nothing changed
+verschwunden
+weg ist
+desapareció
+se perdió
+mismo error
+même erreur
+пропал
+пропала
+исчез
+та же ошибка
+消失
+不见了
+没了
+同样的错误
+消えた
+なくなった
+同じエラー
+사라졌
+같은 오류
+not helpful
+didn't find
+did not find
+not a fan
+`)
+
+	// CueErrorWord: "error" and its kin. Weaker than CueFailure: "add
+	// error handling" asks for work, so it counts only with pasted output.
+	CueErrorWord = NewCues(`
+error
+errors
+fails
+failed
+failing
+crash
+crashes
+crashed
+fehler
+fehlgeschlagen
+errores
+falla
+fallo
+erreur
+échoue
+erro
+errore
+ошибка
+ошибки
+ошибку
+报错
+错误
+出错
+失败
+エラー
+失敗
+오류
+에러
+실패
+`)
+
+	// CueContinue: carry on with the task ("keep going", "继续"): a nudge,
+	// not a correction.
+	CueContinue = NewCues(`
+continue
+keep going
+keep ahead
+keep head
+go ahead
+go on
+proceed
+carry on
+resume
+weiter
+mach weiter
+fahre fort
+sigue con
+continúa
+continua
+adelante
+prosigue
+vas-y
+continue
+продолжай
+продолжи
+давай дальше
+继续
+接着
+続けて
+続行
+계속
+진행해
+`)
+
+	// CueAck: thanks and approval.
+	CueAck = NewCues(`
+thanks
+thank you
+thx
+perfect
+great
+awesome
+excellent
+lgtm
+looks good
+works now
+it works
+that works
+danke
+perfekt
+funktioniert jetzt
+gracias
+perfecto
+excelente
+funciona
+merci
+parfait
+obrigado
+perfeito
+grazie
+perfetto
+спасибо
+отлично
+работает
+谢谢
+好的
+完美
+可以了
+没问题
+ありがとう
+完璧
+動いた
+감사
+고마워
+완벽
+좋아
+`)
+
+	// CueContrast: "but", the turn from approval to a complaint.
+	CueContrast = NewCues(`
+but
+however
+although
+aber
+jedoch
+pero
+sin embargo
+mais
+cependant
+mas
+porém
+ma
+però
+но
+однако
+但是
+可是
+不过
+でも
+しかし
+けど
+하지만
+그런데
+근데
+`)
+
+	// CueReferent: words that point at something said or done before.
+	CueReferent = NewCues(`
+that
+it
+this
+there
+those
+these
+das
+dies
+dort
+eso
+esto
+ahí
+allí
+ça
+cela
+là
+isso
+isto
+это
+этот
+там
+то
+这个
+那个
+这里
+那里
+它
+それ
+これ
+そこ
+あれ
+그것
+그거
+이거
+이것
+거기
+`)
+)

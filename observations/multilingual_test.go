@@ -1,0 +1,262 @@
+package observations
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kbmem/kb/traces"
+)
+
+// Real-format fixtures, synthetic text: Claude Code JSONL (a refused call,
+// a refusal with a typed reason, an interrupt), Codex rollout JSONL
+// (turn_aborted) and an Aider chat history (/undo), each parsed by the
+// trace layer's own parser, with the person writing in several languages.
+
+type ccFixture struct {
+	lines []string
+	n     int
+}
+
+func (f *ccFixture) add(typ string, msg any, extra map[string]any) {
+	f.n++
+	m := map[string]any{"type": typ, "sessionId": "s1", "uuid": fmt.Sprintf("u%d", f.n), "version": "2.0.42",
+		"timestamp": fmt.Sprintf("2025-11-21T10:%02d:00Z", f.n%60), "message": msg}
+	for k, v := range extra {
+		m[k] = v
+	}
+	b, _ := json.Marshal(m)
+	f.lines = append(f.lines, string(b))
+}
+
+func (f *ccFixture) user(text string) *ccFixture {
+	f.add("user", map[string]any{"role": "user", "content": text}, nil)
+	return f
+}
+
+func (f *ccFixture) say(text string) *ccFixture {
+	f.add("assistant", map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": []any{map[string]any{"type": "text", "text": text}}}, nil)
+	return f
+}
+
+func (f *ccFixture) call(id, tool, input string) *ccFixture {
+	f.add("assistant", map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": []any{map[string]any{"type": "tool_use", "id": id, "name": tool, "input": json.RawMessage(input)}}}, nil)
+	return f
+}
+
+func (f *ccFixture) result(id, out string) *ccFixture {
+	f.add("user", map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": out}}}, map[string]any{"toolUseResult": out})
+	return f
+}
+
+// refuse writes Claude Code's refusal of call id, with the reason typed
+// (or none, then the interrupt marker Claude Code writes after it).
+func (f *ccFixture) refuse(id, reason string) *ccFixture {
+	head := "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file)."
+	text := head + " STOP what you are doing and wait for the user to tell you how to proceed."
+	if reason != "" {
+		text = head + " The user provided the following reason for the rejection: " + reason
+	}
+	f.add("user", map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": text, "is_error": true}}}, map[string]any{"toolUseResult": "Error: " + text})
+	if reason == "" {
+		f.add("user", map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "[Request interrupted by user for tool use]"}}}, nil)
+	}
+	return f
+}
+
+func (f *ccFixture) interrupt() *ccFixture {
+	f.add("user", map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "[Request interrupted by user]"}}}, nil)
+	return f
+}
+
+func parseFixture(t *testing.T, p traces.Parser, name, src string) *Session {
+	t.Helper()
+	s := &Session{ID: name}
+	if _, _, err := p.Parse(strings.NewReader(src), name, traces.Pos{}, func(r traces.Record) error {
+		r.Seq = len(s.Records) + 1
+		s.Records = append(s.Records, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (f *ccFixture) session(t *testing.T) *Session {
+	return parseFixture(t, traces.NewClaudeCode(), "cc.jsonl", strings.Join(f.lines, "\n")+"\n")
+}
+
+const editInput = `{"file_path":"/repo/src/config.ts","old_string":"port: 3000","new_string":"port: 8080"}`
+
+// TestRefusalThenNextMessageAnyLanguage: a refused call followed by the
+// person's next message is a correction whatever language it is in; the
+// refused call is the trigger, and a terse message becomes a lesson that
+// names the refused action.
+func TestRefusalThenNextMessageAnyLanguage(t *testing.T) {
+	for lang, msg := range map[string]string{
+		"en":       "put it in .env.local",
+		"de":       "nicht die config ändern, nimm die Umgebungsvariable",
+		"es":       "no, usa la variable de entorno en vez de eso",
+		"fr":       "non, utilise plutôt la variable d'environnement",
+		"ru":       "нет, не меняй конфиг, используй переменную окружения",
+		"zh":       "不要改配置文件，用环境变量",
+		"ja":       "設定ファイルじゃなくて環境変数を使って",
+		"ko":       "설정 파일 말고 환경 변수를 써",
+		"zh-terse": "取消",
+		"en-terse": "undo that",
+	} {
+		s := (&ccFixture{}).user("change the port to 8080").
+			call("toolu_1", "Edit", editInput).refuse("toolu_1", "").
+			user(msg).say("OK.").session(t)
+		cs := ofType(Extract(s, nil, nil), TypeCorrection)
+		if len(cs) != 1 {
+			t.Errorf("%s: %d corrections from %q", lang, len(cs), msg)
+			continue
+		}
+		c := cs[0]
+		if !strings.Contains(c.Trigger, "config.ts") || !has(c.Signals, SignalRejection) {
+			t.Errorf("%s: trigger %q signals %v", lang, c.Trigger, c.Signals)
+		}
+		if strings.HasSuffix(lang, "terse") && !strings.Contains(c.Lesson, "config.ts") {
+			t.Errorf("%s: terse lesson does not name the refused action: %q", lang, c.Lesson)
+		}
+	}
+}
+
+// TestRefusalReasonAnyLanguage: the reason typed with a refusal is the
+// correction, in any script.
+func TestRefusalReasonAnyLanguage(t *testing.T) {
+	for lang, reason := range map[string]string{
+		"zh": "不要直接改生产配置，先在测试环境试",
+		"ja": "本番の設定は変えないで",
+		"ko": "운영 설정은 건드리지 마",
+		"ru": "не трогай продовый конфиг",
+		"de": "bitte nicht die Produktionskonfiguration ändern",
+	} {
+		s := (&ccFixture{}).user("change the port").
+			call("toolu_1", "Edit", editInput).refuse("toolu_1", reason).say("Understood.").session(t)
+		cs := ofType(Extract(s, nil, nil), TypeCorrection)
+		ws := strings.Fields(reason)
+		if len(cs) != 1 || !strings.Contains(strings.ToLower(cs[0].Lesson), ws[len(ws)-1]) {
+			t.Errorf("%s: %+v", lang, cs)
+		}
+	}
+}
+
+// TestInterruptThenMessage: after an interrupt, a redirect is a
+// correction, a new unrelated task is not.
+func TestInterruptThenMessage(t *testing.T) {
+	run := func(msg string) []*Observation {
+		s := (&ccFixture{}).user("deploy the staging build").
+			call("toolu_1", "Bash", `{"command":"kubectl apply -f deploy/staging.yaml"}`).
+			result("toolu_1", "deployment.apps/web configured").interrupt().
+			user(msg).say("OK.").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	for lang, msg := range map[string]string{
+		"en": "wait, use the canary manifest instead",
+		"de": "stopp, nimm stattdessen das canary manifest",
+		"es": "espera, usa el manifiesto canary en lugar de ese",
+		"ru": "стоп, используй canary манифест вместо этого",
+		"zh": "停，用 canary 的清单而是不是这个",
+		"ja": "待って、canary のマニフェストを代わりに使って",
+		"ko": "잠깐, 대신 canary 매니페스트를 써",
+	} {
+		if cs := run(msg); len(cs) != 1 || !has(cs[0].Signals, SignalInterrupt) {
+			t.Errorf("%s: redirect after interrupt: %+v", lang, cs)
+		}
+	}
+	for lang, msg := range map[string]string{
+		"en": "Let's look at something else: write a README section describing the project's folder layout and the release process for new contributors.",
+		"es": "Ahora otra cosa: escribe una sección del README que describa la estructura de carpetas del proyecto y el proceso de publicación para nuevos colaboradores.",
+	} {
+		if cs := run(msg); len(cs) != 0 {
+			t.Errorf("%s: a new unrelated task after an interrupt became a correction: %q", lang, cs[0].Lesson)
+		}
+	}
+}
+
+// TestCodexTurnAbortedThenRedirect: Codex's turn_aborted plays the part of
+// the interrupt.
+func TestCodexTurnAbortedThenRedirect(t *testing.T) {
+	lines := []string{
+		`{"timestamp":"2025-12-01T10:00:00.000Z","type":"session_meta","payload":{"id":"019ad000-0000-7000-8000-0000000000aa","timestamp":"2025-12-01T10:00:00.000Z","cwd":"/home/dev/demo","originator":"codex_cli_rs","cli_version":"0.63.0"}}`,
+		`{"timestamp":"2025-12-01T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"lösche die alten Logdateien"}]}}`,
+		`{"timestamp":"2025-12-01T10:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"rm -rf logs/\"]}","call_id":"call_1"}}`,
+		`{"timestamp":"2025-12-01T10:00:03.000Z","type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`,
+		`{"timestamp":"2025-12-01T10:00:04.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<turn_aborted>\nThe user interrupted the previous turn.\n</turn_aborted>"}]}}`,
+		`{"timestamp":"2025-12-01T10:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"nein, nicht alles löschen, nur die Dateien älter als 30 Tage"}]}}`,
+		`{"timestamp":"2025-12-01T10:00:06.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Verstanden."}]}}`,
+	}
+	s := parseFixture(t, traces.NewCodex(), "rollout-2025-12-01T10-00-00-019ad000-0000-7000-8000-0000000000aa.jsonl", strings.Join(lines, "\n")+"\n")
+	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	if len(cs) != 1 || !has(cs[0].Signals, SignalInterrupt) || !strings.Contains(cs[0].Trigger, "rm -rf logs/") {
+		t.Fatalf("corrections: %+v", cs)
+	}
+}
+
+// TestAiderUndoThenRedirect: /undo takes back the agent's change; the
+// instruction after it corrects that change.
+func TestAiderUndoThenRedirect(t *testing.T) {
+	src := "\n# aider chat started at 2025-01-01 10:00:00\n\n" +
+		"#### 给 parse 函数加上缓存  \n\n" +
+		"I'll add an lru_cache to `parse` in parser.py.\n\n" +
+		"#### /undo  \n> Removed: abc1234 feat: cache parse  \n\n" +
+		"#### 不要用 lru_cache，用一个显式的字典缓存  \n\n" +
+		"OK, here is the dict cache.\n"
+	s := parseFixture(t, traces.NewAider(), ".aider.chat.history.md", src)
+	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	if len(cs) != 1 || !has(cs[0].Signals, SignalRejection) || !strings.Contains(cs[0].Lesson, "lru_cache") {
+		t.Fatalf("corrections: %+v", cs)
+	}
+}
+
+// TestFailureAfterChangeAnyLanguage: reporting that the change just made
+// does not work is a correction; the pasted log goes to the excerpt, never
+// the lesson; approval is not a failure.
+func TestFailureAfterChangeAnyLanguage(t *testing.T) {
+	log := "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\nModuleNotFoundError: No module named 'flask'"
+	run := func(msg string) []*Observation {
+		s := (&ccFixture{}).user("add the web server").
+			call("toolu_1", "Write", `{"file_path":"/repo/app.py","content":"import flask"}`).result("toolu_1", "File created").
+			say("Done: the server is in app.py.").user(msg).say("Let me look.").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	for lang, msg := range map[string]string{
+		"en": "it doesn't work:\n" + log,
+		"es": "sigue saliendo este error:\n" + log,
+		"de": "funktioniert nicht, Fehler:\n" + log,
+		"ru": "не работает:\n" + log,
+		"zh": "还是不行，报错了：\n" + log,
+		"ja": "動かない。エラー：\n" + log,
+		"ko": "오류가 나요:\n" + log,
+	} {
+		cs := run(msg)
+		if len(cs) != 1 {
+			t.Errorf("%s: %d corrections", lang, len(cs))
+			continue
+		}
+		if strings.Contains(cs[0].Lesson, "Traceback") || strings.Contains(cs[0].Lesson, "ModuleNotFoundError") ||
+			strings.Contains(cs[0].Title, "Traceback") {
+			t.Errorf("%s: pasted log in the lesson: %q", lang, cs[0].Lesson)
+		}
+		if !strings.Contains(cs[0].Excerpt, "ModuleNotFoundError") || !strings.Contains(cs[0].Lesson, "app.py") {
+			t.Errorf("%s: excerpt %q lesson %q", lang, cs[0].Excerpt, cs[0].Lesson)
+		}
+	}
+	for lang, msg := range map[string]string{
+		"en": "perfect, thanks",
+		"es": "perfecto, funciona",
+		"zh": "好的，谢谢",
+		"ja": "ありがとう、完璧です",
+	} {
+		if cs := run(msg); len(cs) != 0 {
+			t.Errorf("%s: approval became a correction: %q", lang, cs[0].Lesson)
+		}
+	}
+	// A continue nudge that mentions an error is not a failure report.
+	if cs := run("continue with the task above to fix the error"); len(cs) != 0 {
+		t.Errorf("continue nudge: %q", cs[0].Lesson)
+	}
+}

@@ -1,0 +1,107 @@
+package observations
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Pasted material in a person's message: a log, a compiler error, a stack
+// trace, a shell session. It is evidence that something failed and context
+// for the observation, never the lesson: splitPasted keeps it apart from
+// the person's own words.
+
+// logStartRE finds where pasted output begins inside a line: a shell
+// prompt, a log level, an exception, a file:line position, an HTTP status.
+var logStartRE = lazyRegexp(`(Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception|Warning)\b:?|\b(INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL)\b[:\s]|\bpanic: |\bgoroutine \d+|npm (ERR|error)!?|\[plugin:|\bE\s{2,}\S|(^|\s)\$ \S|^PS [A-Za-z]:\\|^\([\w.-]+\) |\b[\w./\\-]+\.(py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|h|php|cs|kt|swift|vue|mjs|cjs):\d+|HTTP/\d(\.\d)?"?\s+\d{3}\b|^\s*at [\w.$<>]+ ?\(|^\s*File "|\bFile "[^"]+", line \d+|\b\d{2}:\d{2}:\d{2}(\.\d+)?\b|^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\s*[│├└┌╭╰|>]\s|^\s*\^+\s*$|\busage: \S|^[_=~-]{3,}|^\s*(//|/\*|\*/|#include\b|@@ )|^\s*(import|export|const|let|var|function|def|class|return|package|func|public|private|static|async|await|from)\b[^.!?]*[{}();=:,\]]\s*$|^\s*[{}\[\]()<>;,]+\s*$|^\s*<\/?[a-zA-Z][\w-]*[\s>/]|^\[[\w:./ -]{1,30}\]\s|^(Error|ERROR|error|Fatal|FATAL|fatal|Warning|WARN|warning)(\[\w+\])?: |\b(Error|ERROR|FATAL)(\[\w+\])?: |^\s*at \S+.*\(.*:\d+|^\s*[{\[(][^ ]*[}\])]\s*(\.\.\.)?\s*$|^[\w./-]+: (.*\b(error|fatal|not found|denied|No such file)\b))`)
+
+// cmdLineRE is a command line typed at a shell: a program and a few
+// arguments, one of them a flag, a path or a dotted name.
+var cmdLineRE = lazyRegexp(`^(\$ )?(python3?|node|npm|npx|pnpm|yarn|go|cargo|pip3?|uv|uvx|make|docker|kubectl|bash|sh|zsh|deno|bun|java|mvn|gradle|dotnet|php|ruby|rails|pytest|git|curl)(\s+\S+){1,6}\s*$`)
+var cmdArgRE = lazyRegexp(`\s-{1,2}\w|\S[./\\]\S`)
+
+// isLogLine reports whether a whole line reads as program output.
+func isLogLine(t string) bool {
+	t = strings.TrimSpace(t)
+	if t == "" {
+		return false
+	}
+	if loc := logStartRE.FindStringIndex(t); loc != nil && loc[0] == 0 {
+		return true
+	}
+	return cmdLineRE.MatchString(t) && cmdArgRE.MatchString(t) && !isSentenceEnd(rune(t[len(t)-1]))
+}
+
+// maxPastedScan bounds how much of a message splitPasted reads.
+const maxPastedScan = 4 * maxProse
+
+// splitPasted separates the person's words from pasted output. A line
+// that starts as output, and the tail of a line after "...:" where output
+// begins, go to the pasted part; so does everything after the first
+// output line except later lines that read as prose again.
+func splitPasted(s string) (words, pasted string) {
+	var w, p []string
+	inLog := false
+	if len(s) > maxPastedScan {
+		// The person's words come first; past the scanned part everything
+		// is material they pasted, and reading it line by line would cost
+		// more than the whole extraction of a session.
+		cut := maxPastedScan
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		defer func() { pasted = strings.TrimSpace(pasted + "\n" + s[cut:]) }()
+		s = s[:cut]
+	}
+	for _, line := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if isLogLine(t) {
+			p = append(p, t)
+			inLog = true
+			continue
+		}
+		if loc := logStartRE.FindStringIndex(t); loc != nil && loc[0] > 0 {
+			// "look at the error: Traceback ...": the words before the
+			// colon are the person's, the rest is output.
+			if c := strings.LastIndexAny(t[:loc[0]], ":：?!.。？！"); c >= 0 && c >= loc[0]-40 {
+				_, size := utf8.DecodeRuneInString(t[c:])
+				end := c + size
+				if head := strings.TrimSpace(t[:end]); wordCount(head) > 0 {
+					w = append(w, head)
+				}
+				p = append(p, strings.TrimSpace(t[end:]))
+				inLog = true
+				continue
+			}
+		}
+		if inLog && !readsAsProse(t) {
+			p = append(p, t)
+			continue
+		}
+		inLog = false
+		w = append(w, t)
+	}
+	return strings.Join(w, "\n"), strings.Join(p, "\n")
+}
+
+// readsAsProse reports whether a line after pasted output is the person
+// speaking again: mostly words, ending like a sentence or short.
+func readsAsProse(t string) bool {
+	n := wordCount(t)
+	if n < 3 {
+		return false
+	}
+	letters, other := 0, 0
+	for _, r := range t {
+		switch {
+		case r == ' ':
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f:
+			letters++
+		default:
+			other++
+		}
+	}
+	return letters > 4*other
+}

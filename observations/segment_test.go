@@ -1,0 +1,131 @@
+package observations
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/kbmem/kb/internal/lexicon"
+)
+
+func TestWordCountUnicode(t *testing.T) {
+	for s, want := range map[string]int{
+		"don't use npm":            3,
+		"nicht die Datei ändern":   4,  // de
+		"no uses la versión vieja": 5,  // es
+		"n'utilise pas ça":         3,  // fr
+		"не меняй этот файл":       4,  // ru
+		"不要改这个文件":                  7,  // zh: every Han character counts
+		"このファイルを変えないで":             12, // ja: kana and kanji count
+		"이 파일은 건드리지 마":             4,  // ko: Hangul words are space-separated
+		"修改main.go文件":              6,  // zh with a Latin name: 修 改 main go 文 件
+		"":                         0,
+	} {
+		if got := wordCount(s); got != want {
+			t.Errorf("wordCount(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+func TestSentencesFullWidth(t *testing.T) {
+	got := sentences("不要改配置。用环境变量！可以吗？好")
+	want := []string{"不要改配置。", "用环境变量！", "可以吗？", "好"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("zh: %q", got)
+	}
+	got = sentences("設定は変えないで。環境変数を使って。")
+	if len(got) != 2 {
+		t.Errorf("ja: %q", got)
+	}
+	if got := sentences("Nein. Nimm go.mod!"); len(got) != 2 {
+		t.Errorf("de: %q", got)
+	}
+}
+
+func TestWordsSplitCJK(t *testing.T) {
+	if got := strings.Join(words("修改main.go文件"), " "); got != "修 改 main go 文 件" {
+		t.Errorf("words: %q", got)
+	}
+	if got := strings.Join(words("Ändere die Datei"), " "); got != "ändere die datei" {
+		t.Errorf("words: %q", got)
+	}
+}
+
+func TestCuesMultilingual(t *testing.T) {
+	for _, s := range []string{"no, not that", "nein, nicht so", "no, así no", "non, pas ça", "нет, не так", "不要这样", "それじゃなくて", "아니, 하지 마"} {
+		if !lexicon.CueNegation.In(lower(s)) {
+			t.Errorf("negation not found in %q", s)
+		}
+	}
+	for _, s := range []string{"use pnpm instead", "nimm stattdessen pnpm", "usa pnpm en vez de npm", "utilise plutôt pnpm", "используй pnpm вместо npm", "改成 pnpm", "代わりに pnpm を使って", "대신 pnpm 써"} {
+		if !lexicon.CueInstead.In(lower(s)) {
+			t.Errorf("instead not found in %q", s)
+		}
+	}
+	// Whole words in spaced scripts: "no" is not in "note", "не" not in "нее".
+	for _, s := range []string{"note this", "a nonce", "нее"} {
+		if lexicon.CueNegation.In(lower(s)) {
+			t.Errorf("negation matched inside a word: %q", s)
+		}
+	}
+}
+
+func TestSplitPasted(t *testing.T) {
+	for name, c := range map[string]struct{ in, words, pastedHas string }{
+		"python trace": {"it fails:\nTraceback (most recent call last):\n  File \"a.py\", line 1\nKeyError: 'x'", "it fails:", "KeyError"},
+		"inline es":    {"mira el error que sale: Error: listen EADDRINUSE :::8080", "mira el error que sale:", "EADDRINUSE"},
+		"ja":           {"エラーが出ます：\nTypeError: x is undefined\n    at main (app.js:3:5)", "エラーが出ます：", "app.js:3"},
+		"go compiler":  {"build broke\n./main.go:12:3: undefined: foo", "build broke", "main.go:12"},
+		"shell":        {"I ran\n$ npm run build\nnpm ERR! missing script: build", "I ran", "npm ERR!"},
+		"prose stays":  {"Please keep the config in .env.local and never commit it.", "Please keep the config in .env.local and never commit it.", ""},
+	} {
+		w, p := splitPasted(c.in)
+		if w != c.words || c.pastedHas != "" && !strings.Contains(p, c.pastedHas) || c.pastedHas == "" && p != "" {
+			t.Errorf("%s: words %q pasted %q", name, w, p)
+		}
+	}
+}
+
+func TestCleanMarkup(t *testing.T) {
+	for in, want := range map[string]string{
+		"Tests:** All 40 tests pass":  "Tests: All 40 tests pass",
+		"## Use pnpm":                 "Use pnpm",
+		"- **Never** push to main":    "Never push to main",
+		"Run `go test ./...":          "Run go test ./...",
+		"Nutze `pnpm` statt **npm**.": "Nutze `pnpm` statt npm.",
+		"**不要**直接改 `main`":            "不要直接改 `main`",
+	} {
+		if got := cleanMarkup(in); got != want {
+			t.Errorf("cleanMarkup(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestLessonResolvesReferent: "revert that" names what it points at.
+func TestLessonResolvesReferent(t *testing.T) {
+	s := (&ccFixture{}).user("tidy the config").
+		call("toolu_1", "Edit", editInput).refuse("toolu_1", "").
+		user("no, revert that and keep the port as it was").say("OK.").session(t)
+	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	if len(cs) != 1 || !strings.Contains(cs[0].Lesson, "config.ts") {
+		t.Fatalf("referent not resolved: %+v", cs)
+	}
+}
+
+func FuzzSplitPasted(f *testing.F) {
+	for _, s := range []string{"it fails:\nTraceback (most recent call last):", "エラー：TypeError: x", "plain words.", "", "::\n$ x\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		w, p := splitPasted(s)
+		if utf8.ValidString(s) && (!utf8.ValidString(w) || !utf8.ValidString(p)) {
+			t.Fatalf("invalid UTF-8 out of valid input: %q -> %q / %q", s, w, p)
+		}
+		if len(w)+len(p) > len(s)+1 {
+			t.Fatalf("output longer than input: %q", s)
+		}
+		_ = wordCount(s)
+		_ = cleanMarkup(s)
+		_ = sentences(s)
+	})
+}
