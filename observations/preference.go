@@ -236,6 +236,7 @@ func domainOf(text string, types []string) string {
 	}
 	return "general"
 }
+
 // callCommand is the shell command line of a tool call, "" when it runs
 // none.
 func callCommand(r *traces.Record) string {
