@@ -94,6 +94,9 @@ func preferenceIn(sent string) (string, bool) {
 		if loc := prefCues.find(sent); loc != nil && topicAfter(sent, loc) {
 			return prefStatement(sent), true
 		}
+		if simpleWantRE.MatchString(sent) && unitCount(sent) >= 4 {
+			return prefStatement(sent), true
+		}
 		if englishRE.MatchString(sent) && prefRE.MatchString(sent) {
 			return prefStatement(sent), true
 		}
@@ -114,6 +117,11 @@ func preferenceIn(sent string) (string, bool) {
 // done: "a simple way to X without Y", "eine einfache Möglichkeit, X ohne
 // Y", "una forma sencilla de X sin Y", even inside a question.
 var simpleWayRE = lazyRegexp(`(?i)\b(a (?:simple|simpler|clean|cleaner|minimal|lightweight|easy) (?:way|method|approach)|eine? (?:einfache[nr]?|saubere[nr]?) (?:weg|möglichkeit|lösung)|una? (?:forma|manera|solución) (?:simple|sencilla|más simple|más limpia|limpia))\b[,]?\s+((?:to|de|um|zu)?\s*[^?!.]{3,120}?\s(?:without|ohne|sin)\s[^?!.]{3,120})`)
+
+// simpleWantRE is the person saying they want the thing simple: "I just
+// want a very simple poll", "ich will nur eine einfache Abfrage", "solo
+// quiero una consulta sencilla", "我只想要一个简单的轮询", "シンプルな…がいい".
+var simpleWantRE = lazyRegexp(`(?i)\bi\s+(?:just\s+|only\s+|really\s+)?want\s+(?:it\s+to\s+be\s+|a\s+|an\s+|the\s+)?(?:very\s+|really\s+|super\s+)?(?:simple|simpler|minimal|plain|basic|lightweight)\b|\bich\s+(?:will|möchte)\s+(?:nur\s+)?(?:eine?n?\s+)?(?:ganz\s+)?(?:einfache|simple|schlichte)|\b(?:solo\s+)?quiero\s+(?:un|una)\s+\S+\s+(?:muy\s+)?(?:simple|sencill[oa])|我只想要.{0,4}简单|我想要.{0,4}简单|シンプルな.{1,20}がいい|хочу\\s+(?:просто\\s+)?(?:очень\\s+)?(?:простой|простую|простое)|간단한.{1,20}(?:원해|좋겠)`)
 
 // englishRE tells a sentence in a Latin script (the English rules' own
 // regular expressions apply) from one in another.
