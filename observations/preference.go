@@ -128,12 +128,23 @@ var simpleWantRE = lazyRegexp(`(?i)\bi\s+(?:just\s+|only\s+|really\s+)?want\s+(?
 var englishRE = lazyRegexp(`^[\x00-\x7F’“”…–—]*$`)
 
 // topicAfter reports whether a preference cue at loc is about something:
-// at least two content words (or CJK characters) in the sentence besides
-// the cue ("I like it" says nothing lasting; "I like small commits" does).
+// a content word (or CJK bigram) in the sentence besides the cue that is
+// no acknowledgement ("I like it, thanks" says nothing lasting; "I like
+// small commits" does).
 func topicAfter(sent string, loc []int) bool {
 	rest := sent[:loc[0]] + " " + sent[loc[1]:]
-	return len(topicTokens(rest)) >= 2
+	n := 0
+	for tok := range topicTokens(rest) {
+		if !ackWords[tok] {
+			n++
+		}
+	}
+	return n >= 1
 }
+
+// ackWords are what "I like it, thanks" is about: nothing lasting.
+var ackWords = map[string]bool{"thank": true, "thanks": true, "ok": true, "okay": true, "good": true, "great": true, "nice": true,
+	"cool": true, "perfect": true, "work": true, "look": true, "so": true, "far": true, "now": true}
 
 // prefStatement words a sentence as the statement of a preference: English
 // phrased as an instruction, any other language kept in the person's words.

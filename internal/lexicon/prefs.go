@@ -18,13 +18,15 @@ var PreferenceCues = []string{
 	"i like it when", "i hate it when", "i hate when", "i don't like it when", "i do not like it when", "i dislike",
 	"i like", "i really like", "i very much like", "i love", "i hate", "i don't like", "i do not like",
 	"i actually like", "i actually don't like", "i don't really like", "i never want", "i always want",
+	"i'm not a fan of", "i am not a fan of", "not a big fan of", "i'm a big fan of", "i'm a fan of",
 	// de
 	"ich bevorzuge", "ich mag", "ich mag es nicht", "ich mag keine", "mir ist lieber", "mir gefällt", "mir gefällt nicht",
 	"ich hasse", "ich will immer", "ich will nie", "bitte immer", "bitte nie", "bitte niemals", "in zukunft",
 	"ab jetzt", "ab sofort", "künftig", "grundsätzlich", "wir verwenden immer", "wir benutzen nie",
+	"ich bin kein fan von", "kein großer fan von",
 	// es
 	"prefiero", "yo prefiero", "me gusta", "no me gusta", "me gustan", "no me gustan", "odio", "siempre quiero",
-	"nunca quiero", "de ahora en adelante", "a partir de ahora", "en el futuro", "por favor siempre", "por favor nunca",
+	"nunca quiero", "no soy fan de", "no soy muy fan de", "de ahora en adelante", "a partir de ahora", "en el futuro", "por favor siempre", "por favor nunca",
 	// fr
 	"je préfère", "j'aime", "je n'aime pas", "je déteste", "à l'avenir", "désormais", "dorénavant",
 	// pt
@@ -33,7 +35,7 @@ var PreferenceCues = []string{
 	"я предпочитаю", "предпочитаю", "мне нравится", "мне не нравится", "не люблю", "я люблю", "ненавижу",
 	"впредь", "в будущем", "с этого момента", "всегда используй", "никогда не используй",
 	// zh
-	"我更喜欢", "我喜欢", "我不喜欢", "我讨厌", "我偏好", "我倾向于", "我更倾向", "我习惯", "以后都", "以后请",
+	"我更喜欢", "我喜欢", "我不喜欢", "我不太喜欢", "我讨厌", "我偏好", "我倾向于", "我更倾向", "我习惯", "以后都", "以后请",
 	"今后", "永远不要", "始终", "一律", "不要再", "别再",
 	// ja
 	"好きです", "好きではない", "好きじゃない", "嫌いです", "嫌い", "の方が好き", "のほうが好き", "好みです",
