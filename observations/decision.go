@@ -233,8 +233,8 @@ func (e *decisionExtractor) contrasted(tl *timeline, u *utterance) *Observation 
 		}
 		return &Observation{
 			Type: TypeDecision, Title: shorten(st, 80), Description: "Decision between 2 alternatives",
-			Question: shorten(firstLineOf(tl.lastAgentText(u)), 160), Alternatives: []Alternative{{Name: chosen}, {Name: other}},
-			Chosen: chosen, Reasons: becauseOf(u.text),
+			Alternatives: []Alternative{{Name: chosen}, {Name: other}},
+			Chosen:       chosen, Reasons: becauseOf(u.text),
 			ActionTypes: e.tax.ClassifyText(sent), Confidence: 0.55, Importance: 0.45,
 			Sources: []SourceRef{tl.sourceRef(from, u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
 		}
@@ -354,8 +354,8 @@ func (e *decisionExtractor) proposed(tl *timeline, u *utterance) *Observation {
 		st := prefStatement(sent)
 		return &Observation{
 			Type: TypeDecision, Title: shorten(st, 80), Description: "Decision for another way than the agent's",
-			Question: shorten(firstLineOf(tl.lastAgentText(u)), 160), Alternatives: []Alternative{{Name: chosen}, {Name: other}},
-			Chosen: chosen, Reasons: becauseOf(u.text),
+			Alternatives: []Alternative{{Name: chosen}, {Name: other}},
+			Chosen:       chosen, Reasons: becauseOf(u.text),
 			ActionTypes: e.tax.ClassifyText(sent), Confidence: 0.5, Importance: 0.4,
 			Sources: []SourceRef{tl.sourceRef(from, u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
 		}
