@@ -63,6 +63,9 @@ type ExtractReport struct {
 	LLMErrors []string               `json:"llm_errors,omitempty"` // failed LLM calls; the heuristic results stand
 	Problems  []Problem              `json:"problems,omitempty"`
 	Imported  []string               `json:"imported,omitempty"` // transcripts imported (DrainQueue)
+	// Superseded: earlier observations a later one of this run contradicts
+	// (observations.Supersession; Kept when a person edited the old one).
+	Superseded []observations.Supersession `json:"superseded,omitempty"`
 }
 
 func (r *ExtractReport) count(typ string) *TypeCounts {
@@ -458,6 +461,9 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 	}}
 	res, err := m.Merge(ctx, cands)
 	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
+	if rep.Superseded, err = res.Supersede(m.Files); err != nil {
 		return nil, fmt.Errorf("extract: %w", err)
 	}
 	for typ, c := range res.Types {

@@ -520,6 +520,7 @@ type Status struct {
 	Candidates        int            `json:"candidates"`
 	Promoted          int            `json:"promoted"`
 	Rejected          int            `json:"rejected"`
+	Superseded        int            `json:"superseded"` // a later observation of the same person and scope contradicts them
 	Promotable        int            `json:"promotable"` // graduations `kb promote` would propose now
 	OldestCandidate   time.Time      `json:"oldest_candidate,omitzero"`
 	OldestAgeDays     float64        `json:"oldest_age_days"`
@@ -578,6 +579,8 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 			st.Promoted++
 		case o.Status == observations.StatusRejected:
 			st.Rejected++
+		case o.Status == observations.StatusSuperseded:
+			st.Superseded++
 		}
 	}
 	if !st.OldestCandidate.IsZero() {

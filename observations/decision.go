@@ -2,6 +2,10 @@ package observations
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kbmem/kb/internal/lexicon"
 )
 
 // ---------------------------------------------------------------------------
@@ -15,98 +19,263 @@ var (
 	choiceRE      = lazyRegexp(`(?i)\b(let'?s|we'?ll|i'?ll|we should|i want to|i'?d like to)\s+(go with|use|do|pick|choose|stick with|try|take|keep)\s+(the\s+)?([^.,!;?\n]{2,60})`)
 	optionRE      = lazyRegexp(`(?i)\b(option|approach|choice|alternative|solution)\s*#?\s*([0-9]+|[a-d])\b`)
 	ordinalRE     = lazyRegexp(`(?i)\b(the\s+)?(first|second|third|fourth|last)\s+(one|option|approach|choice)\b`)
-	altLineRE     = lazyRegexp(`(?m)^\s*(?:#{1,4}\s*)?(?:\d+[.)]|[-*•]|(?:Option|Approach|Alternative)\s+[0-9A-Za-z]+[:.)]?)\s*(?:\*\*)?(?:(?:Option|Approach)\s+[0-9A-Za-z]+[:.)]?\s*)?([^*:\n]{2,70}?)(?:\*\*)?\s*(?:[:\-–—(]\s*(.*))?$`)
+	altLineRE     = lazyRegexp(`(?m)^\s*(?:#{1,4}\s*)?(?:\d+[.)]|[-*•]|(?:Option|Approach|Alternative)\s+[0-9A-Za-z]+[:.)]?)\s*(?:\*\*)?(?:(?:Option|Approach)\s+[0-9A-Za-z]+[:.)]?\s*)?([^*:\n]{2,70}?)(?:\*\*)?(?:(?:\s*[:(]|\s+[\-–—])\s*(.*))?$`)
 	optionLineRE  = lazyRegexp(`(?m)^\s*(?:#{1,4}\s*)?\**\s*(?:Option|Approach|Alternative|Choice)\s+[0-9A-Za-z]+\s*[:.)\-–—]\s*\**\s*([^*\n(:]{2,60}?)\s*\**\s*(?:[:\-–—(]\s*(.*?)\)?)?\s*$`)
 	optionsWordRE = lazyRegexp(`(?i)\b(options?|approach(es)?|alternatives?|either|could (use|go|do)|recommend|trade-?offs?|pros|cons|choices?)\b`)
 )
 
 func (e *decisionExtractor) Extract(s *Session) []*Observation {
 	tl := buildTimeline(s)
-	var out []*Observation
+	out := e.uiChoices(tl)
 	for k := range tl.utts {
 		u := &tl.utts[k]
-		if len(u.assistant) == 0 {
+		if d := e.offered(tl, u); d != nil {
+			out = append(out, d)
 			continue
 		}
-		choice, idx := "", -1
-		if m := choiceRE.FindStringSubmatch(u.text); m != nil {
-			choice = strings.TrimSpace(m[4])
+		if d := e.contrasted(tl, u); d != nil {
+			out = append(out, d)
+		} else if d := e.proposed(tl, u); d != nil {
+			out = append(out, d)
 		}
-		if m := optionRE.FindStringSubmatch(u.text); m != nil {
-			idx = optionIndex(m[2])
-		} else if m := ordinalRE.FindStringSubmatch(u.text); m != nil {
-			idx = map[string]int{"first": 0, "second": 1, "third": 2, "fourth": 3, "last": -2}[strings.ToLower(m[2])]
-		}
-		if choice == "" && idx == -1 {
-			continue
-		}
-		// Alternatives the agent laid out since the previous utterance.
-		var alts []Alternative
-		var question string
-		for _, a := range u.assistant {
-			txt := tl.rec(a).Text
-			if !optionsWordRE.MatchString(txt) {
-				continue
-			}
-			var found []Alternative
-			lines := optionLineRE.FindAllStringSubmatch(txt, 12)
-			if len(lines) < 2 {
-				lines = altLineRE.FindAllStringSubmatch(txt, 12)
-			}
-			for _, m := range lines {
-				name := strings.Trim(strings.TrimSpace(m[1]), "`*_ ")
-				if name == "" || len(strings.Fields(name)) > 10 {
-					continue
-				}
-				found = append(found, Alternative{Name: name, Reasoning: shorten(strings.Trim(m[2], "* "), 160)})
-			}
-			if len(found) >= 2 && len(found) <= 8 {
-				alts = found
-			}
-		}
-		if len(alts) < 2 {
-			continue
-		}
-		chosen := -1
-		switch {
-		case idx == -2:
-			chosen = len(alts) - 1
-		case idx >= 0 && idx < len(alts):
-			chosen = idx
-		case choice != "":
-			cw := contentStems(choice)
-			best := 0.0
-			for i, a := range alts {
-				if sc := overlap(cw, contentStems(a.Name)); sc > best {
-					best, chosen = sc, i
-				}
-			}
-			if best < 0.5 {
-				chosen = -1
-			}
-		}
-		if chosen < 0 {
-			continue
-		}
-		if u.prev >= 0 {
-			question = shorten(tl.utts[u.prev].text, 160)
-		}
-		reasons := []string{}
-		if alts[chosen].Reasoning != "" {
-			reasons = append(reasons, alts[chosen].Reasoning)
-		}
-		if m := becauseRE.FindStringSubmatch(u.text); m != nil {
-			reasons = append(reasons, shorten(m[2], 160))
-		}
-		out = append(out, &Observation{
-			Type: TypeDecision, Title: shorten("Chose "+alts[chosen].Name, 80), Description: "Decision among " + itoa(len(alts)) + " alternatives",
-			Question: question, Alternatives: alts, Chosen: alts[chosen].Name, Reasons: reasons,
-			ActionTypes: e.tax.ClassifyText(alts[chosen].Name + " " + u.text),
-			Confidence:  0.6, Importance: 0.45,
-			Sources: []SourceRef{tl.sourceRef(u.assistant[0], u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
-		})
 	}
 	return out
+}
+
+// pickedIndex reads which offered option a reply picks by its place or
+// label, in any language: "option 2", "the second one", "go with B",
+// "zweite Variante", "方案二", "第二种", "2番目", "두 번째"; -2 is "the last",
+// -1 none. A reply that is only a label ("B", "2)", "Option C") picks it.
+func pickedIndex(text string) int {
+	if m := optionRE.FindStringSubmatch(text); m != nil {
+		return optionIndex(m[2])
+	}
+	if m := ordinalRE.FindStringSubmatch(text); m != nil {
+		return map[string]int{"first": 0, "second": 1, "third": 2, "fourth": 3, "last": -2}[strings.ToLower(m[2])]
+	}
+	if m := bareLabelRE.FindStringSubmatch(strings.TrimSpace(text)); m != nil {
+		return optionIndex(m[1])
+	}
+	if m := optionWordRE.FindStringSubmatch(text); m != nil {
+		for _, g := range m[1:] {
+			if g != "" {
+				return optionIndex(g)
+			}
+		}
+	}
+	low := strings.ToLower(text)
+	if unitCount(text) <= 12 {
+		for i, words := range lexicon.OrdinalCues {
+			for _, w := range words {
+				if ordinalCue(low, w) {
+					return i
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// ordinalCue reports whether ordinal w stands in low as a word (CJK: as
+// the ordinal of a choice, "第二种", "第二个", "二つ目").
+func ordinalCue(low, w string) bool {
+	i := strings.Index(low, w)
+	if i < 0 {
+		return false
+	}
+	if strings.IndexFunc(w, isCJK) >= 0 {
+		return true
+	}
+	before, after := low[:i], low[i+len(w):]
+	okB := before == "" || !isWordRune(lastRune(before))
+	okA := after == "" || !isWordRune(firstRune(after))
+	return okB && okA
+}
+
+func isWordRune(r rune) bool  { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+func lastRune(s string) rune  { r, _ := utf8.DecodeLastRuneInString(s); return r }
+func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
+
+var (
+	// bareLabelRE is a reply that is only an option's label.
+	bareLabelRE = lazyRegexp(`(?i)^(?:option\s+|approach\s+|variante\s+|opción\s+|вариант\s+)?([1-8a-d])[).:]?\s*(?:please|pls|bitte|por favor|пожалуйста)?[.!]?$`)
+	// optionWordRE is an option named by a word and a label in another
+	// language: "Variante B", "opción 2", "вариант 2", "方案二", "选项2",
+	// "案2", "옵션 2", "2번".
+	optionWordRE = lazyRegexp(`(?i)(?:variante|möglichkeit|opción|alternativa|вариант)\s*#?\s*([0-9]+|[a-d])\b|(?:方案|选项|案|옵션|オプション)\s*([0-9A-Da-d一二三四])|([0-9])\s*번(?:째)?`)
+)
+
+// offered reads u as the person choosing among options the agent laid out
+// since the previous utterance: by place or label, or by naming one
+// ("let's do vite", "nehmen wir Vite", "就用 vite").
+func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
+	if len(u.assistant) == 0 {
+		return nil
+	}
+	choice := ""
+	if m := choiceRE.FindStringSubmatch(u.text); m != nil {
+		choice = strings.TrimSpace(m[4])
+	} else if loc := choiceCues.find(u.text); loc != nil {
+		choice = strings.TrimSpace(u.text[loc[1]:])
+	}
+	idx := pickedIndex(u.text)
+	if choice == "" && idx == -1 {
+		return nil
+	}
+	// Alternatives the agent laid out since the previous utterance.
+	var alts []Alternative
+	for _, a := range u.assistant {
+		txt := tl.rec(a).Text
+		if !optionsWordRE.MatchString(txt) && !optionsAnyRE.MatchString(txt) {
+			continue
+		}
+		var found []Alternative
+		lines := optionLineRE.FindAllStringSubmatch(txt, 12)
+		if len(lines) < 2 {
+			lines = altLineRE.FindAllStringSubmatch(txt, 12)
+		}
+		for _, m := range lines {
+			name := strings.Trim(strings.TrimSpace(m[1]), "`*_ ")
+			if name == "" || len(strings.Fields(name)) > 10 {
+				continue
+			}
+			found = append(found, Alternative{Name: name, Reasoning: shorten(strings.Trim(m[2], "* "), 160)})
+		}
+		if len(found) >= 2 && len(found) <= 8 {
+			alts = found
+		}
+	}
+	if len(alts) < 2 {
+		return nil
+	}
+	chosen := -1
+	switch {
+	case idx == -2:
+		chosen = len(alts) - 1
+	case idx >= 0 && idx < len(alts):
+		chosen = idx
+	case choice != "":
+		cw := topicTokens(choice)
+		best := 0.0
+		for i, a := range alts {
+			if sc := overlap(cw, topicTokens(a.Name)); sc > best {
+				best, chosen = sc, i
+			}
+		}
+		if best < 0.5 {
+			chosen = -1
+		}
+	}
+	if chosen < 0 {
+		return nil
+	}
+	question := ""
+	if u.prev >= 0 {
+		question = shorten(tl.utts[u.prev].text, 160)
+	}
+	reasons := []string{}
+	if alts[chosen].Reasoning != "" {
+		reasons = append(reasons, alts[chosen].Reasoning)
+	}
+	if m := becauseRE.FindStringSubmatch(u.text); m != nil {
+		reasons = append(reasons, shorten(m[2], 160))
+	}
+	return &Observation{
+		Type: TypeDecision, Title: shorten("Chose "+alts[chosen].Name, 80), Description: "Decision among " + itoa(len(alts)) + " alternatives",
+		Question: question, Alternatives: alts, Chosen: alts[chosen].Name, Reasons: reasons,
+		ActionTypes: e.tax.ClassifyText(alts[chosen].Name + " " + u.text),
+		Confidence:  0.6, Importance: 0.45,
+		Sources: []SourceRef{tl.sourceRef(u.assistant[0], u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
+	}
+}
+
+// optionsAnyRE finds a list of options in the agent's text in another
+// language than English.
+var optionsAnyRE = lazyRegexp(`(?i)(optionen|möglichkeiten|varianten|opciones|alternativas|варианты|вариант|方案|选项|选择|オプション|案|선택지|옵션|방법)`)
+
+// contrastRE is the person naming both sides of a choice: "use X instead
+// of Y", "X rather than Y", "don't use X, use Y", "X statt Y",
+// "X en lugar de Y", "用X而不是Y".
+var (
+	dontUseRE  = lazyRegexp("(?i)\\b(?:don'?t|do not|never|stop)\\s+(?:use|using)\\s+(`[^`]+`|\\S+)[,;:]?\\s+(?:just\\s+|but\\s+)?(?:use|with)\\s+(`[^`]+`|[^\\s.,;!?]+)")
+	contrastVB = lazyRegexp(`(?i)\b(use|using|switch to|migrate to|go with|pick|choose|prefer|keep|launch(?:es)?|run|reuse|replace|verwende|nimm|benutze|usa|usar|utiliza|используй|используем)\b`)
+)
+
+// contrasted reads u as a decision the person states with both sides
+// named (definition 3 of a decision: "X instead of Y").
+func (e *decisionExtractor) contrasted(tl *timeline, u *utterance) *Observation {
+	for _, sent := range clauses(u.text) {
+		if isQuestion(sent) && !contrastVB.MatchString(sent) {
+			continue
+		}
+		var chosen, other string
+		if m := dontUseRE.FindStringSubmatch(sent); m != nil {
+			other, chosen = strings.Trim(m[1], "`"), strings.Trim(m[2], "`")
+		} else if loc := contrastCues.find(sent); loc != nil {
+			cue := strings.ToLower(strings.TrimSpace(sent[loc[0]:loc[1]]))
+			before, after := sent[:loc[0]], sent[loc[1]:]
+			if cue == "over" && !contrastVB.MatchString(before) {
+				continue // "over" is a choice only after a verb of choosing
+			}
+			if !contrastVB.MatchString(before) && strings.IndexFunc(sent, isCJK) < 0 {
+				continue
+			}
+			chosen = lastPhrase(before)
+			other = firstPhrase(after)
+		}
+		if unitCount(chosen) == 0 || unitCount(other) == 0 || unitCount(chosen) > 12 || unitCount(other) > 12 {
+			continue
+		}
+		st := prefStatement(sent)
+		from := u.idx
+		if len(u.assistant) > 0 {
+			from = u.assistant[len(u.assistant)-1]
+		}
+		return &Observation{
+			Type: TypeDecision, Title: shorten(st, 80), Description: "Decision between 2 alternatives",
+			Alternatives: []Alternative{{Name: chosen}, {Name: other}},
+			Chosen:       chosen, Reasons: becauseOf(u.text),
+			ActionTypes: e.tax.ClassifyText(sent), Confidence: 0.55, Importance: 0.45,
+			Sources: []SourceRef{tl.sourceRef(from, u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
+		}
+	}
+	return nil
+}
+
+func becauseOf(text string) []string {
+	if m := becauseRE.FindStringSubmatch(text); m != nil {
+		return []string{shorten(m[2], 160)}
+	}
+	return []string{}
+}
+
+// lastPhrase is the object of the verb of choosing before a contrast cue:
+// "we should use the Spinner" -> "the Spinner".
+func lastPhrase(before string) string {
+	locs := contrastVB.get().FindAllStringIndex(before, -1)
+	s := before
+	if len(locs) > 0 {
+		s = before[locs[len(locs)-1][1]:]
+	}
+	s = strings.Trim(strings.TrimSpace(s), ",;:")
+	if i := strings.LastIndexAny(s, ",;:"); i >= 0 && unitCount(s[i+1:]) > 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(s)
+}
+
+// firstPhrase is the alternative after a contrast cue, up to the clause end.
+func firstPhrase(after string) string {
+	s := strings.TrimSpace(after)
+	if i := strings.IndexAny(s, ",;:.!?()，。"); i >= 0 {
+		s = s[:i]
+	}
+	for _, stop := range []string{" and ", " but ", " because ", " since ", " which ", " so "} {
+		if i := strings.Index(strings.ToLower(s), stop); i >= 0 {
+			s = s[:i]
+		}
+	}
+	return strings.TrimSpace(s)
 }
 
 func optionIndex(s string) int {
@@ -131,4 +300,78 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(b)
+}
+
+var (
+	// proposalRE is the person proposing how the work is done instead of
+	// the way the agent took or offered (definition 2 of a decision):
+	// "could we reuse X", "maybe we should use X", "let's keep X but change
+	// Y", "make X use Y", "könnten wir X verwenden", "podríamos usar X",
+	// "不如用 X", "X を使ったら", "давай используем X".
+	proposalRE = lazyRegexp(`(?i)(?:\b(?:could|can|should|shall)\s+(?:we|you|i)\s+(?:just\s+|also\s+)?|\b(?:we|you)\s+(?:could|can|should|might)\s+(?:just\s+|also\s+)?|\b(?:maybe|perhaps|how about|what about|why not|let'?s)\s+(?:we\s+)?(?:should\s+)?(?:just\s+)?|\bmake\s+\S+\s+)(use|using|reuse|switch to|migrate to|move to|go with|keep|replace|set up|launch)\b\s+(.{2,100})|(?:könnten wir|sollten wir|lass uns|wir könnten|wir sollten)\s+(.{2,80}?)\s+(?:verwenden|benutzen|nehmen|nutzen)|(?:podríamos|deberíamos|mejor)\s+(?:usar|utilizar|reutilizar)\s+(.{2,80})|(?:不如|要不|可以改用|应该用|我们可以用|还是用)\s*(.{2,60})|(.{2,60}?)(?:を使ったら|を使うのはどう|にしたら|を使いましょう)|(?:давай(?:те)?|лучше|можно|может)\s+(?:использовать|используем|возьмём|возьмем)\s+(.{2,80})`)
+	// comparativeRE is a proposal's reason that weighs it against another
+	// way: "which is less work", "simpler", "einfacher", "más simple".
+	comparativeRE = lazyRegexp(`(?i)\b(less work|less code|simpler|easier|cleaner|faster|more robust|instead|einfacher|sauberer|más simple|más fácil|más limpio|проще|лучше)\b|更简单|更好|より簡単|더 간단`)
+	// usingRE is the way a person says how to do it, weighed ("You can set
+	// X using Y which is less work").
+	usingRE = lazyRegexp(`(?i)\b(?:you|we)\s+(?:can|could|should)\s+(.{2,80}?)\s+(?:using|with|via)\s+(.{2,80})`)
+)
+
+// proposed reads u as the person choosing a way of doing the work other
+// than the one the agent took or proposed.
+func (e *decisionExtractor) proposed(tl *timeline, u *utterance) *Observation {
+	if len(u.calls) == 0 && len(u.assistant) == 0 {
+		return nil // nothing to choose against
+	}
+	for _, sent := range clauses(u.text) {
+		chosen := ""
+		if m := proposalRE.FindStringSubmatch(sent); m != nil {
+			for _, g := range m[2:] {
+				if strings.TrimSpace(g) != "" {
+					chosen = firstPhrase(g)
+					break
+				}
+			}
+			if chosen != "" && m[1] != "" {
+				chosen = strings.TrimSpace(m[1] + " " + chosen)
+			}
+		} else if m := usingRE.FindStringSubmatch(sent); m != nil && comparativeRE.MatchString(sent) {
+			chosen = firstPhrase(m[1] + " using " + m[2])
+		}
+		if chosen == "" || !namesThing(chosen) || unitCount(chosen) > 16 {
+			continue
+		}
+		other := ""
+		if len(u.calls) > 0 {
+			other = "the agent's way: " + callSummary(tl.rec(u.calls[len(u.calls)-1]))
+		} else {
+			other = "the agent's proposal: " + shorten(firstLineOf(tl.lastAgentText(u)), 100)
+		}
+		from := u.idx
+		if len(u.assistant) > 0 {
+			from = u.assistant[len(u.assistant)-1]
+		}
+		st := prefStatement(sent)
+		return &Observation{
+			Type: TypeDecision, Title: shorten(st, 80), Description: "Decision for another way than the agent's",
+			Alternatives: []Alternative{{Name: chosen}, {Name: other}},
+			Chosen:       chosen, Reasons: becauseOf(u.text),
+			ActionTypes: e.tax.ClassifyText(sent), Confidence: 0.5, Importance: 0.4,
+			Sources: []SourceRef{tl.sourceRef(from, u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
+		}
+	}
+	return nil
+}
+
+// namedRE is a concrete thing: a code span, a path, a file, a dotted or
+// snake or Camel identifier, a flag, a URL scheme.
+var namedRE = lazyRegexp("`[^`]+`|@?[\\w.-]+/[\\w./-]+|\\b\\w+\\.(?:[a-z]{1,5})\\b|\\b[a-z]+_[a-z_]+\\b|\\b[A-Z][a-z]+[A-Z]\\w*\\b|--[a-z][\\w-]+|\\bhttps?\\b|\\b[A-Z]{2,}\\b")
+
+// namesThing reports whether a proposal names what to use: a concrete
+// thing (namedRE), a CJK phrase, or a noun phrase of two or more words.
+func namesThing(s string) bool {
+	if namedRE.MatchString(s) || strings.IndexFunc(s, isCJK) >= 0 {
+		return true
+	}
+	return len(topicTokens(s)) >= 2
 }

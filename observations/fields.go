@@ -5,7 +5,7 @@ import (
 )
 
 // fieldOrder is the frontmatter key order of an observation file.
-var fieldOrder = []string{"id", "type", "title", "description", "lifecycle", "status", "author", "origin", "reviewed", "confidence", "importance",
+var fieldOrder = []string{"id", "type", "title", "description", "lifecycle", "status", "superseded_by", "supersedes", "author", "origin", "reviewed", "confidence", "importance",
 	"sessions", "first_seen", "last_seen", "projects", "trigger", "action_type", "action_types", "lesson", "consequence",
 	"domain", "statement", "accepts", "rejects", "consistency", "goal", "steps", "question", "alternatives",
 	"chosen", "reasons", "approach", "failure", "followed_by", "claim", "marker", "references", "answered",

@@ -38,8 +38,9 @@ var Bookkeeping = []string{"sources", "sessions", "reviewed", "first_seen", "las
 	"importance", "confidence", "accepts", "rejects", "consistency", "references"}
 
 // digestSkip are the fields the edit digest leaves out: the bookkeeping,
-// and the status, which review and promotion set without editing.
-var digestSkip = append([]string{"status"}, Bookkeeping...)
+// the status, which review and promotion set without editing, and the
+// supersession links, which extraction sets (supersede.go).
+var digestSkip = append([]string{"status", "supersedes", "superseded_by"}, Bookkeeping...)
 
 // digest hashes what a person might edit in an observation file: every
 // field but the bookkeeping and the status, and the body but its sources

@@ -109,6 +109,13 @@ type Observation struct {
 	Origin   string
 	Reviewed time.Time
 
+	// Supersedes are the ids of earlier observations of the same person
+	// and scope this one contradicts (supersede.go); SupersededBy is the id
+	// of the later one that contradicts this one (its Status is then
+	// StatusSuperseded, and recall no longer shows it).
+	Supersedes   []string
+	SupersededBy string
+
 	// correction
 	Trigger     string
 	ActionType  string // the primary (most specific) action type
@@ -577,6 +584,8 @@ func (o *Observation) ToMap() map[string]any {
 	}
 	put("origin", o.Origin)
 	put("reviewed", o.Reviewed)
+	put("supersedes", o.Supersedes)
+	put("superseded_by", o.SupersededBy)
 	put("trigger", o.Trigger)
 	put("action_type", o.ActionType)
 	put("action_types", o.ActionTypes)
@@ -700,6 +709,8 @@ func FromMap(m map[string]any) (*Observation, error) {
 	str("author", &o.Author)
 	str("origin", &o.Origin)
 	tm("reviewed", &o.Reviewed)
+	list("supersedes", &o.Supersedes)
+	str("superseded_by", &o.SupersededBy)
 	str("trigger", &o.Trigger)
 	str("action_type", &o.ActionType)
 	list("action_types", &o.ActionTypes)
@@ -900,6 +911,12 @@ func (o *Observation) Body() string {
 	}
 	if o.AgentAuthored() {
 		b.WriteString(o.AuthorLabel() + ": the agent's words, not the person's.\n\n")
+	}
+	if o.SupersededBy != "" {
+		b.WriteString("Superseded by " + o.SupersededBy + ": the person later said otherwise.\n\n")
+	}
+	if len(o.Supersedes) > 0 {
+		b.WriteString("Supersedes " + strings.Join(o.Supersedes, ", ") + ": what the person said before.\n\n")
 	}
 	switch o.Type {
 	case TypeCorrection:

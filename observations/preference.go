@@ -1,7 +1,11 @@
 package observations
 
 import (
+	"encoding/json"
+	"path"
 	"strings"
+
+	"github.com/kbmem/kb/traces"
 )
 
 // ---------------------------------------------------------------------------
@@ -41,18 +45,18 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 	var out []*Observation
 	for k := range tl.utts {
 		u := &tl.utts[k]
-		if c, _ := correctionStrength(tl, u, e.tax); c > 0 {
-			continue // the correction carries it
-		}
-		for _, sent := range sentences(u.text) {
-			var st string
-			switch {
-			case prefRE.MatchString(sent) && !strings.HasSuffix(sent, "?"):
-				st = phrase(stripLead(sent, true))
-			default:
-				st = constraint(sent)
+		corrected, _ := correctionStrength(tl, u, e.tax)
+		for _, sent := range clauses(u.text) {
+			st, explicit := preferenceIn(sent)
+			if st == "" && len(u.rejected) > 0 {
+				st, explicit = toolSwap(tl, u, sent), true
 			}
-			if len(strings.Fields(st)) < 3 {
+			// A correction carries the person's words unless they said,
+			// in so many words, that this is how they want things.
+			if st == "" || (corrected > 0 && !explicit) {
+				continue
+			}
+			if unitCount(st) < 3 {
 				continue
 			}
 			types := e.tax.ClassifyText(sent)
@@ -77,6 +81,140 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 		}
 	}
 	return out
+}
+
+// preferenceIn returns the preference a sentence states, in any language,
+// and whether the person said it as one in so many words ("I prefer",
+// "from now on", "ich bevorzuge", "我更喜欢"), not only as a constraint on
+// a request ("keeping it simple", "without new dependencies"). A
+// question states no preference, but a constraint can sit in one.
+func preferenceIn(sent string) (string, bool) {
+	q := isQuestion(sent)
+	if !q {
+		if loc := prefCues.find(sent); loc != nil && topicAfter(sent, loc) {
+			return prefStatement(sent), true
+		}
+		if simpleWantRE.MatchString(sent) && unitCount(sent) >= 4 {
+			return prefStatement(sent), true
+		}
+		if englishRE.MatchString(sent) && prefRE.MatchString(sent) {
+			return prefStatement(sent), true
+		}
+	}
+	if st := constraint(sent); st != "" {
+		return st, false
+	}
+	if m := simpleWayRE.FindStringSubmatch(sent); m != nil {
+		return "Prefer " + strings.ToLower(m[1]) + " " + strings.TrimRight(strings.TrimSpace(m[2]), ".?!") + ".", false
+	}
+	if simplicityCues.match(sent) && unitCount(sent) >= 4 {
+		return prefStatement(sent), false
+	}
+	return "", false
+}
+
+// simpleWayRE is a constraint stated as the way the person wants a thing
+// done: "a simple way to X without Y", "eine einfache Möglichkeit, X ohne
+// Y", "una forma sencilla de X sin Y", even inside a question.
+var simpleWayRE = lazyRegexp(`(?i)\b(a (?:simple|simpler|clean|cleaner|minimal|lightweight|easy) (?:way|method|approach)|eine? (?:einfache[nr]?|saubere[nr]?) (?:weg|möglichkeit|lösung)|una? (?:forma|manera|solución) (?:simple|sencilla|más simple|más limpia|limpia))\b[,]?\s+((?:to|de|um|zu)?\s*[^?!.]{3,120}?\s(?:without|ohne|sin)\s[^?!.]{3,120})`)
+
+// simpleWantRE is the person saying they want the thing simple: "I just
+// want a very simple poll", "ich will nur eine einfache Abfrage", "solo
+// quiero una consulta sencilla", "我只想要一个简单的轮询", "シンプルな…がいい".
+var simpleWantRE = lazyRegexp(`(?i)\bi\s+(?:just\s+|only\s+|really\s+)?want\s+(?:it\s+to\s+be\s+|a\s+|an\s+|the\s+)?(?:very\s+|really\s+|super\s+)?(?:simple|simpler|minimal|plain|basic|lightweight)\b|\bich\s+(?:will|möchte)\s+(?:nur\s+)?(?:eine?n?\s+)?(?:ganz\s+)?(?:einfache|simple|schlichte)|\b(?:solo\s+)?quiero\s+(?:un|una)\s+\S+\s+(?:muy\s+)?(?:simple|sencill[oa])|我只想要.{0,4}简单|我想要.{0,4}简单|シンプルな.{1,20}がいい|хочу\\s+(?:просто\\s+)?(?:очень\\s+)?(?:простой|простую|простое)|간단한.{1,20}(?:원해|좋겠)`)
+
+// englishRE tells a sentence in a Latin script (the English rules' own
+// regular expressions apply) from one in another.
+var englishRE = lazyRegexp(`^[\x00-\x7F’“”…–—]*$`)
+
+// topicAfter reports whether a preference cue at loc is about something:
+// a content word (or CJK bigram) in the sentence besides the cue that is
+// no acknowledgement ("I like it, thanks" says nothing lasting; "I like
+// small commits" does).
+func topicAfter(sent string, loc []int) bool {
+	rest := sent[:loc[0]] + " " + sent[loc[1]:]
+	n := 0
+	for tok := range topicTokens(rest) {
+		if !ackWords[tok] {
+			n++
+		}
+	}
+	return n >= 1
+}
+
+// ackWords are what "I like it, thanks" is about: nothing lasting.
+var ackWords = map[string]bool{"thank": true, "thanks": true, "ok": true, "okay": true, "good": true, "great": true, "nice": true,
+	"cool": true, "perfect": true, "work": true, "look": true, "so": true, "far": true, "now": true}
+
+// prefStatement words a sentence as the statement of a preference: English
+// phrased as an instruction, any other language kept in the person's words.
+func prefStatement(sent string) string {
+	if englishRE.MatchString(sent) {
+		return phrase(stripLead(sent, true))
+	}
+	s := strings.TrimSpace(sent)
+	return capitalize(s)
+}
+
+// clauses splits text into sentences, also at the CJK full stops (。！？),
+// which need no space after them.
+func clauses(text string) []string {
+	var out []string
+	for _, s := range sentences(text) {
+		start := 0
+		for i, r := range s {
+			if r == '。' || r == '！' || r == '？' || r == '；' {
+				end := i + len(string(r))
+				if t := strings.TrimSpace(s[start:end]); t != "" {
+					out = append(out, t)
+				}
+				start = end
+			}
+		}
+		if t := strings.TrimSpace(s[start:]); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// swapRE is a reason that names another program: "use pnpm", "verwende
+// pnpm", "usa pnpm", "用 pnpm".
+var swapRE = lazyRegexp(`(?i)^(?:please\s+|bitte\s+|por favor\s+|请)?(?:use|verwende|benutze|nimm|usa|utiliza|utilise|используй|用|使用|改用)\s*` + "`?" + `([A-Za-z][\w.+-]{1,30})` + "`?" + `\s*(?:instead|stattdessen|en su lugar|вместо)?[.!。]?$`)
+
+// toolSwap reads a refusal whose reason names another program for the
+// command the person refused ("use pnpm" when npm was about to run): a
+// lasting choice of tool, said as briefly as people say it.
+func toolSwap(tl *timeline, u *utterance, sent string) string {
+	m := swapRE.FindStringSubmatch(strings.TrimSpace(sent))
+	if m == nil {
+		return ""
+	}
+	want := m[1]
+	for _, ci := range u.rejected {
+		prog := commandProgram(tl.rec(ci))
+		if prog != "" && !strings.EqualFold(prog, want) {
+			return "Use " + want + " instead of " + prog + "."
+		}
+	}
+	return ""
+}
+
+// commandProgram is the program a shell tool call runs, "" for another tool.
+func commandProgram(r *traces.Record) string {
+	cmd := callCommand(r)
+	f := strings.Fields(cmd)
+	for len(f) > 0 && (strings.Contains(f[0], "=") || f[0] == "sudo" || f[0] == "cd" || f[0] == "&&") {
+		if f[0] == "cd" && len(f) > 2 {
+			f = f[2:]
+			continue
+		}
+		f = f[1:]
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.Trim(f[0], "\\\"'")
 }
 
 // domainOf names the area a preference is about.
@@ -116,4 +254,32 @@ func domainOf(text string, types []string) string {
 		return "git"
 	}
 	return "general"
+}
+
+// callCommand is the shell command line of a tool call, "" when it runs
+// none.
+func callCommand(r *traces.Record) string {
+	var m map[string]any
+	if json.Unmarshal(r.Input, &m) != nil {
+		return ""
+	}
+	switch v := m["command"].(type) {
+	case string:
+		return v
+	case []any:
+		var parts []string
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				parts = append(parts, s)
+			}
+		}
+		if n := len(parts); n >= 3 && shells[path.Base(parts[0])] {
+			return parts[n-1]
+		}
+		return strings.Join(parts, " ")
+	}
+	if s, ok := m["cmd"].(string); ok {
+		return s
+	}
+	return ""
 }

@@ -55,6 +55,9 @@ func (e *Engine) item(c *candidate, cu *cue, q Query, high map[string]bool, now 
 		if o, err = e.Files.Observation(c.path); err != nil {
 			return it, false
 		}
+		if o.Status == observations.StatusSuperseded || o.SupersededBy != "" || o.Status == observations.StatusRejected {
+			return it, false // the file says so, whatever an index not yet synced holds
+		}
 		if o.AgentAuthored() {
 			if q.Standing && o.NeedsReview() {
 				return it, false // a new session starts with the person's lessons only

@@ -461,7 +461,7 @@ being reviewed: the pipeline is theater until someone runs 'kb promote'.`,
 			if !st.OldestCandidate.IsZero() {
 				e.printf(", oldest from %s (%s ago)", st.OldestCandidate.Format("2006-01-02"), ageString(st.OldestAgeDays))
 			}
-			e.printf("; %d promoted, %d rejected\n", st.Promoted, st.Rejected)
+			e.printf("; %d promoted, %d rejected, %d superseded\n", st.Promoted, st.Rejected, st.Superseded)
 			if st.Promotable > 0 {
 				e.printf("%s %d graduation(s) ready: run 'kb promote --dry-run' to see them\n", e.paint("yellow", "Promotable:"), st.Promotable)
 			} else {

@@ -1,0 +1,233 @@
+package observations
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kbmem/kb/traces"
+)
+
+// parseWith parses src with p into a session numbered as the store does.
+func parseWith(t *testing.T, p traces.Parser, id, src string) *Session {
+	t.Helper()
+	s := &Session{ID: id}
+	if _, _, err := p.Parse(strings.NewReader(src), id, traces.Pos{}, func(r traces.Record) error {
+		r.Seq = len(s.Records) + 1
+		s.Records = append(s.Records, r)
+		return nil
+	}); err != nil {
+		t.Fatalf("%s: %v", id, err)
+	}
+	return s
+}
+
+func codexRollout(cwd string, turns ...string) string {
+	var b strings.Builder
+	b.WriteString(`{"timestamp":"2025-12-01T10:00:00Z","type":"session_meta","payload":{"id":"c1","cwd":"` + cwd + `"}}` + "\n")
+	for i, tx := range turns {
+		q, _ := json.Marshal(tx)
+		if i%2 == 0 {
+			b.WriteString(`{"timestamp":"2025-12-01T10:00:0` + string(rune('1'+i)) + `Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":` + string(q) + `}]}}` + "\n")
+		} else {
+			b.WriteString(`{"timestamp":"2025-12-01T10:00:0` + string(rune('1'+i)) + `Z","type":"event_msg","payload":{"type":"user_message","message":` + string(q) + `}}` + "\n")
+		}
+	}
+	return b.String()
+}
+
+func geminiSession(turns ...string) string {
+	var b strings.Builder
+	b.WriteString(`{"sessionId":"g1","projectHash":"h","startTime":"2025-12-10T08:00:00.000Z","lastUpdated":"2025-12-10T08:00:09.000Z","kind":"main"}` + "\n")
+	for i, tx := range turns {
+		q, _ := json.Marshal(tx)
+		typ := "gemini"
+		if i%2 == 1 {
+			typ = "user"
+		}
+		b.WriteString(`{"id":"m` + string(rune('1'+i)) + `","timestamp":"2025-12-10T08:00:0` + string(rune('1'+i)) + `.000Z","type":"` + typ + `","content":` + string(q) + `}` + "\n")
+	}
+	return b.String()
+}
+
+func claudeSession(turns ...string) string {
+	var lines []string
+	for i, tx := range turns {
+		role := "assistant"
+		var content any = []map[string]any{{"type": "text", "text": tx}}
+		if i%2 == 1 {
+			role, content = "user", tx
+		}
+		b, _ := json.Marshal(map[string]any{"type": role, "uuid": "u" + string(rune('a'+i)), "sessionId": "cc1", "cwd": "/w/app",
+			"timestamp": "2025-12-01T10:00:0" + string(rune('0'+i)) + ".000Z", "message": map[string]any{"role": role, "content": content}})
+		lines = append(lines, string(b))
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func aiderHistory(turns ...string) string {
+	var b strings.Builder
+	b.WriteString("# aider chat started at 2024-01-15 10:30:00\n\n")
+	for i, tx := range turns {
+		if i%2 == 1 {
+			b.WriteString("#### " + tx + "  \n\n")
+		} else {
+			b.WriteString(tx + "\n\n")
+		}
+	}
+	return b.String()
+}
+
+// TestPreferencesEveryLanguageAndFormat: a lasting preference the person
+// states is found in any language and in every transcript format, and a
+// sentence with a preference word but nothing lasting in it is not.
+func TestPreferencesEveryLanguageAndFormat(t *testing.T) {
+	agent := "I updated the config loader."
+	cases := []struct {
+		name, lang string
+		parser     traces.Parser
+		src        string
+		want       string // a word the statement keeps; "" = no preference
+	}{
+		{"claude en", "en", traces.NewClaudeCode(), claudeSession(agent, "From now on I prefer small commits with one change each."), "small commits"},
+		{"claude de", "de", traces.NewClaudeCode(), claudeSession(agent, "Ich bevorzuge kleine Commits mit jeweils einer Änderung."), "kleine Commits"},
+		{"codex es", "es", traces.NewCodex(), codexRollout("/w/app", agent, "Prefiero commits pequeños con un solo cambio cada uno."), "commits pequeños"},
+		{"codex ru", "ru", traces.NewCodex(), codexRollout("/w/app", agent, "Я предпочитаю маленькие коммиты с одним изменением."), "маленькие коммиты"},
+		{"gemini zh", "zh", traces.NewGemini(), geminiSession(agent, "我更喜欢小的提交，每次只改一处。"), "小的提交"},
+		{"gemini ja", "ja", traces.NewGemini(), geminiSession(agent, "今後は小さなコミットに分けてください。"), "小さなコミット"},
+		{"aider ko", "ko", traces.NewAider(), aiderHistory(agent, "앞으로는 작은 커밋으로 나눠 주세요."), "작은 커밋"},
+		{"aider en simple", "en", traces.NewAider(), aiderHistory(agent, "I just want a very simple retry loop in the uploader."), "simple retry"},
+		{"claude en nothing lasting", "en", traces.NewClaudeCode(), claudeSession(agent, "I like it, thanks."), ""},
+		{"codex zh nothing lasting", "zh", traces.NewCodex(), codexRollout("/w/app", agent, "我喜欢。"), ""},
+	}
+	for _, tc := range cases {
+		s := parseWith(t, tc.parser, tc.name, tc.src)
+		prefs := ofType(Extract(s, nil, []string{TypePreference}), TypePreference)
+		if tc.want == "" {
+			if len(prefs) > 0 {
+				t.Errorf("%s: preference from a sentence with nothing lasting: %q", tc.name, prefs[0].Statement)
+			}
+			continue
+		}
+		if len(prefs) != 1 || !strings.Contains(prefs[0].Statement, tc.want) {
+			var got []string
+			for _, p := range prefs {
+				got = append(got, p.Statement)
+			}
+			t.Errorf("%s (%s): preferences %q, want one keeping %q", tc.name, tc.lang, got, tc.want)
+		}
+	}
+}
+
+// TestDecisionsEveryLanguage: the person picking among options the agent
+// offered, by place or label in any language, is a decision naming the
+// option picked; naming both sides ("X instead of Y") is one too.
+func TestDecisionsEveryLanguage(t *testing.T) {
+	offer := "There are three options:\n1. Vite - fast dev server\n2. serve - a static file server\n3. http-server - the classic one\nWhich option do you prefer?"
+	cases := []struct {
+		name   string
+		parser traces.Parser
+		src    string
+		chosen string
+	}{
+		{"claude en ordinal", traces.NewClaudeCode(), claudeSession(offer, "the second one"), "serve"},
+		{"claude en label", traces.NewClaudeCode(), claudeSession(offer, "option 3"), "http-server"},
+		{"codex de", traces.NewCodex(), codexRollout("/w/app", offer, "Nehmen wir die zweite Variante."), "serve"},
+		{"codex es", traces.NewCodex(), codexRollout("/w/app", offer, "Vamos con la primera opción."), "Vite"},
+		{"gemini zh", traces.NewGemini(), geminiSession(offer, "使用第二种"), "serve"},
+		{"gemini ja", traces.NewGemini(), geminiSession(offer, "3番目でお願いします"), "http-server"},
+		{"aider ko", traces.NewAider(), aiderHistory(offer, "두 번째로 하자"), "serve"},
+		{"aider ru", traces.NewAider(), aiderHistory(offer, "Давай первый вариант."), "Vite"},
+		{"claude en contrast", traces.NewClaudeCode(), claudeSession("I wrote a custom spinner.", "Use the shared Spinner instead of the inlined custom spinner."), "the shared Spinner"},
+	}
+	for _, tc := range cases {
+		s := parseWith(t, tc.parser, tc.name, tc.src)
+		decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision)
+		if len(decs) != 1 || decs[0].Chosen != tc.chosen {
+			var got []string
+			for _, d := range decs {
+				got = append(got, d.Chosen)
+			}
+			t.Errorf("%s: chosen %q, want %q", tc.name, got, tc.chosen)
+		}
+	}
+	// A reply with no options offered and nothing contrasted is no decision.
+	s := parseWith(t, traces.NewClaudeCode(), "none", claudeSession("I fixed the test.", "the second one is still failing"))
+	if decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision); len(decs) > 0 {
+		t.Errorf("decision without options: %+v", decs[0])
+	}
+}
+
+// TestDecisionFromChoiceUI: an answer in the agent's choice UI (Claude
+// Code's AskUserQuestion) is the person's decision among its options.
+func TestDecisionFromChoiceUI(t *testing.T) {
+	call, _ := json.Marshal(map[string]any{"type": "assistant", "uuid": "a1", "sessionId": "q", "cwd": "/w/app", "timestamp": "2025-12-01T10:00:00.000Z",
+		"message": map[string]any{"role": "assistant", "content": []map[string]any{{"type": "tool_use", "id": "tu1", "name": "AskUserQuestion",
+			"input": map[string]any{"questions": []map[string]any{{"question": "Wie sollen beschädigte Archive gemeldet werden?", "header": "Fehler",
+				"options": []map[string]any{{"label": "Eigenes Feld", "description": "ein Feld im Manifest"}, {"label": "Log-Zeile", "description": "nur im Log"}}, "multiSelect": false}}}}}}})
+	res, _ := json.Marshal(map[string]any{"type": "user", "uuid": "a2", "parentUuid": "a1", "sessionId": "q", "cwd": "/w/app", "timestamp": "2025-12-01T10:00:05.000Z",
+		"message": map[string]any{"role": "user", "content": []map[string]any{{"type": "tool_result", "tool_use_id": "tu1",
+			"content": `User has answered your questions: "Wie sollen beschädigte Archive gemeldet werden?"="Eigenes Feld". You can now continue with the user's answers in mind.`}}},
+		"toolUseResult": map[string]any{"answers": map[string]string{"Wie sollen beschädigte Archive gemeldet werden?": "Eigenes Feld"}}})
+	s := parseWith(t, traces.NewClaudeCode(), "q", string(call)+"\n"+string(res)+"\n")
+	decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision)
+	if len(decs) != 1 || decs[0].Chosen != "Eigenes Feld" || len(decs[0].Alternatives) != 2 || !strings.Contains(decs[0].Question, "Archive") {
+		t.Fatalf("decisions = %+v", decs)
+	}
+}
+
+// TestContradicts: a later statement of the opposite stance on the same
+// topic contradicts, in any language; an unrelated one, or the same stance,
+// does not; a decision picking another of the same options does.
+func TestContradicts(t *testing.T) {
+	pref := func(s string) *Observation { return &Observation{Type: TypePreference, Statement: s} }
+	cases := []struct {
+		a, b string
+		want bool
+	}{
+		{"I don't like the polling wait.", "I just want a very simple poll.", true},
+		{"I very much like this idea, and I used it in the clmail project.", "I actually don't like much this idea, and I struggled with it in the clmail project.", true},
+		{"I don't like the polling wait.", "I prefer tabs over spaces in the Makefile.", false},
+		{"Use small commits.", "Always use small commits.", false},
+		{"Ich mag keine Polling-Schleife.", "Ich will nur eine einfache Polling-Schleife.", true},
+		{"我不喜欢轮询等待。", "我只想要一个简单的轮询等待。", true},
+		{"我不喜欢轮询等待。", "我更喜欢小的提交。", false},
+	}
+	for _, tc := range cases {
+		if got := Contradicts(pref(tc.a), pref(tc.b)); got != tc.want {
+			t.Errorf("Contradicts(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+	alts := []Alternative{{Name: "Vite"}, {Name: "serve"}}
+	a := &Observation{Type: TypeDecision, Chosen: "Vite", Alternatives: alts}
+	b := &Observation{Type: TypeDecision, Chosen: "serve", Alternatives: alts}
+	c := &Observation{Type: TypeDecision, Chosen: "pnpm", Alternatives: []Alternative{{Name: "pnpm"}, {Name: "npm"}}}
+	if !Contradicts(a, b) || Contradicts(a, c) {
+		t.Errorf("decisions: other pick %v, unrelated %v", Contradicts(a, b), Contradicts(a, c))
+	}
+	// Another project, or the agent's words, are another scope.
+	x := &Observation{Type: TypePreference, Projects: []string{"/w/a"}}
+	y := &Observation{Type: TypePreference, Projects: []string{"/w/b"}}
+	z := &Observation{Type: TypePreference, Projects: []string{"/w/a"}, Author: AuthorAgent}
+	if sameScope(x, y) || sameScope(x, z) || !sameScope(x, &Observation{Type: TypeCorrection, Projects: []string{"/w/a"}}) {
+		t.Errorf("scope wrong")
+	}
+}
+
+func FuzzPreferenceIn(f *testing.F) {
+	for _, s := range []string{"I prefer small commits.", "我更喜欢小的提交。", "a simple way to do X without Y?", "Nehmen wir die zweite Variante.", "", "？？", "use pnpm"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		st, _ := preferenceIn(s)
+		_ = pickedIndex(s)
+		_ = topicTokens(s)
+		_ = unitCount(s)
+		for _, c := range clauses(s) {
+			_ = negatedAt(c, "x")
+		}
+		if st != "" && unitCount(st) == 0 && unitCount(s) > 0 {
+			t.Errorf("empty statement from %q: %q", s, st)
+		}
+	})
+}
