@@ -64,7 +64,7 @@ func pickedIndex(text string) int {
 		}
 	}
 	low := strings.ToLower(text)
-	if unitCount(text) <= 12 {
+	if wordCount(text) <= 12 {
 		for i, words := range lexicon.OrdinalCues {
 			for _, w := range words {
 				if ordinalCue(low, w) {
@@ -223,7 +223,7 @@ func (e *decisionExtractor) contrasted(tl *timeline, u *utterance) *Observation 
 			chosen = lastPhrase(before)
 			other = firstPhrase(after)
 		}
-		if unitCount(chosen) == 0 || unitCount(other) == 0 || unitCount(chosen) > 12 || unitCount(other) > 12 {
+		if wordCount(chosen) == 0 || wordCount(other) == 0 || wordCount(chosen) > 12 || wordCount(other) > 12 {
 			continue
 		}
 		st := prefStatement(sent)
@@ -258,7 +258,7 @@ func lastPhrase(before string) string {
 		s = before[locs[len(locs)-1][1]:]
 	}
 	s = strings.Trim(strings.TrimSpace(s), ",;:")
-	if i := strings.LastIndexAny(s, ",;:"); i >= 0 && unitCount(s[i+1:]) > 0 {
+	if i := strings.LastIndexAny(s, ",;:"); i >= 0 && wordCount(s[i+1:]) > 0 {
 		s = s[i+1:]
 	}
 	return strings.TrimSpace(s)
@@ -338,7 +338,7 @@ func (e *decisionExtractor) proposed(tl *timeline, u *utterance) *Observation {
 		} else if m := usingRE.FindStringSubmatch(sent); m != nil && comparativeRE.MatchString(sent) {
 			chosen = firstPhrase(m[1] + " using " + m[2])
 		}
-		if chosen == "" || !namesThing(chosen) || unitCount(chosen) > 16 {
+		if chosen == "" || !namesThing(chosen) || wordCount(chosen) > 16 {
 			continue
 		}
 		other := ""

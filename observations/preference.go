@@ -56,7 +56,7 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 			if st == "" || (corrected > 0 && !explicit) {
 				continue
 			}
-			if unitCount(st) < 3 {
+			if wordCount(st) < 3 {
 				continue
 			}
 			types := e.tax.ClassifyText(sent)
@@ -94,7 +94,7 @@ func preferenceIn(sent string) (string, bool) {
 		if loc := prefCues.find(sent); loc != nil && topicAfter(sent, loc) {
 			return prefStatement(sent), true
 		}
-		if simpleWantRE.MatchString(sent) && unitCount(sent) >= 4 {
+		if simpleWantRE.MatchString(sent) && wordCount(sent) >= 4 {
 			return prefStatement(sent), true
 		}
 		if englishRE.MatchString(sent) && prefRE.MatchString(sent) {
@@ -107,7 +107,7 @@ func preferenceIn(sent string) (string, bool) {
 	if m := simpleWayRE.FindStringSubmatch(sent); m != nil {
 		return "Prefer " + strings.ToLower(m[1]) + " " + strings.TrimRight(strings.TrimSpace(m[2]), ".?!") + ".", false
 	}
-	if simplicityCues.match(sent) && unitCount(sent) >= 4 {
+	if simplicityCues.match(sent) && wordCount(sent) >= 4 {
 		return prefStatement(sent), false
 	}
 	return "", false

@@ -222,11 +222,11 @@ func FuzzPreferenceIn(f *testing.F) {
 		st, _ := preferenceIn(s)
 		_ = pickedIndex(s)
 		_ = topicTokens(s)
-		_ = unitCount(s)
+		_ = wordCount(s)
 		for _, c := range clauses(s) {
 			_ = negatedAt(c, "x")
 		}
-		if st != "" && unitCount(st) == 0 && unitCount(s) > 0 {
+		if st != "" && wordCount(st) == 0 && wordCount(s) > 0 {
 			t.Errorf("empty statement from %q: %q", s, st)
 		}
 	})

@@ -11,36 +11,17 @@ import (
 )
 
 // Word tools the preference, decision and supersession rules share, for
-// text in any language. (A segmentation helper of the same kind is being
-// added for the correction rules; the two are meant to become one.)
+// text in any language. Words are counted by segment.go's wordCount, the
+// one word count of the extractors.
 
-// isCJK reports whether r belongs to a script written without spaces
-// between words (Han, Hiragana, Katakana, Hangul): each such character
-// counts as a word.
+// isCJK reports whether cues and topics of r's script are matched inside
+// words (Han, Hiragana, Katakana, Hangul): such a phrase is found as a
+// substring, and a topic is its character bigrams. Hangul is here although
+// Korean spaces its words (wordCount counts them as words), because Korean
+// attaches endings to them, so whole-word matching misses the stem.
 func isCJK(r rune) bool {
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) ||
 		unicode.Is(unicode.Hangul, r)
-}
-
-// unitCount counts the words of s by Unicode: a run of letters or digits
-// in a spaced script is one word, each CJK character one.
-func unitCount(s string) int {
-	n, in := 0, false
-	for _, r := range s {
-		switch {
-		case isCJK(r):
-			n++
-			in = false
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if !in {
-				n++
-			}
-			in = true
-		default:
-			in = r == '\'' && in
-		}
-	}
-	return n
 }
 
 // topicTokens returns what a statement is about, comparable across
@@ -197,7 +178,3 @@ var (
 )
 
 // isQuestion reports whether a sentence asks rather than states.
-func isQuestion(s string) bool {
-	s = strings.TrimSpace(s)
-	return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？")
-}
