@@ -35,14 +35,19 @@ type Merger struct {
 	// Occupied reports whether something that is no observation file (a
 	// directory, a link) is at the path a new observation would take.
 	Occupied func(rel string) bool
+	// Gate drops the candidates it finds obvious or derivable (final
+	// verdicts; a first sighting may still recur, so one-off is left to
+	// promote and learn). Nil: a gate without a project.
+	Gate *Gate
 }
 
 // MergeResult is what a Merge decided.
 type MergeResult struct {
 	Writes    []*Write
 	Types     map[string]*TypeCounts
-	Forgotten int // candidates that matched a tombstone
-	Edited    int // merged into files a person edited: bookkeeping only
+	Forgotten int            // candidates that matched a tombstone
+	Gated     map[string]int // candidates the gate dropped, by reason
+	Edited    int            // merged into files a person edited: bookkeeping only
 	Problems  []diag.Problem
 }
 
@@ -101,6 +106,13 @@ func (m *Merger) Merge(ctx context.Context, cands []*Observation) (*MergeResult,
 		}
 		if forget.forgotten(n) {
 			res.Forgotten++
+			continue
+		}
+		if v := m.Gate.JudgeFinal(n); !v.Keep() {
+			if res.Gated == nil {
+				res.Gated = map[string]int{}
+			}
+			res.Gated[v.Reason]++
 			continue
 		}
 		c := res.count(n.Type)
