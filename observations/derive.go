@@ -76,7 +76,9 @@ func (d *Repo) load() {
 			}
 			total += len(b)
 			rel, _ := filepath.Rel(d.Root, p)
-			pf := projFile{rel: filepath.ToSlash(rel), data: string(b), lines: map[string]bool{}}
+			// What kb wrote into a file (its AGENTS.md blocks) is not the
+			// project saying it: a learned fact would gate itself.
+			pf := projFile{rel: filepath.ToSlash(rel), data: kbBlockRE.ReplaceAllString(string(b), ""), lines: map[string]bool{}}
 			for _, l := range strings.Split(pf.data, "\n") {
 				if t := strings.TrimSpace(l); len(t) >= 6 {
 					pf.lines[t] = true
@@ -88,6 +90,8 @@ func (d *Repo) load() {
 		})
 	})
 }
+
+var kbBlockRE = regexp.MustCompile(`(?s)<!-- kb:begin [^>]*-->.*?<!-- kb:end [^>]*-->`)
 
 var makeTargetRE = regexp.MustCompile(`(?m)^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:([^=]|$)`)
 

@@ -197,7 +197,11 @@ func Obvious(o *Observation) bool {
 	}
 	text := strings.TrimSpace(standingText(o))
 	stems, neg := factStems(text)
-	if len(stems) < 2 || strings.HasSuffix(text, "?") {
+	size := len(stems)
+	if strings.ContainsFunc(text, isCJK) {
+		size = max(size, wordCount(text)) // unspaced scripts: one token is a whole clause
+	}
+	if size < 2 || strings.HasSuffix(text, "?") || strings.HasSuffix(text, "？") {
 		return true
 	}
 	if neg || concreteRE.MatchString(text) {

@@ -62,7 +62,9 @@ const maxAbandonWindow = 30
 // the call's result is an error (not a refusal), the next call for the
 // same purpose (sharing its most specific action type) is a different
 // command and succeeds, and the failed call is never run again in the
-// session. A test run that fails is feedback on the code, not an approach,
+// session. The replacement must be another approach: another program or
+// verb, or other action types, not the same command with other arguments.
+// A test or lint run that fails is feedback on the code, not an approach,
 // and a failure the agent retries after a fix is not abandoned.
 func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
 	results := map[string]int{} // call id -> its result
@@ -96,7 +98,7 @@ func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
 			continue
 		}
 		types := tax.ClassifyCall(c.Tool, c.Input)
-		if len(types) == 0 || strings.HasPrefix(types[0], "test:") {
+		if len(types) == 0 || slices.ContainsFunc(types, checkDomain) {
 			continue
 		}
 		alt := -1
@@ -105,11 +107,15 @@ func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
 			if d.Human() {
 				break // the person spoke: what follows is theirs to direct
 			}
-			if !isToolCall(d) || !slices.Contains(tax.ClassifyCall(d.Tool, d.Input), types[0]) {
+			if !isToolCall(d) {
 				continue
 			}
-			if d.Tool == c.Tool && string(d.Input) == string(c.Input) {
-				break // retried as it was: not abandoned
+			dt := tax.ClassifyCall(d.Tool, d.Input)
+			if !slices.Contains(dt, types[0]) {
+				continue
+			}
+			if stepName(d) == stepName(c) && slices.Equal(dt, types) {
+				break // the same approach again, other arguments: not given up
 			}
 			if dr := resultOf(j); dr != nil && !dr.IsError {
 				alt = j
@@ -135,12 +141,18 @@ func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
 	return out
 }
 
+// checkDomain: a failing check (tests, linters, type checkers) is feedback
+// on the code, not an approach that failed.
+func checkDomain(typ string) bool {
+	return strings.HasPrefix(typ, "test:") || strings.HasPrefix(typ, "lint:")
+}
+
 // rerun reports whether the call at i runs again, as it was, after alt.
 func rerun(s *Session, i, alt int) bool {
 	c := &s.Records[i]
 	for j := alt + 1; j < len(s.Records); j++ {
 		d := &s.Records[j]
-		if isToolCall(d) && d.Tool == c.Tool && string(d.Input) == string(c.Input) {
+		if isToolCall(d) && d.Tool == c.Tool && callSummary(d) == callSummary(c) {
 			return true
 		}
 	}
@@ -192,7 +204,7 @@ func followedBy(tl *timeline, k int) string {
 	for _, j := range tl.after[k] {
 		r := tl.rec(j)
 		if isAgentText(r) {
-			return shorten(firstSentence(r.Text), 140)
+			return shorten(statementOf(r.Text), 140)
 		}
 		if isToolCall(r) {
 			return callSummary(r)

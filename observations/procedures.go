@@ -286,7 +286,7 @@ func Procedures(sessions []*Session, minSessions int) []*Observation {
 // of them, at least one of them more than what every agent does ("run",
 // "test", "fix"). It returns the goal, the first supporting request cut to
 // those words, and the sessions whose request holds at least two of them
-// (all of them when there is one). No goal: the runs were for unrelated
+// (all of them when there is one) and is at least half made of them. No goal: the runs were for unrelated
 // requests.
 func sharedRequest(reqs map[string]string, minSessions int) (string, []string) {
 	ids := make([]string, 0, len(reqs))
@@ -323,7 +323,9 @@ func sharedRequest(reqs map[string]string, minSessions int) (string, []string) {
 				n++
 			}
 		}
-		if n >= need {
+		// The request is mostly what the others ask too: a long message
+		// that shares a few words with others asks for something else.
+		if n >= need && 2*n >= len(stemsOf[id]) {
 			support = append(support, id)
 		}
 	}
