@@ -286,7 +286,8 @@ func match(files []*File, n *Observation, later func(*File) bool) *File {
 // corrected), at least one concrete thing both lessons name (a tool,
 // package, path, flag or command), and lessons that say related things
 // beyond those names (their content stems, without the words every tool
-// call says, overlap), or two things named alike. Without action types it
+// call says, overlap), or two things named alike; lessons naming nothing
+// in common must say nearly the same words. Without action types it
 // is Similar. Either way never across authors (the agent's unreviewed
 // words are not the person saying it again) and never across projects:
 // an observation whose sessions ran in other working directories is
@@ -339,7 +340,9 @@ func (a *recurrence) same(b *recurrence) bool {
 	case shared == 1:
 		return jaccard(a.stems, b.stems) >= 0.25 || (min(len(a.stems), len(b.stems)) >= 2 && overlap(a.stems, b.stems) >= 0.5)
 	}
-	return false
+	// Nothing concrete in common: only lessons that say nearly the same
+	// words are the same ("never force push to main" twice).
+	return jaccard(a.stems, b.stems) >= 0.5 || (min(len(a.stems), len(b.stems)) >= 4 && overlap(a.stems, b.stems) >= 0.8)
 }
 
 // sameScope: both observations' sessions share a project (working
