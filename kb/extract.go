@@ -451,7 +451,7 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 		}
 		live = append(live, f)
 	}
-	m := &observations.Merger{Files: live, Tombstones: tombs, Broken: broken, Occupied: func(rel string) bool {
+	m := &observations.Merger{Files: live, Tombstones: tombs, Broken: broken, Gate: k.Gate(), Occupied: func(rel string) bool {
 		abs, err := k.Path(rel)
 		if err != nil {
 			return true

@@ -131,7 +131,7 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 		byID[f.Obs.ID] = f
 	}
 	grads := library.PlanPromotions(library.PlanInput{
-		Observations: obs, Rules: k.Rules(), Now: now, NoteIDs: notes.IDs,
+		Observations: obs, Rules: k.Rules(), Now: now, NoteIDs: notes.IDs, Gate: k.Gate(),
 		Taken: func(rel string) bool {
 			if notes.Paths[rel] {
 				return true
@@ -592,7 +592,7 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 	}
 	q, notes := k.queue(repo, files)
 	st.PendingBranches = q.Branches
-	st.Promotable = len(library.PlanPromotions(library.PlanInput{Observations: q.Observations, Rules: k.Rules(), NoteIDs: notes.IDs}))
+	st.Promotable = len(library.PlanPromotions(library.PlanInput{Observations: q.Observations, Rules: k.Rules(), NoteIDs: notes.IDs, Gate: k.Gate()}))
 	st.Stale = st.Promotable > 0 && len(st.PendingBranches) == 0 && !st.OldestCandidate.IsZero() &&
 		time.Since(st.OldestCandidate) > StaleAfter
 	return st, nil

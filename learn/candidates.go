@@ -13,13 +13,11 @@ import (
 // candidate is a fact drawn from one observation, before dedup and gate.
 type candidate struct {
 	Applied
-	obs      *observations.Observation
-	explicit bool // "always", "never", "we use" wording
+	obs *observations.Observation
 }
 
 var (
 	prohibitionRE = regexp.MustCompile(`(?i)^(do not|don't|never|must not|must never)\b`)
-	explicitRE    = regexp.MustCompile(`(?i)\b(always|never|we use|we always|we never|we don't|we do not)\b`)
 )
 
 // candidates maps observations to candidate facts. Questions and
@@ -43,11 +41,9 @@ func candidates(files []File, now time.Time) []*candidate {
 			if prohibitionRE.MatchString(strings.TrimSpace(o.Lesson)) {
 				c.Category = CategoryConstraint
 			}
-			c.explicit = explicitRE.MatchString(o.Lesson)
 		case observations.TypePreference:
 			c.Fact = factSentence(o.Statement)
 			c.Category = CategoryConvention
-			c.explicit = explicitRE.MatchString(o.Statement)
 		case observations.TypeProcedure:
 			if len(o.Steps) == 0 {
 				continue

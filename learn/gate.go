@@ -29,14 +29,15 @@ func (f Files) selectFacts(cands []*candidate, base *baseline, targetAbs, indexA
 		recNorm[i] = normalizeFact(r.text)
 	}
 	root := f.Project.Root
-	der := &derivability{root: root, skip: map[string]bool{targetAbs: true, indexAbs: true}, kbRoot: f.KB.Root, layers: f.Layers}
+	repo := &observations.Repo{Root: root, Skip: map[string]bool{targetAbs: true, indexAbs: true}, KBRoot: f.KB.Root, Layers: f.Layers}
+	gate := &observations.Gate{Repo: repo}
 	// A target that is a symlink (CLAUDE.md -> docs/AGENTS.md) is written
 	// through: the file it names is the target too, not a project file a
 	// fact could be derived from.
 	if real, err := f.Project.Resolve(targetAbs); err == nil && real != targetAbs {
 		if realRoot, err := filepath.EvalSymlinks(root); err == nil {
 			if rel, err := filepath.Rel(realRoot, real); err == nil {
-				der.skip[filepath.Join(root, rel)] = true
+				repo.Skip[filepath.Join(root, rel)] = true
 			}
 		}
 	}
@@ -71,8 +72,9 @@ func (f Files) selectFacts(cands []*candidate, base *baseline, targetAbs, indexA
 			drop(c, "duplicate: learned before and removed by hand since")
 			continue
 		}
-		if why := gate(c, n, der); why != "" {
-			drop(c, why)
+		// The one gate extraction and promote ask too (observations.Gate).
+		if v := gate.Judge(c.obs); !v.Keep() {
+			drop(c, v.String())
 			continue
 		}
 		passed = append(passed, c)
@@ -119,68 +121,6 @@ func (f Files) selectFacts(cands []*candidate, base *baseline, targetAbs, indexA
 		out = append(out, c.Applied)
 	}
 	return out
-}
-
-var (
-	// taskBoundRE spots instructions about the task at hand rather than
-	// rules for future work: references to "this/that/it", first person,
-	// investigation verbs.
-	taskBoundRE  = regexp.MustCompile(`(?i)\b(this|that|these|those|it|them|here|above|previous|earlier|again|now)\b`)
-	taskStartRE  = regexp.MustCompile(`(?i)^(i|i'm|i've|i'd|we'll|let's|check|find|look|see|try|investigate|first|please|can you|could you)\b`)
-	decisionMinI = 0.6
-)
-
-// gate returns "" when the candidate is high-signal, else the reason it
-// is dropped.
-func gate(c *candidate, n factNorm, der *derivability) string {
-	if len(n.all) < 2 || strings.HasSuffix(c.Fact, "?") {
-		return "gate: obvious"
-	}
-	o := c.obs
-	recurring := c.sessionCount() >= 2
-	switch o.Type {
-	case observations.TypeCorrection, observations.TypePreference:
-		text := o.Lesson
-		if o.Type == observations.TypePreference {
-			text = o.Statement
-		}
-		if !recurring && !c.explicit && (taskStartRE.MatchString(strings.TrimSpace(text)) || taskBoundRE.MatchString(text)) {
-			return "gate: one-off"
-		}
-		if !recurring && !c.explicit {
-			// Seen once, without "always/never/we use": only an important,
-			// short, single-clause rule reads as a convention; longer ones
-			// on real transcripts were fixes of the code at hand.
-			if o.Importance < 0.7 || len(strings.Fields(text)) > 8 || strings.ContainsAny(strings.TrimRight(text, "."), ",;") {
-				return "gate: one-off"
-			}
-		}
-	case observations.TypeProcedure:
-		// Mined tool-call sequences ("Recurring workflow: Read → Edit")
-		// state no goal: they describe how agents work, not the project.
-		if strings.HasPrefix(strings.TrimSpace(o.Goal), "Recurring workflow") || strings.TrimSpace(o.Goal) == "" {
-			return "gate: obvious"
-		}
-		if !recurring {
-			return "gate: one-off"
-		}
-	case observations.TypeDecision:
-		if !recurring && o.Importance < decisionMinI {
-			return "gate: one-off"
-		}
-	case observations.TypeNegativeResult:
-		if !recurring && o.Importance < decisionMinI {
-			return "gate: one-off"
-		}
-	case observations.TypeDiscovery:
-		if !recurring && o.Importance < 0.5 {
-			return "gate: one-off"
-		}
-	}
-	if p := der.check(c.Fact, c.Category); p != "" {
-		return "gate: derivable (" + p + ")"
-	}
-	return ""
 }
 
 // factNorm is a fact normalized for comparison: content stems without

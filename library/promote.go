@@ -183,12 +183,16 @@ type PlanInput struct {
 	NoteIDs []string
 	// Taken reports whether a KB-relative path is already used; nil means none is.
 	Taken func(rel string) bool
+	// Gate is the one gate extraction and `kb learn` ask too: what it
+	// drops (obvious, one-off, derivable from the project) never
+	// graduates. Nil judges without a project (derivability unchecked).
+	Gate *observations.Gate
 }
 
 // PlanPromotions returns the graduations the candidates earned, in a
 // deterministic order: per rule (corrections, preferences, procedures,
 // decisions, discoveries, patterns), then by observation id. Observations
-// that are not candidates never graduate.
+// that are not candidates, or that the gate drops, never graduate.
 func PlanPromotions(in PlanInput) []Graduation {
 	r := in.Rules
 	now := in.Now
@@ -201,7 +205,7 @@ func PlanPromotions(in PlanInput) []Graduation {
 	}
 	cands := make([]*observations.Observation, 0, len(in.Observations))
 	for _, o := range in.Observations {
-		if o != nil && IsCandidate(o) && o.ID != "" {
+		if o != nil && IsCandidate(o) && o.ID != "" && in.Gate.JudgeFinal(o).Keep() {
 			cands = append(cands, o)
 		}
 	}
@@ -210,7 +214,10 @@ func PlanPromotions(in PlanInput) []Graduation {
 	byRule := map[string][]*observations.Observation{}
 	graduated := map[string]bool{}
 	for _, o := range cands {
-		if e := Explain(o, r); e.Eligible {
+		// One-off is judged on the observation's own evidence; a pattern's
+		// members recur as a cluster, so only the final verdicts
+		// (obvious, derivable) keep them out of one.
+		if e := Explain(o, r); e.Eligible && in.Gate.Judge(o).Keep() {
 			byRule[e.Checks[0].Rule] = append(byRule[e.Checks[0].Rule], o)
 			graduated[o.ID] = true
 		}
@@ -320,6 +327,12 @@ func base(rule, kind, title string, obs []*observations.Observation) Graduation 
 		}
 		if o.Type == observations.TypeProcedure {
 			addTrig(shorten(strings.TrimPrefix(o.Goal, "Recurring workflow: "), 80))
+			// Its commands activate it too.
+			for _, st := range o.Steps {
+				if strings.HasPrefix(st, "Bash: ") {
+					addTrig(st)
+				}
+			}
 		}
 	}
 	if len(obs) == 1 && primaryAction(obs[0]) == "" {

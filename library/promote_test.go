@@ -27,8 +27,10 @@ func TestPlanPromotionsRules(t *testing.T) {
 		{ID: "cor-3", Type: observations.TypeCorrection, Lesson: "Rejected.", Status: observations.StatusRejected, Sources: src("a", "b", "c")},
 		{ID: "pref-1", Type: observations.TypePreference, Statement: "Prefer table tests.", Accepts: 4, Rejects: 1, Sources: src("a", "b", "c")},
 		{ID: "pref-2", Type: observations.TypePreference, Statement: "Inconsistent.", Accepts: 3, Rejects: 2, Sources: src("a", "b", "c")},
-		{ID: "proc-1", Type: observations.TypeProcedure, Goal: "Recurring workflow: Edit *.go → Bash: go test", Steps: []string{"Edit *.go", "Bash: go test", "Bash: git commit"}, Sources: src("a", "b", "c")},
+		{ID: "proc-1", Type: observations.TypeProcedure, Goal: "Test and commit a Go change", Steps: []string{"Edit *.go", "Bash: go test", "Bash: git commit"}, Sources: src("a", "b", "c")},
 		{ID: "proc-2", Type: observations.TypeProcedure, Goal: "Release", Steps: []string{"Bash: make release", "Review the changelog"}, Sources: src("a", "b", "c")},
+		// Mined agent routine: the gate calls it obvious, as learn does.
+		{ID: "proc-3", Type: observations.TypeProcedure, Goal: "Recurring workflow: Read → Edit *.go → TodoWrite", Steps: []string{"Read", "Edit *.go", "TodoWrite"}, Sources: src("a", "b", "c")},
 		{ID: "dec-1", Type: observations.TypeDecision, Chosen: "bleve", Question: "Which search library?", Importance: 0.9,
 			Alternatives: []observations.Alternative{{Name: "bleve", Reasoning: "pure Go"}, {Name: "sqlite FTS", Reasoning: "needs cgo"}}, Sources: src("a")},
 		{ID: "dec-2", Type: observations.TypeDecision, Chosen: "minor", Importance: 0.5, Sources: src("a")},

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/kbmem/kb/internal/diag"
+	"github.com/kbmem/kb/internal/lexicon"
 )
 
 // TypeCounts says what a merge did with the observations of one type.
@@ -35,14 +37,19 @@ type Merger struct {
 	// Occupied reports whether something that is no observation file (a
 	// directory, a link) is at the path a new observation would take.
 	Occupied func(rel string) bool
+	// Gate drops the candidates it finds obvious or derivable (final
+	// verdicts; a first sighting may still recur, so one-off is left to
+	// promote and learn). Nil: a gate without a project.
+	Gate *Gate
 }
 
 // MergeResult is what a Merge decided.
 type MergeResult struct {
 	Writes    []*Write
 	Types     map[string]*TypeCounts
-	Forgotten int // candidates that matched a tombstone
-	Edited    int // merged into files a person edited: bookkeeping only
+	Forgotten int            // candidates that matched a tombstone
+	Gated     map[string]int // candidates the gate dropped, by reason
+	Edited    int            // merged into files a person edited: bookkeeping only
 	Problems  []diag.Problem
 }
 
@@ -101,6 +108,13 @@ func (m *Merger) Merge(ctx context.Context, cands []*Observation) (*MergeResult,
 		}
 		if forget.forgotten(n) {
 			res.Forgotten++
+			continue
+		}
+		if v := m.Gate.JudgeFinal(n); !v.Keep() {
+			if res.Gated == nil {
+				res.Gated = map[string]int{}
+			}
+			res.Gated[v.Reason]++
 			continue
 		}
 		c := res.count(n.Type)
@@ -235,8 +249,8 @@ func sameRecords(a, b SourceRef) bool {
 
 // match finds the file an extracted observation belongs to: the same id,
 // else the same type and source records (a re-run after the text was
-// edited), else a near-duplicate (Similar). Files later claims are skipped
-// by the fallbacks.
+// edited), else the same observation in other words (recurrence). Files
+// later claims are skipped by the fallbacks.
 func match(files []*File, n *Observation, later func(*File) bool) *File {
 	for _, f := range files {
 		if f.Obs.ID == n.ID && f.Obs.Type == n.Type {
@@ -255,10 +269,125 @@ func match(files []*File, n *Observation, later func(*File) bool) *File {
 			}
 		}
 	}
+	nr := prepareRecurrence(n)
 	for _, f := range files {
-		if !later(f) && Similar(f.Obs, n) {
+		if !later(f) && nr.same(prepareRecurrence(f.Obs)) {
 			return f
 		}
 	}
 	return nil
+}
+
+// Recurrence across wording: the same correction said in two sessions in
+// different words is one observation, so that it reaches the promotion
+// threshold; two different lessons about the same tool are not. For an
+// observation about an action (it has action types), "the same" is: the
+// same most specific action type (the same kind of call was refused or
+// corrected), at least one concrete thing both lessons name (a tool,
+// package, path, flag or command), and lessons that say related things
+// beyond those names (their content stems, without the words every tool
+// call says, overlap), or two things named alike; lessons naming nothing
+// in common must say nearly the same words. Without action types it
+// is Similar. Either way never across authors (the agent's unreviewed
+// words are not the person saying it again) and never across projects:
+// an observation whose sessions ran in other working directories is
+// another project's.
+type recurrence struct {
+	o       *Observation
+	cmp     *Comparable
+	primary string
+	things  map[string]bool
+	stems   map[string]bool // lesson stems, things and tool-call words left out
+}
+
+func prepareRecurrence(o *Observation) *recurrence {
+	r := &recurrence{o: o, cmp: Prepare(o)}
+	if at := o.actionTypes(); len(at) > 0 {
+		r.primary = at[0]
+		r.things = thingsNamed(o.mainText())
+		r.stems = map[string]bool{}
+		for w := range contentStems(o.mainText()) {
+			if !r.things[w] && !lexicon.StopCue[w] {
+				r.stems[w] = true
+			}
+		}
+	}
+	return r
+}
+
+func (a *recurrence) same(b *recurrence) bool {
+	if a.o.Type != b.o.Type || a.o.AgentAuthored() != b.o.AgentAuthored() || !sameScope(a.o, b.o) {
+		return false
+	}
+	if a.primary == "" || b.primary == "" {
+		return a.cmp.Similar(b.cmp)
+	}
+	if a.cmp.key == b.cmp.key {
+		return true
+	}
+	if a.primary != b.primary {
+		return false
+	}
+	shared := 0
+	for t := range a.things {
+		if b.things[t] {
+			shared++
+		}
+	}
+	switch {
+	case shared >= 2:
+		return true
+	case shared == 1:
+		return jaccard(a.stems, b.stems) >= 0.25 || (min(len(a.stems), len(b.stems)) >= 2 && overlap(a.stems, b.stems) >= 0.5)
+	}
+	// Nothing concrete in common: only lessons that say nearly the same
+	// words are the same ("never force push to main" twice).
+	return jaccard(a.stems, b.stems) >= 0.5 || (min(len(a.stems), len(b.stems)) >= 4 && overlap(a.stems, b.stems) >= 0.8)
+}
+
+// sameScope: both observations' sessions share a project (working
+// directory), or one of them does not know its project.
+func sameScope(a, b *Observation) bool {
+	if len(a.Projects) == 0 || len(b.Projects) == 0 {
+		return true
+	}
+	for _, p := range a.Projects {
+		if slices.Contains(b.Projects, p) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	thingSpanRE = lazyRegexp("`([^`]+)`")
+	thingWordRE = lazyRegexp(`(?:^|[\s(,;:'"])(--?[a-zA-Z][\w-]*|@?[\w.-]+/[\w./@-]+|[\w-]+\.[a-zA-Z][\w]{0,5}|[a-z]+[A-Z]\w*|\w+_\w+)`)
+)
+
+// thingsNamed are the concrete things a lesson names: tools and packages
+// the taxonomy knows as commands, flags, paths and file names, code
+// identifiers, and the words of code spans, lower-cased (a plain word is
+// its stem, so that it compares with the lesson's stems).
+func thingsNamed(text string) map[string]bool {
+	out := map[string]bool{}
+	known := defaultTaxonomy().known
+	for _, m := range thingSpanRE.FindAllStringSubmatch(text, -1) {
+		for _, w := range strings.Fields(m[1]) {
+			if w = strings.ToLower(strings.Trim(w, ".,;:()'\"")); len(w) >= 2 {
+				out[w] = true
+			}
+		}
+	}
+	for _, m := range thingWordRE.FindAllStringSubmatch(text, -1) {
+		if w := strings.ToLower(strings.Trim(m[1], ".,;:()")); len(w) >= 2 {
+			out[w] = true
+		}
+	}
+	for _, w := range words(text) {
+		if known[w] {
+			out[w] = true
+			out[stem(w)] = true
+		}
+	}
+	return out
 }

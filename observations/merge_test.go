@@ -51,3 +51,102 @@ func TestMergeLeavesWhatItMustNotTouch(t *testing.T) {
 		t.Errorf("forgotten: %+v", res)
 	}
 }
+
+// recurrenceSessions are three real-format sessions in which the agent's
+// npm call is refused: two give the same correction in different words,
+// the third (same tool) a different lesson.
+func recurrenceSessions() (a, b, near, other *Session) {
+	a = newSession("sa").user("add lodash").
+		reject("Bash", `{"command":"npm install lodash"}`).
+		user("we use pnpm in this repo, not npm").s
+	b = newSession("sb").user("add vitest for the tests").
+		reject("Bash", `{"command":"npm i -D vitest"}`).
+		user("no, run pnpm add for dependencies; npm writes a package-lock.json we don't want").s
+	near = newSession("sc").user("add zod").
+		reject("Bash", `{"command":"npm install zod@latest"}`).
+		user("pin the exact version with --save-exact, never latest").s
+	other = newSession("sd").user("push the fix").
+		reject("Bash", `{"command":"git push --force origin main"}`).
+		user("never force push to main, open a pull request from a branch").s
+	return
+}
+
+func corrections(t *testing.T, ss ...*Session) []*Observation {
+	t.Helper()
+	var out []*Observation
+	for _, s := range ss {
+		got := Extract(s, nil, []string{TypeCorrection})
+		if len(got) != 1 {
+			t.Fatalf("%s: %d corrections, want 1", s.ID, len(got))
+		}
+		out = append(out, got...)
+	}
+	return out
+}
+
+// TestMergeRecurrenceAcrossWording (issue 14, kind 6): the same correction
+// in two sessions in different words (both after a refused call of the
+// same action type, both naming the same tools) becomes one observation
+// with sessions: 2 and the sources of both; an unrelated correction and a
+// near miss (same tool, another lesson) stay apart; a re-run changes
+// nothing.
+func TestMergeRecurrenceAcrossWording(t *testing.T) {
+	ctx := context.Background()
+	a, b, near, other := recurrenceSessions()
+	res, err := (&Merger{}).Merge(ctx, corrections(t, a, b, near, other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*File
+	bySession := map[string]*File{}
+	for _, w := range res.Writes {
+		f, p := ParseFile(w.Path, w.Content)
+		if p != nil {
+			t.Fatal(p)
+		}
+		files = append(files, f)
+		for _, s := range f.Obs.Sources {
+			bySession[s.Session] = f
+		}
+	}
+	if len(files) != 3 {
+		t.Fatalf("%d observations, want 3 (the reworded pair merged, the near miss and the unrelated one apart)", len(files))
+	}
+	if bySession["sa"] != bySession["sb"] || bySession["sa"].Obs.Sessions != 2 {
+		t.Errorf("reworded correction not merged: %+v", bySession["sa"].Obs.Sources)
+	}
+	if bySession["sc"] == bySession["sa"] || bySession["sc"].Obs.Sessions != 1 {
+		t.Errorf("near miss (same tool, other lesson) merged: %+v", bySession["sc"].Obs.Sources)
+	}
+	if bySession["sd"] == bySession["sa"] || bySession["sd"] == bySession["sc"] {
+		t.Error("unrelated correction merged")
+	}
+	// Idempotent: the same sessions again (kb extract --all), or one of
+	// them alone (--rerun of that session), write nothing.
+	for _, again := range [][]*Session{{a, b, near, other}, {b}, {near}} {
+		res, err = (&Merger{Files: files}).Merge(ctx, corrections(t, again...))
+		if err != nil || len(res.Writes) != 0 {
+			t.Fatalf("re-run of %d sessions: %v %d writes", len(again), err, len(res.Writes))
+		}
+	}
+}
+
+// TestMergeRecurrenceScope: a reworded correction is not merged across
+// projects, nor the agent's unreviewed words with the person's.
+func TestMergeRecurrenceScope(t *testing.T) {
+	ctx := context.Background()
+	a, b, _, _ := recurrenceSessions()
+	cs := corrections(t, a, b)
+	cs[0].Projects, cs[1].Projects = []string{"/home/dev/shop"}, []string{"/home/dev/blog"}
+	res, _ := (&Merger{}).Merge(ctx, cs)
+	if res.Types[TypeCorrection].New != 2 {
+		t.Errorf("merged across projects: %+v", res.Types[TypeCorrection])
+	}
+	cs = corrections(t, a, b)
+	cs[1].Author, cs[1].Origin = AuthorAgent, OriginAssistantText
+	cs[1].ID = ""
+	res, _ = (&Merger{}).Merge(ctx, cs)
+	if res.Types[TypeCorrection].New != 2 {
+		t.Errorf("merged the agent's words with the person's: %+v", res.Types[TypeCorrection])
+	}
+}

@@ -1,7 +1,10 @@
 package observations
 
 import (
+	"slices"
 	"strings"
+
+	"github.com/kbmem/kb/traces"
 )
 
 // ---------------------------------------------------------------------------
@@ -12,8 +15,7 @@ type negativeExtractor struct{ tax *Taxonomy }
 func (*negativeExtractor) Type() string { return TypeNegativeResult }
 
 var (
-	userFailRE  = lazyRegexp(`(?i)\b((still\s+)?(doesn'?t|does not|didn'?t|did not|isn'?t|is not)\s+(work|help|fix)|not working|still (fails|failing|broken|broke)|(that|this|it) (broke|failed)|we lost|made it worse|doesn'?t seem to work)\b`)
-	agentFailRE = lazyRegexp(`(?i)\b((that|this|the) (approach|fix|change|attempt|workaround|solution|idea) (didn'?t|doesn'?t|did not|does not|won'?t|will not) work|(didn'?t|did not) work (because|since|due to)|reverting (the|my|this|that)|let me revert|i'?ll revert|that didn'?t help)\b`)
+	userFailRE = lazyRegexp(`(?i)\b((still\s+)?(doesn'?t|does not|didn'?t|did not|isn'?t|is not)\s+(work|help|fix)|not working|still (fails|failing|broken|broke)|(that|this|it) (broke|failed)|we lost|made it worse|doesn'?t seem to work)\b`)
 )
 
 func (e *negativeExtractor) Extract(s *Session) []*Observation {
@@ -44,41 +46,127 @@ func (e *negativeExtractor) Extract(s *Session) []*Observation {
 		}
 		out = append(out, o)
 	}
-	// The agent saying its own approach failed.
+	// What happened: a call that failed and that the agent gave up for
+	// another way to the same end. The agent's own prose about its
+	// attempts ("let me revert", "that didn't work") is not evidence: it
+	// is often about something else than what the person refused.
+	out = append(out, abandonedCalls(s, e.tax)...)
+	return out
+}
+
+// maxAbandonWindow bounds how far after a failed call its replacement is
+// looked for.
+const maxAbandonWindow = 30
+
+// abandonedCalls finds failed tool calls followed by a change of approach:
+// the call's result is an error (not a refusal), the next call for the
+// same purpose (sharing its most specific action type) is a different
+// command and succeeds, and the failed call is never run again in the
+// session. The replacement must be another approach: another program or
+// verb, or other action types, not the same command with other arguments.
+// A test or lint run that fails is feedback on the code, not an approach,
+// and a failure the agent retries after a fix is not abandoned.
+func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
+	results := map[string]int{} // call id -> its result
 	for i := range s.Records {
 		r := &s.Records[i]
-		if !isAgentText(r) {
-			continue
-		}
-		sent := matchSentence(r.Text, agentFailRE)
-		if sent == "" {
-			continue
-		}
-		prev := -1
-		for j := i - 1; j >= 0 && j >= i-20; j-- {
-			if isToolCall(&s.Records[j]) {
-				prev = j
-				break
+		if r.Kind == traces.KindToolResult && r.CallID != "" {
+			if _, ok := results[r.CallID]; !ok {
+				results[r.CallID] = i
 			}
 		}
-		approach := "the previous attempt"
-		var types []string
-		if prev >= 0 {
-			types = e.tax.ClassifyCall(s.Records[prev].Tool, s.Records[prev].Input)
-			approach = describeCall(&s.Records[prev], types, e.tax)
+	}
+	resultOf := func(i int) *traces.Record {
+		r := &s.Records[i]
+		if j, ok := results[r.CallID]; ok && r.CallID != "" {
+			return &s.Records[j]
 		}
-		from := i
-		if prev >= 0 {
-			from = prev
+		if i+1 < len(s.Records) && s.Records[i+1].Kind == traces.KindToolResult && s.Records[i+1].CallID == "" {
+			return &s.Records[i+1]
 		}
+		return nil
+	}
+	tl := &timeline{s: s}
+	var out []*Observation
+	for i := range s.Records {
+		c := &s.Records[i]
+		if !isToolCall(c) {
+			continue
+		}
+		res := resultOf(i)
+		if res == nil || !res.IsError || res.Has(traces.MarkRejected) {
+			continue
+		}
+		types := tax.ClassifyCall(c.Tool, c.Input)
+		if len(types) == 0 || slices.ContainsFunc(types, checkDomain) {
+			continue
+		}
+		alt := -1
+		for j := i + 1; j < len(s.Records) && j <= i+maxAbandonWindow; j++ {
+			d := &s.Records[j]
+			if d.Human() {
+				break // the person spoke: what follows is theirs to direct
+			}
+			if !isToolCall(d) {
+				continue
+			}
+			dt := tax.ClassifyCall(d.Tool, d.Input)
+			if !slices.Contains(dt, types[0]) {
+				continue
+			}
+			if stepName(d) == stepName(c) && slices.Equal(dt, types) {
+				break // the same approach again, other arguments: not given up
+			}
+			if dr := resultOf(j); dr != nil && !dr.IsError {
+				alt = j
+			}
+			break
+		}
+		if alt < 0 || rerun(s, i, alt) {
+			continue
+		}
+		approach := describeCall(c, types, tax)
+		failure := firstLine(res.Output)
+		if failure == "" {
+			continue
+		}
+		instead := describeCall(&s.Records[alt], tax.ClassifyCall(s.Records[alt].Tool, s.Records[alt].Input), tax)
 		out = append(out, &Observation{
-			Type: TypeNegativeResult, Title: shorten("Did not work: "+approach, 80), Description: "Abandoned approach",
-			Approach: approach, Failure: shorten(sent, 200), ActionTypes: types, Confidence: 0.35, Importance: 0.3,
-			Author: AuthorAgent, Origin: OriginAssistantText,
-			Sources: []SourceRef{tl.sourceRef(from, i)}, Excerpt: "Agent: " + shorten(sent, 300),
+			Type: TypeNegativeResult, Title: shorten("Did not work: "+approach, 80), Description: "Failed, then done another way",
+			Approach: approach, Failure: shorten(failure, 200), FollowedBy: shorten(instead, 140),
+			ActionTypes: types, Confidence: 0.5, Importance: 0.4,
+			Sources: []SourceRef{tl.sourceRef(i, alt)}, Excerpt: "Tool error: " + shorten(failure, 300),
 		})
 	}
 	return out
+}
+
+// checkDomain: a failing check (tests, linters, type checkers) is feedback
+// on the code, not an approach that failed.
+func checkDomain(typ string) bool {
+	return strings.HasPrefix(typ, "test:") || strings.HasPrefix(typ, "lint:")
+}
+
+// rerun reports whether the call at i runs again, as it was, after alt.
+func rerun(s *Session, i, alt int) bool {
+	c := &s.Records[i]
+	for j := alt + 1; j < len(s.Records); j++ {
+		d := &s.Records[j]
+		if isToolCall(d) && d.Tool == c.Tool && callSummary(d) == callSummary(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLine is the first informative line of a tool's output.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); len([]rune(l)) >= 4 {
+			return l
+		}
+	}
+	return ""
 }
 
 func matchSentence(text string, re *lazyRE) string {
@@ -116,7 +204,7 @@ func followedBy(tl *timeline, k int) string {
 	for _, j := range tl.after[k] {
 		r := tl.rec(j)
 		if isAgentText(r) {
-			return shorten(firstSentence(r.Text), 140)
+			return shorten(statementOf(r.Text), 140)
 		}
 		if isToolCall(r) {
 			return callSummary(r)

@@ -209,7 +209,7 @@ func TestContradicts(t *testing.T) {
 	x := &Observation{Type: TypePreference, Projects: []string{"/w/a"}}
 	y := &Observation{Type: TypePreference, Projects: []string{"/w/b"}}
 	z := &Observation{Type: TypePreference, Projects: []string{"/w/a"}, Author: AuthorAgent}
-	if sameScope(x, y) || sameScope(x, z) || !sameScope(x, &Observation{Type: TypeCorrection, Projects: []string{"/w/a"}}) {
+	if supersedeScope(x, y) || supersedeScope(x, z) || !supersedeScope(x, &Observation{Type: TypeCorrection, Projects: []string{"/w/a"}}) {
 		t.Errorf("scope wrong")
 	}
 }

@@ -3,21 +3,28 @@ package observations
 import (
 	"encoding/json"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/traces"
 )
 
-// Procedure mining: each session becomes a sequence of normalized steps
-// (tool name plus argument shape: "Bash: git commit", "Edit *.go", "Read"),
-// consecutive repeats collapsed; n-grams of length MinProcedureLen to
-// MaxProcedureLen that occur in at least minSessions sessions are
-// procedures. Only calls the person let run count: a refused call is not a
-// step, so what becomes a procedure is what the user accepted.
+// Procedure mining: a procedure is the person's. What counts is what they
+// asked for repeatedly: each message the person typed opens a run, the
+// tool calls the agent made for it (normalized to steps: tool name plus
+// argument shape, "Bash: git commit", "Edit *.go", "Read"; consecutive
+// repeats collapsed) until the next message. A sequence of
+// MinProcedureLen to MaxProcedureLen steps that ran after similar requests
+// (sharing their content words) in at least minSessions sessions is a
+// procedure, its goal the words those requests share. Tool-call routines
+// with no request behind them (Read -> Edit -> TodoWrite) are how agents
+// work, not procedures of the project; the gate calls them obvious. Only
+// calls the person let run count: a refused call is not a step.
 
 const (
-	MinProcedureLen = 3
+	MinProcedureLen = 2
 	MaxProcedureLen = 6
 	maxProcedures   = 20
 )
@@ -33,10 +40,12 @@ var readOnlyTools = map[string]bool{"Read": true, "Grep": true, "Glob": true, "L
 type step struct {
 	name string
 	idx  int // record index
+	req  int // index of the person's request the step ran for, -1 before any
 }
 
-// steps turns a session into its normalized step sequence.
-func steps(s *Session) []step {
+// steps turns a session into its normalized step sequence, and returns the
+// person's requests (what they typed) the steps ran for.
+func steps(s *Session) ([]step, []string) {
 	rejected := map[string]bool{}
 	for i := range s.Records {
 		r := &s.Records[i]
@@ -45,8 +54,15 @@ func steps(s *Session) []step {
 		}
 	}
 	var out []step
+	var reqs []string
 	for i := range s.Records {
 		r := &s.Records[i]
+		if r.Human() && !r.Has(traces.MarkRejected) && !r.Has(traces.MarkCompaction) {
+			if text := prose(cleanHuman(r.Text)); text != "" && !harnessTextRE.MatchString(text) {
+				reqs = append(reqs, text)
+			}
+			continue
+		}
 		if !isToolCall(r) || (r.CallID != "" && rejected[r.CallID]) {
 			continue
 		}
@@ -54,12 +70,13 @@ func steps(s *Session) []step {
 		if name == "" {
 			continue
 		}
-		if len(out) > 0 && out[len(out)-1].name == name {
+		req := len(reqs) - 1
+		if len(out) > 0 && out[len(out)-1].name == name && out[len(out)-1].req == req {
 			continue
 		}
-		out = append(out, step{name, i})
+		out = append(out, step{name, i, req})
 	}
-	return out
+	return out, reqs
 }
 
 var boringCommands = map[string]bool{"cd": true, "echo": true, "export": true, "source": true, "set": true, "true": true,
@@ -149,7 +166,8 @@ func Procedures(sessions []*Session, minSessions int) []*Observation {
 	}
 	type inst struct {
 		sess     *Session
-		from, to int // record indexes
+		from, to int    // record indexes
+		request  string // what the person asked for
 	}
 	support := map[string]map[string]inst{} // gram -> session id -> first instance
 	for si, s := range sessions {
@@ -160,9 +178,12 @@ func Procedures(sessions []*Session, minSessions int) []*Observation {
 		if id == "" {
 			id = "#" + itoa(si)
 		}
-		st := steps(s)
+		st, reqs := steps(s)
 		for n := MinProcedureLen; n <= MaxProcedureLen; n++ {
 			for i := 0; i+n <= len(st); i++ {
+				if st[i].req < 0 || st[i+n-1].req != st[i].req {
+					continue // a run is the steps of one request
+				}
 				names := make([]string, n)
 				for j := range n {
 					names[j] = st[i+j].name
@@ -175,16 +196,32 @@ func Procedures(sessions []*Session, minSessions int) []*Observation {
 					support[key] = map[string]inst{}
 				}
 				if _, ok := support[key][id]; !ok {
-					support[key][id] = inst{s, st[i].idx, st[i+n-1].idx}
+					support[key][id] = inst{s, st[i].idx, st[i+n-1].idx, reqs[st[i].req]}
 				}
 			}
 		}
 	}
+	goals := map[string]string{}
 	var keys []string
 	for k, m := range support {
-		if len(m) >= minSessions {
-			keys = append(keys, k)
+		if len(m) < minSessions {
+			continue
 		}
+		reqs := map[string]string{}
+		for id, in := range m {
+			reqs[id] = in.request
+		}
+		goal, ids := sharedRequest(reqs, minSessions)
+		if goal == "" {
+			continue
+		}
+		for id := range m {
+			if !slices.Contains(ids, id) {
+				delete(m, id)
+			}
+		}
+		goals[k] = goal
+		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
@@ -222,9 +259,9 @@ func Procedures(sessions []*Session, minSessions int) []*Observation {
 		}
 		sort.Strings(ids)
 		o := &Observation{
-			Type: TypeProcedure, Title: shorten("Recurring: "+strings.Join(names, " → "), 80),
-			Description: "Tool-call sequence seen in " + itoa(len(ids)) + " sessions",
-			Goal:        "Recurring workflow: " + strings.Join(names, " → "), Steps: names,
+			Type: TypeProcedure, Title: shorten(capitalize(goals[k]), 80),
+			Description: "What ran after the person asked to " + goals[k] + ", in " + itoa(len(ids)) + " sessions",
+			Goal:        goals[k], Steps: names,
 			Confidence: clamp01(0.3 + 0.1*float64(len(ids))), Importance: clamp01(0.25 + 0.05*float64(len(ids)+len(names))),
 			Signals: []string{SignalRecurrence},
 		}
@@ -242,6 +279,100 @@ func Procedures(sessions []*Session, minSessions int) []*Observation {
 		out = append(out, o)
 	}
 	return out
+}
+
+// sharedRequest finds what the requests of several sessions (session id ->
+// request) ask for alike: the content words found in at least minSessions
+// of them, at least one of them more than what every agent does ("run",
+// "test", "fix"). It returns the goal, the first supporting request cut to
+// those words, and the sessions whose request holds at least two of them
+// (all of them when there is one) and is at least half made of them. No goal: the runs were for unrelated
+// requests.
+func sharedRequest(reqs map[string]string, minSessions int) (string, []string) {
+	ids := make([]string, 0, len(reqs))
+	for id := range reqs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	count := map[string]int{}
+	stemsOf := map[string]map[string]bool{}
+	for _, id := range ids {
+		st := contentStems(firstRequestSentence(reqs[id]))
+		stemsOf[id] = st
+		for w := range st {
+			count[w]++
+		}
+	}
+	core := map[string]bool{}
+	concrete := false
+	for w, n := range count {
+		if n >= minSessions {
+			core[w] = true
+			concrete = concrete || !genericPractice[w]
+		}
+	}
+	if !concrete {
+		return "", nil
+	}
+	need := min(2, len(core))
+	var support []string
+	for _, id := range ids {
+		n := 0
+		for w := range stemsOf[id] {
+			if core[w] {
+				n++
+			}
+		}
+		// The request is mostly what the others ask too: a long message
+		// that shares a few words with others asks for something else.
+		if n >= need && 2*n >= len(stemsOf[id]) {
+			support = append(support, id)
+		}
+	}
+	if len(support) < minSessions {
+		return "", nil
+	}
+	// The goal: the first supporter's words, from its first core word to
+	// its last, without the words the others do not share.
+	ws := strings.Fields(firstRequestSentence(reqs[support[0]]))
+	first, last := -1, -1
+	for i, w := range ws {
+		if st := contentStems(w); len(st) > 0 {
+			for x := range st {
+				if core[x] {
+					if first < 0 {
+						first = i
+					}
+					last = i
+				}
+			}
+		}
+	}
+	if first < 0 {
+		return "", nil
+	}
+	var goal []string
+	for _, w := range ws[first : last+1] {
+		st := contentStems(w)
+		keep := len(st) == 0 // a stop word between shared ones
+		for x := range st {
+			keep = keep || core[x]
+		}
+		if keep {
+			goal = append(goal, w)
+		}
+	}
+	g := strings.Trim(strings.Join(goal, " "), " .,;:!?")
+	return lexicon.LowerFirst(g), support
+}
+
+// firstRequestSentence is the first sentence of a request, which says what
+// is asked.
+func firstRequestSentence(s string) string {
+	if ss := sentences(s); len(ss) > 0 {
+		return ss[0]
+	}
+	return s
 }
 
 func allReadOnly(names []string) bool {

@@ -57,9 +57,8 @@ func TestDiscoveryTakesThePersonsFact(t *testing.T) {
 // statement keeps it the agent's, for review.
 func TestAgentTextIsTheAgents(t *testing.T) {
 	for name, s := range map[string]*Session{
-		"alone":     provSession("s2", "user", "look at the CI setup", "agent", agentClaim, "user", "ok thanks"),
-		"endorsed":  provSession("s3", "user", "look at the CI setup", "agent", agentClaim, "user", "interesting, write that down"),
-		"abandoned": provSession("s4", "user", "fix the flaky test", "agent", "That approach didn't work because the cache is shared; let me revert it."),
+		"alone":    provSession("s2", "user", "look at the CI setup", "agent", agentClaim, "user", "ok thanks"),
+		"endorsed": provSession("s3", "user", "look at the CI setup", "agent", agentClaim, "user", "interesting, write that down"),
 	} {
 		obs := Extract(s, nil, nil)
 		if len(obs) == 0 {

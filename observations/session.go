@@ -33,16 +33,20 @@ func ParseTypes(req []string) ([]string, error) {
 	return out, nil
 }
 
-// ProcedureView keeps what procedure mining looks at: tool calls and
-// rejections, without tool output, so that every session in scope can be
-// held at once.
+// ProcedureView keeps what procedure mining looks at: tool calls,
+// rejections without tool output, and what the person typed (the requests
+// procedures are anchored to, cut short), so that every session in scope
+// can be held at once.
 func ProcedureView(s *Session) *Session {
 	v := &Session{ID: s.ID}
 	for _, r := range s.Records {
-		switch r.Kind {
-		case traces.KindToolCall:
+		switch {
+		case r.Human():
+			r.Text = textutil.FirstRunes(r.Text, 600)
 			v.Records = append(v.Records, r)
-		case traces.KindToolResult:
+		case r.Kind == traces.KindToolCall:
+			v.Records = append(v.Records, r)
+		case r.Kind == traces.KindToolResult:
 			if r.Has(traces.MarkRejected) || r.IsError {
 				r.Output = textutil.FirstRunes(r.Output, 300)
 				v.Records = append(v.Records, r)

@@ -52,7 +52,7 @@ func (r *MergeResult) Supersede(files []*File) ([]Supersession, error) {
 		}
 		var olds []*File
 		for _, of := range files {
-			if of == nf || done[of.Path] || !active(of.Obs) || !later(nf.Obs, of.Obs) || !sameScope(of.Obs, nf.Obs) {
+			if of == nf || done[of.Path] || !active(of.Obs) || !later(nf.Obs, of.Obs) || !supersedeScope(of.Obs, nf.Obs) {
 				continue
 			}
 			if !Contradicts(of.Obs, nf.Obs) {
@@ -147,7 +147,7 @@ func later(a, b *Observation) bool {
 // same kind of thing in the same project: both the person's (or both the
 // agent's), of kinds that can contradict each other (a preference, a
 // correction; a decision), and sharing a project when both name one.
-func sameScope(a, b *Observation) bool {
+func supersedeScope(a, b *Observation) bool {
 	if a.AgentAuthored() != b.AgentAuthored() {
 		return false
 	}

@@ -1,0 +1,75 @@
+package observations
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kbmem/kb/traces"
+)
+
+// fail adds a tool call whose result is an error (not a refusal).
+func (b *builder) fail(tool, input, output string) *builder {
+	b.ids++
+	id := fmt.Sprintf("toolu_%d", b.ids)
+	b.add(traces.Record{Role: traces.RoleAssistant, Kind: traces.KindToolCall, Tool: tool, Input: json.RawMessage(input), CallID: id})
+	return b.add(traces.Record{Role: traces.RoleTool, Kind: traces.KindToolResult, CallID: id, IsError: true, Output: output})
+}
+
+// TestNegativeResultsFromWhatHappened (issue 14, kind 7): a negative result
+// comes from what happened (a failed call given up for another way to the
+// same end, or the person saying it did not work), never from the agent's
+// prose about its attempts.
+func TestNegativeResultsFromWhatHappened(t *testing.T) {
+	negs := func(s *Session) []*Observation { return ofType(Extract(s, nil, nil), TypeNegativeResult) }
+
+	// The agent narrating, after the person refused for another reason.
+	prose := newSession("n1").
+		user("commit the docs change").
+		reject("Bash", `{"command":"git add -A && git commit -m docs"}`).
+		user("no, I want to review the diff first").
+		say("That approach didn't work because it staged everything; let me revert the staging and instead add a script.").s
+	if got := negs(prose); len(got) != 0 {
+		t.Errorf("negative result from the agent's prose: %+v", got[0])
+	}
+
+	// A failed install given up for another package manager.
+	switched := newSession("n2").
+		user("add the left-pad dependency").
+		fail("Bash", `{"command":"npm install left-pad"}`, "npm ERR! code ERESOLVE\nnpm ERR! unable to resolve dependency tree").
+		call("Bash", `{"command":"pnpm add left-pad"}`, "Done in 1.2s").s
+	got := negs(switched)
+	if len(got) != 1 {
+		t.Fatalf("switched approach: %d negative results, want 1", len(got))
+	}
+	o := got[0]
+	if !strings.Contains(o.Approach, "npm install left-pad") || !strings.Contains(o.Failure, "ERESOLVE") ||
+		!strings.Contains(o.FollowedBy, "pnpm add") || o.AgentAuthored() || !strings.HasPrefix(o.Excerpt, "Tool error: ") {
+		t.Errorf("switched approach: %+v", o)
+	}
+
+	// Retried as it was after a fix: not abandoned. A failing test run is
+	// feedback on the code, not an approach.
+	retried := newSession("n3").
+		user("add the left-pad dependency").
+		fail("Bash", `{"command":"npm install left-pad"}`, "npm ERR! network timeout").
+		call("Bash", `{"command":"npm config set registry https://registry.npmjs.org"}`, "").
+		call("Bash", `{"command":"npm install left-pad"}`, "added 1 package").
+		fail("Bash", `{"command":"go test ./..."}`, "--- FAIL: TestX").
+		call("Bash", `{"command":"go test ./pkg/..."}`, "ok").s
+	if got := negs(retried); len(got) != 0 {
+		t.Errorf("retried or test feedback: %+v", got[0])
+	}
+
+	// The person saying it did not work (in their words, any approach).
+	said := newSession("n4").
+		user("make the redirect go to /docs").
+		call("Edit", `{"file_path":"/w/next.config.js","old_string":"a","new_string":"b"}`, "ok").
+		user("the redirect still doesn't work on the preview deploy").
+		say("Vercel applies its own redirect configuration before Next.js reads next.config.js.").s
+	got = negs(said)
+	if len(got) != 1 || !strings.Contains(got[0].Approach, "next.config.js") || got[0].AgentAuthored() {
+		t.Errorf("person's report: %+v", got)
+	}
+}
