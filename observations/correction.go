@@ -140,10 +140,34 @@ func failureAfterChange(tl *timeline, u *utterance) bool {
 			return true
 		}
 	}
+	if negatedResult(u, head) {
+		return true
+	}
 	if u.pasted == "" {
 		return false
 	}
 	return lexicon.CueErrorWord.In(head) || errorOutputRE.MatchString(u.pasted) && wordCount(u.text) <= 60
+}
+
+// negatedResult reports whether the message opens by saying the agent's
+// work fell short: its first sentence, a statement (not a question, not
+// a new request), negates a result or says a problem persists ("the
+// config isn't right still", "I didn't see the new fields in the gui",
+// "die Buttons sind immer noch da"), right after the agent changed
+// something.
+func negatedResult(u *utterance, head string) bool {
+	if len(u.calls) == 0 {
+		return false
+	}
+	ss := sentences(head)
+	if len(ss) == 0 {
+		return false
+	}
+	first := ss[0]
+	if isQuestion(first) || wordCount(first) > 40 || directiveStartRE.MatchString(first) {
+		return false
+	}
+	return lexicon.CueNegatedResult.In(first) || lexicon.CueNegation.In(first) && !lexicon.CueNegation.AtStart(first)
 }
 
 // headOf returns the first n bytes of s, cut at a rune boundary: a

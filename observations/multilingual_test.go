@@ -260,3 +260,42 @@ func TestFailureAfterChangeAnyLanguage(t *testing.T) {
 		t.Errorf("continue nudge: %q", cs[0].Lesson)
 	}
 }
+
+// TestNegatedResultAfterChange: a statement right after the agent's change
+// that says the result fell short ("isn't right still", "didn't see the
+// new fields") corrects it without any pasted error, in any language; a
+// question, a new request or a remark before any change does not.
+func TestNegatedResultAfterChange(t *testing.T) {
+	run := func(msg string, change bool) []*Observation {
+		f := (&ccFixture{}).user("add the settings fields to the gui")
+		if change {
+			f = f.call("toolu_1", "Edit", `{"file_path":"/repo/gui/settings.py","old_string":"a","new_string":"b"}`).result("toolu_1", "ok")
+		}
+		s := f.say("Done: the fields are in the settings tab.").user(msg).say("Let me look.").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	for lang, msg := range map[string]string{
+		"en": "I didn't see the new fields in the gui.",
+		"en2": "The settings tab isn't right still, the labels overlap.",
+		"de": "Die Felder sind immer noch nicht da.",
+		"es": "Todavía no aparecen los campos nuevos.",
+		"ru": "Новых полей всё ещё нет.",
+		"zh": "新的字段还是没有显示。",
+		"ja": "新しいフィールドがまだ表示されません。",
+	} {
+		if cs := run(msg, true); len(cs) != 1 {
+			t.Errorf("%s: %d corrections for %q", lang, len(cs), msg)
+		}
+	}
+	for name, msg := range map[string]string{
+		"question": "Why didn't you use the existing form component?",
+		"request":  "Now add a reset button that doesn't clear the saved values.",
+	} {
+		if cs := run(msg, true); len(cs) != 0 {
+			t.Errorf("%s became a correction: %q", name, cs[0].Lesson)
+		}
+	}
+	if cs := run("I didn't see the new fields in the gui.", false); len(cs) != 0 {
+		t.Errorf("no change made, yet a correction: %q", cs[0].Lesson)
+	}
+}

@@ -259,6 +259,46 @@ invece
 말고
 `)
 
+	// CueNegatedResult: a negated verb of a result, in the contracted forms
+	// CueNegation does not list, and the "still" of a persisting problem.
+	// Only in a statement right after the agent's work does it say the
+	// work fell short ("the config isn't right still", "I didn't see the
+	// new fields", "es sigue igual", "还是一样").
+	CueNegatedResult = NewCues(`
+isn't
+isnt
+aren't
+wasn't
+weren't
+didn't
+didnt
+doesn't
+doesnt
+don't
+can't
+cant
+cannot
+won't
+haven't
+hasn't
+still
+immer noch
+noch immer
+todavía
+aún
+toujours
+ainda
+ancora
+всё ещё
+все еще
+до сих пор
+还是
+仍然
+依然
+まだ
+아직
+`)
+
 	// CueFailure: what the agent did does not work, or the person does not
 	// like the result.
 	CueFailure = NewCues(`
