@@ -29,6 +29,7 @@ type Config struct {
 	Watch       WatchConfig      `yaml:"watch"`
 	LLM         LLMConfig        `yaml:"llm"`
 	Embeddings  EmbeddingsConfig `yaml:"embeddings"`
+	Share       ShareConfig      `yaml:"share"`
 }
 
 // TracesConfig configures the trace layer.
@@ -252,6 +253,9 @@ func (c Config) validate() error {
 	}
 	if c.Recall.Budget < 0 {
 		return &ConfigError{Msg: "recall.budget must not be negative"}
+	}
+	if err := c.Share.validate(); err != nil {
+		return &ConfigError{Msg: err.Error()}
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func (k *KB) Doctor(ctx context.Context, fix bool) (*DoctorReport, error) {
 		return nil, err
 	}
 	defer release()
-	steps := []func(context.Context) error{d.documents, d.temps, d.journal, d.traces, d.sources}
+	steps := []func(context.Context) error{d.documents, d.temps, d.journal, d.traces, d.sources, d.team}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			return nil, err

@@ -204,7 +204,7 @@ func Init(dir string) (*InitResult, error) {
 	res.Existed = isRoot(root)
 	files := map[string]string{
 		ConfigFile:   DefaultConfigYAML,
-		".gitignore": "# Derived data: rebuilt by kb, never committed.\n" + IndexDir + "/\n" + StateDir + "/\n",
+		".gitignore": "# Derived data: rebuilt by kb, never committed.\n" + IndexDir + "/\n" + StateDir + "/\n" + tracesIgnore(root, res.ProjectRoot),
 	}
 	for _, name := range []string{ConfigFile, ".gitignore"} {
 		p := filepath.Join(root, name)
@@ -230,6 +230,15 @@ func Init(dir string) (*InitResult, error) {
 			return nil, fmt.Errorf("init: %w", err)
 		}
 		res.Created = append(res.Created, l+"/")
+	}
+	setup, err := RegisterMergeDriver(root, res.ProjectRoot)
+	if err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	for _, p := range setup.Attributes {
+		if r, err := filepath.Rel(root, p); err == nil {
+			res.Created = append(res.Created, filepath.ToSlash(r))
+		}
 	}
 	return res, nil
 }
