@@ -119,6 +119,16 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 		}
 	}
 	c.written, c.command = callTexts(q)
+	if inspection(c.command) {
+		// Looking at production is not changing it.
+		kept := c.types[:0]
+		for _, t := range c.types {
+			if !inspectDomains[typeDomain(t)] {
+				kept = append(kept, t)
+			}
+		}
+		c.types = kept
+	}
 	c.action = describeAction(q)
 	c.program = programOf(q)
 	c.question = !c.hasCall && q.Action == "" && isQuestion(q.Task)

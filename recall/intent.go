@@ -110,3 +110,56 @@ func (l *Lexicon) Canonical(text string) string {
 	}
 	return strings.Join(out, ". ")
 }
+
+// inspectVerbs and changeVerbs tell a command that looks at a system
+// (kubectl get, helm list, terraform plan) from one that changes it: the
+// first of either among a command's words decides.
+var (
+	inspectVerbs = map[string]bool{"get": true, "list": true, "ls": true, "describe": true, "logs": true, "log": true, "status": true,
+		"show": true, "plan": true, "diff": true, "version": true, "history": true, "top": true, "explain": true, "template": true,
+		"lint": true, "validate": true, "output": true, "inspect": true, "ps": true, "images": true, "search": true, "view": true,
+		"whoami": true, "cat": true, "-dry-run": true, "--dry-run": true, "--dry-run=client": true, "--dry-run=server": true}
+	changeVerbs = map[string]bool{"apply": true, "upgrade": true, "install": true, "delete": true, "create": true, "replace": true,
+		"patch": true, "edit": true, "scale": true, "rollout": true, "set": true, "destroy": true, "import": true, "deploy": true,
+		"push": true, "rm": true, "uninstall": true, "rollback": true, "drain": true, "cordon": true, "taint": true, "up": true, "release": true}
+	// inspectDomains are the action domains an inspection cannot be.
+	inspectDomains = map[string]bool{"deploy": true, "infra": true, "k8s": true}
+)
+
+// inspection reports whether every simple command of cmd only looks.
+func inspection(cmd string) bool {
+	if strings.TrimSpace(cmd) == "" {
+		return false
+	}
+	for _, part := range shellSplitRE.Split(cmd, -1) {
+		f := strings.Fields(part)
+		if len(f) == 0 {
+			continue
+		}
+		verdict := false
+		decided := false
+		for _, w := range f[1:] {
+			w = strings.ToLower(w)
+			if inspectVerbs[w] {
+				verdict, decided = true, true
+				break
+			}
+			if changeVerbs[w] {
+				decided = true
+				break
+			}
+		}
+		if decided && !verdict {
+			return false
+		}
+		if !decided && !inspectPrograms[strings.ToLower(f[0])] {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	shellSplitRE    = regexp.MustCompile(`\s*(?:&&|\|\||;|\|)\s*`)
+	inspectPrograms = map[string]bool{"cd": true, "echo": true, "cat": true, "grep": true, "head": true, "tail": true, "jq": true, "less": true, "wc": true, "sort": true}
+)
