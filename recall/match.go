@@ -249,6 +249,10 @@ func (cu *cue) matchSignatures(c *candidate) {
 	if cu.readOnly || cu.written == "" && cu.command == "" {
 		return
 	}
+	prohibits := false
+	for _, s := range c.lessonSignatures() {
+		prohibits = prohibits || s.prohibited
+	}
 	for _, s := range c.lessonSignatures() {
 		in := cu.written != "" && containsSpan(cu.written, s.text) || cu.command != "" && containsSpan(cu.command, s.text)
 		if !in {
@@ -258,7 +262,9 @@ func (cu *cue) matchSignatures(c *candidate) {
 			if c.sigHit == "" {
 				c.sigHit = s.text
 			}
-		} else if c.follow == "" {
+		} else if c.follow == "" && prohibits {
+			// An instead-part: what the lesson advises in place of what
+			// it prohibits.
 			c.follow = s.text
 		}
 	}
