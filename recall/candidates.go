@@ -36,6 +36,12 @@ type candidate struct {
 	lexicalHit bool
 	rejected   bool    // a type match that was ruled out: nothing rescues it
 	semantic   float64 // cosine similarity, when the embeddings layer matched
+
+	// signatures (lesson.go)
+	said   string      // the person's words, from the file's excerpt
+	sigs   []signature // nil until lessonSignatures
+	sigHit string      // a prohibited signature the proposal contains
+	follow string      // an advised signature the proposal contains
 }
 
 // storedFields are the stored fields recall reads from hits.

@@ -30,13 +30,24 @@ type cue struct {
 	// overlap with what it reads is no cue.
 	readOnly bool
 	files    []fileRef // files the proposal names
+	// written is the code an edit writes (comments removed, in the file's
+	// language); command is the shell command a call runs. Signatures of
+	// lessons are matched against them (lesson.go).
+	written, command string
 }
 
 var readOnlyTools = map[string]bool{"read": true, "grep": true, "glob": true, "ls": true, "webfetch": true, "websearch": true,
 	"todowrite": true, "todoread": true, "bashoutput": true, "view_image": true, "read_file": true, "list_directory": true,
 	"search_file_content": true, "web_fetch": true, "google_web_search": true, "notebookread": true, "exitplanmode": true}
 
-func buildCue(tax *observations.Taxonomy, q Query) *cue {
+func buildCue(tax *observations.Taxonomy, q Query) *cue { return buildCueLex(tax, nil, q) }
+
+// buildCueLex is buildCue with a lexicon of equivalents (nil: the
+// embedded one).
+func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
+	if lex == nil {
+		lex = DefaultLexicon()
+	}
 	c := &cue{tokens: map[string]bool{}, wordOf: map[string]string{}, tax: tax}
 	// The task is free text (word cues); the action is a shell command.
 	a := observations.Action{Tool: q.Tool, Input: q.Input, Paths: q.Files, Command: q.Action, Text: q.Task}
@@ -49,6 +60,16 @@ func buildCue(tax *observations.Taxonomy, q Query) *cue {
 	if q.Task != "" {
 		if dense := condense(q.Task); dense != "" && dense != strings.ToLower(strings.TrimSpace(q.Task)) {
 			for _, t := range tax.ClassifyText(dense) {
+				if !slices.Contains(c.types, t) {
+					c.types = append(c.types, t)
+				}
+			}
+		}
+	}
+	// A request in other words: the lexicon's canonical words classify.
+	if q.Task != "" && !isQuestion(q.Task) {
+		if canon := lex.Canonical(q.Task); canon != "" {
+			for _, t := range tax.ClassifyText(canon) {
 				if !slices.Contains(c.types, t) {
 					c.types = append(c.types, t)
 				}
@@ -96,6 +117,17 @@ func buildCue(tax *observations.Taxonomy, q Query) *cue {
 			seen[w] = true
 			c.words = append(c.words, w)
 		}
+	}
+	c.written, c.command = callTexts(q)
+	if inspection(c.command) {
+		// Looking at production is not changing it.
+		kept := c.types[:0]
+		for _, t := range c.types {
+			if !inspectDomains[typeDomain(t)] {
+				kept = append(kept, t)
+			}
+		}
+		c.types = kept
 	}
 	c.action = describeAction(q)
 	c.program = programOf(q)
@@ -256,4 +288,74 @@ func programOf(q Query) string {
 		return strings.ToLower(filepath.Base(f))
 	}
 	return ""
+}
+
+// callTexts returns the code a proposed edit writes, its comments removed
+// in the language of its file, and the shell command a call runs.
+func callTexts(q Query) (written, command string) {
+	var m map[string]any
+	if len(q.Input) > 0 && json.Unmarshal(q.Input, &m) != nil {
+		var patch string
+		if json.Unmarshal(q.Input, &patch) != nil {
+			return "", q.Action
+		}
+		m = map[string]any{"patch": patch}
+	}
+	var parts []string
+	for _, k := range []string{"new_string", "content", "new_str", "file_text", "new_source", "insert_text"} {
+		if s, ok := m[k].(string); ok {
+			parts = append(parts, s)
+		}
+	}
+	if edits, ok := m["edits"].([]any); ok {
+		for _, e := range edits {
+			if em, ok := e.(map[string]any); ok {
+				if s, ok := em["new_string"].(string); ok {
+					parts = append(parts, s)
+				}
+			}
+		}
+	}
+	file := ""
+	for _, k := range []string{"file_path", "path", "notebook_path"} {
+		if s, ok := m[k].(string); ok && s != "" {
+			file = s
+			break
+		}
+	}
+	// apply_patch: the added lines of each file of the patch.
+	for _, k := range []string{"patch", "input"} {
+		s, ok := m[k].(string)
+		if !ok || !strings.Contains(s, "*** ") && !strings.Contains(s, "\n+") {
+			continue
+		}
+		for _, ln := range strings.Split(s, "\n") {
+			if f, ok := strings.CutPrefix(ln, "*** Add File: "); ok {
+				file = f
+			} else if f, ok := strings.CutPrefix(ln, "*** Update File: "); ok {
+				file = f
+			} else if strings.HasPrefix(ln, "+") && !strings.HasPrefix(ln, "+++") {
+				parts = append(parts, ln[1:])
+			}
+		}
+	}
+	if len(parts) > 0 {
+		written = stripComments(strings.Join(parts, "\n"), file)
+	}
+	switch v := m["command"].(type) {
+	case string:
+		command = v
+	case []any:
+		var argv []string
+		for _, a := range v {
+			if s, ok := a.(string); ok {
+				argv = append(argv, s)
+			}
+		}
+		command = strings.Join(argv, " ")
+	}
+	if command == "" {
+		command = q.Action
+	}
+	return written, command
 }

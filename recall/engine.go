@@ -27,7 +27,7 @@ func (e *Engine) Recall(ctx context.Context, q Query) (*Result, error) {
 		budget = DefaultBudget
 	}
 	res := &Result{Budget: budget, Items: []Item{}, ActionTypes: []string{}, Standing: q.Standing}
-	cue := buildCue(tax, q)
+	cue := buildCueLex(tax, e.Config.Lexicon, q)
 	res.ActionTypes = append(res.ActionTypes, cue.types...)
 	var (
 		cands []*candidate
@@ -81,6 +81,12 @@ func (e *Engine) relevant(ctx context.Context, cue *cue, q Query, cands []*candi
 	for _, c := range cands {
 		if c.status == observations.StatusSuperseded || c.status == observations.StatusRejected || kindOf(c.layer, c.typ) == "" {
 			continue
+		}
+		if !q.Standing && c.layer == LayerObservations && (cue.written != "" || cue.command != "") && c.typ != observations.TypeProcedure {
+			// The person's words hold the lesson's signatures.
+			if o, err := e.Files.Observation(c.path); err == nil {
+				c.said = personWords(o)
+			}
 		}
 		if q.Standing {
 			if c.layer == LayerObservations && c.sessions < 2 && situational(c) && !(len(c.types) > 0 && high[c.types[0]]) {

@@ -142,7 +142,15 @@ func (cu *cue) match(c *candidate) {
 	generalized := cu.matchTypes(c)
 	cu.matchPhrases(c)
 	cu.matchFile(c)
+	cu.matchSignatures(c)
 	n, cov := cu.matchWords(c)
+	if c.follow != "" && c.sigHit == "" {
+		// The proposal does what the lesson advises and nothing it
+		// prohibits: the agent is following it.
+		c.typeScore, c.matchedAT, c.candAT = 0, "", ""
+		c.rejected = true
+		return
+	}
 	if c.typeScore > 0 && cu.ruledOut(c, generalized) {
 		// A rejected type match is not rescued by the words the
 		// proposal shares with the quoted command of the trigger.
@@ -227,6 +235,41 @@ func (cu *cue) matchPhrases(c *candidate) {
 func (cu *cue) matchFile(c *candidate) {
 	if f := sameFile(c.files, cu.files); f != "" && !cu.readOnly && c.typeScore < sameFileScore {
 		c.typeScore, c.fileHit = sameFileScore, f
+	}
+}
+
+// sigScore is the relevance of a prohibited signature of the lesson found
+// in the code an edit writes or the command a call runs.
+const sigScore = 0.95
+
+// matchSignatures looks for the lesson's signatures in what the proposal
+// writes or runs: a prohibited one is a specific signal (it fires); an
+// advised one alone means the proposal follows the lesson.
+func (cu *cue) matchSignatures(c *candidate) {
+	if cu.readOnly || cu.written == "" && cu.command == "" {
+		return
+	}
+	prohibits := false
+	for _, s := range c.lessonSignatures() {
+		prohibits = prohibits || s.prohibited
+	}
+	for _, s := range c.lessonSignatures() {
+		in := cu.written != "" && containsSpan(cu.written, s.text) || cu.command != "" && containsSpan(cu.command, s.text)
+		if !in {
+			continue
+		}
+		if s.prohibited {
+			if c.sigHit == "" {
+				c.sigHit = s.text
+			}
+		} else if c.follow == "" && prohibits {
+			// An instead-part: what the lesson advises in place of what
+			// it prohibits.
+			c.follow = s.text
+		}
+	}
+	if c.sigHit != "" && c.typeScore < sigScore {
+		c.typeScore = sigScore
 	}
 }
 

@@ -93,6 +93,9 @@ type Config struct {
 	HighConsequence []string
 	// Taxonomy classifies actions; nil means observations.Default().
 	Taxonomy *observations.Taxonomy
+	// Lexicon maps a prompt's phrasings of an action to the taxonomy's
+	// words (intent.go); nil means DefaultLexicon().
+	Lexicon *Lexicon
 	// Semantic turns the embeddings layer on (it needs an Embedder).
 	Semantic bool
 	// ScopeProjects is set for a KB that holds the sessions of many

@@ -163,7 +163,7 @@ func itemText(c *candidate, o *observations.Observation, d *doc.Document, cu *cu
 	if o != nil {
 		switch o.Type {
 		case observations.TypeCorrection:
-			lesson := clip(o.Lesson, 300)
+			lesson := clip(completeLesson(o), maxLessonText+40)
 			if lesson == "" {
 				return "", ""
 			}

@@ -1,0 +1,165 @@
+package recall
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Intent: a prompt names an action in its own words ("get rid of the
+// build junk", "ship it", "fold this into my last commit"); the lexicon of
+// equivalents (intent.txt, embedded; kb.yaml may add lines) rewrites those
+// words into ones the action-type taxonomy classifies ("delete recursive
+// directory", "deploy production", "amend"), so the request reaches the
+// same cues as the command it stands for.
+
+//go:embed intent.txt
+var builtinEquivalents string
+
+// equivalent is one lexicon line: phrases, each a regexp, and the
+// canonical words they stand for.
+type equivalent struct {
+	phrases   []*regexp.Regexp
+	canonical string
+}
+
+// Lexicon maps phrasings of an action to the taxonomy's words.
+type Lexicon struct{ eqs []equivalent }
+
+var (
+	defaultLexOnce sync.Once
+	defaultLex     *Lexicon
+)
+
+// DefaultLexicon is the embedded lexicon of equivalents.
+func DefaultLexicon() *Lexicon {
+	defaultLexOnce.Do(func() {
+		l, err := ParseLexicon(builtinEquivalents)
+		if err != nil {
+			panic("recall: intent.txt: " + err.Error())
+		}
+		defaultLex = l
+	})
+	return defaultLex
+}
+
+// ParseLexicon reads lexicon lines: "phrase | phrase => canonical words";
+// blank lines and lines starting with # are skipped. An error names the
+// line.
+func ParseLexicon(text string) (*Lexicon, error) {
+	l := &Lexicon{}
+	for i, ln := range strings.Split(text, "\n") {
+		ln = strings.TrimSpace(ln)
+		if ln == "" || strings.HasPrefix(ln, "#") {
+			continue
+		}
+		left, right, ok := strings.Cut(ln, "=>")
+		right = strings.TrimSpace(right)
+		if !ok || right == "" {
+			return nil, fmt.Errorf("line %d: want \"phrase | phrase => canonical words\"", i+1)
+		}
+		eq := equivalent{canonical: strings.ToLower(right)}
+		for _, p := range strings.Split(left, "|") {
+			f := strings.Fields(strings.ToLower(p))
+			if len(f) == 0 {
+				continue
+			}
+			for j, w := range f {
+				if w == "*" {
+					f[j] = `\S+`
+				} else {
+					f[j] = regexp.QuoteMeta(w)
+				}
+			}
+			eq.phrases = append(eq.phrases, regexp.MustCompile(`(?:^|[^\pL\pN])`+strings.Join(f, `\s+`)+`(?:[^\pL\pN]|$)`))
+		}
+		if len(eq.phrases) == 0 {
+			return nil, fmt.Errorf("line %d: no phrase before =>", i+1)
+		}
+		l.eqs = append(l.eqs, eq)
+	}
+	return l, nil
+}
+
+// Extend returns a lexicon with more lines (kb.yaml's).
+func (l *Lexicon) Extend(text string) (*Lexicon, error) {
+	more, err := ParseLexicon(text)
+	if err != nil {
+		return nil, err
+	}
+	return &Lexicon{eqs: append(append([]equivalent{}, l.eqs...), more.eqs...)}, nil
+}
+
+// Canonical returns the canonical words of every equivalent the text
+// uses, or "".
+func (l *Lexicon) Canonical(text string) string {
+	if l == nil {
+		return ""
+	}
+	low := strings.ToLower(text)
+	var out []string
+	for _, eq := range l.eqs {
+		for _, re := range eq.phrases {
+			if re.MatchString(low) {
+				out = append(out, eq.canonical)
+				break
+			}
+		}
+	}
+	return strings.Join(out, ". ")
+}
+
+// inspectVerbs and changeVerbs tell a command that looks at a system
+// (kubectl get, helm list, terraform plan) from one that changes it: the
+// first of either among a command's words decides.
+var (
+	inspectVerbs = map[string]bool{"get": true, "list": true, "ls": true, "describe": true, "logs": true, "log": true, "status": true,
+		"show": true, "plan": true, "diff": true, "version": true, "history": true, "top": true, "explain": true, "template": true,
+		"lint": true, "validate": true, "output": true, "inspect": true, "ps": true, "images": true, "search": true, "view": true,
+		"whoami": true, "cat": true, "-dry-run": true, "--dry-run": true, "--dry-run=client": true, "--dry-run=server": true}
+	changeVerbs = map[string]bool{"apply": true, "upgrade": true, "install": true, "delete": true, "create": true, "replace": true,
+		"patch": true, "edit": true, "scale": true, "rollout": true, "set": true, "destroy": true, "import": true, "deploy": true,
+		"push": true, "rm": true, "uninstall": true, "rollback": true, "drain": true, "cordon": true, "taint": true, "up": true, "release": true}
+	// inspectDomains are the action domains an inspection cannot be.
+	inspectDomains = map[string]bool{"deploy": true, "infra": true, "k8s": true}
+)
+
+// inspection reports whether every simple command of cmd only looks.
+func inspection(cmd string) bool {
+	if strings.TrimSpace(cmd) == "" {
+		return false
+	}
+	for _, part := range shellSplitRE.Split(cmd, -1) {
+		f := strings.Fields(part)
+		if len(f) == 0 {
+			continue
+		}
+		verdict := false
+		decided := false
+		for _, w := range f[1:] {
+			w = strings.ToLower(w)
+			if inspectVerbs[w] {
+				verdict, decided = true, true
+				break
+			}
+			if changeVerbs[w] {
+				decided = true
+				break
+			}
+		}
+		if decided && !verdict {
+			return false
+		}
+		if !decided && !inspectPrograms[strings.ToLower(f[0])] {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	shellSplitRE    = regexp.MustCompile(`\s*(?:&&|\|\||;|\|)\s*`)
+	inspectPrograms = map[string]bool{"cd": true, "echo": true, "cat": true, "grep": true, "head": true, "tail": true, "jq": true, "less": true, "wc": true, "sort": true}
+)

@@ -1,0 +1,259 @@
+package recall
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/kbmem/kb/internal/textutil"
+	"github.com/kbmem/kb/observations"
+)
+
+// The complete lesson and its signatures.
+//
+// Extraction keeps a correction's lesson short (often its first sentence:
+// "Do not use rm -rf."), while the part the agent needs, what to do
+// instead ("`make clean` removes exactly what the build produces"), is
+// in the person's own words that the observation's excerpt quotes. Recall
+// shows those words whole (up to maxLessonText), and reads them for the
+// lesson's signatures: the code spans the person named, split into what
+// is prohibited (a span in a clause with a negation) and what is advised
+// (the rest). A prohibited span in the text an edit writes, or in the
+// command a call runs, is the specific signal a broad action type lacks.
+
+// maxLessonText bounds the complete lesson shown for one item.
+const maxLessonText = 420
+
+// personWords returns what the person said in the observation's excerpt
+// ("User: ..." lines), or "".
+func personWords(o *observations.Observation) string {
+	if o == nil || o.Excerpt == "" || o.AgentAuthored() {
+		return ""
+	}
+	var said []string
+	for _, ln := range strings.Split(o.Excerpt, "\n") {
+		ln = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(ln), ">"))
+		if rest, ok := strings.CutPrefix(ln, "User:"); ok {
+			said = append(said, strings.TrimSpace(rest))
+		}
+	}
+	return strings.Join(said, " ")
+}
+
+// completeLesson is the lesson with its instead-part: the person's words
+// it was cut from, when the lesson is their beginning or a part of them,
+// cut at a sentence end within maxLessonText; otherwise the lesson.
+func completeLesson(o *observations.Observation) string {
+	lesson := textutil.OneLine(o.Lesson)
+	said := textutil.OneLine(personWords(o))
+	if said == "" || len(said) <= len(lesson) {
+		return lesson
+	}
+	key := strings.ToLower(strings.TrimRight(lesson, ".!"))
+	if len(key) > 40 {
+		key = key[:40]
+	}
+	// The lesson may be the person's words lightly rewritten ("no rm -rf"
+	// -> "Do not use rm -rf"): its signatures or its longest words must
+	// be in them.
+	low := strings.ToLower(said)
+	if !strings.Contains(low, key) && !sharesSignature(lesson, said) {
+		return lesson
+	}
+	if len(said) > maxLessonText {
+		cut := said[:maxLessonText]
+		if i := strings.LastIndexAny(cut, ".!?"); i > maxLessonText/2 {
+			cut = cut[:i+1]
+		} else {
+			cut = strings.TrimSpace(cut) + "…"
+		}
+		said = cut
+	}
+	return said
+}
+
+func sharesSignature(a, b string) bool {
+	bs := signatures(b)
+	for _, s := range signatures(a) {
+		for _, t := range bs {
+			if strings.EqualFold(s.text, t.text) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// signature is one concrete thing a lesson names: a command, a flag, a
+// call, a pattern of code.
+type signature struct {
+	text       string
+	prohibited bool
+}
+
+var (
+	backtickRE = regexp.MustCompile("`([^`\n]{2,80})`")
+	// codeTokenRE finds code written without backticks: dotted calls and
+	// selectors (time.Now(), console.log, fmt.Println), format verbs (%v),
+	// flags with their program (rm -rf), SQL shapes (SELECT *).
+	codeTokenRE = regexp.MustCompile(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)`)
+	// clauseRE splits a text into clauses: sentences, and the turns of
+	// "X, use Y instead" / "X; Y" / "X — Y".
+	clauseRE    = regexp.MustCompile(`[.!?;]\s+|\s+[—–]\s+|,\s+(?:use|nimm|usa|utilise|verwende|instead|but|sondern|sino|mais)\b|\s+instead\b`)
+	insteadOfRE = regexp.MustCompile(`(?i)\b(?:instead of|rather than|statt|anstatt|en lugar de|en vez de|au lieu de)\b`)
+	// negRE: a negation or a removal ("drop the console.log", "take the
+	// fmt.Println out"), in the languages of the shared data and a few
+	// more (English, German, Spanish, French, Portuguese, Italian).
+	negRE = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(?:not|no|never|drop|remove|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned)(?:[^\p{L}]|$)`)
+)
+
+// signatures returns the code spans of a text with their polarity.
+func signatures(text string) []signature {
+	// "use Y instead of X": X is what is prohibited.
+	text = insteadOfRE.ReplaceAllString(text, ". not ")
+	var out []signature
+	seen := map[string]bool{}
+	for _, cl := range clauseRE.Split(text, -1) {
+		neg := negRE.MatchString(cl)
+		add := func(s string) {
+			s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), ".,;:"))
+			if len(s) < 2 || seen[s] {
+				return
+			}
+			seen[s] = true
+			out = append(out, signature{text: s, prohibited: neg})
+		}
+		for _, m := range backtickRE.FindAllStringSubmatch(cl, -1) {
+			add(m[1])
+		}
+		rest := backtickRE.ReplaceAllString(cl, " ")
+		for _, m := range codeTokenRE.FindAllString(rest, -1) {
+			if strings.Count(m, ".") == 1 && looksLikeFileOrHost(m) {
+				continue
+			}
+			add(m)
+		}
+	}
+	return out
+}
+
+// looksLikeFileOrHost tells "Chart.yaml" or "example.com" from a call.
+func looksLikeFileOrHost(s string) bool {
+	if strings.HasSuffix(s, "()") {
+		return false
+	}
+	ext := strings.ToLower(filepath.Ext(s))
+	switch ext {
+	case ".log", ".now", ".println", ".printf", ".debug", ".info", ".warn", ".error", ".background", ".context":
+		return false
+	}
+	return len(ext) >= 2 && len(ext) <= 5 && strings.ToLower(ext) == ext
+}
+
+// lessonSignatures are the candidate's signatures: of the person's words
+// when the file was read, else of the lesson and trigger fields.
+func (c *candidate) lessonSignatures() []signature {
+	if c.sigs == nil {
+		text := c.said
+		if text == "" {
+			text = c.lesson
+		}
+		c.sigs = signatures(text)
+		if c.sigs == nil {
+			c.sigs = []signature{}
+		}
+	}
+	return c.sigs
+}
+
+// containsSpan reports whether code contains span as code: case-sensitive
+// for identifiers (case-insensitive for an all-caps span such as SQL),
+// not inside a longer identifier or selector ("time.Now()" is not in
+// "clock.time.Now()"'s ... but is in "t := time.Now()").
+func containsSpan(code, span string) bool {
+	hay, needle := code, span
+	if strings.ToUpper(span) == span || strings.ToLower(span) == span && !strings.ContainsAny(span, "._$()") {
+		hay, needle = strings.ToLower(code), strings.ToLower(span)
+	}
+	for i := 0; ; {
+		j := strings.Index(hay[i:], needle)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := byte(' ')
+		if j > 0 {
+			before = hay[j-1]
+		}
+		after := byte(' ')
+		if k := j + len(needle); k < len(hay) {
+			after = hay[k]
+		}
+		if !identByte(before) && before != '.' && !(identByte(needle[len(needle)-1]) && identByte(after)) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func identByte(b byte) bool {
+	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// stripComments removes the comments of code in the file's language, so
+// that a lesson about code does not fire on a comment that names it.
+func stripComments(code, file string) string {
+	ext := strings.ToLower(filepath.Ext(file))
+	var line []string
+	block := false
+	switch ext {
+	case ".py", ".sh", ".bash", ".rb", ".yaml", ".yml", ".toml", ".r", ".pl", ".mk":
+		line = []string{"#"}
+	case ".sql":
+		line = []string{"--"}
+	case ".go", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".java", ".kt", ".c", ".h", ".cc", ".cpp", ".hpp", ".rs", ".swift", ".cs", ".scala", ".php", ".dart":
+		line, block = []string{"//"}, true
+	default:
+		return code
+	}
+	if block {
+		code = blockCommentRE.ReplaceAllString(code, " ")
+	}
+	var b strings.Builder
+	for _, ln := range strings.Split(code, "\n") {
+		for _, m := range line {
+			if i := commentStart(ln, m); i >= 0 {
+				ln = ln[:i]
+			}
+		}
+		b.WriteString(ln)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+var blockCommentRE = regexp.MustCompile(`(?s)/\*.*?\*/`)
+
+// commentStart is where a line comment starts, outside string literals.
+func commentStart(ln, marker string) int {
+	var quote byte
+	for i := 0; i < len(ln); i++ {
+		ch := ln[i]
+		switch {
+		case quote != 0:
+			if ch == '\\' {
+				i++
+			} else if ch == quote {
+				quote = 0
+			}
+		case ch == '"' || ch == '\'' || ch == '`':
+			quote = ch
+		case strings.HasPrefix(ln[i:], marker):
+			if marker == "//" && i > 0 && ln[i-1] == ':' {
+				continue // a URL
+			}
+			return i
+		}
+	}
+	return -1
+}
