@@ -23,6 +23,8 @@ type ImportOptions struct {
 	Format   string // force a transcript format ("" = detect per file)
 	Agent    string // override the agent of every imported record
 	NoRedact bool   // store secrets as they are (redaction is on by default)
+	// OnFile, if set, is told of each file as it is done (progress).
+	OnFile func(ImportFile)
 }
 
 // What an import did (traces.ImportReport and its parts).
@@ -98,7 +100,7 @@ func importErr(r *ImportReport) error {
 // pathOptions are the options of importing a path into this KB: its own
 // root is not walked, and the agents' directories are theirs.
 func (k *KB) pathOptions(o ImportOptions, keep func(string) bool) traces.PathOptions {
-	return traces.PathOptions{ImportOptions: traces.ImportOptions{Format: o.Format, Agent: o.Agent}, Skip: k.Root, Owned: k.inAgentDir, Keep: keep}
+	return traces.PathOptions{ImportOptions: traces.ImportOptions{Format: o.Format, Agent: o.Agent}, Skip: k.Root, Owned: k.inAgentDir, Keep: keep, OnFile: o.OnFile}
 }
 
 // agentDirs are the directories agents write their own transcripts to:

@@ -69,7 +69,7 @@ func TestImportRealTranscripts(t *testing.T) {
 		}
 	}
 	for _, f := range rep.Files {
-		if f.Error == "" && f.Format == "" && !f.Unchanged { // empty files have no format yet
+		if f.Error == "" && f.Format == "" && !f.Empty { // empty files have no format yet
 			t.Errorf("%s: no format reported", f.File)
 		}
 	}

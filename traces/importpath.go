@@ -15,6 +15,7 @@ type ImportedFile struct {
 	Sessions  []string `json:"sessions"`
 	Appended  int      `json:"appended"`
 	Unchanged bool     `json:"unchanged"`
+	Empty     bool     `json:"empty,omitempty"`    // the file has no bytes (yet): nothing to import, not "unchanged"
 	Problems  []string `json:"problems,omitempty"` // "file:line: reason", parts skipped
 	Error     string   `json:"error,omitempty"`    // the file could not be imported at all
 	// NotTranscript says the file is in no known format and lies outside
@@ -40,6 +41,7 @@ type ImportTotals struct {
 	Problems  int `json:"problems"`
 	Errors    int `json:"errors"`
 	Skipped   int `json:"skipped"`
+	Empty     int `json:"empty"`    // files with no bytes
 	Redacted  int `json:"redacted"` // secrets replaced by [REDACTED:<rule>]
 }
 
@@ -62,6 +64,9 @@ type PathOptions struct {
 	Owned func(file string) bool
 	// Keep, if set, filters the files a walk finds.
 	Keep func(file string) bool
+	// OnFile, if set, is told of each file as soon as it is imported (or
+	// failed, or was skipped): progress for long imports.
+	OnFile func(ImportedFile)
 }
 
 // ImportPath imports one named file, or every transcript under a
@@ -79,7 +84,9 @@ func (s *Store) ImportPath(ctx context.Context, p string, o PathOptions, rep *Im
 		return
 	}
 	if !fi.IsDir() {
-		rep.add(s.ImportFile(abs, o))
+		res := s.ImportFile(abs, o)
+		rep.add(res)
+		o.onFile(res)
 		return
 	}
 	files, unreadable := FindTranscripts(abs, o.Skip)
@@ -98,6 +105,7 @@ func (s *Store) ImportPath(ctx context.Context, p string, o PathOptions, rep *Im
 			continue
 		}
 		res := s.ImportFile(f, o)
+		o.onFile(res)
 		if res.NotTranscript {
 			rep.skip(f, res.Error)
 			continue
@@ -106,10 +114,19 @@ func (s *Store) ImportPath(ctx context.Context, p string, o PathOptions, rep *Im
 	}
 }
 
+func (o PathOptions) onFile(f ImportedFile) {
+	if o.OnFile != nil {
+		o.OnFile(f)
+	}
+}
+
 // ImportFile imports one file, turning every failure into its outcome.
 func (s *Store) ImportFile(abs string, o PathOptions) ImportedFile {
 	res, err := s.Import(abs, o.ImportOptions)
 	out := ImportedFile{File: abs, Format: res.Format, Sessions: res.Sessions, Appended: res.Appended, Unchanged: res.Unchanged}
+	if fi, err := os.Stat(abs); err == nil && fi.Size() == 0 {
+		out.Empty, out.Unchanged = true, false
+	}
 	if out.Sessions == nil {
 		out.Sessions = []string{}
 	}
@@ -145,6 +162,9 @@ func (r *ImportReport) add(o ImportedFile) {
 	t.Appended += o.Appended
 	if o.Unchanged {
 		t.Unchanged++
+	}
+	if o.Empty {
+		t.Empty++
 	}
 	t.Problems += len(o.Problems)
 	if o.Error != "" {

@@ -8,11 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"regexp"
+	"sort"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/kbmem/kb/kb"
@@ -22,7 +27,7 @@ func init() { register(newImportCmd, newSessionsCmd, newTraceCmd) }
 
 func newImportCmd(e *env) *cobra.Command {
 	var o kb.ImportOptions
-	var claude, codex bool
+	var claude, codex, verbose bool
 	c := &cobra.Command{
 		Use:   "import [PATH...]",
 		Short: "Import agent transcripts into traces/ (redacted, idempotent)",
@@ -54,17 +59,22 @@ traces.codex): there a file kb cannot read fails the import, by name.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
+			// Ctrl-C stops between files: what was imported is kept, and
+			// the same command resumes (imports are idempotent).
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			o.OnFile = e.importProgress()
 			rep := &kb.ImportReport{Files: []kb.ImportFile{}}
 			if len(args) > 0 {
 				r, err := k.Import(ctx, args, o)
-				if err != nil && !trIsPartial(err) {
+				if err != nil && !trIsPartial(err) && ctx.Err() == nil {
 					return err
 				}
 				rep = r
 			}
 			if claude || codex {
 				r, err := k.ImportSources(ctx, k.TraceSources(claude, codex, false), o)
-				if err != nil && !trIsPartial(err) {
+				if err != nil && !trIsPartial(err) && ctx.Err() == nil {
 					return err
 				}
 				rep = trMergeReports(rep, r)
@@ -74,7 +84,11 @@ traces.codex): there a file kb cannot read fails the import, by name.`,
 					return err
 				}
 			} else {
-				e.printImport(rep)
+				e.printImport(rep, verbose)
+			}
+			if ctx.Err() != nil {
+				e.warnf("interrupted: %d file(s) imported, %d records appended, all kept; run the same command again to import the rest", rep.Totals.Files, rep.Totals.Appended)
+				return ctx.Err()
 			}
 			if rep.Totals.Problems > 0 || rep.Totals.Errors > 0 {
 				e.warnf("import incomplete: %d file(s) failed, %d problem(s) in imported files", rep.Totals.Errors, rep.Totals.Problems)
@@ -89,6 +103,7 @@ traces.codex): there a file kb cannot read fails the import, by name.`,
 	f.StringVar(&o.Format, "format", "", "force the format: claude-code, codex, aider, gemini-cli, generic (default: detect)")
 	f.StringVar(&o.Agent, "agent", "", "record this agent name instead of the format's")
 	f.BoolVar(&o.NoRedact, "no-redact", false, "store secrets as they are (redaction is on by default)")
+	f.BoolVarP(&verbose, "verbose", "v", false, "a line per file (default: a line per agent)")
 	c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"claude-code", "codex", "aider", "gemini-cli", "generic"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -117,20 +132,48 @@ func trMergeReports(a, b *kb.ImportReport) *kb.ImportReport {
 	return a
 }
 
-func (e *env) printImport(rep *kb.ImportReport) {
+// printImport prints an import for people: problems and errors by file,
+// then one line per agent (format) and a total; --verbose adds a line per
+// file.
+func (e *env) printImport(rep *kb.ImportReport, verbose bool) {
+	type agentSum struct{ files, sessions, appended, unchanged, empty int }
+	var order []string
+	sums := map[string]*agentSum{}
 	for _, f := range rep.Files {
 		switch {
 		case f.Error != "":
 			fmt.Fprintf(e.err, "%s\n", e.paint("red", "error: "+f.File+": "+f.Error))
-		case f.Unchanged:
-			if !e.quiet {
-				e.printf("%s %s\n", e.paint("dim", "unchanged"), f.File)
-			}
-		case !e.quiet:
+		case verbose && f.Empty:
+			e.printf("%s %s\n", e.paint("dim", "empty"), f.File)
+		case verbose && f.Unchanged:
+			e.printf("%s %s\n", e.paint("dim", "unchanged"), f.File)
+		case verbose:
 			e.printf("%s %s: %d records, %d session(s) [%s]\n", e.paint("green", "imported"), f.File, f.Appended, len(f.Sessions), f.Format)
 		}
 		for _, p := range f.Problems {
 			fmt.Fprintf(e.err, "%s\n", e.paint("yellow", p))
+		}
+		if f.Error != "" {
+			continue
+		}
+		name := f.Format
+		if name == "" {
+			name = "other"
+		}
+		a := sums[name]
+		if a == nil {
+			a = &agentSum{}
+			sums[name] = a
+			order = append(order, name)
+		}
+		a.files++
+		a.sessions += len(f.Sessions)
+		a.appended += f.Appended
+		if f.Unchanged {
+			a.unchanged++
+		}
+		if f.Empty {
+			a.empty++
 		}
 	}
 	for _, s := range rep.Skipped {
@@ -141,13 +184,51 @@ func (e *env) printImport(rep *kb.ImportReport) {
 	if e.quiet {
 		return
 	}
+	sort.Strings(order)
+	for _, name := range order {
+		a := sums[name]
+		extra := ""
+		if a.unchanged > 0 {
+			extra += fmt.Sprintf(", %d unchanged", a.unchanged)
+		}
+		if a.empty > 0 {
+			extra += fmt.Sprintf(", %d empty", a.empty)
+		}
+		e.printf("%s: %d file(s), %d session(s), %d records appended%s\n", e.paint("bold", name), a.files, a.sessions, a.appended, extra)
+	}
 	t := rep.Totals
 	red := "redaction off"
 	if rep.Redacted {
 		red = fmt.Sprintf("%d secret(s) redacted", t.Redacted)
 	}
-	e.printf("%d file(s): %d records appended, %d unchanged, %d skipped, %d problem(s), %d error(s); %s\n",
-		t.Files, t.Appended, t.Unchanged, t.Skipped, t.Problems, t.Errors, red)
+	e.printf("%d file(s): %d records appended, %d unchanged, %d empty, %d skipped, %d problem(s), %d error(s); %s\n",
+		t.Files, t.Appended, t.Unchanged, t.Empty, t.Skipped, t.Problems, t.Errors, red)
+}
+
+// importProgress reports a long import as it goes: on a terminal a line
+// rewritten in place, on a pipe a line every 5 s (none for imports that
+// end sooner); nothing with --json or --quiet.
+func (e *env) importProgress() func(kb.ImportFile) {
+	if e.json || e.quiet {
+		return nil
+	}
+	f, _ := e.err.(*os.File)
+	tty := f != nil && isatty.IsTerminal(f.Fd())
+	start, last := time.Now(), time.Now()
+	files, records := 0, 0
+	return func(fi kb.ImportFile) {
+		files++
+		records += fi.Appended
+		now := time.Now()
+		switch {
+		case tty && now.Sub(last) >= 100*time.Millisecond:
+			fmt.Fprintf(e.err, "\rimporting: %d file(s), %d records...", files, records)
+			last = now
+		case !tty && now.Sub(last) >= 5*time.Second:
+			fmt.Fprintf(e.err, "kb: importing: %d file(s), %d records so far (%s)\n", files, records, now.Sub(start).Round(time.Second))
+			last = now
+		}
+	}
 }
 
 func newSessionsCmd(e *env) *cobra.Command {
