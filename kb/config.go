@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/kbmem/kb/internal/diag"
+	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/templates"
 	"gopkg.in/yaml.v3"
 )
@@ -219,7 +219,7 @@ func configMsg(m string) string {
 		return "unknown key " + quoteConfigText(sm[1]) + " (a typo? kb init writes every key kb.yaml may hold)"
 	}
 	m = yamlValue.ReplaceAllStringFunc(m, func(v string) string { return quoteConfigText(v[1 : len(v)-1]) })
-	return stripControl(m)
+	return textutil.StripControl(m)
 }
 
 // quoteConfigText quotes text taken from kb.yaml, capped at 80 runes.
@@ -228,16 +228,6 @@ func quoteConfigText(s string) string {
 		s = string(r[:80]) + "..."
 	}
 	return strconv.Quote(s)
-}
-
-// stripControl replaces control characters with spaces.
-func stripControl(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 func (c Config) validate() error {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -47,8 +49,7 @@ func (r *DoctorReport) Errors() int {
 // well-formed with increasing sequence numbers, observation sources point at
 // existing sessions, the index agrees with the files, the lock is sane, no
 // temporary file was left behind by a crash (in the KB or in the places of
-// the project kb writes) and no symlink leads out of the KB or the project
-// (see doctorfs.go). With fix, it repairs what is safe: orphan temp files,
+// the project kb writes) and no symlink leads out of the KB or the project. With fix, it repairs what is safe: orphan temp files,
 // escaping links in kb's derived data (the links, never their targets), a
 // stale lock holder note, an interrupted extraction run (finished from its
 // journal), torn trace lines (dropped, and the records re-imported from
@@ -100,31 +101,47 @@ func (d *doctor) add(sev string, fixable bool, p Problem) *Check {
 
 // links reports symlinks out of the KB (removing those in kb's derived
 // data with --fix) and out of the project where kb writes.
+//
+// What --fix does with an escaping symlink depends on whose it is:
+//   - under .state/ or as .index (kb's own derived data, ignored by git and
+//     rebuilt on demand), the link itself is removed: kb never created it,
+//     nothing of the person's is lost, and the target is never touched;
+//   - anywhere else (the layers, kb.yaml, AGENTS.md, .continual-learning/,
+//     .claude/) it is reported and left alone: kb refuses to read or write
+//     through it, and the person decides.
+//
+// The layers are left to lint (scan reports every link there).
 func (d *doctor) links() {
 	k := d.k
-	var removed map[string]bool
-	if d.fix {
-		removed = map[string]bool{}
-		for _, f := range k.removeDerivedLinks() {
-			removed[f.rel] = true
-			c := d.add("error", true, Problem{Path: f.rel, Msg: f.err.Error() + "; the link was removed (kb's derived data, rebuilt on demand; its target was not touched)", Rule: "symlink-escape"})
+	var own []string
+	for _, name := range []string{ConfigFile, ".gitignore", IndexDir, StateDir} {
+		own = append(own, filepath.Join(k.Root, name))
+	}
+	escaping := k.files().EscapingLinks(own, filepath.Join(k.Root, StateDir))
+	for _, f := range escaping {
+		rel := k.Rel(f.Path)
+		derived := rel == StateDir || strings.HasPrefix(rel, StateDir+"/") || rel == IndexDir
+		switch {
+		case d.fix && derived && k.files().Remove(f.Path) == nil:
+			// Removed first: doctor --fix takes the lock that lives in .state/.
+			c := d.add("error", true, Problem{Path: rel, Msg: f.Err.Error() + "; the link was removed (kb's derived data, rebuilt on demand; its target was not touched)", Rule: "symlink-escape"})
 			c.Fixed = true
+		case derived:
+			d.add("error", true, Problem{Path: rel, Msg: f.Err.Error() + "; kb refuses to read or write through it (kb doctor --fix removes the link, not its target)", Rule: "symlink-escape"})
+		default:
+			d.add("error", false, Problem{Path: rel, Msg: f.Err.Error() + "; kb refuses to read or write through it (replace the link by the file itself)", Rule: "symlink-escape"})
 		}
 	}
-	for _, f := range k.escapingLinks() {
-		if removed[f.rel] {
-			continue
-		}
-		msg := f.err.Error() + "; kb refuses to read or write through it"
-		if derivedPath(f.rel) {
-			msg += " (kb doctor --fix removes the link, not its target)"
-		} else {
-			msg += " (replace the link by the file itself)"
-		}
-		d.add("error", derivedPath(f.rel), Problem{Path: f.rel, Msg: msg, Rule: "symlink-escape"})
+	if k.ProjectRoot == "" || k.ProjectRoot == k.Root {
+		return
 	}
-	for _, f := range k.projectLinks() {
-		d.add("warning", false, Problem{Path: f.rel, Msg: f.err.Error() + "; kb learn and kb promote refuse to write through it", Rule: "symlink-escape"})
+	// The places in the project root kb writes.
+	var places []string
+	for _, rel := range []string{k.learnTargetName(), "AGENTS.md", "CLAUDE.md", path.Dir(LearnIndexFile), LearnIndexFile, ".claude", ".claude/skills"} {
+		places = append(places, filepath.Join(k.ProjectRoot, filepath.FromSlash(rel)))
+	}
+	for _, f := range k.projectFiles().EscapingLinks(places) {
+		d.add("warning", false, Problem{Path: k.Rel(f.Path), Msg: f.Err.Error() + "; kb learn and kb promote refuse to write through it", Rule: "symlink-escape"})
 	}
 }
 
@@ -172,10 +189,35 @@ func (d *doctor) documents(ctx context.Context) error {
 }
 
 // temps reports (and with --fix removes) orphan temp files anywhere under
-// the root (not .git), and in the places of the project root kb writes.
+// the root (not .git or .index; TmpDir included), and in the places of the
+// project root kb writes, where `git add -A` would otherwise commit them.
+// kb stages those writes in TmpDir, so temp files land in the project only
+// when TmpDir is on another filesystem (or from a kb older than TmpDir).
 func (d *doctor) temps(context.Context) error {
 	k := d.k
-	for _, p := range k.strayTemps() {
+	temps := fsx.TempsUnder(k.Root, func(p string, e fs.DirEntry) bool {
+		return e.Name() == ".git" || p == filepath.Join(k.Root, IndexDir)
+	})
+	if k.ProjectRoot != "" && k.ProjectRoot != k.Root {
+		dirs := map[string]bool{k.ProjectRoot: true}
+		if target := k.learnTargetName(); !filepath.IsAbs(target) {
+			dirs[filepath.Join(k.ProjectRoot, filepath.Dir(filepath.FromSlash(target)))] = true
+		}
+		dirs[filepath.Join(k.ProjectRoot, filepath.FromSlash(path.Dir(LearnIndexFile)))] = true
+		dirs[filepath.Join(k.ProjectRoot, ".claude")] = true
+		for dir := range dirs {
+			// Not outside the project (reported as a link), nor walked above.
+			if _, err := k.projectFiles().Resolve(dir); err == nil && !fsx.Inside(k.Root, dir) {
+				temps = append(temps, fsx.TempsIn(dir)...)
+			}
+		}
+		// Skills: .claude/skills/<name>/SKILL.md.
+		skills := filepath.Join(k.ProjectRoot, ".claude", "skills")
+		if _, err := k.projectFiles().Resolve(skills); err == nil {
+			temps = append(temps, fsx.TempsUnder(skills, nil)...)
+		}
+	}
+	for _, p := range temps {
 		tree := k.files()
 		if !fsx.Inside(k.Root, p) {
 			tree = k.projectFiles()
@@ -214,47 +256,32 @@ func (d *doctor) journal(context.Context) error {
 	return nil
 }
 
-// traces checks every session file (traces.CheckFile); with --fix a torn
+// traces checks every session file (traces.CheckAll); with --fix a torn
 // line is dropped and the session's transcripts imported again.
 func (d *doctor) traces(context.Context) error {
-	k := d.k
-	st := &traces.Store{Root: k.Root}
-	var redacting *traces.Store
-	for _, rel := range st.Files() {
-		d.rep.Sessions++
-		probs := d.checkTrace(rel)
-		var fixed []Check
-		if d.fix && hasRule(probs, "torn-line") {
-			if redacting == nil {
-				var err error
-				if redacting, _, err = k.traceStore(false, nil); err != nil {
-					return err
-				}
-			}
-			var err error
-			if fixed, err = k.repairTorn(redacting, rel); err != nil {
-				return err
-			}
-			probs = d.checkTrace(rel)
+	var repair func() (*traces.Store, error)
+	if d.fix {
+		repair = func() (*traces.Store, error) {
+			st, _, err := d.k.traceStore(false, nil)
+			return st, err
 		}
-		d.rep.Checks = append(d.rep.Checks, fixed...)
-		for _, pr := range probs {
-			sev := "error"
-			if pr.Rule == "torn-line" {
-				sev = "warning"
-			}
-			d.add(sev, pr.Rule == "torn-line", pr)
+	}
+	rep, err := (&traces.Store{Root: d.k.Root}).CheckAll(repair)
+	if err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	d.rep.Sessions, d.sessions = rep.Files, rep.Sessions
+	for _, p := range rep.Fixed {
+		d.add("warning", true, p).Fixed = true
+	}
+	for _, pr := range rep.Problems {
+		sev := "error"
+		if pr.Rule == "torn-line" {
+			sev = "warning"
 		}
+		d.add(sev, pr.Rule == "torn-line", pr)
 	}
 	return nil
-}
-
-func (d *doctor) checkTrace(rel string) []Problem {
-	sessions, probs := traces.CheckFile(d.k.Root, rel)
-	for _, s := range sessions {
-		d.sessions[s] = true
-	}
-	return probs
 }
 
 // sources reports observations whose sources name no session of traces/.
@@ -274,49 +301,6 @@ func (d *doctor) sources(ctx context.Context) error {
 	return nil
 }
 
-func hasRule(probs []Problem, rule string) bool {
-	for _, p := range probs {
-		if p.Rule == rule {
-			return true
-		}
-	}
-	return false
-}
-
-// repairTorn drops the torn fragments of a session file (rewriting it
-// atomically: with kb trace redact, the only rewrites of a trace) and
-// re-imports, from their start, the transcripts its records came from, so
-// that a record whose only copy was torn is written whole again. It
-// returns one fixed check per fragment.
-func (k *KB) repairTorn(st *traces.Store, rel string) ([]Check, error) {
-	rep, err := st.RepairTorn(rel)
-	if err != nil {
-		return nil, fmt.Errorf("doctor: repair %s: %w", rel, err)
-	}
-	var notes []string
-	restored := 0
-	for _, src := range rep.Sources {
-		if fi, err := os.Stat(src); err != nil || !fi.Mode().IsRegular() {
-			notes = append(notes, "transcript gone: "+src)
-			continue
-		}
-		res, err := st.ImportAgain(src)
-		restored += res.Appended
-		if err != nil {
-			notes = append(notes, "re-import "+src+": "+err.Error())
-		}
-	}
-	var out []Check
-	for _, d := range rep.Dropped {
-		msg := fmt.Sprintf("torn record (%d bytes) dropped; %d transcript(s) re-imported, %d record(s) written again", d.Bytes, len(rep.Sources), restored)
-		if len(notes) > 0 {
-			msg += " (" + strings.Join(notes, "; ") + ")"
-		}
-		out = append(out, Check{Problem: Problem{Path: rel, Line: d.Line, Msg: msg, Rule: "torn-line"}, Severity: "warning", Fixable: true, Fixed: true})
-	}
-	return out, nil
-}
-
 // checkIndex compares the index stamps with the files; with fix it syncs
 // (rebuilding a corrupt index).
 func (k *KB) checkIndex(ctx context.Context, fix bool, add func(string, bool, Problem) *Check) string {
@@ -328,25 +312,11 @@ func (k *KB) checkIndex(ctx context.Context, fix bool, add func(string, bool, Pr
 		return "unusable"
 	}
 	if !fix {
-		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-			return "not built yet (the next query builds it)"
+		state, problem := index.Health(dir, k.scan)
+		if problem != "" {
+			add("warning", true, Problem{Path: IndexDir, Msg: problem, Rule: "index"})
 		}
-		ix, err := index.OpenReadOnly(dir)
-		if err != nil {
-			add("warning", true, Problem{Path: IndexDir, Msg: err.Error() + " (kb doctor --fix, or any query, rebuilds it)", Rule: "index"})
-			return "needs rebuild"
-		}
-		defer ix.Close()
-		files, err := k.scan()
-		if err != nil {
-			return "unknown"
-		}
-		stale := ix.StaleCount(files)
-		if stale > 0 {
-			add("warning", true, Problem{Path: IndexDir, Msg: fmt.Sprintf("%d file(s) changed since they were indexed (the next query re-indexes them)", stale), Rule: "index"})
-			return fmt.Sprintf("%d stale", stale)
-		}
-		return "current"
+		return state
 	}
 	x, st, err := k.OpenIndex(ctx, nil)
 	if err != nil {

@@ -7,16 +7,13 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/kbmem/kb/agents"
-	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
-	"github.com/kbmem/kb/internal/textutil"
 )
 
 // The agents' side of a hook, as cmd/kb and the tests know it (package
@@ -205,13 +202,9 @@ var (
 // regardless.
 func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o HookRunOptions) error {
 	fo := o.Find
-	raw, err := agents.ReadHookEvent(ctx, r, maxHookInput, hookReadTimeout)
+	in, err := agents.ReadEvent(ctx, r, maxHookInput, hookReadTimeout)
 	ctx, cancel := context.WithTimeout(ctx, hookBudget)
 	defer cancel()
-	var in *HookInput
-	if err == nil {
-		in, err = ParseHookInput(raw)
-	}
 	if in != nil && fo.Cwd == "" {
 		fo.Cwd = in.Cwd
 	}
@@ -241,27 +234,11 @@ func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o Hook
 	type answer struct {
 		out *HookOutput
 		hs  hookState
-		err error
 	}
-	done := make(chan answer, 1)
-	go func() {
-		var a answer
-		defer func() {
-			if p := recover(); p != nil {
-				a.err = fmt.Errorf("internal error: %v", p)
-			}
-			done <- a
-		}()
-		a.out, a.hs, a.err = k.hook(ctx, agent, in)
-	}()
-	var a answer
-	select {
-	case a = <-done:
-	case <-ctx.Done():
-		// The work goes on in its goroutine until the process exits; what
-		// it would answer is too late for the agent.
-		a.err = fmt.Errorf("over budget: no answer within %s", hookBudget)
-	}
+	a, aerr := agents.AnswerWithin(ctx, hookBudget, func() (answer, error) {
+		out, hs, err := k.hook(ctx, agent, in)
+		return answer{out, hs}, err
+	})
 	if a.hs.stale != "" && o.IndexExe != "" {
 		started, err := startIndexer(o.IndexExe, k.Root)
 		switch {
@@ -271,12 +248,12 @@ func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o Hook
 			hookLine(k.Root, in, "index", "index "+a.hs.stale+": started kb index --background")
 		}
 	}
-	if a.err != nil {
-		hookLog(k.Root, in, a.err)
-		return a.err
+	if aerr != nil {
+		hookLog(k.Root, in, aerr)
+		return aerr
 	}
 	if d, ok := agents.Lookup(agent); ok && d.Ends(in.HookEventName) && in.TranscriptPath != "" && o.DrainExe != "" {
-		if err := startDrain(o.DrainExe, k.Root); err != nil {
+		if err := agents.StartDetached(k.Root, nil, o.DrainExe, "--kb", k.Root, "--quiet", "extract", "--queue"); err != nil {
 			hookLog(k.Root, in, fmt.Errorf("start %s extract --queue: %w", o.DrainExe, err))
 		}
 	}
@@ -291,19 +268,6 @@ func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o Hook
 		hookLog(k.Root, in, err)
 	}
 	return err
-}
-
-// startDrain starts `kb extract --queue` in its own session, with no
-// terminal, and does not wait for it.
-func startDrain(exe, root string) error {
-	cmd := exec.Command(exe, "--kb", root, "--quiet", "extract", "--queue")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "KB_DIR=")
-	detach(cmd)
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	return cmd.Process.Release()
 }
 
 // hookLog appends one line about a failed hook to .state/hook.log.
@@ -323,20 +287,5 @@ func hookLog(root string, in *HookInput, err error) {
 
 // hookLine appends one line to .state/hook.log.
 func hookLine(root string, in *HookInput, kind, msg string) {
-	ev := "?"
-	if in != nil {
-		ev = in.HookEventName
-		if in.ToolName != "" {
-			ev += "/" + in.ToolName
-		}
-	}
-	// One line, no control characters: the event name and the message may
-	// carry text from the hook input or from kb.yaml.
-	line := fmt.Sprintf("%s %s %s: %s\n", time.Now().UTC().Format(time.RFC3339), stripControl(textutil.OneLine(ev)), kind, stripControl(textutil.OneLine(msg)))
-	// Through the KB's tree: a hook.log (or .state) a cloned repository
-	// committed as a symlink out of the KB is refused, not appended to.
-	tree := fsx.Tree{Root: root}
-	if tree.MkdirAll(filepath.Join(root, StateDir)) == nil {
-		_ = tree.Append(filepath.Join(root, StateDir, "hook.log"), []byte(line))
-	}
+	agents.LogHook(root, filepath.Join(root, StateDir, "hook.log"), in, kind, msg)
 }

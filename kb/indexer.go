@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
+	"github.com/kbmem/kb/agents"
 	"github.com/kbmem/kb/internal/fsx"
 
 	"github.com/kbmem/kb/internal/lock"
@@ -104,13 +104,8 @@ func startIndexer(exe, root string) (bool, error) {
 		return false, err
 	}
 	defer logf.Close()
-	cmd := exec.Command(exe, "--kb", root, "--quiet", "index", "--background")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "KB_DIR=")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	detach(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := agents.StartDetached(root, logf, exe, "--kb", root, "--quiet", "index", "--background"); err != nil {
 		return false, err
 	}
-	return true, cmd.Process.Release()
+	return true, nil
 }

@@ -2,14 +2,12 @@ package kb
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/kbmem/kb/internal/doc"
@@ -87,7 +85,7 @@ func (x *Searcher) Search(o SearchOptions) (*SearchResult, error) {
 	for _, h := range res.Hits {
 		id := h.ID
 		if v, ok := h.Fields["noteid"]; ok {
-			if s := fieldString(v); s != "" {
+			if s := index.FieldString(v); s != "" {
 				id = s
 			}
 		}
@@ -97,49 +95,9 @@ func (x *Searcher) Search(o SearchOptions) (*SearchResult, error) {
 	return out, nil
 }
 
-func fieldString(v any) string {
-	switch t := v.(type) {
-	case string:
-		return t
-	case []any:
-		if len(t) > 0 {
-			s, _ := t[0].(string)
-			return s
-		}
-	case []string:
-		if len(t) > 0 {
-			return t[0]
-		}
-	}
-	return ""
-}
-
 // Graph builds the link graph of every markdown document from the index's
 // stored fields, without re-reading the files.
-func (x *Searcher) Graph() (*links.Graph, error) {
-	docs, err := x.ix.All("path", "layer", "type", "title", "tags", "noteid", index.LinkField)
-	if err != nil {
-		return nil, err
-	}
-	nodes := make([]links.Node, 0, len(docs))
-	for _, d := range docs {
-		if d.Layer == LayerTraces {
-			continue
-		}
-		id := d.ID
-		if ks := d.Keywords["noteid"]; len(ks) > 0 {
-			id = ks[0]
-		}
-		var ls []doc.Link
-		for _, enc := range d.Keywords[index.LinkField] {
-			if l, ok := index.DecodeLink(enc); ok {
-				ls = append(ls, l)
-			}
-		}
-		nodes = append(nodes, links.Node{Path: d.Path, ID: id, Title: d.Title, Type: d.Type, Tags: d.Tags, Links: ls})
-	}
-	return links.Build(nodes), nil
-}
+func (x *Searcher) Graph() (*links.Graph, error) { return x.ix.Graph(LayerTraces) }
 
 // Note is a document with its place in the graph, for `kb show`.
 type Note struct {
@@ -156,22 +114,7 @@ type Note struct {
 }
 
 // LinkRef is one edge as shown to users.
-type LinkRef struct {
-	From   string `json:"from"`
-	To     string `json:"to,omitempty"` // resolved path; empty when unresolved
-	Target string `json:"target"`       // as written
-	Kind   string `json:"kind"`
-	Rel    string `json:"rel,omitempty"`
-	Line   int    `json:"line"`
-}
-
-func refs(edges []links.Edge) []LinkRef {
-	out := make([]LinkRef, 0, len(edges))
-	for _, e := range edges {
-		out = append(out, LinkRef{From: e.From, To: e.To, Target: e.Link.Target, Kind: e.Link.Kind, Rel: e.Link.Rel, Line: e.Link.Line})
-	}
-	return out
-}
+type LinkRef = links.Ref
 
 // Resolve finds a document by id, path, file name or title.
 func (x *Searcher) Resolve(g *links.Graph, ref string) (links.Node, error) {
@@ -212,7 +155,7 @@ func (x *Searcher) Show(ref string) (*Note, error) {
 		fm = map[string]any{}
 	}
 	return &Note{ID: NoteID(d), Path: n.Path, Layer: layerOf(n.Path), Type: d.Type, Title: d.Title, Description: d.Description,
-		Frontmatter: fm, Body: d.Body, Links: refs(g.Forward(n.Path)), Backlinks: refs(g.Backlinks(n.Path))}, nil
+		Frontmatter: fm, Body: d.Body, Links: links.Refs(g.Forward(n.Path)), Backlinks: links.Refs(g.Backlinks(n.Path))}, nil
 }
 
 func layerOf(rel string) string {
@@ -293,9 +236,9 @@ func (x *Searcher) Links(ref string, back bool) ([]LinkRef, error) {
 		return nil, err
 	}
 	if back {
-		return refs(g.Backlinks(n.Path)), nil
+		return links.Refs(g.Backlinks(n.Path)), nil
 	}
-	return refs(g.Forward(n.Path)), nil
+	return links.Refs(g.Forward(n.Path)), nil
 }
 
 // WriteGraph writes the link graph (or the part within depth hops of from)
@@ -312,17 +255,11 @@ func (x *Searcher) WriteGraph(w io.Writer, format, from string, depth int) error
 		}
 		g = g.Subgraph(n.Path, depth)
 	}
-	switch format {
-	case "dot", "":
-		return g.WriteDOT(w)
-	case "mermaid":
-		return g.WriteMermaid(w)
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(g.JSON())
+	err = g.Write(w, format)
+	if errors.Is(err, links.ErrFormat) {
+		return fmt.Errorf("%w: %v", ErrInvalidInput, err)
 	}
-	return fmt.Errorf("%w: unknown graph format %q (dot, mermaid or json)", ErrInvalidInput, format)
+	return err
 }
 
 // IDs lists document ids starting with prefix, for shell completion.
@@ -331,17 +268,7 @@ func (x *Searcher) IDs(prefix string, limit int) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, n := range g.Nodes() {
-		if strings.HasPrefix(strings.ToLower(n.ID), strings.ToLower(prefix)) {
-			out = append(out, n.ID)
-		}
-	}
-	sort.Strings(out)
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
+	return g.IDsWithPrefix(prefix, limit), nil
 }
 
 // SnippetMark wraps matched words in SearchHit.Snippet (markdown bold).

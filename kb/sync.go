@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/doc"
@@ -205,122 +203,14 @@ type filePart = index.Part
 // emit returns false.
 func (x *Searcher) loadParts(f fileInfo, emit func(filePart) bool) bool {
 	if f.Layer == LayerTraces {
-		return x.loadTrace(f, emit)
+		prev, _ := x.ix.Progress(f.Rel)
+		return traces.IndexParts(f, prev, traces.PartLimits{Docs: partDocs, Bytes: partBytes, Line: maxTraceLine}, emit)
 	}
 	return index.LoadMarkdown(f, emit)
 }
 
 // NoteID is a document's id: its frontmatter id, else its file name.
 func NoteID(d *doc.Document) string { return d.IDOrName() }
-
-// loadTrace indexes the dialogue turns of a session file, one document per
-// message record, so retrieval works at the granularity of a turn while every
-// hit still points back to its session. Records are streamed: the turns are
-// handed to emit in parts of at most partDocs docs or partBytes of text,
-// each part recording how far into the file it reaches. Session files are
-// append-only, so when the index already holds the file up to some offset
-// and the bytes before it are unchanged (traces.Follow), only what follows
-// is read: a growing session costs what it appended, and an interrupted
-// sync continues where it stopped.
-func (x *Searcher) loadTrace(f fileInfo, emit func(filePart) bool) bool {
-	unreadable := func(err error) bool {
-		return emit(filePart{Change: index.Change{Path: f.Rel, Stamp: f.Stamp}, FileBytes: f.Stamp.Size,
-			Problems: []Problem{{Path: f.Rel, Msg: err.Error(), Rule: "unreadable"}}})
-	}
-	fh, err := fsx.OpenNoFollow(f.Abs) // scanned: no symlink on the way
-	if err != nil {
-		return unreadable(err)
-	}
-	defer fh.Close()
-	var m traces.Mark
-	if pr, ok := x.ix.Progress(f.Rel); ok && pr.Done > 0 && pr.Done <= f.Stamp.Size {
-		m = traces.Mark{Offset: pr.Done, Lines: pr.Lines, Tail: pr.Tail}
-	}
-	fo, err := traces.Follow(fh, f.Rel, m)
-	if err != nil {
-		return unreadable(err)
-	}
-	var (
-		docs      []index.Doc
-		probs     []Problem
-		text      int
-		cur       = fo.Start()
-		from      = cur.Offset // where the current part starts
-		appending = fo.Resumed()
-	)
-	part := func(last bool) bool {
-		p := filePart{
-			Change: index.Change{Path: f.Rel, Stamp: f.Stamp, Docs: docs, Append: appending, Partial: !last,
-				Progress: index.Progress{Done: cur.Offset, Lines: cur.Lines, Tail: cur.Tail}},
-			Problems: probs, Bytes: text, FileBytes: cur.Offset - from,
-		}
-		docs, probs, text, appending, from = nil, nil, 0, true, cur.Offset
-		return emit(p)
-	}
-	stopped, err := fo.Lines(maxTraceLine, func(l traces.Line) bool {
-		cur = l.After
-		if l.Prob != nil {
-			probs = append(probs, *l.Prob)
-		} else if l.Rec != nil {
-			if d, ok := traceDoc(f, l.Rec); ok {
-				docs = append(docs, d)
-				text += len(d.Body) + len(d.Title)
-			}
-		}
-		return len(docs) < partDocs && text < partBytes || part(false)
-	})
-	if stopped {
-		return false
-	}
-	var p *traces.Problem
-	if errors.As(err, &p) {
-		probs = append(probs, *p)
-	}
-	return part(true)
-}
-
-func traceDoc(f fileInfo, r *traces.Record) (index.Doc, bool) {
-	if r.Kind == traces.KindMeta {
-		return index.Doc{}, false
-	}
-	text := r.Text
-	switch r.Kind {
-	case traces.KindToolCall:
-		text = r.Tool + " " + string(r.Input)
-	case traces.KindToolResult:
-		text = r.Output
-	}
-	if strings.TrimSpace(text) == "" || r.Has(traces.MarkInjected) {
-		return index.Doc{}, false
-	}
-	const maxBody = 8 << 10 // tool output can be huge; the head is what search needs
-	var truncated int64
-	if len(text) > maxBody {
-		n := maxBody
-		for n > maxBody-4 && !utf8.RuneStart(text[n]) {
-			n--
-		}
-		text, truncated = text[:n], int64(len(text))
-	}
-	title := firstLine(text, 80)
-	return index.Doc{
-		ID: fmt.Sprintf("%s#%d", r.Session, r.Seq), Path: f.Rel, Layer: LayerTraces,
-		Type: r.Kind, Title: title, Body: text, Truncated: truncated, Session: r.Session, Seq: r.Seq,
-		Created: r.Time, Updated: r.Time,
-		Keywords: map[string][]string{"role": {r.Role}, "agent": {r.Agent}},
-	}, true
-}
-
-func firstLine(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > n {
-		s = truncate(s, n)
-	}
-	return s
-}
 
 // saveDirStamps records the layers' directory times after a sync (see
 // index.DirStampsFile).

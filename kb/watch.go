@@ -2,7 +2,6 @@ package kb
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -52,14 +51,8 @@ type WatchAction struct {
 	Message  string    `json:"message"`
 }
 
-// watchState is .state/watch.json: sessions that received records and have
-// not been handed to the hook yet, with the time of their last records, so
-// that a restart neither forgets nor repeats them.
-type watchState struct {
-	Version int                  `json:"version"`
-	Pending map[string]time.Time `json:"pending"`
-}
-
+// watchStateFile (.state/watch.json) holds the watcher's pending sessions
+// (watch.Pending).
 const watchStateFile = "watch.json"
 
 // Watch imports transcripts as agents write them and keeps the index in step
@@ -111,66 +104,29 @@ func (k *KB) Watch(ctx context.Context, o WatchOptions) error {
 		return nil
 	}
 
-	fw, err := watch.New(watch.Options{Debounce: o.Debounce, Ignore: w.ignore,
-		Logf: func(f string, a ...any) { w.act(WatchAction{Action: "error", Message: fmt.Sprintf(f, a...)}) }})
-	if err != nil {
-		return err
-	}
-	defer fw.Close()
+	paths := make([]string, 0, len(o.Sources)+len(Layers))
 	for _, s := range o.Sources {
-		if err := fw.Add(s.Path); err != nil {
-			return err
-		}
+		paths = append(paths, s.Path)
 	}
 	for _, l := range Layers {
-		if err := fw.Add(filepath.Join(k.Root, l)); err != nil {
-			return err
-		}
+		paths = append(paths, filepath.Join(k.Root, l))
 	}
-	w.act(WatchAction{Action: "start", Message: fmt.Sprintf("watching %d source(s) and the KB layers (quiet after %s)", len(o.Sources), o.QuietAfter)})
-
-	batches := make(chan []watch.Event)
-	runErr := make(chan error, 1)
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		runErr <- fw.Run(rctx, func(b []watch.Event) {
-			select {
-			case batches <- b:
-			case <-rctx.Done():
-			}
-		})
-	}()
-	tick := time.NewTicker(o.Tick)
-	defer tick.Stop()
-	var learnC <-chan time.Time
-	if o.LearnEvery > 0 {
-		lt := time.NewTicker(o.LearnEvery)
-		defer lt.Stop()
-		learnC = lt.C
-	}
-	for {
-		select {
-		case <-learnC:
-			w.learn(ctx)
-		case <-ctx.Done():
-			cancel()
-			<-runErr
-			return nil
-		case err := <-runErr:
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		case b := <-batches:
-			w.handle(ctx, b)
-		case <-tick.C:
+	return watch.Loop{
+		Options: watch.Options{Debounce: o.Debounce, Ignore: w.ignore,
+			Logf: func(f string, a ...any) { w.act(WatchAction{Action: "error", Message: fmt.Sprintf(f, a...)}) }},
+		Paths: paths, Tick: o.Tick, Every: o.LearnEvery,
+		Started: func() {
+			w.act(WatchAction{Action: "start", Message: fmt.Sprintf("watching %d source(s) and the KB layers (quiet after %s)", len(o.Sources), o.QuietAfter)})
+		},
+		OnBatch: func(b []watch.Event) { w.handle(ctx, b) },
+		OnTick: func() {
 			if w.resync {
 				w.sync(ctx)
 			}
 			w.checkQuiet(ctx)
-		}
-	}
+		},
+		OnEvery: func() { w.learn(ctx) },
+	}.Run(ctx)
 }
 
 type watcher struct {
@@ -179,7 +135,7 @@ type watcher struct {
 	o        WatchOptions
 	report   func(WatchAction)
 	store    *traces.Store
-	state    *watchState
+	state    *watch.Pending
 	redacted atomic.Int64
 }
 
@@ -318,9 +274,7 @@ func (w *watcher) importFiles(ctx context.Context, files []string, dirs []Source
 			continue
 		}
 		any = true
-		for _, s := range res.Sessions {
-			w.state.Pending[s] = now
-		}
+		w.state.Touch(res.Sessions, now)
 		w.act(WatchAction{Action: "import", File: f, Records: res.Appended, Sessions: res.Sessions,
 			Message: fmt.Sprintf("imported %d records from %s", res.Appended, f)})
 	}
@@ -356,20 +310,12 @@ func (w *watcher) sync(ctx context.Context) {
 // checkQuiet hands the sessions quiet for QuietAfter to the hook.
 func (w *watcher) checkQuiet(ctx context.Context) {
 	now := w.o.Clock()
-	var quiet []string
-	for s, last := range w.state.Pending {
-		if now.Sub(last) >= w.o.QuietAfter {
-			quiet = append(quiet, s)
-		}
-	}
+	quiet := w.state.Quiet(now, w.o.QuietAfter)
 	if len(quiet) == 0 {
 		return
 	}
-	sort.Strings(quiet)
 	if w.o.OnQuiet == nil {
-		for _, s := range quiet {
-			delete(w.state.Pending, s)
-		}
+		w.state.Done(quiet)
 		w.saveState()
 		w.act(WatchAction{Action: "quiet", Sessions: quiet, Message: fmt.Sprintf("session %s quiet: no pipeline configured", strings.Join(quiet, ", "))})
 		return
@@ -380,16 +326,12 @@ func (w *watcher) checkQuiet(ctx context.Context) {
 	}
 	if err != nil {
 		// Try again after another quiet period.
-		for _, s := range quiet {
-			w.state.Pending[s] = now
-		}
+		w.state.Touch(quiet, now)
 		w.saveState()
 		w.act(WatchAction{Action: "error", Sessions: quiet, Message: fmt.Sprintf("session %s quiet: pipeline failed: %v", strings.Join(quiet, ", "), err)})
 		return
 	}
-	for _, s := range quiet {
-		delete(w.state.Pending, s)
-	}
+	w.state.Done(quiet)
 	w.saveState()
 	w.act(WatchAction{Action: "quiet", Sessions: quiet, Message: fmt.Sprintf("session %s quiet: pipeline ran", strings.Join(quiet, ", "))})
 	if w.o.LearnEvery > 0 {
@@ -414,23 +356,16 @@ func (w *watcher) learn(ctx context.Context) {
 	w.act(WatchAction{Action: "learn", Message: msg})
 }
 
-func (k *KB) loadWatchState() *watchState {
-	st := &watchState{Version: 1}
-	if data, err := k.files().ReadFile(filepath.Join(k.Root, StateDir, watchStateFile)); err == nil {
-		if json.Unmarshal(data, st) != nil {
-			st = &watchState{Version: 1}
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+func (k *KB) loadWatchState() *watch.Pending {
+	data, err := k.files().ReadFile(filepath.Join(k.Root, StateDir, watchStateFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		k.logf("watch state: %v", err)
 	}
-	if st.Pending == nil {
-		st.Pending = map[string]time.Time{}
-	}
-	return st
+	return watch.ParsePending(data)
 }
 
 func (w *watcher) saveState() {
-	b, err := json.Marshal(w.state)
+	b, err := w.state.JSON()
 	if err == nil {
 		err = w.k.files().WriteFile(filepath.Join(w.k.Root, StateDir, watchStateFile), b, 0o644)
 	}

@@ -4,6 +4,7 @@ package textutil
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -49,3 +50,15 @@ func Truncate(s string, n int) string {
 // OneLine collapses every run of whitespace in s, line breaks included, to
 // one space, and trims it.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// StripControl replaces control characters (and the Unicode line and
+// paragraph separators) with spaces, so that text from a file or an agent
+// cannot break a one-line message or log entry.
+func StripControl(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package kb
+package agents
 
 import (
 	"os/exec"
