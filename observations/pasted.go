@@ -14,7 +14,7 @@ import (
 
 // logStartRE finds where pasted output begins inside a line: a shell
 // prompt, a log level, an exception, a file:line position, an HTTP status.
-var logStartRE = lazyRegexp(`(\([\w.-]+\)\s+(\([\w.-]+\)\s+)?(\S+@[\w.-]+:|⚡|[^\s$]*\$ )|\b[\w.-]+@[\w.-]+:[~/][^\s$]*\$ |Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception|Warning)\b:?|\b(INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL)\b[:\s]|\bpanic: |\bgoroutine \d+|npm (ERR|error)!?|\[plugin:|\bE\s{2,}\S|(^|\s)\$ \S|^PS [A-Za-z]:\\|^\([\w.-]+\) |\b[\w./\\-]+\.(py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|h|php|cs|kt|swift|vue|mjs|cjs):\d+|HTTP/\d(\.\d)?"?\s+\d{3}\b|^\s*at [\w.$<>]+ ?\(|^\s*File "|\bFile "[^"]+", line \d+|\b\d{2}:\d{2}:\d{2}(\.\d+)?\b|^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\s*[│├└┌╭╰|>]\s|^\s*\^+\s*$|\busage: \S|^[_=~-]{3,}|^\s*(//|/\*|\*/|#include\b|@@ )|^\s*(import|export|const|let|var|function|def|class|return|package|func|public|private|static|async|await|from)\b[^.!?]*[{}();=:,\]]\s*$|^\s*[{}\[\]()<>;,]+\s*$|^\s*<\/?[a-zA-Z][\w-]*[\s>/]|^\[[\w:./ -]{1,30}\]\s|^(Error|ERROR|error|Fatal|FATAL|fatal|Warning|WARN|warning)(\[\w+\])?: |\b(Error|ERROR|FATAL)(\[\w+\])?: |^\s*at \S+.*\(.*:\d+|^\s*[{\[(][^ ]*[}\])]\s*(\.\.\.)?\s*$|^[\w./-]+: (.*\b(error|fatal|not found|denied|No such file)\b))`)
+var logStartRE = lazyRegexp(`(Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception|Warning)\b:?|\b(INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL)\b[:\s]|\bpanic: |\bgoroutine \d+|npm (ERR|error)!?|\[plugin:|\bE\s{2,}\S|(^|\s)\$ \S|^PS [A-Za-z]:\\|^\([\w.-]+\) |\b[\w./\\-]+\.(py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|h|php|cs|kt|swift|vue|mjs|cjs):\d+|HTTP/\d(\.\d)?"?\s+\d{3}\b|^\s*at [\w.$<>]+ ?\(|^\s*File "|\bFile "[^"]+", line \d+|\b\d{2}:\d{2}:\d{2}(\.\d+)?\b|^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\s*[│├└┌╭╰|>]\s|^\s*\^+\s*$|\busage: \S|^[_=~-]{3,}|^\s*(//|/\*|\*/|#include\b|@@ )|^\s*(import|export|const|let|var|function|def|class|return|package|func|public|private|static|async|await|from)\b[^.!?]*[{}();=:,\]]\s*$|^\s*[{}\[\]()<>;,]+\s*$|^\s*<\/?[a-zA-Z][\w-]*[\s>/]|^\[[\w:./ -]{1,30}\]\s|^(Error|ERROR|error|Fatal|FATAL|fatal|Warning|WARN|warning)(\[\w+\])?: |\b(Error|ERROR|FATAL)(\[\w+\])?: |^\s*at \S+.*\(.*:\d+|^\s*[{\[(][^ ]*[}\])]\s*(\.\.\.)?\s*$|^[\w./-]+: (.*\b(error|fatal|not found|denied|No such file)\b))`)
 
 // cmdLineRE is a command line typed at a shell: a program and a few
 // arguments, one of them a flag, a path or a dotted name.
@@ -24,6 +24,14 @@ var cmdArgRE = lazyRegexp(`\s-{1,2}\w|\S[./\\]\S`)
 // promptRE is a shell prompt with its user and host or its virtual
 // environment: what follows it is a terminal session.
 var promptRE = lazyRegexp(`^\s*(\([\w.-]+\)\s+(\([\w.-]+\)\s+)?(\S+@[\w.-]+:|⚡|[^\s$]*\$ )|[\w.-]+@[\w.-]+:[~/][^\s$]*\$ )`)
+
+// isPrompt reports whether line t starts with a shell prompt.
+func isPrompt(t string) bool {
+	return (strings.Contains(t, "$ ") || strings.Contains(t, "⚡")) && promptRE.MatchString(t)
+}
+
+// promptInRE finds a shell prompt anywhere in a line.
+var promptInRE = lazyRegexp(`\([\w.-]+\)\s+(\([\w.-]+\)\s+)?(\S+@[\w.-]+:|⚡|[^\s$]*\$ )|\b[\w.-]+@[\w.-]+:[~/][^\s$]*\$ `)
 
 // bareStampRE is a line that is only a time or position stamp: build
 // logs copied from a web console put the stamp on a line of its own and
@@ -37,6 +45,9 @@ func isLogLine(t string) bool {
 		return false
 	}
 	if loc := logStartRE.FindStringIndex(t); loc != nil && loc[0] == 0 {
+		return true
+	}
+	if isPrompt(t) {
 		return true
 	}
 	return cmdLineRE.MatchString(t) && cmdArgRE.MatchString(t) && !isSentenceEnd(rune(t[len(t)-1]))
@@ -83,10 +94,18 @@ func splitPasted(s string) (words, pasted string) {
 			p = append(p, t)
 			inLog = true
 			stamped = bareStampRE.MatchString(t)
-			shell = promptRE.MatchString(t)
+			shell = isPrompt(t)
 			continue
 		}
-		if loc := logStartRE.FindStringIndex(t); loc != nil && loc[0] > 0 {
+		loc := logStartRE.FindStringIndex(t)
+		if strings.Contains(t, "$ ") || strings.Contains(t, "⚡") {
+			// A shell prompt inside the line (checked only where one can
+			// be: the pattern is costly on every line).
+			if pl := promptInRE.FindStringIndex(t); pl != nil && (loc == nil || pl[0] < loc[0]) {
+				loc = pl
+			}
+		}
+		if loc != nil && loc[0] > 0 {
 			// "look at the error: Traceback ...": the words before the
 			// colon are the person's, the rest is output.
 			c := strings.LastIndexAny(t[:loc[0]], ":：?!.。？！")
@@ -106,7 +125,7 @@ func splitPasted(s string) (words, pasted string) {
 				}
 				p = append(p, strings.TrimSpace(t[end:]))
 				inLog = true
-				shell = promptRE.MatchString(t[end:])
+				shell = isPrompt(t[end:])
 				continue
 			}
 		}
