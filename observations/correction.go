@@ -45,6 +45,10 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 	if closerRE.MatchString(text) || neverMindRE.MatchString(text) {
 		return 0, nil
 	}
+	if !u.reason && n <= 4 && lexicon.CueContinue.AtStart(low) && !lexicon.CueNegation.In(low) {
+		// "go ahead", "继续": carry on with what was proposed.
+		return 0, nil
+	}
 	hadAction := len(u.calls) > 0 || len(u.assistant) > 0
 	if !hadAction && !u.reason {
 		return 0, nil
@@ -334,7 +338,8 @@ func correctedCall(tl *timeline, u *utterance, tax *Taxonomy) int {
 // the last classifiable call, else the last call.
 func lastChange(tl *timeline, u *utterance, tax *Taxonomy) int {
 	for i := len(u.calls) - 1; i >= 0; i-- {
-		if editTools[strings.ToLower(tl.rec(u.calls[i]).Tool)] || strings.EqualFold(tl.rec(u.calls[i]).Tool, "apply_patch") {
+		fs, ok := editedFiles(tl.rec(u.calls[i]))
+		if ok && !(len(fs) == 1 && agentMemoryPath(fs[0])) {
 			return u.calls[i]
 		}
 	}
@@ -397,6 +402,9 @@ func correctionExcerpt(tl *timeline, call int, u *utterance) string {
 // callSummary renders a tool call in a few words: the command, or the tool
 // and the path it touches.
 func callSummary(r *traces.Record) string {
+	if fs := patchFiles(r); len(fs) > 0 && fs[0] != "" && !strings.EqualFold(r.Tool, "apply_patch") {
+		return "apply_patch `" + shortPath(fs[0]) + "`"
+	}
 	var m map[string]any
 	_ = json.Unmarshal(r.Input, &m)
 	switch v := m["command"].(type) {

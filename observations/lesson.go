@@ -81,7 +81,16 @@ func lessonFrom(text string) (lesson, consequence string) {
 	if len(parts) == len(context) {
 		// No instruction at all: a question the person asked, else the
 		// first statement, is the lesson.
+		neg := ""
+		for _, c := range context {
+			if lexicon.CueNegation.In(lower(c)) {
+				neg = c // "I'm not a fan of X" says what was wrong
+				break
+			}
+		}
 		switch {
+		case neg != "":
+			parts = []string{neg}
 		case len(questions) > 0:
 			parts = questions[:1]
 		case len(context) > 0:
@@ -192,13 +201,13 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 	said := shorten(strings.TrimRight(cleanMarkup(firstSentence(u.text)), " .。:："), 160)
 	switch {
 	case failure && !instructs:
-		what := "the change"
-		if call >= 0 {
-			what = obj
+		if rule := shortfallRule(u.text); rule != "" {
+			// "you are not adding tests": the person states the rule.
+			return rule, consequence
 		}
-		lesson = "Check that " + what + " really works before calling it done"
+		lesson = "Check that " + changeObject(tl, u) + " really works before calling it done"
 		if said != "" {
-			lesson += "; the person reported: " + quoteText(said)
+			lesson += failureReported + quoteText(said)
 		}
 		return lesson + ".", consequence
 	case wordCount(lesson) < 4 && obj != "":
@@ -225,7 +234,7 @@ func correctedObject(tl *timeline, u *utterance, call int) string {
 	if t := strings.TrimSpace(tl.lastAgentText(u)); t != "" {
 		// The first informative sentence: "Certainly!" or "I understand."
 		// names nothing.
-		if st := statementOf(t); wordCount(st) >= 5 && !strings.HasSuffix(st, "!") {
+		if st := proposalOf(t); wordCount(st) >= 5 && !strings.HasSuffix(st, "!") {
 			return "the agent's proposal " + quoteText(shorten(cleanMarkup(st), 100))
 		}
 	}
@@ -258,4 +267,65 @@ func cleanMarkup(s string) string {
 		s = s[:i] + s[i+1:]
 	}
 	return strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
+}
+
+// fillerRE opens an agent sentence that names nothing ("Thank you for
+// providing the file.", "You're right, ...", "I apologize for the
+// confusion.").
+var fillerRE = lazyRegexp(`(?i)^(thanks?\b|thank you\b|you'?re (absolutely )?right\b|you are (absolutely )?right\b|i apologi[sz]e\b|(my )?apologies\b|sorry\b|certainly\b|sure\b|of course\b|great\b|understood\b|i understand\b|i see\b|got it\b|ok(ay)?\b|perfect\b|excellent\b)`)
+
+// proposalOf returns the first informative sentence of what the agent
+// said: at least five words, no filler.
+func proposalOf(t string) string {
+	for _, x := range sentences(cleanHuman(t)) {
+		x = strings.TrimLeft(x, "#*- ")
+		if len(strings.Fields(x)) >= 5 && !strings.HasSuffix(x, "!") && !fillerRE.MatchString(x) {
+			return x
+		}
+	}
+	return ""
+}
+
+// shortfallRE finds the person saying what the agent keeps failing to do:
+// "you are not adding tests", "you didn't run it", "you never check",
+// "you forgot to update the docs".
+var shortfallRE = lazyRegexp(`(?i)\byou(?:\s+are|\s+were|'re)\s+not\s+(?:even\s+)?(\w+ing\b.*)|\byou\s+(?:did\s+not|didn'?t|do\s+not|don'?t|never)\s+(?:even\s+)?(\w.*)|\byou\s+forgot\s+(?:to\s+)?(\w.*)`)
+
+// noRuleAfterYouRE: "you don't need to", "you don't have to" release the
+// agent from something; "you don't know" states no rule.
+var noRuleAfterYouRE = lazyRegexp(`(?i)^(need|have|know|understand|see|get|like|want|mean|think|care|remember|worry)\b`)
+
+// shortfallRule turns a statement of what the agent fails to do, in the
+// first sentence of text, into the instruction it implies: "I suspect you
+// are not adding tests or even trying to run the code" -> "Make sure you
+// are adding tests and trying to run the code". Pasted material after a
+// colon is dropped. "" when text states no such rule.
+func shortfallRule(text string) string {
+	first := cleanMarkup(firstSentence(cleanHuman(text)))
+	m := shortfallRE.FindStringSubmatch(first)
+	if m == nil {
+		return ""
+	}
+	var head, rest string
+	switch {
+	case m[1] != "":
+		head, rest = "Make sure you are ", m[1]
+	case m[2] != "":
+		head, rest = "Make sure you ", m[2]
+	default:
+		head, rest = "Do not forget to ", m[3]
+	}
+	if noRuleAfterYouRE.MatchString(rest) {
+		return ""
+	}
+	if i := strings.IndexAny(rest, ":："); i >= 0 {
+		rest = rest[:i]
+	}
+	rest = strings.TrimRight(strings.TrimSpace(rest), ".!?,;")
+	rest = strings.ReplaceAll(rest, " or even ", " and ")
+	rest = strings.ReplaceAll(rest, " or ", " and ")
+	if wordCount(rest) < 3 {
+		return ""
+	}
+	return head + rest + "."
 }

@@ -300,6 +300,34 @@ type recurrence struct {
 	stems   map[string]bool // lesson stems, things and tool-call words left out
 }
 
+// failureReported separates, in a failure report's lesson, the fixed
+// instruction from what the person reported (correctionLesson).
+const failureReported = "; the person reported: "
+
+// failureReport returns the stems of what the person reported in a failure
+// report's lesson, nil for any other observation. "Check that the change
+// to X really works" is said of every change, so two reports are the same
+// only in the person's words: within a session (Dedupe) and across
+// sessions (recurrence).
+func failureReport(o *Observation) map[string]bool {
+	i := strings.Index(o.Lesson, failureReported)
+	if i < 0 || o.Type != TypeCorrection {
+		return nil
+	}
+	r := map[string]bool{}
+	for w := range contentStems(o.Lesson[i+len(failureReported):]) {
+		if !lexicon.StopCue[w] {
+			r[w] = true
+		}
+	}
+	return r
+}
+
+// sameReport: two failure reports whose reported words nearly agree.
+func sameReport(a, b *Comparable) bool {
+	return a.report != nil && b.report != nil && len(a.report) > 0 && jaccard(a.report, b.report) >= 0.5
+}
+
 func prepareRecurrence(o *Observation) *recurrence {
 	r := &recurrence{o: o, cmp: Prepare(o)}
 	if at := o.actionTypes(); len(at) > 0 {
@@ -324,6 +352,9 @@ func (a *recurrence) same(b *recurrence) bool {
 	}
 	if a.cmp.key == b.cmp.key {
 		return true
+	}
+	if a.cmp.report != nil || b.cmp.report != nil {
+		return sameReport(a.cmp, b.cmp)
 	}
 	if a.primary != b.primary {
 		return false

@@ -297,6 +297,9 @@ type Comparable struct {
 	key   string
 	types []string
 	stems map[string]bool
+	// report: a failure report's stems of what the person reported
+	// (failureReport); nil for other observations.
+	report map[string]bool
 }
 
 // Prepare computes what Similar compares of o.
@@ -304,7 +307,8 @@ func Prepare(o *Observation) *Comparable {
 	if o == nil {
 		return nil
 	}
-	return &Comparable{typ: o.Type, agent: o.AgentAuthored(), key: o.Key(), types: o.actionTypes(), stems: contentStems(o.mainText() + " " + o.Trigger)}
+	return &Comparable{typ: o.Type, agent: o.AgentAuthored(), key: o.Key(), types: o.actionTypes(), stems: contentStems(o.mainText() + " " + o.Trigger),
+		report: failureReport(o)}
 }
 
 // Similar is Similar on prepared observations.
@@ -314,6 +318,9 @@ func (a *Comparable) Similar(b *Comparable) bool {
 	}
 	if a.key == b.key {
 		return true
+	}
+	if a.report != nil || b.report != nil {
+		return sameReport(a, b)
 	}
 	ta, tb := a.types, b.types
 	shared := 0

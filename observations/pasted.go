@@ -2,6 +2,8 @@ package observations
 
 import (
 	"strings"
+
+	"github.com/kbmem/kb/internal/lexicon"
 	"unicode/utf8"
 )
 
@@ -19,6 +21,23 @@ var logStartRE = lazyRegexp(`(Traceback \(most recent call last\)|\b[A-Z][A-Za-z
 var cmdLineRE = lazyRegexp(`^(\$ )?(python3?|node|npm|npx|pnpm|yarn|go|cargo|pip3?|uv|uvx|make|docker|kubectl|bash|sh|zsh|deno|bun|java|mvn|gradle|dotnet|php|ruby|rails|pytest|git|curl)(\s+\S+){1,6}\s*$`)
 var cmdArgRE = lazyRegexp(`\s-{1,2}\w|\S[./\\]\S`)
 
+// promptRE is a shell prompt with its user and host or its virtual
+// environment: what follows it is a terminal session.
+var promptRE = lazyRegexp(`^\s*(\([\w.-]+\)\s+(\([\w.-]+\)\s+)?(\S+@[\w.-]+:|⚡|[^\s$]*\$ )|[\w.-]+@[\w.-]+:[~/][^\s$]*\$ )`)
+
+// isPrompt reports whether line t starts with a shell prompt.
+func isPrompt(t string) bool {
+	return (strings.Contains(t, "$ ") || strings.Contains(t, "⚡")) && promptRE.MatchString(t)
+}
+
+// promptInRE finds a shell prompt anywhere in a line.
+var promptInRE = lazyRegexp(`\([\w.-]+\)\s+(\([\w.-]+\)\s+)?(\S+@[\w.-]+:|⚡|[^\s$]*\$ )|\b[\w.-]+@[\w.-]+:[~/][^\s$]*\$ `)
+
+// bareStampRE is a line that is only a time or position stamp: build
+// logs copied from a web console put the stamp on a line of its own and
+// the message on the next.
+var bareStampRE = lazyRegexp(`^(\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}:\d{2}([.,]\d+)?(Z|[+-]\d{2}:?\d{2})?$`)
+
 // isLogLine reports whether a whole line reads as program output.
 func isLogLine(t string) bool {
 	t = strings.TrimSpace(t)
@@ -26,6 +45,9 @@ func isLogLine(t string) bool {
 		return false
 	}
 	if loc := logStartRE.FindStringIndex(t); loc != nil && loc[0] == 0 {
+		return true
+	}
+	if isPrompt(t) {
 		return true
 	}
 	return cmdLineRE.MatchString(t) && cmdArgRE.MatchString(t) && !isSentenceEnd(rune(t[len(t)-1]))
@@ -40,7 +62,7 @@ const maxPastedScan = 4 * maxProse
 // output line except later lines that read as prose again.
 func splitPasted(s string) (words, pasted string) {
 	var w, p []string
-	inLog := false
+	inLog, stamped, shell := false, false, false
 	if len(s) > maxPastedScan {
 		// The person's words come first; past the scanned part everything
 		// is material they pasted, and reading it line by line would cost
@@ -57,15 +79,45 @@ func splitPasted(s string) (words, pasted string) {
 		if t == "" {
 			continue
 		}
+		if stamped {
+			// The message of a stamp on the line before.
+			p = append(p, t)
+			stamped = bareStampRE.MatchString(t)
+			continue
+		}
+		if shell {
+			// Past a shell prompt the rest is that terminal's output.
+			p = append(p, t)
+			continue
+		}
 		if isLogLine(t) {
 			p = append(p, t)
 			inLog = true
+			stamped = bareStampRE.MatchString(t)
+			shell = isPrompt(t)
 			continue
 		}
-		if loc := logStartRE.FindStringIndex(t); loc != nil && loc[0] > 0 {
+		loc := logStartRE.FindStringIndex(t)
+		if strings.Contains(t, "$ ") || strings.Contains(t, "⚡") {
+			// A shell prompt inside the line (checked only where one can
+			// be: the pattern is costly on every line).
+			if pl := promptInRE.FindStringIndex(t); pl != nil && (loc == nil || pl[0] < loc[0]) {
+				loc = pl
+			}
+		}
+		if loc != nil && loc[0] > 0 {
 			// "look at the error: Traceback ...": the words before the
 			// colon are the person's, the rest is output.
-			if c := strings.LastIndexAny(t[:loc[0]], ":：?!.。？！"); c >= 0 && c >= loc[0]-40 {
+			c := strings.LastIndexAny(t[:loc[0]], ":：?!.。？！")
+			if c >= 0 && c < loc[0]-40 {
+				// "look at the error: vLLM exited. Full stderr: /x.py:110":
+				// a colon after words that announce an error starts the paste.
+				c = -1
+				if i := strings.IndexAny(t[:loc[0]], ":："); i >= 0 && wordCount(t[:i]) <= 8 && lexicon.CueErrorWord.In(lower(t[:i])) {
+					c = i
+				}
+			}
+			if c >= 0 {
 				_, size := utf8.DecodeRuneInString(t[c:])
 				end := c + size
 				if head := strings.TrimSpace(t[:end]); wordCount(head) > 0 {
@@ -73,6 +125,7 @@ func splitPasted(s string) (words, pasted string) {
 				}
 				p = append(p, strings.TrimSpace(t[end:]))
 				inLog = true
+				shell = isPrompt(t[end:])
 				continue
 			}
 		}

@@ -1,0 +1,113 @@
+package observations
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// Lesson quality on the shapes real sessions produced (synthetic text in
+// Claude Code's format): a failure report names the files the agent
+// changed, not a `git add`; a person's statement of what the agent fails
+// to do is the rule; different failure reports in one session stay apart;
+// "go ahead" is no correction; agent filler is never the object; a build
+// log pasted with its stamps on lines of their own, and a terminal session
+// after a shell prompt, stay out of the lesson.
+
+func failureSession(t *testing.T, reports ...string) *Session {
+	f := (&ccFixture{}).user("add the exporter").
+		call("toolu_1", "Write", `{"file_path":"/repo/export.py","content":"def export(): pass"}`).result("toolu_1", "File created").
+		call("toolu_2", "Bash", `{"command":"git add export.py tests/test_export.py && git commit -m export"}`).result("toolu_2", "ok").
+		say("Done: the exporter is in export.py.")
+	for i, r := range reports {
+		id := "toolu_e" + string(rune('a'+i))
+		f = f.user(r).call(id, "Edit", `{"file_path":"/repo/export.py","old_string":"pass","new_string":"return 1"}`).
+			result(id, "ok").say("Fixed.")
+	}
+	return f.session(t)
+}
+
+func TestFailureLessonNamesTheChangedFiles(t *testing.T) {
+	cs := ofType(Extract(failureSession(t, "I clicked the export button, but nothing was downloaded"), nil, nil), TypeCorrection)
+	if len(cs) != 1 {
+		t.Fatalf("%d corrections", len(cs))
+	}
+	l := cs[0].Lesson
+	if strings.Contains(l, "git add") || !strings.Contains(l, "export.py") || !strings.Contains(l, "nothing was downloaded") {
+		t.Errorf("lesson %q", l)
+	}
+}
+
+func TestShortfallStatementIsTheRule(t *testing.T) {
+	cs := ofType(Extract(failureSession(t, "I suspect you are not adding tests for new features or even trying to run the actual code: python -m app.main"), nil, nil), TypeCorrection)
+	if len(cs) != 1 {
+		t.Fatalf("%d corrections", len(cs))
+	}
+	want := "Make sure you are adding tests for new features and trying to run the actual code."
+	if cs[0].Lesson != want {
+		t.Errorf("lesson %q, want %q", cs[0].Lesson, want)
+	}
+	for in, want := range map[string]string{
+		"you didn't run the test suite before saying done": "Make sure you run the test suite before saying done.",
+		"you forgot to update the changelog again":         "Do not forget to update the changelog again.",
+		"you don't need to do that":                        "",
+		"it is broken":                                     "",
+	} {
+		if got := shortfallRule(in); got != want {
+			t.Errorf("shortfallRule(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDifferentFailureReportsStayApart(t *testing.T) {
+	s := failureSession(t,
+		"the export button doesn't work, nothing was downloaded",
+		"the login page doesn't work anymore, it shows a blank screen",
+		"the export button doesn't work, nothing was downloaded at all")
+	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	// The two export reports are one; the login report is another.
+	if len(cs) != 2 {
+		for _, c := range cs {
+			t.Logf("%v %q", c.Sources, c.Lesson)
+		}
+		t.Fatalf("%d corrections", len(cs))
+	}
+	m := &Merger{}
+	res, err := m.Merge(context.Background(), cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Types[TypeCorrection].New; got != 2 {
+		for _, f := range m.Files {
+			t.Logf("%s: %s", f.Obs.ID, f.Obs.Lesson)
+		}
+		t.Errorf("%d files, want 2", got)
+	}
+}
+
+func TestGoAheadIsNoCorrection(t *testing.T) {
+	s := (&ccFixture{}).user("make the diff colorized").
+		say("Thank you for providing the content of the source.py file. I'll add the colorizing to cmd_diff.").
+		call("toolu_1", "Edit", `{"file_path":"/repo/cmd.py","old_string":"a","new_string":"b"}`).refuse("toolu_1", "").
+		user("go ahead").say("ok").session(t)
+	for _, c := range ofType(Extract(s, nil, nil), TypeCorrection) {
+		t.Errorf("correction %q", c.Lesson)
+	}
+	if got := proposalOf("Thank you for providing the file. I'll change cmd_diff to use the pager."); got != "I'll change cmd_diff to use the pager." {
+		t.Errorf("proposalOf = %q", got)
+	}
+	if got := proposalOf("You're right, the test is broken due to incorrect mocking."); got != "" {
+		t.Errorf("filler proposal %q", got)
+	}
+}
+
+func TestPastedStampedLogAndTerminal(t *testing.T) {
+	words, pasted := splitPasted("maybe we should use the https address?\n\n01:12:38.208\n Running \"git submodule update\"\n01:12:38.301\n \n01:12:38.301\n Please make sure you have the correct access rights\n01:12:38.302\n fatal: clone failed")
+	if words != "maybe we should use the https address?" || !strings.Contains(pasted, "access rights") {
+		t.Errorf("stamped log: words %q", words)
+	}
+	words, pasted = splitPasted("mira estos errores:(venv) (base) ana@laptop:~/src/app$ app run\nSession expired, the server rejected your stored key. Run app login to authenticate again.")
+	if strings.Contains(words, "Session expired") || strings.Contains(words, "ana@") || !strings.Contains(pasted, "Run app login") {
+		t.Errorf("terminal: words %q pasted %q", words, pasted)
+	}
+}
