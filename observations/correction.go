@@ -2,7 +2,6 @@ package observations
 
 import (
 	"encoding/json"
-	"path"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -405,26 +404,11 @@ func callSummary(r *traces.Record) string {
 	if fs := patchFiles(r); len(fs) > 0 && fs[0] != "" && !strings.EqualFold(r.Tool, "apply_patch") {
 		return "apply_patch `" + shortPath(fs[0]) + "`"
 	}
+	if c := callCommand(r); c != "" {
+		return "`" + shorten(c, 100) + "`"
+	}
 	var m map[string]any
 	_ = json.Unmarshal(r.Input, &m)
-	switch v := m["command"].(type) {
-	case string:
-		return "`" + shorten(v, 100) + "`"
-	case []any:
-		var parts []string
-		for _, x := range v {
-			if s, ok := x.(string); ok {
-				parts = append(parts, s)
-			}
-		}
-		if n := len(parts); n >= 3 && shells[path.Base(parts[0])] {
-			return "`" + shorten(parts[n-1], 100) + "`"
-		}
-		return "`" + shorten(strings.Join(parts, " "), 100) + "`"
-	}
-	if s, ok := m["cmd"].(string); ok {
-		return "`" + shorten(s, 100) + "`"
-	}
 	for _, k := range pathKeys {
 		if p, ok := m[k].(string); ok && p != "" {
 			return r.Tool + " `" + shortPath(p) + "`"

@@ -275,13 +275,13 @@ func TestNegatedResultAfterChange(t *testing.T) {
 		return ofType(Extract(s, nil, nil), TypeCorrection)
 	}
 	for lang, msg := range map[string]string{
-		"en": "I didn't see the new fields in the gui.",
+		"en":  "I didn't see the new fields in the gui.",
 		"en2": "The settings tab isn't right still, the labels overlap.",
-		"de": "Die Felder sind immer noch nicht da.",
-		"es": "Todavía no aparecen los campos nuevos.",
-		"ru": "Новых полей всё ещё нет.",
-		"zh": "新的字段还是没有显示。",
-		"ja": "新しいフィールドがまだ表示されません。",
+		"de":  "Die Felder sind immer noch nicht da.",
+		"es":  "Todavía no aparecen los campos nuevos.",
+		"ru":  "Новых полей всё ещё нет.",
+		"zh":  "新的字段还是没有显示。",
+		"ja":  "新しいフィールドがまだ表示されません。",
 	} {
 		if cs := run(msg, true); len(cs) != 1 {
 			t.Errorf("%s: %d corrections for %q", lang, len(cs), msg)
