@@ -194,3 +194,31 @@ func FuzzInstall(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckInstalled: a hook whose kb binary is gone is reported with the
+// way to fix it; one that runs is not; a missing settings file is fine.
+func TestCheckInstalled(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "settings.json")
+	if got := CheckInstalled(ClaudeCode, p); len(got) != 0 {
+		t.Errorf("missing file: %v", got)
+	}
+	exe := filepath.Join(dir, "bin", "kb")
+	os.MkdirAll(filepath.Dir(exe), 0o755)
+	os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755)
+	if _, err := Install(Installation{Agent: ClaudeCode, Path: p, Exe: exe}); err != nil {
+		t.Fatal(err)
+	}
+	if got := CheckInstalled(ClaudeCode, p); len(got) != 0 {
+		t.Errorf("working hook reported: %v", got)
+	}
+	os.Remove(exe)
+	got := CheckInstalled(ClaudeCode, p)
+	if len(got) != 1 || !strings.Contains(got[0], exe+", which no longer exists") || !strings.Contains(got[0], "kb hook install claude-code") {
+		t.Errorf("gone binary: %v", got)
+	}
+	os.WriteFile(p, []byte("{oops"), 0o644)
+	if got := CheckInstalled(ClaudeCode, p); len(got) != 1 || !strings.Contains(got[0], "not JSON") {
+		t.Errorf("bad file: %v", got)
+	}
+}
