@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/agents"
+	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/redact"
 	"github.com/kbmem/kb/traces"
@@ -394,7 +395,7 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 		}
 	}
 	for _, layer := range []string{LayerObservations, LayerEpisodes, LayerLibrary} {
-		for _, abs := range markdownFiles(filepath.Join(k.Root, layer)) {
+		for _, abs := range doc.MarkdownFiles(filepath.Join(k.Root, layer)) {
 			data, err := fsx.ReadFileNoFollow(abs) // the walk never enters a symlink
 			if err != nil {
 				continue
@@ -453,21 +454,4 @@ func (k *KB) writeKeepMode(abs string, data []byte) error {
 		perm = fi.Mode().Perm()
 	}
 	return k.files().WriteFile(abs, data, perm)
-}
-
-func markdownFiles(dir string) []string {
-	var out []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() && p != dir && strings.HasPrefix(d.Name(), ".") {
-			return fs.SkipDir
-		}
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".md") && !strings.HasPrefix(d.Name(), ".") {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
 }
