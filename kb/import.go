@@ -185,21 +185,13 @@ func (k *KB) importSources(ctx context.Context, sources []Source, o ImportOption
 // ---------------------------------------------------------------------------
 // Browsing
 
-// SessionSummary is one line of `kb sessions`.
-type SessionSummary struct {
-	ID          string    `json:"id"`
-	Agent       string    `json:"agent"`
-	Path        string    `json:"path"`
-	Start       time.Time `json:"start,omitzero"`
-	End         time.Time `json:"end,omitzero"`
-	DurationS   float64   `json:"duration_s"`
-	Messages    int       `json:"messages"`
-	ToolCalls   int       `json:"tool_calls"`
-	Branch      string    `json:"branch,omitempty"`
-	Cwd         string    `json:"cwd,omitempty"`
-	FirstPrompt string    `json:"first_prompt,omitempty"`
-	Source      string    `json:"source,omitempty"`
-}
+// What `kb sessions` and `kb trace show` show (traces.SessionSummary,
+// traces.TraceOptions, traces.Trace).
+type (
+	SessionSummary = traces.SessionSummary
+	TraceOptions   = traces.TraceOptions
+	Trace          = traces.Trace
+)
 
 // SessionsOptions filter Sessions.
 type SessionsOptions struct {
@@ -209,49 +201,7 @@ type SessionsOptions struct {
 
 // Sessions lists the imported sessions, oldest first.
 func (k *KB) Sessions(o SessionsOptions) ([]SessionSummary, error) {
-	st := &traces.Store{Root: k.Root}
-	all, err := st.Sessions()
-	if err != nil {
-		return nil, err
-	}
-	out := []SessionSummary{}
-	for _, s := range all {
-		if o.Agent != "" && !strings.EqualFold(s.Agent, o.Agent) {
-			continue
-		}
-		last := s.End
-		if last.IsZero() {
-			last = s.Start
-		}
-		if !o.Since.IsZero() && last.Before(o.Since) {
-			continue
-		}
-		out = append(out, summaryOf(s))
-	}
-	return out, nil
-}
-
-func summaryOf(s traces.SessionInfo) SessionSummary {
-	sum := SessionSummary{ID: s.ID, Agent: s.Agent, Path: s.Path, Start: s.Start, End: s.End,
-		Messages: s.Messages, ToolCalls: s.ToolCalls, Branch: s.Branch, Cwd: s.Cwd,
-		FirstPrompt: s.FirstPrompt, Source: s.Source}
-	if !s.Start.IsZero() && s.End.After(s.Start) {
-		sum.DurationS = s.End.Sub(s.Start).Seconds()
-	}
-	return sum
-}
-
-// TraceOptions select the records of TraceShow.
-type TraceOptions struct {
-	From, To int            // Seq range, inclusive; 0 = open
-	Grep     *regexp.Regexp // only records whose text, tool, input or output match
-}
-
-// Trace is a session with the selected records.
-type Trace struct {
-	Session  SessionSummary   `json:"session"`
-	Records  []traces.Record  `json:"records"`
-	Problems []traces.Problem `json:"problems,omitempty"`
+	return (&traces.Store{Root: k.Root}).Summaries(o.Agent, o.Since)
 }
 
 // TraceShow reads a session, by id or unique prefix.
@@ -261,28 +211,12 @@ func (k *KB) TraceShow(session string, o TraceOptions) (*Trace, error) {
 	if err != nil {
 		return nil, traceErr(err)
 	}
-	return k.readTrace(info, o)
+	return st.ReadTrace(info, o)
 }
 
 // readTrace reads the records of a session file.
 func (k *KB) readTrace(info traces.SessionInfo, o TraceOptions) (*Trace, error) {
-	tr := &Trace{Session: summaryOf(info), Records: []traces.Record{}}
-	_, probs, err := (&traces.Store{Root: k.Root}).ReadFile(info.Path, func(rec traces.Record) error {
-		if o.From > 0 && rec.Seq < o.From || o.To > 0 && rec.Seq > o.To {
-			return nil
-		}
-		if o.Grep != nil && !o.Grep.MatchString(rec.Text) && !o.Grep.MatchString(rec.Output) &&
-			!o.Grep.MatchString(rec.Tool) && !o.Grep.Match(rec.Input) {
-			return nil
-		}
-		tr.Records = append(tr.Records, rec)
-		return nil
-	})
-	tr.Problems = probs
-	if err != nil {
-		return nil, err
-	}
-	return tr, nil
+	return (&traces.Store{Root: k.Root}).ReadTrace(info, o)
 }
 
 func traceErr(err error) error {
