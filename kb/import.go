@@ -259,11 +259,7 @@ type RedactOptions struct {
 }
 
 // RedactedFile is one file RedactTraces changed (or would change).
-type RedactedFile struct {
-	Path        string `json:"path"` // relative to the KB root
-	Records     int    `json:"records,omitempty"`
-	Occurrences int    `json:"occurrences"`
-}
+type RedactedFile = traces.RedactedFile
 
 // RedactReport is what RedactTraces did.
 type RedactReport struct {
@@ -308,25 +304,14 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 		}
 		files = []string{info.Path}
 	}
-	for _, rel := range files {
-		if err := ctx.Err(); err != nil {
-			return rep, err
-		}
-		_, err := st.Rewrite(rel, func(data []byte) ([]byte, error) {
-			out, recs, occ := traces.ReplaceInRecords(data, re, ManualMarker)
-			if occ > 0 {
-				rep.Files = append(rep.Files, RedactedFile{Path: rel, Records: recs, Occurrences: occ})
-				rep.Records += recs
-				rep.Occurrences += occ
-			}
-			if o.DryRun {
-				return data, nil
-			}
-			return out, nil
-		})
-		if err != nil {
-			return rep, fmt.Errorf("redact %s: %w", rel, err)
-		}
+	done, err := st.RedactSessions(ctx, files, re, ManualMarker, o.DryRun)
+	for _, f := range done {
+		rep.Files = append(rep.Files, f)
+		rep.Records += f.Records
+		rep.Occurrences += f.Occurrences
+	}
+	if err != nil {
+		return rep, err
 	}
 	for _, layer := range []string{LayerObservations, LayerEpisodes, LayerLibrary} {
 		for _, abs := range doc.MarkdownFiles(filepath.Join(k.Root, layer)) {
