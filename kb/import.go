@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/agents"
+	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/redact"
 	"github.com/kbmem/kb/traces"
@@ -184,21 +185,13 @@ func (k *KB) importSources(ctx context.Context, sources []Source, o ImportOption
 // ---------------------------------------------------------------------------
 // Browsing
 
-// SessionSummary is one line of `kb sessions`.
-type SessionSummary struct {
-	ID          string    `json:"id"`
-	Agent       string    `json:"agent"`
-	Path        string    `json:"path"`
-	Start       time.Time `json:"start,omitzero"`
-	End         time.Time `json:"end,omitzero"`
-	DurationS   float64   `json:"duration_s"`
-	Messages    int       `json:"messages"`
-	ToolCalls   int       `json:"tool_calls"`
-	Branch      string    `json:"branch,omitempty"`
-	Cwd         string    `json:"cwd,omitempty"`
-	FirstPrompt string    `json:"first_prompt,omitempty"`
-	Source      string    `json:"source,omitempty"`
-}
+// What `kb sessions` and `kb trace show` show (traces.SessionSummary,
+// traces.TraceOptions, traces.Trace).
+type (
+	SessionSummary = traces.SessionSummary
+	TraceOptions   = traces.TraceOptions
+	Trace          = traces.Trace
+)
 
 // SessionsOptions filter Sessions.
 type SessionsOptions struct {
@@ -208,49 +201,7 @@ type SessionsOptions struct {
 
 // Sessions lists the imported sessions, oldest first.
 func (k *KB) Sessions(o SessionsOptions) ([]SessionSummary, error) {
-	st := &traces.Store{Root: k.Root}
-	all, err := st.Sessions()
-	if err != nil {
-		return nil, err
-	}
-	out := []SessionSummary{}
-	for _, s := range all {
-		if o.Agent != "" && !strings.EqualFold(s.Agent, o.Agent) {
-			continue
-		}
-		last := s.End
-		if last.IsZero() {
-			last = s.Start
-		}
-		if !o.Since.IsZero() && last.Before(o.Since) {
-			continue
-		}
-		out = append(out, summaryOf(s))
-	}
-	return out, nil
-}
-
-func summaryOf(s traces.SessionInfo) SessionSummary {
-	sum := SessionSummary{ID: s.ID, Agent: s.Agent, Path: s.Path, Start: s.Start, End: s.End,
-		Messages: s.Messages, ToolCalls: s.ToolCalls, Branch: s.Branch, Cwd: s.Cwd,
-		FirstPrompt: s.FirstPrompt, Source: s.Source}
-	if !s.Start.IsZero() && s.End.After(s.Start) {
-		sum.DurationS = s.End.Sub(s.Start).Seconds()
-	}
-	return sum
-}
-
-// TraceOptions select the records of TraceShow.
-type TraceOptions struct {
-	From, To int            // Seq range, inclusive; 0 = open
-	Grep     *regexp.Regexp // only records whose text, tool, input or output match
-}
-
-// Trace is a session with the selected records.
-type Trace struct {
-	Session  SessionSummary   `json:"session"`
-	Records  []traces.Record  `json:"records"`
-	Problems []traces.Problem `json:"problems,omitempty"`
+	return (&traces.Store{Root: k.Root}).Summaries(o.Agent, o.Since)
 }
 
 // TraceShow reads a session, by id or unique prefix.
@@ -260,28 +211,12 @@ func (k *KB) TraceShow(session string, o TraceOptions) (*Trace, error) {
 	if err != nil {
 		return nil, traceErr(err)
 	}
-	return k.readTrace(info, o)
+	return st.ReadTrace(info, o)
 }
 
 // readTrace reads the records of a session file.
 func (k *KB) readTrace(info traces.SessionInfo, o TraceOptions) (*Trace, error) {
-	tr := &Trace{Session: summaryOf(info), Records: []traces.Record{}}
-	_, probs, err := (&traces.Store{Root: k.Root}).ReadFile(info.Path, func(rec traces.Record) error {
-		if o.From > 0 && rec.Seq < o.From || o.To > 0 && rec.Seq > o.To {
-			return nil
-		}
-		if o.Grep != nil && !o.Grep.MatchString(rec.Text) && !o.Grep.MatchString(rec.Output) &&
-			!o.Grep.MatchString(rec.Tool) && !o.Grep.Match(rec.Input) {
-			return nil
-		}
-		tr.Records = append(tr.Records, rec)
-		return nil
-	})
-	tr.Problems = probs
-	if err != nil {
-		return nil, err
-	}
-	return tr, nil
+	return (&traces.Store{Root: k.Root}).ReadTrace(info, o)
 }
 
 func traceErr(err error) error {
@@ -324,11 +259,7 @@ type RedactOptions struct {
 }
 
 // RedactedFile is one file RedactTraces changed (or would change).
-type RedactedFile struct {
-	Path        string `json:"path"` // relative to the KB root
-	Records     int    `json:"records,omitempty"`
-	Occurrences int    `json:"occurrences"`
-}
+type RedactedFile = traces.RedactedFile
 
 // RedactReport is what RedactTraces did.
 type RedactReport struct {
@@ -373,28 +304,17 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 		}
 		files = []string{info.Path}
 	}
-	for _, rel := range files {
-		if err := ctx.Err(); err != nil {
-			return rep, err
-		}
-		_, err := st.Rewrite(rel, func(data []byte) ([]byte, error) {
-			out, recs, occ := traces.ReplaceInRecords(data, re, ManualMarker)
-			if occ > 0 {
-				rep.Files = append(rep.Files, RedactedFile{Path: rel, Records: recs, Occurrences: occ})
-				rep.Records += recs
-				rep.Occurrences += occ
-			}
-			if o.DryRun {
-				return data, nil
-			}
-			return out, nil
-		})
-		if err != nil {
-			return rep, fmt.Errorf("redact %s: %w", rel, err)
-		}
+	done, err := st.RedactSessions(ctx, files, re, ManualMarker, o.DryRun)
+	for _, f := range done {
+		rep.Files = append(rep.Files, f)
+		rep.Records += f.Records
+		rep.Occurrences += f.Occurrences
+	}
+	if err != nil {
+		return rep, err
 	}
 	for _, layer := range []string{LayerObservations, LayerEpisodes, LayerLibrary} {
-		for _, abs := range markdownFiles(filepath.Join(k.Root, layer)) {
+		for _, abs := range doc.MarkdownFiles(filepath.Join(k.Root, layer)) {
 			data, err := fsx.ReadFileNoFollow(abs) // the walk never enters a symlink
 			if err != nil {
 				continue
@@ -453,21 +373,4 @@ func (k *KB) writeKeepMode(abs string, data []byte) error {
 		perm = fi.Mode().Perm()
 	}
 	return k.files().WriteFile(abs, data, perm)
-}
-
-func markdownFiles(dir string) []string {
-	var out []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() && p != dir && strings.HasPrefix(d.Name(), ".") {
-			return fs.SkipDir
-		}
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".md") && !strings.HasPrefix(d.Name(), ".") {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out
 }

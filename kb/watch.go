@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/kbmem/kb/agents"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/internal/watch"
@@ -169,24 +168,11 @@ func (w *watcher) handle(ctx context.Context, batch []watch.Event) {
 			}
 			continue
 		}
-		for _, s := range w.o.Sources {
-			if !fsx.Inside(s.Path, ev.Path) {
-				continue
-			}
-			switch {
-			case ev.Op == watch.OpRescan:
-				rescan = append(rescan, s)
-			case ev.Op == watch.OpRemove || ev.Op == watch.OpRename:
-			case ev.Path != s.Path && !traces.IsTranscriptName(ev.Path):
-			case s.Keep != nil && !s.Keep(ev.Path):
-			default:
-				if fi, err := os.Stat(ev.Path); err == nil && fi.Mode().IsRegular() {
-					files = append(files, ev.Path)
-				} else if err == nil && fi.IsDir() {
-					rescan = append(rescan, Source{Kind: s.Kind, Path: ev.Path, Keep: s.Keep})
-				}
-			}
-			break
+		file, dir := agents.Route(w.o.Sources, ev.Path, ev.Op == watch.OpRescan, ev.Op == watch.OpRemove || ev.Op == watch.OpRename)
+		if file != "" {
+			files = append(files, file)
+		} else if dir != nil {
+			rescan = append(rescan, *dir)
 		}
 	}
 	if len(files) > 0 || len(rescan) > 0 {
@@ -211,40 +197,20 @@ func (w *watcher) inLayer(p string) bool {
 // importSources imports everything under the sources; it reports whether
 // any record was appended.
 func (w *watcher) importSources(ctx context.Context, sources []Source) bool {
-	var files []string
-	var dirs []Source
-	for _, s := range sources {
-		fi, err := os.Stat(s.Path)
-		if err != nil {
-			continue
-		}
-		if fi.IsDir() {
-			dirs = append(dirs, s)
-		} else {
-			files = append(files, s.Path)
-		}
-	}
+	files, dirs := agents.SplitSources(sources)
 	return w.importFiles(ctx, files, dirs)
 }
 
 // importFiles imports files (and the transcripts under dirs) under the
 // write lock, one log line per file that got records.
 func (w *watcher) importFiles(ctx context.Context, files []string, dirs []Source) bool {
-	for _, d := range dirs {
-		found, unreadable := traces.FindTranscripts(d.Path, w.k.Root)
-		for _, u := range unreadable {
-			w.act(WatchAction{Action: "error", File: u.Path, Message: "import " + u.Msg})
-		}
-		for _, f := range found {
-			if d.Keep == nil || d.Keep(f) {
-				files = append(files, f)
-			}
-		}
+	files, unreadable := agents.SourceFiles(files, dirs, w.k.Root)
+	for _, u := range unreadable {
+		w.act(WatchAction{Action: "error", File: u.Path, Message: "import " + u.Msg})
 	}
 	if len(files) == 0 {
 		return false
 	}
-	sort.Strings(files)
 	l, err := w.k.Lock(ctx)
 	if err != nil {
 		w.act(WatchAction{Action: "error", Message: fmt.Sprintf("import: %v", err)})
