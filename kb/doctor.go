@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kbmem/kb/agents"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/internal/lock"
@@ -65,7 +66,7 @@ func (k *KB) Doctor(ctx context.Context, fix bool) (*DoctorReport, error) {
 		return nil, err
 	}
 	defer release()
-	steps := []func(context.Context) error{d.documents, d.temps, d.journal, d.traces, d.sources, d.team}
+	steps := []func(context.Context) error{d.documents, d.temps, d.journal, d.traces, d.sources, d.team, d.hooks}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			return nil, err
@@ -92,6 +93,28 @@ type doctor struct {
 	fix      bool
 	rep      *DoctorReport
 	sessions map[string]bool
+}
+
+// hooks warns about kb hooks installed in the agents' settings (the
+// project's and the user's) whose kb binary can no longer run.
+func (d *doctor) hooks(context.Context) error {
+	for _, agent := range []string{AgentClaudeCode, AgentCodex} {
+		var paths []string
+		if d.k.ProjectRoot != "" {
+			if p, err := agents.SettingsPath(agent, d.k.ProjectRoot, false); err == nil {
+				paths = append(paths, p)
+			}
+		}
+		if p, err := agents.SettingsPath(agent, "", true); err == nil {
+			paths = append(paths, p)
+		}
+		for _, p := range paths {
+			for _, msg := range agents.CheckInstalled(agent, p) {
+				d.add("warning", false, Problem{Path: p, Msg: strings.TrimPrefix(msg, p+": "), Rule: "hook-binary"})
+			}
+		}
+	}
+	return nil
 }
 
 func (d *doctor) add(sev string, fixable bool, p Problem) *Check {
