@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/kbmem/kb/internal/failpoint"
 )
 
 // ImportedFile is the outcome of importing one file.
@@ -69,6 +71,10 @@ type PathOptions struct {
 	OnFile func(ImportedFile)
 }
 
+// FailImportFile is the failpoint hit before each file of a directory
+// import (the reliability tests pause there to interrupt an import).
+const FailImportFile = "traces.import-file"
+
 // ImportPath imports one named file, or every transcript under a
 // directory (FindTranscripts), adding what happened to rep. A cancelled
 // ctx stops between files.
@@ -104,6 +110,7 @@ func (s *Store) ImportPath(ctx context.Context, p string, o PathOptions, rep *Im
 		if o.Keep != nil && !o.Keep(f) {
 			continue
 		}
+		failpoint.HitNote(FailImportFile, f)
 		res := s.ImportFile(f, o)
 		o.onFile(res)
 		if res.NotTranscript {
