@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -37,21 +36,7 @@ type PromoteOptions struct {
 type PromoteFile = library.PromoteFile
 
 // PromoteResult reports a promotion.
-type PromoteResult struct {
-	Graduations []library.Graduation `json:"graduations"`
-	Files       []PromoteFile        `json:"files"`
-	Diff        string               `json:"diff"`
-	Branch      string               `json:"branch,omitempty"`
-	Commit      string               `json:"commit,omitempty"`
-	Applied     bool                 `json:"applied,omitempty"`
-	DryRun      bool                 `json:"dry_run,omitempty"`
-	// Pending are candidates already proposed on an unmerged promotion
-	// branch; they are not proposed twice.
-	Pending []string `json:"pending,omitempty"`
-	// Covered are candidates that met their rule but that a library note
-	// already says: they do not become a second note.
-	Covered []PromoteCovered `json:"covered,omitempty"`
-}
+type PromoteResult = library.PromoteResult
 
 // PromoteCovered is a candidate an existing library note already covers.
 type PromoteCovered = library.Covered
@@ -146,9 +131,9 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	if len(grads) == 0 {
 		return res, nil
 	}
-	base := promoteBase{k: k, workTree: o.Apply || repo == nil}
-	if !base.workTree {
-		base.head, _ = repo.HeadTree() // nil for an unborn HEAD: every file is new
+	base := gitx.Base{WorkTree: o.Apply || repo == nil, Work: k.projectFiles(), Root: k.ProjectRoot}
+	if !base.WorkTree {
+		base.Head, _ = repo.HeadTree() // nil for an unborn HEAD: every file is new
 	}
 	var ids []string
 	res.Files, ids, err = k.promotionFiles(base, grads, notes, byID)
@@ -163,7 +148,7 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	switch {
 	case o.DryRun:
 		return res, nil
-	case base.workTree:
+	case base.WorkTree:
 		if err := k.applyPromotion(res, byID, ids); err != nil {
 			return nil, err
 		}
@@ -176,51 +161,11 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	return res, nil
 }
 
-// promoteBase is what a promotion is computed against: the work tree
-// (--apply, or no git repository), or HEAD's commit.
-type promoteBase struct {
-	k        *KB
-	workTree bool
-	head     *gitx.Tree // nil for an unborn HEAD
-}
-
-// read returns the content of the project file p, nil when there is none.
-func (b promoteBase) read(p string) []byte {
-	var data []byte
-	var err error
-	switch {
-	case b.workTree:
-		data, err = b.k.projectFiles().ReadFile(filepath.Join(b.k.ProjectRoot, filepath.FromSlash(p)))
-	case b.head == nil:
-		return nil // unborn HEAD: every file is new
-	default:
-		data, err = b.head.ReadFile(p)
-	}
-	if err != nil {
-		return nil
-	}
-	return data
-}
-
-// isLinkTo reports whether the project file name is a symlink to the same
-// file as other in the work tree (resolved inside the project), or any
-// symlink at HEAD (whose blob is the link's text, not a file to upsert a
-// block into).
-func (b promoteBase) isLinkTo(name, other string) bool {
-	if !b.workTree {
-		return b.head != nil && b.head.IsSymlink(name)
-	}
-	tree := b.k.projectFiles()
-	x, err1 := tree.Resolve(name)
-	y, err2 := tree.Resolve(other)
-	return err1 == nil && err2 == nil && x == y
-}
-
 // promotionFiles lists the files a promotion adds or changes
 // (library.PromotionFiles) and the promoted observation ids.
-func (k *KB) promotionFiles(base promoteBase, grads []library.Graduation, notes promotedNoteSet, byID map[string]*ObsFile) ([]PromoteFile, []string, error) {
+func (k *KB) promotionFiles(base gitx.Base, grads []library.Graduation, notes promotedNoteSet, byID map[string]*ObsFile) ([]PromoteFile, []string, error) {
 	return library.PromotionFiles(library.FilesInput{Graduations: grads, Holdings: notes, Observations: byID,
-		Prefix: k.kbPrefix(), WorkTree: base.workTree, Read: base.read, IsLinkTo: base.isLinkTo})
+		Prefix: k.kbPrefix(), WorkTree: base.WorkTree, Read: base.Read, IsLinkTo: base.IsLinkTo})
 }
 
 // commitPromotion commits the promotion's files to a new review branch
@@ -336,23 +281,10 @@ func (k *KB) promotionBranches(repo *gitx.Repo) []library.Proposal {
 	if err != nil {
 		return nil
 	}
-	_, head, _ := repo.Head()
 	var out []library.Proposal
 	for _, t := range tips {
 		p := library.ParseProposal(t.Name, t.Hash, t.Message)
-		if head != "" {
-			if ok, err := repo.IsAncestor(t.Hash, head); err == nil && ok {
-				p.Landed = true
-			}
-			for _, n := range p.Notes {
-				if p.Landed {
-					break
-				}
-				if _, err := repo.FileAt("HEAD", n); err == nil {
-					p.Landed = true
-				}
-			}
-		}
+		p.Landed = repo.Reached(t.Hash, p.Notes)
 		out = append(out, p)
 	}
 	return out
@@ -480,14 +412,7 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 		if l == LayerTraces {
 			ext = ".jsonl"
 		}
-		n := 0
-		_ = filepath.WalkDir(filepath.Join(k.Root, l), func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ext) {
-				n++
-			}
-			return nil
-		})
-		st.Layers[l] = n
+		st.Layers[l] = fsx.CountFiles(filepath.Join(k.Root, l), ext)
 	}
 	files, probs, err := k.LoadObservations(ctx)
 	if err != nil {
