@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/learn"
 	"github.com/kbmem/kb/traces"
 )
@@ -80,29 +79,6 @@ func (k *KB) learnTargetName() string {
 	return "AGENTS.md"
 }
 
-// learnTarget resolves the target file inside the project root.
-func (k *KB) learnTarget(target string) (abs, rel string, err error) {
-	if target == "" {
-		target = k.learnTargetName()
-	}
-	if filepath.IsAbs(target) {
-		r, err := filepath.Rel(k.ProjectRoot, target)
-		if err != nil {
-			return "", "", fmt.Errorf("%w: target %s is outside the project %s", ErrInvalidInput, target, k.ProjectRoot)
-		}
-		target = r
-	}
-	abs, err = fsx.Within(k.ProjectRoot, filepath.Clean(target))
-	if err != nil {
-		return "", "", fmt.Errorf("%w: target %s: %v", ErrInvalidInput, target, err)
-	}
-	rel = filepath.ToSlash(filepath.Clean(target))
-	if rel == "." || rel == LearnIndexFile {
-		return "", "", fmt.Errorf("%w: target %q is not a file kb learn may maintain", ErrInvalidInput, target)
-	}
-	return abs, rel, nil
-}
-
 // learnFiles is where package learn reads and writes for this KB.
 func (k *KB) learnFiles() learn.Files {
 	return learn.Files{Project: k.projectFiles(), KB: k.files(), State: filepath.Join(k.Root, StateDir, learnStateDir), Layers: Layers}
@@ -116,9 +92,13 @@ func (k *KB) learnFiles() learn.Files {
 // reason, or blocked naming the input that could not be read; the error is
 // for failures of the machinery (lock, I/O while writing).
 func (k *KB) Learn(ctx context.Context, o LearnOptions) (*LearnResult, error) {
-	_, targetRel, err := k.learnTarget(o.Target)
+	target := o.Target
+	if target == "" {
+		target = k.learnTargetName()
+	}
+	targetRel, err := learn.ResolveTarget(k.ProjectRoot, target)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
 	}
 	if o.Rollback {
 		l, err := k.Lock(ctx)
@@ -203,10 +183,4 @@ func (k *KB) learnInputs(ctx context.Context, extra []string) ([]LearnSkip, erro
 }
 
 // learnObservations is what package learn reads of the observation files.
-func learnObservations(files []*ObsFile) []learn.File {
-	out := make([]learn.File, 0, len(files))
-	for _, f := range files {
-		out = append(out, learn.File{Path: f.Path, Raw: f.Raw, Obs: f.Obs})
-	}
-	return out
-}
+func learnObservations(files []*ObsFile) []learn.File { return learn.FilesOf(files) }

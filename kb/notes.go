@@ -17,35 +17,15 @@ import (
 	"github.com/kbmem/kb/library"
 )
 
-// SearchOptions are the filters of `kb search`.
-type SearchOptions struct {
-	Query  string
-	Layers []string // empty: every layer but traces
-	Types  []string
-	Tags   []string
-	Limit  int
-}
+// SearchOptions are the filters of `kb search` (empty Layers: every
+// layer but traces).
+type SearchOptions index.NoteQuery
 
 // SearchHit is one ranked result.
-type SearchHit struct {
-	ID          string  `json:"id"`
-	Path        string  `json:"path"`
-	Layer       string  `json:"layer"`
-	Type        string  `json:"type,omitempty"`
-	Title       string  `json:"title"`
-	Description string  `json:"description,omitempty"`
-	Session     string  `json:"session,omitempty"`
-	Seq         int     `json:"seq,omitempty"`
-	Score       float64 `json:"score"`
-	Snippet     string  `json:"snippet,omitempty"`
-}
+type SearchHit = index.NoteHit
 
 // SearchResult is the answer of Search.
-type SearchResult struct {
-	Query string      `json:"query"`
-	Total uint64      `json:"total"`
-	Hits  []SearchHit `json:"hits"`
-}
+type SearchResult = index.NoteResult
 
 // ReadLayers are the layers a search with these options reads (nil: all),
 // the ones to bring up to date before it: traces only when asked for.
@@ -62,37 +42,11 @@ func (o SearchOptions) ReadLayers() []string {
 // Search runs a query against the index. Bleve query syntax applies:
 // field:value, "phrases", +must, -mustnot.
 func (x *Searcher) Search(o SearchOptions) (*SearchResult, error) {
-	layers, exclude := o.Layers, []string(nil)
-	if len(layers) == 0 {
-		exclude = []string{LayerTraces} // traces only on request (ADR 0003)
-	} else if len(layers) == 1 && layers[0] == "all" {
-		layers = nil
+	res, err := x.ix.SearchNotes(index.NoteQuery(o), LayerTraces) // traces only on request (ADR 0003)
+	if index.IsQueryError(err) {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
 	}
-	limit := o.Limit
-	if limit <= 0 {
-		limit = 10
-	}
-	res, err := x.ix.Search(index.Query{Text: o.Query, Layers: layers, ExcludeLayers: exclude, Types: o.Types, Tags: o.Tags,
-		Limit: limit, Highlight: true, Fields: []string{"noteid"}})
-	if err != nil {
-		var qe *index.QueryError
-		if errors.As(err, &qe) {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
-		}
-		return nil, err
-	}
-	out := &SearchResult{Query: o.Query, Total: res.Total, Hits: []SearchHit{}}
-	for _, h := range res.Hits {
-		id := h.ID
-		if v, ok := h.Fields["noteid"]; ok {
-			if s := index.FieldString(v); s != "" {
-				id = s
-			}
-		}
-		out.Hits = append(out.Hits, SearchHit{ID: id, Path: h.Path, Layer: h.Layer, Type: h.Type, Title: h.Title,
-			Description: h.Description, Session: h.Session, Seq: h.Seq, Score: h.Score, Snippet: h.Snippet})
-	}
-	return out, nil
+	return res, err
 }
 
 // Graph builds the link graph of every markdown document from the index's
@@ -100,18 +54,7 @@ func (x *Searcher) Search(o SearchOptions) (*SearchResult, error) {
 func (x *Searcher) Graph() (*links.Graph, error) { return x.ix.Graph(LayerTraces) }
 
 // Note is a document with its place in the graph, for `kb show`.
-type Note struct {
-	ID          string         `json:"id"`
-	Path        string         `json:"path"`
-	Layer       string         `json:"layer"`
-	Type        string         `json:"type,omitempty"`
-	Title       string         `json:"title"`
-	Description string         `json:"description,omitempty"`
-	Frontmatter map[string]any `json:"frontmatter"`
-	Body        string         `json:"body"`
-	Links       []LinkRef      `json:"links"`
-	Backlinks   []LinkRef      `json:"backlinks"`
-}
+type Note = links.Note
 
 // LinkRef is one edge as shown to users.
 type LinkRef = links.Ref
@@ -150,12 +93,7 @@ func (x *Searcher) Show(ref string) (*Note, error) {
 	if err != nil {
 		return nil, err
 	}
-	fm := d.Fields
-	if fm == nil {
-		fm = map[string]any{}
-	}
-	return &Note{ID: NoteID(d), Path: n.Path, Layer: layerOf(n.Path), Type: d.Type, Title: d.Title, Description: d.Description,
-		Frontmatter: fm, Body: d.Body, Links: links.Refs(g.Forward(n.Path)), Backlinks: links.Refs(g.Backlinks(n.Path))}, nil
+	return g.NoteOf(n.Path, layerOf(n.Path), d), nil
 }
 
 func layerOf(rel string) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -37,21 +36,7 @@ type PromoteOptions struct {
 type PromoteFile = library.PromoteFile
 
 // PromoteResult reports a promotion.
-type PromoteResult struct {
-	Graduations []library.Graduation `json:"graduations"`
-	Files       []PromoteFile        `json:"files"`
-	Diff        string               `json:"diff"`
-	Branch      string               `json:"branch,omitempty"`
-	Commit      string               `json:"commit,omitempty"`
-	Applied     bool                 `json:"applied,omitempty"`
-	DryRun      bool                 `json:"dry_run,omitempty"`
-	// Pending are candidates already proposed on an unmerged promotion
-	// branch; they are not proposed twice.
-	Pending []string `json:"pending,omitempty"`
-	// Covered are candidates that met their rule but that a library note
-	// already says: they do not become a second note.
-	Covered []PromoteCovered `json:"covered,omitempty"`
-}
+type PromoteResult = library.PromoteResult
 
 // PromoteCovered is a candidate an existing library note already covers.
 type PromoteCovered = library.Covered
@@ -146,9 +131,9 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	if len(grads) == 0 {
 		return res, nil
 	}
-	base := promoteBase{k: k, workTree: o.Apply || repo == nil}
-	if !base.workTree {
-		base.head, _ = repo.HeadTree() // nil for an unborn HEAD: every file is new
+	base := gitx.Base{WorkTree: o.Apply || repo == nil, Work: k.projectFiles(), Root: k.ProjectRoot}
+	if !base.WorkTree {
+		base.Head, _ = repo.HeadTree() // nil for an unborn HEAD: every file is new
 	}
 	var ids []string
 	res.Files, ids, err = k.promotionFiles(base, grads, notes, byID)
@@ -163,7 +148,7 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	switch {
 	case o.DryRun:
 		return res, nil
-	case base.workTree:
+	case base.WorkTree:
 		if err := k.applyPromotion(res, byID, ids); err != nil {
 			return nil, err
 		}
@@ -176,51 +161,11 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	return res, nil
 }
 
-// promoteBase is what a promotion is computed against: the work tree
-// (--apply, or no git repository), or HEAD's commit.
-type promoteBase struct {
-	k        *KB
-	workTree bool
-	head     *gitx.Tree // nil for an unborn HEAD
-}
-
-// read returns the content of the project file p, nil when there is none.
-func (b promoteBase) read(p string) []byte {
-	var data []byte
-	var err error
-	switch {
-	case b.workTree:
-		data, err = b.k.projectFiles().ReadFile(filepath.Join(b.k.ProjectRoot, filepath.FromSlash(p)))
-	case b.head == nil:
-		return nil // unborn HEAD: every file is new
-	default:
-		data, err = b.head.ReadFile(p)
-	}
-	if err != nil {
-		return nil
-	}
-	return data
-}
-
-// isLinkTo reports whether the project file name is a symlink to the same
-// file as other in the work tree (resolved inside the project), or any
-// symlink at HEAD (whose blob is the link's text, not a file to upsert a
-// block into).
-func (b promoteBase) isLinkTo(name, other string) bool {
-	if !b.workTree {
-		return b.head != nil && b.head.IsSymlink(name)
-	}
-	tree := b.k.projectFiles()
-	x, err1 := tree.Resolve(name)
-	y, err2 := tree.Resolve(other)
-	return err1 == nil && err2 == nil && x == y
-}
-
 // promotionFiles lists the files a promotion adds or changes
 // (library.PromotionFiles) and the promoted observation ids.
-func (k *KB) promotionFiles(base promoteBase, grads []library.Graduation, notes promotedNoteSet, byID map[string]*ObsFile) ([]PromoteFile, []string, error) {
+func (k *KB) promotionFiles(base gitx.Base, grads []library.Graduation, notes promotedNoteSet, byID map[string]*ObsFile) ([]PromoteFile, []string, error) {
 	return library.PromotionFiles(library.FilesInput{Graduations: grads, Holdings: notes, Observations: byID,
-		Prefix: k.kbPrefix(), WorkTree: base.workTree, Read: base.read, IsLinkTo: base.isLinkTo})
+		Prefix: k.kbPrefix(), WorkTree: base.WorkTree, Read: base.Read, IsLinkTo: base.IsLinkTo})
 }
 
 // commitPromotion commits the promotion's files to a new review branch
@@ -336,23 +281,10 @@ func (k *KB) promotionBranches(repo *gitx.Repo) []library.Proposal {
 	if err != nil {
 		return nil
 	}
-	_, head, _ := repo.Head()
 	var out []library.Proposal
 	for _, t := range tips {
 		p := library.ParseProposal(t.Name, t.Hash, t.Message)
-		if head != "" {
-			if ok, err := repo.IsAncestor(t.Hash, head); err == nil && ok {
-				p.Landed = true
-			}
-			for _, n := range p.Notes {
-				if p.Landed {
-					break
-				}
-				if _, err := repo.FileAt("HEAD", n); err == nil {
-					p.Landed = true
-				}
-			}
-		}
+		p.Landed = repo.Reached(t.Hash, p.Notes)
 		out = append(out, p)
 	}
 	return out
@@ -363,24 +295,29 @@ func (k *KB) markRejected(f *ObsFile, why string, now time.Time) (bool, error) {
 	if f.Obs.Status == observations.StatusRejected {
 		return false, nil
 	}
-	set := map[string]any{"status": observations.StatusRejected, "rejected_at": now.UTC().Format(time.RFC3339)}
-	if why = strings.TrimSpace(why); why != "" {
-		set["rejected_why"] = why
+	out, err := observations.RejectedRaw(f.Raw, why, now)
+	if err == nil {
+		err = k.replaceObs(f, out)
 	}
-	out, err := doc.Update(f.Raw, set, nil)
 	if err != nil {
 		return false, fmt.Errorf("reject %s: %w", f.Path, err)
 	}
-	abs, err := k.Path(f.Path)
-	if err != nil {
-		return false, err
-	}
-	if err := k.files().Replace(abs, out, 0o644, fsx.Unchanged(f.Raw, true)); err != nil {
-		return false, fmt.Errorf("reject %s: %w", f.Path, err)
-	}
-	f.Raw = out
 	f.Obs.Status = observations.StatusRejected
 	return true, nil
+}
+
+// replaceObs writes raw over f's file if it is still as read, and keeps
+// it as f.Raw.
+func (k *KB) replaceObs(f *ObsFile, raw []byte) error {
+	abs, err := k.Path(f.Path)
+	if err != nil {
+		return err
+	}
+	if err := k.files().Replace(abs, raw, 0o644, fsx.Unchanged(f.Raw, true)); err != nil {
+		return err
+	}
+	f.Raw = raw
+	return nil
 }
 
 // RejectResult reports `kb promote reject`.
@@ -405,24 +342,13 @@ func (k *KB) PromoteReject(ctx context.Context, id, why string) (*RejectResult, 
 }
 
 // SyncChange is one observation `kb promote sync` updated.
-type SyncChange struct {
-	ID     string `json:"id"`
-	Note   string `json:"note"`
-	Branch string `json:"branch"`
-}
+type SyncChange = library.SyncChange
 
 // SyncResult reports `kb promote sync`.
-type SyncResult struct {
-	Promoted []SyncChange `json:"promoted"` // their note landed: status promoted
-	Rejected []SyncChange `json:"rejected"` // their note was deleted in review
-}
+type SyncResult = library.SyncResult
 
-// PromoteSync reconciles the promotion branches that landed in HEAD
-// (merged or squash-merged) with the observation files: a note HEAD holds
-// marks the observations it derives from promoted (the commit could not
-// carry their status when their files were untracked); a note HEAD lacks
-// was deleted in review, so they are marked rejected and never proposed
-// again.
+// PromoteSync reconciles the promotion branches that landed in HEAD with
+// the observation files (library.Sync), under the write lock.
 func (k *KB) PromoteSync(ctx context.Context) (*SyncResult, error) {
 	repo, err := gitx.Open(k.ProjectRoot)
 	if err != nil {
@@ -437,58 +363,21 @@ func (k *KB) PromoteSync(ctx context.Context) (*SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &SyncResult{Promoted: []SyncChange{}, Rejected: []SyncChange{}}
 	now := time.Now()
-	for _, b := range k.promotionBranches(repo) {
-		if !b.Landed {
-			continue
-		}
-		for _, p := range b.Notes {
-			_, headErr := repo.FileAt("HEAD", p)
-			content, err := repo.FileAt(b.Tip, p)
+	return library.Sync(library.SyncInput{Proposals: k.promotionBranches(repo), At: repo.FileAt,
+		Find:   func(id string) (*ObsFile, error) { return findObs(files, id) },
+		Reject: func(f *ObsFile, why string) (bool, error) { return k.markRejected(f, why, now) },
+		Promote: func(f *ObsFile) error {
+			b, err := doc.SetStatus(f.Raw, observations.StatusPromoted)
+			if err == nil {
+				err = k.replaceObs(f, b)
+			}
 			if err != nil {
-				continue
+				return fmt.Errorf("promote sync: %s: %w", f.Path, err)
 			}
-			d, err := doc.Parse(p, content)
-			if err != nil {
-				continue
-			}
-			for _, id := range d.Relations["derived_from"] {
-				f, err := findObs(files, id)
-				if err != nil {
-					continue
-				}
-				ch := SyncChange{ID: f.Obs.ID, Note: p, Branch: b.Branch}
-				if headErr != nil {
-					changed, err := k.markRejected(f, "note "+p+" deleted in review of "+b.Branch, now)
-					if err != nil {
-						return out, err
-					}
-					if changed {
-						out.Rejected = append(out.Rejected, ch)
-					}
-					continue
-				}
-				if !library.IsCandidate(f.Obs) {
-					continue
-				}
-				b2, err := doc.SetStatus(f.Raw, observations.StatusPromoted)
-				if err != nil {
-					return out, fmt.Errorf("promote sync: %s: %w", f.Path, err)
-				}
-				abs, err := k.Path(f.Path)
-				if err != nil {
-					return out, err
-				}
-				if err := k.files().Replace(abs, b2, 0o644, fsx.Unchanged(f.Raw, true)); err != nil {
-					return out, fmt.Errorf("promote sync: %w", err)
-				}
-				f.Raw, f.Obs.Status = b2, observations.StatusPromoted
-				out.Promoted = append(out.Promoted, ch)
-			}
-		}
-	}
-	return out, nil
+			f.Obs.Status = observations.StatusPromoted
+			return nil
+		}})
 }
 
 // PromoteExplain measures one observation against its graduation rule.
@@ -501,44 +390,16 @@ func (k *KB) PromoteExplain(ctx context.Context, id string) (*library.Explanatio
 	if err != nil {
 		return nil, err
 	}
-	e := library.Explain(f.Obs, k.Rules())
-	if e.Checks == nil {
-		e.Checks = []library.Check{}
-	}
-	if e.Eligible {
-		if n := library.Covering(f.Obs, k.promotedNotes().Notes); n != nil {
-			e.Eligible = false
-			e.Note = fmt.Sprintf("already said by library note %s (%s): kb promote does not add a second note", n.ID, n.Path)
-		}
-	}
+	e := library.ExplainCovered(f.Obs, k.Rules(), k.promotedNotes().Notes)
 	return &e, nil
 }
 
 // Status is the review queue and the size of each layer (`kb status`).
-type Status struct {
-	Layers            map[string]int `json:"layers"` // files per layer
-	Candidates        int            `json:"candidates"`
-	Promoted          int            `json:"promoted"`
-	Rejected          int            `json:"rejected"`
-	Superseded        int            `json:"superseded"` // a later observation of the same person and scope contradicts them
-	Promotable        int            `json:"promotable"` // graduations `kb promote` would propose now
-	OldestCandidate   time.Time      `json:"oldest_candidate,omitzero"`
-	OldestAgeDays     float64        `json:"oldest_age_days"`
-	PendingBranches   []string       `json:"pending_branches"`
-	ObservationErrors int            `json:"observation_errors,omitempty"`
-	// NeedsReview are the observations the agent wrote that no person has
-	// reviewed: they are recalled as the agent's notes and nothing more
-	// until `kb review ID`.
-	NeedsReview []AgentNote `json:"needs_review"`
-	// Stale is set when graduations are ready and the oldest candidate has
-	// waited more than StaleAfter: the pipeline runs but nobody reviews.
-	Stale bool `json:"stale"`
-}
+type Status = library.Status
 
 // StaleAfter is how long a candidate may wait before kb status warns that
-// nobody reviews the promotion queue (design: "The ephemeral computation
-// trap").
-const StaleAfter = 14 * 24 * time.Hour
+// nobody reviews the promotion queue.
+const StaleAfter = library.StaleAfter
 
 // Status reports the review queue: candidates waiting, the oldest one's
 // age, how many would graduate now, open promotion branches, and the file
@@ -551,41 +412,14 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 		if l == LayerTraces {
 			ext = ".jsonl"
 		}
-		n := 0
-		_ = filepath.WalkDir(filepath.Join(k.Root, l), func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ext) {
-				n++
-			}
-			return nil
-		})
-		st.Layers[l] = n
+		st.Layers[l] = fsx.CountFiles(filepath.Join(k.Root, l), ext)
 	}
 	files, probs, err := k.LoadObservations(ctx)
 	if err != nil {
 		return nil, err
 	}
 	st.ObservationErrors = len(probs)
-	st.NeedsReview = agentNotes(files)
-	for _, f := range files {
-		o := f.Obs
-		switch {
-		case library.IsCandidate(o):
-			st.Candidates++
-			t := o.FirstSeen
-			if !t.IsZero() && (st.OldestCandidate.IsZero() || t.Before(st.OldestCandidate)) {
-				st.OldestCandidate = t
-			}
-		case o.Status == observations.StatusPromoted:
-			st.Promoted++
-		case o.Status == observations.StatusRejected:
-			st.Rejected++
-		case o.Status == observations.StatusSuperseded:
-			st.Superseded++
-		}
-	}
-	if !st.OldestCandidate.IsZero() {
-		st.OldestAgeDays = float64(int(time.Since(st.OldestCandidate).Hours()/24*10)) / 10
-	}
+	st.Count(files)
 	var repo *gitx.Repo
 	if r, err := gitx.Open(k.ProjectRoot); err == nil {
 		repo = r
@@ -593,8 +427,7 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 	q, notes := k.queue(repo, files)
 	st.PendingBranches = q.Branches
 	st.Promotable = len(library.PlanPromotions(library.PlanInput{Observations: q.Observations, Rules: k.Rules(), NoteIDs: notes.IDs, Gate: k.Gate()}))
-	st.Stale = st.Promotable > 0 && len(st.PendingBranches) == 0 && !st.OldestCandidate.IsZero() &&
-		time.Since(st.OldestCandidate) > StaleAfter
+	st.Judge()
 	return st, nil
 }
 

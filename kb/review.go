@@ -10,28 +10,7 @@ import (
 
 // AgentNote is an observation the agent wrote (assistant text, MCP
 // remember), as `kb status` and `kb review` list it.
-type AgentNote struct {
-	ID       string    `json:"id"`
-	Type     string    `json:"type"`
-	Origin   string    `json:"origin,omitempty"`
-	Text     string    `json:"text"`
-	Path     string    `json:"path"`
-	Reviewed time.Time `json:"reviewed,omitzero"`
-}
-
-// agentNotes lists the agent-authored observations that wait for a
-// person's review, oldest first as the files are ordered by path.
-func agentNotes(files []*ObsFile) []AgentNote {
-	out := []AgentNote{}
-	for _, f := range files {
-		o := f.Obs
-		if !o.NeedsReview() || o.Status == observations.StatusRejected || o.Status == observations.StatusSuperseded {
-			continue
-		}
-		out = append(out, AgentNote{ID: o.ID, Type: o.Type, Origin: o.Origin, Text: truncate(o.Summary(), 160), Path: f.Path})
-	}
-	return out
-}
+type AgentNote = observations.AgentNote
 
 // AgentNotes lists the agent-written observations no person has reviewed.
 func (k *KB) AgentNotes(ctx context.Context) ([]AgentNote, error) {
@@ -39,7 +18,7 @@ func (k *KB) AgentNotes(ctx context.Context) ([]AgentNote, error) {
 	if err != nil {
 		return nil, err
 	}
-	return agentNotes(files), nil
+	return observations.AgentNotes(files), nil
 }
 
 // ReviewResult reports `kb review ID`.
@@ -60,7 +39,7 @@ func (k *KB) Review(ctx context.Context, id string, now time.Time) (*ReviewResul
 		if !o.AgentAuthored() {
 			return fmt.Errorf("%w: %s holds the person's own words; only an agent-written observation needs a review", ErrInvalidInput, o.ID)
 		}
-		res = &ReviewResult{AgentNote: AgentNote{ID: o.ID, Type: o.Type, Origin: o.Origin, Text: truncate(o.Summary(), 160), Path: f.Path}}
+		res = &ReviewResult{AgentNote: f.NoteOf()}
 		if o.Reviewed.IsZero() {
 			o.Reviewed = now.UTC().Truncate(time.Second)
 			var err error

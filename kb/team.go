@@ -1,10 +1,8 @@
 package kb
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -126,31 +124,13 @@ func RegisterMergeDriver(root, projectRoot string) (*MergeDriverSetup, error) {
 	}
 	for dir, lines := range want {
 		p := filepath.Join(dir, ".gitattributes")
-		old, err := os.ReadFile(p)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
+		wrote, err := gitx.AddLines(fsx.Tree{Root: dir}, p, attributesHeader, lines)
+		if err != nil {
 			return s, err
 		}
-		var add []string
-		for _, l := range lines {
-			if !hasLine(old, l) {
-				add = append(add, l)
-			}
+		if wrote {
+			s.Attributes = append(s.Attributes, p)
 		}
-		if len(add) == 0 {
-			continue
-		}
-		b := bytes.Clone(old)
-		if len(b) > 0 && !bytes.HasSuffix(b, []byte("\n")) {
-			b = append(b, '\n')
-		}
-		if !hasLine(old, attributesHeader) {
-			b = append(b, attributesHeader+"\n"...)
-		}
-		b = append(b, strings.Join(add, "\n")+"\n"...)
-		if err := (fsx.Tree{Root: dir}).WriteFile(p, b, 0o644); err != nil {
-			return s, err
-		}
-		s.Attributes = append(s.Attributes, p)
 	}
 	repo, err := gitx.Open(projectRoot)
 	if err != nil || repo.Root() == "" {
@@ -170,25 +150,13 @@ func RegisterMergeDriver(root, projectRoot string) (*MergeDriverSetup, error) {
 // missing ("" when nothing is).
 func MergeDriverRegistered(root, projectRoot string) string {
 	var missing []string
-	b, _ := os.ReadFile(filepath.Join(root, ".gitattributes"))
-	for _, l := range kbAttributes {
-		if !hasLine(b, l) {
-			missing = append(missing, ".gitattributes: "+l)
-		}
+	for _, l := range gitx.MissingLines(filepath.Join(root, ".gitattributes"), kbAttributes) {
+		missing = append(missing, ".gitattributes: "+l)
 	}
 	if repo, err := gitx.Open(projectRoot); err == nil && repo.Root() != "" && repo.ConfigOption("merge", "kb", "driver") != MergeDriverCommand {
 		missing = append(missing, `git config merge.kb.driver`)
 	}
 	return strings.Join(missing, "; ")
-}
-
-func hasLine(b []byte, line string) bool {
-	for _, l := range bytes.Split(b, []byte("\n")) {
-		if string(bytes.TrimSpace(l)) == line {
-			return true
-		}
-	}
-	return false
 }
 
 // Sharing: what the KB commits for the team and what stays on this
@@ -259,31 +227,13 @@ func tracesIgnore(root, projectRoot string) string {
 // MissingIgnores are the .gitignore lines the share section asks for that
 // the KB's .gitignore lacks.
 func (k *KB) MissingIgnores() []string {
-	b, _ := os.ReadFile(filepath.Join(k.Root, ".gitignore"))
-	var out []string
-	for _, l := range shareIgnoreLines(k.Config.Share.Local(k.Root, k.ProjectRoot)) {
-		if !hasLine(b, l) {
-			out = append(out, l)
-		}
-	}
-	return out
+	return gitx.MissingLines(filepath.Join(k.Root, ".gitignore"), shareIgnoreLines(k.Config.Share.Local(k.Root, k.ProjectRoot)))
 }
 
 // addIgnores appends lines to the KB's .gitignore.
 func (k *KB) addIgnores(lines []string) error {
-	p := filepath.Join(k.Root, ".gitignore")
-	b, err := os.ReadFile(p)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	if len(b) > 0 && !bytes.HasSuffix(b, []byte("\n")) {
-		b = append(b, '\n')
-	}
-	if !hasLine(b, shareIgnoreHeader) {
-		b = append(b, shareIgnoreHeader+"\n"...)
-	}
-	b = append(b, strings.Join(lines, "\n")+"\n"...)
-	return k.files().WriteFile(p, b, 0o644)
+	_, err := gitx.AddLines(k.files(), filepath.Join(k.Root, ".gitignore"), shareIgnoreHeader, lines)
+	return err
 }
 
 // WriteMerged writes a merge driver's result over git's temporary ours

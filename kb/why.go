@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/kbmem/kb/internal/doc"
@@ -49,23 +48,17 @@ func (k *KB) Why(ctx context.Context, query string, limit int) (*WhyAnswer, erro
 	if err != nil {
 		return nil, err
 	}
+	hits := make([]recall.WhyHit, 0, len(res.Hits))
 	for _, h := range res.Hits {
-		b, err := k.files().ReadFile(filepath.Join(k.Root, filepath.FromSlash(h.Path)))
-		if err != nil {
-			continue // deleted since it was indexed (or a path out of the KB)
-		}
-		d, err := doc.Parse(h.Path, b)
-		if err != nil {
-			continue
-		}
-		it, ok := recall.WhyItemOf(recall.WhyHit{ID: h.ID, Type: h.Type, Title: h.Title, Path: h.Path, Score: h.Score,
-			Observation: h.Layer == LayerObservations}, d)
-		if !ok {
-			continue
-		}
-		ans.Items = append(ans.Items, it)
+		hits = append(hits, recall.WhyHit{ID: h.ID, Type: h.Type, Title: h.Title, Path: h.Path, Score: h.Score, Observation: h.Layer == LayerObservations})
 	}
-	sort.SliceStable(ans.Items, func(i, j int) bool { return ans.Items[i].When.After(ans.Items[j].When) })
+	ans.AddWhyItems(hits, func(p string) (*doc.Document, error) {
+		b, err := k.files().ReadFile(filepath.Join(k.Root, filepath.FromSlash(p)))
+		if err != nil {
+			return nil, err // deleted since it was indexed (or a path out of the KB)
+		}
+		return doc.Parse(p, b)
+	})
 	return ans, nil
 }
 

@@ -34,6 +34,9 @@ type Holdings struct {
 	Entries []RoutingEntry  // routing lines of the notes kb promoted
 	Derived map[string]bool // observation ids promoted notes derive from
 	Notes   []Note          // every note, for coverage
+	// NotesOf maps an observation id to the ids of the notes (kb's or a
+	// person's) derived from it.
+	NotesOf map[string][]string
 }
 
 // ReadHoldings scans the library directory dir of the KB at root for note
@@ -41,7 +44,7 @@ type Holdings struct {
 // root relative to the project root ("" when they are the same), which the
 // routing entries' paths start with. Symlinks are never entered.
 func ReadHoldings(root, dir, prefix string) Holdings {
-	s := Holdings{Paths: map[string]bool{}, Derived: map[string]bool{}}
+	s := Holdings{Paths: map[string]bool{}, Derived: map[string]bool{}, NotesOf: map[string][]string{}}
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || path.Ext(d.Name()) != ".md" {
 			return nil
@@ -64,6 +67,9 @@ func ReadHoldings(root, dir, prefix string) Holdings {
 			s.IDs = append(s.IDs, dd.ID)
 		}
 		s.Notes = append(s.Notes, NoteOf(rel, dd))
+		for _, id := range dd.Relations["derived_from"] {
+			s.NotesOf[id] = append(s.NotesOf[id], dd.IDOrName())
+		}
 		if by, _ := dd.Fields["promoted_by"].(string); by != "" {
 			for _, id := range dd.Relations["derived_from"] {
 				s.Derived[id] = true
