@@ -41,6 +41,10 @@ type obsWrite struct {
 	Before  string `json:"before,omitempty"`
 	After   string `json:"after"`
 	Content []byte `json:"content"`
+	// Delete removes the file instead (a fold or retraction, whose
+	// tombstone is an earlier write of the same journal): Before is the
+	// sha256 of the file as the run found it, After and Content are empty.
+	Delete bool `json:"delete,omitempty"`
 }
 
 type extractJournal struct {
@@ -91,6 +95,26 @@ func (k *KB) finishJournal(j *extractJournal) (written []string, probs []Problem
 			continue
 		}
 		cur, rerr := tree.ReadFile(abs)
+		if w.Delete {
+			switch {
+			case errors.Is(rerr, fs.ErrNotExist):
+				continue // removed before the interruption
+			case rerr != nil:
+				return written, probs, fmt.Errorf("extract: %s: %w", w.Path, rerr)
+			case sum(cur) != w.Before:
+				probs = append(probs, Problem{Path: w.Path, Msg: "changed since kb extract decided to remove it; left as it is", Rule: "journal"})
+				continue
+			}
+			if err := tree.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return written, probs, fmt.Errorf("remove observation %s: %w", w.Path, err)
+			}
+			if err := fsx.SyncDir(filepath.Dir(abs)); err != nil {
+				return written, probs, fmt.Errorf("remove observation %s: %w", w.Path, err)
+			}
+			written = append(written, w.Path)
+			failpoint.Hit("extract.write")
+			continue
+		}
 		switch {
 		case rerr == nil && sum(cur) == w.After:
 			continue // written before the interruption
@@ -165,6 +189,9 @@ func (k *KB) resumeExtract() (written []string, probs []Problem, err error) {
 	err = json.Unmarshal(b, j)
 	if err == nil {
 		for _, w := range j.Writes {
+			if w != nil && w.Delete && w.Path != "" && w.Before != "" && len(w.Content) == 0 {
+				continue
+			}
 			if w == nil || w.Path == "" || w.After == "" {
 				err = errors.New("a write without path or content hash")
 				break
