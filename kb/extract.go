@@ -66,6 +66,11 @@ type ExtractReport struct {
 	// Superseded: earlier observations a later one of this run contradicts
 	// (observations.Supersession; Kept when a person edited the old one).
 	Superseded []observations.Supersession `json:"superseded,omitempty"`
+	// Retracted: observation files retired because the turn they came from
+	// turned out to be a template (it recurs across sessions); Folded: files
+	// folded into another that is the same observation in other words.
+	Retracted []string `json:"retracted,omitempty"`
+	Folded    []Fold   `json:"folded,omitempty"`
 }
 
 func (r *ExtractReport) count(typ string) *TypeCounts {
@@ -199,11 +204,12 @@ type extraction struct {
 	cwds     map[string]string           // session -> its working directory
 	state    *extractedState             // the per-session markers as found
 	attr     *traces.Attribution         // who wrote what, beyond what each record says (nil: records only)
+	turns    map[string]*turnAuthors     // session -> the user turns attribution took from the person (nil: none)
 }
 
 func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractReport, error) {
 	rep := &ExtractReport{Types: map[string]*TypeCounts{}, Sessions: []string{}}
-	x := &extraction{cwds: map[string]string{}}
+	x := &extraction{cwds: map[string]string{}, turns: map[string]*turnAuthors{}}
 	var err error
 	if x.types, err = k.extractTypes(o.Types); err != nil {
 		return nil, err
@@ -247,7 +253,7 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 	for _, c := range x.cands {
 		c.SetProjects(x.cwds)
 	}
-	writes, err := k.mergeObservations(ctx, x.cands, rep)
+	writes, err := k.mergeObservations(ctx, x, rep)
 	if err != nil {
 		return rep, err
 	}
@@ -328,7 +334,7 @@ func (k *KB) extractSessions(ctx context.Context, x *extraction, selected []trac
 		} else {
 			rep.Records += len(sd.sess.Records)
 			rep.Bytes += sd.size
-			x.attr.Apply(sd.sess.Records, info.Path)
+			x.turns[info.ID] = attribute(x.attr, sd.sess.Records, info.Path)
 			obs := observations.Extract(sd.sess, x.tax, x.types)
 			if x.client != nil {
 				more, errs := observations.ExtractLLM(ctx, x.client, sd.sess, x.tax, x.types)
@@ -424,7 +430,10 @@ func (k *KB) readSession(info traces.SessionInfo) (*sessionData, []Problem, erro
 // mergeObservations folds candidates into the observation files, in
 // memory (observations.Merger decides): it returns the writes that
 // commitExtract makes durable.
-func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observation, rep *ExtractReport) ([]*obsWrite, error) {
+func (k *KB) mergeObservations(ctx context.Context, x *extraction, rep *ExtractReport) ([]*obsWrite, error) {
+	if x == nil {
+		x = &extraction{turns: map[string]*turnAuthors{}}
+	}
 	files, probs, err := k.LoadObservations(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("extract: read observations: %w", err)
@@ -451,6 +460,13 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 		}
 		live = append(live, f)
 	}
+	// The bytes as found: the merge updates the File values in place.
+	orig := make(map[string][]byte, len(live))
+	for _, f := range live {
+		orig[f.Path] = f.Raw
+	}
+	live, newTombs, revs := k.reviseObservations(x, live, rep)
+	tombs = append(tombs, newTombs...)
 	m := &observations.Merger{Files: live, Tombstones: tombs, Broken: broken, Gate: k.Gate(), Occupied: func(rel string) bool {
 		abs, err := k.Path(rel)
 		if err != nil {
@@ -459,7 +475,7 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 		_, err = os.Lstat(abs)
 		return err == nil
 	}}
-	res, err := m.Merge(ctx, cands)
+	res, err := m.Merge(ctx, x.cands)
 	if err != nil {
 		return nil, fmt.Errorf("extract: %w", err)
 	}
@@ -473,13 +489,9 @@ func (k *KB) mergeObservations(ctx context.Context, cands []*observations.Observ
 	rep.Forgotten += res.Forgotten
 	rep.Edited += res.Edited
 	rep.Problems = append(rep.Problems, res.Problems...)
-	writes := make([]*obsWrite, 0, len(res.Writes))
-	for _, w := range res.Writes {
-		ow := &obsWrite{Path: w.Path, Content: w.Content, After: sum(w.Content)}
-		if w.Before != nil {
-			ow.Before = sum(w.Before)
-		}
-		writes = append(writes, ow)
+	writes, err := k.revisionWrites(orig, revs, newTombs, res.Writes)
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
 	}
 	return writes, nil
 }

@@ -2,10 +2,13 @@ package kb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/kbmem/kb/observations"
 )
 
 // resolveID finds the item one of whose names (its id, its file name) is
@@ -58,6 +61,18 @@ func (k *KB) ResolveObservation(ctx context.Context, arg string) (string, error)
 		return "", err
 	}
 	f, err := findObs(files, arg)
+	if errors.Is(err, ErrNotFound) {
+		// An id folded into another (observations.Fold) resolves to the
+		// observation that holds it now.
+		if ts, terr := k.Tombstones(); terr == nil {
+			if into := observations.Redirect(ts, arg); into != arg {
+				if f, ferr := findObs(files, into); ferr == nil {
+					k.logf("observation %s was folded into %s", arg, f.Obs.ID)
+					return f.Obs.ID, nil
+				}
+			}
+		}
+	}
 	if err != nil {
 		return "", err
 	}

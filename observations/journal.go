@@ -38,6 +38,10 @@ type JournalWrite struct {
 	Before  string `json:"before,omitempty"`
 	After   string `json:"after"`
 	Content []byte `json:"content"`
+	// Delete removes the file instead (a fold or retraction, whose
+	// tombstone is an earlier write of the same journal): Before is the
+	// sha256 of the file as the run found it, After and Content are empty.
+	Delete bool `json:"delete,omitempty"`
 }
 
 // Journal is an extraction run's writes and the session markers M it
@@ -100,6 +104,26 @@ func (jf JournalFiles[M]) Finish(j *Journal[M]) (written []string, probs []diag.
 			continue
 		}
 		cur, rerr := tree.ReadFile(abs)
+		if w.Delete {
+			switch {
+			case errors.Is(rerr, fs.ErrNotExist):
+				continue // removed before the interruption
+			case rerr != nil:
+				return written, probs, fmt.Errorf("extract: %s: %w", w.Path, rerr)
+			case Sum(cur) != w.Before:
+				probs = append(probs, diag.Problem{Path: w.Path, Msg: "changed since kb extract decided to remove it; left as it is", Rule: "journal"})
+				continue
+			}
+			if err := tree.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return written, probs, fmt.Errorf("remove observation %s: %w", w.Path, err)
+			}
+			if err := fsx.SyncDir(filepath.Dir(abs)); err != nil {
+				return written, probs, fmt.Errorf("remove observation %s: %w", w.Path, err)
+			}
+			written = append(written, w.Path)
+			failpoint.Hit("extract.write")
+			continue
+		}
 		switch {
 		case rerr == nil && Sum(cur) == w.After:
 			continue // written before the interruption
@@ -164,6 +188,9 @@ func (jf JournalFiles[M]) Resume() (written []string, probs []diag.Problem, err 
 	err = json.Unmarshal(b, j)
 	if err == nil {
 		for _, w := range j.Writes {
+			if w != nil && w.Delete && w.Path != "" && w.Before != "" && len(w.Content) == 0 {
+				continue
+			}
 			if w == nil || w.Path == "" || w.After == "" {
 				err = errors.New("a write without path or content hash")
 				break

@@ -77,6 +77,7 @@ func (m *Merger) Merge(ctx context.Context, cands []*Observation) (*MergeResult,
 		if n.ID == "" {
 			n.ID = n.MakeID()
 		}
+		n.ID = Redirect(m.Tombstones, n.ID) // folded into another file: merge there
 		if _, ok := claimed[n.Type+"\x00"+n.ID]; !ok {
 			claimed[n.Type+"\x00"+n.ID] = i
 		}

@@ -12,10 +12,14 @@ import (
 // Tombstone marks a forgotten observation so that re-extraction never
 // brings it back. Tombstones live in git beside the observations.
 type Tombstone struct {
-	ID   string    `json:"id"`
-	Key  string    `json:"key"`
-	Type string    `json:"type"`
-	Why  string    `json:"why,omitempty"`
+	ID   string `json:"id"`
+	Key  string `json:"key"`
+	Type string `json:"type"`
+	Why  string `json:"why,omitempty"`
+	// Into is the id of the observation this one was folded into (Fold):
+	// its id now resolves there, and a candidate extracted with it merges
+	// there. Empty for a forgotten observation.
+	Into string    `json:"into,omitempty"`
 	At   time.Time `json:"at"`
 }
 
@@ -62,6 +66,9 @@ func AppendTombstone(file []byte, t Tombstone) []byte {
 func Forgotten(ts []Tombstone, o *Observation) bool {
 	key := o.Key()
 	for _, t := range ts {
+		if t.Into != "" {
+			continue // folded, not forgotten (Redirect)
+		}
 		if (t.ID != "" && t.ID == o.ID) || (t.Key != "" && t.Key == key) {
 			return true
 		}

@@ -43,6 +43,7 @@ type Attribution struct {
 	prompts map[string][]promptFile      // project root -> its prompt files
 	roots   map[string]string            // cwd -> project root ("" none found)
 	indexed map[string]bool              // the session files the index covers
+	recurs  map[string]bool              // the session files holding a turn another file holds too
 }
 
 // Turn recurrence thresholds: a turn shorter than recurMinRunes (after
@@ -149,7 +150,22 @@ func (s *Store) Attribution() (*Attribution, error) {
 			m[rel] = sc.Cwd
 		}
 	}
+	a.recurs = map[string]bool{}
+	for _, m := range a.turns {
+		if len(m) >= 2 {
+			for rel := range m {
+				a.recurs[rel] = true
+			}
+		}
+	}
 	return a, nil
+}
+
+// MayRecur reports whether the session file holds a long turn that another
+// session holds too, so that reading it again may find a turn Author now
+// gives a template: a cheap test before re-reading an older session.
+func (a *Attribution) MayRecur(sessionFile string) bool {
+	return a != nil && a.recurs[sessionFile]
 }
 
 // scanTurns extends sc with the long user turns after sc.Size of the
