@@ -200,7 +200,7 @@ func relevant(tl *timeline, u *utterance, tax *Taxonomy) bool {
 	}
 	for _, c := range calls {
 		r := tl.rec(c)
-		for _, t := range tax.ClassifyCall(r.Tool, r.Input) {
+		for _, t := range tl.s.callTypes(tax, c) {
 			if slices.Contains(tt, t) {
 				return true
 			}
@@ -267,7 +267,7 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 		from := u.idx
 		if call >= 0 {
 			r := tl.rec(call)
-			types = e.tax.ClassifyCall(r.Tool, r.Input)
+			types = tl.s.callTypes(e.tax, call)
 			trigger = describeCall(r, types, e.tax)
 			from = call
 		} else if u.prev >= 0 {
@@ -322,8 +322,7 @@ func correctedCall(tl *timeline, u *utterance, tax *Taxonomy) int {
 		return u.rejected[len(u.rejected)-1]
 	}
 	for i := len(u.calls) - 1; i >= 0 && i >= len(u.calls)-5; i-- {
-		r := tl.rec(u.calls[i])
-		if len(tax.ClassifyCall(r.Tool, r.Input)) > 0 {
+		if len(tl.s.callTypes(tax, u.calls[i])) > 0 {
 			return u.calls[i]
 		}
 	}

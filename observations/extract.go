@@ -10,6 +10,26 @@ import (
 type Session struct {
 	ID      string
 	Records []traces.Record
+
+	// types memoizes callTypes: every extractor classifies the same calls.
+	types    map[*traces.Record][]string
+	typesTax *Taxonomy
+}
+
+// callTypes is tax.ClassifyCall of record i, computed once per session
+// and taxonomy (the correction, negative-result and other extractors all
+// ask for the calls around each message).
+func (s *Session) callTypes(tax *Taxonomy, i int) []string {
+	r := &s.Records[i]
+	if s.types == nil || s.typesTax != tax {
+		s.types, s.typesTax = map[*traces.Record][]string{}, tax
+	}
+	if t, ok := s.types[r]; ok {
+		return t
+	}
+	t := tax.ClassifyCall(r.Tool, r.Input)
+	s.types[r] = t
+	return t
 }
 
 // Extractor is one narrow, schema-constrained extractor for one

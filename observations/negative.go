@@ -32,7 +32,7 @@ func (e *negativeExtractor) Extract(s *Session) []*Observation {
 		}
 		call := lastChange(tl, u, e.tax)
 		r := tl.rec(call)
-		types := e.tax.ClassifyCall(r.Tool, r.Input)
+		types := s.callTypes(e.tax, call)
 		approach := describeCall(r, types, e.tax)
 		o := &Observation{
 			Type: TypeNegativeResult, Title: shorten("Did not work: "+approach, 80), Description: "Reported failure",
@@ -97,7 +97,7 @@ func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
 		if res == nil || !res.IsError || res.Has(traces.MarkRejected) {
 			continue
 		}
-		types := tax.ClassifyCall(c.Tool, c.Input)
+		types := s.callTypes(tax, i)
 		if len(types) == 0 || slices.ContainsFunc(types, checkDomain) {
 			continue
 		}
@@ -110,7 +110,7 @@ func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
 			if !isToolCall(d) {
 				continue
 			}
-			dt := tax.ClassifyCall(d.Tool, d.Input)
+			dt := s.callTypes(tax, j)
 			if !slices.Contains(dt, types[0]) {
 				continue
 			}
@@ -130,7 +130,7 @@ func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
 		if failure == "" {
 			continue
 		}
-		instead := describeCall(&s.Records[alt], tax.ClassifyCall(s.Records[alt].Tool, s.Records[alt].Input), tax)
+		instead := describeCall(&s.Records[alt], s.callTypes(tax, alt), tax)
 		out = append(out, &Observation{
 			Type: TypeNegativeResult, Title: shorten("Did not work: "+approach, 80), Description: "Failed, then done another way",
 			Approach: approach, Failure: shorten(failure, 200), FollowedBy: shorten(instead, 140),

@@ -14,7 +14,14 @@ import (
 
 // logStartRE finds where pasted output begins inside a line: a shell
 // prompt, a log level, an exception, a file:line position, an HTTP status.
-var logStartRE = lazyRegexp(`(Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception|Warning)\b:?|\b(INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL)\b[:\s]|\bpanic: |\bgoroutine \d+|npm (ERR|error)!?|\[plugin:|\bE\s{2,}\S|(^|\s)\$ \S|^PS [A-Za-z]:\\|^\([\w.-]+\) |\b[\w./\\-]+\.(py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|h|php|cs|kt|swift|vue|mjs|cjs):\d+|HTTP/\d(\.\d)?"?\s+\d{3}\b|^\s*at [\w.$<>]+ ?\(|^\s*File "|\bFile "[^"]+", line \d+|\b\d{2}:\d{2}:\d{2}(\.\d+)?\b|^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\s*[│├└┌╭╰|>]\s|^\s*\^+\s*$|\busage: \S|^[_=~-]{3,}|^\s*(//|/\*|\*/|#include\b|@@ )|^\s*(import|export|const|let|var|function|def|class|return|package|func|public|private|static|async|await|from)\b[^.!?]*[{}();=:,\]]\s*$|^\s*[{}\[\]()<>;,]+\s*$|^\s*<\/?[a-zA-Z][\w-]*[\s>/]|^\[[\w:./ -]{1,30}\]\s|^(Error|ERROR|error|Fatal|FATAL|fatal|Warning|WARN|warning)(\[\w+\])?: |\b(Error|ERROR|FATAL)(\[\w+\])?: |^\s*at \S+.*\(.*:\d+|^\s*[{\[(][^ ]*[}\])]\s*(\.\.\.)?\s*$|^[\w./-]+: (.*\b(error|fatal|not found|denied|No such file)\b))`)
+const logStartPat = `(Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception|Warning)\b:?|\b(INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL)\b[:\s]|\bpanic: |\bgoroutine \d+|npm (ERR|error)!?|\[plugin:|\bE\s{2,}\S|(^|\s)\$ \S|^PS [A-Za-z]:\\|^\([\w.-]+\) |\b[\w./\\-]+\.(py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|h|php|cs|kt|swift|vue|mjs|cjs):\d+|HTTP/\d(\.\d)?"?\s+\d{3}\b|^\s*at [\w.$<>]+ ?\(|^\s*File "|\bFile "[^"]+", line \d+|\b\d{2}:\d{2}:\d{2}(\.\d+)?\b|^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\s*[│├└┌╭╰|>]\s|^\s*\^+\s*$|\busage: \S|^[_=~-]{3,}|^\s*(//|/\*|\*/|#include\b|@@ )|^\s*(import|export|const|let|var|function|def|class|return|package|func|public|private|static|async|await|from)\b[^.!?]*[{}();=:,\]]\s*$|^\s*[{}\[\]()<>;,]+\s*$|^\s*<\/?[a-zA-Z][\w-]*[\s>/]|^\[[\w:./ -]{1,30}\]\s|^(Error|ERROR|error|Fatal|FATAL|fatal|Warning|WARN|warning)(\[\w+\])?: |\b(Error|ERROR|FATAL)(\[\w+\])?: |^\s*at \S+.*\(.*:\d+|^\s*[{\[(][^ ]*[}\])]\s*(\.\.\.)?\s*$|^[\w./-]+: (.*\b(error|fatal|not found|denied|No such file)\b))`
+
+var logStartRE = lazyRegexp(logStartPat)
+
+// logStartAtRE is logStartRE at the start of a line only: the whole-line
+// test asks no more, and an anchored pattern fails at once where the
+// unanchored one tries every position of a long line.
+var logStartAtRE = lazyRegexp(`^(?:` + logStartPat + `)`)
 
 // cmdLineRE is a command line typed at a shell: a program and a few
 // arguments, one of them a flag, a path or a dotted name.
@@ -44,7 +51,7 @@ func isLogLine(t string) bool {
 	if t == "" {
 		return false
 	}
-	if loc := logStartRE.FindStringIndex(t); loc != nil && loc[0] == 0 {
+	if logStartAtRE.MatchString(t) {
 		return true
 	}
 	if isPrompt(t) {
@@ -97,7 +104,11 @@ func splitPasted(s string) (words, pasted string) {
 			shell = isPrompt(t)
 			continue
 		}
-		loc := logStartRE.FindStringIndex(t)
+		var loc []int
+		if strings.ContainsAny(t, ":：?!.。？！") {
+			// Output inside a line counts only after such a mark (below).
+			loc = logStartRE.FindStringIndex(t)
+		}
 		if strings.Contains(t, "$ ") || strings.Contains(t, "⚡") {
 			// A shell prompt inside the line (checked only where one can
 			// be: the pattern is costly on every line).
