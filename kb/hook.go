@@ -193,99 +193,64 @@ var (
 	hookBudget = 2500 * time.Millisecond
 )
 
-// RunHook is the fail-open hook entry point: it reads one event from r,
-// finds the KB (fo, else from the event's cwd), and writes the answer to w.
-// Any problem (no KB, bad input, a busy index, an internal error, the
-// budget spent) is logged as one line to <kb>/.state/hook.log when a KB
-// exists, and nothing is written: a hook must never block the agent. The
-// returned error is for callers that want it; the process should exit 0
-// regardless.
+// RunHook is the fail-open hook entry point (agents.RunHook): it reads one
+// event from r, finds the KB (fo, else from the event's cwd), and writes
+// the answer to w. Any problem (no KB, bad input, a busy index, an internal
+// error, the budget spent) is logged as one line to <kb>/.state/hook.log
+// when a KB exists, and nothing is written: a hook must never block the
+// agent. The returned error is for callers that want it; the process
+// should exit 0 regardless.
 func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o HookRunOptions) error {
-	fo := o.Find
-	in, err := agents.ReadEvent(ctx, r, maxHookInput, hookReadTimeout)
-	ctx, cancel := context.WithTimeout(ctx, hookBudget)
-	defer cancel()
-	if in != nil && fo.Cwd == "" {
-		fo.Cwd = in.Cwd
-	}
-	if fo.Cwd != "" {
-		if st, serr := os.Stat(fo.Cwd); serr != nil || !st.IsDir() {
-			fo.Cwd = ""
-		}
-	}
 	var k *KB
-	if root, ferr := Find(fo); ferr == nil {
-		k, ferr = OpenRoot(root)
-		if ferr != nil {
-			hookLog(root, in, ferr)
-			return ferr
-		}
-		k.Logf = func(string, ...any) {}
-	} else {
-		if err == nil {
-			err = ferr
-		}
-		return err // no KB: nowhere to log
+	run := agents.HookRun{Agent: agent, MaxInput: maxHookInput, ReadTimeout: hookReadTimeout, Budget: hookBudget,
+		IndexExe: o.IndexExe, DrainExe: o.DrainExe, LogPath: hookLogPath, Kind: hookKind,
+		Open: func(cwd string) (string, error) {
+			fo := o.Find
+			if fo.Cwd == "" {
+				fo.Cwd = cwd
+			}
+			if fo.Cwd != "" {
+				if st, serr := os.Stat(fo.Cwd); serr != nil || !st.IsDir() {
+					fo.Cwd = ""
+				}
+			}
+			root, err := Find(fo)
+			if err != nil {
+				return "", err
+			}
+			if k, err = OpenRoot(root); err != nil {
+				return root, err
+			}
+			k.Logf = func(string, ...any) {}
+			return root, nil
+		},
+		Answer: func(ctx context.Context, in *HookInput) (*HookOutput, string, error) {
+			out, hs, err := k.hook(ctx, agent, in)
+			return out, hs.stale, err
+		},
 	}
-	if err != nil {
-		hookLog(k.Root, in, err)
-		return err
+	if o.IndexExe != "" {
+		run.Reindex = func(root string) (bool, error) { return startIndexer(o.IndexExe, root) }
 	}
-	type answer struct {
-		out *HookOutput
-		hs  hookState
-	}
-	a, aerr := agents.AnswerWithin(ctx, hookBudget, func() (answer, error) {
-		out, hs, err := k.hook(ctx, agent, in)
-		return answer{out, hs}, err
-	})
-	if a.hs.stale != "" && o.IndexExe != "" {
-		started, err := startIndexer(o.IndexExe, k.Root)
-		switch {
-		case err != nil:
-			hookLog(k.Root, in, fmt.Errorf("index %s; start %s index --background: %w", a.hs.stale, o.IndexExe, err))
-		case started:
-			hookLine(k.Root, in, "index", "index "+a.hs.stale+": started kb index --background")
-		}
-	}
-	if aerr != nil {
-		hookLog(k.Root, in, aerr)
-		return aerr
-	}
-	if d, ok := agents.Lookup(agent); ok && d.Ends(in.HookEventName) && in.TranscriptPath != "" && o.DrainExe != "" {
-		if err := agents.StartDetached(k.Root, nil, o.DrainExe, "--kb", k.Root, "--quiet", "extract", "--queue"); err != nil {
-			hookLog(k.Root, in, fmt.Errorf("start %s extract --queue: %w", o.DrainExe, err))
-		}
-	}
-	if a.out == nil {
-		return nil
-	}
-	b, err := a.out.JSON()
-	if err == nil {
-		_, err = w.Write(b)
-	}
-	if err != nil {
-		hookLog(k.Root, in, err)
-	}
-	return err
+	return agents.RunHook(ctx, r, w, run)
 }
 
 // hookLog appends one line about a failed hook to .state/hook.log.
 func hookLog(root string, in *HookInput, err error) {
-	if root == "" || err == nil {
-		return
+	if root != "" && err != nil {
+		agents.LogHook(root, hookLogPath(root), in, hookKind(err), err.Error())
 	}
-	kind := "error"
-	switch {
-	case errors.Is(err, ErrLocked):
-		kind = "locked"
-	case errors.Is(err, ErrInvalidInput):
-		kind = "bad-input"
-	}
-	hookLine(root, in, kind, err.Error())
 }
 
-// hookLine appends one line to .state/hook.log.
-func hookLine(root string, in *HookInput, kind, msg string) {
-	agents.LogHook(root, filepath.Join(root, StateDir, "hook.log"), in, kind, msg)
+func hookLogPath(root string) string { return filepath.Join(root, StateDir, "hook.log") }
+
+// hookKind is an error's kind in the hook log.
+func hookKind(err error) string {
+	switch {
+	case errors.Is(err, ErrLocked):
+		return "locked"
+	case errors.Is(err, ErrInvalidInput):
+		return "bad-input"
+	}
+	return "error"
 }

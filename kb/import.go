@@ -52,22 +52,16 @@ func (e *PartialImportError) Error() string {
 // (unless noRedact or traces.redact is false). count, if set, is increased
 // by the number of secrets replaced.
 func (k *KB) traceStore(noRedact bool, count *atomic.Int64) (*traces.Store, bool, error) {
-	st := &traces.Store{Root: k.Root}
 	if noRedact || !k.Config.Traces.Redact {
-		return st, false, nil
+		return &traces.Store{Root: k.Root}, false, nil
 	}
-	manual := k.purgedPatterns()
 	var extra []redact.Rule
 	for _, r := range k.Config.Traces.RedactRules {
 		extra = append(extra, redact.Rule{ID: r.ID, Regex: r.Regex, Keywords: r.Keywords, SecretGroup: r.SecretGroup})
 	}
-	rd, err := redact.New(redact.Options{Extra: extra})
+	st, err := traces.NewRedactingStore(k.Root, extra, count, k.logf)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: traces.redact_rules: %w", ConfigFile, err)
-	}
-	st.Redactor = traces.NewRedactor(rd, manual, count)
-	if count != nil {
-		st.Remembered = func(n int) { count.Add(int64(n)) }
 	}
 	return st, true, nil
 }
@@ -296,48 +290,26 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 	defer l.Release()
 	rep := &RedactReport{DryRun: o.DryRun, Files: []RedactedFile{}}
 	st := &traces.Store{Root: k.Root}
-	files := st.Files()
+	var sessions []string
 	if o.Session != "" {
 		info, err := st.Find(o.Session)
 		if err != nil {
 			return nil, traceErr(err)
 		}
-		files = []string{info.Path}
+		sessions = []string{info.Path}
 	}
-	done, err := st.RedactSessions(ctx, files, re, ManualMarker, o.DryRun)
+	var md []string
+	for _, layer := range []string{LayerObservations, LayerEpisodes, LayerLibrary} {
+		md = append(md, doc.MarkdownFiles(filepath.Join(k.Root, layer))...)
+	}
+	done, err := st.Purge(ctx, traces.Purge{Pattern: re, Marker: ManualMarker, Sessions: sessions, Files: md, DryRun: o.DryRun, Write: k.writeKeepMode})
 	for _, f := range done {
 		rep.Files = append(rep.Files, f)
 		rep.Records += f.Records
 		rep.Occurrences += f.Occurrences
 	}
-	if err != nil {
+	if err != nil || o.DryRun {
 		return rep, err
-	}
-	for _, layer := range []string{LayerObservations, LayerEpisodes, LayerLibrary} {
-		for _, abs := range doc.MarkdownFiles(filepath.Join(k.Root, layer)) {
-			data, err := fsx.ReadFileNoFollow(abs) // the walk never enters a symlink
-			if err != nil {
-				continue
-			}
-			n := len(re.FindAllIndex(data, -1))
-			if n == 0 {
-				continue
-			}
-			rep.Files = append(rep.Files, RedactedFile{Path: k.Rel(abs), Occurrences: n})
-			rep.Occurrences += n
-			if o.DryRun {
-				continue
-			}
-			if err := k.writeKeepMode(abs, re.ReplaceAllLiteral(data, []byte(ManualMarker))); err != nil {
-				return rep, fmt.Errorf("redact %s: %w", k.Rel(abs), err)
-			}
-		}
-	}
-	if o.DryRun {
-		return rep, nil
-	}
-	if err := st.AddPurgedPattern(re); err != nil {
-		return rep, fmt.Errorf("redact: remember pattern: %w", err)
 	}
 	if len(rep.Files) == 0 {
 		return rep, nil
@@ -355,16 +327,6 @@ func (k *KB) RedactTraces(ctx context.Context, o RedactOptions) (*RedactReport, 
 	}
 	rep.Reindexed = true
 	return rep, x.Close()
-}
-
-// purgedPatterns are the patterns of earlier `kb trace redact` runs, which
-// every import redacts too (traces.Store.PurgedPatterns).
-func (k *KB) purgedPatterns() []*regexp.Regexp {
-	pats, err := (&traces.Store{Root: k.Root}).PurgedPatterns()
-	if err != nil {
-		k.logf("%v; ignored", err)
-	}
-	return pats
 }
 
 func (k *KB) writeKeepMode(abs string, data []byte) error {

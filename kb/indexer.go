@@ -3,13 +3,10 @@ package kb
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/kbmem/kb/agents"
-	"github.com/kbmem/kb/internal/fsx"
-
 	"github.com/kbmem/kb/internal/lock"
 )
 
@@ -18,7 +15,7 @@ import (
 // `kb index --background`, detached from the agent, logging to
 // .state/indexer.log. The indexer holds .state/indexer.lock while it runs,
 // so a second one exits at once, and a foreground command that finds the
-// index busy waits for it instead of failing.
+// index busy waits for it instead of failing (agents.Background).
 const (
 	indexerLock = "indexer.lock"
 	indexerLog  = "indexer.log"
@@ -35,11 +32,10 @@ const (
 // (and keep hooks from reading it) for minutes.
 var recallLayers = []string{LayerObservations, LayerEpisodes, LayerLibrary}
 
-func (k *KB) indexerLockPath() string { return filepath.Join(k.Root, StateDir, indexerLock) }
-
-// indexerRunning reports whether a background indexer holds its lock.
-func indexerRunning(root string) bool {
-	return lock.Held(filepath.Join(root, StateDir, indexerLock))
+// indexer is the background indexer of the KB at root.
+func indexer(root string) agents.Background {
+	dir := filepath.Join(root, StateDir)
+	return agents.Background{Root: root, Lock: filepath.Join(dir, indexerLock), Log: filepath.Join(dir, indexerLog), MaxLog: maxIndexerLog}
 }
 
 // BackgroundIndex is `kb index --background`: it brings the layers recall
@@ -63,49 +59,18 @@ func (k *KB) BackgroundIndex(ctx context.Context) (st SyncStats, ran bool, err e
 }
 
 // lockIndexer takes the background indexer's lock without waiting.
-func (k *KB) lockIndexer() (*lock.Lock, error) {
-	return lock.Acquire(context.Background(), k.indexerLockPath(), time.Millisecond)
-}
+func (k *KB) lockIndexer() (*lock.Lock, error) { return indexer(k.Root).TryLock() }
 
 // waitIndexer waits for a running background indexer to finish and
 // reports whether there was one.
 func (k *KB) waitIndexer(ctx context.Context) bool {
-	if !indexerRunning(k.Root) {
-		return false
-	}
-	h, _ := lock.ReadHolder(k.indexerLockPath())
-	k.logf("waiting for the background indexer (%s) to finish", h)
-	l, err := lock.Acquire(ctx, k.indexerLockPath(), indexerWait)
-	if err != nil {
-		return false
-	}
-	l.Release()
-	return true
+	return indexer(k.Root).Wait(ctx, indexerWait, func(h lock.Holder) {
+		k.logf("waiting for the background indexer (%s) to finish", h)
+	})
 }
 
-// startIndexer starts exe --kb root --quiet index --background in its own
-// session, with its output appended to .state/indexer.log, and does not
-// wait for it. Nothing is started while another indexer runs (two hooks
-// racing may both start one; the second exits at once on the lock).
+// startIndexer starts exe --kb root --quiet index --background, detached,
+// unless another indexer runs.
 func startIndexer(exe, root string) (bool, error) {
-	if indexerRunning(root) {
-		return false, nil
-	}
-	dir := filepath.Join(root, StateDir)
-	// Through the KB's tree: a .state or indexer.log that a cloned
-	// repository committed as a symlink out of the KB is refused.
-	tree := fsx.Tree{Root: root}
-	if err := tree.MkdirAll(dir); err != nil {
-		return false, err
-	}
-	st, err := os.Lstat(filepath.Join(dir, indexerLog))
-	logf, err := tree.OpenLog(filepath.Join(dir, indexerLog), err == nil && st.Size() > maxIndexerLog)
-	if err != nil {
-		return false, err
-	}
-	defer logf.Close()
-	if err := agents.StartDetached(root, logf, exe, "--kb", root, "--quiet", "index", "--background"); err != nil {
-		return false, err
-	}
-	return true, nil
+	return indexer(root).Start(exe, "--kb", root, "--quiet", "index", "--background")
 }
