@@ -49,6 +49,12 @@ func AnswerWithin[T any](ctx context.Context, budget time.Duration, answer func(
 	}()
 	select {
 	case r := <-done:
+		if r.err != nil && ctx.Err() != nil {
+			// The answer gave up because the budget ran out (its own
+			// context said so first): the same over-budget answer.
+			var zero T
+			return zero, fmt.Errorf("over budget: no answer within %s", budget)
+		}
 		return r.v, r.err
 	case <-ctx.Done():
 		var zero T

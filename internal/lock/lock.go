@@ -62,7 +62,13 @@ func Acquire(ctx context.Context, path string, timeout time.Duration) (*Lock, er
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 20*time.Millisecond)
+	// One attempt first, whatever the timeout: a short timeout on a loaded
+	// machine can expire before flock's loop makes its first try, and a
+	// free lock would then be reported as held.
+	ok, err := fl.TryLock()
+	if err == nil && !ok {
+		ok, err = fl.TryLockContext(ctx, 20*time.Millisecond)
+	}
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}
