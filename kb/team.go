@@ -159,49 +159,6 @@ func MergeDriverRegistered(root, projectRoot string) string {
 	return strings.Join(missing, "; ")
 }
 
-// Sharing: what the KB commits for the team and what stays on this
-// machine (kb.yaml share:).
-const (
-	ShareLocal  = "local"
-	ShareShared = "shared"
-)
-
-// ShareConfig is kb.yaml's share section: for traces, observations and
-// episodes, "shared" (committed) or "local" (git-ignored). Traces left
-// empty are local in a .kb/ inside a project repository (they hold
-// everything a session saw) and shared in a standalone memory repository.
-type ShareConfig struct {
-	Traces       string `yaml:"traces"`
-	Observations string `yaml:"observations"`
-	Episodes     string `yaml:"episodes"`
-}
-
-// Local returns the layers the share section keeps on this machine, for a
-// KB at root in the project at projectRoot.
-func (s ShareConfig) Local(root, projectRoot string) []string {
-	var out []string
-	inProject := filepath.Clean(root) != filepath.Clean(projectRoot)
-	if s.Traces == ShareLocal || s.Traces == "" && inProject {
-		out = append(out, "traces")
-	}
-	if s.Observations == ShareLocal {
-		out = append(out, observations.Dir)
-	}
-	if s.Episodes == ShareLocal {
-		out = append(out, episodes.Dir)
-	}
-	return out
-}
-
-func (s ShareConfig) validate() error {
-	for k, v := range map[string]string{"traces": s.Traces, "observations": s.Observations, "episodes": s.Episodes} {
-		if v != "" && v != ShareLocal && v != ShareShared {
-			return fmt.Errorf("share.%s: want %q or %q, got %q", k, ShareLocal, ShareShared, v)
-		}
-	}
-	return nil
-}
-
 // shareIgnoreLines are the .gitignore lines (KB-relative) that keep the
 // local layers out of git, their .gitkeep in.
 func shareIgnoreLines(local []string) []string {
