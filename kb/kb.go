@@ -13,6 +13,7 @@ import (
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/gitx"
 	"github.com/kbmem/kb/internal/lock"
+	"github.com/kbmem/kb/team"
 )
 
 // Layer directories of a KB root, bottom-up.
@@ -204,7 +205,7 @@ func Init(dir string) (*InitResult, error) {
 	res.Existed = isRoot(root)
 	files := map[string]string{
 		ConfigFile:   DefaultConfigYAML,
-		".gitignore": "# Derived data: rebuilt by kb, never committed.\n" + IndexDir + "/\n" + StateDir + "/\n" + tracesIgnore(root, res.ProjectRoot),
+		".gitignore": "# Derived data: rebuilt by kb, never committed.\n" + IndexDir + "/\n" + StateDir + "/\n" + team.TracesIgnore(root, res.ProjectRoot),
 	}
 	for _, name := range []string{ConfigFile, ".gitignore"} {
 		p := filepath.Join(root, name)
