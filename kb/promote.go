@@ -181,21 +181,12 @@ func (k *KB) commitPromotion(repo *gitx.Repo, res *PromoteResult, grads []librar
 		notePaths = append(notePaths, k.projectPath(g.Path))
 	}
 	prefix := k.branchPrefix() + now.Format("2006-01-02") + "-"
-	for n := 1; ; n++ {
-		name := fmt.Sprintf("%s%d", prefix, n)
-		if repo.BranchExists(name) {
-			continue
-		}
-		hash, err := repo.CommitToBranch(name, library.CommitMessage(grads, ids, notePaths), gitx.DefaultSignature(repo), changes)
-		if errors.Is(err, gitx.ErrBranchExists) {
-			continue // another process took the name meanwhile
-		}
-		if err != nil {
-			return fmt.Errorf("promote: %w", err)
-		}
-		res.Branch, res.Commit = name, hash
-		return nil
+	name, hash, err := repo.CommitToNextBranch(prefix, library.CommitMessage(grads, ids, notePaths), gitx.DefaultSignature(repo), changes)
+	if err != nil {
+		return fmt.Errorf("promote: %w", err)
 	}
+	res.Branch, res.Commit = name, hash
+	return nil
 }
 
 // queue is what a promotion considers (library.BuildQueue), and what the
