@@ -13,6 +13,7 @@ import (
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/gitx"
 	"github.com/kbmem/kb/internal/lock"
+	"github.com/kbmem/kb/team"
 )
 
 // Layer directories of a KB root, bottom-up.
@@ -202,34 +203,13 @@ func Init(dir string) (*InitResult, error) {
 		res.GitInit = true
 	}
 	res.Existed = isRoot(root)
-	files := map[string]string{
-		ConfigFile:   DefaultConfigYAML,
-		".gitignore": "# Derived data: rebuilt by kb, never committed.\n" + IndexDir + "/\n" + StateDir + "/\n" + tracesIgnore(root, res.ProjectRoot),
-	}
-	for _, name := range []string{ConfigFile, ".gitignore"} {
-		p := filepath.Join(root, name)
-		if _, err := os.Stat(p); err == nil {
-			continue
-		}
-		if err := (fsx.Tree{Root: root}).WriteFile(p, []byte(files[name]), 0o644); err != nil {
-			return nil, fmt.Errorf("init: %w", err)
-		}
-		res.Created = append(res.Created, name)
-	}
-	for _, l := range Layers {
-		p := filepath.Join(root, l)
-		if _, err := os.Stat(p); err == nil {
-			continue
-		}
-		tree := fsx.Tree{Root: root}
-		if err := tree.MkdirAll(p); err != nil {
-			return nil, fmt.Errorf("init: %w", err)
-		}
-		// Keep empty layer directories in git.
-		if err := tree.WriteFile(filepath.Join(p, ".gitkeep"), nil, 0o644); err != nil {
-			return nil, fmt.Errorf("init: %w", err)
-		}
-		res.Created = append(res.Created, l+"/")
+	created, err := (fsx.Tree{Root: root}).Seed([]fsx.SeedFile{
+		{Name: ConfigFile, Content: DefaultConfigYAML},
+		{Name: ".gitignore", Content: "# Derived data: rebuilt by kb, never committed.\n" + IndexDir + "/\n" + StateDir + "/\n" + team.TracesIgnore(root, res.ProjectRoot)},
+	}, Layers) // the layer directories, kept in git while empty
+	res.Created = created
+	if err != nil {
+		return nil, fmt.Errorf("init: %w", err)
 	}
 	setup, err := RegisterMergeDriver(root, res.ProjectRoot)
 	if err != nil {

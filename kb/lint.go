@@ -2,11 +2,10 @@ package kb
 
 import (
 	"context"
-	"errors"
 	"sort"
 
 	"github.com/kbmem/kb/internal/doc"
-	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/internal/links"
 	"github.com/kbmem/kb/library"
 )
@@ -18,56 +17,25 @@ type LintResult struct {
 }
 
 // ParsedDoc is a markdown document of some layer, parsed.
-type ParsedDoc struct {
-	Layer string
-	Doc   *doc.Document
-}
+type ParsedDoc = index.ParsedDoc
 
 // ReadDocs parses every markdown document of the KB (all layers but
-// traces). Files that fail to parse are reported, not returned.
+// traces, index.ParseDocs). Files that fail to parse are reported, not
+// returned.
 func (k *KB) ReadDocs(ctx context.Context) ([]ParsedDoc, []Problem, error) {
 	files, skipped, err := k.scanAll()
 	if err != nil {
 		return nil, nil, err
 	}
-	var docs []ParsedDoc
-	probs := skipped
-	for _, f := range files {
-		if f.Layer == LayerTraces {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		b, err := fsx.ReadFileNoFollow(f.Abs) // scanned: no symlink on the way
-		if err != nil {
-			probs = append(probs, Problem{Path: f.Rel, Msg: err.Error(), Rule: "unreadable"})
-			continue
-		}
-		d, err := doc.Parse(f.Rel, b)
-		if err != nil {
-			var pe *doc.ParseError
-			if errors.As(err, &pe) {
-				probs = append(probs, Problem{Path: f.Rel, Line: pe.Line, Msg: pe.Msg, Rule: "parse"})
-			} else {
-				probs = append(probs, Problem{Path: f.Rel, Msg: err.Error(), Rule: "parse"})
-			}
-			continue
-		}
-		docs = append(docs, ParsedDoc{Layer: f.Layer, Doc: d})
+	docs, probs, err := index.ParseDocs(ctx, files, LayerTraces)
+	if err != nil {
+		return nil, nil, err
 	}
-	return docs, probs, nil
+	return docs, append(skipped, probs...), nil
 }
 
 // GraphOf builds the link graph of parsed documents.
-func GraphOf(docs []ParsedDoc) *links.Graph {
-	nodes := make([]links.Node, 0, len(docs))
-	for _, p := range docs {
-		d := p.Doc
-		nodes = append(nodes, links.Node{Path: d.Path, ID: NoteID(d), Title: d.Title, Type: d.Type, Tags: d.Tags, Links: d.Links})
-	}
-	return links.Build(nodes)
-}
+func GraphOf(docs []ParsedDoc) *links.Graph { return index.GraphOf(docs) }
 
 // Lint checks every document: it parses, and passes library.Lint (the
 // required keys with valid values, a unique id, links only to documents

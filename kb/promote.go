@@ -181,21 +181,12 @@ func (k *KB) commitPromotion(repo *gitx.Repo, res *PromoteResult, grads []librar
 		notePaths = append(notePaths, k.projectPath(g.Path))
 	}
 	prefix := k.branchPrefix() + now.Format("2006-01-02") + "-"
-	for n := 1; ; n++ {
-		name := fmt.Sprintf("%s%d", prefix, n)
-		if repo.BranchExists(name) {
-			continue
-		}
-		hash, err := repo.CommitToBranch(name, library.CommitMessage(grads, ids, notePaths), gitx.DefaultSignature(repo), changes)
-		if errors.Is(err, gitx.ErrBranchExists) {
-			continue // another process took the name meanwhile
-		}
-		if err != nil {
-			return fmt.Errorf("promote: %w", err)
-		}
-		res.Branch, res.Commit = name, hash
-		return nil
+	name, hash, err := repo.CommitToNextBranch(prefix, library.CommitMessage(grads, ids, notePaths), gitx.DefaultSignature(repo), changes)
+	if err != nil {
+		return fmt.Errorf("promote: %w", err)
 	}
+	res.Branch, res.Commit = name, hash
+	return nil
 }
 
 // queue is what a promotion considers (library.BuildQueue), and what the
@@ -221,29 +212,9 @@ func (k *KB) applyPromotion(res *PromoteResult, byID map[string]*ObsFile, ids []
 			obsPaths[k.projectPath(f.Path)] = true
 		}
 	}
-	// The library notes are what marks a graduation done (a re-run never
-	// proposes a candidate whose note exists), so they are written last:
-	// a run killed part-way leaves no note whose skill or routing entry is
-	// missing, and the re-run writes the rest.
-	libPrefix := k.projectPath(LayerLibrary) + "/"
-	for _, notesPass := range []bool{false, true} {
-		for _, f := range res.Files {
-			if obsPaths[f.Path] || strings.HasPrefix(f.Path, libPrefix) != notesPass {
-				continue
-			}
-			abs, err := fsx.Within(k.ProjectRoot, filepath.FromSlash(f.Path))
-			if err != nil {
-				return fmt.Errorf("promote: %w", err)
-			}
-			// Replaced only if still as the plan read it: an AGENTS.md a
-			// person edited meanwhile is kept, and the re-run plans anew.
-			if err := k.projectFiles().Replace(abs, f.New, 0o644, fsx.Unchanged(f.Old, f.Old != nil)); err != nil {
-				if errors.Is(err, fsx.ErrChanged) {
-					return fmt.Errorf("promote: %s changed while kb promote ran; left as it is (run kb promote --apply again)", f.Path)
-				}
-				return fmt.Errorf("promote: %w", err)
-			}
-		}
+	// The library notes last (library.WritePromotion); then the observations.
+	if err := library.WritePromotion(k.projectFiles(), res.Files, obsPaths, k.projectPath(LayerLibrary)+"/"); err != nil {
+		return err
 	}
 	for _, id := range ids {
 		if f := byID[id]; f != nil {

@@ -29,7 +29,8 @@ var ranks = []struct {
 	packages []string // a trailing "/..." names every package below a directory
 }{
 	{rankFace, []string{"cmd/kb", "mcpserver", "eval", "examples", "bench/...", "internal/reliability"}},
-	{6, []string{"kb"}},
+	{7, []string{"kb"}},
+	{6, []string{"team"}},
 	{5, []string{"agents", "learn"}},
 	{4, []string{"recall"}},
 	{3, []string{"library"}},
@@ -40,7 +41,7 @@ var ranks = []struct {
 }
 
 const (
-	rankFace = 7
+	rankFace = 8
 	rankLeaf = -1
 )
 
