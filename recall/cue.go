@@ -23,7 +23,7 @@ type cue struct {
 	// programs are the programs of every simple command of the call
 	// ("cd web && yarn add zod": yarn), for a lesson that names its tool.
 	programs []string
-	kind    string // "shell" or "edit" for a tool call, "" for words
+	kind     string // "shell" or "edit" for a tool call, "" for words
 	// question is a prompt asking about something rather than asking for
 	// an action ("what does the commit hook do?"): a type match then needs
 	// a word of the lesson besides the type's own.
