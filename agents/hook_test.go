@@ -22,14 +22,15 @@ func FuzzParseHookInput(f *testing.F) {
 	})
 }
 
-// TestAnswerDecides: a reviewed correction of a high-consequence action
+// TestAnswerDecides: an established (reviewed, promoted or recurring)
+// correction of a high-consequence action
 // decides a PreToolUse call in ask and deny mode, with its lesson as the
 // reason; an agent's unreviewed note, another kind, another event or the
 // context mode only inform.
 func TestAnswerDecides(t *testing.T) {
 	d, _ := Lookup(ClaudeCode)
 	pre := &HookInput{HookEventName: EventPreToolUse, ToolName: "Bash"}
-	cor := recall.Item{ID: "cor-1", Kind: recall.KindCorrections, HighConsequence: true, Text: "You are about to ... [cor-1]",
+	cor := recall.Item{ID: "cor-1", Kind: recall.KindCorrections, HighConsequence: true, Established: true, Text: "You are about to ... [cor-1]",
 		Lesson: "Never force-push main."}
 	for _, c := range []struct {
 		in       *HookInput
@@ -44,6 +45,8 @@ func TestAnswerDecides(t *testing.T) {
 		{pre, []recall.Item{{ID: "cor-2", Kind: recall.KindCorrections, HighConsequence: true, Unreviewed: true, Text: "t"}}, "deny", ""},
 		{pre, []recall.Item{{ID: "pref-1", Kind: recall.KindPreferences, HighConsequence: true, Text: "t"}}, "deny", ""},
 		{pre, []recall.Item{{ID: "cor-3", Kind: recall.KindCorrections, Text: "t"}}, "deny", ""},
+		// A lesson seen once, never reviewed: it informs, it does not decide.
+		{pre, []recall.Item{{ID: "cor-4", Kind: recall.KindCorrections, HighConsequence: true, Text: "t", Lesson: "l"}}, "ask", ""},
 	} {
 		out := d.Answer(c.in, &recall.Result{Items: c.items}, c.decision)
 		if out == nil || out.HookSpecificOutput.HookEventName != c.in.HookEventName || out.HookSpecificOutput.AdditionalContext == "" {
@@ -79,7 +82,7 @@ func TestAnswerDecides(t *testing.T) {
 func TestCodexNeverAsks(t *testing.T) {
 	d, _ := Lookup(Codex)
 	pre := &HookInput{HookEventName: EventPreToolUse, ToolName: "Bash"}
-	cor := recall.Item{ID: "cor-1", Kind: recall.KindCorrections, HighConsequence: true, Text: "You are about to ... [cor-1]",
+	cor := recall.Item{ID: "cor-1", Kind: recall.KindCorrections, HighConsequence: true, Established: true, Text: "You are about to ... [cor-1]",
 		Lesson: "Never force-push main."}
 	out := d.Answer(pre, &recall.Result{Items: []recall.Item{cor}}, "ask")
 	if h := out.HookSpecificOutput; h.PermissionDecision != "" || h.PermissionDecisionReason != "" || h.AdditionalContext == "" {

@@ -251,7 +251,8 @@ func TestRecallBudget(t *testing.T) {
 
 func TestRecallStanding(t *testing.T) {
 	k := rcKB(t)
-	rcCorrection(t, k, "committing", "Use conventional commits.", []string{"git:commit"})
+	rcCorrection(t, k, "committing", "Use conventional commits.", []string{"git:commit"}, "s-1", "s-2")
+	rcCorrection(t, k, "committing", "Sign this one commit with the release key.", []string{"git:commit"}) // one-off: not standing
 	rcSave(t, k, &observations.Observation{Type: observations.TypeDiscovery, Claim: "The reconcile job runs nightly.", Sessions: 1})
 	rcWrite(t, k, "library/conventions/errors.md", "---\nid: wrap-errors\ntype: convention\ntitle: Wrap errors once\ndescription: Wrap errors with context once, at the boundary.\n---\n")
 	r := rcRecall(t, k, RecallQuery{Standing: true})

@@ -58,6 +58,16 @@ type Item struct {
 	// Text says so, and it never decides a PreToolUse call.
 	Author     string `json:"author,omitempty"`
 	Unreviewed bool   `json:"unreviewed,omitempty"`
+	// Established is set for a lesson with evidence beyond one moment: a
+	// person reviewed or promoted it, or it recurred in two sessions or
+	// more (a library note is curated). Only an established correction
+	// decides a PreToolUse call.
+	Established bool `json:"established,omitempty"`
+	// Specific is set when the proposal matched on a specific signal of
+	// its own (a signature in what it runs or writes, the same file, a
+	// trigger phrase), not on its action type alone: such an item is shown
+	// again in a session that has seen it (SessionMemory).
+	Specific bool `json:"specific,omitempty"`
 }
 
 // Result is what Recall surfaces, best first, within the budget.
