@@ -2,9 +2,11 @@ package agents
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/recall"
 )
 
@@ -129,5 +131,38 @@ func TestQueryOfEvents(t *testing.T) {
 	}
 	if _, err := SettingsPath("cursor", "/p", false); !errors.Is(err, ErrInvalidInput) {
 		t.Errorf("unknown agent's settings: %v", err)
+	}
+}
+
+// TestSessionMemory: ids shown are read back per session; an id that is no
+// plain file name keeps no memory.
+func TestSessionMemory(t *testing.T) {
+	root := t.TempDir()
+	m := SessionMemory{Tree: fsx.Tree{Root: root}, Dir: filepath.Join(root, ".state", "sessions"), Session: "abc-1"}
+	if m.Seen() != nil {
+		t.Fatal("memory before anything was shown")
+	}
+	if err := m.Shown([]string{"cor-1", "pref-2"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Shown([]string{"cor-3"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Seen(); !s["cor-1"] || !s["pref-2"] || !s["cor-3"] || len(s) != 3 {
+		t.Errorf("seen = %v", s)
+	}
+	// A new start (or a compaction) holds only what it was given.
+	if err := m.Reset([]string{"conv-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Seen(); !s["conv-1"] || len(s) != 1 {
+		t.Errorf("after reset: %v", s)
+	}
+	for _, bad := range []string{"", "../x", "a/b", "..", strings.Repeat("x", 300)} {
+		b := m
+		b.Session = bad
+		if err := b.Shown([]string{"cor-1"}); err != nil || b.Seen() != nil {
+			t.Errorf("session %q kept memory", bad)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/kbmem/kb/internal/diag"
+	"github.com/kbmem/kb/recall"
 	"github.com/kbmem/kb/templates"
 	"gopkg.in/yaml.v3"
 )
@@ -71,6 +72,9 @@ type RecallConfig struct {
 	HighConsequence []string       `yaml:"high_consequence"`
 	PreToolUse      string         `yaml:"pretooluse"`
 	Judge           bool           `yaml:"judge"`
+	// Equivalents are more lines of recall's lexicon of equivalents
+	// ("phrase | phrase => canonical words", recall/intent.txt).
+	Equivalents []string `yaml:"equivalents"`
 }
 
 // PromoteConfig holds the graduation rules.
@@ -250,6 +254,9 @@ func (c Config) validate() error {
 	case "none", "", "openai", "anthropic", "command":
 	default:
 		return &ConfigError{Msg: fmt.Sprintf("llm.provider must be none, openai, anthropic or command, not %q", c.LLM.Provider)}
+	}
+	if _, err := recall.DefaultLexicon().Extend(strings.Join(c.Recall.Equivalents, "\n")); err != nil {
+		return &ConfigError{Msg: "recall.equivalents: " + err.Error()}
 	}
 	if c.Recall.Budget < 0 {
 		return &ConfigError{Msg: "recall.budget must not be negative"}

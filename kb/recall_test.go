@@ -3,6 +3,7 @@ package kb
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -446,5 +447,26 @@ func TestRecallFastPath(t *testing.T) {
 	}
 	if !k.dirsUnchanged() {
 		t.Fatal("recall's sync did not record the directories")
+	}
+}
+
+// TestRecallEquivalentsFromConfig: kb.yaml's recall.equivalents extend the
+// lexicon of equivalents, so a request in the team's own words reaches the
+// cue of the action they stand for; a malformed line is a config error.
+func TestRecallEquivalentsFromConfig(t *testing.T) {
+	k := rcKB(t)
+	rcCorrection(t, k, "deploying to production", "Never deploy prod from a laptop; the release pipeline does it.", []string{"deploy:production"})
+	prompt := RecallQuery{Task: "cut the ledger tag for the customers"}
+	if r := rcRecall(t, k, prompt); len(r.Items) != 0 {
+		t.Fatalf("recalled before the equivalent was configured: %+v", r.Items)
+	}
+	k.Config.Recall.Equivalents = []string{"cut the * tag => deploy production"}
+	if r := rcRecall(t, k, prompt); len(r.Items) != 1 || !strings.Contains(r.Items[0].Text, "release pipeline") {
+		t.Errorf("with recall.equivalents: %+v", r.Items)
+	}
+	_, err := ParseConfig([]byte("version: 1\nrecall:\n  equivalents: [\"no arrow here\"]\n"))
+	var ce *ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "recall.equivalents") {
+		t.Errorf("bad equivalents line: %v", err)
 	}
 }

@@ -135,7 +135,7 @@ func (e *Engine) standing(c *candidate, q Query) bool {
 		return true
 	}
 	if c.typ == observations.TypePreference {
-		return !e.Config.ScopeProjects || q.Project != "" && inProject(c.projects, q.Project)
+		return !e.Config.ScopeProjects || q.Project == "" || inProject(c.projects, q.Project)
 	}
 	return false
 }

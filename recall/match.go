@@ -250,8 +250,9 @@ func (cu *cue) matchPhrases(c *candidate) {
 // matchFile: the same file, named by the proposal and by the candidate's
 // trigger or lesson, makes a lesson about that file.
 func (cu *cue) matchFile(c *candidate) {
-	if f := sameFile(c.files, cu.files); f != "" && !cu.readOnly && c.typeScore < sameFileScore {
-		c.typeScore, c.fileHit = sameFileScore, f
+	if f := sameFile(c.files, cu.files); f != "" && !cu.readOnly {
+		c.fileHit = f // a specific signal, whatever else matched
+		c.typeScore = math.Max(c.typeScore, sameFileScore)
 	}
 }
 

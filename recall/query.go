@@ -63,10 +63,9 @@ type Item struct {
 	// more (a library note is curated). Only an established correction
 	// decides a PreToolUse call.
 	Established bool `json:"established,omitempty"`
-	// Specific is set when the proposal matched on a specific signal of
-	// its own (a signature in what it runs or writes, the same file, a
-	// trigger phrase), not on its action type alone: such an item is shown
-	// again in a session that has seen it (SessionMemory).
+	// Specific is set when what the proposal runs or writes holds a
+	// signature the lesson prohibits: each such call repeats the mistake,
+	// so the item is shown again in a session that has seen it (Unseen).
 	Specific bool `json:"specific,omitempty"`
 }
 

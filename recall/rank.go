@@ -58,17 +58,16 @@ func byScore(items []Item) {
 	})
 }
 
-// outOfScope reports whether c is a lesson of another project (or of no
-// known project) than the query's, in a KB that holds many: it travels
-// only when it is general (seen in two projects, or promoted) or about a
-// high-consequence action, and is then marked
-// otherProject.
+// outOfScope reports whether c is a lesson of another project than the
+// query's, in a KB that holds many: it travels only when it is general
+// (seen in two projects, or promoted) or about a high-consequence action,
+// and is then marked otherProject. A lesson of no known project (written
+// by hand, or from a transcript without a working directory) stays in
+// scope.
 func outOfScope(c *candidate, q Query, cfg *Config, high map[string]bool) bool {
-	if !cfg.ScopeProjects || q.Project == "" || c.layer != LayerObservations || inProject(c.projects, q.Project) {
+	if !cfg.ScopeProjects || q.Project == "" || len(c.projects) == 0 || inProject(c.projects, q.Project) {
 		return false
 	}
-	// A lesson of no known project (an import without working
-	// directories) is no more this project's than another project's.
 	if len(c.projects) < 2 && c.status != observations.StatusPromoted && !(c.typeScore >= 0.9 && high[c.matchedAT]) {
 		return true
 	}

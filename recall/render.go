@@ -91,7 +91,7 @@ func (e *Engine) item(c *candidate, cu *cue, q Query, high map[string]bool, now 
 	} else {
 		it.Established = true
 	}
-	it.Specific = c.sigHit != "" || c.fileHit != "" || c.phraseHit != ""
+	it.Specific = c.sigHit != ""
 	if c.matchedAT != "" {
 		it.ActionType = c.matchedAT
 		it.HighConsequence = high[c.matchedAT] || high[c.candAT]
