@@ -93,8 +93,10 @@ func (d *Dialect) Query(in *HookInput) (recall.Query, bool) {
 
 // Answer is the answer to the event from what recall found, or nil to say
 // nothing. The items go to additionalContext. On PreToolUse, with
-// decision "ask" or "deny" (recall.pretooluse), a reviewed correction of a
-// high-consequence action also decides the call, with its lesson as the
+// decision "ask" or "deny" (recall.pretooluse), an established correction
+// (reviewed, promoted or recurring: recall.Item.Established) of a
+// high-consequence action also decides the call; a lesson seen once only
+// informs, with its lesson as the
 // reason, where the agent accepts that decision (Dialect.Decisions: Codex
 // takes no "ask", so there the lesson only informs); "context" (or
 // anything else) only informs.
@@ -109,7 +111,7 @@ func (d *Dialect) Answer(in *HookInput, res *recall.Result, decision string) *Ho
 	out := &HookSpecificOutput{HookEventName: in.HookEventName, AdditionalContext: text}
 	if in.HookEventName == EventPreToolUse && (decision == "ask" || decision == "deny") && d.decides(decision) {
 		for _, it := range res.Items {
-			if it.HighConsequence && it.Kind == recall.KindCorrections && !it.Unreviewed {
+			if it.HighConsequence && it.Kind == recall.KindCorrections && !it.Unreviewed && it.Established {
 				out.PermissionDecision = decision
 				reason := it.Lesson
 				if reason == "" {

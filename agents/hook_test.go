@@ -2,9 +2,11 @@ package agents
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/recall"
 )
 
@@ -22,14 +24,15 @@ func FuzzParseHookInput(f *testing.F) {
 	})
 }
 
-// TestAnswerDecides: a reviewed correction of a high-consequence action
+// TestAnswerDecides: an established (reviewed, promoted or recurring)
+// correction of a high-consequence action
 // decides a PreToolUse call in ask and deny mode, with its lesson as the
 // reason; an agent's unreviewed note, another kind, another event or the
 // context mode only inform.
 func TestAnswerDecides(t *testing.T) {
 	d, _ := Lookup(ClaudeCode)
 	pre := &HookInput{HookEventName: EventPreToolUse, ToolName: "Bash"}
-	cor := recall.Item{ID: "cor-1", Kind: recall.KindCorrections, HighConsequence: true, Text: "You are about to ... [cor-1]",
+	cor := recall.Item{ID: "cor-1", Kind: recall.KindCorrections, HighConsequence: true, Established: true, Text: "You are about to ... [cor-1]",
 		Lesson: "Never force-push main."}
 	for _, c := range []struct {
 		in       *HookInput
@@ -44,6 +47,8 @@ func TestAnswerDecides(t *testing.T) {
 		{pre, []recall.Item{{ID: "cor-2", Kind: recall.KindCorrections, HighConsequence: true, Unreviewed: true, Text: "t"}}, "deny", ""},
 		{pre, []recall.Item{{ID: "pref-1", Kind: recall.KindPreferences, HighConsequence: true, Text: "t"}}, "deny", ""},
 		{pre, []recall.Item{{ID: "cor-3", Kind: recall.KindCorrections, Text: "t"}}, "deny", ""},
+		// A lesson seen once, never reviewed: it informs, it does not decide.
+		{pre, []recall.Item{{ID: "cor-4", Kind: recall.KindCorrections, HighConsequence: true, Text: "t", Lesson: "l"}}, "ask", ""},
 	} {
 		out := d.Answer(c.in, &recall.Result{Items: c.items}, c.decision)
 		if out == nil || out.HookSpecificOutput.HookEventName != c.in.HookEventName || out.HookSpecificOutput.AdditionalContext == "" {
@@ -79,7 +84,7 @@ func TestAnswerDecides(t *testing.T) {
 func TestCodexNeverAsks(t *testing.T) {
 	d, _ := Lookup(Codex)
 	pre := &HookInput{HookEventName: EventPreToolUse, ToolName: "Bash"}
-	cor := recall.Item{ID: "cor-1", Kind: recall.KindCorrections, HighConsequence: true, Text: "You are about to ... [cor-1]",
+	cor := recall.Item{ID: "cor-1", Kind: recall.KindCorrections, HighConsequence: true, Established: true, Text: "You are about to ... [cor-1]",
 		Lesson: "Never force-push main."}
 	out := d.Answer(pre, &recall.Result{Items: []recall.Item{cor}}, "ask")
 	if h := out.HookSpecificOutput; h.PermissionDecision != "" || h.PermissionDecisionReason != "" || h.AdditionalContext == "" {
@@ -126,5 +131,38 @@ func TestQueryOfEvents(t *testing.T) {
 	}
 	if _, err := SettingsPath("cursor", "/p", false); !errors.Is(err, ErrInvalidInput) {
 		t.Errorf("unknown agent's settings: %v", err)
+	}
+}
+
+// TestSessionMemory: ids shown are read back per session; an id that is no
+// plain file name keeps no memory.
+func TestSessionMemory(t *testing.T) {
+	root := t.TempDir()
+	m := SessionMemory{Tree: fsx.Tree{Root: root}, Dir: filepath.Join(root, ".state", "sessions"), Session: "abc-1"}
+	if m.Seen() != nil {
+		t.Fatal("memory before anything was shown")
+	}
+	if err := m.Shown([]string{"cor-1", "pref-2"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Shown([]string{"cor-3"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Seen(); !s["cor-1"] || !s["pref-2"] || !s["cor-3"] || len(s) != 3 {
+		t.Errorf("seen = %v", s)
+	}
+	// A new start (or a compaction) holds only what it was given.
+	if err := m.Reset([]string{"conv-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Seen(); !s["conv-1"] || len(s) != 1 {
+		t.Errorf("after reset: %v", s)
+	}
+	for _, bad := range []string{"", "../x", "a/b", "..", strings.Repeat("x", 300)} {
+		b := m
+		b.Session = bad
+		if err := b.Shown([]string{"cor-1"}); err != nil || b.Seen() != nil {
+			t.Errorf("session %q kept memory", bad)
+		}
 	}
 }

@@ -1,6 +1,11 @@
 package kb
 
-import "github.com/kbmem/kb/internal/config"
+import (
+	"strings"
+
+	"github.com/kbmem/kb/internal/config"
+	"github.com/kbmem/kb/recall"
+)
 
 // kb.yaml's schema, defaults, parsing and validation are internal/config's;
 // kb reads the file (Open) and hands each room its section. The names below
@@ -37,4 +42,15 @@ var DefaultConfigYAML = config.DefaultConfigYAML
 
 // ParseConfig parses kb.yaml on top of the defaults: keys that are absent
 // keep their default; unknown keys are errors.
-func ParseConfig(b []byte) (Config, error) { return config.ParseConfig(b) }
+func ParseConfig(b []byte) (Config, error) {
+	c, err := config.ParseConfig(b)
+	if err != nil {
+		return c, err
+	}
+	// The one section whose check is another room's: recall parses its
+	// lexicon lines.
+	if _, err := recall.DefaultLexicon().Extend(strings.Join(c.Recall.Equivalents, "\n")); err != nil {
+		return c, &ConfigError{Msg: "recall.equivalents: " + err.Error()}
+	}
+	return c, nil
+}

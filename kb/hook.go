@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/agents"
+	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
 )
 
@@ -108,6 +109,21 @@ func (k *KB) hook(ctx context.Context, agent string, in *HookInput) (*HookOutput
 	res, err := x.Recall(ctx, q)
 	if err != nil {
 		return nil, hs, err
+	}
+	// What this session was shown already is not repeated (recall/memory.go).
+	mem := agents.SessionMemory{Tree: fsx.Tree{Root: k.Root}, Dir: filepath.Join(k.Root, StateDir, "sessions"), Session: in.SessionID}
+	var merr error
+	if in.HookEventName == EventSessionStart {
+		// A start, a resume, a /clear or a compaction: the context holds
+		// only what this answer gives, so everything is given and the
+		// memory starts over from it.
+		merr = mem.Reset(res.IDs())
+	} else {
+		res.Unseen(mem.Seen())
+		merr = mem.Shown(res.IDs())
+	}
+	if err := merr; err != nil {
+		hookLog(k.Root, in, fmt.Errorf("session memory: %w", err))
 	}
 	return d.Answer(in, res, k.Config.Recall.PreToolUse), hs, nil
 }

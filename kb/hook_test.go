@@ -48,7 +48,9 @@ func rcHook(t *testing.T, k *KB, ev map[string]any) *HookOutput {
 func rcPushForceKB(t *testing.T, mode string) *KB {
 	k := rcKB(t)
 	k.Config.Recall.PreToolUse = mode
-	rcCorrection(t, k, "force-pushing a branch", "Never force-push main; open a revert PR instead.", []string{"git:push-force", "git:push"})
+	// Recurring (two sessions): it may decide a call and stands at every start.
+	rcCorrection(t, k, "force-pushing a branch", "Never force-push main; open a revert PR instead.", []string{"git:push-force", "git:push"},
+		"6f1c0d3e-aaaa-bbbb-cccc-000000000001", "6f1c0d3e-aaaa-bbbb-cccc-000000000002")
 	rcCorrection(t, k, "committing", "Use conventional commits: type(scope): summary.", []string{"git:commit"})
 	return k
 }
@@ -112,9 +114,31 @@ func TestHookPromptAndSessionStart(t *testing.T) {
 	if out == nil || out.HookSpecificOutput.HookEventName != "SessionStart" {
 		t.Fatalf("session start: %+v", out)
 	}
+	// The recurring correction stands; the one-off waits for its moment.
 	ctx := out.HookSpecificOutput.AdditionalContext
-	if !strings.Contains(ctx, "Never force-push main") || !strings.Contains(ctx, "conventional commits") {
+	if !strings.Contains(ctx, "Never force-push main") || strings.Contains(ctx, "conventional commits") {
 		t.Errorf("standing context = %q", ctx)
+	}
+}
+
+// TestHookDecisionNeedsEvidence: a high-consequence correction seen once
+// informs the agent and decides nothing; recurring, it asks.
+func TestHookDecisionNeedsEvidence(t *testing.T) {
+	k := rcKB(t)
+	k.Config.Recall.PreToolUse = "ask"
+	rcCorrection(t, k, "deinitialising a submodule", "Never delete the vendor submodule directory recursively; ask first.", []string{"fs:delete-recursive"})
+	ev := map[string]any{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/p", "tool_name": "Bash", "tool_input": map[string]any{"command": "rm -rf vendor/lib"}}
+	out := rcHook(t, k, ev)
+	if out == nil || !strings.Contains(out.HookSpecificOutput.AdditionalContext, "Never delete the vendor submodule") {
+		t.Fatalf("one-off: %+v", out)
+	}
+	if out.HookSpecificOutput.PermissionDecision != "" {
+		t.Errorf("a one-off lesson decided the call: %q", out.HookSpecificOutput.PermissionDecision)
+	}
+	rcCorrection(t, k, "deleting a directory", "Never rm -rf a directory you did not create; list it and ask.", []string{"fs:delete-recursive"}, "s-1", "s-2")
+	ev["session_id"] = "s2"
+	if out = rcHook(t, k, ev); out == nil || out.HookSpecificOutput.PermissionDecision != "ask" {
+		t.Errorf("recurring: %+v", out)
 	}
 }
 
@@ -263,5 +287,46 @@ func TestRunHookBusyIndexFailsOpen(t *testing.T) {
 	}
 	if log, _ := os.ReadFile(filepath.Join(k.Root, StateDir, "hook.log")); !strings.Contains(string(log), "PreToolUse/Bash error") {
 		t.Errorf("hook.log = %q", log)
+	}
+}
+
+// TestHookSessionMemory: a lesson shown once in a session is not shown
+// again on the next call of the same kind; another session sees it, and a
+// call that writes what the lesson prohibits gets it every time.
+func TestHookSessionMemory(t *testing.T) {
+	k := rcPushForceKB(t, "context")
+	rcCorrection(t, k, "editing `api/rates.go`", "Never leave fmt.Println in Go code; log through slog.", []string{"code:edit"})
+	commit := func(session string) *HookOutput {
+		return rcHook(t, k, map[string]any{"hook_event_name": "PreToolUse", "session_id": session, "cwd": "/p",
+			"tool_name": "Bash", "tool_input": map[string]any{"command": "git commit -m 'x'"}})
+	}
+	if out := commit("s1"); out == nil || !strings.Contains(out.HookSpecificOutput.AdditionalContext, "conventional commits") {
+		t.Fatalf("first commit: %+v", out)
+	}
+	if out := commit("s1"); out != nil {
+		t.Errorf("repeated in the same session: %+v", out.HookSpecificOutput)
+	}
+	if out := commit("s2"); out == nil {
+		t.Errorf("another session did not see it")
+	}
+	edit := func() *HookOutput {
+		return rcHook(t, k, map[string]any{"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": "/p",
+			"tool_name": "Edit", "tool_input": map[string]any{"file_path": "/p/api/ledger.go", "old_string": "a", "new_string": "\tfmt.Println(total)\n"}})
+	}
+	for i := 0; i < 2; i++ {
+		if out := edit(); out == nil || !strings.Contains(out.HookSpecificOutput.AdditionalContext, "fmt.Println") {
+			t.Errorf("edit %d writing what the lesson prohibits: %+v", i, out)
+		}
+	}
+	// A compaction (SessionStart again) empties the context: the standing
+	// lessons come again, and a lesson shown before it is shown once more.
+	start := map[string]any{"hook_event_name": "SessionStart", "session_id": "s1", "cwd": "/p", "source": "compact"}
+	for i := 0; i < 2; i++ {
+		if out := rcHook(t, k, start); out == nil || !strings.Contains(out.HookSpecificOutput.AdditionalContext, "Never force-push main") {
+			t.Errorf("SessionStart %d: %+v", i, out)
+		}
+	}
+	if out := commit("s1"); out == nil {
+		t.Errorf("after the compaction the commit lesson was not shown again")
 	}
 }

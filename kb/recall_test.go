@@ -3,6 +3,7 @@ package kb
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -251,7 +252,8 @@ func TestRecallBudget(t *testing.T) {
 
 func TestRecallStanding(t *testing.T) {
 	k := rcKB(t)
-	rcCorrection(t, k, "committing", "Use conventional commits.", []string{"git:commit"})
+	rcCorrection(t, k, "committing", "Use conventional commits.", []string{"git:commit"}, "s-1", "s-2")
+	rcCorrection(t, k, "committing", "Sign this one commit with the release key.", []string{"git:commit"}) // one-off: not standing
 	rcSave(t, k, &observations.Observation{Type: observations.TypeDiscovery, Claim: "The reconcile job runs nightly.", Sessions: 1})
 	rcWrite(t, k, "library/conventions/errors.md", "---\nid: wrap-errors\ntype: convention\ntitle: Wrap errors once\ndescription: Wrap errors with context once, at the boundary.\n---\n")
 	r := rcRecall(t, k, RecallQuery{Standing: true})
@@ -445,5 +447,65 @@ func TestRecallFastPath(t *testing.T) {
 	}
 	if !k.dirsUnchanged() {
 		t.Fatal("recall's sync did not record the directories")
+	}
+}
+
+// TestRecallEquivalentsFromConfig: kb.yaml's recall.equivalents extend the
+// lexicon of equivalents, so a request in the team's own words reaches the
+// cue of the action they stand for; a malformed line is a config error.
+func TestRecallEquivalentsFromConfig(t *testing.T) {
+	k := rcKB(t)
+	rcCorrection(t, k, "deploying to production", "Never deploy prod from a laptop; the release pipeline does it.", []string{"deploy:production"})
+	prompt := RecallQuery{Task: "cut the ledger tag for the customers"}
+	if r := rcRecall(t, k, prompt); len(r.Items) != 0 {
+		t.Fatalf("recalled before the equivalent was configured: %+v", r.Items)
+	}
+	k.Config.Recall.Equivalents = []string{"cut the * tag => deploy production"}
+	if r := rcRecall(t, k, prompt); len(r.Items) != 1 || !strings.Contains(r.Items[0].Text, "release pipeline") {
+		t.Errorf("with recall.equivalents: %+v", r.Items)
+	}
+	_, err := ParseConfig([]byte("version: 1\nrecall:\n  equivalents: [\"no arrow here\"]\n"))
+	var ce *ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "recall.equivalents") {
+		t.Errorf("bad equivalents line: %v", err)
+	}
+}
+
+// TestRecallBroadTypeNeedsSignal: on a tool call, a broad action type
+// alone does not fire a lesson about something else: an install of
+// another ecosystem does not get the pnpm lesson (one of its own tools
+// does), a commit does not get a lesson whose advice merely mentions
+// committing, and a lesson that is a pasted error fires on nothing.
+func TestRecallBroadTypeNeedsSignal(t *testing.T) {
+	k := rcKB(t)
+	rcCorrection(t, k, "adding or installing a dependency: `cd web && npm install date-fns`",
+		"This is a pnpm workspace: `pnpm --filter console add <pkg>` from web/. No npm/npx/yarn in here.", []string{"pkg:install", "pkg:npm"})
+	rcCorrection(t, k, "applying infrastructure changes: `terraform apply tfplan`",
+		"Nothing gets applied to prod from your shell. Commit the change, push the branch and open a PR.", []string{"infra:terraform-apply", "git:commit", "git:push"})
+	rcCorrection(t, k, "when asked to fix the retry test",
+		"E AssertionError: Expected 'get' to have been called once. Called 2 times.", []string{"test:modify"})
+	ids := func(cmd string) []string {
+		tool, in := rcBash(cmd)
+		var out []string
+		for _, it := range rcRecall(t, k, RecallQuery{Tool: tool, Input: in}).Items {
+			out = append(out, it.Text)
+		}
+		return out
+	}
+	if got := ids("go get github.com/jackc/pgx/v5@v5.7.2"); len(got) != 0 {
+		t.Errorf("go get got %q", got)
+	}
+	if got := ids("cd web/driver-app && yarn add zod"); len(got) != 1 || !strings.Contains(got[0], "pnpm workspace") {
+		t.Errorf("yarn add got %q", got)
+	}
+	if got := ids(`git commit -m "feat(dispatch): expose depot opening hours"`); len(got) != 0 {
+		t.Errorf("a plain commit got %q", got)
+	}
+	if got := ids("terraform apply tfplan"); len(got) != 1 {
+		t.Errorf("the corrected action itself got %q", got)
+	}
+	r := rcRecall(t, k, RecallQuery{Task: "the assertion error says expected get to have been called once"})
+	if len(r.Items) != 0 {
+		t.Errorf("a pasted error fired: %+v", r.Items)
 	}
 }

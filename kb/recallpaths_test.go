@@ -46,8 +46,8 @@ func TestRecallProjectScope(t *testing.T) {
 }
 
 // TestStandingLeavesOutSituational: the standing context of a new session
-// holds general lessons; a correction given once on an edit of one file
-// waits for that file's own cue, unless it recurred.
+// holds corrections that recurred or were promoted; a correction given
+// once (on an edit of one file, or on any call) waits for its own cue.
 func TestStandingLeavesOutSituational(t *testing.T) {
 	k := newExtractKB(t)
 	put := func(o *observations.Observation) string { rcSave(t, k, o); return o.ID }
@@ -56,7 +56,9 @@ func TestStandingLeavesOutSituational(t *testing.T) {
 	twice := put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "editing `api/rates.go`",
 		Lesson: "Round balances half-even in rates.go.", ActionType: "code:edit", Importance: 0.7, Sessions: 2})
 	general := put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "adding or installing a dependency: `npm install`",
-		Lesson: "Use pnpm.", ActionType: "pkg:install", Importance: 0.7, Sessions: 1})
+		Lesson: "Use pnpm.", ActionType: "pkg:install", Importance: 0.7, Sessions: 1, Status: observations.StatusPromoted})
+	oneOff := put(&observations.Observation{Type: observations.TypeCorrection, Trigger: "adding or installing a dependency: `pip install x`",
+		Lesson: "Use uv add.", ActionType: "pkg:install", Importance: 0.7, Sessions: 1})
 	res, err := k.Recall(context.Background(), RecallQuery{Standing: true})
 	if err != nil {
 		t.Fatal(err)
@@ -65,8 +67,8 @@ func TestStandingLeavesOutSituational(t *testing.T) {
 	for _, it := range res.Items {
 		got[it.ID] = true
 	}
-	if got[once] || !got[twice] || !got[general] {
-		t.Errorf("standing items %v: want %s and %s, not %s", got, twice, general, once)
+	if got[once] || got[oneOff] || !got[twice] || !got[general] {
+		t.Errorf("standing items %v: want %s (recurring) and %s (promoted), not the one-offs %s, %s", got, twice, general, once, oneOff)
 	}
 	// At its moment it is recalled.
 	res, err = k.Recall(context.Background(), RecallQuery{Tool: "Edit", Input: []byte(`{"file_path":"/w/shop/templates/components/timeline.html","new_string":"x"}`)})

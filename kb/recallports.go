@@ -28,9 +28,13 @@ func (x *Searcher) recallEngine(q RecallQuery) (*recall.Engine, error) {
 		return nil, err
 	}
 	c := k.Config
+	lex, err := recall.DefaultLexicon().Extend(strings.Join(c.Recall.Equivalents, "\n"))
+	if err != nil {
+		return nil, err // validated when kb.yaml was read
+	}
 	e := &recall.Engine{
 		Config: recall.Config{Budget: c.Recall.Budget, Budgets: c.Recall.Budgets, HighConsequence: c.Recall.HighConsequence,
-			Taxonomy: tax, Semantic: c.Embeddings.Enabled, ScopeProjects: k.ProjectRoot == k.Root},
+			Taxonomy: tax, Lexicon: lex, Semantic: c.Embeddings.Enabled, ScopeProjects: k.ProjectRoot == k.Root},
 		Index: recallIndex{x.ix},
 		Files: recallFiles{k},
 		Logf:  k.logf,

@@ -35,6 +35,7 @@ type candidate struct {
 	relevance  float64
 	lexicalHit bool
 	rejected   bool    // a type match that was ruled out: nothing rescues it
+	pasted     bool    // the lesson is all pasted output (pasted.go): it never fires
 	semantic   float64 // cosine similarity, when the embeddings layer matched
 
 	// signatures (lesson.go)
@@ -221,6 +222,15 @@ func candidateOf(h Hit) *candidate {
 		c.lesson = strings.TrimSpace(strings.Replace(c.text, t, "", 1))
 	} else {
 		c.lesson = c.text
+	}
+	// Pasted output is no cue (pasted.go).
+	lesson, allPasted := cutPasted(c.lesson)
+	if lesson != c.lesson {
+		c.text = strings.Replace(c.text, c.lesson, lesson, 1)
+		c.lesson, c.pasted = lesson, allPasted
+	}
+	if t, _ := cutPasted(c.trigger); t != c.trigger {
+		c.text = strings.Replace(c.text, c.trigger, t, 1)
 	}
 	// Paths count as their file names (see paths.go).
 	c.text, c.files = reducePaths(c.text)

@@ -20,7 +20,10 @@ type cue struct {
 	action  string            // short description of the proposed action, for "You are about to ..."
 	hasCall bool
 	program string // the program a proposed shell command runs ("pnpm")
-	kind    string // "shell" or "edit" for a tool call, "" for words
+	// programs are the programs of every simple command of the call
+	// ("cd web && yarn add zod": yarn), for a lesson that names its tool.
+	programs []string
+	kind     string // "shell" or "edit" for a tool call, "" for words
 	// question is a prompt asking about something rather than asking for
 	// an action ("what does the commit hook do?"): a type match then needs
 	// a word of the lesson besides the type's own.
@@ -131,6 +134,7 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 	}
 	c.action = describeAction(q)
 	c.program = programOf(q)
+	c.programs = programsOf(c.command)
 	c.question = !c.hasCall && q.Action == "" && isQuestion(q.Task)
 	if c.hasCall {
 		c.kind = "edit"
@@ -288,6 +292,24 @@ func programOf(q Query) string {
 		return strings.ToLower(filepath.Base(f))
 	}
 	return ""
+}
+
+// programsOf lists the programs the simple commands of cmd run, lower
+// case, without cd, sudo, env and assignments.
+func programsOf(cmd string) []string {
+	var out []string
+	for _, part := range shellSplitRE.Split(strings.NewReplacer("\n", ";", "$(", ";", "`", ";").Replace(cmd), -1) {
+		for _, f := range strings.Fields(part) {
+			if f == "sudo" || f == "env" || f == "time" || f == "nice" || f == "exec" || strings.Contains(f, "=") || strings.HasPrefix(f, "-") {
+				continue
+			}
+			if p := strings.ToLower(filepath.Base(strings.Trim(f, "({"))); p != "cd" && p != "" && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+			break
+		}
+	}
+	return out
 }
 
 // callTexts returns the code a proposed edit writes, its comments removed

@@ -89,7 +89,7 @@ func (e *Engine) relevant(ctx context.Context, cue *cue, q Query, cands []*candi
 			}
 		}
 		if q.Standing {
-			if c.layer == LayerObservations && c.sessions < 2 && situational(c) && !(len(c.types) > 0 && high[c.types[0]]) {
+			if !e.standing(c, q) {
 				continue // comes back at its moment, through the action's own cue
 			}
 			c.relevance = 1
@@ -118,6 +118,26 @@ func (e *Engine) relevant(ctx context.Context, cue *cue, q Query, cands []*candi
 		relevant = append(relevant, c)
 	}
 	return relevant
+}
+
+// standing reports whether a candidate earns a place in the standing
+// context of a new session, on the index's fields: a library note (the
+// curated layer); a correction that recurred or a person promoted; a
+// preference that recurred, was promoted, or is this project's (any
+// preference of a KB inside a project). A one-off correction comes back at
+// its moment through its action's cue, and another project's one-off
+// lesson not at all. Review is read from the file (item).
+func (e *Engine) standing(c *candidate, q Query) bool {
+	if c.layer != LayerObservations {
+		return true
+	}
+	if c.sessions >= 2 || c.status == observations.StatusPromoted {
+		return true
+	}
+	if c.typ == observations.TypePreference {
+		return !e.Config.ScopeProjects || q.Project == "" || inProject(c.projects, q.Project)
+	}
+	return false
 }
 
 // read makes the items of the relevant candidates, best first, reading at

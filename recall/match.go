@@ -3,6 +3,7 @@ package recall
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -139,6 +140,10 @@ func (cu *cue) hasType(t string) bool {
 // evidence that fires on its own (action types, trigger phrases, the same
 // file), which the rules of ruledOut may reject, then lexical overlap.
 func (cu *cue) match(c *candidate) {
+	if c.pasted {
+		c.rejected = true
+		return
+	}
 	generalized := cu.matchTypes(c)
 	cu.matchPhrases(c)
 	cu.matchFile(c)
@@ -158,11 +163,23 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
+	if c.typeScore > 0 && cu.hasCall && c.sigHit == "" && c.fileHit == "" && c.phraseHit == "" && !cu.specific(c) {
+		// A broad type alone (any test edit, any commit, any install) is
+		// no evidence that a lesson about something else applies.
+		c.typeScore, c.matchedAT, c.candAT = 0, "", ""
+		c.rejected = true
+		return
+	}
 	need := minOverlap
 	if len(cu.types) > 0 && len(c.types) > 0 && c.typeScore == 0 {
 		need = typedMismatchMin
 	}
-	c.lexicalHit = !cu.readOnly && n >= need || (!cu.readOnly && n >= minOverlapCov && cov >= minCoverage && need == minOverlap)
+	// On a tool call, shared words alone are no cue: a command's arguments
+	// and an edit's identifiers share words with many lessons about other
+	// things. A call fires a lesson through its type, a signature, the
+	// same file or a trigger phrase; words are a cue in a prompt.
+	words := !cu.readOnly && !cu.hasCall && !c.pasted
+	c.lexicalHit = words && n >= need || (words && n >= minOverlapCov && cov >= minCoverage && need == minOverlap)
 	switch {
 	case c.typeScore > 0:
 		c.relevance = c.typeScore + lexicalWeight*math.Min(float64(n), 4)
@@ -233,8 +250,9 @@ func (cu *cue) matchPhrases(c *candidate) {
 // matchFile: the same file, named by the proposal and by the candidate's
 // trigger or lesson, makes a lesson about that file.
 func (cu *cue) matchFile(c *candidate) {
-	if f := sameFile(c.files, cu.files); f != "" && !cu.readOnly && c.typeScore < sameFileScore {
-		c.typeScore, c.fileHit = sameFileScore, f
+	if f := sameFile(c.files, cu.files); f != "" && !cu.readOnly {
+		c.fileHit = f // a specific signal, whatever else matched
+		c.typeScore = math.Max(c.typeScore, sameFileScore)
 	}
 }
 
@@ -294,6 +312,141 @@ func (cu *cue) matchWords(c *candidate) (n int, cov float64) {
 		cov = float64(n) / float64(len(cs))
 	}
 	return n, cov
+}
+
+// broadTypes are the action types a routine call of its kind has: every
+// edit of a test is test:modify, every commit git:commit, every install
+// pkg:install. On a tool call such a type fires a lesson only with a
+// specific signal beside it (cue.specific); the narrower types (a risky
+// variant, a path scope, an environment) are the signal themselves.
+var broadTypes = map[string]bool{"test:modify": true, "test:run": true, "git:commit": true, "git:add": true, "git:push": true,
+	"git:merge": true, "git:rebase": true, "pkg:install": true, "pkg:npm": true, "pkg:pip": true, "pkg:upgrade": true,
+	"pkg:uninstall": true, "py:run": true, "docs:edit": true, "lint:run": true, "style:format": true, "style:imports": true,
+	"docker:build": true, "docker:run": true, "code:rename": true}
+
+// specific reports whether a type match of a tool call has a specific
+// signal beside the type: a type that is no broad one, a tool the lesson
+// names (its trigger quotes it or its words say it: "no npm/npx/yarn"), or
+// words of the lesson besides the type's own. A signature, the same file
+// and a trigger phrase are checked before (match).
+func (cu *cue) specific(c *candidate) bool {
+	if !broadTypes[c.matchedAT] && !broadTypes[c.candAT] {
+		return true
+	}
+	if len(cu.programs) > 0 {
+		named := namedTools(c)
+		for _, p := range cu.programs {
+			for _, t := range toolFamily(p) {
+				if named[t] {
+					return true
+				}
+			}
+		}
+		if namesOtherTools(named, cu.programs) {
+			return false // a lesson about another ecosystem's tools
+		}
+	}
+	if cu.tax != nil && cu.about(c.lesson, c.matchedAT) && (c.trigger != "" && cu.about(c.trigger, c.matchedAT) || c.trigger == "" && !c.prohibitsCode()) {
+		// The corrected moment was this kind of action and the lesson
+		// speaks of it ("committing": "use conventional commits"). A
+		// lesson without a corrected moment that bans a piece of code
+		// ("take the fmt.Println out before you commit") fires on that
+		// code, not on every commit.
+		return true
+	}
+	return lessonOverlap(cu, c.lesson, c.matchedAT) >= minGeneralOverlap
+}
+
+// about reports whether text classifies as the domain:verb of type t.
+func (cu *cue) about(text, t string) bool {
+	for _, x := range cu.tax.ClassifyText(text) {
+		if domainVerb(x) == domainVerb(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesOtherTools reports whether named holds a tool of a family none of
+// programs belongs to, and programs hold one of a known family.
+func namesOtherTools(named map[string]bool, programs []string) bool {
+	mine := -1
+	for i, f := range toolFamilies {
+		for _, p := range programs {
+			if slices.Contains(f, p) {
+				mine = i
+			}
+		}
+	}
+	if mine < 0 {
+		return false
+	}
+	for i, f := range toolFamilies {
+		if i == mine {
+			continue
+		}
+		for _, t := range f {
+			if named[t] && !plainWordTools[t] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prohibitsCode reports whether the lesson bans a signature.
+func (c *candidate) prohibitsCode() bool {
+	for _, s := range c.lessonSignatures() {
+		if s.prohibited {
+			return true
+		}
+	}
+	return false
+}
+
+// toolFamilies are the tools that stand in for one another: a lesson that
+// names one of them ("managed with uv", "no npm/npx/yarn in here") is about
+// a call of any of them, and not about a call of another ecosystem's.
+var toolFamilies = [][]string{
+	{"node", "npm", "npx", "pnpm", "yarn", "bun", "deno", "corepack"},
+	{"python", "python3", "pip", "pip3", "uv", "uvx", "poetry", "pipenv", "pytest", "conda", "pipx"},
+	{"go", "gofmt"},
+	{"cargo", "rustc", "rustup"},
+	{"ruby", "gem", "bundle", "bundler", "rails", "rake"},
+	{"mvn", "gradle", "java"},
+	{"kubectl", "helm", "kustomize"},
+}
+
+func toolFamily(p string) []string {
+	for _, f := range toolFamilies {
+		if slices.Contains(f, p) {
+			return f
+		}
+	}
+	return []string{p}
+}
+
+// plainWordTools are program names that are also everyday words ("go
+// ahead", "make sure"): they name a tool only in code (a backtick span,
+// the trigger's quoted command).
+var plainWordTools = map[string]bool{"go": true, "make": true, "just": true, "task": true, "open": true, "run": true, "test": true}
+
+// namedTools are the words of a candidate that may name a tool: every
+// word of its code spans and quoted commands, and its other words but
+// those that are everyday words too.
+func namedTools(c *candidate) map[string]bool {
+	named := map[string]bool{}
+	for _, m := range backtickRE.FindAllStringSubmatch(c.text, -1) {
+		for _, w := range Words(strings.ToLower(m[1])) {
+			named[w] = true
+		}
+	}
+	for _, w := range Words(strings.ToLower(backtickRE.ReplaceAllString(c.text, " "))) {
+		if !plainWordTools[w] {
+			named[w] = true
+		}
+	}
+	return named
 }
 
 // ruledOut reports whether a type match is no evidence after all: a

@@ -58,6 +58,15 @@ type Item struct {
 	// Text says so, and it never decides a PreToolUse call.
 	Author     string `json:"author,omitempty"`
 	Unreviewed bool   `json:"unreviewed,omitempty"`
+	// Established is set for a lesson with evidence beyond one moment: a
+	// person reviewed or promoted it, or it recurred in two sessions or
+	// more (a library note is curated). Only an established correction
+	// decides a PreToolUse call.
+	Established bool `json:"established,omitempty"`
+	// Specific is set when what the proposal runs or writes holds a
+	// signature the lesson prohibits: each such call repeats the mistake,
+	// so the item is shown again in a session that has seen it (Unseen).
+	Specific bool `json:"specific,omitempty"`
 }
 
 // Result is what Recall surfaces, best first, within the budget.

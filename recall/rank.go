@@ -59,14 +59,16 @@ func byScore(items []Item) {
 }
 
 // outOfScope reports whether c is a lesson of another project than the
-// query's, in a KB that holds many: it travels only when it is general,
-// seen in two projects or about a high-consequence action (and is then
-// marked otherProject).
+// query's, in a KB that holds many: it travels only when it is general
+// (seen in two projects, or promoted) or about a high-consequence action,
+// and is then marked otherProject. A lesson of no known project (written
+// by hand, or from a transcript without a working directory) stays in
+// scope.
 func outOfScope(c *candidate, q Query, cfg *Config, high map[string]bool) bool {
 	if !cfg.ScopeProjects || q.Project == "" || len(c.projects) == 0 || inProject(c.projects, q.Project) {
 		return false
 	}
-	if len(c.projects) < 2 && !(c.typeScore >= 0.9 && high[c.matchedAT]) {
+	if len(c.projects) < 2 && c.status != observations.StatusPromoted && !(c.typeScore >= 0.9 && high[c.matchedAT]) {
 		return true
 	}
 	c.otherProject = true
@@ -133,16 +135,6 @@ func foldCovered(items []Item, byPath map[string]*candidate) []Item {
 	return out
 }
 
-// situational reports whether a correction belongs to one moment rather
-// than to every session: it was given on an edit of one file ("BEFORE
-// editing `timeline.html`"), on a one-off request ("when asked to add a
-// paginate param") or on one proposed plan ("calling ExitPlanMode"). Seen once, it is left out of the standing context of a new
-// session; the hook recalls it when that file or request comes up.
-func situational(c *candidate) bool {
-	return c.typ == observations.TypeCorrection &&
-		(strings.HasPrefix(c.trigger, "editing `") && len(c.files) > 0 || strings.HasPrefix(c.trigger, "when asked to ") ||
-			c.trigger == "calling ExitPlanMode")
-}
 func kindOf(layer, typ string) string {
 	switch layer {
 	case LayerObservations:

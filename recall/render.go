@@ -83,6 +83,15 @@ func (e *Engine) item(c *candidate, cu *cue, q Query, high map[string]bool, now 
 	if it.Kind == "" {
 		return it, false
 	}
+	if o != nil {
+		it.Established = o.Status == observations.StatusPromoted || !o.Reviewed.IsZero() || o.Sessions >= 2
+		if q.Standing && !it.Established && o.Type == observations.TypeCorrection {
+			return it, false // a one-off correction comes back at its moment
+		}
+	} else {
+		it.Established = true
+	}
+	it.Specific = c.sigHit != ""
 	if c.matchedAT != "" {
 		it.ActionType = c.matchedAT
 		it.HighConsequence = high[c.matchedAT] || high[c.candAT]

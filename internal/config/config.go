@@ -76,6 +76,10 @@ type RecallConfig struct {
 	HighConsequence []string       `yaml:"high_consequence"`
 	PreToolUse      string         `yaml:"pretooluse"`
 	Judge           bool           `yaml:"judge"`
+	// Equivalents are more lines of recall's lexicon of equivalents
+	// ("phrase | phrase => canonical words", recall/intent.txt); recall
+	// checks them (kb.ParseConfig), since this leaf cannot.
+	Equivalents []string `yaml:"equivalents"`
 }
 
 // PromoteConfig holds the graduation rules.

@@ -1,0 +1,29 @@
+package recall
+
+import "regexp"
+
+// Pasted material in a lesson: a compiler error, a stack trace, a test
+// failure the person pasted while correcting. It says what went wrong in
+// one session, in words (file names, identifiers, messages) that many
+// later calls share; it is never a cue. Extraction keeps most of it apart
+// (observations' pasted.go); what reaches a lesson anyway is cut off here
+// before matching, and a lesson that is all pasted material never fires.
+
+// pastedStartRE finds where pasted output begins in a one-line lesson.
+var pastedStartRE = regexp.MustCompile(`Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(?:Error|Exception):|\bE\s{2,}\S|\bpanic: |\bgoroutine \d+ \[|npm (?:ERR|error)!|\b[\w./-]+\.(?:py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|php|cs|kt|swift):\d+(?::\d+)?\b|\bat [\w.$<>]+ ?\([^)]*:\d+|File "[^"]+", line \d+|"""|\berror(?:\[E\d+\])?: |^\s*\$ \S`)
+
+// minOwnWords is how many words of its own, before any pasted material, a
+// lesson needs to be a lesson.
+const minOwnWords = 3
+
+// cutPasted returns s up to where pasted material begins, and whether s
+// holds no lesson of its own (fewer than minOwnWords content words before
+// it).
+func cutPasted(s string) (own string, allPasted bool) {
+	loc := pastedStartRE.FindStringIndex(s)
+	if loc == nil {
+		return s, false
+	}
+	own = s[:loc[0]]
+	return own, len(stemSet(own)) < minOwnWords
+}
