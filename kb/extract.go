@@ -408,29 +408,13 @@ func (k *KB) DrainQueue(ctx context.Context) (*ExtractReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	ids := []string{}
-	var imported []string
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		res, err := store.Import(p, traces.ImportOptions{})
-		for _, pr := range res.Problems {
-			probs = append(probs, Problem{Path: pr.Path, Line: pr.Line, Msg: pr.Msg, Rule: "import"})
-		}
-		if len(res.Problems) > 0 {
-			// The drain runs detached from the hook that queued it: its
-			// output reaches nobody, the hook log does.
-			hookLog(k.Root, &HookInput{HookEventName: EventSessionEnd}, fmt.Errorf("import %s: %d part(s) skipped, first: %s", p, len(res.Problems), res.Problems[0].Error()))
-		}
-		if err != nil {
-			hookLog(k.Root, &HookInput{HookEventName: EventSessionEnd}, fmt.Errorf("import failed: %w", err))
-			probs = append(probs, Problem{Path: p, Msg: err.Error(), Rule: "import"})
-			continue
-		}
-		imported = append(imported, p)
-		ids = append(ids, res.Sessions...)
+	imported, ids, iprobs, err := store.ImportQueued(ctx, paths, func(err error) {
+		hookLog(k.Root, &HookInput{HookEventName: EventSessionEnd}, err)
+	})
+	if err != nil {
+		return nil, err
 	}
+	probs = append(probs, iprobs...)
 	rep := observations.NewReport()
 	if len(ids) > 0 {
 		if rep, err = k.extractLocked(ctx, ExtractOptions{sessions: ids}); err != nil {
