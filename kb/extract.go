@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -290,7 +289,9 @@ func (k *KB) mergeObservations(ctx context.Context, x *observations.Run, rep *Ex
 		return nil, fmt.Errorf("extract: read observations: %w", err)
 	}
 	rep.Problems = append(rep.Problems, probs...)
-	in := observations.MergeInput{Broken: map[string]bool{}, Gate: k.Gate(), Occupied: func(rel string) bool {
+	in := observations.MergeInput{Broken: map[string]bool{}, Gate: k.Gate(), ReadTombstones: func() ([]byte, error) {
+		return k.files().ReadFile(k.tombstonePath())
+	}, Occupied: func(rel string) bool {
 		abs, err := k.Path(rel)
 		if err != nil {
 			return true
@@ -315,15 +316,6 @@ func (k *KB) mergeObservations(ctx context.Context, x *observations.Run, rep *Ex
 			}
 		}
 		in.Files = append(in.Files, f)
-	}
-	old, err := k.files().ReadFile(k.tombstonePath())
-	switch {
-	case err == nil && old == nil:
-		in.TombstoneFile = []byte{}
-	case err == nil:
-		in.TombstoneFile = old
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("extract: %w", err)
 	}
 	return x.Merge(ctx, in, rep)
 }

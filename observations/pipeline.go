@@ -2,7 +2,9 @@ package observations
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"sort"
 	"time"
@@ -223,9 +225,9 @@ type MergeInput struct {
 	Tombstones []Tombstone
 	Gate       *Gate
 	Occupied   func(rel string) bool // see Merger.Occupied
-	// TombstoneFile is TombstoneFile's content (nil when absent), which
-	// the run's new tombstones are appended to.
-	TombstoneFile []byte
+	// ReadTombstones reads TombstoneFile (an error of fs.ErrNotExist when
+	// absent), which the run's new tombstones are appended to.
+	ReadTombstones func() ([]byte, error)
 }
 
 // Merge revises the files (retracting what rests on a template, folding
@@ -254,7 +256,11 @@ func (x *Run) Merge(ctx context.Context, in MergeInput, rep *Report) ([]*Journal
 	rep.Forgotten += res.Forgotten
 	rep.Edited += res.Edited
 	rep.Problems = append(rep.Problems, res.Problems...)
-	return revisionWrites(orig, revs, in.TombstoneFile, newTombs, res.Writes), nil
+	writes, err := revisionWrites(orig, revs, in.ReadTombstones, newTombs, res.Writes)
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
+	return writes, nil
 }
 
 // revise retracts and folds the live files; it returns the files as they
@@ -309,18 +315,22 @@ func (x *Run) revise(live []*File, rep *Report) ([]*File, []Tombstone, []*Revisi
 
 // revisionWrites turns revisions and the merge's writes into the journal's
 // writes: one per file, from the file as found on disk (raw, by path) to
-// its final bytes; the tombstones (appended to oldTombs, the tombstone
-// file's content, nil when absent) first, the removals last.
-func revisionWrites(raw map[string][]byte, revs []*Revision, oldTombs []byte, tombs []Tombstone, merged []*Write) []*JournalWrite {
+// its final bytes; the tombstones (appended to the tombstone file as
+// readTombs reads it) first, the removals last.
+func revisionWrites(raw map[string][]byte, revs []*Revision, readTombs func() ([]byte, error), tombs []Tombstone, merged []*Write) ([]*JournalWrite, error) {
 	var writes []*JournalWrite
 	if len(tombs) > 0 {
-		content := oldTombs
+		old, err := readTombs()
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		content := old
 		for _, t := range tombs {
 			content = AppendTombstone(content, t)
 		}
 		w := &JournalWrite{Path: TombstoneFile, Content: content, After: Sum(content)}
-		if oldTombs != nil {
-			w.Before = Sum(oldTombs)
+		if err == nil {
+			w.Before = Sum(old)
 		}
 		writes = append(writes, w)
 	}
@@ -358,5 +368,5 @@ func revisionWrites(raw map[string][]byte, revs []*Revision, oldTombs []byte, to
 		}
 		writes = append(writes, w)
 	}
-	return append(writes, deletes...)
+	return append(writes, deletes...), nil
 }
