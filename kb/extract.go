@@ -338,13 +338,7 @@ func (k *KB) Provenance(ctx context.Context, id string) (*Provenance, error) {
 	if err != nil {
 		return nil, err
 	}
-	var f *ObsFile
-	for _, x := range files {
-		if x.Obs.ID == id || strings.TrimSuffix(filepath.Base(x.Path), ".md") == id {
-			f = x
-			break
-		}
-	}
+	f := observations.FileByID(files, id)
 	if f == nil {
 		return nil, fmt.Errorf("observation %q: %w", id, ErrNotFound)
 	}
