@@ -45,45 +45,11 @@ type ExtractOptions struct {
 // TypeCounts says what extraction did with the observations of one type.
 type TypeCounts = observations.TypeCounts
 
-// ExtractReport says what an extraction run did.
-type ExtractReport struct {
-	Sessions  []string               `json:"sessions"`             // sessions extracted
-	Skipped   int                    `json:"skipped"`              // sessions already extracted and unchanged
-	Records   int                    `json:"records"`              // trace records read
-	Bytes     int64                  `json:"bytes"`                // bytes of session files read
-	Types     map[string]*TypeCounts `json:"types"`                // per observation type
-	New       int                    `json:"new"`                  // totals over Types
-	Merged    int                    `json:"merged"`               //
-	Unchanged int                    `json:"unchanged"`            //
-	Forgotten int                    `json:"forgotten"`            // skipped: matched a tombstone
-	Edited    int                    `json:"edited"`               // merged into files a person edited: bookkeeping only
-	Removed   []string               `json:"removed,omitempty"`    // tombstoned files left by an interrupted forget, deleted
-	Written   []string               `json:"written,omitempty"`    // observation files created or changed
-	Resumed   []string               `json:"resumed,omitempty"`    // files written to finish an interrupted run
-	LLMErrors []string               `json:"llm_errors,omitempty"` // failed LLM calls; the heuristic results stand
-	Problems  []Problem              `json:"problems,omitempty"`
-	Imported  []string               `json:"imported,omitempty"` // transcripts imported (DrainQueue)
-	// Superseded: earlier observations a later one of this run contradicts
-	// (observations.Supersession; Kept when a person edited the old one).
-	Superseded []observations.Supersession `json:"superseded,omitempty"`
-	// Retracted: observation files retired because the turn they came from
-	// turned out to be a template (it recurs across sessions); Folded: files
-	// folded into another that is the same observation in other words.
-	Retracted []string `json:"retracted,omitempty"`
-	Folded    []Fold   `json:"folded,omitempty"`
-}
+// ExtractReport says what an extraction run did (observations.Report).
+type ExtractReport = observations.Report
 
-func (r *ExtractReport) count(typ string) *TypeCounts {
-	if r.Types == nil {
-		r.Types = map[string]*TypeCounts{}
-	}
-	c := r.Types[typ]
-	if c == nil {
-		c = &TypeCounts{}
-		r.Types[typ] = c
-	}
-	return c
-}
+// Fold is one observation file folded into another (ExtractReport.Folded).
+type Fold = observations.FoldedFile
 
 // extractedFile keeps, per session, the session file size at extraction and
 // the types extracted, so that the default run picks only new or grown
@@ -95,10 +61,7 @@ type extractedState struct {
 	Sessions map[string]extractedMark `json:"sessions"`
 }
 
-type extractedMark struct {
-	Size  int64    `json:"size"`
-	Types []string `json:"types"`
-}
+type extractedMark = observations.SessionMark
 
 func (k *KB) extractedPath() string { return filepath.Join(k.Root, StateDir, extractedFile) }
 
@@ -186,42 +149,21 @@ func (k *KB) Extract(ctx context.Context, o ExtractOptions) (*ExtractReport, err
 	return k.extractLocked(ctx, o)
 }
 
-type sessionData struct {
-	info traces.SessionInfo
-	size int64
-	sess *observations.Session
-}
-
-// extraction is one run of the pipeline: what it extracts with, and what
-// it has read so far.
-type extraction struct {
-	types    []string
-	tax      *observations.Taxonomy
-	client   llm.Client // nil: the heuristics only
-	all      []traces.SessionInfo
-	sessions []*sessionData              // read this run, as procedure mining sees them
-	cands    []*observations.Observation // extracted, not merged yet
-	cwds     map[string]string           // session -> its working directory
-	state    *extractedState             // the per-session markers as found
-	attr     *traces.Attribution         // who wrote what, beyond what each record says (nil: records only)
-	turns    map[string]*turnAuthors     // session -> the user turns attribution took from the person (nil: none)
-}
-
 func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractReport, error) {
-	rep := &ExtractReport{Types: map[string]*TypeCounts{}, Sessions: []string{}}
-	x := &extraction{cwds: map[string]string{}, turns: map[string]*turnAuthors{}}
+	rep := observations.NewReport()
+	x := &observations.Run{Read: k.readSession}
 	var err error
-	if x.types, err = k.extractTypes(o.Types); err != nil {
+	if x.Types, err = k.extractTypes(o.Types); err != nil {
 		return nil, err
 	}
-	if x.tax, err = k.Taxonomy(); err != nil {
+	if x.Tax, err = k.Taxonomy(); err != nil {
 		return nil, err
 	}
-	if x.client, err = k.extractLLM(o.LLM); err != nil {
+	if x.Client, err = k.extractLLM(o.LLM); err != nil {
 		return nil, err
 	}
 	store := &traces.Store{Root: k.Root}
-	if x.all, err = store.Sessions(); err != nil {
+	if x.All, err = store.Sessions(); err != nil {
 		return nil, fmt.Errorf("extract: list sessions: %w", err)
 	}
 	// A run killed after deciding what to write is finished first, so
@@ -232,8 +174,9 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 	if err != nil {
 		return rep, err
 	}
-	x.state = k.loadExtracted()
-	selected, err := k.selectSessions(store, x, o, rep)
+	state := k.loadExtracted()
+	x.Prior = state.Sessions
+	selected, err := k.selectSessions(store, x, state, o, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -241,43 +184,36 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 		// Templates recur across sessions and match the project's prompt
 		// files: neither is a lesson in the person's words. Without the
 		// index, extraction goes on with what each record says.
-		if x.attr, err = store.Attribution(); err != nil {
+		if x.Attr, err = store.Attribution(); err != nil {
 			rep.Problems = append(rep.Problems, Problem{Path: traces.TurnsFile, Msg: "turn index: " + err.Error(), Rule: "unreadable"})
-			x.attr = nil
+			x.Attr = nil
 		}
 	}
-	if err := k.extractSessions(ctx, x, selected, o.Progress, rep); err != nil {
+	if err := x.ExtractSessions(ctx, selected, o.Progress, rep); err != nil {
 		return nil, err
 	}
-	k.mineProcedures(ctx, x)
-	for _, c := range x.cands {
-		c.SetProjects(x.cwds)
-	}
+	x.MineProcedures(ctx)
 	writes, err := k.mergeObservations(ctx, x, rep)
 	if err != nil {
 		return rep, err
 	}
 	// From here on the run completes even if ctx is cancelled: the journal
 	// is written first, so an interruption is finished by the next run.
-	written, probs, err := k.commitExtract(writes, x.marks(rep))
+	written, probs, err := k.commitExtract(writes, x.Marks(rep))
 	rep.Problems = append(rep.Problems, probs...)
 	rep.Written = append(rep.Written, written...)
 	sort.Strings(rep.Written)
 	if err != nil {
 		return rep, err
 	}
-	for _, c := range rep.Types {
-		rep.New += c.New
-		rep.Merged += c.Merged
-		rep.Unchanged += c.Unchanged
-	}
+	rep.Total()
 	return rep, nil
 }
 
 // selectSessions picks the sessions a run extracts: the one named, else
 // those of o.sessions, ended since o.Since, and (without --all or
 // --rerun) not extracted since they last grew.
-func (k *KB) selectSessions(store *traces.Store, x *extraction, o ExtractOptions, rep *ExtractReport) ([]traces.SessionInfo, error) {
+func (k *KB) selectSessions(store *traces.Store, x *observations.Run, state *extractedState, o ExtractOptions, rep *ExtractReport) ([]traces.SessionInfo, error) {
 	if o.Session != "" {
 		info, err := store.Find(o.Session)
 		if err != nil {
@@ -293,7 +229,7 @@ func (k *KB) selectSessions(store *traces.Store, x *extraction, o ExtractOptions
 		want[id] = true
 	}
 	var selected []traces.SessionInfo
-	for _, info := range x.all {
+	for _, info := range x.All {
 		if o.sessions != nil && !want[info.ID] {
 			continue
 		}
@@ -308,7 +244,7 @@ func (k *KB) selectSessions(store *traces.Store, x *extraction, o ExtractOptions
 		}
 		if !o.All && !o.Rerun {
 			if st, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(info.Path))); err == nil &&
-				!x.state.pending(info.ID, st.Size(), x.types) {
+				!state.pending(info.ID, st.Size(), x.Types) {
 				rep.Skipped++
 				continue
 			}
@@ -318,97 +254,11 @@ func (k *KB) selectSessions(store *traces.Store, x *extraction, o ExtractOptions
 	return selected, nil
 }
 
-// extractSessions reads and extracts one session at a time; only the
-// tool-call skeleton of each is kept, for procedure mining across
-// sessions. A session that fails to read is reported and contributes
-// nothing.
-func (k *KB) extractSessions(ctx context.Context, x *extraction, selected []traces.SessionInfo, progress func(done, total int), rep *ExtractReport) error {
-	for i, info := range selected {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		sd, probs, err := k.readSession(info)
-		rep.Problems = append(rep.Problems, probs...)
-		if err != nil {
-			rep.Problems = append(rep.Problems, Problem{Path: info.Path, Msg: err.Error(), Rule: "unreadable"})
-		} else {
-			rep.Records += len(sd.sess.Records)
-			rep.Bytes += sd.size
-			x.turns[info.ID] = attribute(x.attr, sd.sess.Records, info.Path)
-			obs := observations.Extract(sd.sess, x.tax, x.types)
-			if x.client != nil {
-				more, errs := observations.ExtractLLM(ctx, x.client, sd.sess, x.tax, x.types)
-				rep.LLMErrors = append(rep.LLMErrors, errs...)
-				if len(more) > 0 {
-					obs = observations.MergeLLM(obs, more)
-				}
-			}
-			x.cands = append(x.cands, obs...)
-			sd.sess.AddWorkdir(x.cwds)
-			sd.sess = observations.ProcedureView(sd.sess)
-			x.sessions = append(x.sessions, sd)
-		}
-		if progress != nil {
-			progress(i+1, len(selected))
-		}
-	}
-	return nil
-}
-
-// mineProcedures adds the procedures of the run. Procedures recur across
-// sessions, so once any session was extracted they are mined over every
-// session of the KB, not only this run's: an incremental run on one new
-// session still finds the workflow it shares with last week's.
-func (k *KB) mineProcedures(ctx context.Context, x *extraction) {
-	if !slices.Contains(x.types, observations.TypeProcedure) || len(x.sessions) == 0 {
-		return
-	}
-	ps := make([]*observations.Session, 0, len(x.all))
-	seen := map[string]bool{}
-	for _, sd := range x.sessions {
-		ps = append(ps, sd.sess)
-		seen[sd.info.ID] = true
-	}
-	for _, info := range x.all {
-		if seen[info.ID] || ctx.Err() != nil {
-			continue
-		}
-		if sd, _, err := k.readSession(info); err == nil {
-			sd.sess.AddWorkdir(x.cwds)
-			ps = append(ps, observations.ProcedureView(sd.sess))
-		}
-	}
-	if len(ps) > 1 {
-		x.cands = append(x.cands, observations.Procedures(ps, 2)...)
-	}
-}
-
-// marks are the per-session markers the run leaves: each session read,
-// at its size, with the types extracted (and, for a session that did not
-// grow, the types extracted before).
-func (x *extraction) marks(rep *ExtractReport) map[string]extractedMark {
-	marks := map[string]extractedMark{}
-	for _, sd := range x.sessions {
-		rep.Sessions = append(rep.Sessions, sd.info.ID)
-		mark := extractedMark{Size: sd.size, Types: slices.Clone(x.types)}
-		if old, ok := x.state.Sessions[sd.info.ID]; ok && old.Size == sd.size {
-			for _, t := range old.Types {
-				if !slices.Contains(mark.Types, t) {
-					mark.Types = append(mark.Types, t)
-				}
-			}
-			sort.Strings(mark.Types)
-		}
-		marks[sd.info.ID] = mark
-	}
-	return marks
-}
-
 // readSession reads a session file into records, meta records left out.
 // Malformed lines are problems and skipped; a torn last line (the agent
 // still writing) is left for the next run (the size marker then differs);
 // an I/O error fails the session.
-func (k *KB) readSession(info traces.SessionInfo) (*sessionData, []Problem, error) {
+func (k *KB) readSession(info traces.SessionInfo) (*observations.Session, int64, []Problem, error) {
 	sess := &observations.Session{ID: info.ID}
 	size, probs, err := (&traces.Store{Root: k.Root}).ReadFile(info.Path, func(rec traces.Record) error {
 		if rec.Kind == traces.KindMeta {
@@ -421,53 +271,27 @@ func (k *KB) readSession(info traces.SessionInfo) (*sessionData, []Problem, erro
 		return nil
 	})
 	if err != nil {
-		return nil, probs, err
+		return nil, 0, probs, err
 	}
 	sort.SliceStable(sess.Records, func(i, j int) bool { return sess.Records[i].Seq < sess.Records[j].Seq })
-	return &sessionData{info: info, size: size, sess: sess}, probs, nil
+	return sess, size, probs, nil
 }
 
-// mergeObservations folds candidates into the observation files, in
-// memory (observations.Merger decides): it returns the writes that
-// commitExtract makes durable.
-func (k *KB) mergeObservations(ctx context.Context, x *extraction, rep *ExtractReport) ([]*obsWrite, error) {
+// mergeObservations reads the observation files and has the run merge
+// its candidates into them, in memory (observations.Run.Merge decides): it
+// returns the writes that commitExtract makes durable.
+func (k *KB) mergeObservations(ctx context.Context, x *observations.Run, rep *ExtractReport) ([]*obsWrite, error) {
 	if x == nil {
-		x = &extraction{turns: map[string]*turnAuthors{}}
+		x = &observations.Run{Read: k.readSession}
 	}
 	files, probs, err := k.LoadObservations(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("extract: read observations: %w", err)
 	}
 	rep.Problems = append(rep.Problems, probs...)
-	broken := map[string]bool{} // files that exist but do not parse: never overwritten
-	for _, p := range probs {
-		broken[p.Path] = true
-	}
-	tombs, err := k.Tombstones()
-	if err != nil {
-		return nil, fmt.Errorf("extract: read tombstones: %w", err)
-	}
-	// A forget interrupted between its tombstone and the delete leaves a
-	// tombstoned file: finish the job.
-	live := files[:0]
-	for _, f := range files {
-		if observations.Tombstoned(tombs, f.Obs.ID) {
-			abs, err := k.Path(f.Path)
-			if err == nil && k.files().Remove(abs) == nil {
-				rep.Removed = append(rep.Removed, f.Path)
-				continue
-			}
-		}
-		live = append(live, f)
-	}
-	// The bytes as found: the merge updates the File values in place.
-	orig := make(map[string][]byte, len(live))
-	for _, f := range live {
-		orig[f.Path] = f.Raw
-	}
-	live, newTombs, revs := k.reviseObservations(x, live, rep)
-	tombs = append(tombs, newTombs...)
-	m := &observations.Merger{Files: live, Tombstones: tombs, Broken: broken, Gate: k.Gate(), Occupied: func(rel string) bool {
+	in := observations.MergeInput{Broken: map[string]bool{}, Gate: k.Gate(), ReadTombstones: func() ([]byte, error) {
+		return k.files().ReadFile(k.tombstonePath())
+	}, Occupied: func(rel string) bool {
 		abs, err := k.Path(rel)
 		if err != nil {
 			return true
@@ -475,25 +299,25 @@ func (k *KB) mergeObservations(ctx context.Context, x *extraction, rep *ExtractR
 		_, err = os.Lstat(abs)
 		return err == nil
 	}}
-	res, err := m.Merge(ctx, x.cands)
-	if err != nil {
-		return nil, fmt.Errorf("extract: %w", err)
+	for _, p := range probs {
+		in.Broken[p.Path] = true
 	}
-	if rep.Superseded, err = res.Supersede(m.Files); err != nil {
-		return nil, fmt.Errorf("extract: %w", err)
+	if in.Tombstones, err = k.Tombstones(); err != nil {
+		return nil, fmt.Errorf("extract: read tombstones: %w", err)
 	}
-	for typ, c := range res.Types {
-		rc := rep.count(typ)
-		rc.New, rc.Merged, rc.Unchanged = rc.New+c.New, rc.Merged+c.Merged, rc.Unchanged+c.Unchanged
+	// A forget interrupted between its tombstone and the delete leaves a
+	// tombstoned file: finish the job.
+	for _, f := range files {
+		if observations.Tombstoned(in.Tombstones, f.Obs.ID) {
+			abs, err := k.Path(f.Path)
+			if err == nil && k.files().Remove(abs) == nil {
+				rep.Removed = append(rep.Removed, f.Path)
+				continue
+			}
+		}
+		in.Files = append(in.Files, f)
 	}
-	rep.Forgotten += res.Forgotten
-	rep.Edited += res.Edited
-	rep.Problems = append(rep.Problems, res.Problems...)
-	writes, err := k.revisionWrites(orig, revs, newTombs, res.Writes)
-	if err != nil {
-		return nil, fmt.Errorf("extract: %w", err)
-	}
-	return writes, nil
+	return x.Merge(ctx, in, rep)
 }
 
 // ---------------------------------------------------------------------------
@@ -514,13 +338,7 @@ func (k *KB) Provenance(ctx context.Context, id string) (*Provenance, error) {
 	if err != nil {
 		return nil, err
 	}
-	var f *ObsFile
-	for _, x := range files {
-		if x.Obs.ID == id || strings.TrimSuffix(filepath.Base(x.Path), ".md") == id {
-			f = x
-			break
-		}
-	}
+	f := observations.FileByID(files, id)
 	if f == nil {
 		return nil, fmt.Errorf("observation %q: %w", id, ErrNotFound)
 	}
@@ -570,36 +388,20 @@ func (k *KB) DrainQueue(ctx context.Context) (*ExtractReport, error) {
 	}
 	probs := qprobs
 	if len(paths) == 0 && len(probs) == 0 {
-		return &ExtractReport{Types: map[string]*TypeCounts{}, Sessions: []string{}}, done()
+		return observations.NewReport(), done()
 	}
 	store, _, err := k.traceStore(false, nil)
 	if err != nil {
 		return nil, err
 	}
-	ids := []string{}
-	var imported []string
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		res, err := store.Import(p, traces.ImportOptions{})
-		for _, pr := range res.Problems {
-			probs = append(probs, Problem{Path: pr.Path, Line: pr.Line, Msg: pr.Msg, Rule: "import"})
-		}
-		if len(res.Problems) > 0 {
-			// The drain runs detached from the hook that queued it: its
-			// output reaches nobody, the hook log does.
-			hookLog(k.Root, &HookInput{HookEventName: EventSessionEnd}, fmt.Errorf("import %s: %d part(s) skipped, first: %s", p, len(res.Problems), res.Problems[0].Error()))
-		}
-		if err != nil {
-			hookLog(k.Root, &HookInput{HookEventName: EventSessionEnd}, fmt.Errorf("import failed: %w", err))
-			probs = append(probs, Problem{Path: p, Msg: err.Error(), Rule: "import"})
-			continue
-		}
-		imported = append(imported, p)
-		ids = append(ids, res.Sessions...)
+	imported, ids, iprobs, err := store.ImportQueued(ctx, paths, func(err error) {
+		hookLog(k.Root, &HookInput{HookEventName: EventSessionEnd}, err)
+	})
+	if err != nil {
+		return nil, err
 	}
-	rep := &ExtractReport{Types: map[string]*TypeCounts{}, Sessions: []string{}}
+	probs = append(probs, iprobs...)
+	rep := observations.NewReport()
 	if len(ids) > 0 {
 		if rep, err = k.extractLocked(ctx, ExtractOptions{sessions: ids}); err != nil {
 			return rep, err

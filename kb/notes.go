@@ -8,9 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
-	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/internal/links"
 	"github.com/kbmem/kb/internal/textutil"
@@ -62,48 +60,28 @@ type LinkRef = links.Ref
 // Resolve finds a document by id, path, file name or title.
 func (x *Searcher) Resolve(g *links.Graph, ref string) (links.Node, error) {
 	n, err := g.Lookup(ref)
-	if err == nil {
-		return n, nil
+	return n, refErr(ref, err)
+}
+
+// refErr is kb's error for a failed lookup of ref (links.LookupError) or
+// an unknown graph format; any other error as it is.
+func refErr(ref string, err error) error {
+	var le *links.LookupError
+	switch {
+	case errors.Is(err, links.ErrAmbiguous):
+		return fmt.Errorf("%w: %v", ErrAmbiguousID, err)
+	case errors.As(err, &le):
+		return fmt.Errorf("%q: %w (try 'kb search %s')", ref, ErrNotFound, ref)
+	case errors.Is(err, links.ErrFormat):
+		return fmt.Errorf("%w: %v", ErrInvalidInput, err)
 	}
-	if errors.Is(err, links.ErrAmbiguous) {
-		return n, fmt.Errorf("%w: %v", ErrAmbiguousID, err)
-	}
-	return n, fmt.Errorf("%q: %w (try 'kb search %s')", ref, ErrNotFound, ref)
+	return err
 }
 
 // Show reads a document with its links and backlinks.
 func (x *Searcher) Show(ref string) (*Note, error) {
-	g, err := x.Graph()
-	if err != nil {
-		return nil, err
-	}
-	n, err := x.Resolve(g, ref)
-	if err != nil {
-		return nil, err
-	}
-	abs, err := x.k.Path(n.Path)
-	if err != nil {
-		return nil, err
-	}
-	b, err := x.k.files().ReadFile(abs)
-	if err != nil {
-		return nil, fmt.Errorf("show %s: %w", n.Path, err)
-	}
-	d, err := doc.Parse(n.Path, b)
-	if err != nil {
-		return nil, err
-	}
-	return g.NoteOf(n.Path, layerOf(n.Path), d), nil
-}
-
-func layerOf(rel string) string {
-	first, _, _ := strings.Cut(rel, "/")
-	for _, l := range Layers {
-		if l == first {
-			return l
-		}
-	}
-	return ""
+	n, err := x.ix.Show(x.k.files(), x.k.Root, ref, LayerTraces, Layers)
+	return n, refErr(ref, err)
 }
 
 // NewResult reports a created note.
@@ -129,21 +107,7 @@ func (k *KB) New(ctx context.Context, typ, title string) (*NewResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
-	for _, n := range g.Nodes() {
-		ids = append(ids, n.ID)
-	}
-	c, err := library.Render(library.NewNote{
-		Type: typ, Title: title, NextADR: library.NextADRNumber(ids),
-		Taken: func(id string) bool {
-			if _, err := g.Lookup(id); err == nil {
-				return true
-			}
-			_, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(library.Dir(typ)), id+".md"))
-			return err == nil
-		},
-		Template: k.noteTemplate(typ),
-	})
+	c, err := library.Render(library.NewIn(g, k.Root, typ, title, k.noteTemplate(typ)))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
 	}
@@ -169,14 +133,8 @@ func (x *Searcher) Links(ref string, back bool) ([]LinkRef, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := x.Resolve(g, ref)
-	if err != nil {
-		return nil, err
-	}
-	if back {
-		return links.Refs(g.Backlinks(n.Path)), nil
-	}
-	return links.Refs(g.Forward(n.Path)), nil
+	refs, err := g.LinksOf(ref, back)
+	return refs, refErr(ref, err)
 }
 
 // WriteGraph writes the link graph (or the part within depth hops of from)
@@ -186,18 +144,7 @@ func (x *Searcher) WriteGraph(w io.Writer, format, from string, depth int) error
 	if err != nil {
 		return err
 	}
-	if from != "" {
-		n, err := x.Resolve(g, from)
-		if err != nil {
-			return err
-		}
-		g = g.Subgraph(n.Path, depth)
-	}
-	err = g.Write(w, format)
-	if errors.Is(err, links.ErrFormat) {
-		return fmt.Errorf("%w: %v", ErrInvalidInput, err)
-	}
-	return err
+	return refErr(from, g.WriteFrom(w, format, from, depth))
 }
 
 // IDs lists document ids starting with prefix, for shell completion.

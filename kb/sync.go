@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/doc"
-	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/traces"
 )
@@ -62,40 +59,21 @@ func (k *KB) OpenIndexLayers(ctx context.Context, layers []string, progress func
 }
 
 func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done, total int)) (*Searcher, SyncStats, error) {
-	// The stat walk and opening bleve are independent: overlap them, since
-	// every read command pays both.
-	type scanned struct {
-		files   []fileInfo
-		skipped []Problem
-		dirs    map[string]int64
-		err     error
-	}
-	ch := make(chan scanned, 1)
-	go func() {
-		f, skipped, dirs, err := k.scanTree()
-		ch <- scanned{f, skipped, dirs, err}
-	}()
-	var ix *index.Index
-	var info index.OpenInfo
 	dir, err := k.indexDir()
-	if err == nil {
-		ix, info, err = index.Open(dir)
+	if err != nil {
+		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
 	}
-	sc := <-ch
+	ix, info, sc, err := index.OpenScanned(dir, k.scanOptions())
 	if err != nil {
 		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
 	}
 	x := &Searcher{ix: ix, k: k}
-	if sc.err != nil {
-		ix.Close()
-		return nil, SyncStats{}, sc.err
-	}
-	st, err := x.sync(ctx, sc.files, layers, progress)
-	st.Problems = append(sc.skipped, st.Problems...)
+	st, err := x.sync(ctx, sc.Files, layers, progress)
+	st.Problems = append(sc.Skipped, st.Problems...)
 	if err == nil && (len(layers) == 0 || !slices.ContainsFunc(recallLayers, func(l string) bool { return !slices.Contains(layers, l) })) {
 		// The hooks' freshness check: only after a sync of every layer
 		// recall reads.
-		k.saveDirStamps(sc.dirs)
+		k.saveDirStamps(sc.Dirs)
 	}
 	if info.Rebuilt && info.Reason != "missing" {
 		k.logf("index %s: rebuilt from the files", info.Reason)
@@ -135,41 +113,16 @@ func (k *KB) scan() ([]fileInfo, error) {
 // symlinks and special files named like notes or traces (kb never follows a
 // link out of the KB), and directories named like notes.
 func (k *KB) scanAll() ([]fileInfo, []Problem, error) {
-	files, skipped, _, err := k.scanTree()
-	return files, skipped, err
+	files, skipped, _ := index.Scan(k.scanOptions())
+	return files, skipped, nil
 }
 
-// scanTree is scanAll that also returns the modification time of every
-// directory it read (for the hooks' fast path, see dirsUnchanged).
-func (k *KB) scanTree() ([]fileInfo, []Problem, map[string]int64, error) {
-	files, skipped, dirs := index.Scan(index.ScanOptions{Root: k.Root, Layers: Layers, StreamLayer: LayerTraces, SymlinkMsg: k.symlinkSkipMsg})
-	return files, skipped, dirs, nil
+func (k *KB) scanOptions() index.ScanOptions {
+	return index.ScanOptions{Root: k.Root, Layers: Layers, StreamLayer: LayerTraces, SymlinkMsg: index.SymlinkSkipMsg(k.files())}
 }
 
-// symlinkSkipMsg says why a symlink in the layers is not read, and where
-// it leads.
-func (k *KB) symlinkSkipMsg(abs string) string {
-	target, _ := os.Readlink(abs)
-	if _, err := k.files().Resolve(abs); errors.Is(err, fsx.ErrOutsideRoot) {
-		return fmt.Sprintf("a symlink to %s, outside the KB: not followed (kb never reads through a link out of the KB)", target)
-	}
-	return fmt.Sprintf("a symlink (to %s): not followed (kb reads the layers' own files only; put the file itself here)", target)
-}
-
-// indexDir is the index directory, refused when it is a symlink: kb
-// creates it as a directory of its own, so a link there (committed by a
-// cloned repository, say) would make bleve write wherever it points.
-func (k *KB) indexDir() (string, error) {
-	dir := filepath.Join(k.Root, IndexDir)
-	if _, err := k.files().Resolve(dir); err != nil {
-		return "", err // names the link out of the KB
-	}
-	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		target, _ := os.Readlink(dir)
-		return "", fmt.Errorf("%s is a symlink to %s: kb keeps its index in a directory of its own and does not follow it (remove the link; kb doctor --fix does)", IndexDir, target)
-	}
-	return dir, nil
-}
+// indexDir is the index directory, refused when it is a symlink (index.Dir).
+func (k *KB) indexDir() (string, error) { return index.Dir(k.files(), k.Root, IndexDir) }
 
 // Sync applies the changes between the files and the index.
 func (x *Searcher) Sync(ctx context.Context, progress func(done, total int)) (SyncStats, error) {
