@@ -3,9 +3,7 @@ package kb
 import (
 	"context"
 	"fmt"
-	"path"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/kbmem/kb/observations"
@@ -78,10 +76,8 @@ func (k *KB) Forget(ctx context.Context, id, why string) (*Tombstone, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range files {
-		if f.Obs.ID == id || strings.TrimSuffix(path.Base(f.Path), ".md") == id {
-			return observations.Bury(k.files(), k.Root, k.tombstonePath(), f, why, time.Now())
-		}
+	if f := observations.FileByID(files, id); f != nil {
+		return observations.Bury(k.files(), k.Root, k.tombstonePath(), f, why, time.Now())
 	}
 	return nil, fmt.Errorf("observation %q: %w", id, ErrNotFound)
 }

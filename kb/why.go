@@ -117,20 +117,12 @@ func (k *KB) DraftADR(ctx context.Context, o ADRDraftOptions) (*ADRDraft, error)
 	} else if decisions, negatives = library.ADRSourcesOfSession(o.Session, all); len(decisions)+len(negatives) == 0 {
 		return nil, fmt.Errorf("no decision or negative result in session %q: %w", o.Session, ErrNotFound)
 	}
-	notes := k.promotedNotes()
-	num := library.NextADRNumber(notes.IDs)
-	var c *library.Created
-	for {
-		c = library.DraftADR(num, decisions, negatives, now)
-		if _, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(c.RelPath))); errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		num++
-	}
-	out := &ADRDraft{ID: c.ID, Path: c.RelPath, Content: string(c.Content)}
-	for _, x := range append(append([]*observations.Observation{}, decisions...), negatives...) {
-		out.Observations = append(out.Observations, x.ID)
-	}
+	plan := library.PlanADRDraft(decisions, negatives, k.promotedNotes().IDs, func(rel string) bool {
+		_, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(rel)))
+		return !errors.Is(err, fs.ErrNotExist)
+	}, now)
+	c := plan.Note
+	out := &ADRDraft{ID: c.ID, Path: c.RelPath, Content: string(c.Content), Observations: plan.Observations}
 	if o.Write {
 		abs, err := k.Path(c.RelPath)
 		if err != nil {
