@@ -112,6 +112,9 @@ instead; --dry-run only prints what would graduate and the diff.`,
 			}
 			for _, g := range res.Graduations {
 				e.printf("  %-10s %s\n             %s\n", g.Kind, g.Path, e.paint("dim", g.Why))
+				if len(g.From) > 0 {
+					e.printf("             from %s\n", strings.Join(g.From, ", "))
+				}
 				if g.Skill != nil {
 					e.printf("  %-10s %s\n", "skill", g.Skill.Path)
 				}
