@@ -385,8 +385,19 @@ func (k *KB) PromoteExplain(ctx context.Context, id string) (*library.Explanatio
 	return &e, nil
 }
 
-// Status is the review queue and the size of each layer (`kb status`).
-type Status = library.Status
+// Status is the review queue, the size of each layer, and what arrived
+// since the last report (`kb status`).
+type Status struct {
+	library.Status
+	Arrived *Arrived `json:"arrived"`
+}
+
+// Arrived is what a pull brought into the KB's files, and the files with
+// conflicts to resolve (team.Arrived).
+type Arrived = team.Arrived
+
+// statusFile records the commit `kb status` last reported.
+const statusFile = "status.json"
 
 // StaleAfter is how long a candidate may wait before kb status warns that
 // nobody reviews the promotion queue.
@@ -397,7 +408,7 @@ const StaleAfter = library.StaleAfter
 // count of each layer.
 func (k *KB) Status(ctx context.Context) (*Status, error) {
 	k.finishPendingExtract(ctx)
-	st := &Status{Layers: map[string]int{}, PendingBranches: []string{}}
+	st := &Status{Status: library.Status{Layers: map[string]int{}, PendingBranches: []string{}}}
 	for _, l := range Layers {
 		ext := ".md"
 		if l == LayerTraces {
@@ -419,6 +430,9 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 	st.PendingBranches = q.Branches
 	st.Promotable = len(library.PlanPromotions(library.PlanInput{Observations: q.Observations, Rules: k.Rules(), NoteIDs: notes.IDs, Gate: k.Gate()}))
 	st.Judge()
+	// A commit that cannot be recorded is reported again next time: no
+	// reason to fail the status.
+	st.Arrived, _ = team.WhatArrived(k.files(), k.Root, k.ProjectRoot, filepath.Join(k.Root, StateDir, statusFile))
 	return st, nil
 }
 
