@@ -15,6 +15,7 @@ import (
 	"github.com/kbmem/kb/internal/gitx"
 	"github.com/kbmem/kb/library"
 	"github.com/kbmem/kb/observations"
+	"github.com/kbmem/kb/team"
 )
 
 // Promotion I/O: candidates that earned graduation become library notes
@@ -125,12 +126,11 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 			return err == nil
 		},
 	})
-	if grads != nil {
-		res.Graduations = grads
-	}
 	if len(grads) == 0 {
 		return res, nil
 	}
+	res.Graduations = grads
+	k.creditPeople(repo, grads, byID)
 	base := gitx.Base{WorkTree: o.Apply || repo == nil, Work: k.projectFiles(), Root: k.ProjectRoot}
 	if !base.WorkTree {
 		base.Head, _ = repo.HeadTree() // nil for an unborn HEAD: every file is new
@@ -159,6 +159,26 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 		return nil, err
 	}
 	return res, nil
+}
+
+// creditPeople names on each graduation the people its sources came from
+// (team.People).
+func (k *KB) creditPeople(repo *gitx.Repo, grads []library.Graduation, byID map[string]*ObsFile) {
+	groups := make([][]team.Sourced, len(grads))
+	for i, g := range grads {
+		for _, id := range g.Observations {
+			if f := byID[id]; f != nil {
+				s := team.Sourced{Path: k.projectPath(f.Path)}
+				for _, src := range f.Obs.Sources {
+					s.Sources = append(s.Sources, src.String())
+				}
+				groups[i] = append(groups[i], s)
+			}
+		}
+	}
+	for i, names := range team.People(repo, groups) {
+		grads[i].From = names
+	}
 }
 
 // promotionFiles lists the files a promotion adds or changes
@@ -365,8 +385,19 @@ func (k *KB) PromoteExplain(ctx context.Context, id string) (*library.Explanatio
 	return &e, nil
 }
 
-// Status is the review queue and the size of each layer (`kb status`).
-type Status = library.Status
+// Status is the review queue, the size of each layer, and what arrived
+// since the last report (`kb status`).
+type Status struct {
+	library.Status
+	Arrived *Arrived `json:"arrived"`
+}
+
+// Arrived is what a pull brought into the KB's files, and the files with
+// conflicts to resolve (team.Arrived).
+type Arrived = team.Arrived
+
+// statusFile records the commit `kb status` last reported.
+const statusFile = "status.json"
 
 // StaleAfter is how long a candidate may wait before kb status warns that
 // nobody reviews the promotion queue.
@@ -377,7 +408,7 @@ const StaleAfter = library.StaleAfter
 // count of each layer.
 func (k *KB) Status(ctx context.Context) (*Status, error) {
 	k.finishPendingExtract(ctx)
-	st := &Status{Layers: map[string]int{}, PendingBranches: []string{}}
+	st := &Status{Status: library.Status{Layers: map[string]int{}, PendingBranches: []string{}}}
 	for _, l := range Layers {
 		ext := ".md"
 		if l == LayerTraces {
@@ -399,6 +430,9 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 	st.PendingBranches = q.Branches
 	st.Promotable = len(library.PlanPromotions(library.PlanInput{Observations: q.Observations, Rules: k.Rules(), NoteIDs: notes.IDs, Gate: k.Gate()}))
 	st.Judge()
+	// A commit that cannot be recorded is reported again next time: no
+	// reason to fail the status.
+	st.Arrived, _ = team.WhatArrived(k.files(), k.Root, k.ProjectRoot, filepath.Join(k.Root, StateDir, statusFile))
 	return st, nil
 }
 

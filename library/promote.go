@@ -166,10 +166,13 @@ type Graduation struct {
 	Why          string   `json:"why"`
 	Observations []string `json:"observations"`
 	Sessions     []string `json:"sessions"`
-	Triggers     []string `json:"triggers"`
-	Routing      string   `json:"routing"` // the one-line entry compiled into AGENTS.md
-	Skill        *Skill   `json:"skill,omitempty"`
-	Content      []byte   `json:"-"`
+	// From are the people whose sessions the graduation rests on (filled
+	// by the caller from git history: team.People), sorted.
+	From     []string `json:"from"`
+	Triggers []string `json:"triggers"`
+	Routing  string   `json:"routing"` // the one-line entry compiled into AGENTS.md
+	Skill    *Skill   `json:"skill,omitempty"`
+	Content  []byte   `json:"-"`
 
 	obs []*observations.Observation
 }

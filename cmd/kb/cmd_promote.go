@@ -112,6 +112,9 @@ instead; --dry-run only prints what would graduate and the diff.`,
 			}
 			for _, g := range res.Graduations {
 				e.printf("  %-10s %s\n             %s\n", g.Kind, g.Path, e.paint("dim", g.Why))
+				if len(g.From) > 0 {
+					e.printf("             from %s\n", strings.Join(g.From, ", "))
+				}
 				if g.Skill != nil {
 					e.printf("  %-10s %s\n", "skill", g.Skill.Path)
 				}
@@ -440,7 +443,10 @@ func newStatusCmd(e *env) *cobra.Command {
 		Long: `Show how many candidate observations wait, how old the oldest is, how many
 would graduate on 'kb promote' now, the promotion branches waiting for review,
 and the file count of each layer. A queue that only grows means nothing is
-being reviewed: the pipeline is theater until someone runs 'kb promote'.`,
+being reviewed: the pipeline is theater until someone runs 'kb promote'.
+After a pull (HEAD moved since the last 'kb status') it says what arrived:
+new and changed lessons by type, library notes, episodes; and, pull or not,
+the files holding kb_conflicts (fields the merge driver left to resolve).`,
 		Example: "  kb status\n  kb status --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -480,6 +486,9 @@ being reviewed: the pipeline is theater until someone runs 'kb promote'.`,
 			if st.Stale {
 				e.printf("%s candidates have waited %s with graduations ready and no review open: learning stays theater until someone runs 'kb promote' and reviews the branch.\n",
 					e.paint("yellow", "Warning:"), ageString(st.OldestAgeDays))
+			}
+			if line := st.Arrived.Summary(); line != "" {
+				e.printf("%s\n", line)
 			}
 			if st.ObservationErrors > 0 {
 				e.warnf("%d observation file(s) do not parse; run 'kb lint'", st.ObservationErrors)

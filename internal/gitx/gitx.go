@@ -283,7 +283,19 @@ type Signature struct {
 // be nil to use only the global and system config.
 func DefaultSignature(r *Repo) Signature {
 	sig := Signature{Name: "kb", Email: "kb@localhost", When: time.Now()}
-	var cfg *config.Config
+	name, email := User(r)
+	if name != "" {
+		sig.Name = name
+	}
+	if email != "" {
+		sig.Email = email
+	}
+	return sig
+}
+
+// userConfig is the repository's config merged with the global and system
+// config, or the global config alone when r is nil; nil when none reads.
+func userConfig(r *Repo) *config.Config {
 	if r != nil {
 		r.mu.Lock()
 		c, err := r.repo.ConfigScoped(config.SystemScope)
@@ -294,23 +306,13 @@ func DefaultSignature(r *Repo) Signature {
 		}
 		r.mu.Unlock()
 		if err == nil {
-			cfg = c
+			return c
 		}
 	}
-	if cfg == nil {
-		if c, err := config.LoadConfig(config.GlobalScope); err == nil {
-			cfg = c
-		}
+	if c, err := config.LoadConfig(config.GlobalScope); err == nil {
+		return c
 	}
-	if cfg != nil {
-		if n := strings.TrimSpace(cfg.User.Name); n != "" {
-			sig.Name = n
-		}
-		if e := strings.TrimSpace(cfg.User.Email); e != "" {
-			sig.Email = e
-		}
-	}
-	return sig
+	return nil
 }
 
 func (s Signature) object() object.Signature {
