@@ -53,6 +53,29 @@ func CheckInstalled(agent, path string) []string {
 	return out
 }
 
+// CheckAll is CheckInstalled over every agent's settings kb installs
+// into: the project's (when projectRoot is set) and the user's. Each
+// finding is the settings file and what is wrong with it.
+func CheckAll(projectRoot string) (out [][2]string) {
+	for _, d := range dialects {
+		var paths []string
+		if projectRoot != "" {
+			if p, err := SettingsPath(d.Name, projectRoot, false); err == nil {
+				paths = append(paths, p)
+			}
+		}
+		if p, err := SettingsPath(d.Name, "", true); err == nil {
+			paths = append(paths, p)
+		}
+		for _, p := range paths {
+			for _, msg := range CheckInstalled(d.Name, p) {
+				out = append(out, [2]string{p, strings.TrimPrefix(msg, p+": ")})
+			}
+		}
+	}
+	return out
+}
+
 // kbProgram is the program of a kb hook command for agent, unquoted.
 func kbProgram(c, agent string) (string, bool) {
 	f := strings.Fields(strings.TrimSpace(c))

@@ -201,3 +201,23 @@ func Sources(projectRoot string, e SourceEntries) []Source {
 	}
 	return kept
 }
+
+// InAgentDir reports whether p lies in a directory an agent writes its own
+// transcripts to: ~/.claude/projects, the Codex sessions directory, and the
+// whole-directory entries of sources (kb.yaml's claude_code and codex
+// other than auto). There a file kb cannot read is an error, not a file to
+// pass over.
+func InAgentDir(p string, sources []Source) bool {
+	dirs := TranscriptDirs()
+	for _, s := range sources {
+		if s.Keep == nil && !strings.HasPrefix(s.Path, dirs[0]+string(filepath.Separator)) {
+			dirs = append(dirs, s.Path)
+		}
+	}
+	for _, d := range dirs {
+		if fsx.Inside(filepath.Clean(d), filepath.Clean(p)) {
+			return true
+		}
+	}
+	return false
+}

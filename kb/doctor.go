@@ -98,21 +98,8 @@ type doctor struct {
 // hooks warns about kb hooks installed in the agents' settings (the
 // project's and the user's) whose kb binary can no longer run.
 func (d *doctor) hooks(context.Context) error {
-	for _, agent := range []string{AgentClaudeCode, AgentCodex} {
-		var paths []string
-		if d.k.ProjectRoot != "" {
-			if p, err := agents.SettingsPath(agent, d.k.ProjectRoot, false); err == nil {
-				paths = append(paths, p)
-			}
-		}
-		if p, err := agents.SettingsPath(agent, "", true); err == nil {
-			paths = append(paths, p)
-		}
-		for _, p := range paths {
-			for _, msg := range agents.CheckInstalled(agent, p) {
-				d.add("warning", false, Problem{Path: p, Msg: strings.TrimPrefix(msg, p+": "), Rule: "hook-binary"})
-			}
-		}
+	for _, f := range agents.CheckAll(d.k.ProjectRoot) {
+		d.add("warning", false, Problem{Path: f[0], Msg: f[1], Rule: "hook-binary"})
 	}
 	return nil
 }

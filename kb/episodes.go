@@ -2,9 +2,7 @@ package kb
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/kbmem/kb/episodes"
 	"github.com/kbmem/kb/observations"
@@ -71,29 +69,10 @@ func (k *KB) BuildEpisodes(ctx context.Context) (*EpisodesReport, error) {
 		return nil, err
 	}
 	rep.Kept = plan.Kept
-	for _, w := range plan.Write {
-		abs, err := k.Path(w.Path)
-		if err != nil {
-			return nil, err
-		}
-		if old, err := k.files().ReadFile(abs); err == nil && string(old) == string(w.Content) {
-			rep.Unchanged++
-			continue
-		}
-		if err := k.files().WriteFile(abs, w.Content, 0o644); err != nil {
-			return nil, fmt.Errorf("episodes: %w", err)
-		}
-		rep.Written = append(rep.Written, w.Path)
-	}
-	for _, rel := range plan.Remove {
-		abs, err := k.Path(rel)
-		if err != nil {
-			continue
-		}
-		if err := k.files().Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("episodes: %w", err)
-		}
-		rep.Removed = append(rep.Removed, rel)
+	done, err := plan.Apply(k.files(), k.Root)
+	rep.Written, rep.Unchanged, rep.Removed = done.Written, done.Unchanged, done.Removed
+	if err != nil {
+		return nil, err
 	}
 	return rep, nil
 }

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/kbmem/kb/agents"
@@ -157,10 +154,7 @@ func (k *KB) openHookIndex() (*Searcher, string, error) {
 	if err != nil {
 		return x, "", nil
 	}
-	stamps := ro.Stamps()
-	maps.DeleteFunc(stamps, func(p string, _ index.Stamp) bool { return strings.HasPrefix(p, LayerTraces+"/") })
-	files = slices.DeleteFunc(files, func(f fileInfo) bool { return f.Layer == LayerTraces })
-	if !indexUpToDate(files, stamps) {
+	if !index.UpToDate(files, ro.Stamps(), LayerTraces+"/") {
 		return x, "files changed since the last sync", nil
 	}
 	return x, "", nil

@@ -8,13 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/kbmem/kb/agents"
 	"github.com/kbmem/kb/internal/doc"
-	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/redact"
 	"github.com/kbmem/kb/traces"
 )
@@ -98,27 +96,10 @@ func (k *KB) pathOptions(o ImportOptions, keep func(string) bool) traces.PathOpt
 	return traces.PathOptions{ImportOptions: traces.ImportOptions{Format: o.Format, Agent: o.Agent}, Skip: k.Root, Owned: k.inAgentDir, Keep: keep, OnFile: o.OnFile}
 }
 
-// agentDirs are the directories agents write their own transcripts to:
-// ~/.claude/projects, the Codex sessions directory, and the claude_code and
-// codex entries of kb.yaml other than auto.
-func (k *KB) agentDirs() []string {
-	dirs := agents.TranscriptDirs()
-	for _, s := range k.TraceSources(true, true, false) {
-		if s.Keep == nil && !strings.HasPrefix(s.Path, dirs[0]+string(filepath.Separator)) {
-			dirs = append(dirs, s.Path)
-		}
-	}
-	return dirs
-}
-
-// inAgentDir reports whether p lies in one of agentDirs.
+// inAgentDir reports whether p lies in an agent's own transcript
+// directory (agents.InAgentDir).
 func (k *KB) inAgentDir(p string) bool {
-	for _, d := range k.agentDirs() {
-		if fsx.Inside(filepath.Clean(d), filepath.Clean(p)) {
-			return true
-		}
-	}
-	return false
+	return agents.InAgentDir(p, k.TraceSources(true, true, false))
 }
 
 // Source is one place transcripts come from (agents.Source).

@@ -79,11 +79,8 @@ func Find(o FindOptions) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if isRoot(abs) {
-			return abs, nil
-		}
-		if isRoot(filepath.Join(abs, DefaultDirName)) {
-			return filepath.Join(abs, DefaultDirName), nil
+		if r, ok := rootAt(abs); ok {
+			return r, nil
 		}
 		return "", fmt.Errorf("%w at %s (no %s there; run 'kb init %s')", ErrNoKB, abs, ConfigFile, d)
 	}
@@ -95,19 +92,21 @@ func Find(o FindOptions) (string, error) {
 		}
 	}
 	cwd, _ = filepath.Abs(cwd)
-	for dir := cwd; ; {
-		if isRoot(dir) {
-			return dir, nil
-		}
-		if isRoot(filepath.Join(dir, DefaultDirName)) {
-			return filepath.Join(dir, DefaultDirName), nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("%w in %s or any parent (run 'kb init', or pass --kb DIR or set KB_DIR)", ErrNoKB, cwd)
-		}
-		dir = parent
+	if r, ok := fsx.FindUp(cwd, rootAt); ok {
+		return r, nil
 	}
+	return "", fmt.Errorf("%w in %s or any parent (run 'kb init', or pass --kb DIR or set KB_DIR)", ErrNoKB, cwd)
+}
+
+// rootAt is the KB at dir: dir itself, or its .kb.
+func rootAt(dir string) (string, bool) {
+	if isRoot(dir) {
+		return dir, true
+	}
+	if sub := filepath.Join(dir, DefaultDirName); isRoot(sub) {
+		return sub, true
+	}
+	return "", false
 }
 
 func isRoot(dir string) bool {

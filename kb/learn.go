@@ -156,16 +156,7 @@ func (k *KB) learnInputs(ctx context.Context, extra []string) ([]LearnSkip, erro
 	if err != nil && !errors.As(err, &partial) {
 		return nil, fmt.Errorf("learn: import transcripts: %w", err)
 	}
-	if rep != nil {
-		for _, f := range rep.Files {
-			if f.Error != "" {
-				skipped = append(skipped, LearnSkip{Source: f.File, Reason: f.Error})
-			}
-		}
-		for _, s := range rep.Skipped {
-			skipped = append(skipped, LearnSkip{Source: s.File, Reason: s.Reason})
-		}
-	}
+	skipped = append(skipped, learn.SkipsOfImport(rep)...)
 	// Extraction here is local only: a tick makes no remote calls, so the
 	// LLM extractors stay off whatever kb.yaml says.
 	local := *k

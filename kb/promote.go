@@ -130,7 +130,7 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 		return res, nil
 	}
 	res.Graduations = grads
-	k.creditPeople(repo, grads, byID)
+	team.Credit(repo, grads, byID, k.projectPath)
 	base := gitx.Base{WorkTree: o.Apply || repo == nil, Work: k.projectFiles(), Root: k.ProjectRoot}
 	if !base.WorkTree {
 		base.Head, _ = repo.HeadTree() // nil for an unborn HEAD: every file is new
@@ -161,25 +161,6 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	return res, nil
 }
 
-// creditPeople names on each graduation the people its sources came from
-// (team.People).
-func (k *KB) creditPeople(repo *gitx.Repo, grads []library.Graduation, byID map[string]*ObsFile) {
-	groups := make([][]team.Sourced, len(grads))
-	for i, g := range grads {
-		for _, id := range g.Observations {
-			if f := byID[id]; f != nil {
-				s := team.Sourced{Path: k.projectPath(f.Path)}
-				for _, src := range f.Obs.Sources {
-					s.Sources = append(s.Sources, src.String())
-				}
-				groups[i] = append(groups[i], s)
-			}
-		}
-	}
-	for i, names := range team.People(repo, groups) {
-		grads[i].From = names
-	}
-}
 
 // promotionFiles lists the files a promotion adds or changes
 // (library.PromotionFiles) and the promoted observation ids.

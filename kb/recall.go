@@ -70,23 +70,11 @@ func (k *KB) openRecallIndex(ctx context.Context) (*Searcher, error) {
 		if k.dirsUnchanged() {
 			return &Searcher{ix: ro, k: k}, nil
 		}
-		if files, err := k.scan(); err == nil && indexUpToDate(files, ro.Stamps()) {
+		if files, err := k.scan(); err == nil && index.UpToDate(files, ro.Stamps()) {
 			return &Searcher{ix: ro, k: k}, nil
 		}
 		ro.Close()
 	}
 	x, _, err := k.OpenIndex(ctx, nil)
 	return x, err
-}
-
-func indexUpToDate(files []fileInfo, stamps map[string]index.Stamp) bool {
-	if len(files) != len(stamps) {
-		return false
-	}
-	for _, f := range files {
-		if st, ok := stamps[f.Rel]; !ok || st != f.Stamp {
-			return false
-		}
-	}
-	return true
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/kbmem/kb/internal/gitx"
+	"github.com/kbmem/kb/library"
+	"github.com/kbmem/kb/observations"
 )
 
 // Sourced is one observation file (a path relative to the work tree top)
@@ -60,4 +62,25 @@ func People(repo *gitx.Repo, groups [][]Sourced) [][]string {
 		out[i] = names
 	}
 	return out
+}
+
+// Credit sets each graduation's From: the people (People) whose sessions
+// its observations rest on. byID holds the observation files by id;
+// pathOf gives a file's path relative to the work tree top.
+func Credit(repo *gitx.Repo, grads []library.Graduation, byID map[string]*observations.File, pathOf func(rel string) string) {
+	groups := make([][]Sourced, len(grads))
+	for i, g := range grads {
+		for _, id := range g.Observations {
+			if f := byID[id]; f != nil {
+				s := Sourced{Path: pathOf(f.Path)}
+				for _, src := range f.Obs.Sources {
+					s.Sources = append(s.Sources, src.String())
+				}
+				groups[i] = append(groups[i], s)
+			}
+		}
+	}
+	for i, names := range People(repo, groups) {
+		grads[i].From = names
+	}
 }
