@@ -161,7 +161,6 @@ func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, err
 	return res, nil
 }
 
-
 // promotionFiles lists the files a promotion adds or changes
 // (library.PromotionFiles) and the promoted observation ids.
 func (k *KB) promotionFiles(base gitx.Base, grads []library.Graduation, notes promotedNoteSet, byID map[string]*ObsFile) ([]PromoteFile, []string, error) {
