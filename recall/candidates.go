@@ -24,6 +24,7 @@ type candidate struct {
 	sessions             float64
 	bm25                 float64
 	prelim               float64 // rough rank, before the file is read
+	excerpt, author      string  // the observation's excerpt and author, as the index stores them
 
 	// matching
 	typeScore  float64
@@ -47,7 +48,8 @@ type candidate struct {
 
 // storedFields are the stored fields recall reads from hits.
 var storedFields = []string{"noteid", "status", "action_type", "action_types", "triggers", "importance", "sessions", "projects",
-	"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "chosen", "description"}
+	"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "chosen", "description",
+	"excerpt", "author"}
 
 // typedCandidates bounds the documents an action-type query loads. Loading a
 // hit's stored fields is most of a hook's time (200 took 15-17 ms a hook
@@ -183,7 +185,8 @@ func candidateOf(h Hit) *candidate {
 		return 0
 	}
 	c := &candidate{path: h.Path, id: str("noteid"), layer: h.Layer, typ: h.Type, title: h.Title,
-		description: h.Description, status: str("status"), importance: num("importance"), sessions: num("sessions")}
+		description: h.Description, status: str("status"), importance: num("importance"), sessions: num("sessions"),
+		excerpt: str("excerpt"), author: str("author")}
 	if c.id == "" {
 		c.id = h.ID
 	}

@@ -83,9 +83,10 @@ func (e *Engine) relevant(ctx context.Context, cue *cue, q Query, cands []*candi
 			continue
 		}
 		if !q.Standing && c.layer == LayerObservations && (cue.written != "" || cue.command != "") && c.typ != observations.TypeProcedure {
-			// The person's words hold the lesson's signatures.
-			if o, err := e.Files.Observation(c.path); err == nil {
-				c.said = personWords(o)
+			// The person's words hold the lesson's signatures: the index
+			// stores the excerpt (schema 4), so no file is opened here.
+			if c.author != observations.AuthorAgent {
+				c.said = personWordsOf(c.excerpt)
 			}
 		}
 		if q.Standing {

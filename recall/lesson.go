@@ -30,8 +30,13 @@ func personWords(o *observations.Observation) string {
 	if o == nil || o.Excerpt == "" || o.AgentAuthored() {
 		return ""
 	}
+	return personWordsOf(o.Excerpt)
+}
+
+// personWordsOf is the "User:" lines of an excerpt, joined.
+func personWordsOf(excerpt string) string {
 	var said []string
-	for _, ln := range strings.Split(o.Excerpt, "\n") {
+	for _, ln := range strings.Split(excerpt, "\n") {
 		ln = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(ln), ">"))
 		if rest, ok := strings.CutPrefix(ln, "User:"); ok {
 			said = append(said, strings.TrimSpace(rest))

@@ -31,12 +31,14 @@ func FromDocument(layer string, d *doc.Document) Doc {
 			x.Keywords[LinkField] = append(x.Keywords[LinkField], EncodeLink(l))
 		}
 	}
-	for _, key := range []string{"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "question", "chosen"} {
+	// excerpt: recall reads the person's words from it (the body quotes it
+	// already, so search finds nothing new through it).
+	for _, key := range []string{"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "question", "chosen", "excerpt"} {
 		if s, ok := d.Fields[key].(string); ok && s != "" {
 			x.Text[key] = s
 		}
 	}
-	for _, key := range []string{"action_type", "action_types", "triggers", "domain", "projects"} {
+	for _, key := range []string{"action_type", "action_types", "triggers", "domain", "projects", "author"} {
 		switch v := d.Fields[key].(type) {
 		case string:
 			x.Keywords[key] = []string{v}

@@ -34,8 +34,9 @@ import (
 // Bump it whenever either changes; an index of another version is rebuilt.
 // 2: stamps record the progress of append-only files; docs record a
 // truncated body. 3: text fields use kb_en (file names and identifiers
-// also by their parts).
-const SchemaVersion = 3
+// also by their parts). 4: observations' excerpt and author stored, so
+// recall reads the person's words without opening the file.
+const SchemaVersion = 4
 
 // BusyTimeout is how long Open waits for another process that holds the
 // index open before failing with ErrBusy.
