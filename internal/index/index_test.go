@@ -715,9 +715,13 @@ func FuzzPartsFilter(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		in := analysis.TokenStream{{Term: []byte(s), Start: 0, End: len(s), Position: 1}}
-		for _, tok := range (partsFilter{}).Filter(in) {
-			if tok.Start < 0 || tok.End > len(s) || tok.Start > tok.End || string(tok.Term) != s[tok.Start:tok.End] || len(tok.Term) == 0 {
-				t.Fatalf("%q: token %+v", s, tok)
+		out := (partsFilter{}).Filter(in)
+		if len(out) == 0 || string(out[0].Term) != s {
+			t.Fatalf("%q: the token itself is not kept first: %+v", s, out)
+		}
+		for _, tok := range out[1:] { // the parts
+			if tok.Start < 0 || tok.End > len(s) || tok.Start > tok.End || string(tok.Term) != s[tok.Start:tok.End] || len(tok.Term) == 0 || tok.Position != 1 {
+				t.Fatalf("%q: part %+v", s, tok)
 			}
 		}
 	})
