@@ -25,6 +25,7 @@ type candidate struct {
 	bm25                 float64
 	prelim               float64 // rough rank, before the file is read
 	excerpt, author      string  // the observation's excerpt and author, as the index stores them
+	fromSession          bool    // extracted from an agent session (a source other than MCP's)
 
 	// matching
 	typeScore  float64
@@ -49,7 +50,7 @@ type candidate struct {
 // storedFields are the stored fields recall reads from hits.
 var storedFields = []string{"noteid", "status", "action_type", "action_types", "triggers", "importance", "sessions", "projects",
 	"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "chosen", "description",
-	"excerpt", "author"}
+	"excerpt", "author", "sources"}
 
 // typedCandidates bounds the documents an action-type query loads. Loading a
 // hit's stored fields is most of a hook's time (200 took 15-17 ms a hook
@@ -187,6 +188,11 @@ func candidateOf(h Hit) *candidate {
 	c := &candidate{path: h.Path, id: str("noteid"), layer: h.Layer, typ: h.Type, title: h.Title,
 		description: h.Description, status: str("status"), importance: num("importance"), sessions: num("sessions"),
 		excerpt: str("excerpt"), author: str("author")}
+	for _, src := range list("sources") {
+		if src != "" && src != "mcp" && !strings.HasPrefix(src, "mcp#") {
+			c.fromSession = true
+		}
+	}
 	if c.id == "" {
 		c.id = h.ID
 	}

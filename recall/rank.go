@@ -65,7 +65,14 @@ func byScore(items []Item) {
 // by hand, or from a transcript without a working directory) stays in
 // scope.
 func outOfScope(c *candidate, q Query, cfg *Config, high map[string]bool) bool {
-	if !cfg.ScopeProjects || q.Project == "" || len(c.projects) == 0 || inProject(c.projects, q.Project) {
+	if !cfg.ScopeProjects || q.Project == "" || inProject(c.projects, q.Project) {
+		return false
+	}
+	// No project known: a lesson written by hand (or over MCP) applies
+	// anywhere; one extracted from a session that recorded no working
+	// directory (an aider history, a generic export) is of a project
+	// nobody knows, and travels like another project's.
+	if len(c.projects) == 0 && !c.fromSession {
 		return false
 	}
 	if len(c.projects) < 2 && c.status != observations.StatusPromoted && !(c.typeScore >= 0.9 && high[c.matchedAT]) {

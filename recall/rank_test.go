@@ -37,3 +37,34 @@ func TestFoldCovered(t *testing.T) {
 		t.Errorf("folded item %+v", got[0])
 	}
 }
+
+// TestUnknownProjectTravelsLikeAnother: in a KB of many projects, a lesson
+// extracted from a session that recorded no working directory (an aider
+// history) is of a project nobody knows: a one-off stays out of another
+// project's hooks, as another project's would, unless it is promoted or
+// about a high-consequence action; a lesson with no project and no session
+// (written by hand) applies anywhere.
+func TestUnknownProjectTravelsLikeAnother(t *testing.T) {
+	cfg := &Config{ScopeProjects: true}
+	q := Query{Project: "/w/app"}
+	aider := &candidate{fromSession: true}
+	if !outOfScope(aider, q, cfg, nil) {
+		t.Error("a one-off lesson of an unknown project reached another project")
+	}
+	high := &candidate{fromSession: true, typeScore: 1, matchedAT: "git:push-force"}
+	if outOfScope(high, q, cfg, map[string]bool{"git:push-force": true}) {
+		t.Error("a high-consequence lesson of an unknown project was left out")
+	}
+	if outOfScope(&candidate{fromSession: true, status: "promoted"}, q, cfg, nil) {
+		t.Error("a promoted lesson was left out")
+	}
+	if outOfScope(&candidate{}, q, cfg, nil) {
+		t.Error("a hand-written lesson (no project, no session) was left out")
+	}
+	if outOfScope(aider, q, &Config{}, nil) || outOfScope(aider, Query{}, cfg, nil) {
+		t.Error("scoped without ScopeProjects or without a project")
+	}
+	if outOfScope(&candidate{fromSession: true, projects: []string{"/w/app"}}, q, cfg, nil) {
+		t.Error("this project's lesson was left out")
+	}
+}

@@ -35,8 +35,9 @@ import (
 // 2: stamps record the progress of append-only files; docs record a
 // truncated body. 3: text fields use kb_en (file names and identifiers
 // also by their parts). 4: observations' excerpt and author stored, so
-// recall reads the person's words without opening the file.
-const SchemaVersion = 4
+// recall reads the person's words without opening the file. 5: their
+// sources stored (recall tells a lesson of an unknown project).
+const SchemaVersion = 5
 
 // BusyTimeout is how long Open waits for another process that holds the
 // index open before failing with ErrBusy.
