@@ -1,7 +1,6 @@
 package episodes
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"sort"
@@ -32,20 +31,13 @@ func GitMerge(rel string, base, ours, theirs []byte) ([]byte, []doc.Conflict, er
 	if out, ok := doc.Trivial3(base, ours, theirs); ok {
 		return out, nil, nil
 	}
-	fa, p := ParseFile(rel, ours)
-	if p != nil {
-		return nil, nil, fmt.Errorf("ours: %s", p)
-	}
-	fb, p := ParseFile(rel, theirs)
-	if p != nil {
-		return nil, nil, fmt.Errorf("theirs: %s", p)
+	fa, fb, fo, hasBase, err := doc.ParseSides(rel, base, ours, theirs, ParseFile)
+	if err != nil {
+		return nil, nil, err
 	}
 	eo := &Episode{}
-	var fo *File
-	if len(bytes.TrimSpace(base)) > 0 {
-		if f, p := ParseFile(rel, base); p == nil {
-			fo, eo = f, f.Episode
-		}
+	if hasBase {
+		eo = fo.Episode
 	}
 	ea, eb := fa.Episode, fb.Episode
 	var conflicts []doc.Conflict

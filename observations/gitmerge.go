@@ -60,17 +60,9 @@ func GitMerge(rel string, base, ours, theirs []byte) ([]byte, []doc.Conflict, er
 	if out, ok := doc.Trivial3(base, ours, theirs); ok {
 		return out, nil, nil
 	}
-	fa, p := ParseFile(rel, ours)
-	if p != nil {
-		return nil, nil, fmt.Errorf("ours: %s", p)
-	}
-	fb, p := ParseFile(rel, theirs)
-	if p != nil {
-		return nil, nil, fmt.Errorf("theirs: %s", p)
-	}
-	var fo *File
-	if len(bytes.TrimSpace(base)) > 0 {
-		fo, _ = ParseFile(rel, base) // a damaged base is no base: the union
+	fa, fb, fo, _, err := doc.ParseSides(rel, base, ours, theirs, ParseFile) // a damaged base is no base: the union
+	if err != nil {
+		return nil, nil, err
 	}
 	m := &obsMerge{rel: rel, a: fa, b: fb, o: fo}
 	return m.run()

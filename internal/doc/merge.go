@@ -3,9 +3,12 @@ package doc
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/kbmem/kb/internal/diag"
 )
 
 // Three-way merging of kb documents, the parts every layer's git merge
@@ -351,4 +354,24 @@ func ShowValue(v any, ok bool) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// ParseSides parses the two sides of a 3-way merge of the file at rel
+// with parse, and its base when there is one: a base that is empty or
+// does not parse is no base (hasBase false), while a side that does not
+// parse is the error: the merge cannot go on.
+func ParseSides[F any](rel string, base, ours, theirs []byte, parse func(rel string, b []byte) (F, *diag.Problem)) (a, b, o F, hasBase bool, err error) {
+	var p *diag.Problem
+	if a, p = parse(rel, ours); p != nil {
+		return a, b, o, false, fmt.Errorf("ours: %s", p)
+	}
+	if b, p = parse(rel, theirs); p != nil {
+		return a, b, o, false, fmt.Errorf("theirs: %s", p)
+	}
+	if len(bytes.TrimSpace(base)) > 0 {
+		if f, p := parse(rel, base); p == nil {
+			return a, b, f, true, nil
+		}
+	}
+	return a, b, o, false, nil
 }
