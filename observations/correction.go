@@ -244,7 +244,7 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 	var out []*Observation
 	for k := range tl.utts {
 		u := &tl.utts[k]
-		conf, signals := correctionStrength(tl, u, e.tax)
+		conf, signals := tl.corrected(u, e.tax)
 		if conf == 0 && failureAfterChange(tl, u) {
 			// A failure reported right after a change corrects it too;
 			// the negative-result extractor keeps what failed.

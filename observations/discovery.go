@@ -35,7 +35,7 @@ func (e *discoveryExtractor) Extract(s *Session) []*Observation {
 	var out []*Observation
 	for k := range tl.utts {
 		u := &tl.utts[k]
-		if c, _ := correctionStrength(tl, u, e.tax); c > 0 {
+		if c, _ := tl.corrected(u, e.tax); c > 0 {
 			continue
 		}
 		sent := matchSentence(u.text, discoveryMarkerRE)

@@ -45,7 +45,7 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 	var out []*Observation
 	for k := range tl.utts {
 		u := &tl.utts[k]
-		corrected, _ := correctionStrength(tl, u, e.tax)
+		corrected, _ := tl.corrected(u, e.tax)
 		for _, sent := range clauses(u.text) {
 			st, explicit := preferenceIn(sent)
 			if st == "" && len(u.rejected) > 0 {

@@ -24,7 +24,7 @@ func (e *questionExtractor) Extract(s *Session) []*Observation {
 		if u.reason {
 			continue
 		}
-		if c, _ := correctionStrength(tl, u, e.tax); c > 0 {
+		if c, _ := tl.corrected(u, e.tax); c > 0 {
 			continue
 		}
 		var q string

@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -34,6 +35,32 @@ type timeline struct {
 	byID  map[string]int // call id -> record index
 	after map[int][]int  // utterance i -> records until the next utterance
 	first *traces.Record // the session's first record, to tell a reused Session apart
+
+	// strength memoizes correctionStrength per utterance: the correction,
+	// preference, discovery, negative-result and question extractors all
+	// ask it of every utterance.
+	strength    map[*utterance]strengthOf
+	strengthTax *Taxonomy
+}
+
+type strengthOf struct {
+	conf    float64
+	signals []string
+}
+
+// corrected is correctionStrength(tl, u, tax), computed once per
+// utterance and taxonomy.
+func (tl *timeline) corrected(u *utterance, tax *Taxonomy) (float64, []string) {
+	if tl.strength == nil || tl.strengthTax != tax {
+		tl.strength, tl.strengthTax = map[*utterance]strengthOf{}, tax
+	}
+	if m, ok := tl.strength[u]; ok {
+		return m.conf, m.signals
+	}
+	c, sig := correctionStrength(tl, u, tax)
+	sig = slices.Clip(sig) // a caller appending never writes into the memo
+	tl.strength[u] = strengthOf{c, sig}
+	return c, sig
 }
 
 var (
