@@ -71,7 +71,17 @@ func (m SessionMemory) Shown(ids []string) error {
 		}
 		m.prune()
 	}
-	return m.Tree.Append(p, []byte(strings.Join(ids, "\n")+"\n"))
+	// A cache in the hook's path: appended without fsync (a line lost in a
+	// crash only means a lesson is shown once more).
+	f, err := m.Tree.OpenLog(p, false)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(strings.Join(ids, "\n") + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Reset makes ids the whole memory of the session: a SessionStart (new,
