@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/rogpeppe/go-internal/testscript"
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // TestREADME runs every kb command that README.md shows in a ```sh block,
@@ -170,50 +172,27 @@ func readmeProject(project, home, testdata string) error {
 	return os.WriteFile(filepath.Join(project, "exports", "chat.jsonl"), []byte(strings.Join(lines[:min(10, len(lines))], "")), 0o644)
 }
 
-// shellWords splits a command line as sh does for the quoting the README
-// uses: words, '...' and "..." quotes, backslash escapes.
+// shellWords splits a command line as sh does (mvdan.cc/sh, the shell
+// parser the action taxonomy uses), quotes removed.
 func shellWords(s string) ([]string, error) {
-	var out []string
-	var w strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t':
-			if inWord {
-				out, inWord = append(out, w.String()), false
-				w.Reset()
-			}
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, fmt.Errorf("unclosed ' in %s", s)
-			}
-			w.WriteString(s[i+1 : i+1+j])
-			i, inWord = i+1+j, true
-		case c == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) {
-					i++
-				}
-				w.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, fmt.Errorf("unclosed \" in %s", s)
-			}
-			inWord = true
-		case c == '\\' && i+1 < len(s):
-			i++
-			w.WriteByte(s[i])
-			inWord = true
-		default:
-			w.WriteByte(c)
-			inWord = true
-		}
+	f, err := syntax.NewParser().Parse(strings.NewReader(s), "")
+	if err != nil {
+		return nil, err
 	}
-	if inWord {
-		out = append(out, w.String())
+	if len(f.Stmts) != 1 {
+		return nil, fmt.Errorf("%q: not one command", s)
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok {
+		return nil, fmt.Errorf("%q: not a simple command", s)
+	}
+	var out []string
+	for _, w := range call.Args {
+		lit, err := expand.Literal(nil, w)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, lit)
 	}
 	return out, nil
 }
