@@ -292,14 +292,12 @@ func TestRunHookBusyIndexFailsOpen(t *testing.T) {
 
 // TestHookSessionMemory: a lesson shown once in a session is not shown
 // again on the next call of the same kind; another session sees it, and a
-// call that writes what the lesson prohibits gets it every time. (No cwd:
-// the fixtures' lessons record no project, and in this standalone KB a
-// session lesson of no known project stays out of a named project.)
+// call that writes what the lesson prohibits gets it every time.
 func TestHookSessionMemory(t *testing.T) {
 	k := rcPushForceKB(t, "context")
 	rcCorrection(t, k, "editing `api/rates.go`", "Never leave fmt.Println in Go code; log through slog.", []string{"code:edit"})
 	commit := func(session string) *HookOutput {
-		return rcHook(t, k, map[string]any{"hook_event_name": "PreToolUse", "session_id": session, "cwd": "",
+		return rcHook(t, k, map[string]any{"hook_event_name": "PreToolUse", "session_id": session, "cwd": "/p",
 			"tool_name": "Bash", "tool_input": map[string]any{"command": "git commit -m 'x'"}})
 	}
 	if out := commit("s1"); out == nil || !strings.Contains(out.HookSpecificOutput.AdditionalContext, "conventional commits") {
@@ -312,7 +310,7 @@ func TestHookSessionMemory(t *testing.T) {
 		t.Errorf("another session did not see it")
 	}
 	edit := func() *HookOutput {
-		return rcHook(t, k, map[string]any{"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": "",
+		return rcHook(t, k, map[string]any{"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": "/p",
 			"tool_name": "Edit", "tool_input": map[string]any{"file_path": "/p/api/ledger.go", "old_string": "a", "new_string": "\tfmt.Println(total)\n"}})
 	}
 	for i := 0; i < 2; i++ {
@@ -322,7 +320,7 @@ func TestHookSessionMemory(t *testing.T) {
 	}
 	// A compaction (SessionStart again) empties the context: the standing
 	// lessons come again, and a lesson shown before it is shown once more.
-	start := map[string]any{"hook_event_name": "SessionStart", "session_id": "s1", "cwd": "", "source": "compact"}
+	start := map[string]any{"hook_event_name": "SessionStart", "session_id": "s1", "cwd": "/p", "source": "compact"}
 	for i := 0; i < 2; i++ {
 		if out := rcHook(t, k, start); out == nil || !strings.Contains(out.HookSpecificOutput.AdditionalContext, "Never force-push main") {
 			t.Errorf("SessionStart %d: %+v", i, out)

@@ -33,6 +33,10 @@ func rcKB(t testing.TB) *KB {
 }
 
 // rcCorrection saves a correction seen in the given sessions.
+// rcProject is the working directory of the fixture sessions: extracted
+// lessons know their project.
+const rcProject = "/p"
+
 func rcCorrection(t testing.TB, k *KB, trigger, lesson string, types []string, sessions ...string) *observations.Observation {
 	t.Helper()
 	if len(sessions) == 0 {
@@ -41,7 +45,7 @@ func rcCorrection(t testing.TB, k *KB, trigger, lesson string, types []string, s
 	now := time.Now().UTC().Add(-24 * time.Hour).Truncate(time.Second)
 	o := &observations.Observation{Type: observations.TypeCorrection, Title: lesson, Trigger: trigger, Lesson: lesson,
 		ActionTypes: types, Importance: 0.8, Confidence: 0.9, Status: observations.StatusCandidate,
-		Lifecycle: observations.LifecycleSelf, FirstSeen: now, LastSeen: now}
+		Lifecycle: observations.LifecycleSelf, FirstSeen: now, LastSeen: now, Projects: []string{rcProject}}
 	if len(types) > 0 {
 		o.ActionType = types[0]
 	}
