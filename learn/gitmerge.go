@@ -18,7 +18,9 @@ import (
 // ending in "_at" or "updated") both changed is the later time; any other
 // key both changed keeps ours. Notes name what kept ours. The result is
 // indented as a tick writes it; the error says why it cannot merge (a side
-// that is not an index).
+// that is not an index). When one side is the base, the other side is the
+// result as it is, parsed or not (git itself takes it so, without calling
+// a driver).
 func GitMergeIndex(base, ours, theirs []byte) (out []byte, notes []string, err error) {
 	if out, ok := doc.Trivial3(base, ours, theirs); ok {
 		return out, nil, nil
