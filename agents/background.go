@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kbmem/kb/internal/config"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/lock"
 )
@@ -69,4 +70,20 @@ func (b Background) Start(exe string, args ...string) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// The background indexer of a KB (`kb index --background`, started by a
+// hook that found the index missing or stale): its lock and its log in
+// the KB's state directory.
+const (
+	indexerLock = "indexer.lock"
+	indexerLog  = "indexer.log"
+	// maxIndexerLog is the size past which the log starts over.
+	maxIndexerLog = 1 << 20
+)
+
+// Indexer is the background indexer of the KB at root.
+func Indexer(root string) Background {
+	dir := filepath.Join(root, config.StateDir)
+	return Background{Root: root, Lock: filepath.Join(dir, indexerLock), Log: filepath.Join(dir, indexerLog), MaxLog: maxIndexerLog}
 }

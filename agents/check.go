@@ -77,12 +77,17 @@ func CheckAll(projectRoot string) (out [][2]string) {
 }
 
 // kbProgram is the program of a kb hook command for agent, unquoted.
+// "kb hook AGENT" and "kb-hook AGENT" both.
 func kbProgram(c, agent string) (string, bool) {
 	f := strings.Fields(strings.TrimSpace(c))
-	if len(f) < 3 || !isKBHook(c, agent, "") {
+	if len(f) < 2 || !isKBHook(c, agent, "") {
 		return "", false
 	}
-	return strings.Trim(strings.Join(f[:len(f)-2], " "), `"'`), true
+	args := 1 // kb-hook AGENT
+	if len(f) >= 3 && f[len(f)-2] == "hook" {
+		args = 2 // kb hook AGENT
+	}
+	return strings.Trim(strings.Join(f[:len(f)-args], " "), `"'`), true
 }
 
 // runnable says why prog cannot run, or "".

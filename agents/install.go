@@ -27,6 +27,10 @@ type Installation struct {
 	// that the hook does not depend on the agent's PATH; empty writes a
 	// bare "kb".
 	Exe string
+	// HookExe, when set, is the hook entry point (cmd/kb-hook) the command
+	// runs instead, "<HookExe> <agent>": it starts like an empty program
+	// (ADR 0008).
+	HookExe string
 	// Root, when set, is the directory the settings file must stay inside,
 	// symlinks resolved: the project root for project settings, so that a
 	// cloned project's .claude/settings.json linked to the user's own
@@ -111,6 +115,9 @@ func hookGroups(d *Dialect, command string) []struct {
 func hookCommand(o Installation) string {
 	if o.Command != "" {
 		return o.Command
+	}
+	if o.HookExe != "" {
+		return ShellQuote(o.HookExe, "kb-hook") + " " + o.Agent
 	}
 	return ShellQuote(o.Exe, "kb") + " hook " + o.Agent
 }
@@ -326,15 +333,21 @@ func editGroups(groups []json.RawMessage, agent, command string, install bool) (
 }
 
 // isKBHook reports whether a hook command is kb's for agent: command
-// itself, or a program named kb (or the plugin's kb-run) given "hook
-// <agent>", however it was spelled when installed (bare, an absolute or
-// an older path, quoted).
+// itself, a program named kb (or the plugin's kb-run) given "hook
+// <agent>", or the entry point kb-hook given "<agent>", however it was
+// spelled when installed (bare, an absolute or an older path, quoted).
 func isKBHook(c, agent, command string) bool {
 	c = strings.TrimSpace(c)
 	if c == command {
 		return true
 	}
 	f := strings.Fields(c)
+	if len(f) >= 2 && f[len(f)-1] == agent {
+		base := filepath.Base(strings.Trim(strings.Join(f[:len(f)-1], " "), `"'`))
+		if base == "kb-hook" || base == "kb-hook.exe" {
+			return true
+		}
+	}
 	if len(f) < 3 || f[len(f)-2] != "hook" || f[len(f)-1] != agent {
 		return false
 	}

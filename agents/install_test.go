@@ -222,3 +222,38 @@ func TestCheckInstalled(t *testing.T) {
 		t.Errorf("bad file: %v", got)
 	}
 }
+
+// TestHookInstallEntryPoint: with the hook entry point beside kb, install
+// writes "<kb-hook> <agent>" for Claude Code and Codex; an earlier
+// "kb hook <agent>" install is pointed at it, not doubled, and uninstall
+// removes either form.
+func TestHookInstallEntryPoint(t *testing.T) {
+	for _, agent := range []string{ClaudeCode, Codex} {
+		d, _ := Lookup(agent)
+		p := filepath.Join(t.TempDir(), d.Settings)
+		if _, err := Install(Installation{Agent: agent, Path: p, Exe: "/usr/local/bin/kb"}); err != nil {
+			t.Fatal(err)
+		}
+		fast := Installation{Agent: agent, Path: p, Exe: "/usr/local/bin/kb", HookExe: "/usr/local/bin/kb-hook"}
+		r, err := Install(fast)
+		if err != nil || !r.Changed {
+			t.Fatalf("%s: upgrade: %+v %v", agent, r, err)
+		}
+		b, _ := os.ReadFile(p)
+		if n, m := strings.Count(string(b), `"command":`), strings.Count(string(b), `"/usr/local/bin/kb-hook `+agent+`"`); n != len(d.Events) || m != n {
+			t.Errorf("%s: %d commands, %d of the entry point:\n%s", agent, n, m, b)
+		}
+		if r, err := Install(fast); err != nil || r.Changed {
+			t.Errorf("%s: second install: %+v %v", agent, r, err)
+		}
+		if r, err := Uninstall(Installation{Agent: agent, Path: p}); err != nil || len(r.Removed) != len(d.Events) {
+			t.Errorf("%s: uninstall: %+v %v", agent, r, err)
+		}
+	}
+	for c, want := range map[string]bool{"kb-hook codex": true, "/x/kb-hook codex": true, `"/a b/kb-hook" codex`: true,
+		"kb-hook claude-code": false, "notkb-hook codex": false} {
+		if got := isKBHook(c, Codex, "kb hook codex"); got != want {
+			t.Errorf("isKBHook(%q) = %v", c, got)
+		}
+	}
+}

@@ -4,16 +4,16 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"github.com/kbmem/kb/internal/textutil"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/kbmem/kb/internal/fsx"
-	"github.com/kbmem/kb/internal/gitx"
+	"github.com/kbmem/kb/internal/gitdir"
 	"github.com/kbmem/kb/traces"
 )
 
@@ -58,7 +58,7 @@ func TranscriptDirs() []string { return []string{ClaudeProjectsDir(), CodexSessi
 func ClaudeCodeDirs(projectRoot string) []string {
 	base := ClaudeProjectsDir()
 	var out []string
-	for _, w := range gitx.Worktrees(projectRoot) {
+	for _, w := range gitdir.Worktrees(projectRoot) {
 		out = append(out, filepath.Join(base, EncodeClaudeProject(w)))
 	}
 	return out
@@ -72,7 +72,7 @@ func CodexSessionsDir() string {
 	return filepath.Join(Home(), ".codex", "sessions")
 }
 
-var codexRollout = regexp.MustCompile(`^rollout-.*\.jsonl$`)
+var codexRollout = textutil.Lazy(`^rollout-.*\.jsonl$`)
 
 // IsCodexRollout reports whether a file name is a Codex rollout's.
 func IsCodexRollout(name string) bool { return codexRollout.MatchString(filepath.Base(name)) }
@@ -82,7 +82,7 @@ func IsCodexRollout(name string) bool { return codexRollout.MatchString(filepath
 // projectRoot or one of its worktrees. Only the first line of each file is
 // read.
 func CodexFiles(projectRoot string) []string {
-	roots := gitx.Worktrees(projectRoot)
+	roots := gitdir.Worktrees(projectRoot)
 	var out []string
 	filepath.WalkDir(CodexSessionsDir(), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !d.Type().IsRegular() {
@@ -183,7 +183,7 @@ func Sources(projectRoot string, e SourceEntries) []Source {
 			out = append(out, Source{Kind: traces.AgentCodex, Path: resolve(c)})
 			continue
 		}
-		roots := gitx.Worktrees(projectRoot)
+		roots := gitdir.Worktrees(projectRoot)
 		out = append(out, Source{Kind: traces.AgentCodex, Path: CodexSessionsDir(), Keep: func(f string) bool {
 			return IsCodexRollout(f) && CodexInProject(f, roots)
 		}})

@@ -1,8 +1,11 @@
 package agents
 
 import (
+	"errors"
+
 	"context"
 	"fmt"
+	"github.com/kbmem/kb/internal/lock"
 	"io"
 	"time"
 )
@@ -113,4 +116,32 @@ func (o HookRun) log(root string, in *HookInput, err error) {
 // line appends one line to the hook log.
 func (o HookRun) line(root string, in *HookInput, kind, msg string) {
 	LogHook(root, o.LogPath(root), in, kind, msg)
+}
+
+// The bounds of one hook. kb installs its hooks with a timeout of 5
+// seconds (Install), after which the agent kills them; together these stay
+// well under it.
+const (
+	// MaxHookInput bounds the event a hook reads from stdin; a larger one
+	// is answered with nothing and logged.
+	MaxHookInput int64 = 8 << 20
+	// HookReadTimeout bounds the wait for a complete event on stdin. The
+	// event is read as soon as one whole JSON value has arrived, without
+	// waiting for the end of stdin, which an agent may leave open.
+	HookReadTimeout = 1 * time.Second
+	// HookBudget bounds the time from the event to the answer: a hook
+	// still working then answers with nothing and logs "over budget".
+	HookBudget = 2500 * time.Millisecond
+)
+
+// ErrorKind is an error's kind in the hook log: locked (the KB write lock
+// is held), bad-input, or error.
+func ErrorKind(err error) string {
+	switch {
+	case errors.Is(err, lock.ErrLocked):
+		return "locked"
+	case errors.Is(err, ErrInvalidInput):
+		return "bad-input"
+	}
+	return "error"
 }

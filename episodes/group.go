@@ -3,8 +3,8 @@ package episodes
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kbmem/kb/internal/textutil"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -67,7 +67,7 @@ func contentWords(s string) int {
 // pathKeys are tool-input keys holding a file path.
 var pathKeys = []string{"file_path", "path", "notebook_path", "filePath", "filename", "absolute_path"}
 
-var commitMsgRE = regexp.MustCompile(`git\s+commit\b[^|;&]*?\s-(?:a?m)\s+(?:"([^"]+)"|'([^']+)'|(\S+))`)
+var commitMsgRE = textutil.Lazy(`git\s+commit\b[^|;&]*?\s-(?:a?m)\s+(?:"([^"]+)"|'([^']+)'|(\S+))`)
 
 // Summarize reduces a session's records to a SessionSummary.
 func Summarize(id string, recs []traces.Record) SessionSummary {
@@ -160,11 +160,11 @@ type Options struct {
 }
 
 var (
-	taskRE  = regexp.MustCompile(`(?:^|[\s(\[])(#\d{1,6}|[A-Z][A-Z0-9]{1,9}-\d{1,6})\b`)
-	startRE = regexp.MustCompile(`(?i)\b(?:starting|start|begin(?:ning)?|let'?s start|kick(?:ing)? off)\s+(?:work(?:ing)?\s+on|on)\s+([^.!?\n]{3,80})`)
-	doneRE  = regexp.MustCompile(`(?i)\b(?:done with|finished with|wrapp(?:ed|ing) up|that'?s done|ship it|shipped|merged)\b`)
-	abandRE = regexp.MustCompile(`(?i)\b(?:abandon(?:ing)?|give up on|giving up|drop (?:this|it)|let'?s drop|not worth it|scrap (?:this|it)|forget (?:about )?(?:this|it))\b`)
-	wordRE  = regexp.MustCompile(`[a-z][a-z0-9_]{2,}`)
+	taskRE  = textutil.Lazy(`(?:^|[\s(\[])(#\d{1,6}|[A-Z][A-Z0-9]{1,9}-\d{1,6})\b`)
+	startRE = textutil.Lazy(`(?i)\b(?:starting|start|begin(?:ning)?|let'?s start|kick(?:ing)? off)\s+(?:work(?:ing)?\s+on|on)\s+([^.!?\n]{3,80})`)
+	doneRE  = textutil.Lazy(`(?i)\b(?:done with|finished with|wrapp(?:ed|ing) up|that'?s done|ship it|shipped|merged)\b`)
+	abandRE = textutil.Lazy(`(?i)\b(?:abandon(?:ing)?|give up on|giving up|drop (?:this|it)|let'?s drop|not worth it|scrap (?:this|it)|forget (?:about )?(?:this|it))\b`)
+	wordRE  = textutil.Lazy(`[a-z][a-z0-9_]{2,}`)
 )
 
 var topicStop = lexicon.NewSet(`the and for this that with please can you let lets now add fix make what how why does should from

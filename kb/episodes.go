@@ -33,6 +33,7 @@ func (k *KB) LoadEpisodes(ctx context.Context) ([]*EpisodeFile, []Problem, error
 // idempotent, never overwrites or removes an episode a person edited, and
 // skips a new episode that shares sessions with an edited one.
 func (k *KB) BuildEpisodes(ctx context.Context) (*EpisodesReport, error) {
+	defer k.refreshActivation(ctx) // the next hook answers with what this changed
 	l, err := k.Lock(ctx)
 	if err != nil {
 		return nil, err

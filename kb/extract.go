@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbmem/kb/agents"
 	"github.com/kbmem/kb/internal/llm"
 	"github.com/kbmem/kb/observations"
 	"github.com/kbmem/kb/traces"
@@ -123,11 +124,7 @@ func (k *KB) extractTypes(req []string) ([]string, error) {
 // Taxonomy returns the action-type taxonomy: the built-in rules plus the
 // action_types of kb.yaml.
 func (k *KB) Taxonomy() (*observations.Taxonomy, error) {
-	var rules []observations.Rule
-	for _, r := range k.Config.ActionTypes {
-		rules = append(rules, observations.Rule{Type: r.Type, Commands: r.Commands, Paths: r.Paths, Content: r.Content, Words: r.Words})
-	}
-	tax, err := observations.NewTaxonomy(rules)
+	tax, err := observations.TaxonomyOf(k.Config.ActionTypes)
 	if err != nil {
 		return nil, &ConfigError{Path: filepath.Join(k.Root, ConfigFile), Msg: "action_types: " + err.Error()}
 	}
@@ -141,6 +138,7 @@ func (k *KB) Taxonomy() (*observations.Taxonomy, error) {
 // reported and contributes nothing; the others go on. Re-running on the
 // same sessions changes no file.
 func (k *KB) Extract(ctx context.Context, o ExtractOptions) (*ExtractReport, error) {
+	defer k.refreshActivation(ctx) // the next hook answers with what this changed
 	l, err := k.Lock(ctx)
 	if err != nil {
 		return nil, err
@@ -361,14 +359,7 @@ func (k *KB) EnqueueSession(transcriptPath string) error {
 	if strings.TrimSpace(transcriptPath) == "" {
 		return fmt.Errorf("enqueue session: %w: empty transcript path", ErrInvalidInput)
 	}
-	abs, err := filepath.Abs(transcriptPath)
-	if err != nil {
-		return fmt.Errorf("enqueue session: %w", err)
-	}
-	if err := (&traces.Store{Root: k.Root}).Enqueue(abs, time.Now()); err != nil {
-		return fmt.Errorf("enqueue session %s: %w", abs, err)
-	}
-	return nil
+	return (&agents.HookKB{Root: k.Root}).Enqueue(transcriptPath)
 }
 
 // DrainQueue imports the queued transcripts, extracts the sessions they
@@ -377,6 +368,7 @@ func (k *KB) EnqueueSession(transcriptPath string) error {
 // finished by the next one, import and extraction being idempotent). A
 // transcript that fails to import is reported and dropped from the queue.
 func (k *KB) DrainQueue(ctx context.Context) (*ExtractReport, error) {
+	defer k.refreshActivation(ctx) // the next hook answers with what this changed
 	l, err := k.Lock(ctx)
 	if err != nil {
 		return nil, err

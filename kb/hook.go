@@ -2,16 +2,12 @@ package kb
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/kbmem/kb/agents"
-	"github.com/kbmem/kb/internal/fsx"
-	"github.com/kbmem/kb/internal/index"
+	"github.com/kbmem/kb/recall"
 )
 
 // The agents' side of a hook, as cmd/kb and the tests know it (package
@@ -85,79 +81,16 @@ type hookState struct {
 }
 
 func (k *KB) hook(ctx context.Context, agent string, in *HookInput) (*HookOutput, hookState, error) {
-	var hs hookState
-	d, ok := agents.Lookup(agent)
-	if !ok {
-		return nil, hs, fmt.Errorf("%w: unknown hook dialect %q (claude-code or codex)", ErrInvalidInput, agent)
-	}
-	if d.Ends(in.HookEventName) && in.TranscriptPath != "" {
-		return nil, hs, k.EnqueueSession(in.TranscriptPath)
-	}
-	q, ok := d.Query(in)
-	if !ok {
-		return nil, hs, nil
-	}
-	x, stale, err := k.openHookIndex()
-	hs.stale = stale
-	if err != nil || x == nil {
-		return nil, hs, err
-	}
-	defer x.Close()
-	res, err := x.Recall(ctx, q)
-	if err != nil {
-		return nil, hs, err
-	}
-	// What this session was shown already is not repeated (recall/memory.go).
-	mem := agents.SessionMemory{Tree: fsx.Tree{Root: k.Root}, Dir: filepath.Join(k.Root, StateDir, "sessions"), Session: in.SessionID}
-	var merr error
-	if in.HookEventName == EventSessionStart {
-		// A start, a resume, a /clear or a compaction: the context holds
-		// only what this answer gives, so everything is given and the
-		// memory starts over from it.
-		merr = mem.Reset(res.IDs())
-	} else {
-		res.Unseen(mem.Seen())
-		merr = mem.Shown(res.IDs())
-	}
-	if err := merr; err != nil {
-		hookLog(k.Root, in, fmt.Errorf("session memory: %w", err))
-	}
-	return d.Answer(in, res, k.Config.Recall.PreToolUse), hs, nil
+	out, stale, err := k.hookKB().Answer(ctx, agent, in)
+	return out, hookState{stale: stale}, err
 }
 
-// hookBusyWait is how long a hook waits for a process that holds the index
-// for writing before answering with nothing.
-const hookBusyWait = 100 * time.Millisecond
-
-// openHookIndex opens the index for a hook: read-only, and never built or
-// synced, whatever its state. It returns a nil Index (answer nothing) when
-// there is no usable index, and in stale why it needs a rebuild or a sync
-// (the caller starts a background indexer); a stale but readable index is
-// returned, to answer from what it holds. A busy index is an error: a
-// writer is already at work.
-func (k *KB) openHookIndex() (*Searcher, string, error) {
-	ro, err := index.OpenReadOnlyWait(filepath.Join(k.Root, IndexDir), hookBusyWait)
-	var se *index.StaleError
-	switch {
-	case errors.As(err, &se):
-		return nil, se.Reason, nil
-	case err != nil:
-		return nil, "", fmt.Errorf("recall: %w", err)
-	}
-	x := &Searcher{ix: ro, k: k}
-	// No directory recall reads changed since the last sync: a few stats
-	// instead of one per file. Else compare the stamps of those layers.
-	if k.dirsUnchanged() {
-		return x, "", nil
-	}
-	files, err := k.scan()
-	if err != nil {
-		return x, "", nil
-	}
-	if !index.UpToDate(files, ro.Stamps(), LayerTraces+"/") {
-		return x, "files changed since the last sync", nil
-	}
-	return x, "", nil
+// hookKB is the KB as a hook answers from it (agents.HookKB), with the
+// embeddings layer and the judge, which the hook entry point does not
+// link, when kb.yaml turns them on.
+func (k *KB) hookKB() *agents.HookKB {
+	return &agents.HookKB{Root: k.Root, ProjectRoot: k.ProjectRoot, Config: k.Config,
+		Extend: func(e *recall.Engine, q recall.Query) { k.extendEngine(e, q.Standing) }}
 }
 
 // HandleHook answers a raw hook event: the JSON to print, or nil for no
@@ -191,16 +124,9 @@ type HookRunOptions struct {
 // (agents.Install), after which the agent kills them; together these stay
 // well under it. (Variables only so that tests can shorten them.)
 var (
-	// maxHookInput bounds the event a hook reads from stdin; a larger one
-	// is answered with nothing and logged.
-	maxHookInput int64 = 8 << 20
-	// hookReadTimeout bounds the wait for a complete event on stdin. The
-	// event is read as soon as one whole JSON value has arrived, without
-	// waiting for the end of stdin, which an agent may leave open.
-	hookReadTimeout = 1 * time.Second
-	// hookBudget bounds the time from the event to the answer: a hook
-	// still working then answers with nothing and logs "over budget".
-	hookBudget = 2500 * time.Millisecond
+	maxHookInput    = agents.MaxHookInput
+	hookReadTimeout = agents.HookReadTimeout
+	hookBudget      = agents.HookBudget
 )
 
 // RunHook is the fail-open hook entry point (agents.RunHook): it reads one
@@ -255,12 +181,10 @@ func hookLog(root string, in *HookInput, err error) {
 func hookLogPath(root string) string { return filepath.Join(root, StateDir, "hook.log") }
 
 // hookKind is an error's kind in the hook log.
-func hookKind(err error) string {
-	switch {
-	case errors.Is(err, ErrLocked):
-		return "locked"
-	case errors.Is(err, ErrInvalidInput):
-		return "bad-input"
-	}
-	return "error"
+func hookKind(err error) string { return agents.ErrorKind(err) }
+
+// HookMain is the hook entry point cmd/kb-hook (agents.HookMain): its
+// arguments, streams and environment in, its exit code out.
+func HookMain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	return agents.HookMain(args, stdin, stdout, stderr, getenv)
 }

@@ -34,8 +34,8 @@ func TestHookNeverIndexes(t *testing.T) {
 	if err != nil || out != nil {
 		t.Fatalf("no index: answered %+v, %v", out, err)
 	}
-	if hs.stale != "missing" {
-		t.Errorf("stale = %q, want missing", hs.stale)
+	if hs.stale != "no activation index" {
+		t.Errorf("stale = %q, want no activation index", hs.stale)
 	}
 	if _, err := os.Stat(filepath.Join(k.Root, IndexDir)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the hook created the index: %v", err)

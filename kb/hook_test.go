@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -269,24 +268,20 @@ func BenchmarkRecallPreToolUse(b *testing.B) {
 	})
 }
 
-func TestRunHookBusyIndexFailsOpen(t *testing.T) {
+// A writer holding the search index does not keep a hook from answering:
+// hooks read the activation index, which a writer replaces atomically.
+func TestRunHookAnswersWhileIndexBusy(t *testing.T) {
 	k := rcPushForceKB(t, "ask")
 	x, _, err := k.OpenIndex(context.Background(), nil) // a writer holds the index
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer x.Close()
-	old := index.BusyTimeout
-	index.BusyTimeout = 50 * time.Millisecond
-	defer func() { index.BusyTimeout = old }()
 	var out bytes.Buffer
 	ev := `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push -f"}}`
 	err = RunHook(context.Background(), AgentClaudeCode, strings.NewReader(ev), &out, HookRunOptions{Find: FindOptions{Dir: k.Root}})
-	if !errors.Is(err, index.ErrBusy) || out.Len() > 0 {
+	if err != nil || !strings.Contains(out.String(), "Never force-push main") {
 		t.Fatalf("busy index: err %v, out %q", err, out.String())
-	}
-	if log, _ := os.ReadFile(filepath.Join(k.Root, StateDir, "hook.log")); !strings.Contains(string(log), "PreToolUse/Bash error") {
-		t.Errorf("hook.log = %q", log)
 	}
 }
 

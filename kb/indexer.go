@@ -3,7 +3,6 @@ package kb
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"time"
 
 	"github.com/kbmem/kb/agents"
@@ -16,15 +15,10 @@ import (
 // .state/indexer.log. The indexer holds .state/indexer.lock while it runs,
 // so a second one exits at once, and a foreground command that finds the
 // index busy waits for it instead of failing (agents.Background).
-const (
-	indexerLock = "indexer.lock"
-	indexerLog  = "indexer.log"
-	// maxIndexerLog is the size past which the log starts over.
-	maxIndexerLog = 1 << 20
-	// indexerWait bounds how long a foreground command waits for a
-	// background indexer.
-	indexerWait = 10 * time.Minute
-)
+//
+// indexerWait bounds how long a foreground command waits for a
+// background indexer.
+const indexerWait = 10 * time.Minute
 
 // recallLayers are the layers recall reads, which a background indexer
 // brings up to date. Traces are left to the commands that search them,
@@ -33,10 +27,7 @@ const (
 var recallLayers = []string{LayerObservations, LayerEpisodes, LayerLibrary}
 
 // indexer is the background indexer of the KB at root.
-func indexer(root string) agents.Background {
-	dir := filepath.Join(root, StateDir)
-	return agents.Background{Root: root, Lock: filepath.Join(dir, indexerLock), Log: filepath.Join(dir, indexerLog), MaxLog: maxIndexerLog}
-}
+func indexer(root string) agents.Background { return agents.Indexer(root) }
 
 // BackgroundIndex is `kb index --background`: it brings the layers recall
 // reads up to date, unless another background indexer is running (then

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/agents"
+	"github.com/kbmem/kb/internal/config"
 	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/gitdir"
 	"github.com/kbmem/kb/internal/gitx"
 	"github.com/kbmem/kb/internal/lock"
 	"github.com/kbmem/kb/team"
@@ -29,13 +31,13 @@ var Layers = []string{LayerTraces, LayerObservations, LayerEpisodes, LayerLibrar
 
 const (
 	// ConfigFile names the file that marks a KB root.
-	ConfigFile = "kb.yaml"
-	// IndexDir holds the derived search index.
-	IndexDir = ".index"
+	ConfigFile = config.File
+	// IndexDir holds the derived search index and the activation index.
+	IndexDir = config.IndexDir
 	// StateDir holds derived state: checkpoints, snapshots, logs, the lock.
-	StateDir = ".state"
+	StateDir = config.StateDir
 	// DefaultDirName is where `kb init` puts a KB inside a git work tree.
-	DefaultDirName = ".kb"
+	DefaultDirName = config.DefaultDir
 	// TmpDir holds the temp files of kb's atomic writes, inside StateDir:
 	// ignored by git, on the KB's filesystem (so the final rename stays
 	// atomic), and cleaned by `kb doctor --fix` after a crash.
@@ -99,20 +101,7 @@ func Find(o FindOptions) (string, error) {
 }
 
 // rootAt is the KB at dir: dir itself, or its .kb.
-func rootAt(dir string) (string, bool) {
-	if isRoot(dir) {
-		return dir, true
-	}
-	if sub := filepath.Join(dir, DefaultDirName); isRoot(sub) {
-		return sub, true
-	}
-	return "", false
-}
-
-func isRoot(dir string) bool {
-	st, err := os.Stat(filepath.Join(dir, ConfigFile))
-	return err == nil && st.Mode().IsRegular()
-}
+func rootAt(dir string) (string, bool) { return config.RootAt(dir) }
 
 // Open finds and opens a KB.
 func Open(o FindOptions) (*KB, error) {
@@ -147,7 +136,7 @@ func OpenRoot(dir string) (*KB, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	k := &KB{Root: root, Config: cfg, ProjectRoot: root}
-	if top, ok := gitx.TopLevel(root); ok {
+	if top, ok := gitdir.TopLevel(root); ok {
 		k.ProjectRoot = top
 	}
 	k.Logf = func(format string, args ...any) { fmt.Fprintf(os.Stderr, "kb: "+format+"\n", args...) }
@@ -174,7 +163,7 @@ func Init(dir string) (*InitResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if top, ok := gitx.TopLevel(cwd); ok {
+		if top, ok := gitdir.TopLevel(cwd); ok {
 			root = filepath.Join(top, DefaultDirName)
 		} else {
 			root = cwd
@@ -193,7 +182,7 @@ func Init(dir string) (*InitResult, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("init: %w", err)
 	}
-	if top, ok := gitx.TopLevel(root); ok {
+	if top, ok := gitdir.TopLevel(root); ok {
 		res.ProjectRoot = top
 	} else if dir != "" {
 		if err := gitx.Init(root); err != nil {
@@ -201,7 +190,7 @@ func Init(dir string) (*InitResult, error) {
 		}
 		res.GitInit = true
 	}
-	res.Existed = isRoot(root)
+	res.Existed = config.IsRoot(root)
 	created, err := (fsx.Tree{Root: root}).Seed([]fsx.SeedFile{
 		{Name: ConfigFile, Content: DefaultConfigYAML},
 		{Name: ".gitignore", Content: "# Derived data: rebuilt by kb, never committed.\n" + IndexDir + "/\n" + StateDir + "/\n" + team.TracesIgnore(root, res.ProjectRoot)},

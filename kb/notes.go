@@ -93,6 +93,7 @@ type NewResult struct {
 
 // New creates a library note from its template under the write lock.
 func (k *KB) New(ctx context.Context, typ, title string) (*NewResult, error) {
+	defer k.refreshActivation(ctx) // the next hook answers with what this changed
 	l, err := k.Lock(ctx)
 	if err != nil {
 		return nil, err

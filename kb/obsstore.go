@@ -72,6 +72,7 @@ func (k *KB) Tombstones() ([]Tombstone, error) {
 // Forget deletes an observation and leaves a tombstone. The caller holds
 // the write lock.
 func (k *KB) Forget(ctx context.Context, id, why string) (*Tombstone, error) {
+	defer k.refreshActivation(ctx) // the next hook answers with what this changed
 	files, _, err := k.LoadObservations(ctx)
 	if err != nil {
 		return nil, err

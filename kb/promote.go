@@ -76,6 +76,7 @@ func (k *KB) projectPath(rel string) string { return path.Join(k.kbPrefix(), rel
 // HEAD (work tree, index and HEAD untouched), with --apply in the work
 // tree, with --dry-run nowhere.
 func (k *KB) Promote(ctx context.Context, o PromoteOptions) (*PromoteResult, error) {
+	defer k.refreshActivation(ctx) // the next hook answers with what this changed
 	now := o.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -300,6 +301,7 @@ type RejectResult struct {
 
 // PromoteReject marks a candidate rejected: it is never proposed again.
 func (k *KB) PromoteReject(ctx context.Context, id, why string) (*RejectResult, error) {
+	defer k.refreshActivation(ctx) // the next hook answers with what this changed
 	var res *RejectResult
 	err := k.withObservation(ctx, id, func(f *ObsFile) error {
 		changed, err := k.markRejected(f, why, time.Now())

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kbmem/kb/recall"
 )
 
 // realToolCalls returns every tool call of the Claude Code transcripts
@@ -60,6 +62,21 @@ func realToolCalls(t *testing.T, dir string) []RecallQuery {
 	return out
 }
 
+// realCallsKB is a KB built from the shared transcripts, its open index
+// (closed with the test) and the transcripts' tool calls.
+func realCallsKB(t *testing.T) (*KB, *Searcher, []RecallQuery) {
+	src := trShared(t)
+	k := newExtractKB(t)
+	exImport(t, k, src)
+	exExtract(t, k, ExtractOptions{})
+	x, _, err := k.OpenIndex(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close() })
+	return k, x, realToolCalls(t, src)
+}
+
 // TestRecallRealToolCalls replays a third of the tool calls of the real
 // transcripts against a KB built from the same transcripts and reports how
 // often recall puts something into the agent's context, and why. It guards
@@ -67,17 +84,8 @@ func realToolCalls(t *testing.T, dir string) []RecallQuery {
 // every file of a project shared "users", "workspace", the project's name,
 // and 38% of calls recalled something, mostly unrelated).
 func TestRecallRealToolCalls(t *testing.T) {
-	src := trShared(t)
-	k := newExtractKB(t)
-	exImport(t, k, src)
-	exExtract(t, k, ExtractOptions{})
-	calls := realToolCalls(t, src)
+	_, x, calls := realCallsKB(t)
 	ctx := context.Background()
-	x, _, err := k.OpenIndex(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
 	fired, items, tried := 0, 0, 0
 	why := map[string]int{}
 	for i := 0; i < len(calls); i += 3 {
@@ -101,5 +109,57 @@ func TestRecallRealToolCalls(t *testing.T) {
 	t.Logf("%d tool calls tried (every third of %d): recall answered %d (%.0f%%) with %d items; reasons %v", tried, len(calls), fired, 100*rate, items, why)
 	if rate > 0.3 {
 		t.Errorf("recall answered %.0f%% of real tool calls: lessons fire on unrelated calls", 100*rate)
+	}
+}
+
+// TestActivationIndexRecallsAsTheIndex replays the real tool calls against
+// recall over the activation index (what hooks read) and over the bleve
+// index (kb recall), on a KB built from the same transcripts: the items
+// must be the same. The two rank the lexical candidates with their own
+// scoring (BM25 over the compiled postings, bleve's over its fields), so
+// a call whose words match more documents than the candidate limit may
+// differ; the test allows a few and logs them.
+func TestActivationIndexRecallsAsTheIndex(t *testing.T) {
+	k, x, calls := realCallsKB(t)
+	ctx := context.Background()
+	c, err := recall.OpenCompiled(k.activationPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rc, err := recall.ConfigFor(k.Config, k.ProjectRoot == k.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &recall.Engine{Config: rc, Index: c, Files: c.Files(k.Root)}
+	ids := func(r *RecallResult) string {
+		var out []string
+		for _, it := range r.Items {
+			out = append(out, it.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	tried, differ, fired := 0, 0, 0
+	for i := 0; i < len(calls); i += 3 {
+		tried++
+		want, err := x.Recall(ctx, calls[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.Recall(ctx, calls[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Items) > 0 {
+			fired++
+		}
+		if ids(got) != ids(want) {
+			differ++
+			t.Logf("%s %.80s: activation index [%s], index [%s]", calls[i].Tool, calls[i].Input, ids(got), ids(want))
+		}
+	}
+	t.Logf("%d calls, %d answered by the index, %d answered differently by the activation index", tried, fired, differ)
+	if fired == 0 || differ > tried/50 {
+		t.Errorf("%d of %d calls answered differently", differ, tried)
 	}
 }

@@ -6,11 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kbmem/kb/internal/doc"
-	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/internal/llm"
-	"github.com/kbmem/kb/observations"
 	"github.com/kbmem/kb/recall"
 )
 
@@ -23,41 +20,39 @@ const embeddingsDir = "embeddings"
 // recallEngine is recall over the open index, configured by kb.yaml.
 func (x *Searcher) recallEngine(q RecallQuery) (*recall.Engine, error) {
 	k := x.k
-	tax, err := k.cueTaxonomy()
-	if err != nil {
-		return nil, err
-	}
 	c := k.Config
-	lex, err := recall.DefaultLexicon().Extend(strings.Join(c.Recall.Equivalents, "\n"))
+	rc, err := recall.ConfigFor(c, k.ProjectRoot == k.Root)
 	if err != nil {
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			ce.Path = filepath.Join(k.Root, ConfigFile)
+		}
 		return nil, err // validated when kb.yaml was read
 	}
 	e := &recall.Engine{
-		Config: recall.Config{Budget: c.Recall.Budget, Budgets: c.Recall.Budgets, HighConsequence: c.Recall.HighConsequence,
-			Taxonomy: tax, Lexicon: lex, Semantic: c.Embeddings.Enabled, ScopeProjects: k.ProjectRoot == k.Root},
-		Index: recallIndex{x.ix},
-		Files: recallFiles{k},
-		Logf:  k.logf,
+		Config: rc,
+		Index:  recallIndex{x.ix},
+		Files:  recall.Files{Root: k.Root},
+		Logf:   k.logf,
 	}
+	k.extendEngine(e, q.Standing)
+	return e, nil
+}
+
+// extendEngine adds the embeddings layer (when kb.yaml turns it on) and
+// the judge (when on, and not for a standing query) to e.
+func (k *KB) extendEngine(e *recall.Engine, standing bool) {
+	c := k.Config
 	if c.Embeddings.Enabled {
 		e.Embedder = &recall.EmbeddingCache{Embedder: recallEmbedder(c.Embeddings), Model: c.Embeddings.Model,
 			Dir: filepath.Join(k.Root, IndexDir, embeddingsDir), Tree: k.files()}
 	}
-	if !q.Standing {
+	if !standing {
 		if cl := k.judgeClient(); cl != nil {
 			e.Judge = cl
 		}
 	}
-	return e, nil
-}
-
-// cueTaxonomy is the action-type taxonomy of this KB: the built-in rules
-// plus kb.yaml's action_types.
-func (k *KB) cueTaxonomy() (*observations.Taxonomy, error) {
-	if len(k.Config.ActionTypes) == 0 {
-		return observations.Default(), nil
-	}
-	return k.Taxonomy()
+	e.Logf = k.logf
 }
 
 // judgeClient returns the judge's LLM client, or nil when the judge is off.
@@ -106,34 +101,6 @@ func (r recallIndex) Search(s recall.Search) ([]recall.Hit, error) {
 			Score: h.Score, Fields: h.Fields}
 	}
 	return hits, nil
-}
-
-// recallFiles is recall's Reader over the KB's files: a path stays inside
-// the KB, and no symbolic link is followed out of it.
-type recallFiles struct{ k *KB }
-
-func (r recallFiles) Observation(rel string) (*observations.Observation, error) {
-	abs, err := r.k.Path(rel)
-	if err != nil {
-		return nil, err
-	}
-	f, prob := readObsFile(abs, rel)
-	if prob != nil {
-		return nil, errors.New(prob.String())
-	}
-	return f.Obs, nil
-}
-
-func (r recallFiles) Document(rel string) (*doc.Document, error) {
-	abs, err := r.k.Path(rel)
-	if err != nil {
-		return nil, err
-	}
-	b, err := fsx.ReadFileNoFollow(abs) // abs passed k.Path: no link out on the way
-	if err != nil {
-		return nil, err
-	}
-	return doc.ParseFrontmatter(rel, b)
 }
 
 // recallEmbedder embeds through the endpoint kb.yaml's embeddings names;

@@ -25,7 +25,8 @@ type Remembered struct {
 // deciding until a person reviews it (Review). Remembering the same thing
 // twice updates the first observation.
 func (k *KB) Remember(ctx context.Context, in RememberInput) (*Remembered, error) {
-	tax, err := k.cueTaxonomy()
+	defer k.refreshActivation(ctx) // the next hook answers with what this changed
+	tax, err := k.Taxonomy()
 	if err != nil {
 		return nil, err
 	}

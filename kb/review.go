@@ -33,6 +33,7 @@ type ReviewResult struct {
 // PreToolUse call. It stays labelled as the agent's words. Reviewing it
 // again changes nothing; an observation of the person's own is an error.
 func (k *KB) Review(ctx context.Context, id string, now time.Time) (*ReviewResult, error) {
+	defer k.refreshActivation(ctx) // the next hook answers with what this changed
 	var res *ReviewResult
 	err := k.withObservation(ctx, id, func(f *ObsFile) error {
 		o := f.Obs

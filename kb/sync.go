@@ -10,7 +10,6 @@ import (
 	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/index"
-	"github.com/kbmem/kb/traces"
 )
 
 // IndexSchema names the schema version of the derived index.
@@ -71,8 +70,13 @@ func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done,
 	st, err := x.sync(ctx, sc.Files, layers, progress)
 	st.Problems = append(sc.Skipped, st.Problems...)
 	if err == nil && (len(layers) == 0 || !slices.ContainsFunc(recallLayers, func(l string) bool { return !slices.Contains(layers, l) })) {
-		// The hooks' freshness check: only after a sync of every layer
-		// recall reads.
+		// The hooks' freshness check and their activation index: only
+		// after a sync of every layer recall reads.
+		if k.activationStale(st.Added+st.Updated+st.Removed, sc.Dirs) {
+			if err := x.compileActivation(sc.Dirs); err != nil {
+				k.logf("%v (hooks answer from the previous one)", err)
+			}
+		}
 		k.saveDirStamps(sc.Dirs)
 	}
 	if info.Rebuilt && info.Reason != "missing" {
@@ -157,7 +161,7 @@ type filePart = index.Part
 func (x *Searcher) loadParts(f fileInfo, emit func(filePart) bool) bool {
 	if f.Layer == LayerTraces {
 		prev, _ := x.ix.Progress(f.Rel)
-		return traces.IndexParts(f, prev, traces.PartLimits{Docs: partDocs, Bytes: partBytes, Line: maxTraceLine}, emit)
+		return traceIndexParts(f, prev, partLimits{Docs: partDocs, Bytes: partBytes, Line: maxTraceLine}, emit)
 	}
 	return index.LoadMarkdown(f, emit)
 }

@@ -83,6 +83,7 @@ type ADRDraft struct {
 // negative results of the same sessions) or from a session's decisions and
 // negative results.
 func (k *KB) DraftADR(ctx context.Context, o ADRDraftOptions) (*ADRDraft, error) {
+	defer k.refreshActivation(ctx) // the next hook answers with what this changed
 	if (o.FromObs == "") == (o.Session == "") {
 		return nil, fmt.Errorf("%w: give either an observation id or a session", ErrInvalidInput)
 	}

@@ -7,8 +7,8 @@ package library
 import (
 	"bytes"
 	"fmt"
+	"github.com/kbmem/kb/internal/textutil"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 	"text/template"
@@ -63,7 +63,7 @@ type Created struct {
 	Content []byte
 }
 
-var adrNum = regexp.MustCompile(`^adr-(\d{4})-`)
+var adrNum = textutil.Lazy(`^adr-(\d{4})-`)
 
 // Render makes a new note of the given type from its template, with a
 // unique id derived from the title (ADRs are numbered: adr-0007-slug).

@@ -3,7 +3,6 @@ package library
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -401,7 +400,7 @@ func decisionTitle(o *observations.Observation) string {
 
 // judgment words mark procedure steps a person has to decide: such a
 // procedure is documented, not turned into a skill.
-var judgment = regexp.MustCompile(`(?i)\b(review|decide|ask|check with|approve|judge|choose|discuss|confirm with)\b`)
+var judgment = textutil.Lazy(`(?i)\b(review|decide|ask|check with|approve|judge|choose|discuss|confirm with)\b`)
 
 // Parameterizable reports whether procedure steps can run as a skill with
 // parameters: every step is a tool action (a command or a file edit), at
@@ -812,17 +811,17 @@ func primaryAction(o *observations.Observation) string {
 
 var failureClasses = []struct {
 	class string
-	re    *regexp.Regexp
+	re    *textutil.LazyRE
 }{
-	{"timeout", regexp.MustCompile(`(?i)\b(time[sd]? ?out|timeout|deadline exceeded|hangs?|hung)\b`)},
-	{"permission", regexp.MustCompile(`(?i)\b(permission denied|forbidden|unauthori[sz]ed|access denied|EACCES|403|401)\b`)},
-	{"not-found", regexp.MustCompile(`(?i)\b(not found|no such file|ENOENT|404|missing)\b`)},
-	{"concurrency", regexp.MustCompile(`(?i)\b(race|deadlock|concurren\w*|lock contention)\b`)},
-	{"memory", regexp.MustCompile(`(?i)\b(out of memory|OOM|memory leak|heap)\b`)},
-	{"network", regexp.MustCompile(`(?i)\b(connection (refused|reset)|ECONNREFUSED|network|DNS|proxy|TLS|certificate)\b`)},
-	{"flaky", regexp.MustCompile(`(?i)\b(flaky|flakes?|intermittent\w*|non-?deterministic)\b`)},
-	{"dependency", regexp.MustCompile(`(?i)\b(version conflict|incompatible|dependency|peer dep\w*|breaking change)\b`)},
-	{"build", regexp.MustCompile(`(?i)\b(compile error|does not compile|build fail\w*|syntax error|type error)\b`)},
+	{"timeout", textutil.Lazy(`(?i)\b(time[sd]? ?out|timeout|deadline exceeded|hangs?|hung)\b`)},
+	{"permission", textutil.Lazy(`(?i)\b(permission denied|forbidden|unauthori[sz]ed|access denied|EACCES|403|401)\b`)},
+	{"not-found", textutil.Lazy(`(?i)\b(not found|no such file|ENOENT|404|missing)\b`)},
+	{"concurrency", textutil.Lazy(`(?i)\b(race|deadlock|concurren\w*|lock contention)\b`)},
+	{"memory", textutil.Lazy(`(?i)\b(out of memory|OOM|memory leak|heap)\b`)},
+	{"network", textutil.Lazy(`(?i)\b(connection (refused|reset)|ECONNREFUSED|network|DNS|proxy|TLS|certificate)\b`)},
+	{"flaky", textutil.Lazy(`(?i)\b(flaky|flakes?|intermittent\w*|non-?deterministic)\b`)},
+	{"dependency", textutil.Lazy(`(?i)\b(version conflict|incompatible|dependency|peer dep\w*|breaking change)\b`)},
+	{"build", textutil.Lazy(`(?i)\b(compile error|does not compile|build fail\w*|syntax error|type error)\b`)},
 }
 
 // FailureClass names the class of a failure text, "" if none is known.

@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kbmem/kb/internal/textutil"
 	"path"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/kbmem/kb/internal/config"
 )
 
 // Action is something an agent did or is about to do, in any subset of its
@@ -78,14 +81,16 @@ type cmdPattern struct {
 	score  int
 }
 
+// Path and content patterns are compiled on first use: a hook classifies
+// one action, and most actions have no path or no content to match.
 type pathPattern struct {
 	typ string
-	re  *regexp.Regexp
+	re  *textutil.LazyRE
 }
 
 type contentPattern struct {
 	typ string
-	re  *regexp.Regexp
+	re  *textutil.LazyRE
 }
 
 type wordPattern struct {
@@ -93,7 +98,7 @@ type wordPattern struct {
 	tokens [][]string // stems, alternatives
 }
 
-var typeRE = lazyRegexp(`^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*(:[a-z0-9][a-z0-9.-]*)?$`)
+var typeRE = textutil.Lazy(`^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*(:[a-z0-9][a-z0-9.-]*)?$`)
 
 // IsActionType reports whether s is written as an action type:
 // domain:verb or domain:verb:detail, lower case ("git:push-force").
@@ -105,12 +110,12 @@ func IsActionType(s string) bool { return typeRE.MatchString(s) }
 func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
 	t := &Taxonomy{order: map[string]int{}, desc: map[string]string{}, known: map[string]bool{}}
 	for i, r := range builtinRules {
-		if err := t.add(r); err != nil {
+		if err := t.add(r, false); err != nil {
 			return nil, fmt.Errorf("built-in rule %d: %w", i, err)
 		}
 	}
 	for i, r := range extra {
-		if err := t.add(r); err != nil {
+		if err := t.add(r, true); err != nil {
 			return nil, fmt.Errorf("taxonomy rule %d (%q): %w", i+1, r.Type, err)
 		}
 	}
@@ -131,7 +136,9 @@ var defaultTaxonomy = sync.OnceValue(func() *Taxonomy {
 // Default returns the taxonomy of built-in rules.
 func Default() *Taxonomy { return defaultTaxonomy() }
 
-func (t *Taxonomy) add(r Rule) error {
+// add adds the matchers of r; check compiles its patterns now, to report
+// a bad one (the built-in ones are checked by the tests).
+func (t *Taxonomy) add(r Rule, check bool) error {
 	if !typeRE.MatchString(r.Type) {
 		return fmt.Errorf("%w: type %q is not domain:verb[:object] in lower case", ErrBadRule, r.Type)
 	}
@@ -152,18 +159,22 @@ func (t *Taxonomy) add(r Rule) error {
 		}
 	}
 	for _, g := range r.Paths {
-		re, err := globRE(g)
+		src, err := globRE(g)
+		if err == nil && check {
+			_, err = regexp.Compile(src)
+		}
 		if err != nil {
 			return fmt.Errorf("%w: path glob %q: %v", ErrBadRule, g, err)
 		}
-		t.paths = append(t.paths, pathPattern{r.Type, re})
+		t.paths = append(t.paths, pathPattern{r.Type, textutil.Lazy(src)})
 	}
 	for _, c := range r.Content {
-		re, err := regexp.Compile(c)
-		if err != nil {
-			return fmt.Errorf("%w: content regexp %q: %v", ErrBadRule, c, err)
+		if check {
+			if _, err := regexp.Compile(c); err != nil {
+				return fmt.Errorf("%w: content regexp %q: %v", ErrBadRule, c, err)
+			}
 		}
-		t.content = append(t.content, contentPattern{r.Type, re})
+		t.content = append(t.content, contentPattern{r.Type, textutil.Lazy(c)})
 	}
 	for _, w := range r.Words {
 		var toks [][]string
@@ -219,12 +230,12 @@ func compileCommand(typ, pat string) (cmdPattern, error) {
 	return p, nil
 }
 
-// globRE turns a path glob into a regexp anchored at a path-segment
+// globRE turns a path glob into the source of a regexp anchored at a path-segment
 // boundary: "*.pb.go" matches any base name, "**/gen/**" any path with a
 // "gen" directory, ".github/workflows/*" such a directory anywhere.
-func globRE(g string) (*regexp.Regexp, error) {
+func globRE(g string) (string, error) {
 	if g == "" {
-		return nil, errors.New("empty glob")
+		return "", errors.New("empty glob")
 	}
 	var b strings.Builder
 	b.WriteString(`(?i)(^|/)`)
@@ -250,7 +261,7 @@ func globRE(g string) (*regexp.Regexp, error) {
 		}
 	}
 	b.WriteString(`$`)
-	return regexp.Compile(b.String())
+	return b.String(), nil
 }
 
 // Describe returns a short gerund phrase for an action type ("force-pushing
@@ -376,7 +387,7 @@ func (t *Taxonomy) contentHits(h hits, s string) {
 	}
 }
 
-var codeSpanRE = lazyRegexp("(?s)```[a-zA-Z0-9_+-]*\n?(.*?)```|`([^`\n]+)`")
+var codeSpanRE = textutil.Lazy("(?s)```[a-zA-Z0-9_+-]*\n?(.*?)```|`([^`\n]+)`")
 
 func (t *Taxonomy) text(h hits, s string) {
 	if len(s) > 100000 {
@@ -564,4 +575,17 @@ func isLetters(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// TaxonomyOf is the taxonomy of kb.yaml's action_types: the built-in rules
+// (Default) plus theirs.
+func TaxonomyOf(extra []config.ActionTypeRule) (*Taxonomy, error) {
+	if len(extra) == 0 {
+		return Default(), nil
+	}
+	var rules []Rule
+	for _, r := range extra {
+		rules = append(rules, Rule{Type: r.Type, Commands: r.Commands, Paths: r.Paths, Content: r.Content, Words: r.Words})
+	}
+	return NewTaxonomy(rules)
 }

@@ -3,6 +3,7 @@ package observations
 import (
 	"encoding/json"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -246,4 +247,25 @@ func FuzzClassify(f *testing.F) {
 		ClassifyCall(tool, json.RawMessage(input))
 		ClassifyText(cmd)
 	})
+}
+
+// The built-in rules' path and content patterns, compiled on first use,
+// all compile (NewTaxonomy checks only the rules it is given).
+func TestBuiltinPatternsCompile(t *testing.T) {
+	for _, r := range builtinRules {
+		for _, g := range r.Paths {
+			src, err := globRE(g)
+			if err == nil {
+				_, err = regexp.Compile(src)
+			}
+			if err != nil {
+				t.Errorf("%s: path glob %q: %v", r.Type, g, err)
+			}
+		}
+		for _, c := range r.Content {
+			if _, err := regexp.Compile(c); err != nil {
+				t.Errorf("%s: content regexp %q: %v", r.Type, c, err)
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@ package observations
 
 import (
 	"encoding/json"
+	"github.com/kbmem/kb/internal/textutil"
 	"slices"
 	"strings"
 
@@ -14,7 +15,7 @@ import (
 // memory file is not the person's project.
 
 // patchFileRE finds the files of an apply_patch envelope.
-var patchFileRE = lazyRegexp(`\*\*\* (?:Update|Add|Delete) File: ([^\s*]+)`)
+var patchFileRE = textutil.Lazy(`\*\*\* (?:Update|Add|Delete) File: ([^\s*]+)`)
 
 // patchFiles returns the files a call patches through apply_patch (as a
 // tool or a shell command), nil when it is no patch.

@@ -2,6 +2,7 @@ package observations
 
 import (
 	"encoding/json"
+	"github.com/kbmem/kb/internal/textutil"
 	"strings"
 
 	"github.com/kbmem/kb/traces"
@@ -28,7 +29,7 @@ type choiceQuestion struct {
 var askTools = map[string]bool{"AskUserQuestion": true, "ask_user_question": true, "ask_user": true}
 
 // answeredRE reads one answer of the harness's text: "Question"="Answer".
-var answeredRE = lazyRegexp(`"((?:[^"\\]|\\.)+)"\s*=\s*"((?:[^"\\]|\\.)*)"`)
+var answeredRE = textutil.Lazy(`"((?:[^"\\]|\\.)+)"\s*=\s*"((?:[^"\\]|\\.)*)"`)
 
 // uiChoices returns a decision for each answered question of the session's
 // choice prompts.

@@ -2,6 +2,7 @@ package observations
 
 import (
 	"encoding/json"
+	"github.com/kbmem/kb/internal/textutil"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -187,7 +188,7 @@ func headOf(s string, n int) string {
 }
 
 // errorOutputRE finds an error in pasted output.
-var errorOutputRE = lazyRegexp(`(?i)(error|exception|traceback|failed|failure|fatal|panic|denied|not found|cannot|can't|unable|\b[45]\d\d\b (forbidden|not found|unauthorized|bad request|internal|service unavailable)|errno|exit (code|status) [1-9])`)
+var errorOutputRE = textutil.Lazy(`(?i)(error|exception|traceback|failed|failure|fatal|panic|denied|not found|cannot|can't|unable|\b[45]\d\d\b (forbidden|not found|unauthorized|bad request|internal|service unavailable)|errno|exit (code|status) [1-9])`)
 
 // relevant reports whether u talks about what the agent just did: shared
 // action types, or words shared with the last calls' commands and paths.

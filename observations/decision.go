@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"github.com/kbmem/kb/internal/textutil"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -16,12 +17,12 @@ type decisionExtractor struct{ tax *Taxonomy }
 func (*decisionExtractor) Type() string { return TypeDecision }
 
 var (
-	choiceRE      = lazyRegexp(`(?i)\b(let'?s|we'?ll|i'?ll|we should|i want to|i'?d like to)\s+(go with|use|do|pick|choose|stick with|try|take|keep)\s+(the\s+)?([^.,!;?\n]{2,60})`)
-	optionRE      = lazyRegexp(`(?i)\b(option|approach|choice|alternative|solution)\s*#?\s*([0-9]+|[a-d])\b`)
-	ordinalRE     = lazyRegexp(`(?i)\b(the\s+)?(first|second|third|fourth|last)\s+(one|option|approach|choice)\b`)
-	altLineRE     = lazyRegexp(`(?m)^\s*(?:#{1,4}\s*)?(?:\d+[.)]|[-*•]|(?:Option|Approach|Alternative)\s+[0-9A-Za-z]+[:.)]?)\s*(?:\*\*)?(?:(?:Option|Approach)\s+[0-9A-Za-z]+[:.)]?\s*)?([^*:\n]{2,70}?)(?:\*\*)?(?:(?:\s*[:(]|\s+[\-–—])\s*(.*))?$`)
-	optionLineRE  = lazyRegexp(`(?m)^\s*(?:#{1,4}\s*)?\**\s*(?:Option|Approach|Alternative|Choice)\s+[0-9A-Za-z]+\s*[:.)\-–—]\s*\**\s*([^*\n(:]{2,60}?)\s*\**\s*(?:[:\-–—(]\s*(.*?)\)?)?\s*$`)
-	optionsWordRE = lazyRegexp(`(?i)\b(options?|approach(es)?|alternatives?|either|could (use|go|do)|recommend|trade-?offs?|pros|cons|choices?)\b`)
+	choiceRE      = textutil.Lazy(`(?i)\b(let'?s|we'?ll|i'?ll|we should|i want to|i'?d like to)\s+(go with|use|do|pick|choose|stick with|try|take|keep)\s+(the\s+)?([^.,!;?\n]{2,60})`)
+	optionRE      = textutil.Lazy(`(?i)\b(option|approach|choice|alternative|solution)\s*#?\s*([0-9]+|[a-d])\b`)
+	ordinalRE     = textutil.Lazy(`(?i)\b(the\s+)?(first|second|third|fourth|last)\s+(one|option|approach|choice)\b`)
+	altLineRE     = textutil.Lazy(`(?m)^\s*(?:#{1,4}\s*)?(?:\d+[.)]|[-*•]|(?:Option|Approach|Alternative)\s+[0-9A-Za-z]+[:.)]?)\s*(?:\*\*)?(?:(?:Option|Approach)\s+[0-9A-Za-z]+[:.)]?\s*)?([^*:\n]{2,70}?)(?:\*\*)?(?:(?:\s*[:(]|\s+[\-–—])\s*(.*))?$`)
+	optionLineRE  = textutil.Lazy(`(?m)^\s*(?:#{1,4}\s*)?\**\s*(?:Option|Approach|Alternative|Choice)\s+[0-9A-Za-z]+\s*[:.)\-–—]\s*\**\s*([^*\n(:]{2,60}?)\s*\**\s*(?:[:\-–—(]\s*(.*?)\)?)?\s*$`)
+	optionsWordRE = textutil.Lazy(`(?i)\b(options?|approach(es)?|alternatives?|either|could (use|go|do)|recommend|trade-?offs?|pros|cons|choices?)\b`)
 )
 
 func (e *decisionExtractor) Extract(s *Session) []*Observation {
@@ -98,11 +99,11 @@ func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
 
 var (
 	// bareLabelRE is a reply that is only an option's label.
-	bareLabelRE = lazyRegexp(`(?i)^(?:option\s+|approach\s+|variante\s+|opción\s+|вариант\s+)?([1-8a-d])[).:]?\s*(?:please|pls|bitte|por favor|пожалуйста)?[.!]?$`)
+	bareLabelRE = textutil.Lazy(`(?i)^(?:option\s+|approach\s+|variante\s+|opción\s+|вариант\s+)?([1-8a-d])[).:]?\s*(?:please|pls|bitte|por favor|пожалуйста)?[.!]?$`)
 	// optionWordRE is an option named by a word and a label in another
 	// language: "Variante B", "opción 2", "вариант 2", "方案二", "选项2",
 	// "案2", "옵션 2", "2번".
-	optionWordRE = lazyRegexp(`(?i)(?:variante|möglichkeit|opción|alternativa|вариант)\s*#?\s*([0-9]+|[a-d])\b|(?:方案|选项|案|옵션|オプション)\s*([0-9A-Da-d一二三四])|([0-9])\s*번(?:째)?`)
+	optionWordRE = textutil.Lazy(`(?i)(?:variante|möglichkeit|opción|alternativa|вариант)\s*#?\s*([0-9]+|[a-d])\b|(?:方案|选项|案|옵션|オプション)\s*([0-9A-Da-d一二三四])|([0-9])\s*번(?:째)?`)
 )
 
 // offered reads u as the person choosing among options the agent laid out
@@ -191,14 +192,14 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 
 // optionsAnyRE finds a list of options in the agent's text in another
 // language than English.
-var optionsAnyRE = lazyRegexp(`(?i)(optionen|möglichkeiten|varianten|opciones|alternativas|варианты|вариант|方案|选项|选择|オプション|案|선택지|옵션|방법)`)
+var optionsAnyRE = textutil.Lazy(`(?i)(optionen|möglichkeiten|varianten|opciones|alternativas|варианты|вариант|方案|选项|选择|オプション|案|선택지|옵션|방법)`)
 
 // contrastRE is the person naming both sides of a choice: "use X instead
 // of Y", "X rather than Y", "don't use X, use Y", "X statt Y",
 // "X en lugar de Y", "用X而不是Y".
 var (
-	dontUseRE  = lazyRegexp("(?i)\\b(?:don'?t|do not|never|stop)\\s+(?:use|using)\\s+(`[^`]+`|\\S+)[,;:]?\\s+(?:just\\s+|but\\s+)?(?:use|with)\\s+(`[^`]+`|[^\\s.,;!?]+)")
-	contrastVB = lazyRegexp(`(?i)\b(use|using|switch to|migrate to|go with|pick|choose|prefer|keep|launch(?:es)?|run|reuse|replace|verwende|nimm|benutze|usa|usar|utiliza|используй|используем)\b`)
+	dontUseRE  = textutil.Lazy("(?i)\\b(?:don'?t|do not|never|stop)\\s+(?:use|using)\\s+(`[^`]+`|\\S+)[,;:]?\\s+(?:just\\s+|but\\s+)?(?:use|with)\\s+(`[^`]+`|[^\\s.,;!?]+)")
+	contrastVB = textutil.Lazy(`(?i)\b(use|using|switch to|migrate to|go with|pick|choose|prefer|keep|launch(?:es)?|run|reuse|replace|verwende|nimm|benutze|usa|usar|utiliza|используй|используем)\b`)
 )
 
 // contrasted reads u as a decision the person states with both sides
@@ -252,7 +253,7 @@ func becauseOf(text string) []string {
 // lastPhrase is the object of the verb of choosing before a contrast cue:
 // "we should use the Spinner" -> "the Spinner".
 func lastPhrase(before string) string {
-	locs := contrastVB.get().FindAllStringIndex(before, -1)
+	locs := contrastVB.RE().FindAllStringIndex(before, -1)
 	s := before
 	if len(locs) > 0 {
 		s = before[locs[len(locs)-1][1]:]
@@ -308,13 +309,13 @@ var (
 	// "could we reuse X", "maybe we should use X", "let's keep X but change
 	// Y", "make X use Y", "könnten wir X verwenden", "podríamos usar X",
 	// "不如用 X", "X を使ったら", "давай используем X".
-	proposalRE = lazyRegexp(`(?i)(?:\b(?:could|can|should|shall)\s+(?:we|you|i)\s+(?:just\s+|also\s+)?|\b(?:we|you)\s+(?:could|can|should|might)\s+(?:just\s+|also\s+)?|\b(?:maybe|perhaps|how about|what about|why not|let'?s)\s+(?:we\s+)?(?:should\s+)?(?:just\s+)?|\bmake\s+\S+\s+)(use|using|reuse|switch to|migrate to|move to|go with|keep|replace|set up|launch)\b\s+(.{2,100})|(?:könnten wir|sollten wir|lass uns|wir könnten|wir sollten)\s+(.{2,80}?)\s+(?:verwenden|benutzen|nehmen|nutzen)|(?:podríamos|deberíamos|mejor)\s+(?:usar|utilizar|reutilizar)\s+(.{2,80})|(?:不如|要不|可以改用|应该用|我们可以用|还是用)\s*(.{2,60})|(.{2,60}?)(?:を使ったら|を使うのはどう|にしたら|を使いましょう)|(?:давай(?:те)?|лучше|можно|может)\s+(?:использовать|используем|возьмём|возьмем)\s+(.{2,80})`)
+	proposalRE = textutil.Lazy(`(?i)(?:\b(?:could|can|should|shall)\s+(?:we|you|i)\s+(?:just\s+|also\s+)?|\b(?:we|you)\s+(?:could|can|should|might)\s+(?:just\s+|also\s+)?|\b(?:maybe|perhaps|how about|what about|why not|let'?s)\s+(?:we\s+)?(?:should\s+)?(?:just\s+)?|\bmake\s+\S+\s+)(use|using|reuse|switch to|migrate to|move to|go with|keep|replace|set up|launch)\b\s+(.{2,100})|(?:könnten wir|sollten wir|lass uns|wir könnten|wir sollten)\s+(.{2,80}?)\s+(?:verwenden|benutzen|nehmen|nutzen)|(?:podríamos|deberíamos|mejor)\s+(?:usar|utilizar|reutilizar)\s+(.{2,80})|(?:不如|要不|可以改用|应该用|我们可以用|还是用)\s*(.{2,60})|(.{2,60}?)(?:を使ったら|を使うのはどう|にしたら|を使いましょう)|(?:давай(?:те)?|лучше|можно|может)\s+(?:использовать|используем|возьмём|возьмем)\s+(.{2,80})`)
 	// comparativeRE is a proposal's reason that weighs it against another
 	// way: "which is less work", "simpler", "einfacher", "más simple".
-	comparativeRE = lazyRegexp(`(?i)\b(less work|less code|simpler|easier|cleaner|faster|more robust|instead|einfacher|sauberer|más simple|más fácil|más limpio|проще|лучше)\b|更简单|更好|より簡単|더 간단`)
+	comparativeRE = textutil.Lazy(`(?i)\b(less work|less code|simpler|easier|cleaner|faster|more robust|instead|einfacher|sauberer|más simple|más fácil|más limpio|проще|лучше)\b|更简单|更好|より簡単|더 간단`)
 	// usingRE is the way a person says how to do it, weighed ("You can set
 	// X using Y which is less work").
-	usingRE = lazyRegexp(`(?i)\b(?:you|we)\s+(?:can|could|should)\s+(.{2,80}?)\s+(?:using|with|via)\s+(.{2,80})`)
+	usingRE = textutil.Lazy(`(?i)\b(?:you|we)\s+(?:can|could|should)\s+(.{2,80}?)\s+(?:using|with|via)\s+(.{2,80})`)
 )
 
 // proposed reads u as the person choosing a way of doing the work other
@@ -365,7 +366,7 @@ func (e *decisionExtractor) proposed(tl *timeline, u *utterance) *Observation {
 
 // namedRE is a concrete thing: a code span, a path, a file, a dotted or
 // snake or Camel identifier, a flag, a URL scheme.
-var namedRE = lazyRegexp("`[^`]+`|@?[\\w.-]+/[\\w./-]+|\\b\\w+\\.(?:[a-z]{1,5})\\b|\\b[a-z]+_[a-z_]+\\b|\\b[A-Z][a-z]+[A-Z]\\w*\\b|--[a-z][\\w-]+|\\bhttps?\\b|\\b[A-Z]{2,}\\b")
+var namedRE = textutil.Lazy("`[^`]+`|@?[\\w.-]+/[\\w./-]+|\\b\\w+\\.(?:[a-z]{1,5})\\b|\\b[a-z]+_[a-z_]+\\b|\\b[A-Z][a-z]+[A-Z]\\w*\\b|--[a-z][\\w-]+|\\bhttps?\\b|\\b[A-Z]{2,}\\b")
 
 // namesThing reports whether a proposal names what to use: a concrete
 // thing (namedRE), a CJK phrase, or a noun phrase of two or more words.

@@ -3,10 +3,10 @@ package observations
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/kbmem/kb/internal/textutil"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -91,9 +91,9 @@ func (d *Repo) load() {
 	})
 }
 
-var kbBlockRE = regexp.MustCompile(`(?s)<!-- kb:begin [^>]*-->.*?<!-- kb:end [^>]*-->`)
+var kbBlockRE = textutil.Lazy(`(?s)<!-- kb:begin [^>]*-->.*?<!-- kb:end [^>]*-->`)
 
-var makeTargetRE = regexp.MustCompile(`(?m)^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:([^=]|$)`)
+var makeTargetRE = textutil.Lazy(`(?m)^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:([^=]|$)`)
 
 // declare records the commands a build file declares: Makefile and
 // justfile targets, package.json scripts.
@@ -133,10 +133,10 @@ func (d *Repo) add(cmd, rel string) {
 }
 
 var (
-	quotedRE    = regexp.MustCompile("`([^`]{6,})`|\"([^\"]{6,})\"")
-	derivPathRE = regexp.MustCompile(`(?:^|[\s(])((?:[\w.-]+/)+[\w.-]+\.\w+|[\w-]+\.(?:go|py|js|ts|tsx|json|ya?ml|toml|md|sh|mk|cfg|ini|lock))\b`)
-	commandRE   = regexp.MustCompile(`\b((?:make|just|npm|pnpm|yarn|bun)(?: run)? [A-Za-z0-9][\w:.-]*)`)
-	bashStepRE  = regexp.MustCompile(`^Bash: (.+)$`)
+	quotedRE    = textutil.Lazy("`([^`]{6,})`|\"([^\"]{6,})\"")
+	derivPathRE = textutil.Lazy(`(?:^|[\s(])((?:[\w.-]+/)+[\w.-]+\.\w+|[\w-]+\.(?:go|py|js|ts|tsx|json|ya?ml|toml|md|sh|mk|cfg|ini|lock))\b`)
+	commandRE   = textutil.Lazy(`\b((?:make|just|npm|pnpm|yarn|bun)(?: run)? [A-Za-z0-9][\w:.-]*)`)
+	bashStepRE  = textutil.Lazy(`^Bash: (.+)$`)
 )
 
 // Derivable returns the project file (or the file declaring the command)

@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"github.com/kbmem/kb/internal/textutil"
 	"strings"
 )
 
@@ -12,16 +13,16 @@ type discoveryExtractor struct{ tax *Taxonomy }
 func (*discoveryExtractor) Type() string { return TypeDiscovery }
 
 var (
-	agentDiscoveryRE  = lazyRegexp(`(?i)\b(it turns out|turns out|TIL|found the (root )?cause|the root cause (is|was)|the (real )?(issue|problem) (is|was) that)\b`)
-	discoveryMarkerRE = lazyRegexp(`(?i)\b(write this down|note (that|to self)|TIL|today i learned|turns out|it turns out|(that'?s|this is|very|really|how) interesting|good to know|remember (that|this)|keep in mind|worth remembering|important:|this is important|good to keep|make a note)\b|^interesting\b`)
-	backRefRE         = lazyRegexp(`(?i)\b(this|that|the above|these|it)\b`)
+	agentDiscoveryRE  = textutil.Lazy(`(?i)\b(it turns out|turns out|TIL|found the (root )?cause|the root cause (is|was)|the (real )?(issue|problem) (is|was) that)\b`)
+	discoveryMarkerRE = textutil.Lazy(`(?i)\b(write this down|note (that|to self)|TIL|today i learned|turns out|it turns out|(that'?s|this is|very|really|how) interesting|good to know|remember (that|this)|keep in mind|worth remembering|important:|this is important|good to keep|make a note)\b|^interesting\b`)
+	backRefRE         = textutil.Lazy(`(?i)\b(this|that|the above|these|it)\b`)
 )
 
 const maxAgentDiscoveries = 2
 
 // markerPhraseRE matches what a discovery sentence says about itself rather
 // than about the project: markers, back-references and fillers.
-var markerPhraseRE = lazyRegexp(`(?i)\b(write (this|that|it) down|note (that|to self)|TIL|today i learned|it turns out|turns out|(that'?s|this is|very|really|how) interesting|interesting|good to know|remember (that|this)|keep in mind|worth remembering|important|this is important|good to keep|make a note( of (this|that|it))?|please|so|ok(ay)?|wow|oh|nice|great|cool|good catch|thanks|thank you|perfect|awesome|exactly|yes|yeah|yep|right|really|very|this|that|these|the above|it|is|was|a|an|and|of|to)\b`)
+var markerPhraseRE = textutil.Lazy(`(?i)\b(write (this|that|it) down|note (that|to self)|TIL|today i learned|it turns out|turns out|(that'?s|this is|very|really|how) interesting|interesting|good to know|remember (that|this)|keep in mind|worth remembering|important|this is important|good to keep|make a note( of (this|that|it))?|please|so|ok(ay)?|wow|oh|nice|great|cool|good catch|thanks|thank you|perfect|awesome|exactly|yes|yeah|yep|right|really|very|this|that|these|the above|it|is|was|a|an|and|of|to)\b`)
 
 // ownFact reports whether a sentence the person marked holds a fact of its
 // own once its markers, back-references and fillers are taken out: at

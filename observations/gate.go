@@ -1,7 +1,7 @@
 package observations
 
 import (
-	"regexp"
+	"github.com/kbmem/kb/internal/textutil"
 	"strings"
 
 	"github.com/kbmem/kb/internal/lexicon"
@@ -127,12 +127,12 @@ func standingText(o *Observation) string {
 
 var (
 	// explicitRuleRE: wording that makes a rule of one sentence.
-	explicitRuleRE = lazyRegexp(`(?i)\b(always|never|we use|we always|we never|we don't|we do not|from now on|every time|whenever)\b`)
+	explicitRuleRE = textutil.Lazy(`(?i)\b(always|never|we use|we always|we never|we don't|we do not|from now on|every time|whenever)\b`)
 	// taskBoundRE and taskStartRE spot instructions about the task at
 	// hand rather than rules for future work: references to
 	// "this/that/it", requests, investigation verbs.
-	taskBoundRE = lazyRegexp(`(?i)\b(this|that|these|those|it|them|here|above|previous|earlier|again|now)\b`)
-	taskStartRE = lazyRegexp(`(?i)^(i|i'm|i've|i'd|we'll|let's|check|find|look|see|try|investigate|first|please|can you|could you)\b`)
+	taskBoundRE = textutil.Lazy(`(?i)\b(this|that|these|those|it|them|here|above|previous|earlier|again|now)\b`)
+	taskStartRE = textutil.Lazy(`(?i)^(i|i'm|i've|i'd|we'll|let's|check|find|look|see|try|investigate|first|please|can you|could you)\b`)
 )
 
 // gateNegations mark a rule as a prohibition: "do not X" is never what an
@@ -167,7 +167,7 @@ var genericPractice = lexicon.NewSet(`run test tests read file files edit edits 
 // concreteRE: something a generic rule would not name: a path, a flag, a
 // command in backticks, a dotted or slashed identifier, a CamelCase or
 // snake_case name, a version.
-var concreteRE = regexp.MustCompile("`[^`]+`|(^|\\s)--?[a-zA-Z]|[\\w-]+/[\\w./-]+|\\b\\w+\\.\\w{1,5}\\b|\\b[a-z]+[A-Z]\\w*|\\b\\w+_\\w+|\\bv?\\d+\\.\\d+")
+var concreteRE = textutil.Lazy("`[^`]+`|(^|\\s)--?[a-zA-Z]|[\\w-]+/[\\w./-]+|\\b\\w+\\.\\w{1,5}\\b|\\b[a-z]+[A-Z]\\w*|\\b\\w+_\\w+|\\bv?\\d+\\.\\d+")
 
 // genericTools are the agents' own tools: a sequence of them is how agents
 // work, not how the project is worked on.

@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"github.com/kbmem/kb/internal/textutil"
 	"strings"
 
 	"github.com/kbmem/kb/internal/lexicon"
@@ -9,38 +10,38 @@ import (
 // ---------------------------------------------------------------------------
 // Lesson wording.
 
-var ackTailRE = lazyRegexp(`(?i)[,;]?\s*(otherwise|but otherwise|else)\s+(gtg|good to go|lgtm|all good|looks good|fine|ok|okay|good)\W*$`)
+var ackTailRE = textutil.Lazy(`(?i)[,;]?\s*(otherwise|but otherwise|else)\s+(gtg|good to go|lgtm|all good|looks good|fine|ok|okay|good)\W*$`)
 
-var likeToBeRE = lazyRegexp(`(?i)^i'?d\s+(actually\s+|really\s+)?(like|love|prefer)\s+(.{3,60}?)\s+to\s+be\s+`)
+var likeToBeRE = textutil.Lazy(`(?i)^i'?d\s+(actually\s+|really\s+)?(like|love|prefer)\s+(.{3,60}?)\s+to\s+be\s+`)
 
 type rewrite struct {
-	re  *lazyRE
+	re  *textutil.LazyRE
 	out string
 }
 
 var lessonRewrites = []rewrite{
-	{lazyRegexp(`(?i)^(please\s+)?(don'?t|do not)\s+(ever\s+)?`), "Do not "},
-	{lazyRegexp(`(?i)^(please\s+)?never\s+(ever\s+)?`), "Never "},
-	{lazyRegexp(`(?i)^(please\s+)?always\s+`), "Always "},
-	{lazyRegexp(`(?i)^we\s+(always\s+)?use\s+`), "Use "},
-	{lazyRegexp(`(?i)^we\s+always\s+`), "Always "},
-	{lazyRegexp(`(?i)^we\s+never\s+`), "Never "},
-	{lazyRegexp(`(?i)^we\s+(don'?t|do not)\s+`), "Do not "},
-	{lazyRegexp(`(?i)^i\s+(don'?t|do not)\s+think\s+we\s+need\s+(to\s+)?`), "Do not "},
-	{lazyRegexp(`(?i)^(we|you)\s+(don'?t|do not)\s+need\s+(to\s+)?`), "Do not "},
-	{lazyRegexp(`(?i)^i\s+(don'?t|do not)\s+want\s+(you\s+)?to\s+`), "Do not "},
-	{lazyRegexp(`(?i)^i\s+(don'?t|do not)\s+want\s+`), "Avoid "},
-	{lazyRegexp(`(?i)^(you|we)\s+(should|must|need to|have to|can|could)\s+(just\s+)?`), ""},
-	{lazyRegexp(`(?i)^(could|can|couldn'?t|can'?t)\s+we\s+(just\s+)?`), ""},
-	{lazyRegexp(`(?i)^why\s+not\s+(just\s+)?`), ""},
-	{lazyRegexp(`(?i)^(how|what)\s+about\s+`), "Consider "},
-	{lazyRegexp(`(?i)^do\s+we\s+(even|really)\s+need\s+`), "Check whether we need "},
-	{lazyRegexp(`(?i)^i'?d\s+(actually\s+|really\s+)?(like|love|prefer|want)\s+(you\s+)?(to\s+)?`), ""},
-	{lazyRegexp(`(?i)^i\s+think\s+(we|you)\s+(should|need to|must)\s+`), ""},
-	{lazyRegexp(`(?i)^i\s+(would\s+)?(prefer|want)\s+(you\s+)?(to\s+)?`), ""},
-	{lazyRegexp(`(?i)^let'?s\s+`), ""},
-	{lazyRegexp(`(?i)^(please|just|instead)[,]?\s+`), ""},
-	{lazyRegexp(`(?i)^no\s+`), "Do not use "},
+	{textutil.Lazy(`(?i)^(please\s+)?(don'?t|do not)\s+(ever\s+)?`), "Do not "},
+	{textutil.Lazy(`(?i)^(please\s+)?never\s+(ever\s+)?`), "Never "},
+	{textutil.Lazy(`(?i)^(please\s+)?always\s+`), "Always "},
+	{textutil.Lazy(`(?i)^we\s+(always\s+)?use\s+`), "Use "},
+	{textutil.Lazy(`(?i)^we\s+always\s+`), "Always "},
+	{textutil.Lazy(`(?i)^we\s+never\s+`), "Never "},
+	{textutil.Lazy(`(?i)^we\s+(don'?t|do not)\s+`), "Do not "},
+	{textutil.Lazy(`(?i)^i\s+(don'?t|do not)\s+think\s+we\s+need\s+(to\s+)?`), "Do not "},
+	{textutil.Lazy(`(?i)^(we|you)\s+(don'?t|do not)\s+need\s+(to\s+)?`), "Do not "},
+	{textutil.Lazy(`(?i)^i\s+(don'?t|do not)\s+want\s+(you\s+)?to\s+`), "Do not "},
+	{textutil.Lazy(`(?i)^i\s+(don'?t|do not)\s+want\s+`), "Avoid "},
+	{textutil.Lazy(`(?i)^(you|we)\s+(should|must|need to|have to|can|could)\s+(just\s+)?`), ""},
+	{textutil.Lazy(`(?i)^(could|can|couldn'?t|can'?t)\s+we\s+(just\s+)?`), ""},
+	{textutil.Lazy(`(?i)^why\s+not\s+(just\s+)?`), ""},
+	{textutil.Lazy(`(?i)^(how|what)\s+about\s+`), "Consider "},
+	{textutil.Lazy(`(?i)^do\s+we\s+(even|really)\s+need\s+`), "Check whether we need "},
+	{textutil.Lazy(`(?i)^i'?d\s+(actually\s+|really\s+)?(like|love|prefer|want)\s+(you\s+)?(to\s+)?`), ""},
+	{textutil.Lazy(`(?i)^i\s+think\s+(we|you)\s+(should|need to|must)\s+`), ""},
+	{textutil.Lazy(`(?i)^i\s+(would\s+)?(prefer|want)\s+(you\s+)?(to\s+)?`), ""},
+	{textutil.Lazy(`(?i)^let'?s\s+`), ""},
+	{textutil.Lazy(`(?i)^(please|just|instead)[,]?\s+`), ""},
+	{textutil.Lazy(`(?i)^no\s+`), "Do not use "},
 }
 
 // lessonFrom turns what the person said into an instruction (the corrected
@@ -250,9 +251,9 @@ func hasReferent(s string) bool {
 func quoteText(s string) string { return "“" + s + "”" }
 
 var (
-	markupEmphRE   = lazyRegexp(`\*\*|__|~~`)
-	markupLeadRE   = lazyRegexp(`(?m)^\s*(#{1,6}\s+|[-*+•]\s+|\d+[.)]\s+|>\s*)`)
-	markupSingleRE = lazyRegexp(`(^|\s)\*(\S[^*]*\S|\S)\*(\s|[.,;:!?]|$)`)
+	markupEmphRE   = textutil.Lazy(`\*\*|__|~~`)
+	markupLeadRE   = textutil.Lazy(`(?m)^\s*(#{1,6}\s+|[-*+•]\s+|\d+[.)]\s+|>\s*)`)
+	markupSingleRE = textutil.Lazy(`(^|\s)\*(\S[^*]*\S|\S)\*(\s|[.,;:!?]|$)`)
 )
 
 // cleanMarkup removes Markdown fragments from a title or lesson: emphasis
@@ -272,7 +273,7 @@ func cleanMarkup(s string) string {
 // fillerRE opens an agent sentence that names nothing ("Thank you for
 // providing the file.", "You're right, ...", "I apologize for the
 // confusion.").
-var fillerRE = lazyRegexp(`(?i)^(thanks?\b|thank you\b|you'?re (absolutely )?right\b|you are (absolutely )?right\b|i apologi[sz]e\b|(my )?apologies\b|sorry\b|certainly\b|sure\b|of course\b|great\b|understood\b|i understand\b|i see\b|got it\b|ok(ay)?\b|perfect\b|excellent\b)`)
+var fillerRE = textutil.Lazy(`(?i)^(thanks?\b|thank you\b|you'?re (absolutely )?right\b|you are (absolutely )?right\b|i apologi[sz]e\b|(my )?apologies\b|sorry\b|certainly\b|sure\b|of course\b|great\b|understood\b|i understand\b|i see\b|got it\b|ok(ay)?\b|perfect\b|excellent\b)`)
 
 // proposalOf returns the first informative sentence of what the agent
 // said: at least five words, no filler.
@@ -289,11 +290,11 @@ func proposalOf(t string) string {
 // shortfallRE finds the person saying what the agent keeps failing to do:
 // "you are not adding tests", "you didn't run it", "you never check",
 // "you forgot to update the docs".
-var shortfallRE = lazyRegexp(`(?i)\byou(?:\s+are|\s+were|'re)\s+not\s+(?:even\s+)?(\w+ing\b.*)|\byou\s+(?:did\s+not|didn'?t|do\s+not|don'?t|never)\s+(?:even\s+)?(\w.*)|\byou\s+forgot\s+(?:to\s+)?(\w.*)`)
+var shortfallRE = textutil.Lazy(`(?i)\byou(?:\s+are|\s+were|'re)\s+not\s+(?:even\s+)?(\w+ing\b.*)|\byou\s+(?:did\s+not|didn'?t|do\s+not|don'?t|never)\s+(?:even\s+)?(\w.*)|\byou\s+forgot\s+(?:to\s+)?(\w.*)`)
 
 // noRuleAfterYouRE: "you don't need to", "you don't have to" release the
 // agent from something; "you don't know" states no rule.
-var noRuleAfterYouRE = lazyRegexp(`(?i)^(need|have|know|understand|see|get|like|want|mean|think|care|remember|worry)\b`)
+var noRuleAfterYouRE = textutil.Lazy(`(?i)^(need|have|know|understand|see|get|like|want|mean|think|care|remember|worry)\b`)
 
 // shortfallRule turns a statement of what the agent fails to do, in the
 // first sentence of text, into the instruction it implies: "I suspect you

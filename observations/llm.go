@@ -83,7 +83,7 @@ type llmPrompt struct {
 	evidence map[int]*llmEvidence
 }
 
-var rejectionReasonRE = lazyRegexp(`(?s)(?:The user provided the following reason for the rejection:|To tell you how to proceed, the user said:)\s*(.*)$`)
+var rejectionReasonRE = textutil.Lazy(`(?s)(?:The user provided the following reason for the rejection:|To tell you how to proceed, the user said:)\s*(.*)$`)
 
 const (
 	llmMaxPrompt  = 40000
@@ -167,7 +167,7 @@ func buildLLMPrompt(s *Session) *llmPrompt {
 	return p
 }
 
-var urlRE = lazyRegexp(`(?i)\b(?:https?|ftp|file)://\S+|\|\s*(?:ba|z)?sh\b`)
+var urlRE = textutil.Lazy(`(?i)\b(?:https?|ftp|file)://\S+|\|\s*(?:ba|z)?sh\b`)
 
 // ExtractLLM runs the narrow LLM extractors for the requested types over a
 // session (the types of LLMTypes; the heuristics cover every type). Each

@@ -3,6 +3,7 @@ package observations
 import (
 	"context"
 	"fmt"
+	"github.com/kbmem/kb/internal/textutil"
 	"slices"
 	"sort"
 	"strings"
@@ -392,8 +393,8 @@ func sameScope(a, b *Observation) bool {
 }
 
 var (
-	thingSpanRE = lazyRegexp("`([^`]+)`")
-	thingWordRE = lazyRegexp(`(?:^|[\s(,;:'"])(--?[a-zA-Z][\w-]*|@?[\w.-]+/[\w./@-]+|[\w-]+\.[a-zA-Z][\w]{0,5}|[a-z]+[A-Z]\w*|\w+_\w+)`)
+	thingSpanRE = textutil.Lazy("`([^`]+)`")
+	thingWordRE = textutil.Lazy(`(?:^|[\s(,;:'"])(--?[a-zA-Z][\w-]*|@?[\w.-]+/[\w./@-]+|[\w-]+\.[a-zA-Z][\w]{0,5}|[a-z]+[A-Z]\w*|\w+_\w+)`)
 )
 
 // thingsNamed are the concrete things a lesson names: tools and packages

@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"github.com/kbmem/kb/internal/textutil"
 	"slices"
 	"strings"
 
@@ -15,7 +16,7 @@ type negativeExtractor struct{ tax *Taxonomy }
 func (*negativeExtractor) Type() string { return TypeNegativeResult }
 
 var (
-	userFailRE = lazyRegexp(`(?i)\b((still\s+)?(doesn'?t|does not|didn'?t|did not|isn'?t|is not)\s+(work|help|fix)|not working|still (fails|failing|broken|broke)|(that|this|it) (broke|failed)|we lost|made it worse|doesn'?t seem to work)\b`)
+	userFailRE = textutil.Lazy(`(?i)\b((still\s+)?(doesn'?t|does not|didn'?t|did not|isn'?t|is not)\s+(work|help|fix)|not working|still (fails|failing|broken|broke)|(that|this|it) (broke|failed)|we lost|made it worse|doesn'?t seem to work)\b`)
 )
 
 func (e *negativeExtractor) Extract(s *Session) []*Observation {
@@ -169,7 +170,7 @@ func firstLine(s string) string {
 	return ""
 }
 
-func matchSentence(text string, re *lazyRE) string {
+func matchSentence(text string, re *textutil.LazyRE) string {
 	for _, s := range sentences(text) {
 		if re.MatchString(s) {
 			return s

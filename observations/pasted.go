@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"github.com/kbmem/kb/internal/textutil"
 	"strings"
 
 	"github.com/kbmem/kb/internal/lexicon"
@@ -16,21 +17,21 @@ import (
 // prompt, a log level, an exception, a file:line position, an HTTP status.
 const logStartPat = `(Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception|Warning)\b:?|\b(INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL)\b[:\s]|\bpanic: |\bgoroutine \d+|npm (ERR|error)!?|\[plugin:|\bE\s{2,}\S|(^|\s)\$ \S|^PS [A-Za-z]:\\|^\([\w.-]+\) |\b[\w./\\-]+\.(py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|h|php|cs|kt|swift|vue|mjs|cjs):\d+|HTTP/\d(\.\d)?"?\s+\d{3}\b|^\s*at [\w.$<>]+ ?\(|^\s*File "|\bFile "[^"]+", line \d+|\b\d{2}:\d{2}:\d{2}(\.\d+)?\b|^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\s*[│├└┌╭╰|>]\s|^\s*\^+\s*$|\busage: \S|^[_=~-]{3,}|^\s*(//|/\*|\*/|#include\b|@@ )|^\s*(import|export|const|let|var|function|def|class|return|package|func|public|private|static|async|await|from)\b[^.!?]*[{}();=:,\]]\s*$|^\s*[{}\[\]()<>;,]+\s*$|^\s*<\/?[a-zA-Z][\w-]*[\s>/]|^\[[\w:./ -]{1,30}\]\s|^(Error|ERROR|error|Fatal|FATAL|fatal|Warning|WARN|warning)(\[\w+\])?: |\b(Error|ERROR|FATAL)(\[\w+\])?: |^\s*at \S+.*\(.*:\d+|^\s*[{\[(][^ ]*[}\])]\s*(\.\.\.)?\s*$|^[\w./-]+: (.*\b(error|fatal|not found|denied|No such file)\b))`
 
-var logStartRE = lazyRegexp(logStartPat)
+var logStartRE = textutil.Lazy(logStartPat)
 
 // logStartAtRE is logStartRE at the start of a line only: the whole-line
 // test asks no more, and an anchored pattern fails at once where the
 // unanchored one tries every position of a long line.
-var logStartAtRE = lazyRegexp(`^(?:` + logStartPat + `)`)
+var logStartAtRE = textutil.Lazy(`^(?:` + logStartPat + `)`)
 
 // cmdLineRE is a command line typed at a shell: a program and a few
 // arguments, one of them a flag, a path or a dotted name.
-var cmdLineRE = lazyRegexp(`^(\$ )?(python3?|node|npm|npx|pnpm|yarn|go|cargo|pip3?|uv|uvx|make|docker|kubectl|bash|sh|zsh|deno|bun|java|mvn|gradle|dotnet|php|ruby|rails|pytest|git|curl)(\s+\S+){1,6}\s*$`)
-var cmdArgRE = lazyRegexp(`\s-{1,2}\w|\S[./\\]\S`)
+var cmdLineRE = textutil.Lazy(`^(\$ )?(python3?|node|npm|npx|pnpm|yarn|go|cargo|pip3?|uv|uvx|make|docker|kubectl|bash|sh|zsh|deno|bun|java|mvn|gradle|dotnet|php|ruby|rails|pytest|git|curl)(\s+\S+){1,6}\s*$`)
+var cmdArgRE = textutil.Lazy(`\s-{1,2}\w|\S[./\\]\S`)
 
 // promptRE is a shell prompt with its user and host or its virtual
 // environment: what follows it is a terminal session.
-var promptRE = lazyRegexp(`^\s*(\([\w.-]+\)\s+(\([\w.-]+\)\s+)?(\S+@[\w.-]+:|⚡|[^\s$]*\$ )|[\w.-]+@[\w.-]+:[~/][^\s$]*\$ )`)
+var promptRE = textutil.Lazy(`^\s*(\([\w.-]+\)\s+(\([\w.-]+\)\s+)?(\S+@[\w.-]+:|⚡|[^\s$]*\$ )|[\w.-]+@[\w.-]+:[~/][^\s$]*\$ )`)
 
 // isPrompt reports whether line t starts with a shell prompt.
 func isPrompt(t string) bool {
@@ -38,12 +39,12 @@ func isPrompt(t string) bool {
 }
 
 // promptInRE finds a shell prompt anywhere in a line.
-var promptInRE = lazyRegexp(`\([\w.-]+\)\s+(\([\w.-]+\)\s+)?(\S+@[\w.-]+:|⚡|[^\s$]*\$ )|\b[\w.-]+@[\w.-]+:[~/][^\s$]*\$ `)
+var promptInRE = textutil.Lazy(`\([\w.-]+\)\s+(\([\w.-]+\)\s+)?(\S+@[\w.-]+:|⚡|[^\s$]*\$ )|\b[\w.-]+@[\w.-]+:[~/][^\s$]*\$ `)
 
 // bareStampRE is a line that is only a time or position stamp: build
 // logs copied from a web console put the stamp on a line of its own and
 // the message on the next.
-var bareStampRE = lazyRegexp(`^(\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}:\d{2}([.,]\d+)?(Z|[+-]\d{2}:?\d{2})?$`)
+var bareStampRE = textutil.Lazy(`^(\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}:\d{2}([.,]\d+)?(Z|[+-]\d{2}:?\d{2})?$`)
 
 // isLogLine reports whether a whole line reads as program output.
 func isLogLine(t string) bool {

@@ -2,6 +2,7 @@ package observations
 
 import (
 	"encoding/json"
+	"github.com/kbmem/kb/internal/textutil"
 	"path"
 	"strings"
 
@@ -15,15 +16,15 @@ type preferenceExtractor struct{ tax *Taxonomy }
 
 func (*preferenceExtractor) Type() string { return TypePreference }
 
-var prefRE = lazyRegexp(`(?i)\b(i (really )?prefer|i'?d (much )?rather|i'?d prefer|we prefer|we always|we never|we (don'?t|do not) use|our (convention|style|standard|rule) is|please always|please never|from now on|going forward|in (the )?future|as a rule|make sure (to|you) always|i (really )?(like|hate|dislike|don'?t like) (it )?when|by convention|we use)\b`)
+var prefRE = textutil.Lazy(`(?i)\b(i (really )?prefer|i'?d (much )?rather|i'?d prefer|we prefer|we always|we never|we (don'?t|do not) use|our (convention|style|standard|rule) is|please always|please never|from now on|going forward|in (the )?future|as a rule|make sure (to|you) always|i (really )?(like|hate|dislike|don'?t like) (it )?when|by convention|we use)\b`)
 
 // constraintRE finds a standing constraint stated inside a request ("...
 // and, while keeping it simple and dependency free, propose a plan?"): the
 // person's words about how the work must be done, whatever the task.
-var constraintRE = lazyRegexp(`(?i)\bkeep(?:ing)?\s+(?:it|things|everything|this|them|the code(?:base)?)\s+((?:as\s+)?(?:simple|minimal|small|lean|light(?:weight)?|dependency[- ]free|compilation[- ]free|build[- ]free|framework[- ]free|vanilla|plain|self[- ]contained|in (?:one|a single) file|backwards?[- ]compatible)\b[^,;:?!\n]{0,100})`)
+var constraintRE = textutil.Lazy(`(?i)\bkeep(?:ing)?\s+(?:it|things|everything|this|them|the code(?:base)?)\s+((?:as\s+)?(?:simple|minimal|small|lean|light(?:weight)?|dependency[- ]free|compilation[- ]free|build[- ]free|framework[- ]free|vanilla|plain|self[- ]contained|in (?:one|a single) file|backwards?[- ]compatible)\b[^,;:?!\n]{0,100})`)
 
 // noDepsRE finds "without (adding) any new dependencies".
-var noDepsRE = lazyRegexp(`(?i)\bwithout\s+(?:adding|introducing|pulling in|installing)?\s*(?:any\s+)?(?:new|extra|external|additional|third[- ]party)?\s*(?:dependencies|deps|libraries|packages|frameworks)\b`)
+var noDepsRE = textutil.Lazy(`(?i)\bwithout\s+(?:adding|introducing|pulling in|installing)?\s*(?:any\s+)?(?:new|extra|external|additional|third[- ]party)?\s*(?:dependencies|deps|libraries|packages|frameworks)\b`)
 
 // constraint returns the preference a sentence states as a constraint on a
 // request, or "".
@@ -116,16 +117,16 @@ func preferenceIn(sent string) (string, bool) {
 // simpleWayRE is a constraint stated as the way the person wants a thing
 // done: "a simple way to X without Y", "eine einfache Möglichkeit, X ohne
 // Y", "una forma sencilla de X sin Y", even inside a question.
-var simpleWayRE = lazyRegexp(`(?i)\b(a (?:simple|simpler|clean|cleaner|minimal|lightweight|easy) (?:way|method|approach)|eine? (?:einfache[nr]?|saubere[nr]?) (?:weg|möglichkeit|lösung)|una? (?:forma|manera|solución) (?:simple|sencilla|más simple|más limpia|limpia))\b[,]?\s+((?:to|de|um|zu)?\s*[^?!.]{3,120}?\s(?:without|ohne|sin)\s[^?!.]{3,120})`)
+var simpleWayRE = textutil.Lazy(`(?i)\b(a (?:simple|simpler|clean|cleaner|minimal|lightweight|easy) (?:way|method|approach)|eine? (?:einfache[nr]?|saubere[nr]?) (?:weg|möglichkeit|lösung)|una? (?:forma|manera|solución) (?:simple|sencilla|más simple|más limpia|limpia))\b[,]?\s+((?:to|de|um|zu)?\s*[^?!.]{3,120}?\s(?:without|ohne|sin)\s[^?!.]{3,120})`)
 
 // simpleWantRE is the person saying they want the thing simple: "I just
 // want a very simple poll", "ich will nur eine einfache Abfrage", "solo
 // quiero una consulta sencilla", "我只想要一个简单的轮询", "シンプルな…がいい".
-var simpleWantRE = lazyRegexp(`(?i)\bi\s+(?:just\s+|only\s+|really\s+)?want\s+(?:it\s+to\s+be\s+|a\s+|an\s+|the\s+)?(?:very\s+|really\s+|super\s+)?(?:simple|simpler|minimal|plain|basic|lightweight)\b|\bich\s+(?:will|möchte)\s+(?:nur\s+)?(?:eine?n?\s+)?(?:ganz\s+)?(?:einfache|simple|schlichte)|\b(?:solo\s+)?quiero\s+(?:un|una)\s+\S+\s+(?:muy\s+)?(?:simple|sencill[oa])|我只想要.{0,4}简单|我想要.{0,4}简单|シンプルな.{1,20}がいい|хочу\\s+(?:просто\\s+)?(?:очень\\s+)?(?:простой|простую|простое)|간단한.{1,20}(?:원해|좋겠)`)
+var simpleWantRE = textutil.Lazy(`(?i)\bi\s+(?:just\s+|only\s+|really\s+)?want\s+(?:it\s+to\s+be\s+|a\s+|an\s+|the\s+)?(?:very\s+|really\s+|super\s+)?(?:simple|simpler|minimal|plain|basic|lightweight)\b|\bich\s+(?:will|möchte)\s+(?:nur\s+)?(?:eine?n?\s+)?(?:ganz\s+)?(?:einfache|simple|schlichte)|\b(?:solo\s+)?quiero\s+(?:un|una)\s+\S+\s+(?:muy\s+)?(?:simple|sencill[oa])|我只想要.{0,4}简单|我想要.{0,4}简单|シンプルな.{1,20}がいい|хочу\\s+(?:просто\\s+)?(?:очень\\s+)?(?:простой|простую|простое)|간단한.{1,20}(?:원해|좋겠)`)
 
 // englishRE tells a sentence in a Latin script (the English rules' own
 // regular expressions apply) from one in another.
-var englishRE = lazyRegexp(`^[\x00-\x7F’“”…–—]*$`)
+var englishRE = textutil.Lazy(`^[\x00-\x7F’“”…–—]*$`)
 
 // topicAfter reports whether a preference cue at loc is about something:
 // a content word (or CJK bigram) in the sentence besides the cue that is
@@ -180,7 +181,7 @@ func clauses(text string) []string {
 
 // swapRE is a reason that names another program: "use pnpm", "verwende
 // pnpm", "usa pnpm", "用 pnpm".
-var swapRE = lazyRegexp(`(?i)^(?:please\s+|bitte\s+|por favor\s+|请)?(?:use|verwende|benutze|nimm|usa|utiliza|utilise|используй|用|使用|改用)\s*` + "`?" + `([A-Za-z][\w.+-]{1,30})` + "`?" + `\s*(?:instead|stattdessen|en su lugar|вместо)?[.!。]?$`)
+var swapRE = textutil.Lazy(`(?i)^(?:please\s+|bitte\s+|por favor\s+|请)?(?:use|verwende|benutze|nimm|usa|utiliza|utilise|используй|用|使用|改用)\s*` + "`?" + `([A-Za-z][\w.+-]{1,30})` + "`?" + `\s*(?:instead|stattdessen|en su lugar|вместо)?[.!。]?$`)
 
 // toolSwap reads a refusal whose reason names another program for the
 // command the person refused ("use pnpm" when npm was about to run): a

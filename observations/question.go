@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"github.com/kbmem/kb/internal/textutil"
 	"strings"
 )
 
@@ -12,8 +13,8 @@ type questionExtractor struct{ tax *Taxonomy }
 func (*questionExtractor) Type() string { return TypeQuestion }
 
 var (
-	questionStartRE = lazyRegexp(`(?i)^(what|why|how|where|when|which|who|whose|is|are|does|do|did|was|were|has|have|should|shall|will|would|can|could|may|might|isn'?t|aren'?t|doesn'?t|don'?t|am)\b`)
-	requestRE       = lazyRegexp(`(?i)^(can|could)\s+we\b|^(can|could|would|will)\s+(you|u)\s+(please\s+|also\s+|maybe\s+)*(?:(help|add|make|fix|change|update|create|write|run|remove|delete|check|look|read|do|implement|refactor|move|rename|set|install|commit|push|explain|show|give|list|tell|summari[sz]e|review|find|search|use|try|test|clean|build|deploy|generate|convert|rewrite|replace|put|send|open|take)\b)`)
+	questionStartRE = textutil.Lazy(`(?i)^(what|why|how|where|when|which|who|whose|is|are|does|do|did|was|were|has|have|should|shall|will|would|can|could|may|might|isn'?t|aren'?t|doesn'?t|don'?t|am)\b`)
+	requestRE       = textutil.Lazy(`(?i)^(can|could)\s+we\b|^(can|could|would|will)\s+(you|u)\s+(please\s+|also\s+|maybe\s+)*(?:(help|add|make|fix|change|update|create|write|run|remove|delete|check|look|read|do|implement|refactor|move|rename|set|install|commit|push|explain|show|give|list|tell|summari[sz]e|review|find|search|use|try|test|clean|build|deploy|generate|convert|rewrite|replace|put|send|open|take)\b)`)
 )
 
 func (e *questionExtractor) Extract(s *Session) []*Observation {

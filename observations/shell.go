@@ -3,6 +3,7 @@ package observations
 import (
 	"encoding/json"
 	"errors"
+	"github.com/kbmem/kb/internal/textutil"
 	"path"
 	"strings"
 
@@ -52,7 +53,7 @@ func parseShell(cmd string) (f *syntax.File, err error) {
 
 var errShellPanic = errors.New("shell parser panic")
 
-var curlPipeRE = lazyRegexp(`\b(curl|wget)\b[^|;&\n]*\|\s*(sudo\s+(-\S+\s+)*)?(ba|z|da|k)?sh\b`)
+var curlPipeRE = textutil.Lazy(`\b(curl|wget)\b[^|;&\n]*\|\s*(sudo\s+(-\S+\s+)*)?(ba|z|da|k)?sh\b`)
 
 func (t *Taxonomy) stmt(h hits, st *syntax.Stmt, depth int) {
 	call, ok := st.Cmd.(*syntax.CallExpr)
@@ -276,7 +277,7 @@ func partString(b *strings.Builder, p syntax.WordPart) {
 	}
 }
 
-var fallbackSplitRE = lazyRegexp(`&&|\|\||[;|&\n()]|\$\(|` + "`")
+var fallbackSplitRE = textutil.Lazy(`&&|\|\||[;|&\n()]|\$\(|` + "`")
 
 // fallbackShell classifies a command the parser rejected: split on list and
 // pipe operators, tokenize each part with simple quote handling.

@@ -1,7 +1,7 @@
 package observations
 
 import (
-	"regexp"
+	"github.com/kbmem/kb/internal/textutil"
 	"slices"
 	"sort"
 	"strings"
@@ -235,10 +235,10 @@ func otherPick(a, b *Observation) bool {
 	return false
 }
 
-var wordPosRE = regexp.MustCompile(`[\p{L}\p{N}'’]+`)
+var wordPosRE = textutil.Lazy(`[\p{L}\p{N}'’]+`)
 
 // clauseBreakRE ends the reach of a negation: punctuation or a "but".
-var clauseBreakRE = regexp.MustCompile(`(?i)[,;:.!?，。；：！？]|\b(but|aber|pero|mais|но)\b|但|けど|하지만`)
+var clauseBreakRE = textutil.Lazy(`(?i)[,;:.!?，。；：！？]|\b(but|aber|pero|mais|но)\b|但|けど|하지만`)
 
 // negatedAt reports whether topic token tok (a stem, or a CJK bigram)
 // stands under a negation in text: a negation cue earlier in its clause.

@@ -132,9 +132,9 @@ func overlap(a, b map[string]bool) float64 {
 }
 
 var (
-	tagBlockRE = lazyRegexp(`(?s)<(ide_opened_file|ide_selection|system-reminder|command-message|command-name|command-args|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|user-prompt-submit-hook)>.*?</(ide_opened_file|ide_selection|system-reminder|command-message|command-name|command-args|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|user-prompt-submit-hook)>`)
-	imageRE    = lazyRegexp(`\[Image #\d+\]`)
-	spaceRE    = lazyRegexp(`[ \t]+`)
+	tagBlockRE = textutil.Lazy(`(?s)<(ide_opened_file|ide_selection|system-reminder|command-message|command-name|command-args|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|user-prompt-submit-hook)>.*?</(ide_opened_file|ide_selection|system-reminder|command-message|command-name|command-args|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|user-prompt-submit-hook)>`)
+	imageRE    = textutil.Lazy(`\[Image #\d+\]`)
+	spaceRE    = textutil.Lazy(`[ \t]+`)
 )
 
 // cleanHuman strips harness decorations that clients embed in what the user
@@ -148,7 +148,7 @@ func cleanHuman(s string) string {
 	return strings.TrimSpace(s)
 }
 
-var fenceRE = lazyRegexp("(?s)```[^\n]*\n(.*?)```")
+var fenceRE = textutil.Lazy("(?s)```[^\n]*\n(.*?)```")
 
 // maxProse bounds how much of a message the extractors read: a correction
 // or preference is said in the first lines, pasted logs come after.

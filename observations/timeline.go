@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"github.com/kbmem/kb/internal/textutil"
 	"slices"
 	"strings"
 	"sync"
@@ -65,8 +66,8 @@ func (tl *timeline) corrected(u *utterance, tax *Taxonomy) (float64, []string) {
 
 var (
 	// A command that takes back the agent's last change.
-	undoCommandRE = lazyRegexp(`^/(undo|rewind|revert)\b`)
-	harnessTextRE = lazyRegexp(`^(<command-|<local-command|<bash-|<system-reminder>|Caveat: |\[Request interrupted|This session is being continued)`)
+	undoCommandRE = textutil.Lazy(`^/(undo|rewind|revert)\b`)
+	harnessTextRE = textutil.Lazy(`^(<command-|<local-command|<bash-|<system-reminder>|Caveat: |\[Request interrupted|This session is being continued)`)
 )
 
 func isToolCall(r *traces.Record) bool {

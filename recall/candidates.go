@@ -45,10 +45,17 @@ type candidate struct {
 	sigs   []signature // nil until lessonSignatures
 	sigHit string      // a prohibited signature the proposal contains
 	follow string      // an advised signature the proposal contains
+
+	trigTypes []string // triggerTypes, once computed
+	trigTyped bool
+	// pre holds what the activation index computed when it was compiled
+	// (compiled.go); nil for a hit of another Searcher.
+	pre *precomputed
 }
 
-// storedFields are the stored fields recall reads from hits.
-var storedFields = []string{"noteid", "status", "action_type", "action_types", "triggers", "importance", "sessions", "projects",
+// StoredFields are the stored fields recall reads from hits (a Searcher
+// returns at least these).
+var StoredFields = []string{"noteid", "status", "action_type", "action_types", "triggers", "importance", "sessions", "projects",
 	"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "chosen", "description",
 	"excerpt", "author", "sources"}
 
@@ -90,14 +97,14 @@ func (e *Engine) cueCandidates(c *cue) ([]*candidate, error) {
 				}
 			}
 		}
-		hits, err := e.Index.Search(Search{ActionTypes: types, Layers: layers, Limit: typedCandidates, Fields: storedFields})
+		hits, err := e.Index.Search(Search{ActionTypes: types, Layers: layers, Limit: typedCandidates, Fields: StoredFields})
 		if err != nil {
 			return nil, fmt.Errorf("recall: %w", err)
 		}
 		add(hits, false)
 	}
 	if len(c.words) > 0 {
-		hits, err := e.Index.Search(Search{Words: c.words, Layers: layers, Limit: 60, Fields: storedFields})
+		hits, err := e.Index.Search(Search{Words: c.words, Layers: layers, Limit: 60, Fields: StoredFields})
 		if err != nil {
 			return nil, fmt.Errorf("recall: %w", err)
 		}
@@ -105,7 +112,7 @@ func (e *Engine) cueCandidates(c *cue) ([]*candidate, error) {
 	}
 	// Library notes with trigger phrases are few; they are cues too, even
 	// when the lexical score ranks them low.
-	hits, err := e.Index.Search(Search{Triggered: true, Layers: []string{LayerLibrary}, Limit: 200, Fields: storedFields})
+	hits, err := e.Index.Search(Search{Triggered: true, Layers: []string{LayerLibrary}, Limit: 200, Fields: StoredFields})
 	if err == nil {
 		add(hits, false)
 	}
@@ -123,7 +130,7 @@ func (e *Engine) standingCandidates() ([]*candidate, error) {
 		{LayerObservations, []string{observations.TypeCorrection, observations.TypePreference}},
 		{LayerLibrary, []string{"convention", "preference"}},
 	} {
-		hits, err := e.Index.Search(Search{Layers: []string{s.layer}, DocTypes: s.types, Limit: 1000, Fields: storedFields})
+		hits, err := e.Index.Search(Search{Layers: []string{s.layer}, DocTypes: s.types, Limit: 1000, Fields: StoredFields})
 		if err != nil {
 			return nil, fmt.Errorf("recall: %w", err)
 		}
@@ -136,55 +143,12 @@ func (e *Engine) standingCandidates() ([]*candidate, error) {
 
 // candidateOf reads a candidate from a hit's stored fields.
 func candidateOf(h Hit) *candidate {
-	list := func(k string) []string {
-		switch v := h.Fields[k].(type) {
-		case string:
-			return []string{v}
-		case []string:
-			return v
-		case []any:
-			var out []string
-			for _, e := range v {
-				if s, ok := e.(string); ok {
-					out = append(out, s)
-				}
-			}
-			return out
-		}
-		return nil
+	if h.cand != nil {
+		return h.cand
 	}
-	str := func(k string) string {
-		switch v := h.Fields[k].(type) {
-		case string:
-			return v
-		case []any:
-			if len(v) > 0 {
-				s, _ := v[0].(string)
-				return s
-			}
-		case []string:
-			if len(v) > 0 {
-				return v[0]
-			}
-		}
-		return ""
-	}
-	num := func(k string) float64 {
-		switch v := h.Fields[k].(type) {
-		case float64:
-			return v
-		case []float64:
-			if len(v) > 0 {
-				return v[0]
-			}
-		case []any:
-			if len(v) > 0 {
-				f, _ := v[0].(float64)
-				return f
-			}
-		}
-		return 0
-	}
+	list := func(k string) []string { return fieldStrings(h.Fields[k]) }
+	str := func(k string) string { return fieldString(h.Fields[k]) }
+	num := func(k string) float64 { return fieldNumber(h.Fields[k]) }
 	c := &candidate{path: h.Path, id: str("noteid"), layer: h.Layer, typ: h.Type, title: h.Title,
 		description: h.Description, status: str("status"), importance: num("importance"), sessions: num("sessions"),
 		excerpt: str("excerpt"), author: str("author")}

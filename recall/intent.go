@@ -3,9 +3,11 @@ package recall
 import (
 	_ "embed"
 	"fmt"
-	"regexp"
+	"github.com/kbmem/kb/internal/textutil"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Intent: a prompt names an action in its own words ("get rid of the
@@ -21,8 +23,94 @@ var builtinEquivalents string
 // equivalent is one lexicon line: phrases, each a regexp, and the
 // canonical words they stand for.
 type equivalent struct {
-	phrases   []*regexp.Regexp
+	phrases   []phrase
 	canonical string
+}
+
+// phrase is one phrasing: lower-case words, "*" for any one word. It
+// occurs in a text where its words follow one another, separated by
+// white space, and it is neither preceded nor followed by a letter or a
+// digit. (Matched by hand, not by a regexp: compiling the lexicon's
+// Unicode-class regexps took most of a hook process's start.)
+type phrase []string
+
+// in reports whether p occurs in low, a lower-cased text.
+func (p phrase) in(low string) bool {
+	if len(p) == 0 {
+		return false
+	}
+	if p[0] == "*" {
+		for i := 0; i < len(low); i++ {
+			if utf8.RuneStart(low[i]) && !unicode.IsSpace(rune(low[i])) && boundaryBefore(low, i) && p.at(low, i) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(low[i:], p[0])
+		if j < 0 {
+			return false
+		}
+		if boundaryBefore(low, i+j) && p.at(low, i+j) {
+			return true
+		}
+		i += j + 1
+	}
+}
+
+// at reports whether p occurs in low starting at byte i.
+func (p phrase) at(low string, i int) bool {
+	for k, w := range p {
+		if k > 0 {
+			n := 0
+			for i < len(low) {
+				r, size := utf8.DecodeRuneInString(low[i:])
+				if !unicode.IsSpace(r) {
+					break
+				}
+				i += size
+				n++
+			}
+			if n == 0 {
+				return false
+			}
+		}
+		if w == "*" {
+			n := 0
+			for i < len(low) {
+				r, size := utf8.DecodeRuneInString(low[i:])
+				if unicode.IsSpace(r) {
+					break
+				}
+				i += size
+				n++
+			}
+			if n == 0 {
+				return false
+			}
+			continue
+		}
+		if !strings.HasPrefix(low[i:], w) {
+			return false
+		}
+		i += len(w)
+	}
+	if i < len(low) {
+		r, _ := utf8.DecodeRuneInString(low[i:])
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	}
+	return true
+}
+
+// boundaryBefore reports whether byte i of s starts it or follows a rune
+// that is no letter and no digit.
+func boundaryBefore(s string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 }
 
 // Lexicon maps phrasings of an action to the taxonomy's words.
@@ -66,14 +154,7 @@ func ParseLexicon(text string) (*Lexicon, error) {
 			if len(f) == 0 {
 				continue
 			}
-			for j, w := range f {
-				if w == "*" {
-					f[j] = `\S+`
-				} else {
-					f[j] = regexp.QuoteMeta(w)
-				}
-			}
-			eq.phrases = append(eq.phrases, regexp.MustCompile(`(?:^|[^\pL\pN])`+strings.Join(f, `\s+`)+`(?:[^\pL\pN]|$)`))
+			eq.phrases = append(eq.phrases, phrase(f))
 		}
 		if len(eq.phrases) == 0 {
 			return nil, fmt.Errorf("line %d: no phrase before =>", i+1)
@@ -101,8 +182,8 @@ func (l *Lexicon) Canonical(text string) string {
 	low := strings.ToLower(text)
 	var out []string
 	for _, eq := range l.eqs {
-		for _, re := range eq.phrases {
-			if re.MatchString(low) {
+		for _, p := range eq.phrases {
+			if p.in(low) {
 				out = append(out, eq.canonical)
 				break
 			}
@@ -160,6 +241,6 @@ func inspection(cmd string) bool {
 }
 
 var (
-	shellSplitRE    = regexp.MustCompile(`\s*(?:&&|\|\||;|\|)\s*`)
+	shellSplitRE    = textutil.Lazy(`\s*(?:&&|\|\||;|\|)\s*`)
 	inspectPrograms = map[string]bool{"cd": true, "echo": true, "cat": true, "grep": true, "head": true, "tail": true, "jq": true, "less": true, "wc": true, "sort": true}
 )

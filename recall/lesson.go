@@ -2,7 +2,6 @@ package recall
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/kbmem/kb/internal/textutil"
@@ -97,19 +96,19 @@ type signature struct {
 }
 
 var (
-	backtickRE = regexp.MustCompile("`([^`\n]{2,80})`")
+	backtickRE = textutil.Lazy("`([^`\n]{2,80})`")
 	// codeTokenRE finds code written without backticks: dotted calls and
 	// selectors (time.Now(), console.log, fmt.Println), format verbs (%v),
 	// flags with their program (rm -rf), SQL shapes (SELECT *).
-	codeTokenRE = regexp.MustCompile(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)`)
+	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)`)
 	// clauseRE splits a text into clauses: sentences, and the turns of
 	// "X, use Y instead" / "X; Y" / "X — Y".
-	clauseRE    = regexp.MustCompile(`[.!?;]\s+|\s+[—–]\s+|,\s+(?:use|nimm|usa|utilise|verwende|instead|but|sondern|sino|mais)\b|\s+instead\b`)
-	insteadOfRE = regexp.MustCompile(`(?i)\b(?:instead of|rather than|statt|anstatt|en lugar de|en vez de|au lieu de)\b`)
+	clauseRE    = textutil.Lazy(`[.!?;]\s+|\s+[—–]\s+|,\s+(?:use|nimm|usa|utilise|verwende|instead|but|sondern|sino|mais)\b|\s+instead\b`)
+	insteadOfRE = textutil.Lazy(`(?i)\b(?:instead of|rather than|statt|anstatt|en lugar de|en vez de|au lieu de)\b`)
 	// negRE: a negation or a removal ("drop the console.log", "take the
 	// fmt.Println out"), in the languages of the shared data and a few
 	// more (English, German, Spanish, French, Portuguese, Italian).
-	negRE = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(?:not|no|never|drop|remove|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned)(?:[^\p{L}]|$)`)
+	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:not|no|never|drop|remove|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned)(?:[^\p{L}]|$)`)
 )
 
 // signatures returns the code spans of a text with their polarity.
@@ -158,6 +157,13 @@ func looksLikeFileOrHost(s string) bool {
 // lessonSignatures are the candidate's signatures: of the person's words
 // when the file was read, else of the lesson and trigger fields.
 func (c *candidate) lessonSignatures() []signature {
+	if c.sigs == nil && c.pre != nil {
+		if c.said != "" && c.said == c.pre.said {
+			c.sigs = c.pre.sigsSaid
+		} else if c.said == "" {
+			c.sigs = c.pre.sigsLesson
+		}
+	}
 	if c.sigs == nil {
 		text := c.said
 		if text == "" {
@@ -237,7 +243,7 @@ func stripComments(code, file string) string {
 	return b.String()
 }
 
-var blockCommentRE = regexp.MustCompile(`(?s)/\*.*?\*/`)
+var blockCommentRE = textutil.Lazy(`(?s)/\*.*?\*/`)
 
 // commentStart is where a line comment starts, outside string literals.
 func commentStart(ln, marker string) int {

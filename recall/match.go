@@ -1,8 +1,8 @@
 package recall
 
 import (
+	"github.com/kbmem/kb/internal/textutil"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -52,7 +52,7 @@ func (cu *cue) follows(c *candidate) bool {
 	if !stemSet(c.lesson)[stem(cu.program)] {
 		return false
 	}
-	for _, t := range cu.tax.ClassifyText(c.trigger) {
+	for _, t := range c.triggerTypes(cu.tax) {
 		if domainVerb(t) == domainVerb(c.candAT) {
 			return false
 		}
@@ -71,7 +71,7 @@ func (cu *cue) advised(c *candidate) bool {
 	if c.candAT == "" || cu.tax == nil || c.typ != observations.TypeCorrection || callKind(c.trigger) != "" {
 		return false
 	}
-	for _, t := range cu.tax.ClassifyText(c.trigger) {
+	for _, t := range c.triggerTypes(cu.tax) {
 		if domainVerb(t) == domainVerb(c.candAT) {
 			return false // the corrected moment itself was of this type
 		}
@@ -79,7 +79,7 @@ func (cu *cue) advised(c *candidate) bool {
 	return !negationRE.MatchString(c.lesson)
 }
 
-var negationRE = regexp.MustCompile(`(?i)\b(?:not|no|never|don'?t|doesn'?t|didn'?t|won'?t|shouldn'?t|avoid|stop|without|instead)\b`)
+var negationRE = textutil.Lazy(`(?i)\b(?:not|no|never|don'?t|doesn'?t|didn'?t|won'?t|shouldn'?t|avoid|stop|without|instead)\b`)
 
 // incidental reports whether the only type match is an incidental type of
 // the candidate: a secondary type outside the primary type's domain that
@@ -92,7 +92,7 @@ func (cu *cue) incidental(c *candidate) bool {
 		return false
 	}
 	fromCall := false
-	for _, t := range cu.tax.ClassifyText(c.trigger) {
+	for _, t := range c.triggerTypes(cu.tax) {
 		if domainVerb(t) == domainVerb(c.candAT) {
 			fromCall = true
 			break
@@ -456,4 +456,13 @@ func namedTools(c *candidate) map[string]bool {
 func (cu *cue) ruledOut(c *candidate, generalized bool) bool {
 	return generalized && lessonOverlap(cu, c.lesson, c.matchedAT) < minGeneralOverlap || cu.follows(c) || cu.incidental(c) || cu.advised(c) ||
 		cu.question && lessonOverlap(cu, c.lesson, c.matchedAT) == 0
+}
+
+// triggerTypes are the action types the candidate's trigger classifies
+// as, classified once per candidate.
+func (c *candidate) triggerTypes(tax *observations.Taxonomy) []string {
+	if !c.trigTyped {
+		c.trigTypes, c.trigTyped = tax.ClassifyText(c.trigger), true
+	}
+	return c.trigTypes
 }

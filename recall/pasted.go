@@ -1,6 +1,6 @@
 package recall
 
-import "regexp"
+import "github.com/kbmem/kb/internal/textutil"
 
 // Pasted material in a lesson: a compiler error, a stack trace, a test
 // failure the person pasted while correcting. It says what went wrong in
@@ -10,7 +10,7 @@ import "regexp"
 // before matching, and a lesson that is all pasted material never fires.
 
 // pastedStartRE finds where pasted output begins in a one-line lesson.
-var pastedStartRE = regexp.MustCompile(`Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(?:Error|Exception):|\bE\s{2,}\S|\bpanic: |\bgoroutine \d+ \[|npm (?:ERR|error)!|\b[\w./-]+\.(?:py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|php|cs|kt|swift):\d+(?::\d+)?\b|\bat [\w.$<>]+ ?\([^)]*:\d+|File "[^"]+", line \d+|"""|\berror(?:\[E\d+\])?: |^\s*\$ \S`)
+var pastedStartRE = textutil.Lazy(`Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(?:Error|Exception):|\bE\s{2,}\S|\bpanic: |\bgoroutine \d+ \[|npm (?:ERR|error)!|\b[\w./-]+\.(?:py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|php|cs|kt|swift):\d+(?::\d+)?\b|\bat [\w.$<>]+ ?\([^)]*:\d+|File "[^"]+", line \d+|"""|\berror(?:\[E\d+\])?: |^\s*\$ \S`)
 
 // minOwnWords is how many words of its own, before any pasted material, a
 // lesson needs to be a lesson.

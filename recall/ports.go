@@ -55,6 +55,9 @@ type Hit struct {
 	// Fields holds the stored field values: a string, a float64, or a list
 	// of them.
 	Fields map[string]any
+	// cand is the candidate the activation index built when it was
+	// compiled (Compiled.Search); nil from another Searcher.
+	cand *candidate
 }
 
 // Reader reads one document by its path, as Hit.Path gives it.

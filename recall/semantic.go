@@ -48,7 +48,7 @@ func (e *Engine) semanticPool(cands []*candidate) []*candidate {
 	}
 	hits, err := e.Index.Search(Search{Layers: []string{LayerObservations, LayerLibrary},
 		DocTypes: []string{observations.TypeCorrection, observations.TypePreference, observations.TypeProcedure, observations.TypeNegativeResult,
-			"convention", "procedure", "preference", "pattern"}, Limit: maxSemanticPool, Fields: storedFields})
+			"convention", "procedure", "preference", "pattern"}, Limit: maxSemanticPool, Fields: StoredFields})
 	if err != nil {
 		return cands
 	}

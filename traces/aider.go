@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/kbmem/kb/internal/textutil"
 	"io"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -58,9 +58,9 @@ func (*Aider) Format() string { return AgentAider }
 func (*Aider) Resumable() bool { return true }
 
 var (
-	aiderHeader   = regexp.MustCompile(`^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$`)
-	aiderModel    = regexp.MustCompile(`^(?:Main model|Models?): (\S+)`)
-	aiderRejected = regexp.MustCompile(`(?i)(\(y\)es/\(n\)o.*\]:|\(y/n[^)]*\))\s*(n|no)\s*$`)
+	aiderHeader   = textutil.Lazy(`^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$`)
+	aiderModel    = textutil.Lazy(`^(?:Main model|Models?): (\S+)`)
+	aiderRejected = textutil.Lazy(`(?i)(\(y\)es/\(n\)o.*\]:|\(y/n[^)]*\))\s*(n|no)\s*$`)
 )
 
 // aiderInjected are user-block openings aider writes itself.

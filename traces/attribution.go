@@ -3,11 +3,11 @@ package traces
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/kbmem/kb/internal/textutil"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -353,9 +353,9 @@ type promptFile struct {
 }
 
 var (
-	promptPlaceholder = regexp.MustCompile(`\$ARGUMENTS\b|\$\{?ARGS\}?|\{\{[^}]{0,60}\}\}|\$[1-9]\b|\[\$?ARGUMENTS\]|<ARGUMENTS>`)
-	promptFrontRe     = regexp.MustCompile(`\A---\r?\n(?s:.*?)\r?\n---\r?\n`)
-	promptTOMLRe      = regexp.MustCompile(`(?s)prompt\s*=\s*(?:"""(.*?)"""|'''(.*?)'''|"((?:[^"\\]|\\.)*)")`)
+	promptPlaceholder = textutil.Lazy(`\$ARGUMENTS\b|\$\{?ARGS\}?|\{\{[^}]{0,60}\}\}|\$[1-9]\b|\[\$?ARGUMENTS\]|<ARGUMENTS>`)
+	promptFrontRe     = textutil.Lazy(`\A---\r?\n(?s:.*?)\r?\n---\r?\n`)
+	promptTOMLRe      = textutil.Lazy(`(?s)prompt\s*=\s*(?:"""(.*?)"""|'''(.*?)'''|"((?:[^"\\]|\\.)*)")`)
 )
 
 // root returns the project root of a working directory: the nearest

@@ -1,7 +1,7 @@
 package traces
 
 import (
-	"regexp"
+	"github.com/kbmem/kb/internal/textutil"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -53,7 +53,7 @@ func textAuthor(text string) string {
 	return AuthorPerson
 }
 
-var harnessTag = regexp.MustCompile(`^<([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?:\s[^>]*)?>`)
+var harnessTag = textutil.Lazy(`^<([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)(?:\s[^>]*)?>`)
 
 // harnessWrapped reports a turn that opens with a harness-style element
 // (a lower-case tag with "-" or "_" in its name) and closes it at its end.
@@ -76,13 +76,13 @@ func harnessWrapped(text string) bool {
 // elsewhere, with headings and MUSTs), so structure and an imperative
 // voice are not enough: a mark of reuse must be there.
 var (
-	tplHeading     = regexp.MustCompile(`(?m)^#{1,6}\s+\S`)
-	tplStep        = regexp.MustCompile(`(?m)^\s{0,3}\d{1,2}[.)]\s+\S`)
-	tplPlaceholder = regexp.MustCompile(`\$ARGUMENTS\b|\$\{?ARGS\}?|\{\{\s*[A-Za-z_][A-Za-z0-9_.]*\s*\}\}|\$[1-9]\b|\[\$?ARGUMENTS\]|<ARGUMENTS>`)
-	tplEmphasis    = regexp.MustCompile(`\*\*(?:MUST|MUST NOT|NEVER|ALWAYS|DO NOT|SHALL|REQUIRED|IMPORTANT|CRITICAL)\b[^*]{0,40}\*\*|\b(?:MUST NOT|MUST|NEVER|SHALL)\b|(?m)^(?:IMPORTANT|CRITICAL|NOTE)\s*:`)
-	tplFront       = regexp.MustCompile(`\A---\r?\n(?:[A-Za-z_-]+:.*\r?\n){1,20}---`)
-	tplInputHead   = regexp.MustCompile(`(?im)^#{1,6}\s+(?:the\s+)?(?:user(?:'s)?\s+(?:input|request|arguments?)|input|arguments?|parameters)\s*:?\s*$`)
-	tplVoiceHead   = regexp.MustCompile(`(?im)^#{1,6}\s+(?:goal|outline|execution\s+(?:steps|flow)|instructions|operating\s+constraints|behavior\s+rules|workflow|steps|process)\s*:?\s*$`)
+	tplHeading     = textutil.Lazy(`(?m)^#{1,6}\s+\S`)
+	tplStep        = textutil.Lazy(`(?m)^\s{0,3}\d{1,2}[.)]\s+\S`)
+	tplPlaceholder = textutil.Lazy(`\$ARGUMENTS\b|\$\{?ARGS\}?|\{\{\s*[A-Za-z_][A-Za-z0-9_.]*\s*\}\}|\$[1-9]\b|\[\$?ARGUMENTS\]|<ARGUMENTS>`)
+	tplEmphasis    = textutil.Lazy(`\*\*(?:MUST|MUST NOT|NEVER|ALWAYS|DO NOT|SHALL|REQUIRED|IMPORTANT|CRITICAL)\b[^*]{0,40}\*\*|\b(?:MUST NOT|MUST|NEVER|SHALL)\b|(?m)^(?:IMPORTANT|CRITICAL|NOTE)\s*:`)
+	tplFront       = textutil.Lazy(`\A---\r?\n(?:[A-Za-z_-]+:.*\r?\n){1,20}---`)
+	tplInputHead   = textutil.Lazy(`(?im)^#{1,6}\s+(?:the\s+)?(?:user(?:'s)?\s+(?:input|request|arguments?)|input|arguments?|parameters)\s*:?\s*$`)
+	tplVoiceHead   = textutil.Lazy(`(?im)^#{1,6}\s+(?:goal|outline|execution\s+(?:steps|flow)|instructions|operating\s+constraints|behavior\s+rules|workflow|steps|process)\s*:?\s*$`)
 )
 
 // tplMinRunes is how long a turn must be to be judged a template by its

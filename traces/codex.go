@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/kbmem/kb/internal/textutil"
 	"hash/fnv"
 	"io"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -42,7 +42,7 @@ var cxInjectedPrefixes = []string{
 	"<skill>", "<subagent_notification>",
 }
 
-var cxExitCode = regexp.MustCompile(`^Exit code: (-?\d+)`)
+var cxExitCode = textutil.Lazy(`^Exit code: (-?\d+)`)
 
 type cxState struct {
 	file     string

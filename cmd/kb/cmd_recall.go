@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -215,7 +216,8 @@ func newHookInstallCmd(e *env, install bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			o := kb.HookInstall{Agent: agent, Path: p, Command: command, Root: root, Exe: hookExe()}
+			exe := hookExe()
+			o := kb.HookInstall{Agent: agent, Path: p, Command: command, Root: root, Exe: exe, HookExe: hookEntryPoint(exe)}
 			var res *kb.HookInstallResult
 			if install {
 				res, err = kb.InstallHooks(o)
@@ -230,6 +232,9 @@ func newHookInstallCmd(e *env, install bool) *cobra.Command {
 			}
 			if e.quiet {
 				return nil
+			}
+			if install && command == "" && o.HookExe == "" {
+				e.warnf("kb-hook is not installed beside %s: the hooks run kb itself, which starts about 10x slower (go install github.com/kbmem/kb/cmd/kb-hook@latest, then install again)", cmp.Or(exe, "kb"))
 			}
 			switch {
 			case install && res.Changed:
@@ -319,6 +324,19 @@ over those that expect nothing (--json: per-probe detail).`,
 	act.Flags().StringVar(&keep, "keep", "", "build the evaluation KB in this new directory and keep it")
 	c.AddCommand(act, newEvalLocomoCmd(e), newEvalExtractionCmd(e))
 	return c
+}
+
+// hookEntryPoint is the hook entry point installed beside the kb binary
+// exe (cmd/kb-hook), or "" when there is none.
+func hookEntryPoint(exe string) string {
+	if exe == "" {
+		return ""
+	}
+	p := filepath.Join(filepath.Dir(exe), "kb-hook")
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		return p
+	}
+	return ""
 }
 
 // hookExe is the kb binary installed hooks run, by absolute path so that

@@ -15,10 +15,12 @@ import (
 	"github.com/kbmem/kb/kb"
 )
 
-// TestMain lets testscript run this binary as "kb" inside scripts.
+// TestMain lets testscript run this binary as "kb" and as the hook entry
+// point "kb-hook" (cmd/kb-hook, which is kb.HookMain) inside scripts.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"kb": func() { os.Exit(run(os.Args[1:], newEnv())) },
+		"kb":      func() { os.Exit(run(os.Args[1:], newEnv())) },
+		"kb-hook": func() { os.Exit(kb.HookMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)) },
 	})
 }
 

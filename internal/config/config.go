@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -210,9 +209,9 @@ func configErr(err error) error {
 }
 
 var (
-	yamlLinePrefix = regexp.MustCompile(`^line \d+: `)
-	yamlUnknownKey = regexp.MustCompile(`(?s)^field (.*) not found in type \S+$`)
-	yamlValue      = regexp.MustCompile("`([^`]*)`")
+	yamlLinePrefix = textutil.Lazy(`^line \d+: `)
+	yamlUnknownKey = textutil.Lazy(`(?s)^field (.*) not found in type \S+$`)
+	yamlValue      = textutil.Lazy("`([^`]*)`")
 )
 
 // configMsg rewrites a YAML decoder message about kb.yaml for people and

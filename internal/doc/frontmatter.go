@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
+	"github.com/kbmem/kb/internal/textutil"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -165,7 +165,7 @@ func (l *layout) pair(key string) int {
 	return -1
 }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+var yamlLineRE = textutil.Lazy(`line (\d+)`)
 
 // yamlParseError turns a yaml.v3 error into a ParseError at the right file
 // line. yaml.v3 reports some errors without a line; for those the line is
@@ -187,7 +187,7 @@ func yamlParseError(err error, data []byte, dataLine int) *ParseError {
 	return &ParseError{Line: dataLine + line - 1, Msg: "invalid YAML frontmatter: " + strings.TrimPrefix(msg, "yaml: ")}
 }
 
-var anchorRE = regexp.MustCompile(`unknown anchor '([^']*)'`)
+var anchorRE = textutil.Lazy(`unknown anchor '([^']*)'`)
 
 func guessErrorLine(msg string, data []byte) int {
 	off := -1

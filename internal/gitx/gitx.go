@@ -3,6 +3,7 @@ package gitx
 import (
 	"errors"
 	"fmt"
+	"github.com/kbmem/kb/internal/gitdir"
 	"io"
 	"os"
 	"path/filepath"
@@ -50,7 +51,7 @@ func Init(dir string) error {
 	if err != nil {
 		return fmt.Errorf("git init %s: %w", dir, err)
 	}
-	if _, ok := TopLevel(abs); ok {
+	if _, ok := gitdir.TopLevel(abs); ok {
 		return nil
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
@@ -69,45 +70,6 @@ func Init(dir string) error {
 		return fmt.Errorf("git init %s: %w", abs, err)
 	}
 	return nil
-}
-
-// TopLevel returns the top of the work tree containing dir: the nearest
-// directory at or above dir that holds a .git directory, or a .git file
-// pointing at a linked worktree's git dir. It reports false if there is
-// none. The path is absolute but symlinks are not resolved.
-func TopLevel(dir string) (string, bool) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", false
-	}
-	for d := abs; ; {
-		if isDotGit(filepath.Join(d, git.GitDirName)) {
-			return d, true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", false
-		}
-		d = parent
-	}
-}
-
-// isDotGit reports whether p is a .git directory (with a HEAD) or a .git
-// file of the form "gitdir: <path>".
-func isDotGit(p string) bool {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return false
-	}
-	if fi.IsDir() {
-		_, err := os.Stat(filepath.Join(p, "HEAD"))
-		return err == nil
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > 4096 {
-		return false
-	}
-	b, err := os.ReadFile(p)
-	return err == nil && strings.HasPrefix(string(b), "gitdir:")
 }
 
 // Repo is an open repository. Its methods are safe for concurrent use.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/kbmem/kb/internal/gitdir"
+	"github.com/kbmem/kb/internal/testenv"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -53,13 +55,7 @@ func hasGit() bool {
 
 func runGit(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return testenv.Git(t, dir, args...)
 }
 
 func writeFile(t *testing.T, root, rel, content string) {
@@ -215,7 +211,7 @@ func (s snapshot) mustEqual(t *testing.T, after snapshot) {
 func TestInitTopLevelOpen(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "a", "kb")
-	if _, ok := TopLevel(dir); ok {
+	if _, ok := gitdir.TopLevel(dir); ok {
 		t.Skip("the temp dir is inside a git work tree")
 	}
 	if err := Init(dir); err != nil {
@@ -228,9 +224,9 @@ func TestInitTopLevelOpen(t *testing.T) {
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	top, ok := TopLevel(sub)
+	top, ok := gitdir.TopLevel(sub)
 	if !ok || top != dir {
-		t.Fatalf("TopLevel(%s) = %q, %v; want %q", sub, top, ok, dir)
+		t.Fatalf("gitdir.TopLevel(%s) = %q, %v; want %q", sub, top, ok, dir)
 	}
 	// Init inside a work tree does nothing.
 	if err := Init(sub); err != nil {
@@ -265,15 +261,15 @@ func TestInitTopLevelOpen(t *testing.T) {
 
 func TestTopLevelGitFile(t *testing.T) {
 	dir := t.TempDir()
-	if _, ok := TopLevel(dir); ok {
+	if _, ok := gitdir.TopLevel(dir); ok {
 		t.Skip("the temp dir is inside a git work tree")
 	}
 	writeFile(t, dir, "wt/.git", "gitdir: /somewhere/.git/worktrees/wt\n")
 	writeFile(t, dir, "notgit/.git", "something else\n")
-	if top, ok := TopLevel(filepath.Join(dir, "wt", "a", "b")); !ok || top != filepath.Join(dir, "wt") {
+	if top, ok := gitdir.TopLevel(filepath.Join(dir, "wt", "a", "b")); !ok || top != filepath.Join(dir, "wt") {
 		t.Errorf("TopLevel via .git file = %q, %v", top, ok)
 	}
-	if top, ok := TopLevel(filepath.Join(dir, "notgit")); ok {
+	if top, ok := gitdir.TopLevel(filepath.Join(dir, "notgit")); ok {
 		t.Errorf("TopLevel accepted a .git file without gitdir: %q", top)
 	}
 }
@@ -656,7 +652,7 @@ func TestLinkedWorktree(t *testing.T) {
 	statusBefore := runGit(t, wtDir, "status", "--porcelain=v1", "-uall")
 	before := takeSnapshot(t, wtDir, gitDir)
 
-	if top, ok := TopLevel(filepath.Join(wtDir, "notes")); !ok || top != wtDir {
+	if top, ok := gitdir.TopLevel(filepath.Join(wtDir, "notes")); !ok || top != wtDir {
 		t.Errorf("TopLevel in worktree = %q, %v", top, ok)
 	}
 	r, err := Open(filepath.Join(wtDir, "notes"))

@@ -28,7 +28,7 @@ var ranks = []struct {
 	rank     int
 	packages []string // a trailing "/..." names every package below a directory
 }{
-	{rankFace, []string{"cmd/kb", "mcpserver", "eval", "examples", "bench/...", "internal/reliability"}},
+	{rankFace, []string{"cmd/kb", "cmd/kb-hook", "mcpserver", "eval", "examples", "bench/...", "internal/reliability"}},
 	{7, []string{"kb"}},
 	{6, []string{"team"}},
 	{5, []string{"agents", "learn"}},
@@ -48,6 +48,11 @@ const (
 // cmdKBMay are all cmd/kb may import of this module: the facade and the
 // other faces. Flags and output only; the rest goes through kb.
 var cmdKBMay = []string{"kb", "mcpserver", "eval", "examples"}
+
+// hookMay are all cmd/kb-hook may import of this module: it runs before
+// every tool call of an agent, so it links agents and below, never the
+// facade (bleve, go-git, cobra; ADR 0008).
+var hookMay = []string{"agents"}
 
 // rankOf is a package's rank (its path without the module prefix), and
 // whether the order names it. internal/reliability, a suite of tests that
@@ -79,6 +84,8 @@ func violation(from, to string) string {
 		return fmt.Sprintf("%s imports %s, which has no place in the import order (internal/layering)", from, to)
 	case from == "cmd/kb" && !slices.Contains(cmdKBMay, to):
 		return fmt.Sprintf("cmd/kb imports %s: cmd/kb imports only %s (re-export through kb)", to, strings.Join(cmdKBMay, ", "))
+	case from == "cmd/kb-hook" && !slices.Contains(hookMay, to):
+		return fmt.Sprintf("cmd/kb-hook imports %s: the hook entry point imports only %s", to, strings.Join(hookMay, ", "))
 	case rf == rankLeaf && rt != rankLeaf:
 		return fmt.Sprintf("%s imports %s: an internal package imports no layer package", from, to)
 	case rf == rankFace && rt == rankFace, rf == rankLeaf && rt == rankLeaf:
@@ -263,5 +270,31 @@ func TestArchitectureTable(t *testing.T) {
 	}
 	for pkg := range doc {
 		t.Errorf("docs/architecture.md: a row for %s, which is no package", pkg)
+	}
+}
+
+// hookMustNotLink are the modules the hook entry point must not link,
+// even through the packages it imports: their start-up is what made a
+// hook slow (ADR 0008).
+var hookMustNotLink = []string{"github.com/blevesearch/", "github.com/go-git/", "github.com/spf13/cobra"}
+
+// TestHookEntryPointIsLight: cmd/kb-hook links none of hookMustNotLink.
+func TestHookEntryPointIsLight(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	cmd := exec.Command("go", "list", "-deps", "./cmd/kb-hook")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	touchSources(t, "../..")
+	for _, dep := range strings.Fields(string(out)) {
+		for _, bad := range hookMustNotLink {
+			if strings.HasPrefix(dep, bad) {
+				t.Errorf("cmd/kb-hook links %s", dep)
+			}
+		}
 	}
 }

@@ -81,14 +81,17 @@ func rm(t *testing.T, p string) {
 	}
 }
 
-// indexKB is a KB with library notes, traces and observations, indexed.
+// indexKB is a KB with library notes, traces and observations, indexed
+// in one build (as a fresh clone's first kb index builds it: extract has
+// already indexed the layers recall reads, in segments of their own, and
+// a fault in the largest segment must reach every read command).
 func indexKB(t *testing.T) *KB {
 	t.Helper()
 	k := newKB(t)
 	copyTree(t, filepath.Join(repoRoot, "testdata", "examples", "library"), filepath.Join(k.Root, "library"))
 	k.must(t, "import", filepath.Join(repoRoot, "testdata", "transcripts", "claude-code"))
 	k.must(t, "extract")
-	k.must(t, "index")
+	k.must(t, "index", "--rebuild")
 	return k
 }
 

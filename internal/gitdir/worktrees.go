@@ -1,4 +1,4 @@
-package gitx
+package gitdir
 
 import (
 	"os"
@@ -84,4 +84,43 @@ func commonDir(root string) string {
 		c = filepath.Join(gd, c)
 	}
 	return filepath.Clean(c)
+}
+
+// TopLevel returns the top of the work tree containing dir: the nearest
+// directory at or above dir that holds a .git directory, or a .git file
+// pointing at a linked worktree's git dir. It reports false if there is
+// none. The path is absolute but symlinks are not resolved.
+func TopLevel(dir string) (string, bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	for d := abs; ; {
+		if isDotGit(filepath.Join(d, ".git")) {
+			return d, true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
+}
+
+// isDotGit reports whether p is a .git directory (with a HEAD) or a .git
+// file of the form "gitdir: <path>".
+func isDotGit(p string) bool {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return false
+	}
+	if fi.IsDir() {
+		_, err := os.Stat(filepath.Join(p, "HEAD"))
+		return err == nil
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return false
+	}
+	b, err := os.ReadFile(p)
+	return err == nil && strings.HasPrefix(string(b), "gitdir:")
 }

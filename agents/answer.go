@@ -1,0 +1,161 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kbmem/kb/internal/config"
+	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/gitdir"
+	"github.com/kbmem/kb/recall"
+	"github.com/kbmem/kb/traces"
+)
+
+// A hook's answer, from the KB's activation index (recall.Compiled): the
+// one path of `kb hook` and of the hook entry point cmd/kb-hook, which
+// links neither bleve nor go-git (ADR 0008).
+
+// HookKB is what a hook knows of the KB it answers from.
+type HookKB struct {
+	Root string
+	// ProjectRoot is the top of the git work tree holding the KB, or Root
+	// for a standalone KB (which then holds many projects' sessions).
+	ProjectRoot string
+	Config      config.Config
+	// Extend, if set, adds to the engine what the hook entry point does
+	// not link (kb's embeddings layer and judge).
+	Extend func(e *recall.Engine, q recall.Query)
+}
+
+// OpenHookKB finds the KB of a hook: dir when given (--kb, $KB_DIR), else
+// the nearest KB at or above the event's cwd, or above the process's
+// working directory when the event has none (or names no directory); nil
+// when there is none.
+func OpenHookKB(dir, cwd string) (*HookKB, error) {
+	var root string
+	if dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		r, ok := config.RootAt(abs)
+		if !ok {
+			return nil, fmt.Errorf("no %s at %s", config.File, abs)
+		}
+		root = r
+	} else {
+		if st, err := os.Stat(cwd); cwd == "" || err != nil || !st.IsDir() {
+			if cwd, err = os.Getwd(); err != nil {
+				return nil, nil
+			}
+		}
+		abs, _ := filepath.Abs(cwd)
+		r, ok := fsx.FindUp(abs, config.RootAt)
+		if !ok {
+			return nil, nil
+		}
+		root = r
+	}
+	h := &HookKB{Root: root, ProjectRoot: root}
+	if top, ok := gitdir.TopLevel(root); ok {
+		h.ProjectRoot = top
+	}
+	c, err := config.Load(root)
+	if err != nil {
+		return h, err
+	}
+	h.Config = c
+	return h, nil
+}
+
+// ActivationPath is the KB's activation index.
+func (h *HookKB) ActivationPath() string {
+	return filepath.Join(h.Root, config.IndexDir, recall.CompiledFile)
+}
+
+// SessionsDir holds the session memories (SessionMemory).
+func (h *HookKB) SessionsDir() string { return filepath.Join(h.Root, config.StateDir, "sessions") }
+
+// Answer answers one hook event of agent. A nil output means "say
+// nothing"; stale says why the activation index needs a sync ("" when it
+// is up to date), which the caller leaves to a background indexer.
+//
+//   - SessionStart: standing context (conventions, preferences, active corrections).
+//   - UserPromptSubmit: recall for the prompt.
+//   - PreToolUse: recall for the tool call, and the decision
+//     recall.pretooluse on an established high-consequence correction
+//     (Dialect.Answer).
+//   - the dialect's end events: the transcript is queued for import and
+//     extraction; nothing is answered.
+//
+// It never builds anything: with no activation index it says nothing and
+// reports it stale.
+func (h *HookKB) Answer(ctx context.Context, agent string, in *HookInput) (*HookOutput, string, error) {
+	d, ok := Lookup(agent)
+	if !ok {
+		return nil, "", fmt.Errorf("%w: unknown hook dialect %q (claude-code or codex)", ErrInvalidInput, agent)
+	}
+	if d.Ends(in.HookEventName) && in.TranscriptPath != "" {
+		return nil, "", h.Enqueue(in.TranscriptPath)
+	}
+	q, ok := d.Query(in)
+	if !ok {
+		return nil, "", nil
+	}
+	c, err := recall.OpenCompiled(h.ActivationPath())
+	switch {
+	case errors.Is(err, recall.ErrNoCompiled):
+		return nil, "no activation index", nil
+	case err != nil:
+		return nil, "activation index unreadable: " + err.Error(), nil
+	}
+	defer c.Close()
+	stale := c.Changed(h.Root)
+	rc, err := recall.ConfigFor(h.Config, h.ProjectRoot == h.Root)
+	if err != nil {
+		return nil, stale, err
+	}
+	e := &recall.Engine{Config: rc, Index: c, Files: c.Files(h.Root)}
+	if h.Extend != nil {
+		h.Extend(e, q)
+	}
+	res, err := e.Recall(ctx, q)
+	if err != nil {
+		return nil, stale, err
+	}
+	// What this session was shown already is not repeated (recall/memory.go).
+	mem := SessionMemory{Tree: fsx.Tree{Root: h.Root}, Dir: h.SessionsDir(), Session: in.SessionID}
+	var merr error
+	if in.HookEventName == EventSessionStart {
+		// A start, a resume, a /clear or a compaction: the context holds
+		// only what this answer gives, so everything is given and the
+		// memory starts over from it.
+		merr = mem.Reset(res.IDs())
+	} else {
+		res.Unseen(mem.Seen())
+		merr = mem.Shown(res.IDs())
+	}
+	if merr != nil {
+		LogHook(h.Root, h.LogPath(), in, "error", "session memory: "+merr.Error())
+	}
+	return d.Answer(in, res, h.Config.Recall.PreToolUse), stale, nil
+}
+
+// Enqueue queues a session's transcript for import and extraction.
+func (h *HookKB) Enqueue(transcriptPath string) error {
+	abs, err := filepath.Abs(transcriptPath)
+	if err != nil {
+		return fmt.Errorf("enqueue session: %w", err)
+	}
+	if err := (&traces.Store{Root: h.Root}).Enqueue(abs, time.Now()); err != nil {
+		return fmt.Errorf("enqueue session %s: %w", abs, err)
+	}
+	return nil
+}
+
+// LogPath is the KB's hook log.
+func (h *HookKB) LogPath() string { return filepath.Join(h.Root, config.StateDir, "hook.log") }

@@ -1,0 +1,144 @@
+package kb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/index"
+	"github.com/kbmem/kb/observations"
+	"github.com/kbmem/kb/recall"
+)
+
+// The activation index (recall.Compiled): compiled from the search index
+// after every sync of the layers recall reads, so that hooks answer
+// without opening bleve (agents.AnswerHook, cmd/kb-hook).
+
+// activationPath is the activation index of the KB.
+func (k *KB) activationPath() string { return filepath.Join(k.Root, IndexDir, recall.CompiledFile) }
+
+// activationStale says whether the activation index must be compiled again
+// after a sync that changed changed files, with the layer directories'
+// times dirs.
+func (k *KB) activationStale(changed int, dirs map[string]int64) bool {
+	if changed > 0 {
+		return true
+	}
+	c, err := recall.OpenCompiled(k.activationPath())
+	if err != nil {
+		return true
+	}
+	defer c.Close()
+	return !maps.Equal(c.Meta().Dirs, recallDirs(dirs))
+}
+
+// recallDirs are the directories of dirs that recall reads.
+func recallDirs(dirs map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+	for rel, mt := range dirs {
+		layer, _, _ := strings.Cut(rel, "/")
+		if slices.Contains(recallLayers, layer) {
+			out[rel] = mt
+		}
+	}
+	return out
+}
+
+// activationFields are the stored fields the activation index is compiled
+// from: what recall's Searcher returns (recall.StoredFields) and the text
+// its words are searched in.
+var activationFields = append([]string{"path", "layer", "type", "title", "description", "body", "tags", "status"}, recall.StoredFields...)
+
+// compileActivation writes the activation index from the open index, with
+// the layer directories' times dirs, atomically (the caller holds the
+// index for writing).
+func (x *Searcher) compileActivation(dirs map[string]int64) error {
+	all, err := x.ix.All(activationFields...)
+	if err != nil {
+		return fmt.Errorf("activation index: %w", err)
+	}
+	stamps := x.ix.Stamps()
+	docs := make([]recall.CompileDoc, 0, len(all))
+	for _, d := range all {
+		if slices.Contains(recallLayers, d.Layer) {
+			cd := compileDocOf(d)
+			if st, ok := stamps[d.Path]; ok {
+				cd.Stamp = fmt.Sprintf("%d:%d", st.Size, st.Mtime) // recall.StampOf of the file the index read
+			}
+			docs = append(docs, cd)
+		}
+	}
+	o := recall.CompileOptions{Meta: recall.CompiledMeta{Compiled: time.Now().UTC(), Dirs: recallDirs(dirs)},
+		Load: x.k.loadItem}
+	if prev, err := recall.OpenCompiled(x.k.activationPath()); err == nil {
+		defer prev.Close()
+		o.Prev = prev
+	}
+	var buf bytes.Buffer
+	if err := recall.Compile(&buf, docs, o); err != nil {
+		return err
+	}
+	return x.k.files().WriteFile(x.k.activationPath(), buf.Bytes(), 0o644)
+}
+
+// compileDocOf is a search document as recall's Searcher returns it (the
+// shapes of kb/recallports.go's hits: a keyword list as strings, a text
+// field as a string, a number as a float64).
+func compileDocOf(d index.Doc) recall.CompileDoc {
+	f := map[string]any{}
+	for _, name := range recall.StoredFields {
+		switch {
+		case name == "status" && d.Status != "":
+			f[name] = d.Status
+		case name == "description" && d.Description != "":
+			f[name] = d.Description
+		case len(d.Keywords[name]) == 1:
+			f[name] = d.Keywords[name][0]
+		case len(d.Keywords[name]) > 1:
+			f[name] = slices.Clone(d.Keywords[name])
+		case d.Text[name] != "":
+			f[name] = d.Text[name]
+		default:
+			if v, ok := d.Num[name]; ok {
+				f[name] = v
+			}
+		}
+	}
+	return recall.CompileDoc{Hit: recall.Hit{Path: d.Path, ID: d.ID, Layer: d.Layer, Type: d.Type, Title: d.Title,
+		Description: d.Description, Fields: f}, Tags: d.Tags, Body: d.Body}
+}
+
+// loadItem reads the file of a document for the activation index.
+func (k *KB) loadItem(rel, layer string) (*observations.Observation, *doc.Document, error) {
+	files := recall.Files{Root: k.Root}
+	if layer == LayerObservations {
+		o, err := files.Observation(rel)
+		return o, nil, err
+	}
+	d, err := files.Document(rel)
+	return nil, d, err
+}
+
+// refreshActivation brings the index of the layers recall reads, and with
+// it the activation index, up to date after a command changed them
+// (extract, forget, review, remember, promote, new notes...), so that the
+// next hook answers with the change. An index busy with another writer is
+// left to it: a hook that finds the layers changed since its compile
+// starts a background sync.
+func (k *KB) refreshActivation(ctx context.Context) {
+	x, _, err := k.openIndex(ctx, recallLayers, nil)
+	if err != nil {
+		if !errors.Is(err, index.ErrBusy) {
+			k.logf("activation index: %v (the next sync brings it up to date)", err)
+		}
+		return
+	}
+	x.Close()
+}

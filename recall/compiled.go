@@ -1,0 +1,941 @@
+package recall
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/lexicon"
+	"github.com/kbmem/kb/observations"
+)
+
+// The activation index: everything recall asks its Searcher, compiled into
+// one file under the index directory, so that a hook answers with one open
+// and a memory map instead of opening bleve (docs/format.md, "Activation
+// index"; ADR 0008). It holds, for every document of the layers recall
+// reads, the stored fields recall matches on (candidateOf), the postings of
+// its action types and triggers, and the postings of its words for the
+// lexical search; the files themselves are read only for the few items a
+// hook shows (Files). kb writes it after every sync of those layers; it is
+// derived data and rebuilds from the files.
+
+// CompiledFile is the activation index's file name in the index directory.
+const CompiledFile = "activation.kbx"
+
+// compiledMagic opens the file; its last digits are the format version.
+const compiledMagic = "KBACT003"
+
+// CompiledMeta is what the activation index records about its compilation.
+type CompiledMeta struct {
+	Compiled time.Time `json:"compiled"`
+	// Dirs are the modification times (Unix ns) of the directories of the
+	// layers recall reads, taken at the sync the index was compiled from:
+	// a hook that finds one changed answers from the index and starts a
+	// background sync.
+	Dirs map[string]int64 `json:"dirs,omitempty"`
+	Docs int              `json:"docs"`
+}
+
+// CompileDoc is one document to compile: the hit recall's Searcher would
+// return (with every field of StoredFields it has), the text its words are
+// searched in, and its file's stamp.
+type CompileDoc struct {
+	Hit
+	Tags []string
+	Body string
+	// Stamp identifies the file's version (size and time): a document
+	// whose path and stamp the previous index holds keeps its records.
+	Stamp string
+}
+
+// CompileOptions say what Compile works from besides the documents.
+type CompileOptions struct {
+	Meta CompiledMeta
+	// Prev is the previous activation index, if any: the records of its
+	// documents whose path and stamp are unchanged are copied, not built.
+	Prev *Compiled
+	// Load reads the file of a document Prev does not hold: its
+	// observation (layer observations) or its document (the others). A
+	// document whose file cannot be read is compiled without its item
+	// record: a hook then reads the file (Files).
+	Load func(path, layer string) (*observations.Observation, *doc.Document, error)
+}
+
+// candRecord is a candidate as the activation index stores it: what
+// candidateOf derives from the stored fields, and the signatures of the
+// person's words and of the lesson, computed once.
+type candRecord struct {
+	ID          string      `json:"i,omitempty"`
+	Title       string      `json:"t,omitempty"`
+	Description string      `json:"d,omitempty"`
+	Status      string      `json:"st,omitempty"`
+	Types       []string    `json:"ty,omitempty"`
+	Phrases     []string    `json:"ph,omitempty"`
+	Text        string      `json:"x,omitempty"`
+	Lesson      string      `json:"l,omitempty"`
+	Trigger     string      `json:"tr,omitempty"`
+	Files       [][2]string `json:"f,omitempty"`
+	Projects    []string    `json:"pr,omitempty"`
+	Importance  float64     `json:"im,omitempty"`
+	Sessions    float64     `json:"se,omitempty"`
+	Excerpt     string      `json:"ex,omitempty"`
+	Author      string      `json:"au,omitempty"`
+	FromSession bool        `json:"fs,omitempty"`
+	Pasted      bool        `json:"pa,omitempty"`
+	Said        string      `json:"sa,omitempty"`
+	SigsSaid    []sigRecord `json:"ss,omitempty"`
+	SigsLesson  []sigRecord `json:"sl,omitempty"`
+}
+
+type sigRecord struct {
+	S string `json:"s"`
+	P bool   `json:"p,omitempty"`
+}
+
+// itemRecord is what an item needs of the document's file (Engine.item):
+// the parsed observation, or the document's dates and text.
+type itemRecord struct {
+	Obs *observations.Observation `json:"o,omitempty"`
+	Doc *docRecord                `json:"d,omitempty"`
+}
+
+type docRecord struct {
+	Type        string `json:"ty,omitempty"`
+	Title       string `json:"t,omitempty"`
+	Description string `json:"d,omitempty"`
+	Body        string `json:"b,omitempty"` // its first paragraph
+	Created     string `json:"c,omitempty"`
+	Updated     string `json:"u,omitempty"`
+}
+
+// precomputed is what a compiled candidate brings beyond its fields.
+type precomputed struct {
+	said                 string
+	sigsSaid, sigsLesson []signature
+}
+
+func sigRecords(sigs []signature) []sigRecord {
+	out := make([]sigRecord, len(sigs))
+	for i, g := range sigs {
+		out[i] = sigRecord{g.text, g.prohibited}
+	}
+	return out
+}
+
+func signaturesOf(rs []sigRecord) []signature {
+	out := make([]signature, len(rs))
+	for i, r := range rs {
+		out[i] = signature{r.S, r.P}
+	}
+	return out
+}
+
+// candRecordOf builds the candidate record of a hit.
+func candRecordOf(h Hit) candRecord {
+	c := candidateOf(h)
+	r := candRecord{ID: c.id, Title: c.title, Description: c.description, Status: c.status, Types: c.types,
+		Phrases: c.phrases, Text: c.text, Lesson: c.lesson, Trigger: c.trigger, Projects: c.projects,
+		Importance: c.importance, Sessions: c.sessions, Excerpt: c.excerpt, Author: c.author,
+		FromSession: c.fromSession, Pasted: c.pasted}
+	for _, f := range c.files {
+		r.Files = append(r.Files, [2]string{f.base, f.parent})
+	}
+	// As Engine.relevant sets it for a cue with a command or written text.
+	if c.layer == LayerObservations && c.typ != observations.TypeProcedure && c.author != observations.AuthorAgent {
+		r.Said = personWordsOf(c.excerpt)
+	}
+	if r.Said != "" {
+		r.SigsSaid = sigRecords(signatures(r.Said))
+	}
+	r.SigsLesson = sigRecords(signatures(c.lesson))
+	return r
+}
+
+// candidate is the candidate of a record, with the hit's path and kind.
+func (r *candRecord) candidate(path, layer, typ string) *candidate {
+	c := &candidate{path: path, id: r.ID, layer: layer, typ: typ, title: r.Title, description: r.Description,
+		status: r.Status, types: r.Types, phrases: r.Phrases, text: r.Text, lesson: r.Lesson, trigger: r.Trigger,
+		projects: r.Projects, importance: r.Importance, sessions: r.Sessions, excerpt: r.Excerpt, author: r.Author,
+		fromSession: r.FromSession, pasted: r.Pasted,
+		pre: &precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson)}}
+	for _, f := range r.Files {
+		c.files = append(c.files, fileRef{base: f[0], parent: f[1]})
+	}
+	return c
+}
+
+// itemRecordOf is the item record of a document's file.
+func itemRecordOf(o *observations.Observation, d *doc.Document) itemRecord {
+	if o != nil {
+		return itemRecord{Obs: o}
+	}
+	if d == nil {
+		return itemRecord{}
+	}
+	return itemRecord{Doc: &docRecord{Type: d.Type, Title: d.Title, Description: d.Description,
+		Body: firstParagraph(d.Body), Created: d.Created, Updated: d.Updated}}
+}
+
+// Binary layout, little-endian (docs/format.md):
+//
+//	magic [8]byte | header length u32 | header JSON
+//	doc table   ndocs x docEntry, in path order
+//	term table  nterms x termEntry, sorted by (kind, term)
+//	term text | keys (path NUL stamp) | postings (nposts x {doc u32, weight f32}) | records (JSON)
+//
+// The header's offsets are from the start of the file.
+const (
+	// cand off u32, len u32, item off u32, len u32, key off u32, len u32,
+	// layer u16, type u16, flags u16, pad u16, length f32, rank f32
+	docEntrySize  = 40
+	termEntrySize = 16 // text off u32, len u16, kind u8, pad u8, postings off u32, count u32
+	postingSize   = 8
+)
+
+const (
+	termAction = 'a' // an action_types, action_type or triggers value, whole
+	termWord   = 'w' // an analyzed word of the text fields
+)
+
+const flagTriggered = 1 // the document has a triggers value
+
+type compiledHeader struct {
+	Meta   CompiledMeta `json:"meta"`
+	Layers []string     `json:"layers"`
+	Types  []string     `json:"types"`
+	Docs   int          `json:"ndocs"`
+	Terms  int          `json:"nterms"`
+	AvgLen float64      `json:"avglen"`
+	// Offsets of the sections.
+	DocTable, TermTable, Text, Keys, Posts, Records, End int64
+}
+
+// Field weights of the lexical search, as the index boosts its plain
+// fields (internal/index plainFields).
+const (
+	weightTitle = 3
+	weightDesc  = 2
+	weightID    = 2
+	weightBody  = 1
+)
+
+// Compile writes the activation index of docs to w.
+func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
+	docs = slices.Clone(docs)
+	slices.SortFunc(docs, func(a, b CompileDoc) int { return cmp.Compare(a.Path, b.Path) })
+	meta := o.Meta
+	meta.Docs = len(docs)
+	h := compiledHeader{Meta: meta, Docs: len(docs)}
+	layerIx, typeIx := map[string]int{}, map[string]int{}
+	intern := func(m map[string]int, list *[]string, s string) int {
+		i, ok := m[s]
+		if !ok {
+			i = len(*list)
+			m[s] = i
+			*list = append(*list, s)
+		}
+		return i
+	}
+	type posting struct {
+		doc uint32
+		w   float32
+	}
+	type key struct {
+		kind byte
+		term string
+	}
+	postings := map[key][]posting{}
+	var (
+		table   = make([]byte, 0, len(docs)*docEntrySize)
+		recs    bytes.Buffer
+		keys    bytes.Buffer
+		total   float64
+		weights = map[string]float32{}
+		prev    = o.Prev
+		pi      = 0 // the next document of prev, in path order
+	)
+	// prevRecords are the records prev holds for path at stamp, if any.
+	prevRecords := func(path, stamp string) (cand, item []byte, ok bool) {
+		if prev == nil || stamp == "" {
+			return nil, nil, false
+		}
+		for ; pi < prev.h.Docs; pi++ {
+			e := prev.doc(pi)
+			p, st, _ := strings.Cut(prev.key(e), "\x00")
+			if p < path {
+				continue
+			}
+			if p == path && st == stamp {
+				cand, cok := prev.slice(e.candOff, e.candLen)
+				item, iok := prev.slice(e.itemOff, e.itemLen)
+				return cand, item, cok && iok
+			}
+			break
+		}
+		return nil, nil, false
+	}
+	for i, d := range docs {
+		if len(h.Layers) >= math.MaxUint16 || len(h.Types) >= math.MaxUint16 {
+			return errors.New("activation index: too many layers or types")
+		}
+		li := intern(layerIx, &h.Layers, d.Layer)
+		ti := intern(typeIx, &h.Types, d.Type)
+		var flags uint16
+		seen := map[string]bool{}
+		for _, f := range []string{"action_types", "action_type", "triggers"} {
+			for _, v := range fieldStrings(d.Fields[f]) {
+				if f == "triggers" && strings.TrimSpace(v) != "" {
+					flags |= flagTriggered
+				}
+				if v != "" && !seen[v] {
+					seen[v] = true
+					k := key{termAction, v}
+					postings[k] = append(postings[k], posting{uint32(i), 1})
+				}
+			}
+		}
+		clear(weights)
+		var length float32
+		add := func(text string, w float32) {
+			analyze(text, func(t string) {
+				weights[t] += w
+				length += w
+			})
+		}
+		add(d.Title, weightTitle)
+		add(d.Description, weightDesc)
+		for _, id := range append([]string{d.ID}, d.Tags...) {
+			if id = strings.ToLower(strings.TrimSpace(id)); id != "" {
+				weights[id] += weightID
+				length += weightID
+			}
+		}
+		add(d.Body, weightBody)
+		for t, w := range weights {
+			k := key{termWord, t}
+			postings[k] = append(postings[k], posting{uint32(i), w})
+		}
+		total += float64(length)
+		cand, item, ok := prevRecords(d.Path, d.Stamp)
+		if !ok {
+			var err error
+			if cand, err = json.Marshal(candRecordOf(d.Hit)); err != nil {
+				return fmt.Errorf("activation index: %s: %w", d.Path, err)
+			}
+			var (
+				ob *observations.Observation
+				dc *doc.Document
+			)
+			if o.Load != nil {
+				ob, dc, err = o.Load(d.Path, d.Layer)
+			}
+			if err != nil {
+				item = nil // a hook reads the file
+			} else if item, err = json.Marshal(itemRecordOf(ob, dc)); err != nil {
+				return fmt.Errorf("activation index: %s: %w", d.Path, err)
+			}
+		}
+		candOff := recs.Len()
+		recs.Write(cand)
+		itemOff := recs.Len()
+		recs.Write(item)
+		keyOff := keys.Len()
+		keys.WriteString(d.Path + "\x00" + d.Stamp)
+		if recs.Len() > math.MaxUint32 || keys.Len() > math.MaxUint32 {
+			return errors.New("activation index: records over 4 GiB")
+		}
+		le := binary.LittleEndian
+		table = le.AppendUint32(table, uint32(candOff))
+		table = le.AppendUint32(table, uint32(len(cand)))
+		table = le.AppendUint32(table, uint32(itemOff))
+		table = le.AppendUint32(table, uint32(len(item)))
+		table = le.AppendUint32(table, uint32(keyOff))
+		table = le.AppendUint32(table, uint32(keys.Len()-keyOff))
+		table = le.AppendUint16(table, uint16(li))
+		table = le.AppendUint16(table, uint16(ti))
+		table = le.AppendUint16(table, flags)
+		table = le.AppendUint16(table, 0)
+		table = le.AppendUint32(table, math.Float32bits(length))
+		table = le.AppendUint32(table, math.Float32bits(float32(standingRank(d.Fields))))
+	}
+	if len(docs) > 0 {
+		h.AvgLen = total / float64(len(docs))
+	}
+	termKeys := make([]key, 0, len(postings))
+	for k := range postings {
+		termKeys = append(termKeys, k)
+	}
+	slices.SortFunc(termKeys, func(a, b key) int {
+		if c := cmp.Compare(a.kind, b.kind); c != 0 {
+			return c
+		}
+		return strings.Compare(a.term, b.term)
+	})
+	h.Terms = len(termKeys)
+	var (
+		terms = make([]byte, 0, len(termKeys)*termEntrySize)
+		text  bytes.Buffer
+		posts []byte
+	)
+	for _, k := range termKeys {
+		ps := postings[k]
+		t := k.term
+		if len(t) > math.MaxUint16 {
+			t = t[:math.MaxUint16]
+		}
+		terms = binary.LittleEndian.AppendUint32(terms, uint32(text.Len()))
+		terms = binary.LittleEndian.AppendUint16(terms, uint16(len(t)))
+		terms = append(terms, k.kind, 0)
+		terms = binary.LittleEndian.AppendUint32(terms, uint32(len(posts)/postingSize))
+		terms = binary.LittleEndian.AppendUint32(terms, uint32(len(ps)))
+		text.WriteString(t)
+		for _, p := range ps {
+			posts = binary.LittleEndian.AppendUint32(posts, p.doc)
+			posts = binary.LittleEndian.AppendUint32(posts, math.Float32bits(p.w))
+		}
+	}
+	// The header holds the offsets, which depend on its own length: lay
+	// the sections out after it until its length stops changing.
+	var hb []byte
+	for stable := false; !stable; {
+		start := int64(len(compiledMagic) + 4 + len(hb))
+		h.DocTable = start
+		h.TermTable = h.DocTable + int64(len(table))
+		h.Text = h.TermTable + int64(len(terms))
+		h.Keys = h.Text + int64(text.Len())
+		h.Posts = h.Keys + int64(keys.Len())
+		h.Records = h.Posts + int64(len(posts))
+		h.End = h.Records + int64(recs.Len())
+		nb, err := json.Marshal(h)
+		if err != nil {
+			return err
+		}
+		// The offsets only grow with the header's length, so this ends.
+		stable = len(nb) == len(hb)
+		hb = nb
+	}
+	var head []byte
+	head = append(head, compiledMagic...)
+	head = binary.LittleEndian.AppendUint32(head, uint32(len(hb)))
+	head = append(head, hb...)
+	for _, b := range [][]byte{head, table, terms, text.Bytes(), keys.Bytes(), posts, recs.Bytes()} {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// standingRank orders the documents of a search without words or types
+// (the standing context's): those that recurred and matter most first, so
+// that a limit keeps the best, not the first by path.
+func standingRank(f map[string]any) float64 {
+	s, imp := fieldNumber(f["sessions"]), fieldNumber(f["importance"])
+	if fieldString(f["status"]) == "promoted" {
+		s += 100
+	}
+	return s*10 + imp
+}
+
+// Compiled is an open activation index. It is a Searcher; its methods are
+// safe for concurrent use.
+type Compiled struct {
+	data  []byte
+	close func() error
+	h     compiledHeader
+	layer map[string]int
+	typ   map[string]int
+
+	mu     sync.Mutex
+	byPath map[string]int // the documents Search returned, by path
+}
+
+// ErrNoCompiled is returned by OpenCompiled when there is no activation
+// index.
+var ErrNoCompiled = errors.New("no activation index")
+
+// OpenCompiled opens the activation index at path (mapped into memory
+// where the system allows it).
+func OpenCompiled(path string) (*Compiled, error) {
+	data, closer, err := mapFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, ErrNoCompiled
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := ParseCompiled(data)
+	if err != nil {
+		closer()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c.close = closer
+	return c, nil
+}
+
+// ParseCompiled reads an activation index from its bytes, which it keeps.
+// It checks the layout: a truncated or foreign file is an error, never a
+// panic or a wrong answer from another file's bytes.
+func ParseCompiled(data []byte) (*Compiled, error) {
+	bad := func(what string) error { return fmt.Errorf("not an activation index (%s)", what) }
+	if len(data) < len(compiledMagic)+4 || string(data[:len(compiledMagic)]) != compiledMagic {
+		return nil, bad("magic")
+	}
+	n := int(binary.LittleEndian.Uint32(data[len(compiledMagic):]))
+	start := len(compiledMagic) + 4
+	if n > len(data)-start {
+		return nil, bad("header")
+	}
+	c := &Compiled{data: data, byPath: map[string]int{}}
+	if err := json.Unmarshal(data[start:start+n], &c.h); err != nil {
+		return nil, bad("header: " + err.Error())
+	}
+	h := &c.h
+	size := int64(len(data))
+	ok := h.Docs >= 0 && h.Terms >= 0 && int64(start+n) == h.DocTable &&
+		h.TermTable-h.DocTable == int64(h.Docs)*docEntrySize &&
+		h.Text-h.TermTable == int64(h.Terms)*termEntrySize &&
+		h.Text <= h.Keys && h.Keys <= h.Posts && h.Posts <= h.Records && h.Records <= h.End && h.End == size &&
+		(h.Records-h.Posts)%postingSize == 0
+	if !ok {
+		return nil, bad("sections")
+	}
+	c.layer, c.typ = map[string]int{}, map[string]int{}
+	for i, l := range h.Layers {
+		c.layer[l] = i
+	}
+	for i, t := range h.Types {
+		c.typ[t] = i
+	}
+	return c, nil
+}
+
+// Meta is what the index records about its compilation.
+func (c *Compiled) Meta() CompiledMeta { return c.h.Meta }
+
+// Close releases the file.
+func (c *Compiled) Close() error {
+	if c == nil || c.close == nil {
+		return nil
+	}
+	err := c.close()
+	c.close = nil
+	return err
+}
+
+type docEntry struct {
+	candOff, candLen, itemOff, itemLen, keyOff, keyLen uint32
+	layer, typ, flags                                  uint16
+	length, rank                                       float32
+}
+
+func (c *Compiled) doc(i int) docEntry {
+	b := c.data[c.h.DocTable+int64(i)*docEntrySize:]
+	le := binary.LittleEndian
+	return docEntry{candOff: le.Uint32(b), candLen: le.Uint32(b[4:]), itemOff: le.Uint32(b[8:]), itemLen: le.Uint32(b[12:]),
+		keyOff: le.Uint32(b[16:]), keyLen: le.Uint32(b[20:]), layer: le.Uint16(b[24:]), typ: le.Uint16(b[26:]),
+		flags: le.Uint16(b[28:]), length: math.Float32frombits(le.Uint32(b[32:])), rank: math.Float32frombits(le.Uint32(b[36:]))}
+}
+
+// slice is a record's bytes, false when they lie outside the records.
+func (c *Compiled) slice(off, n uint32) ([]byte, bool) {
+	start, end := c.h.Records+int64(off), c.h.Records+int64(off)+int64(n)
+	if end > c.h.End {
+		return nil, false
+	}
+	return c.data[start:end], true
+}
+
+// key is a document's "path NUL stamp".
+func (c *Compiled) key(e docEntry) string {
+	start, end := c.h.Keys+int64(e.keyOff), c.h.Keys+int64(e.keyOff)+int64(e.keyLen)
+	if end > c.h.Posts {
+		return ""
+	}
+	return string(c.data[start:end])
+}
+
+// term finds a term's postings: the offset of the first and their number.
+func (c *Compiled) term(kind byte, t string) (off, count int, ok bool) {
+	le := binary.LittleEndian
+	entry := func(i int) []byte { return c.data[c.h.TermTable+int64(i)*termEntrySize:] }
+	text := func(e []byte) (byte, string) {
+		o, n := int64(le.Uint32(e)), int64(le.Uint16(e[4:]))
+		if c.h.Text+o+n > c.h.Keys {
+			return e[6], ""
+		}
+		return e[6], string(c.data[c.h.Text+o : c.h.Text+o+n])
+	}
+	i := sort.Search(c.h.Terms, func(i int) bool {
+		k, s := text(entry(i))
+		return k > kind || k == kind && s >= t
+	})
+	if i == c.h.Terms {
+		return 0, 0, false
+	}
+	e := entry(i)
+	if k, s := text(e); k != kind || s != t {
+		return 0, 0, false
+	}
+	off, count = int(le.Uint32(e[8:])), int(le.Uint32(e[12:]))
+	if int64(off+count)*postingSize > c.h.Records-c.h.Posts {
+		return 0, 0, false
+	}
+	return off, count, true
+}
+
+func (c *Compiled) posting(i int) (doc int, w float64) {
+	b := c.data[c.h.Posts+int64(i)*postingSize:]
+	return int(binary.LittleEndian.Uint32(b)), float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4:])))
+}
+
+// Search answers s as the bleve index would (kb/recallports.go): action
+// types and triggers matched whole, words ranked by BM25 over the text
+// fields (title, description, id and tags boosted as the index boosts
+// them), filters by layer and type, at most s.Limit hits, best first.
+func (c *Compiled) Search(s Search) ([]Hit, error) {
+	limit := s.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	keep := c.filter(s)
+	scores := map[int]float64{}
+	idf := func(df int) float64 {
+		n := float64(c.h.Docs)
+		return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+	}
+	switch {
+	case len(s.ActionTypes) > 0:
+		for _, v := range dedupe(s.ActionTypes) {
+			off, n, ok := c.term(termAction, v)
+			if !ok {
+				continue
+			}
+			w := idf(n)
+			for i := off; i < off+n; i++ {
+				if d, _ := c.posting(i); keep(d) {
+					scores[d] += w
+				}
+			}
+		}
+	case len(s.Words) > 0:
+		const k1, b = 1.2, 0.75
+		for _, t := range queryTerms(s.Words) {
+			off, n, ok := c.term(termWord, t)
+			if !ok {
+				continue
+			}
+			w := idf(n)
+			for i := off; i < off+n; i++ {
+				d, tf := c.posting(i)
+				if !keep(d) {
+					continue
+				}
+				norm := 1.0
+				if c.h.AvgLen > 0 {
+					norm = 1 - b + b*float64(c.doc(d).length)/c.h.AvgLen
+				}
+				scores[d] += w * tf * (k1 + 1) / (tf + k1*norm)
+			}
+		}
+	default:
+		for d := range c.h.Docs {
+			if keep(d) && (!s.Triggered || c.doc(d).flags&flagTriggered != 0) {
+				scores[d] = float64(c.doc(d).rank)
+			}
+		}
+	}
+	order := make([]int, 0, len(scores))
+	for d := range scores {
+		order = append(order, d)
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	if len(order) > limit {
+		order = order[:limit]
+	}
+	hits := make([]Hit, 0, len(order))
+	for _, d := range order {
+		h, err := c.hit(d)
+		if err != nil {
+			return nil, err
+		}
+		h.Score = scores[d]
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
+
+// filter is the layer and type filter of s over document numbers.
+func (c *Compiled) filter(s Search) func(int) bool {
+	set := func(names []string, ix map[string]int) map[uint16]bool {
+		if len(names) == 0 {
+			return nil
+		}
+		m := map[uint16]bool{}
+		for _, n := range names {
+			if i, ok := ix[n]; ok {
+				m[uint16(i)] = true
+			}
+		}
+		return m
+	}
+	layers, types := set(s.Layers, c.layer), set(s.DocTypes, c.typ)
+	return func(d int) bool {
+		if d < 0 || d >= c.h.Docs {
+			return false
+		}
+		e := c.doc(d)
+		return (layers == nil || layers[e.layer]) && (types == nil || types[e.typ])
+	}
+}
+
+// hit decodes document d: its hit, with the candidate built when the
+// index was compiled.
+func (c *Compiled) hit(d int) (Hit, error) {
+	e := c.doc(d)
+	b, ok := c.slice(e.candOff, e.candLen)
+	if !ok || int(e.layer) >= len(c.h.Layers) || int(e.typ) >= len(c.h.Types) {
+		return Hit{}, errors.New("activation index: a record out of bounds")
+	}
+	var r candRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return Hit{}, fmt.Errorf("activation index: record %d: %w", d, err)
+	}
+	path, _, _ := strings.Cut(c.key(e), "\x00")
+	layer, typ := c.h.Layers[e.layer], c.h.Types[e.typ]
+	c.mu.Lock()
+	c.byPath[path] = d
+	c.mu.Unlock()
+	return Hit{Path: path, ID: r.ID, Layer: layer, Type: typ, Title: r.Title, Description: r.Description,
+		cand: r.candidate(path, layer, typ)}, nil
+}
+
+// item decodes the item record of the document at path, one this index
+// returned, if the file is still the one it was compiled from (its size
+// and time, StampOf, are the stamp the index holds): false otherwise.
+func (c *Compiled) item(root, path string) (itemRecord, bool) {
+	c.mu.Lock()
+	d, ok := c.byPath[path]
+	c.mu.Unlock()
+	if !ok {
+		return itemRecord{}, false
+	}
+	e := c.doc(d)
+	_, stamp, _ := strings.Cut(c.key(e), "\x00")
+	if st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(path))); err != nil || stamp == "" || StampOf(st) != stamp {
+		return itemRecord{}, false
+	}
+	b, ok := c.slice(e.itemOff, e.itemLen)
+	var r itemRecord
+	if !ok || len(b) == 0 || json.Unmarshal(b, &r) != nil {
+		return itemRecord{}, false
+	}
+	return r, true
+}
+
+// StampOf is a file's stamp as the activation index records it: its size
+// and modification time.
+func StampOf(st os.FileInfo) string { return fmt.Sprintf("%d:%d", st.Size(), st.ModTime().UnixNano()) }
+
+// Files is a Reader over the index's item records of the KB at root: the
+// file is read (Files) when the index has no record of it or it changed
+// since (a review, a hand edit not yet synced).
+func (c *Compiled) Files(root string) Reader { return compiledFiles{c, Files{Root: root}} }
+
+type compiledFiles struct {
+	c     *Compiled
+	files Files
+}
+
+func (f compiledFiles) Observation(path string) (*observations.Observation, error) {
+	if r, ok := f.c.item(f.files.Root, path); ok && r.Obs != nil {
+		return r.Obs, nil
+	}
+	return f.files.Observation(path)
+}
+
+func (f compiledFiles) Document(path string) (*doc.Document, error) {
+	if r, ok := f.c.item(f.files.Root, path); ok && r.Doc != nil {
+		d := r.Doc
+		return &doc.Document{Path: path, Type: d.Type, Title: d.Title, Description: d.Description, Body: d.Body,
+			Created: d.Created, Updated: d.Updated}, nil
+	}
+	return f.files.Document(path)
+}
+
+// analyze is the activation index's analyzer, used alike on the documents
+// and on the query: Unicode words (letters, digits, '_', and '.' or an
+// apostrophe between two of them, so "timeline.html" and "legacy_flag"
+// stay whole), lower-cased, without a possessive "'s", English stop words
+// dropped and the rest stemmed (lexicon.Stem); a word with inner '.' or
+// '_' is kept whole, unstemmed, and also gives its parts, as the index's
+// analyzer does (internal/index, partsFilter).
+func analyze(text string, emit func(string)) {
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !wordRune(r) {
+			i += n
+			continue
+		}
+		j := i + n
+		for j < len(text) {
+			r, n := utf8.DecodeRuneInString(text[j:])
+			if wordRune(r) {
+				j += n
+				continue
+			}
+			if (r == '.' || r == '\'' || r == '’') && j+n < len(text) {
+				if r2, _ := utf8.DecodeRuneInString(text[j+n:]); wordRune(r2) && r2 != '_' {
+					j += n
+					continue
+				}
+			}
+			break
+		}
+		word(text[i:j], emit)
+		i = j
+	}
+}
+
+func wordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// word emits the terms of one word.
+func word(w string, emit func(string)) {
+	w = strings.ToLower(strings.ReplaceAll(w, "’", "'"))
+	w = strings.TrimSuffix(w, "'s")
+	if strings.ContainsAny(strings.Trim(w, "._"), "._") {
+		emit(w)
+		for _, p := range strings.FieldsFunc(w, func(r rune) bool { return r == '.' || r == '_' }) {
+			plainWord(p, emit)
+		}
+		return
+	}
+	plainWord(strings.Trim(w, "_"), emit)
+}
+
+func plainWord(w string, emit func(string)) {
+	w = strings.ReplaceAll(w, "'", "")
+	if w == "" || lexicon.StopExtract.Has(w) {
+		return
+	}
+	emit(lexicon.Stem(w))
+}
+
+// queryTerms analyzes the words of a Search: a word in double quotes is
+// one whole term, lower-cased; any other is analyzed like the documents.
+func queryTerms(words []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		if t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	for _, w := range words {
+		if q, ok := strings.CutPrefix(w, `"`); ok && strings.HasSuffix(q, `"`) && len(q) > 1 {
+			q = strings.ToLower(strings.TrimSuffix(q, `"`))
+			if strings.ContainsAny(strings.Trim(q, "._"), "._") {
+				add(q)
+			} else {
+				analyze(q, add)
+			}
+			continue
+		}
+		analyze(w, add)
+	}
+	return out
+}
+
+func dedupe(v []string) []string {
+	out := make([]string, 0, len(v))
+	seen := map[string]bool{}
+	for _, s := range v {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// fieldStrings, fieldString and fieldNumber read a stored field's value
+// (a string, a float64, or a list of them).
+func fieldStrings(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []string:
+		return v
+	case []any:
+		var out []string
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func fieldString(v any) string {
+	if l := fieldStrings(v); len(l) > 0 {
+		return l[0]
+	}
+	return ""
+}
+
+func fieldNumber(v any) float64 {
+	switch v := v.(type) {
+	case float64:
+		return v
+	case []float64:
+		if len(v) > 0 {
+			return v[0]
+		}
+	case []any:
+		if len(v) > 0 {
+			f, _ := v[0].(float64)
+			return f
+		}
+	}
+	return 0
+}
+
+// Changed says why the layer directories under root differ from those the
+// index was compiled from ("" when none does): a note added, removed or
+// renamed changes its directory's time. An edit in place does not; that
+// is seen by the next sync (kb's commands, the watcher).
+func (c *Compiled) Changed(root string) string {
+	if len(c.h.Meta.Dirs) == 0 {
+		return "no directory times recorded"
+	}
+	for rel, mt := range c.h.Meta.Dirs {
+		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil || st.ModTime().UnixNano() != mt {
+			return rel + " changed since the last sync"
+		}
+	}
+	return ""
+}

@@ -1,0 +1,234 @@
+package recall
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/observations"
+)
+
+func compiledDocs() []CompileDoc {
+	obs := func(path, typ, title string, f map[string]any, body string) CompileDoc {
+		return CompileDoc{Hit: Hit{Path: path, ID: filepath.Base(path), Layer: LayerObservations, Type: typ, Title: title, Fields: f},
+			Body: body, Stamp: "1:1"}
+	}
+	return []CompileDoc{
+		obs("observations/corrections/push.md", observations.TypeCorrection, "Never force-push main",
+			map[string]any{"action_type": "git:push-force", "action_types": []string{"git:push-force", "git:push"}, "trigger": "git push --force",
+				"lesson": "Never force-push main; open a revert PR instead.", "sessions": 2.0, "importance": 0.9},
+			"Never force-push main; open a revert PR instead."),
+		obs("observations/corrections/migrate.md", observations.TypeCorrection, "Run the migration check",
+			map[string]any{"action_type": "db:migrate", "lesson": "Run `make migrate-check` before applying migrations to renderer.py.", "sessions": 1.0},
+			"Run make migrate-check before applying migrations. The renderer.py file holds the schema."),
+		obs("observations/preferences/tabs.md", observations.TypePreference, "Tabs in Go",
+			map[string]any{"statement": "Use tabs in Go files", "sessions": 3.0}, "Use tabs in Go files"),
+		{Hit: Hit{Path: "library/conventions/review.md", ID: "review", Layer: LayerLibrary, Type: "convention", Title: "Review before merge",
+			Fields: map[string]any{"triggers": []string{"merging a pull request"}}}, Body: "Ask for one review.", Stamp: "2:2"},
+	}
+}
+
+func compile(t testing.TB, docs []CompileDoc, o CompileOptions) *Compiled {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Compile(&buf, docs, o); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseCompiled(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func paths(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+// The activation index answers each kind of question recall asks: action
+// types whole, words through the analyzer (stems, file names whole and in
+// parts, stop words dropped), triggered library notes, and a layer and
+// type listing ranked by recurrence; filters and limits hold.
+func TestCompiledSearch(t *testing.T) {
+	c := compile(t, compiledDocs(), CompileOptions{Meta: CompiledMeta{Dirs: map[string]int64{"observations": 1}}})
+	if c.Meta().Docs != 4 {
+		t.Fatalf("meta %+v", c.Meta())
+	}
+	for _, tc := range []struct {
+		name string
+		s    Search
+		want []string
+	}{
+		{"type", Search{ActionTypes: []string{"git:push"}}, []string{"observations/corrections/push.md"}},
+		{"type case-sensitive", Search{ActionTypes: []string{"Git:Push"}}, nil},
+		{"types ranked by rarity", Search{ActionTypes: []string{"git:push", "db:migrate", "git:push-force"}},
+			[]string{"observations/corrections/push.md", "observations/corrections/migrate.md"}},
+		{"stemmed word", Search{Words: []string{"migrations"}}, []string{"observations/corrections/migrate.md"}},
+		{"file name part", Search{Words: []string{"renderer"}}, []string{"observations/corrections/migrate.md"}},
+		{"quoted file name", Search{Words: []string{`"renderer.py"`}}, []string{"observations/corrections/migrate.md"}},
+		{"stop words only", Search{Words: []string{"the", "before"}}, nil},
+		{"layer filter", Search{Words: []string{"review"}, Layers: []string{LayerObservations}}, nil},
+		{"triggered", Search{Triggered: true, Layers: []string{LayerLibrary}}, []string{"library/conventions/review.md"}},
+		{"standing, recurrence first", Search{Layers: []string{LayerObservations}, DocTypes: []string{observations.TypeCorrection, observations.TypePreference}},
+			[]string{"observations/preferences/tabs.md", "observations/corrections/push.md", "observations/corrections/migrate.md"}},
+		{"limit", Search{Layers: []string{LayerObservations}, Limit: 1}, []string{"observations/preferences/tabs.md"}},
+	} {
+		hits, err := c.Search(tc.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := paths(hits); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	hits, _ := c.Search(Search{ActionTypes: []string{"git:push-force"}})
+	cd := candidateOf(hits[0])
+	if cd.pre == nil || cd.lesson == "" || !slices.Contains(cd.types, "git:push-force") || cd.sessions != 2 {
+		t.Errorf("the compiled candidate: %+v", cd)
+	}
+}
+
+// An unchanged document (same path and stamp) keeps the records of the
+// previous index, read from it, not from its file; a changed one is read
+// again.
+func TestCompileReusesUnchanged(t *testing.T) {
+	loads := map[string]int{}
+	load := func(path, layer string) (*observations.Observation, *doc.Document, error) {
+		loads[path]++
+		if layer == LayerObservations {
+			return &observations.Observation{ID: path, Lesson: "from " + path}, nil, nil
+		}
+		return nil, &doc.Document{Title: "note"}, nil
+	}
+	docs := compiledDocs()
+	prev := compile(t, docs, CompileOptions{Load: load})
+	if len(loads) != 4 {
+		t.Fatalf("first compile loaded %v", loads)
+	}
+	docs[1].Stamp = "9:9"
+	clear(loads)
+	c := compile(t, docs, CompileOptions{Load: load, Prev: prev})
+	if len(loads) != 1 || loads["observations/corrections/migrate.md"] != 1 {
+		t.Errorf("second compile loaded %v", loads)
+	}
+	hits, _ := c.Search(Search{ActionTypes: []string{"git:push-force"}})
+	if len(hits) != 1 || hits[0].ID != "push.md" {
+		t.Fatalf("hits %+v", hits)
+	}
+}
+
+// The item of a hit comes from the index while its file is the one
+// compiled, and from the file once it changed.
+func TestCompiledFilesFollowTheFile(t *testing.T) {
+	root := t.TempDir()
+	rel := "observations/corrections/push.md"
+	abs := filepath.Join(root, rel)
+	os.MkdirAll(filepath.Dir(abs), 0o755)
+	file := "---\nid: cor-1\ntype: correction\ntitle: Never force-push main\ntrigger: git push --force\nlesson: From the file.\n---\n"
+	os.WriteFile(abs, []byte(file), 0o644)
+	st, _ := os.Lstat(abs)
+	d := compiledDocs()[0]
+	d.Stamp = StampOf(st)
+	c := compile(t, []CompileDoc{d}, CompileOptions{Load: func(string, string) (*observations.Observation, *doc.Document, error) {
+		return &observations.Observation{ID: "cor-1", Type: observations.TypeCorrection, Lesson: "From the index."}, nil, nil
+	}})
+	if _, err := c.Search(Search{ActionTypes: []string{"git:push-force"}}); err != nil {
+		t.Fatal(err)
+	}
+	r := c.Files(root)
+	if o, err := r.Observation(rel); err != nil || o.Lesson != "From the index." {
+		t.Fatalf("unchanged file: %+v %v", o, err)
+	}
+	os.WriteFile(abs, []byte(strings.Replace(file, "From the file.", "From the edited file.", 1)), 0o644)
+	future := time.Now().Add(time.Hour)
+	os.Chtimes(abs, future, future)
+	if o, err := r.Observation(rel); err != nil || o.Lesson != "From the edited file." {
+		t.Fatalf("edited file: %+v %v", o, err)
+	}
+}
+
+// A recall over the activation index gives what a recall over any other
+// Searcher of the same documents gives (the in-memory one of the engine
+// tests, which reads the fields as the bleve index stores them).
+func TestCompiledRecallMatchesFields(t *testing.T) {
+	docs := compiledDocs()
+	c := compile(t, docs, CompileOptions{})
+	mem := &memIndex{}
+	for _, d := range docs {
+		mem.hits = append(mem.hits, d.Hit)
+	}
+	files := memFiles{obs: map[string]*observations.Observation{}}
+	for _, d := range docs {
+		if d.Layer == LayerObservations {
+			files.obs[d.Path] = &observations.Observation{ID: d.ID, Type: d.Type, Title: d.Title, Sessions: int(fieldNumber(d.Fields["sessions"])),
+				Trigger: fieldString(d.Fields["trigger"]), Lesson: fieldString(d.Fields["lesson"]), Statement: fieldString(d.Fields["statement"])}
+		}
+	}
+	q := Query{Tool: "Bash", Input: []byte(`{"command":"git push --force origin main"}`)}
+	var got [2][]string
+	for i, ix := range []Searcher{c, mem} {
+		e := &Engine{Index: ix, Files: files}
+		res, err := e.Recall(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = res.ActionTypes
+		for _, it := range res.Items {
+			got[i] = append(got[i], it.ID)
+		}
+	}
+	if !slices.Equal(got[0], got[1]) || !slices.Contains(got[0], "push.md") {
+		t.Errorf("compiled %v, fields %v", got[0], got[1])
+	}
+}
+
+// ParseCompiled refuses a truncated, foreign or tampered file without a
+// panic; Search over what it accepts does not panic.
+func TestParseCompiledRefusesDamage(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Compile(&buf, compiledDocs(), CompileOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	for n := 0; n < len(b); n += 7 {
+		if _, err := ParseCompiled(b[:n]); err == nil {
+			t.Fatalf("a file cut at %d of %d parsed", n, len(b))
+		}
+	}
+	if _, err := OpenCompiled(filepath.Join(t.TempDir(), CompiledFile)); !errors.Is(err, ErrNoCompiled) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// FuzzParseCompiled: any bytes are parsed or refused, and what is parsed
+// answers every kind of search without a panic.
+func FuzzParseCompiled(f *testing.F) {
+	var buf bytes.Buffer
+	Compile(&buf, compiledDocs(), CompileOptions{})
+	f.Add(buf.Bytes())
+	f.Add([]byte(compiledMagic + "\x02\x00\x00\x00{}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := ParseCompiled(b)
+		if err != nil {
+			return
+		}
+		for _, s := range []Search{{ActionTypes: []string{"git:push"}}, {Words: []string{"migrations", `"renderer.py"`}},
+			{Triggered: true}, {Layers: []string{LayerObservations}}} {
+			hits, _ := c.Search(s)
+			for _, h := range hits {
+				c.Files(t.TempDir()).Observation(h.Path)
+			}
+		}
+	})
+}

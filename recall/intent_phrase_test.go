@@ -1,0 +1,72 @@
+package recall
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// phraseRE is the regexp a phrase stands for (what the lexicon compiled
+// before it matched by hand): its words separated by white space, with no
+// letter or digit right before or after.
+func phraseRE(p phrase) *regexp.Regexp {
+	f := make([]string, len(p))
+	for i, w := range p {
+		if w == "*" {
+			f[i] = `\S+`
+		} else {
+			f[i] = regexp.QuoteMeta(w)
+		}
+	}
+	return regexp.MustCompile(`(?:^|[^\pL\pN])` + strings.Join(f, `\s+`) + `(?:[^\pL\pN]|$)`)
+}
+
+var phraseTexts = []string{
+	"", "force push", "please force  push the branch", "force-push", "forcepush", "force\tpush now", "x force push",
+	"reforce push", "force pushed", "force push.", "(force push)", "git push --force origin main", "drop the table users",
+	"drop table", "rm -rf build", "deploy to prod now", "deploy it to prod", "tag a release v1.2", "bump the version",
+}
+
+// Every phrase of the built-in lexicon matches exactly where its regexp
+// does, on texts with and without the phrase.
+func TestPhraseMatchesItsRegexp(t *testing.T) {
+	lex := DefaultLexicon()
+	for _, eq := range lex.eqs {
+		for _, p := range eq.phrases {
+			re := phraseRE(p)
+			texts := append([]string{strings.Join(p, " "), "a " + strings.Join(p, "  ") + ".", "x" + strings.Join(p, " "),
+				strings.Join(p, " ") + "x", strings.Join(p, "\n")}, phraseTexts...)
+			for _, s := range texts {
+				s = strings.ToLower(strings.ReplaceAll(s, "*", "thing"))
+				if got, want := p.in(s), re.MatchString(s); got != want {
+					t.Errorf("phrase %q in %q: %v, its regexp says %v", strings.Join(p, " "), s, got, want)
+				}
+			}
+		}
+	}
+}
+
+// FuzzPhrase: on ASCII text (where \s and unicode.IsSpace agree), a phrase
+// matches exactly where its regexp does.
+func FuzzPhrase(f *testing.F) {
+	f.Add("force push", "please force push it")
+	f.Add("* to prod", "deploy it to prod")
+	f.Add("rm -rf", "x rm  -rf y")
+	f.Fuzz(func(t *testing.T, ph, text string) {
+		for _, s := range []string{ph, text} {
+			for i := 0; i < len(s); i++ {
+				if s[i] >= 0x80 || s[i] == '\v' {
+					return
+				}
+			}
+		}
+		p := phrase(strings.Fields(strings.ToLower(ph)))
+		if len(p) == 0 {
+			return
+		}
+		low := strings.ToLower(text)
+		if got, want := p.in(low), phraseRE(p).MatchString(low); got != want {
+			t.Fatalf("phrase %q in %q: %v, its regexp says %v", ph, low, got, want)
+		}
+	})
+}

@@ -1,0 +1,28 @@
+package recall
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kbmem/kb/internal/config"
+	"github.com/kbmem/kb/observations"
+)
+
+// ConfigFor is recall's configuration from kb.yaml: its recall section,
+// the taxonomy with kb.yaml's action_types, the lexicon with its
+// equivalents, and the semantic layer when embeddings are on.
+// scopeProjects is set for a KB that holds the sessions of many projects
+// (Config.ScopeProjects). kb and the hook entry point both configure
+// recall here, so a hook recalls as `kb recall` does.
+func ConfigFor(c config.Config, scopeProjects bool) (Config, error) {
+	tax, err := observations.TaxonomyOf(c.ActionTypes)
+	if err != nil {
+		return Config{}, &config.Error{Msg: "action_types: " + err.Error()}
+	}
+	lex, err := DefaultLexicon().Extend(strings.Join(c.Recall.Equivalents, "\n"))
+	if err != nil {
+		return Config{}, &config.Error{Msg: fmt.Sprintf("recall.equivalents: %v", err)}
+	}
+	return Config{Budget: c.Recall.Budget, Budgets: c.Recall.Budgets, HighConsequence: c.Recall.HighConsequence,
+		Taxonomy: tax, Lexicon: lex, Semantic: c.Embeddings.Enabled, ScopeProjects: scopeProjects}, nil
+}
