@@ -77,6 +77,9 @@ func (x *Searcher) compileActivation(dirs map[string]int64) error {
 	}
 	o := recall.CompileOptions{Meta: recall.CompiledMeta{Compiled: time.Now().UTC(), Dirs: recallDirs(dirs)},
 		Load: x.k.loadItem}
+	if tax, err := x.k.Taxonomy(); err == nil {
+		o.Taxonomy = tax // the hooks' taxonomy while kb.yaml's action_types stay as they are
+	}
 	if prev, err := recall.OpenCompiled(x.k.activationPath()); err == nil {
 		defer prev.Close()
 		o.Prev = prev

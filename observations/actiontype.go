@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"github.com/kbmem/kb/internal/textutil"
+	"hash/fnv"
 	"path"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -59,6 +61,9 @@ var ErrBadRule = errors.New("bad action-type rule")
 // Taxonomy classifies actions into action types ("domain:verb[:object]"):
 // the built-in rules plus user extensions.
 type Taxonomy struct {
+	rules   []Rule // the extra rules, for Key
+	keyOnce sync.Once
+	key     string
 	order   map[string]int
 	desc    map[string]string
 	cmds    []cmdPattern
@@ -114,12 +119,26 @@ func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
 			return nil, fmt.Errorf("built-in rule %d: %w", i, err)
 		}
 	}
+	t.rules = extra
 	for i, r := range extra {
 		if err := t.add(r, true); err != nil {
 			return nil, fmt.Errorf("taxonomy rule %d (%q): %w", i+1, r.Type, err)
 		}
 	}
 	return t, nil
+}
+
+// Key identifies what the taxonomy classifies by: a hash of its rules,
+// built-in and extra. Two taxonomies with the same key classify alike, so
+// what one classified (the activation index's trigger types) holds for
+// the other.
+func (t *Taxonomy) Key() string {
+	t.keyOnce.Do(func() {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%v|%v", builtinRules, t.rules)
+		t.key = strconv.FormatUint(h.Sum64(), 36)
+	})
+	return t.key
 }
 
 // defaultTaxonomy compiles the built-in rules on first use, not at program

@@ -130,7 +130,7 @@ func (e *Engine) standingCandidates() ([]*candidate, error) {
 		{LayerObservations, []string{observations.TypeCorrection, observations.TypePreference}},
 		{LayerLibrary, []string{"convention", "preference"}},
 	} {
-		hits, err := e.Index.Search(Search{Layers: []string{s.layer}, DocTypes: s.types, Limit: 1000, Fields: StoredFields})
+		hits, err := e.Index.Search(Search{Layers: []string{s.layer}, DocTypes: s.types, Standing: true, Limit: 1000, Fields: StoredFields})
 		if err != nil {
 			return nil, fmt.Errorf("recall: %w", err)
 		}

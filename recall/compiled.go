@@ -49,6 +49,9 @@ type CompiledMeta struct {
 	// background sync.
 	Dirs map[string]int64 `json:"dirs,omitempty"`
 	Docs int              `json:"docs"`
+	// TaxonomyKey is the Key of the taxonomy the trigger types were
+	// classified with; a hook with another taxonomy classifies again.
+	TaxonomyKey string `json:"taxonomy,omitempty"`
 }
 
 // CompileDoc is one document to compile: the hit recall's Searcher would
@@ -74,6 +77,8 @@ type CompileOptions struct {
 	// document whose file cannot be read is compiled without its item
 	// record: a hook then reads the file (Files).
 	Load func(path, layer string) (*observations.Observation, *doc.Document, error)
+	// Taxonomy, if set, classifies the candidates' triggers once, here.
+	Taxonomy *observations.Taxonomy
 }
 
 // candRecord is a candidate as the activation index stores it: what
@@ -100,6 +105,7 @@ type candRecord struct {
 	Said        string      `json:"sa,omitempty"`
 	SigsSaid    []sigRecord `json:"ss,omitempty"`
 	SigsLesson  []sigRecord `json:"sl,omitempty"`
+	TrigTypes   []string    `json:"tt,omitempty"`
 }
 
 type sigRecord struct {
@@ -127,6 +133,8 @@ type docRecord struct {
 type precomputed struct {
 	said                 string
 	sigsSaid, sigsLesson []signature
+	taxKey               string // the taxonomy trigTypes come from; "": none
+	trigTypes            []string
 }
 
 func sigRecords(sigs []signature) []sigRecord {
@@ -145,9 +153,9 @@ func signaturesOf(rs []sigRecord) []signature {
 	return out
 }
 
-// candRecordOf builds the candidate record of a hit.
-func candRecordOf(h Hit) candRecord {
-	c := candidateOf(h)
+// candRecordOf builds the record of a hit's candidate c, with its
+// trigger's types when tax is set.
+func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 	r := candRecord{ID: c.id, Title: c.title, Description: c.description, Status: c.status, Types: c.types,
 		Phrases: c.phrases, Text: c.text, Lesson: c.lesson, Trigger: c.trigger, Projects: c.projects,
 		Importance: c.importance, Sessions: c.sessions, Excerpt: c.excerpt, Author: c.author,
@@ -163,16 +171,21 @@ func candRecordOf(h Hit) candRecord {
 		r.SigsSaid = sigRecords(signatures(r.Said))
 	}
 	r.SigsLesson = sigRecords(signatures(c.lesson))
+	if tax != nil {
+		r.TrigTypes = c.triggerTypes(tax)
+	}
 	return r
 }
 
-// candidate is the candidate of a record, with the hit's path and kind.
-func (r *candRecord) candidate(path, layer, typ string) *candidate {
+// candidate is the candidate of a record, with the hit's path and kind;
+// taxKey is the key of the taxonomy the record's trigger types come from.
+func (r *candRecord) candidate(path, layer, typ, taxKey string) *candidate {
 	c := &candidate{path: path, id: r.ID, layer: layer, typ: typ, title: r.Title, description: r.Description,
 		status: r.Status, types: r.Types, phrases: r.Phrases, text: r.Text, lesson: r.Lesson, trigger: r.Trigger,
 		projects: r.Projects, importance: r.Importance, sessions: r.Sessions, excerpt: r.Excerpt, author: r.Author,
 		fromSession: r.FromSession, pasted: r.Pasted,
-		pre: &precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson)}}
+		pre: &precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson),
+			taxKey: taxKey, trigTypes: r.TrigTypes}}
 	for _, f := range r.Files {
 		c.files = append(c.files, fileRef{base: f[0], parent: f[1]})
 	}
@@ -212,7 +225,10 @@ const (
 	termWord   = 'w' // an analyzed word of the text fields
 )
 
-const flagTriggered = 1 // the document has a triggers value
+const (
+	flagTriggered = 1 // the document has a triggers value
+	flagStanding  = 2 // the document may stand in a new session's context (mayStand)
+)
 
 type compiledHeader struct {
 	Meta   CompiledMeta `json:"meta"`
@@ -238,8 +254,16 @@ const (
 func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	docs = slices.Clone(docs)
 	slices.SortFunc(docs, func(a, b CompileDoc) int { return cmp.Compare(a.Path, b.Path) })
+	prev := o.Prev
 	meta := o.Meta
 	meta.Docs = len(docs)
+	meta.TaxonomyKey = ""
+	if o.Taxonomy != nil {
+		meta.TaxonomyKey = o.Taxonomy.Key()
+	}
+	if prev != nil && prev.h.Meta.TaxonomyKey != meta.TaxonomyKey {
+		prev = nil // its trigger types are another taxonomy's
+	}
 	h := compiledHeader{Meta: meta, Docs: len(docs)}
 	layerIx, typeIx := map[string]int{}, map[string]int{}
 	intern := func(m map[string]int, list *[]string, s string) int {
@@ -266,7 +290,6 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		keys    bytes.Buffer
 		total   float64
 		weights = map[string]float32{}
-		prev    = o.Prev
 		pi      = 0 // the next document of prev, in path order
 	)
 	// prevRecords are the records prev holds for path at stamp, if any.
@@ -309,6 +332,10 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 				}
 			}
 		}
+		cd := candidateOf(d.Hit)
+		if mayStand(cd) {
+			flags |= flagStanding
+		}
 		clear(weights)
 		var length float32
 		add := func(text string, w float32) {
@@ -334,7 +361,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		cand, item, ok := prevRecords(d.Path, d.Stamp)
 		if !ok {
 			var err error
-			if cand, err = json.Marshal(candRecordOf(d.Hit)); err != nil {
+			if cand, err = json.Marshal(candRecordOf(cd, o.Taxonomy)); err != nil {
 				return fmt.Errorf("activation index: %s: %w", d.Path, err)
 			}
 			var (
@@ -655,7 +682,8 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		}
 	default:
 		for d := range c.h.Docs {
-			if keep(d) && (!s.Triggered || c.doc(d).flags&flagTriggered != 0) {
+			f := c.doc(d).flags
+			if keep(d) && (!s.Triggered || f&flagTriggered != 0) && (!s.Standing || f&flagStanding != 0) {
 				scores[d] = float64(c.doc(d).rank)
 			}
 		}
@@ -727,7 +755,7 @@ func (c *Compiled) hit(d int) (Hit, error) {
 	c.byPath[path] = d
 	c.mu.Unlock()
 	return Hit{Path: path, ID: r.ID, Layer: layer, Type: typ, Title: r.Title, Description: r.Description,
-		cand: r.candidate(path, layer, typ)}, nil
+		cand: r.candidate(path, layer, typ, c.h.Meta.TaxonomyKey)}, nil
 }
 
 // item decodes the item record of the document at path, one this index

@@ -61,7 +61,7 @@ func paths(hits []Hit) []string {
 // parts, stop words dropped), triggered library notes, and a layer and
 // type listing ranked by recurrence; filters and limits hold.
 func TestCompiledSearch(t *testing.T) {
-	c := compile(t, compiledDocs(), CompileOptions{Meta: CompiledMeta{Dirs: map[string]int64{"observations": 1}}})
+	c := compile(t, compiledDocs(), CompileOptions{Meta: CompiledMeta{Dirs: map[string]int64{"observations": 1}}, Taxonomy: observations.Default()})
 	if c.Meta().Docs != 4 {
 		t.Fatalf("meta %+v", c.Meta())
 	}
@@ -82,6 +82,8 @@ func TestCompiledSearch(t *testing.T) {
 		{"triggered", Search{Triggered: true, Layers: []string{LayerLibrary}}, []string{"library/conventions/review.md"}},
 		{"standing, recurrence first", Search{Layers: []string{LayerObservations}, DocTypes: []string{observations.TypeCorrection, observations.TypePreference}},
 			[]string{"observations/preferences/tabs.md", "observations/corrections/push.md", "observations/corrections/migrate.md"}},
+		{"standing only", Search{Layers: []string{LayerObservations}, Standing: true},
+			[]string{"observations/preferences/tabs.md", "observations/corrections/push.md"}},
 		{"limit", Search{Layers: []string{LayerObservations}, Limit: 1}, []string{"observations/preferences/tabs.md"}},
 	} {
 		hits, err := c.Search(tc.s)
@@ -96,6 +98,10 @@ func TestCompiledSearch(t *testing.T) {
 	cd := candidateOf(hits[0])
 	if cd.pre == nil || cd.lesson == "" || !slices.Contains(cd.types, "git:push-force") || cd.sessions != 2 {
 		t.Errorf("the compiled candidate: %+v", cd)
+	}
+	// Its trigger was classified when compiled, with this taxonomy.
+	if tt := cd.triggerTypes(observations.Default()); !slices.Contains(tt, "git:push-force") || cd.pre.taxKey != observations.Default().Key() {
+		t.Errorf("trigger types %v (key %q)", tt, cd.pre.taxKey)
 	}
 }
 

@@ -129,16 +129,20 @@ func (e *Engine) relevant(ctx context.Context, cue *cue, q Query, cands []*candi
 // its moment through its action's cue, and another project's one-off
 // lesson not at all. Review is read from the file (item).
 func (e *Engine) standing(c *candidate, q Query) bool {
-	if c.layer != LayerObservations {
-		return true
+	if !mayStand(c) {
+		return false
 	}
-	if c.sessions >= 2 || c.status == observations.StatusPromoted {
-		return true
-	}
-	if c.typ == observations.TypePreference {
+	if c.layer == LayerObservations && c.sessions < 2 && c.status != observations.StatusPromoted && c.typ == observations.TypePreference {
 		return !e.Config.ScopeProjects || q.Project == "" || inProject(c.projects, q.Project)
 	}
-	return false
+	return true
+}
+
+// mayStand is standing without the project: a library note, a lesson that
+// recurred or was promoted, a preference.
+func mayStand(c *candidate) bool {
+	return c.layer != LayerObservations || c.sessions >= 2 || c.status == observations.StatusPromoted ||
+		c.typ == observations.TypePreference
 }
 
 // read makes the items of the relevant candidates, best first, reading at

@@ -461,6 +461,9 @@ func (cu *cue) ruledOut(c *candidate, generalized bool) bool {
 // triggerTypes are the action types the candidate's trigger classifies
 // as, classified once per candidate.
 func (c *candidate) triggerTypes(tax *observations.Taxonomy) []string {
+	if !c.trigTyped && c.pre != nil && c.pre.taxKey != "" && c.pre.taxKey == tax.Key() {
+		c.trigTypes, c.trigTyped = c.pre.trigTypes, true
+	}
 	if !c.trigTyped {
 		c.trigTypes, c.trigTyped = tax.ClassifyText(c.trigger), true
 	}

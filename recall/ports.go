@@ -39,9 +39,13 @@ type Search struct {
 	Words []string
 	// Triggered: the documents with a value in their triggers field.
 	Triggered bool
-	Layers    []string
-	DocTypes  []string
-	Limit     int
+	// Standing asks for the documents that may stand in a new session's
+	// context (Engine.standing, without the project): a Searcher may
+	// return only those, and need not; the engine filters them anyway.
+	Standing bool
+	Layers   []string
+	DocTypes []string
+	Limit    int
 	// Fields are the stored fields to return in Hit.Fields.
 	Fields []string
 }
