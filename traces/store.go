@@ -1053,6 +1053,17 @@ func (s *Store) Read(session string, fn func(Record) error) ([]Problem, error) {
 // and skipped. Lines of any length are read; the file is opened inside
 // Root, following no link out of it.
 func (s *Store) ReadFile(rel string, fn func(Record) error) (int64, []Problem, error) {
+	return s.readFile(rel, fn, false)
+}
+
+// ReadWork is ReadFile with the records in their work form (WorkText,
+// work.go): the bounded view extraction judges. A huge line costs one
+// pass over its bytes, not a decoding of its strings.
+func (s *Store) ReadWork(rel string, fn func(Record) error) (int64, []Problem, error) {
+	return s.readFile(rel, fn, true)
+}
+
+func (s *Store) readFile(rel string, fn func(Record) error, work bool) (int64, []Problem, error) {
 	f, err := s.files().Open(filepath.Join(s.Root, filepath.FromSlash(rel)))
 	if err != nil {
 		return 0, nil, fmt.Errorf("read session %s: %w", rel, err)
@@ -1061,12 +1072,16 @@ func (s *Store) ReadFile(rel string, fn func(Record) error) (int64, []Problem, e
 	ls := newLineScan(f, Pos{})
 	var problems []Problem
 	for {
-		line, num, ok, err := ls.next()
+		line, num, ok, bad, err := ls.nextLine(work)
 		if err != nil {
 			return ls.off, problems, fmt.Errorf("read %s: %w", rel, err)
 		}
 		if !ok {
 			return ls.off, problems, nil
+		}
+		if bad != nil {
+			problems = append(problems, Problem{Path: rel, Line: num, Msg: "malformed record: " + bad.Error(), Rule: "trace"})
+			continue
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -1249,7 +1264,7 @@ func summarize(root string, sc *summaryScan) error {
 	ls := newLineScan(f, Pos{Offset: sc.Size, Line: sc.Lines})
 	in := &sc.Info
 	for {
-		line, _, ok, err := ls.next()
+		line, _, ok, bad, err := ls.nextWork()
 		if err != nil {
 			return fmt.Errorf("summarize %s: %w", sc.Info.Path, err)
 		}
@@ -1257,7 +1272,7 @@ func summarize(root string, sc *summaryScan) error {
 			break
 		}
 		var r summaryRec
-		if json.Unmarshal(line, &r) != nil {
+		if bad != nil || json.Unmarshal(line, &r) != nil {
 			continue
 		}
 		if in.ID == "" {
