@@ -550,6 +550,40 @@ func (s *lineScan) nextLine(stream bool) (line []byte, num int, ok bool, bad err
 	return line, s.line, true, nil, nil
 }
 
+// hugeLine is the length from which a parser takes a line from its
+// scanner (take) rather than copying it, and detaches its records from it.
+const hugeLine = 1 << 20
+
+// own returns raw, the line next returned, as a line the caller may keep
+// slices of (prepLine'd): a copy, or for a huge line (more than hugeLine
+// bytes, reported) the scanner's own buffer, which it then lets go of (the
+// next line gets a new one) rather than copy the line once more.
+func (s *lineScan) own(raw []byte) (line []byte, huge bool) {
+	if len(raw) > hugeLine {
+		s.buf = nil
+		return prepLine(raw), true
+	}
+	return prepLine(bytes.Clone(raw)), false
+}
+
+// detach gives the raw JSON values of recs (Input, Extra) their own
+// memory, so that the line they were sliced from can be freed.
+func detach(recs []Record) {
+	for i := range recs {
+		r := &recs[i]
+		if r.Input != nil {
+			r.Input = bytes.Clone(r.Input)
+		}
+		if len(r.Extra) > 0 {
+			extra := make(map[string]json.RawMessage, len(r.Extra))
+			for k, v := range r.Extra {
+				extra[k] = bytes.Clone(v)
+			}
+			r.Extra = extra
+		}
+	}
+}
+
 func (s *lineScan) pos(state map[string]string) Pos {
 	return Pos{Offset: s.off, Line: s.line, State: state}
 }

@@ -781,9 +781,67 @@ func recordSize(r *Record) int {
 }
 
 func writeLine(buf *bytes.Buffer, rec *Record) error {
-	b, err := json.Marshal(rec)
+	if len(rec.Text) < hugeLine && len(rec.Output) < hugeLine {
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("encode record %d of session %s: %w", rec.Seq, rec.Session, err)
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+		return nil
+	}
+	return writeHuge(buf, rec)
+}
+
+// Placeholders of writeHuge: a NUL never comes out of json.Marshal as is.
+const (
+	textMark   = "\x00kb-text\x00"
+	outputMark = "\x00kb-output\x00"
+)
+
+// writeHuge writes a record with a huge Text or Output as json.Marshal
+// would, but with those strings escaped straight into buf (grown once):
+// encoding/json would build the line in a buffer of its own, grown and
+// copied again and again, before buf copies it once more.
+func writeHuge(buf *bytes.Buffer, rec *Record) error {
+	r := *rec
+	if r.Text != "" {
+		r.Text = textMark
+	}
+	if r.Output != "" {
+		r.Output = outputMark
+	}
+	b, err := json.Marshal(&r)
 	if err != nil {
 		return fmt.Errorf("encode record %d of session %s: %w", rec.Seq, rec.Session, err)
+	}
+	type part struct {
+		mark []byte
+		s    string
+	}
+	var parts []part
+	for _, p := range []part{{jsonString(textMark), rec.Text}, {jsonString(outputMark), rec.Output}} {
+		if p.s == "" {
+			continue
+		}
+		if bytes.Count(b, p.mark) != 1 {
+			// The mark is in another field too: no shortcut.
+			b, err = json.Marshal(rec)
+			if err != nil {
+				return fmt.Errorf("encode record %d of session %s: %w", rec.Seq, rec.Session, err)
+			}
+			buf.Write(b)
+			buf.WriteByte('\n')
+			return nil
+		}
+		parts = append(parts, p)
+	}
+	buf.Grow(len(b) + len(rec.Text) + len(rec.Output) + (len(rec.Text)+len(rec.Output))/32 + 1)
+	for _, p := range parts {
+		i := bytes.Index(b, p.mark)
+		buf.Write(b[:i])
+		buf.Write(appendJSONString(buf.AvailableBuffer(), p.s))
+		b = b[i+len(p.mark):]
 	}
 	buf.Write(b)
 	buf.WriteByte('\n')

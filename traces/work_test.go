@@ -232,3 +232,41 @@ func ExampleCutNote() {
 	fmt.Printf("%q\n", CutNote(52134567))
 	// Output: "\n\n[kb: 52134567 bytes not read here]\n\n"
 }
+
+// TestWriteHuge: a record with a huge text or output is written byte for
+// byte as json.Marshal writes it.
+func TestWriteHuge(t *testing.T) {
+	var all strings.Builder
+	for c := 0; c < 256; c++ {
+		all.WriteByte(byte(c))
+	}
+	all.WriteString("\u2028\u2029<a&b>\"\\é🙂")
+	text := strings.Repeat(all.String(), (hugeLine/all.Len())+2)
+	for _, rec := range []Record{
+		{Session: "s", Seq: 1, Role: RoleUser, Kind: KindMessage, Text: text, Input: json.RawMessage(`{"a":"<b>"}`)},
+		{Session: "s", Seq: 2, Role: RoleTool, Kind: KindToolResult, Output: text, Text: "short & sweet"},
+		{Session: "s", Seq: 3, Text: text, Output: text + "x", Extra: map[string]json.RawMessage{"k": json.RawMessage(`"v"`)}},
+		{Session: "s", Seq: 4, Text: text, Extra: map[string]json.RawMessage{"k": jsonString(textMark)}}, // the mark twice: plain path
+	} {
+		var buf bytes.Buffer
+		if err := writeLine(&buf, &rec); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(&rec)
+		if !bytes.Equal(buf.Bytes(), append(want, '\n')) {
+			t.Fatalf("record %d: writeLine differs from json.Marshal", rec.Seq)
+		}
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "a\"b\\c", "\x00\x1f\x7f", "<>&", "\u2028\u2029", "\xff\xfe", "é🙂\xe2\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("%q: %s, json.Marshal %s", s, got, want)
+		}
+	})
+}
