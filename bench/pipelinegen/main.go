@@ -5,9 +5,10 @@
 //	                                              with every sessionId rewritten (distinct sessions)
 //	pipelinegen bigmsg -src DIR -mb N -out FILE   one Claude Code session (the first transcript
 //	  [-kind user|tool] [-secret TOKEN]           under DIR of 20 KB or more) with one message of
-//	                                              about N MB inserted after its first prompt: the
+//	  [-text real|line|words|base64]              about N MB inserted after its first prompt: the
 //	                                              real texts of every transcript under DIR, one a
-//	                                              line, repeated; a person's prompt (user) or a
+//	                                              line, repeated (or those on one line, random
+//	                                              words, base64); a person's prompt (user) or a
 //	                                              tool result (tool); TOKEN, if given, is written
 //	                                              4 KB before the message's end
 //	pipelinegen sessions -src FILE -n N -out DIR  N small Claude Code session files, the first
@@ -29,6 +30,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -94,17 +96,10 @@ func big(args []string) error {
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
-	var files []string
-	err := filepath.WalkDir(*src, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no .jsonl under %s: %v", *src, err)
+	files, err := transcriptFiles(*src)
+	if err != nil {
+		return err
 	}
-	sort.Strings(files)
 	var data [][]byte
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -208,13 +203,16 @@ func bigmsg(args []string) error {
 	mb := fl.Int("mb", 50, "size of the message in MB")
 	kind := fl.String("kind", "user", "user (a prompt) or tool (a tool result)")
 	secret := fl.String("secret", "", "a token written 4 KB before the end of the message")
-	oneLine := fl.Bool("one-line", false, "join the texts with spaces, newlines made spaces: a message of one line")
+	text := fl.String("text", "real", "real (the transcripts' texts, one a line), line (the same on one line), words (random words, one line) or base64 (random bytes, one line)")
 	out := fl.String("out", "", "output file")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
 	if *kind != "user" && *kind != "tool" {
 		return fmt.Errorf("bigmsg: -kind is user or tool, not %q", *kind)
+	}
+	if !slices.Contains([]string{"real", "line", "words", "base64"}, *text) {
+		return fmt.Errorf("bigmsg: -text is real, line, words or base64, not %q", *text)
 	}
 	files, err := transcriptFiles(*src)
 	if err != nil {
@@ -239,20 +237,30 @@ func bigmsg(args []string) error {
 	var body strings.Builder
 	body.Grow(target + 1<<16)
 	planted := *secret == ""
+	ws := benchWords()
+	r := rand.New(rand.NewPCG(3, 4))
+	raw := make([]byte, 3<<10)
 	for i := 0; body.Len() < target; i++ {
 		if !planted && body.Len() >= target-4096 {
-			body.WriteString("export TOKEN=" + *secret + " \n")
+			body.WriteString(" export TOKEN=" + *secret + " \n")
 			planted = true
 		}
-		t := texts[i%len(texts)]
-		if *oneLine {
-			t = strings.ReplaceAll(t, "\n", " ")
-			body.WriteString(t)
+		switch *text {
+		case "real":
+			body.WriteString(texts[i%len(texts)])
+			body.WriteByte('\n')
+		case "line":
+			body.WriteString(strings.ReplaceAll(texts[i%len(texts)], "\n", " "))
 			body.WriteByte(' ')
-			continue
+		case "words":
+			body.WriteString(ws[r.IntN(len(ws))])
+			body.WriteByte(' ')
+		case "base64":
+			for j := range raw {
+				raw[j] = byte(r.Uint32())
+			}
+			body.WriteString(base64.StdEncoding.EncodeToString(raw))
 		}
-		body.WriteString(t)
-		body.WriteByte('\n')
 	}
 	f, err := os.Create(*out)
 	if err != nil {
