@@ -252,13 +252,15 @@ func (k *KB) selectSessions(store *traces.Store, x *observations.Run, state *ext
 	return selected, nil
 }
 
-// readSession reads a session file into records, meta records left out.
+// readSession reads a session file into records, meta records left out,
+// in their work form (traces.WorkText: a string of more than 256 KiB is
+// judged by its first 192 KiB and its last 64 KiB).
 // Malformed lines are problems and skipped; a torn last line (the agent
 // still writing) is left for the next run (the size marker then differs);
 // an I/O error fails the session.
 func (k *KB) readSession(info traces.SessionInfo) (*observations.Session, int64, []Problem, error) {
 	sess := &observations.Session{ID: info.ID}
-	size, probs, err := (&traces.Store{Root: k.Root}).ReadFile(info.Path, func(rec traces.Record) error {
+	size, probs, err := (&traces.Store{Root: k.Root}).ReadWork(info.Path, func(rec traces.Record) error {
 		if rec.Kind == traces.KindMeta {
 			return nil
 		}

@@ -73,7 +73,7 @@ type turnsScan struct {
 	IDs   []string `json:"ids,omitempty"`   // the identity of each occurrence (agent id, else time), parallel to Turns
 }
 
-const turnsVersion = 1
+const turnsVersion = 2 // 2: turns longer than WorkMax hashed in their work form
 
 // Attribution loads (and brings up to date) the recurrence index and
 // returns the attribution over the store's sessions. The index is a cache:
@@ -181,14 +181,14 @@ func (s *Store) scanTurns(rel string, sc *turnsScan) error {
 	}
 	ls := newLineScan(f, Pos{Offset: sc.Size, Line: sc.Lines})
 	for {
-		line, _, ok, err := ls.next()
+		line, _, ok, bad, err := ls.nextWork()
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
-		if !bytes.Contains(line, []byte(`"role":"user"`)) {
+		if bad != nil || !bytes.Contains(line, []byte(`"role":"user"`)) {
 			continue
 		}
 		var r Record
@@ -235,7 +235,7 @@ func recurCandidate(r *Record) bool {
 // turnHashes are the index keys of a turn: its whole normalized text, and
 // for a long turn its opening too; none for a short turn.
 func turnHashes(text string) []string {
-	n := normTurn(text)
+	n := normTurn(WorkText(text))
 	runes := utf8.RuneCountInString(n)
 	if runes < recurMinRunes {
 		return nil

@@ -42,8 +42,11 @@ func setAuthor(r *Record) {
 	}
 }
 
-// textAuthor is the author a person-role message's text alone implies.
+// textAuthor is the author a person-role message's text alone implies,
+// judged on its work form (WorkText): a huge paste costs no more than
+// 256 KiB of regexp work.
 func textAuthor(text string) string {
+	text = WorkText(text)
 	switch {
 	case harnessWrapped(text):
 		return AuthorHarness
@@ -97,6 +100,7 @@ const tplMinRunes = 600
 // (two emphasised or capitalised imperatives, or a section heading of a
 // template's kind: goal, outline, execution steps, ...).
 func TemplateShape(text string) bool {
+	text = WorkText(text)
 	if len(text) < tplMinRunes || utf8.RuneCountInString(text) < tplMinRunes {
 		return false
 	}
@@ -119,6 +123,7 @@ func TemplateShape(text string) bool {
 // lists); with verbatim recurrence across sessions (Attribution) it tells
 // an injected text from a person re-sending their own prose.
 func TemplateHint(text string) bool {
+	text = WorkText(text)
 	return len(tplHeading.FindAllStringIndex(text, 2)) >= 2 ||
 		len(tplStep.FindAllStringIndex(text, 3)) >= 3 ||
 		tplPlaceholder.MatchString(text) ||

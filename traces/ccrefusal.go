@@ -102,11 +102,11 @@ func versionAtLeast(v string, want ...int) bool {
 
 // ccRefusalOf reads a tool_result as a refusal: its form, and the reason
 // the person typed for a reason refusal (empty when they typed none).
-func ccRefusalOf(isErr bool, content, toolUseResult json.RawMessage) (reason string, form int) {
-	c, ok := asString(content)
-	if !isErr || !ok {
+func ccRefusalOf(isErr bool, content json.RawMessage, text string, toolUseResult json.RawMessage) (reason string, form int) {
+	if !isErr || !isJSONString(content) {
 		return "", ccNoRefusal
 	}
+	c := text // content decoded (ccText of a string is the string)
 	if len(toolUseResult) > 0 && !isNull(toolUseResult) {
 		s, ok := asString(toolUseResult)
 		if !ok || (s != c && s != "Error: "+c) {

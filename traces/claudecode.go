@@ -1,7 +1,6 @@
 package traces
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -106,8 +105,10 @@ func (p *ClaudeCode) Parse(r io.Reader, file string, start Pos, emit func(Record
 			break
 		}
 		// A copy: the records keep slices of the line (splitObject), and
-		// the scanner reuses its buffer.
-		line := prepLine(bytes.Clone(raw))
+		// the scanner reuses its buffer. A huge line is taken from the
+		// scanner instead (no second copy), and its records are detached
+		// from it below, so that it is not held while they are redacted.
+		line, huge := lr.own(raw)
 		if len(line) == 0 {
 			continue
 		}
@@ -120,6 +121,10 @@ func (p *ClaudeCode) Parse(r io.Reader, file string, start Pos, emit func(Record
 			continue
 		}
 		recs, msg := st.convert(obj, num)
+		if huge {
+			obj, line = nil, nil
+			detach(recs)
+		}
 		if msg != "" {
 			problems = append(problems, Problem{Path: file, Line: num, Msg: msg})
 		}
@@ -417,7 +422,7 @@ func (s *ccState) userBlocks(base Record, obj, msg object, lineExtra map[string]
 			rec.IsError = b.boolean("is_error")
 			c := b.get("content")
 			rec.Output = ccText(c)
-			if _, isStr := asString(c); !isStr && !isNull(c) && !ccAllText(c) {
+			if !isJSONString(c) && !isNull(c) && !ccAllText(c) {
 				// Images or other non-text blocks: keep the blocks too.
 				rec.Extra = addExtra(rec.Extra, "content", c)
 			}
@@ -426,7 +431,7 @@ func (s *ccState) userBlocks(base Record, obj, msg object, lineExtra map[string]
 				rec.Author = AuthorPersonChoice
 			}
 			ownText := ccOwnErrors(s.calls.name(rec.CallID), obj.str("version"))
-			switch reason, form := ccRefusalOf(rec.IsError, c, lineExtra["toolUseResult"]); {
+			switch reason, form := ccRefusalOf(rec.IsError, c, rec.Output, lineExtra["toolUseResult"]); {
 			case form != ccNoRefusal && ownText:
 				rec.Marks = append(rec.Marks, MarkRejected)
 				out = append(out, rec)
@@ -578,11 +583,14 @@ func ccAllText(v json.RawMessage) bool {
 }
 
 func asString(v json.RawMessage) (string, bool) {
-	if len(v) == 0 || v[0] != '"' {
+	if !isJSONString(v) {
 		return "", false
 	}
 	return rawString(v), true
 }
+
+// isJSONString reports a raw string value, without decoding it.
+func isJSONString(v json.RawMessage) bool { return len(v) > 0 && v[0] == '"' }
 
 func extraExcept(obj object, skip []string, more ...string) map[string]json.RawMessage {
 	var m map[string]json.RawMessage

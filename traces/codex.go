@@ -1,7 +1,6 @@
 package traces
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"github.com/kbmem/kb/internal/textutil"
@@ -110,8 +109,9 @@ func (p *Codex) Parse(r io.Reader, file string, start Pos, emit func(Record) err
 			break
 		}
 		// A copy: the records keep slices of the line (splitObject), and
-		// the scanner reuses its buffer.
-		line := prepLine(bytes.Clone(raw))
+		// the scanner reuses its buffer; a huge line is taken from the
+		// scanner and its record detached from it (claudecode.go).
+		line, huge := lr.own(raw)
 		if len(line) == 0 {
 			continue
 		}
@@ -124,6 +124,11 @@ func (p *Codex) Parse(r io.Reader, file string, start Pos, emit func(Record) err
 			continue
 		}
 		c := st.convert(obj, num)
+		if huge {
+			one := []Record{c.rec}
+			detach(one)
+			c.rec, obj, line = one[0], nil, nil
+		}
 		if pending != nil {
 			if c.userEvent && normText(c.rec.Text) == normText(pending.text) {
 				c.rec.Extra = addExtra(c.rec.Extra, "merged_lines", json.RawMessage("["+strconv.Itoa(pending.rec.Source.Line)+"]"))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -491,10 +492,36 @@ func newLineScan(r io.Reader, start Pos) *lineScan {
 // next returns the next complete line without its line ending, and its
 // 1-based number. ok is false at the end of the complete lines.
 func (s *lineScan) next() (line []byte, num int, ok bool, err error) {
+	line, num, ok, _, err = s.nextLine(false)
+	return line, num, ok, err
+}
+
+// nextLine is next, or with stream nextWork (work.go): a line longer than
+// WorkMax is streamed through the work rewriter instead of held, and comes
+// in its work form; bad says why a long line is not valid JSON.
+func (s *lineScan) nextLine(stream bool) (line []byte, num int, ok bool, bad error, err error) {
 	s.buf = s.buf[:0]
+	var w *work
+	n := 0
 	for {
 		chunk, err := s.br.ReadSlice('\n')
-		s.buf = append(s.buf, chunk...)
+		n += len(chunk)
+		if stream && w == nil && len(s.buf)+len(chunk) > WorkMax+2 { // +2: the line ending
+			w = newWork(workLimits)
+			w.feed(s.buf)
+			s.buf = s.buf[:0]
+		}
+		switch {
+		case w != nil:
+			w.feed(chunk)
+		case len(s.buf)+len(chunk) > cap(s.buf):
+			// Double: append grows a large slice by a quarter, which
+			// copies a line of 50 MB some twenty times over.
+			s.buf = slices.Grow(s.buf, max(len(chunk), len(s.buf)))
+			fallthrough
+		default:
+			s.buf = append(s.buf, chunk...)
+		}
 		if err == nil {
 			break
 		}
@@ -502,18 +529,59 @@ func (s *lineScan) next() (line []byte, num int, ok bool, err error) {
 			continue
 		}
 		if errors.Is(err, io.EOF) {
-			return nil, 0, false, nil
+			return nil, 0, false, nil, nil
 		}
-		return nil, 0, false, err
+		return nil, 0, false, nil, err
 	}
 	s.prevOff, s.prevLn = s.off, s.line
-	s.off += int64(len(s.buf))
+	s.off += int64(n)
 	s.line++
-	line = s.buf[:len(s.buf)-1]
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
+	if w != nil {
+		out, bad := w.finish()
+		if bad != nil {
+			return nil, s.line, true, fmt.Errorf("invalid JSON in a line of %d bytes: %w", n, bad), nil
+		}
+		return out, s.line, true, nil, nil
 	}
-	return line, s.line, true, nil
+	line = s.buf[:len(s.buf)-1]
+	if k := len(line); k > 0 && line[k-1] == '\r' {
+		line = line[:k-1]
+	}
+	return line, s.line, true, nil, nil
+}
+
+// hugeLine is the length from which a parser takes a line from its
+// scanner (take) rather than copying it, and detaches its records from it.
+const hugeLine = 1 << 20
+
+// own returns raw, the line next returned, as a line the caller may keep
+// slices of (prepLine'd): a copy, or for a huge line (more than hugeLine
+// bytes, reported) the scanner's own buffer, which it then lets go of (the
+// next line gets a new one) rather than copy the line once more.
+func (s *lineScan) own(raw []byte) (line []byte, huge bool) {
+	if len(raw) > hugeLine {
+		s.buf = nil
+		return prepLine(raw), true
+	}
+	return prepLine(bytes.Clone(raw)), false
+}
+
+// detach gives the raw JSON values of recs (Input, Extra) their own
+// memory, so that the line they were sliced from can be freed.
+func detach(recs []Record) {
+	for i := range recs {
+		r := &recs[i]
+		if r.Input != nil {
+			r.Input = bytes.Clone(r.Input)
+		}
+		if len(r.Extra) > 0 {
+			extra := make(map[string]json.RawMessage, len(r.Extra))
+			for k, v := range r.Extra {
+				extra[k] = bytes.Clone(v)
+			}
+			r.Extra = extra
+		}
+	}
 }
 
 func (s *lineScan) pos(state map[string]string) Pos {

@@ -250,30 +250,32 @@ func rawString(v json.RawMessage) string {
 // unquote decodes the escapes of a JSON string body. It reports false on
 // anything unusual (the caller then falls back to encoding/json).
 func unquote(b []byte) (string, bool) {
-	out := make([]byte, 0, len(b))
+	// A Builder: its String is the bytes written, not a second copy.
+	var out strings.Builder
+	out.Grow(len(b))
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\\')
 		if i < 0 {
-			out = append(out, b...)
+			out.Write(b)
 			break
 		}
-		out = append(out, b[:i]...)
+		out.Write(b[:i])
 		if i+1 >= len(b) {
 			return "", false
 		}
 		switch c := b[i+1]; c {
 		case '"', '\\', '/':
-			out = append(out, c)
+			out.WriteByte(c)
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'u':
 			r, ok := hex4(b[i+2:])
 			if !ok {
@@ -295,7 +297,7 @@ func unquote(b []byte) (string, bool) {
 					r = utf8.RuneError
 				}
 			}
-			out = utf8.AppendRune(out, r)
+			out.WriteRune(r)
 			b = b[i+n:]
 			continue
 		default:
@@ -303,7 +305,7 @@ func unquote(b []byte) (string, bool) {
 		}
 		b = b[i+2:]
 	}
-	return string(out), true
+	return out.String(), true
 }
 
 func hex4(b []byte) (rune, bool) {
@@ -365,6 +367,61 @@ func addExtra(m map[string]json.RawMessage, k string, v json.RawMessage) map[str
 	}
 	m[k] = v
 	return m
+}
+
+// appendJSONString appends s as a JSON string, escaped exactly as
+// json.Marshal escapes it (HTML characters, U+2028 and U+2029 included;
+// invalid UTF-8 as U+FFFD).
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 func jsonString(s string) json.RawMessage {

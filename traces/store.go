@@ -781,9 +781,67 @@ func recordSize(r *Record) int {
 }
 
 func writeLine(buf *bytes.Buffer, rec *Record) error {
-	b, err := json.Marshal(rec)
+	if len(rec.Text) < hugeLine && len(rec.Output) < hugeLine {
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("encode record %d of session %s: %w", rec.Seq, rec.Session, err)
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+		return nil
+	}
+	return writeHuge(buf, rec)
+}
+
+// Placeholders of writeHuge: a NUL never comes out of json.Marshal as is.
+const (
+	textMark   = "\x00kb-text\x00"
+	outputMark = "\x00kb-output\x00"
+)
+
+// writeHuge writes a record with a huge Text or Output as json.Marshal
+// would, but with those strings escaped straight into buf (grown once):
+// encoding/json would build the line in a buffer of its own, grown and
+// copied again and again, before buf copies it once more.
+func writeHuge(buf *bytes.Buffer, rec *Record) error {
+	r := *rec
+	if r.Text != "" {
+		r.Text = textMark
+	}
+	if r.Output != "" {
+		r.Output = outputMark
+	}
+	b, err := json.Marshal(&r)
 	if err != nil {
 		return fmt.Errorf("encode record %d of session %s: %w", rec.Seq, rec.Session, err)
+	}
+	type part struct {
+		mark []byte
+		s    string
+	}
+	var parts []part
+	for _, p := range []part{{jsonString(textMark), rec.Text}, {jsonString(outputMark), rec.Output}} {
+		if p.s == "" {
+			continue
+		}
+		if bytes.Count(b, p.mark) != 1 {
+			// The mark is in another field too: no shortcut.
+			b, err = json.Marshal(rec)
+			if err != nil {
+				return fmt.Errorf("encode record %d of session %s: %w", rec.Seq, rec.Session, err)
+			}
+			buf.Write(b)
+			buf.WriteByte('\n')
+			return nil
+		}
+		parts = append(parts, p)
+	}
+	buf.Grow(len(b) + len(rec.Text) + len(rec.Output) + (len(rec.Text)+len(rec.Output))/32 + 1)
+	for _, p := range parts {
+		i := bytes.Index(b, p.mark)
+		buf.Write(b[:i])
+		buf.Write(appendJSONString(buf.AvailableBuffer(), p.s))
+		b = b[i+len(p.mark):]
 	}
 	buf.Write(b)
 	buf.WriteByte('\n')
@@ -1053,6 +1111,17 @@ func (s *Store) Read(session string, fn func(Record) error) ([]Problem, error) {
 // and skipped. Lines of any length are read; the file is opened inside
 // Root, following no link out of it.
 func (s *Store) ReadFile(rel string, fn func(Record) error) (int64, []Problem, error) {
+	return s.readFile(rel, fn, false)
+}
+
+// ReadWork is ReadFile with the records in their work form (WorkText,
+// work.go): the bounded view extraction judges. A huge line costs one
+// pass over its bytes, not a decoding of its strings.
+func (s *Store) ReadWork(rel string, fn func(Record) error) (int64, []Problem, error) {
+	return s.readFile(rel, fn, true)
+}
+
+func (s *Store) readFile(rel string, fn func(Record) error, work bool) (int64, []Problem, error) {
 	f, err := s.files().Open(filepath.Join(s.Root, filepath.FromSlash(rel)))
 	if err != nil {
 		return 0, nil, fmt.Errorf("read session %s: %w", rel, err)
@@ -1061,12 +1130,16 @@ func (s *Store) ReadFile(rel string, fn func(Record) error) (int64, []Problem, e
 	ls := newLineScan(f, Pos{})
 	var problems []Problem
 	for {
-		line, num, ok, err := ls.next()
+		line, num, ok, bad, err := ls.nextLine(work)
 		if err != nil {
 			return ls.off, problems, fmt.Errorf("read %s: %w", rel, err)
 		}
 		if !ok {
 			return ls.off, problems, nil
+		}
+		if bad != nil {
+			problems = append(problems, Problem{Path: rel, Line: num, Msg: "malformed record: " + bad.Error(), Rule: "trace"})
+			continue
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -1249,7 +1322,7 @@ func summarize(root string, sc *summaryScan) error {
 	ls := newLineScan(f, Pos{Offset: sc.Size, Line: sc.Lines})
 	in := &sc.Info
 	for {
-		line, _, ok, err := ls.next()
+		line, _, ok, bad, err := ls.nextWork()
 		if err != nil {
 			return fmt.Errorf("summarize %s: %w", sc.Info.Path, err)
 		}
@@ -1257,7 +1330,7 @@ func summarize(root string, sc *summaryScan) error {
 			break
 		}
 		var r summaryRec
-		if json.Unmarshal(line, &r) != nil {
+		if bad != nil || json.Unmarshal(line, &r) != nil {
 			continue
 		}
 		if in.ID == "" {

@@ -3,6 +3,14 @@
 //	pipelinegen big -src DIR -mb N -out FILE      Claude Code JSONL of about N MB: the real
 //	                                              transcripts under DIR concatenated, copy k
 //	                                              with every sessionId rewritten (distinct sessions)
+//	pipelinegen bigmsg -src DIR -mb N -out FILE   one Claude Code session (the first transcript
+//	  [-kind user|tool] [-secret TOKEN]           under DIR of 20 KB or more) with one message of
+//	  [-text real|line|words|base64]              about N MB inserted after its first prompt: the
+//	                                              real texts of every transcript under DIR, one a
+//	                                              line, repeated (or those on one line, random
+//	                                              words, base64); a person's prompt (user) or a
+//	                                              tool result (tool); TOKEN, if given, is written
+//	                                              4 KB before the message's end
 //	pipelinegen sessions -src FILE -n N -out DIR  N small Claude Code session files, the first
 //	                                              lines of FILE, each with its own sessionId
 //	pipelinegen obs -n N -kb DIR                  N observation files of varied types, action
@@ -22,6 +30,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -49,6 +58,8 @@ func main() {
 	switch os.Args[1] {
 	case "big":
 		err = big(os.Args[2:])
+	case "bigmsg":
+		err = bigmsg(os.Args[2:])
 	case "sessions":
 		err = sessions(os.Args[2:])
 	case "obs":
@@ -85,17 +96,10 @@ func big(args []string) error {
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
-	var files []string
-	err := filepath.WalkDir(*src, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no .jsonl under %s: %v", *src, err)
+	files, err := transcriptFiles(*src)
+	if err != nil {
+		return err
 	}
-	sort.Strings(files)
 	var data [][]byte
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -122,6 +126,183 @@ func big(args []string) error {
 				n += int64(len(l))
 			}
 		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// transcriptFiles lists the *.jsonl files under dir, sorted.
+func transcriptFiles(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no .jsonl under %s: %v", dir, err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// messageTexts returns the strings of 20 bytes or more inside the messages
+// of a Claude Code transcript (prompts, answers, thinking, tool input and
+// results; signatures left out), in file order.
+func messageTexts(b []byte) []string {
+	var out []string
+	var walk func(v any, key string)
+	walk = func(v any, key string) {
+		switch v := v.(type) {
+		case string:
+			if len(v) >= 20 && key != "signature" && key != "id" && key != "tool_use_id" {
+				out = append(out, v)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e, key)
+			}
+		case map[string]any:
+			for k, e := range v {
+				walk(e, k)
+			}
+		}
+	}
+	for line := range bytes.Lines(b) {
+		var rec struct {
+			Message json.RawMessage `json:"message"`
+		}
+		if json.Unmarshal(line, &rec) != nil || len(rec.Message) == 0 {
+			continue
+		}
+		var m any
+		if json.Unmarshal(rec.Message, &m) == nil {
+			// Map order is random: walk content in order, the rest sorted.
+			if mm, ok := m.(map[string]any); ok {
+				keys := make([]string, 0, len(mm))
+				for k := range mm {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					walk(mm[k], k)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// bigmsg writes one real session with one message of about -mb MB.
+func bigmsg(args []string) error {
+	fl := flag.NewFlagSet("bigmsg", flag.ContinueOnError)
+	src := fl.String("src", "", "directory of Claude Code transcripts")
+	mb := fl.Int("mb", 50, "size of the message in MB")
+	kind := fl.String("kind", "user", "user (a prompt) or tool (a tool result)")
+	secret := fl.String("secret", "", "a token written 4 KB before the end of the message")
+	text := fl.String("text", "real", "real (the transcripts' texts, one a line), line (the same on one line), words (random words, one line) or base64 (random bytes, one line)")
+	out := fl.String("out", "", "output file")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if *kind != "user" && *kind != "tool" {
+		return fmt.Errorf("bigmsg: -kind is user or tool, not %q", *kind)
+	}
+	if !slices.Contains([]string{"real", "line", "words", "base64"}, *text) {
+		return fmt.Errorf("bigmsg: -text is real, line, words or base64, not %q", *text)
+	}
+	files, err := transcriptFiles(*src)
+	if err != nil {
+		return err
+	}
+	var texts []string
+	var host []byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if host == nil && len(b) >= 20<<10 {
+			host = b
+		}
+		texts = append(texts, messageTexts(b)...)
+	}
+	if host == nil || len(texts) == 0 {
+		return fmt.Errorf("bigmsg: no transcript of 20 KB or more under %s", *src)
+	}
+	target := *mb << 20
+	var body strings.Builder
+	body.Grow(target + 1<<16)
+	planted := *secret == ""
+	ws := benchWords()
+	r := rand.New(rand.NewPCG(3, 4))
+	raw := make([]byte, 3<<10)
+	for i := 0; body.Len() < target; i++ {
+		if !planted && body.Len() >= target-4096 {
+			body.WriteString(" export TOKEN=" + *secret + " \n")
+			planted = true
+		}
+		switch *text {
+		case "real":
+			body.WriteString(texts[i%len(texts)])
+			body.WriteByte('\n')
+		case "line":
+			body.WriteString(strings.ReplaceAll(texts[i%len(texts)], "\n", " "))
+			body.WriteByte(' ')
+		case "words":
+			body.WriteString(ws[r.IntN(len(ws))])
+			body.WriteByte(' ')
+		case "base64":
+			for j := range raw {
+				raw[j] = byte(r.Uint32())
+			}
+			body.WriteString(base64.StdEncoding.EncodeToString(raw))
+		}
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	done := false
+	for line := range bytes.Lines(host) {
+		w.Write(line)
+		if done {
+			continue
+		}
+		var rec map[string]any
+		if json.Unmarshal(line, &rec) != nil || rec["type"] != "user" {
+			continue
+		}
+		m, _ := rec["message"].(map[string]any)
+		if m == nil {
+			continue
+		}
+		if _, ok := m["content"].(string); !ok {
+			continue
+		}
+		done = true
+		parent, _ := rec["uuid"].(string)
+		rec["parentUuid"] = parent
+		rec["uuid"] = "b16b16b1-6b16-4b16-8b16-b16b16b16b16"
+		if *kind == "user" {
+			rec["message"] = map[string]any{"role": "user", "content": body.String()}
+		} else {
+			rec["message"] = map[string]any{"role": "user", "content": []any{map[string]any{
+				"type": "tool_result", "tool_use_id": "toolu_bigmsg", "content": body.String()}}}
+		}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		w.Write(b)
+		w.WriteByte('\n')
+	}
+	if !done {
+		return fmt.Errorf("bigmsg: no prompt in the host transcript")
 	}
 	if err := w.Flush(); err != nil {
 		return err

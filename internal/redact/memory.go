@@ -86,12 +86,13 @@ type form struct {
 // Memory remembers the secrets of one session. It is not safe for
 // concurrent use.
 type Memory struct {
-	key   []byte
-	mult  uint32
-	forms map[string]form // ASCII-lowercased form -> how to remove it
-	trie  *ahocorasick.Trie
-	pats  []string // trie pattern index -> form
-	dirty bool
+	key    []byte
+	mult   uint32
+	forms  map[string]form // ASCII-lowercased form -> how to remove it
+	trie   *ahocorasick.Trie
+	pats   []string // trie pattern index -> form
+	maxPat int      // the longest form's length
+	dirty  bool
 	// Saved entries not matched yet, by fingerprint, and a filter on the
 	// low bits of their fingerprints.
 	pending map[uint32][]Saved
@@ -309,6 +310,10 @@ func (m *Memory) build() {
 		m.pats = append(m.pats, f)
 	}
 	slices.Sort(m.pats)
+	m.maxPat = 0
+	for _, p := range m.pats {
+		m.maxPat = max(m.maxPat, len(p))
+	}
 	m.trie = ahocorasick.NewTrieBuilder().AddStrings(m.pats).Build()
 	m.dirty = false
 }
@@ -319,14 +324,13 @@ func (m *Memory) String(s string) (string, int) {
 	if m == nil || s == "" || m.Empty() {
 		return s, 0
 	}
-	lower := asciiLower(s)
 	var raw, b64 []span
 	if len(m.pending) > 0 {
-		raw, b64 = m.matchSaved(lower)
+		raw, b64 = m.matchSaved(s)
 	}
 	if len(m.forms) > 0 {
 		m.build()
-		m.trie.Walk(lower, func(end, n, pattern int64) bool {
+		walkLower(m.trie, s, m.maxPat, func(end, n, pattern int64) bool {
 			f := m.forms[m.pats[pattern]]
 			sp := span{int(end - n + 1), int(end + 1), f.rule}
 			if f.base64 {
@@ -379,18 +383,19 @@ func base64Runs(s string, spans []span) []span {
 // fingerprint of every headLen bytes of the text, filtered, looked up,
 // and confirmed by the keyed hash. A confirmed form is learned, so that
 // from then on the trie finds it.
-func (m *Memory) matchSaved(lower []byte) (plain, b64 []span) {
-	if len(lower) < headLen {
+// The text is lowercased a byte at a time, not copied whole.
+func (m *Memory) matchSaved(s string) (plain, b64 []span) {
+	if len(s) < headLen {
 		return nil, nil
 	}
-	h := m.fingerprint(lower)
+	h := m.fingerprint(asciiLower(s[:headLen]))
 	for i := 0; ; i++ {
 		if m.filter[h%filterBits/64]&(1<<(h%64)) != 0 {
 			for _, e := range m.pending[h] {
-				if i+e.N > len(lower) {
+				if i+e.N > len(s) {
 					continue
 				}
-				cand := lower[i : i+e.N]
+				cand := asciiLower(s[i : i+e.N])
 				if m.keyedHash(cand) != e.H {
 					continue
 				}
@@ -406,12 +411,19 @@ func (m *Memory) matchSaved(lower []byte) (plain, b64 []span) {
 				break
 			}
 		}
-		if i+headLen >= len(lower) {
+		if i+headLen >= len(s) {
 			break
 		}
-		h = (h-uint32(lower[i])*m.pow)*m.mult + uint32(lower[i+headLen])
+		h = (h-uint32(lowerByte(s[i]))*m.pow)*m.mult + uint32(lowerByte(s[i+headLen]))
 	}
 	return plain, b64
+}
+
+func lowerByte(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 func (m *Memory) dropPending(e Saved) {

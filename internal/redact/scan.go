@@ -76,11 +76,12 @@ type runner struct {
 
 // engine finds secrets with a set of rules. It is read-only after build.
 type engine struct {
-	runners   []runner
-	trie      *ahocorasick.Trie
-	keywords  []string // by trie pattern index
-	byKeyword [][]int  // trie pattern index -> runner indexes
-	always    []int    // runners without keywords
+	runners    []runner
+	trie       *ahocorasick.Trie
+	keywords   []string // by trie pattern index
+	maxKeyword int      // the longest keyword's length
+	byKeyword  [][]int  // trie pattern index -> runner indexes
+	always     []int    // runners without keywords
 }
 
 func buildEngine(cfg config.Config, user map[string]bool) *engine {
@@ -126,6 +127,9 @@ func buildEngine(cfg config.Config, user map[string]bool) *engine {
 		}
 	}
 	e.trie = ahocorasick.NewTrieBuilder().AddStrings(e.keywords).Build()
+	for _, k := range e.keywords {
+		e.maxKeyword = max(e.maxKeyword, len(k))
+	}
 	return e
 }
 
@@ -196,8 +200,7 @@ func (e *engine) find(s string) []report.Finding {
 	for _, idx := range e.always {
 		wins[idx] = []window{{0, len(s)}}
 	}
-	lower := asciiLower(s)
-	e.trie.Walk(lower, func(end, n, pattern int64) bool {
+	walkLower(e.trie, s, e.maxKeyword, func(end, n, pattern int64) bool {
 		p, q := int(end-n+1), int(end+1) // keyword at s[p:q]
 		for _, idx := range e.byKeyword[pattern] {
 			w, ok := e.runners[idx].window(s, p, q)
@@ -470,6 +473,47 @@ func mergeWindows(ws []window) []window {
 		out = append(out, w)
 	}
 	return out
+}
+
+// walkChunk is the size of the pieces walkLower lowercases at a time.
+const walkChunk = 64 << 10
+
+// walkLower runs t over s with its ASCII letters lowercased, as
+// t.Walk(asciiLower(s), fn) does (the same matches, in the same order,
+// at offsets in s), but a chunk at a time: a huge text is not copied.
+// maxLen is the length of t's longest pattern: chunks overlap by
+// maxLen-1 bytes, and a match ending in the overlap was reported with
+// the chunk before.
+func walkLower(t *ahocorasick.Trie, s string, maxLen int, fn func(end, n, pattern int64) bool) {
+	if len(s) <= walkChunk || maxLen < 1 {
+		t.Walk(asciiLower(s), fn)
+		return
+	}
+	buf := make([]byte, 0, walkChunk+maxLen)
+	stop := false
+	for start := 0; start < len(s) && !stop; start += walkChunk {
+		from := max(0, start-(maxLen-1))
+		buf = appendLower(buf[:0], s[from:min(len(s), start+walkChunk)])
+		t.Walk(buf, func(end, n, pattern int64) bool {
+			end += int64(from)
+			if end < int64(start) {
+				return true
+			}
+			stop = !fn(end, n, pattern)
+			return !stop
+		})
+	}
+}
+
+func appendLower(dst []byte, s string) []byte {
+	n := len(dst)
+	dst = append(dst, s...)
+	for i := n; i < len(dst); i++ {
+		if c := dst[i]; 'A' <= c && c <= 'Z' {
+			dst[i] = c + 'a' - 'A'
+		}
+	}
+	return dst
 }
 
 // asciiLower lowercases ASCII letters only, so that offsets in the result
