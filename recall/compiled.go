@@ -38,7 +38,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT003"
+const compiledMagic = "KBACT004"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -361,9 +361,8 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		cand, item, ok := prevRecords(d.Path, d.Stamp)
 		if !ok {
 			var err error
-			if cand, err = json.Marshal(candRecordOf(cd, o.Taxonomy)); err != nil {
-				return fmt.Errorf("activation index: %s: %w", d.Path, err)
-			}
+			rec := candRecordOf(cd, o.Taxonomy)
+			cand = rec.marshal()
 			var (
 				ob *observations.Observation
 				dc *doc.Document
@@ -688,26 +687,30 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 			}
 		}
 	}
-	order := make([]int, 0, len(scores))
-	for d := range scores {
-		order = append(order, d)
+	type scored struct {
+		doc   int
+		score float64
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
+	order := make([]scored, 0, len(scores))
+	for d, sc := range scores {
+		order = append(order, scored{d, sc})
+	}
+	slices.SortFunc(order, func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(a.doc, b.doc)
 	})
 	if len(order) > limit {
 		order = order[:limit]
 	}
 	hits := make([]Hit, 0, len(order))
-	for _, d := range order {
-		h, err := c.hit(d)
+	for _, o := range order {
+		h, err := c.hit(o.doc)
 		if err != nil {
 			return nil, err
 		}
-		h.Score = scores[d]
+		h.Score = o.score
 		hits = append(hits, h)
 	}
 	return hits, nil
@@ -746,7 +749,7 @@ func (c *Compiled) hit(d int) (Hit, error) {
 		return Hit{}, errors.New("activation index: a record out of bounds")
 	}
 	var r candRecord
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := r.unmarshal(b); err != nil {
 		return Hit{}, fmt.Errorf("activation index: record %d: %w", d, err)
 	}
 	path, _, _ := strings.Cut(c.key(e), "\x00")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -237,4 +238,25 @@ func FuzzParseCompiled(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A candidate record decodes to what was encoded, every field; a record
+// cut anywhere is refused.
+func TestCandRecordRoundTrip(t *testing.T) {
+	r := candRecord{ID: "cor-1", Title: "t", Description: "d", Status: "active", Types: []string{"git:push", "git:push-force"},
+		Phrases: []string{"merging"}, Text: "x", Lesson: "l", Trigger: "tr", Files: [][2]string{{"a.go", "pkg"}},
+		Projects: []string{"/p"}, Importance: 0.75, Sessions: 3, Excerpt: "User: no", Author: "agent", FromSession: true,
+		Pasted: true, Said: "no", SigsSaid: []sigRecord{{"rm -rf", true}}, SigsLesson: []sigRecord{{"make clean", false}},
+		TrigTypes: []string{"fs:delete"}}
+	b := r.marshal()
+	var got candRecord
+	if err := got.unmarshal(b); err != nil || !reflect.DeepEqual(got, r) {
+		t.Fatalf("round trip: %+v %v", got, err)
+	}
+	for n := 0; n < len(b); n++ {
+		var x candRecord
+		if x.unmarshal(b[:n]) == nil {
+			t.Fatalf("a record cut at %d of %d decoded", n, len(b))
+		}
+	}
 }

@@ -1,0 +1,160 @@
+package recall
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+)
+
+// The candidate record's binary form: a hook decodes up to a thousand of
+// them (a SessionStart's standing candidates), and encoding/json spent
+// most of such a hook decoding. Fields in a fixed order; a string is a
+// uvarint length and its bytes, a list a uvarint count and its items, a
+// number 8 bytes, a flag one byte.
+
+var errRecord = errors.New("activation index: a damaged candidate record")
+
+func (r *candRecord) marshal() []byte {
+	var e recEncoder
+	for _, s := range []string{r.ID, r.Title, r.Description, r.Status, r.Text, r.Lesson, r.Trigger, r.Excerpt, r.Author, r.Said} {
+		e.str(s)
+	}
+	for _, l := range [][]string{r.Types, r.Phrases, r.Projects, r.TrigTypes} {
+		e.strs(l)
+	}
+	e.uint(uint64(len(r.Files)))
+	for _, f := range r.Files {
+		e.str(f[0])
+		e.str(f[1])
+	}
+	e.f64(r.Importance)
+	e.f64(r.Sessions)
+	e.flag(r.FromSession)
+	e.flag(r.Pasted)
+	for _, sigs := range [][]sigRecord{r.SigsSaid, r.SigsLesson} {
+		e.uint(uint64(len(sigs)))
+		for _, g := range sigs {
+			e.str(g.S)
+			e.flag(g.P)
+		}
+	}
+	return e.b
+}
+
+func (r *candRecord) unmarshal(b []byte) error {
+	d := recDecoder{b: b}
+	for _, p := range []*string{&r.ID, &r.Title, &r.Description, &r.Status, &r.Text, &r.Lesson, &r.Trigger, &r.Excerpt, &r.Author, &r.Said} {
+		*p = d.str()
+	}
+	for _, p := range []*[]string{&r.Types, &r.Phrases, &r.Projects, &r.TrigTypes} {
+		*p = d.strs()
+	}
+	if n := d.count(); n > 0 {
+		r.Files = make([][2]string, n)
+		for i := range r.Files {
+			r.Files[i] = [2]string{d.str(), d.str()}
+		}
+	}
+	r.Importance = d.f64()
+	r.Sessions = d.f64()
+	r.FromSession = d.flag()
+	r.Pasted = d.flag()
+	for _, p := range []*[]sigRecord{&r.SigsSaid, &r.SigsLesson} {
+		if n := d.count(); n > 0 {
+			*p = make([]sigRecord, n)
+			for i := range *p {
+				(*p)[i] = sigRecord{S: d.str(), P: d.flag()}
+			}
+		}
+	}
+	if d.bad || len(d.b) != 0 {
+		return errRecord
+	}
+	return nil
+}
+
+type recEncoder struct{ b []byte }
+
+func (e *recEncoder) uint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *recEncoder) str(s string)  { e.uint(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *recEncoder) strs(l []string) {
+	e.uint(uint64(len(l)))
+	for _, s := range l {
+		e.str(s)
+	}
+}
+func (e *recEncoder) f64(v float64) { e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v)) }
+func (e *recEncoder) flag(v bool) {
+	if v {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
+
+// recDecoder reads what recEncoder wrote; past an error (bad) it reads
+// zero values.
+type recDecoder struct {
+	b   []byte
+	bad bool
+}
+
+func (d *recDecoder) uint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.bad, d.b = true, nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// count is a list's length, bounded by the bytes left (each item takes
+// at least one).
+func (d *recDecoder) count() int {
+	n := d.uint()
+	if n > uint64(len(d.b)) {
+		d.bad, d.b = true, nil
+		return 0
+	}
+	return int(n)
+}
+
+func (d *recDecoder) str() string {
+	n := d.count()
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *recDecoder) strs() []string {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.str()
+	}
+	return out
+}
+
+func (d *recDecoder) f64() float64 {
+	if len(d.b) < 8 {
+		d.bad, d.b = true, nil
+		return 0
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *recDecoder) flag() bool {
+	if len(d.b) < 1 {
+		d.bad = true
+		return false
+	}
+	v := d.b[0] != 0
+	d.b = d.b[1:]
+	return v
+}
