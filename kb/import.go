@@ -57,9 +57,13 @@ func (k *KB) traceStore(noRedact bool, count *atomic.Int64) (*traces.Store, bool
 	for _, r := range k.Config.Traces.RedactRules {
 		extra = append(extra, redact.Rule{ID: r.ID, Regex: r.Regex, Keywords: r.Keywords, SecretGroup: r.SecretGroup})
 	}
-	st, err := traces.NewRedactingStore(k.Root, extra, count, k.logf)
+	rd, err := redact.New(redact.Options{Extra: extra})
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: traces.redact_rules: %w", ConfigFile, err)
+	}
+	st, err := traces.NewRedactingStore(k.Root, rd, count, k.logf)
+	if err != nil {
+		return nil, false, err
 	}
 	return st, true, nil
 }

@@ -8,23 +8,18 @@ import (
 	"sync/atomic"
 
 	"github.com/kbmem/kb/internal/fsx"
-	"github.com/kbmem/kb/internal/redact"
 )
 
 // NewRedactingStore is a Store over root that redacts what it stores with
-// the default rules, the extra rules and the patterns of earlier purges
-// (PurgedPatterns; a purge file that does not parse is told to logf and
-// ignored). count, if set, is increased by the number of secrets replaced,
-// session memory included.
-func NewRedactingStore(root string, extra []redact.Rule, count *atomic.Int64, logf func(string, ...any)) (*Store, error) {
+// the detector rd and the patterns of earlier purges (PurgedPatterns; a
+// purge file that does not parse is told to logf and ignored). count, if
+// set, is increased by the number of secrets replaced, session memory
+// included.
+func NewRedactingStore(root string, rd Detector, count *atomic.Int64, logf func(string, ...any)) (*Store, error) {
 	st := &Store{Root: root}
 	manual, err := st.PurgedPatterns()
 	if err != nil {
 		logf("%v; ignored", err)
-	}
-	rd, err := redact.New(redact.Options{Extra: extra})
-	if err != nil {
-		return nil, err
 	}
 	st.Redactor = NewRedactor(rd, manual, count)
 	if count != nil {

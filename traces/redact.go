@@ -10,18 +10,18 @@ import (
 	"sort"
 
 	"github.com/kbmem/kb/internal/fsx"
-	"github.com/kbmem/kb/internal/redact"
+	"github.com/kbmem/kb/internal/secrets"
 )
 
 // Redactor removes secrets from the strings of records before they are
 // written. Text and JSON are called from several goroutines at once. Each
 // returns, with the redacted value, the secret values it found; the Store
-// remembers them for the rest of the session (redact.Memory), so that a
+// remembers them for the rest of the session (secrets.Memory), so that a
 // value found once is removed wherever it comes back, in records before it
 // not yet written and in later imports of the session.
 type Redactor interface {
-	Text(s string) (string, []redact.Secret)
-	JSON(raw []byte) ([]byte, []redact.Secret) // the output must be valid JSON when raw is
+	Text(s string) (string, []secrets.Secret)
+	JSON(raw []byte) ([]byte, []secrets.Secret) // the output must be valid JSON when raw is
 }
 
 // redactRules redacts every string of rec but its identity (session,
@@ -30,11 +30,11 @@ type Redactor interface {
 // returns the secrets found. The identity stays as the agent wrote it
 // because a record is known by it (keys.go): a redaction rule added later
 // must not make a stored record look new.
-func (s *Store) redactRules(rec *Record) []redact.Secret {
+func (s *Store) redactRules(rec *Record) []secrets.Secret {
 	if s.Redactor == nil {
 		return nil
 	}
-	var found []redact.Secret
+	var found []secrets.Secret
 	for _, p := range []*string{&rec.Text, &rec.Output, &rec.Branch, &rec.Cwd, &rec.Model} {
 		if *p == "" {
 			continue
@@ -63,7 +63,7 @@ func (s *Store) redactRules(rec *Record) []redact.Secret {
 var identityField = map[string]bool{"uuid": true, "parentUuid": true, "logicalParentUuid": true, "sessionId": true}
 
 // redactRaw redacts the strings of a JSON value, keeping it valid.
-func (s *Store) redactRaw(raw json.RawMessage, found *[]redact.Secret) json.RawMessage {
+func (s *Store) redactRaw(raw json.RawMessage, found *[]secrets.Secret) json.RawMessage {
 	if len(raw) == 0 {
 		return raw
 	}
@@ -79,7 +79,7 @@ func (s *Store) redactRaw(raw json.RawMessage, found *[]redact.Secret) json.RawM
 
 // remember removes from rec every form of the secrets m remembers,
 // returning the number of places replaced.
-func remember(m *redact.Memory, rec *Record) int {
+func remember(m *secrets.Memory, rec *Record) int {
 	if m == nil || m.Empty() {
 		return 0
 	}
@@ -121,16 +121,16 @@ const secretsName = "secrets.json"
 // session ("<agent>/<session>"), the saved forms of its secrets. It holds
 // no secret value.
 type secretsDoc struct {
-	Version  int                       `json:"version"`
-	Key      string                    `json:"key"` // hex
-	Sessions map[string][]redact.Saved `json:"sessions"`
+	Version  int                        `json:"version"`
+	Key      string                     `json:"key"` // hex
+	Sessions map[string][]secrets.Saved `json:"sessions"`
 }
 
 // memories are the session memories of a Store.
 type memories struct {
 	key   []byte
 	doc   *secretsDoc
-	live  map[string]*redact.Memory // by session key; nil entry: looked up, nothing saved
+	live  map[string]*secrets.Memory // by session key; nil entry: looked up, nothing saved
 	dirty map[string]bool
 	size  int64 // of the file when read or written; -1: absent
 	mtime int64
@@ -153,7 +153,7 @@ func (s *Store) loadMemories() *memories {
 	if s.mems != nil && s.mems.size == size && s.mems.mtime == mtime {
 		return s.mems
 	}
-	ms := &memories{live: map[string]*redact.Memory{}, dirty: map[string]bool{}, size: size, mtime: mtime}
+	ms := &memories{live: map[string]*secrets.Memory{}, dirty: map[string]bool{}, size: size, mtime: mtime}
 	doc := &secretsDoc{}
 	if size >= 0 {
 		if data, err := os.ReadFile(p); err != nil || json.Unmarshal(data, doc) != nil {
@@ -163,12 +163,12 @@ func (s *Store) loadMemories() *memories {
 	if key, err := hex.DecodeString(doc.Key); err == nil && len(key) >= 16 {
 		ms.key = key
 	} else {
-		ms.key = redact.NewKey()
+		ms.key = secrets.NewKey()
 		doc = &secretsDoc{Key: hex.EncodeToString(ms.key)}
 	}
 	doc.Version = 1
 	if doc.Sessions == nil {
-		doc.Sessions = map[string][]redact.Saved{}
+		doc.Sessions = map[string][]secrets.Saved{}
 	}
 	ms.doc = doc
 	s.mems = ms
@@ -177,7 +177,7 @@ func (s *Store) loadMemories() *memories {
 
 // of returns the memory of a session, or nil when it remembers nothing
 // and create is false.
-func (ms *memories) of(agent, session string, create bool) *redact.Memory {
+func (ms *memories) of(agent, session string, create bool) *secrets.Memory {
 	k := memKey(agent, session)
 	if m := ms.live[k]; m != nil {
 		return m
@@ -186,14 +186,14 @@ func (ms *memories) of(agent, session string, create bool) *redact.Memory {
 	if len(saved) == 0 && !create {
 		return nil
 	}
-	m := redact.NewMemory(ms.key, saved)
+	m := secrets.NewMemory(ms.key, saved)
 	ms.live[k] = m
 	return m
 }
 
 // learn remembers found for a session; it reports whether anything new
 // was learned.
-func (ms *memories) learn(agent, session string, found []redact.Secret) bool {
+func (ms *memories) learn(agent, session string, found []secrets.Secret) bool {
 	if len(found) == 0 {
 		return false
 	}
@@ -236,14 +236,14 @@ func (s *Store) saveMemories(ms *memories) error {
 
 // sessMemory is what a session writer knows of its session's memory.
 type sessMemory struct {
-	mem      *redact.Memory
+	mem      *secrets.Memory
 	learned  int // values learned during this import or append
 	buffered int // learned when the queued records were last made consistent
 }
 
 // note learns the secrets a record held and removes the remembered ones
 // from it. It returns the places replaced.
-func (ms *memories) note(sw *sessWriter, rec *Record, found []redact.Secret) int {
+func (ms *memories) note(sw *sessWriter, rec *Record, found []secrets.Secret) int {
 	if ms == nil {
 		return 0
 	}

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/kbmem/kb/internal/redact"
+	"github.com/kbmem/kb/internal/secrets"
 )
 
 // ManualMarker replaces what a purge (kb trace redact) removes.
@@ -62,37 +62,52 @@ func (s *Store) AddPurgedPattern(re *regexp.Regexp) error {
 	return s.files().WriteFile(p, b, 0o600)
 }
 
+// Detector finds and replaces secrets in text and in JSON documents
+// (internal/redact's Redactor): the replaced text, what it replaced, and
+// the secret values found, for the session memory to learn.
+type Detector interface {
+	Redact(s string) (string, []secrets.Finding, []secrets.Secret)
+	RedactJSON(raw []byte) ([]byte, []secrets.Finding, []secrets.Secret)
+}
+
 // NewRedactor is the Redactor of an import: the purged patterns first
 // (each match becomes ManualMarker), then the rules of rd. count, if set,
-// is increased by the number of secrets the rules replaced.
-func NewRedactor(rd *redact.Redactor, purged []*regexp.Regexp, count *atomic.Int64) Redactor {
+// is increased by the number of secrets the rules replaced. A nil rd
+// replaces the purged patterns only.
+func NewRedactor(rd Detector, purged []*regexp.Regexp, count *atomic.Int64) Redactor {
 	return &ruleRedactor{rd: rd, purged: purged, count: count}
 }
 
 type ruleRedactor struct {
-	rd     *redact.Redactor
+	rd     Detector
 	purged []*regexp.Regexp
 	count  *atomic.Int64
 }
 
-func (r *ruleRedactor) counted(fs []redact.Finding) {
+func (r *ruleRedactor) counted(fs []secrets.Finding) {
 	if r.count != nil && len(fs) > 0 {
 		r.count.Add(int64(len(fs)))
 	}
 }
 
-func (r *ruleRedactor) Text(s string) (string, []redact.Secret) {
+func (r *ruleRedactor) Text(s string) (string, []secrets.Secret) {
 	for _, re := range r.purged {
 		s = re.ReplaceAllLiteralString(s, ManualMarker)
+	}
+	if r.rd == nil {
+		return s, nil // the purged patterns only
 	}
 	out, fs, found := r.rd.Redact(s)
 	r.counted(fs)
 	return out, found
 }
 
-func (r *ruleRedactor) JSON(b []byte) ([]byte, []redact.Secret) {
+func (r *ruleRedactor) JSON(b []byte) ([]byte, []secrets.Secret) {
 	for _, re := range r.purged {
-		b, _ = redact.MapStrings(b, replacer(re, ManualMarker))
+		b, _ = secrets.MapStrings(b, replacer(re, ManualMarker))
+	}
+	if r.rd == nil {
+		return b, nil
 	}
 	out, fs, found := r.rd.RedactJSON(b)
 	r.counted(fs)
@@ -100,7 +115,7 @@ func (r *ruleRedactor) JSON(b []byte) ([]byte, []redact.Secret) {
 }
 
 // replacer replaces every match of re with marker, counting them, for
-// redact.MapStrings.
+// secrets.MapStrings.
 func replacer(re *regexp.Regexp, marker string) func(string) (string, int) {
 	return func(s string) (string, int) {
 		if m := re.FindAllStringIndex(s, -1); len(m) > 0 {
@@ -181,7 +196,7 @@ func ReplaceInRecords(data []byte, re *regexp.Regexp, marker string) (out []byte
 			out = append(out, line...)
 			continue
 		}
-		nb, n := redact.MapStrings(body, replace)
+		nb, n := secrets.MapStrings(body, replace)
 		if n == 0 {
 			out = append(out, line...)
 			continue

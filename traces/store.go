@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/fsx"
-	"github.com/kbmem/kb/internal/redact"
+	"github.com/kbmem/kb/internal/secrets"
 	"github.com/kbmem/kb/internal/textutil"
 )
 
@@ -479,7 +479,7 @@ func (w *importer) emit(rec Record) error {
 // accept appends a redacted record unless the session file holds it
 // already. Records arrive in source order, with the secrets the rules
 // found in them, which the session's memory learns and removes from them.
-func (w *importer) accept(rec Record, found []redact.Secret) error {
+func (w *importer) accept(rec Record, found []secrets.Secret) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -542,7 +542,7 @@ type redactPipe struct {
 
 type redactBatch struct {
 	recs  []Record
-	found [][]redact.Secret // per record
+	found [][]secrets.Secret // per record
 	bytes int
 	done  chan struct{}
 }
@@ -561,7 +561,7 @@ func newRedactPipe(s *Store) *redactPipe {
 	for range n {
 		go func() {
 			for b := range p.jobs {
-				b.found = make([][]redact.Secret, len(b.recs))
+				b.found = make([][]secrets.Secret, len(b.recs))
 				for i := range b.recs {
 					b.found[i] = s.redactRules(&b.recs[i])
 				}
@@ -574,7 +574,7 @@ func newRedactPipe(s *Store) *redactPipe {
 
 // push adds a record; when its batch is full the batch goes to the
 // workers, and every finished batch at the head of the queue is accepted.
-func (p *redactPipe) push(rec Record, accept func(Record, []redact.Secret) error) {
+func (p *redactPipe) push(rec Record, accept func(Record, []secrets.Secret) error) {
 	if p.cur == nil {
 		p.cur = &redactBatch{done: make(chan struct{})}
 	}
@@ -592,7 +592,7 @@ func (p *redactPipe) push(rec Record, accept func(Record, []redact.Secret) error
 
 // take accepts finished batches from the head of the queue, waiting for
 // the head while more than limit batches are in flight.
-func (p *redactPipe) take(accept func(Record, []redact.Secret) error, limit int) {
+func (p *redactPipe) take(accept func(Record, []secrets.Secret) error, limit int) {
 	for len(p.queue) > 0 {
 		b := p.queue[0]
 		if len(p.queue) <= limit {
@@ -615,7 +615,7 @@ func (p *redactPipe) take(accept func(Record, []redact.Secret) error, limit int)
 }
 
 // close redacts and accepts what is left, then stops the workers.
-func (p *redactPipe) close(accept func(Record, []redact.Secret) error) {
+func (p *redactPipe) close(accept func(Record, []secrets.Secret) error) {
 	if p.cur != nil {
 		p.queue = append(p.queue, p.cur)
 		p.jobs <- p.cur

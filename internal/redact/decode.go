@@ -3,6 +3,7 @@ package redact
 import (
 	"cmp"
 	"encoding/base64"
+	sx "github.com/kbmem/kb/internal/secrets"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -23,23 +24,12 @@ const (
 	maxDecodeAll = 256 << 10 // bytes of decoded text searched per text, in total
 )
 
-// base64Byte tells the characters of both base64 alphabets (padding
-// apart).
-var base64Byte = func() (t [256]bool) {
-	for c := 0; c < 256; c++ {
-		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
-	}
-	return t
-}()
-
-func isBase64Byte(c byte) bool { return base64Byte[c] }
-
 // decoded adds to byValue (created if nil and needed) the base64 runs of
 // s that encode a secret. The decoded texts are searched together, in one
 // pass of the rules.
 func (e *engine) decoded(s string, byValue map[string]*secret) map[string]*secret {
 	type run struct {
-		start, end int // s[start:end] is the run, padding included
+		Start, End int // s[start:end] is the run, padding included
 		at         int // offset of its text in the joined texts
 	}
 	var runs []run
@@ -49,16 +39,16 @@ func (e *engine) decoded(s string, byValue map[string]*secret) map[string]*secre
 	// jumps past it. Prose is skipped minBase64 bytes at a time.
 	for i := 0; i+minBase64 <= len(s) && joined.Len() < maxDecodeAll; {
 		k := i + minBase64 - 1
-		if !base64Byte[s[k]] {
+		if !sx.IsBase64Byte(s[k]) {
 			i = k + 1
 			continue
 		}
 		start := k
-		for start > i && base64Byte[s[start-1]] {
+		for start > i && sx.IsBase64Byte(s[start-1]) {
 			start--
 		}
 		j := k + 1
-		for j < len(s) && base64Byte[s[j]] {
+		for j < len(s) && sx.IsBase64Byte(s[j]) {
 			j++
 		}
 		body := s[start:j]
@@ -103,26 +93,26 @@ func (e *engine) decoded(s string, byValue map[string]*secret) map[string]*secre
 			if ri == len(runs) || runs[ri].at > at {
 				ri--
 			}
-			if ri >= 0 && (best[ri] == "" || better(sec.rule, best[ri])) {
-				best[ri], hit = sec.rule, true
+			if ri >= 0 && (best[ri] == "" || sx.Better(sec.Rule, best[ri])) {
+				best[ri], hit = sec.Rule, true
 			}
 		}
 		if hit && byValue == nil {
 			byValue = map[string]*secret{}
 		}
 		if _, ok := byValue[v]; !ok && hit {
-			byValue[v] = &secret{value: v, rule: sec.rule, learn: true}
+			byValue[v] = &secret{value: v, Rule: sec.Rule, learn: true}
 		}
 	}
 	for i, rule := range best {
 		if rule == "" {
 			continue
 		}
-		v := s[runs[i].start:runs[i].end]
+		v := s[runs[i].Start:runs[i].End]
 		if have, ok := byValue[v]; ok {
 			have.learn = false
 		} else {
-			byValue[v] = &secret{value: v, rule: rule, matches: []string{v}}
+			byValue[v] = &secret{value: v, Rule: rule, matches: []string{v}}
 		}
 	}
 	return byValue

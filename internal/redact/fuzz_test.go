@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	sx "github.com/kbmem/kb/internal/secrets"
 	"strings"
 	"sync"
 	"testing"
@@ -112,8 +113,8 @@ func FuzzMemory(f *testing.F) {
 		if again != out || n2 != n {
 			t.Fatalf("saved memory differs:\n live  %q (%d)\n saved %q (%d)", out, n, again, n2)
 		}
-		lv := string(asciiLower(v))
-		if learned && !strings.Contains(Marker("fuzz"), lv) && strings.Contains(string(asciiLower(markerRE.ReplaceAllString(out, ""))), lv) {
+		lv := string(sx.ASCIILower(v))
+		if learned && !strings.Contains(Marker("fuzz"), lv) && strings.Contains(string(sx.ASCIILower(markerRE.ReplaceAllString(out, ""))), lv) {
 			t.Fatalf("value %q left in %q", v, out)
 		}
 		if b, _ := json.Marshal(map[string]string{"k": text}); json.Valid(b) {

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	sx "github.com/kbmem/kb/internal/secrets"
 	"net/url"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func memoryCases(v string) map[string]string {
 		"md5 upper":      "MD5=" + strings.ToUpper(hex.EncodeToString(m5[:])),
 		"sha512":         hex.EncodeToString(s512[:]),
 		"url escaped":    "https://x.test/login?pw=" + url.QueryEscape(v) + "&next=/",
-		"wrapped at 64":  wrapAt(strings.Repeat(v, 10), 64),
+		"wrapped at 64":  sx.WrapAt(strings.Repeat(v, 10), 64),
 	}
 }
 

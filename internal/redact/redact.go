@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	sx "github.com/kbmem/kb/internal/secrets"
 	"slices"
 	"strings"
 	"sync"
@@ -30,17 +31,8 @@ type Options struct {
 	Disabled bool   // pass everything through untouched
 }
 
-// Finding reports one secret that was redacted. It never carries the secret.
-type Finding struct {
-	Rule string // rule id, as in the [REDACTED:<rule-id>] marker
-	Line int    // 1-based line of the first redacted occurrence
-}
-
 // ErrRule is wrapped by the error New returns for a bad user rule.
 var ErrRule = errors.New("bad redaction rule")
-
-// Marker returns the text that replaces a secret found by rule.
-func Marker(rule string) string { return "[REDACTED:" + rule + "]" }
 
 // Redactor replaces secrets in text. It is safe for concurrent use.
 type Redactor struct {
@@ -162,13 +154,6 @@ func compile(pattern string) (re *regexp.Regexp, err error) {
 	return regexp.MustCompile(pattern), nil
 }
 
-// Secret is a secret value the rules found, and the rule that found it.
-// Session memory (Memory) learns them; never log or store one.
-type Secret struct {
-	Value string
-	Rule  string
-}
-
 // String returns s with every secret replaced by [REDACTED:<rule-id>]
 // wherever it occurs, and one Finding per rule and line redacted, ordered by
 // line then rule.
@@ -193,14 +178,14 @@ func (r *Redactor) Redact(s string) (string, []Finding, []Secret) {
 	if len(spans) == 0 {
 		return s, nil, found
 	}
-	return apply(s, spans), findings(spans, newLiner(s).line), found
+	return sx.Apply(s, spans), findings(spans, newLiner(s).line), found
 }
 
 // exported lists the values of secrets for a Memory.
 func exported(secrets []secret) []Secret {
 	out := make([]Secret, 0, len(secrets))
 	for _, sec := range secrets {
-		out = append(out, Secret{Value: sec.value, Rule: sec.rule})
+		out = append(out, Secret{Value: sec.value, Rule: sec.Rule})
 	}
 	return out
 }
@@ -208,7 +193,7 @@ func exported(secrets []secret) []Secret {
 // secret is one distinct secret the detector reported.
 type secret struct {
 	value   string   // the text to remove
-	rule    string   // rule that names it in the marker
+	Rule    string   // rule that names it in the marker
 	matches []string // the rule's full matches, the context a short secret is removed in
 	at      []span   // places to remove that do not hold value as such (a key cut by a line break)
 	learn   bool     // only for a Memory: value does not occur in the text (it was base64-encoded there)
@@ -261,10 +246,10 @@ func (e *engine) fold(fs []report.Finding, byValue map[string]*secret) map[strin
 			}
 			sec, ok := byValue[v]
 			if !ok {
-				sec = &secret{value: v, rule: f.RuleID}
+				sec = &secret{value: v, Rule: f.RuleID}
 				byValue[v] = sec
-			} else if better(f.RuleID, sec.rule) {
-				sec.rule = f.RuleID
+			} else if sx.Better(f.RuleID, sec.Rule) {
+				sec.Rule = f.RuleID
 			}
 			if m := strings.Trim(f.Match, "\r\n"); m != "" && !slices.Contains(sec.matches, m) {
 				sec.matches = append(sec.matches, m)
@@ -303,32 +288,6 @@ const minCookie = 8
 var cookieAttr = map[string]bool{"path": true, "domain": true, "expires": true, "max-age": true, "samesite": true,
 	"secure": true, "httponly": true, "priority": true, "partitioned": true, "version": true, "comment": true}
 
-// better reports whether rule a names a secret better than rule b: specific
-// gitleaks and user rules first, then kb's project rules, then gitleaks'
-// generic rule; ties go to the smaller id.
-func better(a, b string) bool {
-	if ra, rb := rank(a), rank(b); ra != rb {
-		return ra < rb
-	}
-	return a < b
-}
-
-func rank(id string) int {
-	switch {
-	case strings.Contains(id, "generic"):
-		return 2
-	case strings.HasPrefix(id, projectPrefix):
-		return 1
-	}
-	return 0
-}
-
-// span is a byte range of the text to replace by the marker of rule.
-type span struct {
-	start, end int
-	rule       string
-}
-
 // locate finds every occurrence of the secrets in s and merges overlapping
 // ones. A merged span is named after its longest part.
 func locate(s string, secrets []secret) []span {
@@ -339,7 +298,7 @@ func locate(s string, secrets []secret) []span {
 			continue
 		}
 		if len(sec.value) >= minGlobal {
-			raw = appendAll(raw, s, sec.value, 0, sec.rule)
+			raw = appendAll(raw, s, sec.value, 0, sec.Rule)
 			continue
 		}
 		for _, m := range sec.matches {
@@ -353,15 +312,15 @@ func locate(s string, secrets []secret) []span {
 					break
 				}
 				at := off + j + i
-				raw = append(raw, span{at, at + len(sec.value), sec.rule})
+				raw = append(raw, span{Start: at, End: at + len(sec.value), Rule: sec.Rule})
 				off += j + len(m)
 			}
 		}
 		if s == sec.value && len(raw) == 0 {
-			raw = append(raw, span{0, len(s), sec.rule})
+			raw = append(raw, span{Start: 0, End: len(s), Rule: sec.Rule})
 		}
 	}
-	return merge(raw)
+	return sx.Merge(raw)
 }
 
 // appendAll appends a span for each occurrence of v in s.
@@ -371,63 +330,26 @@ func appendAll(dst []span, s, v string, base int, rule string) []span {
 		if j < 0 {
 			return dst
 		}
-		dst = append(dst, span{base + off + j, base + off + j + len(v), rule})
+		dst = append(dst, span{Start: base + off + j, End: base + off + j + len(v), Rule: rule})
 		off += j + len(v)
 	}
-}
-
-func merge(raw []span) []span {
-	if len(raw) == 0 {
-		return nil
-	}
-	slices.SortFunc(raw, func(a, b span) int {
-		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(b.end, a.end), strings.Compare(a.rule, b.rule))
-	})
-	out := raw[:0:0]
-	cur, best := raw[0], raw[0].end-raw[0].start
-	for _, sp := range raw[1:] {
-		if sp.start < cur.end {
-			if l := sp.end - sp.start; l > best || (l == best && better(sp.rule, cur.rule)) {
-				cur.rule, best = sp.rule, l
-			}
-			cur.end = max(cur.end, sp.end)
-			continue
-		}
-		out = append(out, cur)
-		cur, best = sp, sp.end-sp.start
-	}
-	return append(out, cur)
-}
-
-// apply replaces the spans of s by their markers.
-func apply(s string, spans []span) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	last := 0
-	for _, sp := range spans {
-		b.WriteString(s[last:sp.start])
-		b.WriteString(Marker(sp.rule))
-		last = sp.end
-	}
-	b.WriteString(s[last:])
-	return b.String()
 }
 
 // findings reports one Finding per rule and first line, from merged spans.
 func findings(spans []span, line func(off int) int) []Finding {
 	type key struct {
-		rule string
+		Rule string
 		line int
 	}
 	seen := make(map[key]bool, len(spans))
 	var out []Finding
 	for _, sp := range spans {
-		k := key{sp.rule, line(sp.start)}
+		k := key{sp.Rule, line(sp.Start)}
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		out = append(out, Finding{Rule: k.rule, Line: k.line})
+		out = append(out, Finding{Rule: k.Rule, Line: k.line})
 	}
 	slices.SortFunc(out, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), strings.Compare(a.Rule, b.Rule))

@@ -137,7 +137,7 @@ func TestStringBasics(t *testing.T) {
 	if n := strings.Count(out, "[REDACTED:github-pat]"); n != 3 {
 		t.Errorf("want 3 markers, got %d: %s", n, out)
 	}
-	want := []Finding{{"github-pat", 1}, {"github-pat", 2}}
+	want := []Finding{{Rule: "github-pat", Line: 1}, {Rule: "github-pat", Line: 2}}
 	if !slices.Equal(fs, want) {
 		t.Errorf("findings %v, want %v", fs, want)
 	}
@@ -223,7 +223,7 @@ func TestOptions(t *testing.T) {
 	if want := "deploy with [REDACTED:acme-internal]\nthe pin: [REDACTED:ticket-pin] ok"; out != want {
 		t.Errorf("got %q, want %q", out, want)
 	}
-	if want := []Finding{{"acme-internal", 1}, {"ticket-pin", 2}}; !slices.Equal(fs, want) {
+	if want := []Finding{{Rule: "acme-internal", Line: 1}, {Rule: "ticket-pin", Line: 2}}; !slices.Equal(fs, want) {
 		t.Errorf("findings %v, want %v", fs, want)
 	}
 

@@ -2,13 +2,13 @@ package redact
 
 import (
 	"fmt"
+	sx "github.com/kbmem/kb/internal/secrets"
 
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/regexp"
 )
 
 // projectPrefix starts the id of every rule kb adds to gitleaks' set.
-const projectPrefix = "kb-"
 
 // secretName matches the part of a variable or key name that says its
 // value is a secret.
@@ -20,7 +20,7 @@ var notSecretName = regexp.MustCompile(`(?i)(?:url|uri|endpoint|host|port|path|f
 
 // placeholderValue matches values that only stand in for a secret:
 // references to a variable, template holes, masks and the usual dummies.
-var placeholderValue = regexp.MustCompile(`(?i)^(?:\$.*|<[^>]*>|\{\{.*\}\}|%[a-z_]+%|\*+|x{3,}|\.{3,}|changeme|change_me|example|placeholder|redacted|none|null|nil|true|false|undefined|your[_-].*|string|str|bytes|secret|password|token|\d{1,6})$`)
+var placeholderValue = regexp.MustCompile(sx.PlaceholderPattern)
 
 // identifier matches values that are code, not a secret: a lowercase word,
 // an UPPER_CASE name, a dotted reference such as process.env.API_KEY.

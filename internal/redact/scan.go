@@ -1,6 +1,7 @@
 package redact
 
 import (
+	sx "github.com/kbmem/kb/internal/secrets"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -192,7 +193,7 @@ func startsWord(r config.Rule) bool {
 }
 
 // window is a byte range of the text a runner must see.
-type window struct{ start, end int }
+type window struct{ Start, End int }
 
 // find returns gitleaks' findings for s.
 func (e *engine) find(s string) []report.Finding {
@@ -200,7 +201,7 @@ func (e *engine) find(s string) []report.Finding {
 	for _, idx := range e.always {
 		wins[idx] = []window{{0, len(s)}}
 	}
-	walkLower(e.trie, s, e.maxKeyword, func(end, n, pattern int64) bool {
+	sx.WalkLower(e.trie, s, e.maxKeyword, func(end, n, pattern int64) bool {
 		p, q := int(end-n+1), int(end+1) // keyword at s[p:q]
 		for _, idx := range e.byKeyword[pattern] {
 			w, ok := e.runners[idx].window(s, p, q)
@@ -208,9 +209,9 @@ func (e *engine) find(s string) []report.Finding {
 				continue
 			}
 			ws := wins[idx]
-			if l := len(ws); l > 0 && w.start <= ws[l-1].end {
-				ws[l-1].end = max(ws[l-1].end, w.end)
-				ws[l-1].start = min(ws[l-1].start, w.start)
+			if l := len(ws); l > 0 && w.Start <= ws[l-1].End {
+				ws[l-1].End = max(ws[l-1].End, w.End)
+				ws[l-1].Start = min(ws[l-1].Start, w.Start)
 				continue
 			}
 			wins[idx] = append(ws, w)
@@ -221,7 +222,7 @@ func (e *engine) find(s string) []report.Finding {
 	for idx, ws := range wins {
 		ru := e.runners[idx]
 		for _, w := range mergeWindows(ws) {
-			text := s[w.start:w.end]
+			text := s[w.Start:w.End]
 			if ru.kind == winToken && !ru.project {
 				text = looseEnds(s, w)
 			}
@@ -463,69 +464,16 @@ func runeEnd(s string, i int) int {
 }
 
 func mergeWindows(ws []window) []window {
-	slices.SortFunc(ws, func(a, b window) int { return a.start - b.start })
+	slices.SortFunc(ws, func(a, b window) int { return a.Start - b.Start })
 	out := ws[:0]
 	for _, w := range ws {
-		if l := len(out); l > 0 && w.start <= out[l-1].end {
-			out[l-1].end = max(out[l-1].end, w.end)
+		if l := len(out); l > 0 && w.Start <= out[l-1].End {
+			out[l-1].End = max(out[l-1].End, w.End)
 			continue
 		}
 		out = append(out, w)
 	}
 	return out
-}
-
-// walkChunk is the size of the pieces walkLower lowercases at a time.
-const walkChunk = 64 << 10
-
-// walkLower runs t over s with its ASCII letters lowercased, as
-// t.Walk(asciiLower(s), fn) does (the same matches, in the same order,
-// at offsets in s), but a chunk at a time: a huge text is not copied.
-// maxLen is the length of t's longest pattern: chunks overlap by
-// maxLen-1 bytes, and a match ending in the overlap was reported with
-// the chunk before.
-func walkLower(t *ahocorasick.Trie, s string, maxLen int, fn func(end, n, pattern int64) bool) {
-	if len(s) <= walkChunk || maxLen < 1 {
-		t.Walk(asciiLower(s), fn)
-		return
-	}
-	buf := make([]byte, 0, walkChunk+maxLen)
-	stop := false
-	for start := 0; start < len(s) && !stop; start += walkChunk {
-		from := max(0, start-(maxLen-1))
-		buf = appendLower(buf[:0], s[from:min(len(s), start+walkChunk)])
-		t.Walk(buf, func(end, n, pattern int64) bool {
-			end += int64(from)
-			if end < int64(start) {
-				return true
-			}
-			stop = !fn(end, n, pattern)
-			return !stop
-		})
-	}
-}
-
-func appendLower(dst []byte, s string) []byte {
-	n := len(dst)
-	dst = append(dst, s...)
-	for i := n; i < len(dst); i++ {
-		if c := dst[i]; 'A' <= c && c <= 'Z' {
-			dst[i] = c + 'a' - 'A'
-		}
-	}
-	return dst
-}
-
-// asciiLower lowercases ASCII letters only, so that offsets in the result
-// are offsets in s. Keywords are matched against it.
-func asciiLower(s string) []byte {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return b
 }
 
 // looseEnds returns the text of window w of s with sentence punctuation
@@ -536,20 +484,20 @@ func asciiLower(s string) []byte {
 // the secrets found in it are looked up by value in the original.
 func looseEnds(s string, w window) string {
 	var b []byte
-	for i := w.start; i < w.end; i++ {
-		if strings.IndexByte(",.:)]}>!?", s[i]) < 0 || i == w.start || !isWordByte(s[i-1]) {
+	for i := w.Start; i < w.End; i++ {
+		if strings.IndexByte(",.:)]}>!?", s[i]) < 0 || i == w.Start || !isWordByte(s[i-1]) {
 			continue
 		}
 		if i+1 < len(s) && !isSpaceByte(s[i+1]) && strings.IndexByte(",.:)]}>!?\"'`", s[i+1]) < 0 {
 			continue
 		}
 		if b == nil {
-			b = []byte(s[w.start:w.end])
+			b = []byte(s[w.Start:w.End])
 		}
-		b[i-w.start] = ' '
+		b[i-w.Start] = ' '
 	}
 	if b == nil {
-		return s[w.start:w.end]
+		return s[w.Start:w.End]
 	}
 	return string(b)
 }

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	sx "github.com/kbmem/kb/internal/secrets"
 	"slices"
 	"strings"
 )
@@ -29,7 +30,7 @@ func isKeyByte(c byte) bool {
 }
 
 // line is one line of a text: s[start:end] without its line break.
-type line struct{ start, end int }
+type line struct{ Start, End int }
 
 // wrapped adds to byValue (created if nil and needed) the secrets that
 // cross a line break in s, with the pieces to remove in at. No line is
@@ -46,7 +47,7 @@ func (e *engine) wrapped(s string, byValue map[string]*secret, hard []int) map[s
 			g := slices.Clone(run[k:min(len(run), k+maxWrapLines)])
 			groups = append(groups, g)
 			for _, l := range g {
-				budget -= l.end - l.start
+				budget -= l.End - l.Start
 			}
 		}
 		run = run[:0]
@@ -60,19 +61,19 @@ func (e *engine) wrapped(s string, byValue map[string]*secret, hard []int) map[s
 		}
 		l := line{off, end}
 		if end > off && s[end-1] == '\r' {
-			l.end--
+			l.End--
 		}
 		next := end + 1
-		for len(hard) > 0 && hard[0] < l.start {
+		for len(hard) > 0 && hard[0] < l.Start {
 			hard = hard[1:]
 		}
 		soft := len(hard) == 0 || hard[0] != end // this line's break may cut a key
 		// The text of this line, past a line-number prefix ("    12→").
-		l.start += numberPrefix(s[l.start:l.end])
+		l.Start += sx.NumberPrefix(s[l.Start:l.End])
 		switch {
-		case len(run) > 0 && l.start < l.end && isKeyByte(s[l.start]):
+		case len(run) > 0 && l.Start < l.End && isKeyByte(s[l.Start]):
 			// Lines cut by a wrap all have its width; the last may be shorter.
-			full := l.end-l.start == run[0].end-run[0].start
+			full := l.End-l.Start == run[0].End-run[0].Start
 			run = append(run, l)
 			if !full || !soft || !wraps(s, l, true) {
 				flush()
@@ -107,37 +108,14 @@ func wrapWidth(n int) bool {
 // width (known is set when the line continues a wrapped one of the same
 // length), and ending in a long run of key characters.
 func wraps(s string, l line, known bool) bool {
-	if !known && !wrapWidth(l.end-l.start) {
+	if !known && !wrapWidth(l.End-l.Start) {
 		return false
 	}
 	n := 0
-	for i := l.end - 1; i >= l.start && n < minWrapRun && isKeyByte(s[i]); i-- {
+	for i := l.End - 1; i >= l.Start && n < minWrapRun && isKeyByte(s[i]); i-- {
 		n++
 	}
 	return n >= minWrapRun
-}
-
-// numberPrefix returns the length of a line-number prefix of a file read
-// by an agent ("   12→", "12\t"), or 0.
-func numberPrefix(l string) int {
-	i := 0
-	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
-		i++
-	}
-	d := i
-	for i < len(l) && '0' <= l[i] && l[i] <= '9' {
-		i++
-	}
-	if i == d || i >= len(l) {
-		return 0
-	}
-	if l[i] == '\t' {
-		return i + 1
-	}
-	if strings.HasPrefix(l[i:], "→") {
-		return i + len("→")
-	}
-	return 0
 }
 
 // joinedSecrets runs the rules on each group of lines joined without
@@ -156,7 +134,7 @@ func (e *engine) joinedSecrets(s string, groups [][]line, byValue map[string]*se
 		}
 		for _, l := range g {
 			pieces = append(pieces, piece{l, b.Len()})
-			b.WriteString(s[l.start:l.end])
+			b.WriteString(s[l.Start:l.End])
 		}
 	}
 	joined := b.String()
@@ -171,9 +149,9 @@ func (e *engine) joinedSecrets(s string, groups [][]line, byValue map[string]*se
 			// The pieces of [x,y) on each line.
 			var at []span
 			for _, p := range pieces {
-				ls, le := p.at, p.at+(p.end-p.start)
+				ls, le := p.at, p.at+(p.End-p.Start)
 				if a, z := max(x, ls), min(y, le); a < z {
-					at = append(at, span{p.start + a - ls, p.start + z - ls, sec.rule})
+					at = append(at, span{Start: p.Start + a - ls, End: p.Start + z - ls, Rule: sec.Rule})
 				}
 			}
 			if len(at) < 2 {
@@ -184,7 +162,7 @@ func (e *engine) joinedSecrets(s string, groups [][]line, byValue map[string]*se
 			}
 			have, ok := byValue[v]
 			if !ok {
-				have = &secret{value: v, rule: sec.rule}
+				have = &secret{value: v, Rule: sec.Rule}
 				byValue[v] = have
 			}
 			have.at = append(have.at, at...)

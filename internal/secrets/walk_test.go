@@ -1,4 +1,4 @@
-package redact
+package secrets
 
 import (
 	"math/rand/v2"
@@ -25,14 +25,14 @@ func TestWalkLower(t *testing.T) {
 	s := b.String()
 	type m struct{ end, n, p int64 }
 	var want, got []m
-	tr.Walk(asciiLower(s), func(end, n, p int64) bool { want = append(want, m{end, n, p}); return true })
-	walkLower(tr, s, maxLen, func(end, n, p int64) bool { got = append(got, m{end, n, p}); return true })
+	tr.Walk(ASCIILower(s), func(end, n, p int64) bool { want = append(want, m{end, n, p}); return true })
+	WalkLower(tr, s, maxLen, func(end, n, p int64) bool { got = append(got, m{end, n, p}); return true })
 	if len(want) < 1000 || !slices.Equal(got, want) {
 		t.Fatalf("chunked walk: %d matches, one walk: %d", len(got), len(want))
 	}
 	// Stopping early stops.
 	k := 0
-	walkLower(tr, s, maxLen, func(end, n, p int64) bool { k++; return k < 10 })
+	WalkLower(tr, s, maxLen, func(end, n, p int64) bool { k++; return k < 10 })
 	if k != 10 {
 		t.Fatalf("walk went on after false: %d calls", k)
 	}

@@ -1,4 +1,4 @@
-package redact
+package secrets
 
 import (
 	"crypto/hmac"
@@ -79,7 +79,7 @@ func NewKey() []byte {
 
 // form is a remembered form of a secret.
 type form struct {
-	rule   string
+	Rule   string
 	base64 bool
 }
 
@@ -173,7 +173,7 @@ func (m *Memory) learn(v, rule string) bool {
 		}
 		for _, l := range strings.Split(v, "\n") {
 			l = strings.TrimSpace(l)
-			l = strings.TrimSpace(l[numberPrefix(l):])
+			l = strings.TrimSpace(l[NumberPrefix(l):])
 			if len(l) >= minLineLearn && !strings.HasPrefix(l, "-----") {
 				added = m.add(l, rule, false) || added
 			}
@@ -189,7 +189,7 @@ func (m *Memory) learn(v, rule string) bool {
 	}
 	for _, w := range wrapWidths {
 		if len(v) > w {
-			added = m.add(wrapAt(v, w), rule, false) || added
+			added = m.add(WrapAt(v, w), rule, false) || added
 		}
 	}
 	for _, a := range []int{0, 1, 2} {
@@ -258,8 +258,8 @@ func rememberable(v string) bool {
 	return n >= 2
 }
 
-// wrapAt inserts a newline every w bytes of v.
-func wrapAt(v string, w int) string {
+// WrapAt inserts a newline every w bytes of v.
+func WrapAt(v string, w int) string {
 	var b strings.Builder
 	for len(v) > w {
 		b.WriteString(v[:w])
@@ -287,11 +287,11 @@ func (m *Memory) add(f, rule string, b64 bool) bool {
 	if len(f) < headLen {
 		return false // cannot happen: every form is longer (see rememberable)
 	}
-	lower := string(asciiLower(f))
+	lower := string(ASCIILower(f))
 	if _, ok := m.forms[lower]; ok {
 		return false
 	}
-	m.forms[lower] = form{rule: rule, base64: b64}
+	m.forms[lower] = form{Rule: rule, base64: b64}
 	m.dirty = true
 	h := m.keyedHash([]byte(lower))
 	if !m.hashes[h] {
@@ -324,15 +324,15 @@ func (m *Memory) String(s string) (string, int) {
 	if m == nil || s == "" || m.Empty() {
 		return s, 0
 	}
-	var raw, b64 []span
+	var raw, b64 []Span
 	if len(m.pending) > 0 {
 		raw, b64 = m.matchSaved(s)
 	}
 	if len(m.forms) > 0 {
 		m.build()
-		walkLower(m.trie, s, m.maxPat, func(end, n, pattern int64) bool {
+		WalkLower(m.trie, s, m.maxPat, func(end, n, pattern int64) bool {
 			f := m.forms[m.pats[pattern]]
-			sp := span{int(end - n + 1), int(end + 1), f.rule}
+			sp := Span{int(end - n + 1), int(end + 1), f.Rule}
 			if f.base64 {
 				b64 = append(b64, sp)
 			} else {
@@ -345,35 +345,35 @@ func (m *Memory) String(s string) (string, int) {
 	if len(raw) == 0 {
 		return s, 0
 	}
-	spans := merge(raw)
-	return apply(s, spans), len(spans)
+	spans := Merge(raw)
+	return Apply(s, spans), len(spans)
 }
 
 // base64Runs widens each span to the run of base64 characters around it
 // (with its padding): the characters at its ends also encode part of the
 // secret. Spans inside a run already widened are dropped, so that many
 // matches in one long run cost one scan of it.
-func base64Runs(s string, spans []span) []span {
+func base64Runs(s string, spans []Span) []Span {
 	if len(spans) == 0 {
 		return nil
 	}
-	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	slices.SortFunc(spans, func(a, b Span) int { return a.Start - b.Start })
 	out := spans[:0]
 	covered := -1
 	for _, sp := range spans {
-		if sp.end <= covered {
+		if sp.End <= covered {
 			continue
 		}
-		for sp.start > 0 && isBase64Byte(s[sp.start-1]) {
-			sp.start--
+		for sp.Start > 0 && IsBase64Byte(s[sp.Start-1]) {
+			sp.Start--
 		}
-		for sp.end < len(s) && isBase64Byte(s[sp.end]) {
-			sp.end++
+		for sp.End < len(s) && IsBase64Byte(s[sp.End]) {
+			sp.End++
 		}
-		for n := 0; sp.end < len(s) && n < 2 && s[sp.end] == '='; n++ {
-			sp.end++
+		for n := 0; sp.End < len(s) && n < 2 && s[sp.End] == '='; n++ {
+			sp.End++
 		}
-		covered = sp.end
+		covered = sp.End
 		out = append(out, sp)
 	}
 	return out
@@ -384,28 +384,28 @@ func base64Runs(s string, spans []span) []span {
 // and confirmed by the keyed hash. A confirmed form is learned, so that
 // from then on the trie finds it.
 // The text is lowercased a byte at a time, not copied whole.
-func (m *Memory) matchSaved(s string) (plain, b64 []span) {
+func (m *Memory) matchSaved(s string) (plain, b64 []Span) {
 	if len(s) < headLen {
 		return nil, nil
 	}
-	h := m.fingerprint(asciiLower(s[:headLen]))
+	h := m.fingerprint(ASCIILower(s[:headLen]))
 	for i := 0; ; i++ {
 		if m.filter[h%filterBits/64]&(1<<(h%64)) != 0 {
 			for _, e := range m.pending[h] {
 				if i+e.N > len(s) {
 					continue
 				}
-				cand := asciiLower(s[i : i+e.N])
+				cand := ASCIILower(s[i : i+e.N])
 				if m.keyedHash(cand) != e.H {
 					continue
 				}
-				sp := span{i, i + e.N, e.Rule}
+				sp := Span{i, i + e.N, e.Rule}
 				if e.Base64 {
 					b64 = append(b64, sp)
 				} else {
 					plain = append(plain, sp)
 				}
-				m.forms[string(cand)] = form{rule: e.Rule, base64: e.Base64}
+				m.forms[string(cand)] = form{Rule: e.Rule, base64: e.Base64}
 				m.dirty = true
 				m.dropPending(e)
 				break
