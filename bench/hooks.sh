@@ -114,7 +114,8 @@ for size in ${sizes//,/ }; do
 	log "$size: first call on a fresh clone (no .index/)"
 	c="$work/clone$size"
 	: >"$out/fresh-$size.txt"
-	for i in $(seq 10); do
+	copies=10; [ "$n" -ge 100000 ] && copies=3 # copying 100,000 files takes a while
+	for i in $(seq $copies); do
 		rm -rf "$c" && cp -a "$k" "$c" && rm -rf "$c/.index"
 		"$bin/hooklat" -n 1 -warmup 0 -in "$work/pre.json" -env KB_HOOK_NO_INDEX=1 "$hook --kb $c claude-code" >>"$out/fresh-$size.txt"
 	done

@@ -60,7 +60,7 @@ var activationFields = append([]string{"path", "layer", "type", "title", "descri
 // the layer directories' times dirs, atomically (the caller holds the
 // index for writing).
 func (x *Searcher) compileActivation(dirs map[string]int64) error {
-	all, err := x.ix.All(activationFields...)
+	all, err := x.ix.AllOf(recallLayers, activationFields...)
 	if err != nil {
 		return fmt.Errorf("activation index: %w", err)
 	}

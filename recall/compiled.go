@@ -11,10 +11,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -38,7 +40,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT004"
+const compiledMagic = "KBACT005"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -79,7 +81,18 @@ type CompileOptions struct {
 	Load func(path, layer string) (*observations.Observation, *doc.Document, error)
 	// Taxonomy, if set, classifies the candidates' triggers once, here.
 	Taxonomy *observations.Taxonomy
+	// MaxLoads bounds the files Load reads in one compile (0: 2,000); the
+	// documents left without an item record (a first compile of a large
+	// KB) are read by the hooks that show them, and loaded by later
+	// compiles, the most recurring first. Loads run on every core.
+	MaxLoads int
 }
+
+// defaultMaxLoads is CompileOptions.MaxLoads when it is 0: parsing a file
+// takes a fraction of a millisecond, so a sync that changed a few files
+// stays short, and a first compile of 100,000 notes does not parse them
+// all.
+const defaultMaxLoads = 2000
 
 // candRecord is a candidate as the activation index stores it: what
 // candidateOf derives from the stored fields, and the signatures of the
@@ -221,8 +234,10 @@ const (
 )
 
 const (
-	termAction = 'a' // an action_types, action_type or triggers value, whole
-	termWord   = 'w' // an analyzed word of the text fields
+	termAction    = 'a' // an action_types, action_type or triggers value, whole
+	termWord      = 'w' // an analyzed word of the text fields
+	termStanding  = 's' // "": the documents that may stand (flagStanding), weighted by their rank
+	termTriggered = 't' // "": the documents with triggers (flagTriggered)
 )
 
 const (
@@ -312,6 +327,22 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		}
 		return nil, nil, false
 	}
+	// The records prev holds for unchanged documents, and the item records
+	// of the others, loaded (at most MaxLoads, the most recurring first).
+	type records struct{ cand, item []byte }
+	reused := make([]records, len(docs))
+	var load []int
+	for i, d := range docs {
+		if cand, item, ok := prevRecords(d.Path, d.Stamp); ok {
+			reused[i] = records{cand, item}
+		} else {
+			load = append(load, i)
+		}
+	}
+	loaded, err := loadItems(docs, load, o)
+	if err != nil {
+		return err
+	}
 	for i, d := range docs {
 		if len(h.Layers) >= math.MaxUint16 || len(h.Types) >= math.MaxUint16 {
 			return errors.New("activation index: too many layers or types")
@@ -335,6 +366,12 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		cd := candidateOf(d.Hit)
 		if mayStand(cd) {
 			flags |= flagStanding
+			k := key{termStanding, ""}
+			postings[k] = append(postings[k], posting{uint32(i), float32(standingRank(d.Fields))})
+		}
+		if flags&flagTriggered != 0 {
+			k := key{termTriggered, ""}
+			postings[k] = append(postings[k], posting{uint32(i), 1})
 		}
 		clear(weights)
 		var length float32
@@ -358,23 +395,11 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 			postings[k] = append(postings[k], posting{uint32(i), w})
 		}
 		total += float64(length)
-		cand, item, ok := prevRecords(d.Path, d.Stamp)
-		if !ok {
-			var err error
+		cand, item := reused[i].cand, reused[i].item
+		if cand == nil {
 			rec := candRecordOf(cd, o.Taxonomy)
 			cand = rec.marshal()
-			var (
-				ob *observations.Observation
-				dc *doc.Document
-			)
-			if o.Load != nil {
-				ob, dc, err = o.Load(d.Path, d.Layer)
-			}
-			if err != nil {
-				item = nil // a hook reads the file
-			} else if item, err = json.Marshal(itemRecordOf(ob, dc)); err != nil {
-				return fmt.Errorf("activation index: %s: %w", d.Path, err)
-			}
+			item = loaded[i]
 		}
 		candOff := recs.Len()
 		recs.Write(cand)
@@ -465,6 +490,58 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		}
 	}
 	return nil
+}
+
+// loadItems reads the item records of docs[load...] (Load), at most
+// o.MaxLoads of them, the most recurring first, on every core; a document
+// whose file cannot be read, or that is over the bound, has none.
+func loadItems(docs []CompileDoc, load []int, o CompileOptions) (map[int][]byte, error) {
+	out := make(map[int][]byte, len(load))
+	if o.Load == nil || len(load) == 0 {
+		return out, nil
+	}
+	limit := o.MaxLoads
+	if limit <= 0 {
+		limit = defaultMaxLoads
+	}
+	if len(load) > limit {
+		slices.SortStableFunc(load, func(a, b int) int {
+			return cmp.Compare(standingRank(docs[b].Fields), standingRank(docs[a].Fields))
+		})
+		load = load[:limit]
+	}
+	var (
+		mu   sync.Mutex
+		next atomic.Int64
+		wg   sync.WaitGroup
+		fail error
+	)
+	for range max(1, runtime.NumCPU()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j := int(next.Add(1)) - 1
+				if j >= len(load) {
+					return
+				}
+				d := docs[load[j]]
+				ob, dc, err := o.Load(d.Path, d.Layer)
+				if err != nil {
+					continue // a hook reads the file
+				}
+				b, err := json.Marshal(itemRecordOf(ob, dc))
+				mu.Lock()
+				if err != nil && fail == nil {
+					fail = fmt.Errorf("activation index: %s: %w", d.Path, err)
+				}
+				out[load[j]] = b
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return out, fail
 }
 
 // standingRank orders the documents of a search without words or types
@@ -640,70 +717,58 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		limit = 10
 	}
 	keep := c.filter(s)
-	scores := map[int]float64{}
+	acc := scores{s: make([]float64, c.h.Docs)}
 	idf := func(df int) float64 {
 		n := float64(c.h.Docs)
 		return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 	}
+	// list adds the postings of one term with weight w(posting weight).
+	list := func(kind byte, t string, w func(d int, pw, df float64) float64) {
+		off, n, ok := c.term(kind, t)
+		if !ok {
+			return
+		}
+		for i := off; i < off+n; i++ {
+			if d, pw := c.posting(i); keep(d) {
+				acc.add(d, w(d, pw, float64(n)))
+			}
+		}
+	}
 	switch {
 	case len(s.ActionTypes) > 0:
 		for _, v := range dedupe(s.ActionTypes) {
-			off, n, ok := c.term(termAction, v)
-			if !ok {
-				continue
-			}
-			w := idf(n)
-			for i := off; i < off+n; i++ {
-				if d, _ := c.posting(i); keep(d) {
-					scores[d] += w
-				}
-			}
+			list(termAction, v, func(_ int, _, df float64) float64 { return idf(int(df)) })
 		}
 	case len(s.Words) > 0:
 		const k1, b = 1.2, 0.75
 		for _, t := range queryTerms(s.Words) {
-			off, n, ok := c.term(termWord, t)
-			if !ok {
-				continue
-			}
-			w := idf(n)
-			for i := off; i < off+n; i++ {
-				d, tf := c.posting(i)
-				if !keep(d) {
-					continue
-				}
+			list(termWord, t, func(d int, tf, df float64) float64 {
 				norm := 1.0
 				if c.h.AvgLen > 0 {
 					norm = 1 - b + b*float64(c.doc(d).length)/c.h.AvgLen
 				}
-				scores[d] += w * tf * (k1 + 1) / (tf + k1*norm)
-			}
+				return idf(int(df)) * tf * (k1 + 1) / (tf + k1*norm)
+			})
 		}
+	case s.Standing || s.Triggered:
+		kind := byte(termStanding)
+		if !s.Standing {
+			kind = termTriggered
+		}
+		list(kind, "", func(d int, pw, _ float64) float64 {
+			if s.Standing && s.Triggered && c.doc(d).flags&flagTriggered == 0 {
+				return 0
+			}
+			return pw + 1 // the rank, kept positive
+		})
 	default:
 		for d := range c.h.Docs {
-			f := c.doc(d).flags
-			if keep(d) && (!s.Triggered || f&flagTriggered != 0) && (!s.Standing || f&flagStanding != 0) {
-				scores[d] = float64(c.doc(d).rank)
+			if keep(d) {
+				acc.add(d, float64(c.doc(d).rank)+1)
 			}
 		}
 	}
-	type scored struct {
-		doc   int
-		score float64
-	}
-	order := make([]scored, 0, len(scores))
-	for d, sc := range scores {
-		order = append(order, scored{d, sc})
-	}
-	slices.SortFunc(order, func(a, b scored) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.doc, b.doc)
-	})
-	if len(order) > limit {
-		order = order[:limit]
-	}
+	order := acc.top(limit)
 	hits := make([]Hit, 0, len(order))
 	for _, o := range order {
 		h, err := c.hit(o.doc)
@@ -714,6 +779,84 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		hits = append(hits, h)
 	}
 	return hits, nil
+}
+
+// scores accumulates the scores of the documents a search touches.
+type scores struct {
+	s       []float64 // by document; 0: not touched
+	touched []int
+}
+
+func (a *scores) add(d int, w float64) {
+	if w <= 0 {
+		return
+	}
+	if a.s[d] == 0 {
+		a.touched = append(a.touched, d)
+	}
+	a.s[d] += w
+}
+
+type scored struct {
+	doc   int
+	score float64
+}
+
+// before orders the best first, then by document number.
+func (x scored) before(y scored) bool {
+	return x.score > y.score || x.score == y.score && x.doc < y.doc
+}
+
+// top returns the best limit documents, best first: a bounded heap over
+// the touched ones, so a common word that touches most of a large KB costs
+// one pass, not a sort of every document it touched.
+func (a *scores) top(limit int) []scored {
+	h := make([]scored, 0, min(limit, len(a.touched)))
+	// h is a min-heap: h[0] is the worst kept.
+	down := func(i int) {
+		for {
+			l, r, w := 2*i+1, 2*i+2, i
+			if l < len(h) && h[w].before(h[l]) {
+				w = l
+			}
+			if r < len(h) && h[w].before(h[r]) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for _, d := range a.touched {
+		x := scored{d, a.s[d]}
+		switch {
+		case len(h) < limit:
+			h = append(h, x)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !h[p].before(h[i]) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+		case x.before(h[0]):
+			h[0] = x
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(x, y scored) int {
+		if x.before(y) {
+			return -1
+		}
+		if y.before(x) {
+			return 1
+		}
+		return 0
+	})
+	return h
 }
 
 // filter is the layer and type filter of s over document numbers.

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -258,5 +259,22 @@ func TestCandRecordRoundTrip(t *testing.T) {
 		if x.unmarshal(b[:n]) == nil {
 			t.Fatalf("a record cut at %d of %d decoded", n, len(b))
 		}
+	}
+}
+
+// A compile reads at most MaxLoads files, the most recurring documents
+// first; the others get no item record (a hook reads their file).
+func TestCompileBoundsLoads(t *testing.T) {
+	var mu sync.Mutex
+	loads := map[string]bool{}
+	load := func(path, layer string) (*observations.Observation, *doc.Document, error) {
+		mu.Lock()
+		loads[path] = true
+		mu.Unlock()
+		return &observations.Observation{ID: path}, nil, nil
+	}
+	compile(t, compiledDocs(), CompileOptions{Load: load, MaxLoads: 2})
+	if len(loads) != 2 || !loads["observations/preferences/tabs.md"] || !loads["observations/corrections/push.md"] {
+		t.Errorf("loaded %v, want the two recurring ones", loads)
 	}
 }

@@ -822,9 +822,18 @@ var DefaultAllFields = []string{fPath, fLayer, fType, fTitle, fTags, fLinks}
 // links, lifecycle, status, created, updated, session, seq, or a dynamic
 // field); ID is always set. Without fields it returns DefaultAllFields. It
 // reads the stored fields segment by segment, without search machinery.
-func (ix *Index) All(fields ...string) ([]Doc, error) {
+func (ix *Index) All(fields ...string) ([]Doc, error) { return ix.AllOf(nil, fields...) }
+
+// AllOf is All for the docs of the given layers only (every layer when
+// none): the others are visited but not kept, so a listing of the notes
+// of a KB with a million trace turns holds only the notes.
+func (ix *Index) AllOf(layers []string, fields ...string) ([]Doc, error) {
 	if len(fields) == 0 {
 		fields = DefaultAllFields
+	}
+	keep := func(d *Doc) bool { return len(layers) == 0 || slices.Contains(layers, d.Layer) }
+	if len(layers) > 0 && !slices.Contains(fields, fLayer) {
+		fields = append(slices.Clone(fields), fLayer)
 	}
 	want := make(map[string]bool, len(fields))
 	for _, f := range fields {
@@ -854,7 +863,9 @@ func (ix *Index) All(fields ...string) ([]Doc, error) {
 		if err != nil {
 			return err
 		}
-		out = make([]Doc, 0, n)
+		if len(layers) == 0 {
+			out = make([]Doc, 0, n)
+		}
 		// Keyword values repeat (layer, type, tags, path of trace turns):
 		// intern them, which saves most allocations of a 100k-doc listing.
 		pool := map[string]string{}
@@ -885,7 +896,9 @@ func (ix *Index) All(fields ...string) ([]Doc, error) {
 				if err != nil {
 					return err
 				}
-				out = append(out, d)
+				if keep(&d) {
+					out = append(out, d)
+				}
 			}
 		}
 		return nil
