@@ -51,24 +51,49 @@ func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*Se
 // session just imported to be indexed. The other layers are searchable as
 // they were last indexed.
 func (k *KB) OpenIndexLayers(ctx context.Context, layers []string, progress func(done, total int)) (*Searcher, SyncStats, error) {
-	x, st, err := k.openIndex(ctx, layers, progress)
+	return k.openIndexRetry(ctx, layers, false, progress)
+}
+
+// OpenIndexToRead is OpenIndexLayers for a command that only reads the
+// index (search, show, links, graph): when no file of the layers changed
+// since the last sync, the index is opened read-only, which skips bleve's
+// background work (a merge of the last writer's segments, started by every
+// writable open and abandoned at Close). The Searcher's Sync and Rebuild
+// then fail with index.ErrReadOnly.
+func (k *KB) OpenIndexToRead(ctx context.Context, layers []string, progress func(done, total int)) (*Searcher, SyncStats, error) {
+	return k.openIndexRetry(ctx, layers, true, progress)
+}
+
+func (k *KB) openIndexRetry(ctx context.Context, layers []string, readOnly bool, progress func(done, total int)) (*Searcher, SyncStats, error) {
+	x, st, err := k.openIndex(ctx, layers, readOnly, progress)
 	if errors.Is(err, index.ErrBusy) && k.waitIndexer(ctx) {
-		x, st, err = k.openIndex(ctx, layers, progress)
+		x, st, err = k.openIndex(ctx, layers, readOnly, progress)
 	}
 	return x, st, err
 }
 
-func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done, total int)) (*Searcher, SyncStats, error) {
+func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, progress func(done, total int)) (*Searcher, SyncStats, error) {
 	dir, err := k.indexDir()
 	if err != nil {
 		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
 	}
-	ix, info, sc, err := index.OpenScanned(dir, k.scanOptions())
+	open := index.OpenScanned
+	if readOnly {
+		open = func(dir string, so index.ScanOptions) (*index.Index, index.OpenInfo, index.Scanned, error) {
+			return index.OpenScannedToRead(dir, so, layers)
+		}
+	}
+	ix, info, sc, err := open(dir, k.scanOptions())
 	if err != nil {
 		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
 	}
 	x := &Searcher{ix: ix, k: k}
-	st, err := x.sync(ctx, sc.Files, layers, progress)
+	var st SyncStats
+	if ix.ReadOnly() {
+		st.Scanned = countLayers(sc.Files, layers) // up to date: nothing to apply
+	} else {
+		st, err = x.sync(ctx, sc.Files, layers, progress)
+	}
 	st.Problems = append(sc.Skipped, st.Problems...)
 	if err == nil && (len(layers) == 0 || !slices.ContainsFunc(recallLayers, func(l string) bool { return !slices.Contains(layers, l) })) {
 		// The hooks' freshness check: only after a sync of every layer
@@ -87,6 +112,20 @@ func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done,
 		return nil, st, err
 	}
 	return x, st, nil
+}
+
+// countLayers counts the files in the given layers (all when none).
+func countLayers(files []fileInfo, layers []string) int {
+	if len(layers) == 0 {
+		return len(files)
+	}
+	n := 0
+	for _, f := range files {
+		if slices.Contains(layers, f.Layer) {
+			n++
+		}
+	}
+	return n
 }
 
 // Rebuild drops the index and indexes every file again.

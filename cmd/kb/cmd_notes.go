@@ -24,7 +24,7 @@ func (e *env) withIndexLayers(layers []string, fn func(k *kb.KB, x *kb.Searcher)
 	if err != nil {
 		return err
 	}
-	x, _, err := k.OpenIndexLayers(context.Background(), layers, e.progress("indexing KiB"))
+	x, _, err := k.OpenIndexToRead(context.Background(), layers, e.progress("indexing KiB"))
 	if err != nil {
 		return err
 	}

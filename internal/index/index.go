@@ -270,6 +270,21 @@ func runtimeConfig(readOnly bool, wait time.Duration) map[string]any {
 // openExisting returns a non-empty reason when the index must be rebuilt,
 // and an error only for conditions a rebuild cannot fix.
 func openExisting(dir string, readOnly bool, wait time.Duration) (ix *Index, reason string, err error) {
+	return openExistingWith(dir, readOnly, wait, nil)
+}
+
+// readStampsResult is the stamps file as read (readStamps).
+type readStampsResult struct {
+	gen    uint64
+	stamps map[string]Stamp
+	prog   map[string]Progress
+	err    error
+}
+
+// openExistingWith is openExisting with the stamps file already read (pre,
+// when not nil), so that a caller that looked at them first does not decode
+// them twice.
+func openExistingWith(dir string, readOnly bool, wait time.Duration, pre *readStampsResult) (ix *Index, reason string, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, schemaFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -299,7 +314,7 @@ func openExisting(dir string, readOnly bool, wait time.Duration) (ix *Index, rea
 		return nil, "corrupt: " + shortErr(err), nil
 	}
 	ix = &Index{dir: dir, readOnly: readOnly, bi: bi, m: bi.Mapping()}
-	reason, err = ix.load()
+	reason, err = ix.load(pre)
 	if reason != "" || err != nil {
 		bi.Close()
 		return nil, reason, err
@@ -313,7 +328,7 @@ func (ix *Index) Resumed() []string { return ix.resumed }
 
 // load reads the generation, field registry and stamps of a freshly opened
 // bleve index and checks that they agree.
-func (ix *Index) load() (reason string, err error) {
+func (ix *Index) load(pre *readStampsResult) (reason string, err error) {
 	var err2 error
 	if ix.an, err2 = loadAnalyzers(ix.m); err2 != nil {
 		return "corrupt: " + err2.Error(), nil
@@ -338,7 +353,12 @@ func (ix *Index) load() (reason string, err error) {
 	if ix.reg, err = unmarshalRegistry(rb); err != nil {
 		return "corrupt: " + err.Error(), nil
 	}
-	sgen, stamps, prog, err := readStamps(filepath.Join(ix.dir, stampsFile))
+	if pre == nil {
+		r := readStampsResult{}
+		r.gen, r.stamps, r.prog, r.err = readStamps(filepath.Join(ix.dir, stampsFile))
+		pre = &r
+	}
+	sgen, stamps, prog, err := pre.gen, pre.stamps, pre.prog, pre.err
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "corrupt: stamps file missing", nil

@@ -102,9 +102,9 @@ func Scan(o ScanOptions) ([]File, []diag.Problem, map[string]int64) {
 		if err != nil {
 			return // missing or unreadable directory: skip it, keep going
 		}
+		defer dir.Close() // open until its files are stat'ed (statAt)
 		dst, serr := dir.Stat()
 		ents, err := dir.ReadDir(-1)
-		dir.Close()
 		if err != nil || serr != nil {
 			return
 		}
@@ -134,9 +134,8 @@ func Scan(o ScanOptions) ([]File, []diag.Problem, map[string]int64) {
 			case !d.Type().IsRegular():
 				skip(rel, "not a regular file: not read")
 			default:
-				if info, err := d.Info(); err == nil {
-					local = append(local, File{Rel: rel, Abs: abs, Layer: j.layer,
-						Stamp: Stamp{Mtime: info.ModTime().UnixNano(), Size: info.Size()}})
+				if st, ok := statAt(dir, name, abs); ok {
+					local = append(local, File{Rel: rel, Abs: abs, Layer: j.layer, Stamp: st})
 				}
 			}
 		}
