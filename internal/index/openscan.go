@@ -79,14 +79,15 @@ func OpenScannedToRead(dir string, so ScanOptions, layers []string) (*Index, Ope
 	pre, ok := cleanStamps(dir)
 	sc := <-ch
 	if ok && upToDateLayers(sc.Files, pre.stamps, layers) {
+		// The index is opened with the stamps just compared: a writer
+		// that committed since makes bleve's generation disagree with
+		// them, a reason to open it to write instead.
 		ix, reason, err := openExistingWith(dir, true, BusyTimeout, pre)
-		switch {
-		case err != nil:
+		if err != nil {
 			return nil, OpenInfo{}, sc, err
-		case reason == "" && ix.upToDate(sc.Files, layers):
+		}
+		if reason == "" {
 			return ix, OpenInfo{}, sc, nil
-		case reason == "":
-			ix.Close() // changed since the stamps were read: open to write
 		}
 	}
 	ix, info, err := Open(dir)
@@ -109,12 +110,4 @@ func cleanStamps(dir string) (*readStampsResult, bool) {
 	r := &readStampsResult{}
 	r.gen, r.stamps, r.prog, r.err = readStamps(filepath.Join(dir, stampsFile))
 	return r, r.err == nil
-}
-
-// upToDate reports whether ix's stamps are exactly those of files, in the
-// given layers (every layer when none).
-func (ix *Index) upToDate(files []File, layers []string) bool {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	return upToDateLayers(files, ix.stamps, layers)
 }
