@@ -13,11 +13,18 @@ import (
 )
 
 // searchToRead opens the index as `kb search` does and runs one query of
-// the notes: whether it opened read-only, and the paths found.
+// the notes: whether it opened read-only, what its sync did, and the paths
+// found.
 func searchToRead(t *testing.T, k *KB, q string) (readOnly bool, paths []string) {
 	t.Helper()
+	readOnly, _, paths = searchStats(t, k, q)
+	return readOnly, paths
+}
+
+func searchStats(t *testing.T, k *KB, q string) (readOnly bool, st SyncStats, paths []string) {
+	t.Helper()
 	o := SearchOptions{Query: q, Limit: 10}
-	x, _, err := k.OpenIndexToRead(context.Background(), o.ReadLayers(), nil)
+	x, st, err := k.OpenIndexToRead(context.Background(), o.ReadLayers(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +36,7 @@ func searchToRead(t *testing.T, k *KB, q string) (readOnly bool, paths []string)
 	for _, h := range res.Hits {
 		paths = append(paths, h.Path)
 	}
-	return x.ix.ReadOnly(), paths
+	return x.ix.ReadOnly(), st, paths
 }
 
 // A read-only command opens the index read-only only when no file of the
@@ -103,5 +110,74 @@ func TestSearchOpensReadOnlyOnlyWhenFresh(t *testing.T) {
 	}
 	if _, err := x.Rebuild(context.Background(), nil); !errors.Is(err, index.ErrReadOnly) {
 		t.Errorf("Rebuild of a read-only Searcher: %v, want ErrReadOnly", err)
+	}
+}
+
+// Under kb watch's freshness keeper a search stats no file when nothing
+// changed, and only the changed ones after an edit; an edit in place that
+// keeps the size and the second of the mtime is found by the next search,
+// and so is a note added in a new directory or removed.
+func TestSearchUnderKeeper(t *testing.T) {
+	k := trNewKB(t)
+	mt := time.Date(2026, 1, 2, 3, 4, 5, 100, time.UTC)
+	note := func(rel, word string, mt time.Time) string {
+		p := filepath.Join(k.Root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("---\ntitle: T\ntype: note\n---\nAbout "+word+".\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mt, mt); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := note("library/notes/a.md", "zeppelin", mt)
+	note("library/notes/b.md", "balloon", mt)
+	note("library/notes/c.md", "glider", mt)
+	syncIndex(t, k)
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := k.keepFresh(ctx)
+	defer func() { cancel(); stop() }()
+	search := func(q string) (SyncStats, []string) {
+		t.Helper()
+		_, st, paths := searchStats(t, k, q)
+		return st, paths
+	}
+	// The keeper may still be starting: until it answers, searches scan.
+	var st SyncStats
+	for i := 0; i < 100; i++ {
+		if st, _ = search("zeppelin"); st.Scanned == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st.Scanned != 0 {
+		t.Fatalf("searches under the keeper still scan: %+v", st)
+	}
+
+	note("library/notes/a.md", "dirigibl", mt.Add(time.Microsecond)) // same size, same second
+	st, got := search("dirigibl")
+	if len(got) != 1 || got[0] != "library/notes/a.md" {
+		t.Fatalf("edit in place not found by the next search: %v", got)
+	}
+	if st.Scanned != 1 || st.Updated != 1 {
+		t.Errorf("sync after one edit: %+v, want the one file only", st)
+	}
+	if st, _ := search("dirigibl"); st.Scanned != 0 {
+		t.Errorf("search after the synced edit: %+v, want no file stat'ed", st)
+	}
+	note("library/new/deep/d.md", "hovercraft", mt)
+	if _, got := search("hovercraft"); len(got) != 1 {
+		t.Fatalf("note in a new directory not found: %v", got)
+	}
+	os.Remove(a)
+	if _, got := search("dirigibl"); len(got) != 0 {
+		t.Fatalf("removed note still found: %v", got)
+	}
+	os.RemoveAll(filepath.Join(k.Root, "library", "new"))
+	if _, got := search("hovercraft"); len(got) != 0 {
+		t.Fatalf("note of a removed directory still found: %v", got)
 	}
 }

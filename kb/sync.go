@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/index"
+	"github.com/kbmem/kb/internal/watch"
 	"github.com/kbmem/kb/traces"
 )
 
@@ -77,6 +79,15 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 	if err != nil {
 		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
 	}
+	// Under kb watch, its freshness keeper says what changed since the
+	// index last caught up, so that a read does not stat every file.
+	var fresh watch.Answer
+	if readOnly && len(layers) > 0 && !slices.ContainsFunc(layers, func(l string) bool { return !slices.Contains(recallLayers, l) }) {
+		fresh = watch.Ask(filepath.Join(dir, freshDir), freshWait)
+		if x, st, ok, err := k.openFresh(ctx, dir, fresh, progress); ok || err != nil {
+			return x, st, err
+		}
+	}
 	open := index.OpenScanned
 	if readOnly {
 		open = func(dir string, so index.ScanOptions) (*index.Index, index.OpenInfo, index.Scanned, error) {
@@ -97,8 +108,9 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 	st.Problems = append(sc.Skipped, st.Problems...)
 	if err == nil && (len(layers) == 0 || !slices.ContainsFunc(recallLayers, func(l string) bool { return !slices.Contains(layers, l) })) {
 		// The hooks' freshness check: only after a sync of every layer
-		// recall reads.
+		// recall reads; and the keeper's, which watches those.
 		k.saveDirStamps(sc.Dirs)
+		fresh.Done()
 	}
 	if info.Rebuilt && info.Reason != "missing" {
 		k.logf("index %s: rebuilt from the files", info.Reason)
@@ -112,6 +124,50 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 		return nil, st, err
 	}
 	return x, st, nil
+}
+
+// freshDir, in the index directory, is where kb watch's freshness keeper
+// answers (internal/watch.Keeper); freshWait is how long a read waits for
+// its answer before it scans every file instead.
+const (
+	freshDir  = "fresh"
+	freshWait = 50 * time.Millisecond
+)
+
+// openFresh opens the index as the keeper's answer allows (ok), without a
+// scan of every file: read-only when nothing changed, else after a sync of
+// the changed paths only. Not ok: the caller scans everything (no keeper,
+// no answer in time, or an index that must be rebuilt).
+func (k *KB) openFresh(ctx context.Context, dir string, a watch.Answer, progress func(done, total int)) (x *Searcher, st SyncStats, ok bool, err error) {
+	switch {
+	case a.Clean():
+		ix, err := index.OpenReadOnly(dir)
+		if err != nil {
+			return nil, st, false, nil // stale, busy, damaged: the usual path says what
+		}
+		return &Searcher{ix: ix, k: k}, st, true, nil
+	case !a.Known || a.All:
+		return nil, st, false, nil
+	}
+	so := k.scanOptions()
+	so.Layers = recallLayers
+	files, covered := index.ScanPaths(so, a.Changed)
+	ix, info, err := index.Open(dir)
+	if err != nil {
+		return nil, st, false, nil
+	}
+	if info.Rebuilt || len(info.Resumed) > 0 {
+		ix.Close()
+		return nil, st, false, nil
+	}
+	x = &Searcher{ix: ix, k: k}
+	st, err = ix.SyncPaths(ctx, files, covered, x.loadParts, progress)
+	if err != nil {
+		ix.Close()
+		return nil, st, true, err
+	}
+	a.Done()
+	return x, st, true, nil
 }
 
 // countLayers counts the files in the given layers (all when none).

@@ -90,7 +90,32 @@ func (k *KB) Watch(ctx context.Context, o WatchOptions) error {
 	if o.OnQuiet != nil {
 		w.OnQuiet = func(ctx context.Context, ids []string) error { return o.OnQuiet(ctx, k, ids) }
 	}
+	if !o.Once {
+		stop := k.keepFresh(ctx)
+		defer stop()
+	}
 	return w.Run(ctx, o.Once)
+}
+
+// keepFresh runs the index's freshness keeper (internal/watch.Keeper) over
+// the layers recall reads until stop is called: while it runs, a read of
+// those layers (kb search) asks it what changed instead of stat'ing every
+// file. Traces are left out: they change all through a session.
+func (k *KB) keepFresh(ctx context.Context) (stop func()) {
+	var roots []string
+	for _, l := range recallLayers {
+		roots = append(roots, filepath.Join(k.Root, l))
+	}
+	kp := &watch.Keeper{Dir: filepath.Join(k.Root, IndexDir, freshDir), Roots: roots, Logf: k.logf}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := kp.Run(ctx); err != nil && !errors.Is(err, watch.ErrKeeperRunning) {
+			k.logf("freshness keeper: %v (searches scan every file)", err)
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // watchLock is the KB write lock, for the watcher.

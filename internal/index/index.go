@@ -198,6 +198,10 @@ type Index struct {
 	carry []string
 	// resumed is what Open resumed (OpenInfo.Resumed).
 	resumed []string
+	// rawStamps is the stamps file of a read-only open, decoded into
+	// stamps and prog on first use (ensureStamps).
+	rawStamps  []byte
+	stampsOnce sync.Once
 }
 
 // Open opens the index in dir, creating it if needed. A missing, unreadable,
@@ -353,6 +357,15 @@ func (ix *Index) load(pre *readStampsResult) (reason string, err error) {
 	if ix.reg, err = unmarshalRegistry(rb); err != nil {
 		return "corrupt: " + err.Error(), nil
 	}
+	if pre == nil && ix.readOnly {
+		// A reader rarely needs the stamps (a search needs none): check
+		// the file and its generation now, decode it when asked.
+		b, err := os.ReadFile(filepath.Join(ix.dir, stampsFile))
+		if sgen, gerr := stampsGen(b); err == nil && gerr == nil && sgen == bgen {
+			ix.rawStamps, ix.gen = b, bgen
+			return "", nil
+		}
+	}
 	if pre == nil {
 		r := readStampsResult{}
 		r.gen, r.stamps, r.prog, r.err = readStamps(filepath.Join(ix.dir, stampsFile))
@@ -502,13 +515,30 @@ func (ix *Index) Reset() error {
 // A file indexed only in part (Change.Partial, or an interrupted update)
 // has a stamp that matches no file.
 func (ix *Index) Stamps() map[string]Stamp {
+	ix.ensureStamps()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return maps.Clone(ix.stamps)
 }
 
+// ensureStamps decodes the stamps a read-only open kept undecoded.
+func (ix *Index) ensureStamps() {
+	ix.stampsOnce.Do(func() {
+		if ix.rawStamps == nil {
+			return
+		}
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		// The checksum was verified at open: a failure here is a bug,
+		// shown as an index with no files.
+		_, ix.stamps, ix.prog, _ = decodeStamps(ix.rawStamps)
+		ix.rawStamps = nil
+	})
+}
+
 // Progress returns the recorded progress of an append-only file.
 func (ix *Index) Progress(path string) (Progress, bool) {
+	ix.ensureStamps()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	p, ok := ix.prog[path]

@@ -16,10 +16,7 @@ func UpToDate(files []File, stamps map[string]Stamp, skip ...string) bool {
 
 // upToDateLayers is UpToDate over the given layers (every layer when none).
 func upToDateLayers(files []File, stamps map[string]Stamp, layers []string) bool {
-	return upToDateIn(files, stamps, func(rel string) bool {
-		l, _, _ := strings.Cut(rel, "/")
-		return len(layers) == 0 || slices.Contains(layers, l)
-	})
+	return upToDateIn(files, stamps, inLayers(layers))
 }
 
 // upToDateIn is UpToDate over the paths for which in is true.
