@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -310,9 +309,8 @@ func (ix *Index) syncIn(ctx context.Context, files []File, in func(rel string) b
 // plan compares the files with the index's stamps: the files to (re)load
 // and the removals of files that are gone.
 func (ix *Index) plan(files []File, in func(rel string) bool) (st SyncStats, todo []File, removals []Change) {
-	stamps := ix.Stamps()
+	stamps := ix.stampsIn(in)
 	files = slices.DeleteFunc(slices.Clone(files), func(f File) bool { return !in(f.Rel) })
-	maps.DeleteFunc(stamps, func(p string, _ Stamp) bool { return !in(p) })
 	st.Scanned = len(files)
 	seen := make(map[string]bool, len(files))
 	for _, f := range files {
@@ -334,6 +332,21 @@ func (ix *Index) plan(files []File, in func(rel string) bool) (st SyncStats, tod
 	}
 	sort.Slice(removals, func(i, j int) bool { return removals[i].Path < removals[j].Path })
 	return st, todo, removals
+}
+
+// stampsIn is Stamps of the paths for which in is true (a sync of a few
+// changed paths copies a few stamps, not 100k).
+func (ix *Index) stampsIn(in func(rel string) bool) map[string]Stamp {
+	ix.ensureStamps()
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	m := map[string]Stamp{}
+	for p, st := range ix.stamps {
+		if in(p) {
+			m[p] = st
+		}
+	}
+	return m
 }
 
 // loadAll loads the files into parts on every core, in the order of the
