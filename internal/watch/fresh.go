@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -138,9 +139,21 @@ func (k *Keeper) watchAll() error {
 		return fmt.Errorf("freshness keeper: %w", err)
 	}
 	for _, r := range k.Roots {
+		// Its parent too: fsnotify says nothing when a watched directory
+		// itself is removed, and one made again under the same name would
+		// go unwatched.
+		if !slices.Contains(k.Roots, filepath.Dir(r)) {
+			w.Add(filepath.Dir(r))
+		}
 		k.addTree(r)
 	}
 	return nil
+}
+
+// isRootParent reports whether dir is the parent of a root (watched for
+// the roots themselves only).
+func (k *Keeper) isRootParent(dir string) bool {
+	return slices.ContainsFunc(k.Roots, func(r string) bool { return filepath.Dir(r) == dir }) && !slices.Contains(k.Roots, dir)
 }
 
 // addTree watches dir and its directories (hidden ones left out, as the
@@ -202,6 +215,12 @@ func (k *Keeper) loop(ctx context.Context) int {
 			if filepath.Dir(ev.Name) == k.Dir {
 				k.control(ev)
 				continue
+			}
+			if k.isRootParent(filepath.Dir(ev.Name)) {
+				if slices.Contains(k.Roots, ev.Name) {
+					return restartWatch // a root made, removed or moved
+				}
+				continue // another entry beside the roots
 			}
 			k.seq++
 			if ev.Has(fsnotify.Rename) && k.watched(ev.Name) {

@@ -138,3 +138,31 @@ func TestKeeperDirRemoved(t *testing.T) {
 		t.Fatalf("after the directory came back: %+v, want all", got)
 	}
 }
+
+// A root removed and made again: the keeper starts over (all) and watches
+// the new one.
+func TestKeeperRootRemade(t *testing.T) {
+	root := t.TempDir()
+	lib := filepath.Join(root, "library")
+	os.MkdirAll(lib, 0o755)
+	dir := filepath.Join(root, ".index", "fresh")
+	startKeeper(t, dir, lib)
+	ask(t, dir).Done()
+	write(t, filepath.Join(root, "kb.yaml"), "x", time.Now()) // beside the roots: no change
+	if got := ask(t, dir); !got.Clean() {
+		t.Fatalf("after a file beside the roots: %+v, want clean", got)
+	}
+	if err := os.RemoveAll(lib); err != nil {
+		t.Fatal(err)
+	}
+	if got := ask(t, dir); !got.All {
+		t.Fatalf("after the root was removed: %+v, want all", got)
+	}
+	ask(t, dir).Done()
+	a := filepath.Join(lib, "a.md")
+	write(t, a, "alpha", time.Now())
+	got := ask(t, dir)
+	if got.Clean() {
+		t.Fatalf("a file in the root made again went unseen: %+v", got)
+	}
+}
