@@ -94,7 +94,11 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 			return index.OpenScannedToRead(dir, so, layers)
 		}
 	}
-	ix, info, sc, err := open(dir, k.scanOptions())
+	so := k.scanOptions()
+	if len(layers) > 0 {
+		so.Layers = layers // the others are left as they were last indexed: no need to walk them
+	}
+	ix, info, sc, err := open(dir, so)
 	if err != nil {
 		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
 	}

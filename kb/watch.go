@@ -130,15 +130,26 @@ func (k *KB) watchLock(ctx context.Context) (func(), error) {
 // watchSync brings the index up to date for the watcher; an index another
 // process holds is agents.ErrIndexBusy.
 func (k *KB) watchSync(ctx context.Context) (added, updated, removed int, err error) {
-	x, st, err := k.OpenIndex(ctx, nil)
-	if errors.Is(err, index.ErrBusy) {
-		return 0, 0, 0, agents.ErrIndexBusy
+	// The layers recall reads as a search does, through the freshness
+	// keeper this process runs (the changed files only, not a stat of
+	// every file after each edit), then the traces; each opens the index
+	// to write only when something changed (a writable open starts
+	// bleve's merger, and a search waiting for the index waited for it).
+	for _, open := range []func() (*Searcher, SyncStats, error){
+		func() (*Searcher, SyncStats, error) { return k.OpenIndexToRead(ctx, recallLayers, nil) },
+		func() (*Searcher, SyncStats, error) { return k.OpenIndexToRead(ctx, []string{LayerTraces}, nil) },
+	} {
+		x, st, err := open()
+		if errors.Is(err, index.ErrBusy) {
+			return 0, 0, 0, agents.ErrIndexBusy
+		}
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		x.Close()
+		added, updated, removed = added+st.Added, updated+st.Updated, removed+st.Removed
 	}
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	x.Close()
-	return st.Added, st.Updated, st.Removed, nil
+	return added, updated, removed, nil
 }
 
 // watchLearn runs one `kb learn` tick for the watcher.

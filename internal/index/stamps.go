@@ -122,10 +122,10 @@ func decodeStamps(b []byte) (gen uint64, m map[string]Stamp, prog map[string]Pro
 		if err == nil && (done > 1<<62 || lines > 1<<62 || tail > 1<<32-1) {
 			err = fmt.Errorf("%w: progress of %q out of range", errStampsCorrupt, p)
 		}
-		if _, dup := m[p]; dup && err == nil {
+		m[p] = s
+		if len(m) != int(i)+1 && err == nil { // one map operation per entry, not two
 			err = fmt.Errorf("%w: %q listed twice", errStampsCorrupt, p)
 		}
-		m[p] = s
 		if pr := (Progress{Done: int64(done), Lines: int64(lines), Tail: uint32(tail)}); pr != (Progress{}) {
 			prog[p] = pr
 		}

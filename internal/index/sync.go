@@ -245,7 +245,7 @@ const (
 // files no longer there are removed. progress, if set, is called with
 // (done, total) KiB of the changed files.
 func (ix *Index) Sync(ctx context.Context, files []File, layers []string, load Loader, progress func(done, total int)) (SyncStats, error) {
-	return ix.syncIn(ctx, files, inLayers(layers), load, progress)
+	return ix.syncIn(ctx, files, inLayers(layers), nil, load, progress)
 }
 
 // SyncPaths is Sync of the files ScanPaths found under covered: an indexed
@@ -255,7 +255,22 @@ func (ix *Index) SyncPaths(ctx context.Context, files []File, covered []string, 
 		return slices.ContainsFunc(covered, func(c string) bool {
 			return rel == c || (len(rel) > len(c) && rel[len(c)] == '/' && strings.HasPrefix(rel, c))
 		})
-	}, load, progress)
+	}, ix.exactPaths(files, covered), load, progress)
+}
+
+// exactPaths returns covered when each path is a file (found, or indexed):
+// their stamps are then looked up, not found by a walk over every stamp
+// (10 ms at 100k files). Nil when one is a directory.
+func (ix *Index) exactPaths(files []File, covered []string) []string {
+	ix.ensureStamps()
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for _, c := range covered {
+		if _, ok := ix.stamps[c]; !ok && !slices.ContainsFunc(files, func(f File) bool { return f.Rel == c }) {
+			return nil
+		}
+	}
+	return covered
 }
 
 // inLayers says whether a path is in one of layers (every path when none).
@@ -266,8 +281,10 @@ func inLayers(layers []string) func(rel string) bool {
 	}
 }
 
-func (ix *Index) syncIn(ctx context.Context, files []File, in func(rel string) bool, load Loader, progress func(done, total int)) (SyncStats, error) {
-	st, todo, removals := ix.plan(files, in)
+// syncIn is Sync of the paths for which in is true; exact, when set,
+// lists them all (see exactPaths).
+func (ix *Index) syncIn(ctx context.Context, files []File, in func(rel string) bool, exact []string, load Loader, progress func(done, total int)) (SyncStats, error) {
+	st, todo, removals := ix.plan(files, in, exact)
 	if len(todo) == 0 && len(removals) == 0 {
 		return st, nil
 	}
@@ -308,8 +325,8 @@ func (ix *Index) syncIn(ctx context.Context, files []File, in func(rel string) b
 
 // plan compares the files with the index's stamps: the files to (re)load
 // and the removals of files that are gone.
-func (ix *Index) plan(files []File, in func(rel string) bool) (st SyncStats, todo []File, removals []Change) {
-	stamps := ix.stampsIn(in)
+func (ix *Index) plan(files []File, in func(rel string) bool, exact []string) (st SyncStats, todo []File, removals []Change) {
+	stamps := ix.stampsIn(in, exact)
 	files = slices.DeleteFunc(slices.Clone(files), func(f File) bool { return !in(f.Rel) })
 	st.Scanned = len(files)
 	seen := make(map[string]bool, len(files))
@@ -336,11 +353,19 @@ func (ix *Index) plan(files []File, in func(rel string) bool) (st SyncStats, tod
 
 // stampsIn is Stamps of the paths for which in is true (a sync of a few
 // changed paths copies a few stamps, not 100k).
-func (ix *Index) stampsIn(in func(rel string) bool) map[string]Stamp {
+func (ix *Index) stampsIn(in func(rel string) bool, exact []string) map[string]Stamp {
 	ix.ensureStamps()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	m := map[string]Stamp{}
+	if exact != nil {
+		for _, p := range exact {
+			if st, ok := ix.stamps[p]; ok {
+				m[p] = st
+			}
+		}
+		return m
+	}
 	for p, st := range ix.stamps {
 		if in(p) {
 			m[p] = st
