@@ -2,7 +2,7 @@
 # bench/run.sh: kb's search benchmarks against ripgrep and SQLite FTS5, on
 # deterministic synthetic corpora of 1k, 10k and 100k notes (bench/gencorpus).
 #
-#   bench/run.sh [--sizes 1k,10k,100k] [--seed 1] [--install] [--keep-db] [--old KB_BINARY]
+#   bench/run.sh [--sizes 1k,10k,100k] [--seed 1] [--install] [--keep-db] [--old KB_BINARY] [--issue16-only]
 #
 # Corpora are cached under bench/corpus/ (regenerated when the generator
 # changes), raw results go to bench/out/ (both git-ignored), and the
@@ -30,6 +30,8 @@
 #                   the same searches and edit run on a copy of the corpus
 #                   indexed by BIN, in the same hyperfine runs: bench/out/
 #                   SIZE/issue16.md, and all sizes in bench/out/issue16.md.
+#                   --issue16-only runs these alone, on the index as it is
+#                   (with --keep-db, on the FTS5 db of the last run).
 #
 # Needs go, hyperfine and jq; ripgrep, sqlite3 and GNU time are baselines
 # that are skipped, with a message, when missing. --install (as root)
@@ -43,6 +45,7 @@ seed=1
 install=0
 keepdb=0
 old=""
+only16=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--sizes) sizes="$2"; shift 2 ;;
@@ -51,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--install) install=1; shift ;;
 	--keep-db) keepdb=1; shift ;;
 	--old) old="$2"; shift 2 ;;
+	--issue16-only) only16=1; shift ;;
 	-h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -229,7 +233,7 @@ for label in "${labels[@]}"; do
 	n=$(num "$label")
 	src="$corpora/$label"
 	res="$out/$label"
-	rm -rf "$res"; mkdir -p "$res"
+	if [ $only16 = 1 ]; then mkdir -p "$res"; rm -f "$res"/*16*; else rm -rf "$res"; mkdir -p "$res"; fi
 	echo "$n" >"$res/notes"
 
 	# --- corpus ---------------------------------------------------------
@@ -252,74 +256,82 @@ for label in "${labels[@]}"; do
 	lib="$src/library"
 	db="$out/work-$label.fts5.db"
 
-	# --- full index + its peak RSS ----------------------------------------
-	# `rm -rf .index; kb index` does what `kb index --rebuild` does (Reset,
-	# then index every file) without first opening the old index. GNU time
-	# wraps the command so that the same runs give the peak RSS (of the last
-	# run); its overhead is a fork+exec, well under a millisecond.
-	runs=3; [ "$n" -ge 100000 ] && runs=1
-	log "$label: full index, kb vs FTS5 load ($runs runs each)"
-	wrap=""; [ $have_time = 1 ] && wrap="/usr/bin/time -v -o $res/rss-index.txt"
-	hyperfine -N --runs "$runs" --prepare "rm -rf $src/.index" --export-json "$res/index.json" \
-		-n kb-index "$wrap $KB -q --kb $src index" >&2
-	"$KB" --kb "$src" index --json >"$res/index-check.json" # no-op sync: must report 0 added/updated
-	if [ $have_sq = 1 ]; then
-		cat >"$res/load.sql" <<-EOF
-			CREATE VIRTUAL TABLE notes USING fts5(path UNINDEXED, body, tokenize='porter unicode61');
-			INSERT INTO notes(path, body) SELECT name, CAST(data AS TEXT) FROM fsdir('library') WHERE name LIKE '%.md' AND mode & 0x8000;
-		EOF
-		hyperfine --runs "$runs" --prepare "rm -f $db" --export-json "$res/fts5-load.json" \
-			-n fts5-load "cd $src && sqlite3 $db < $res/load.sql" >&2
-		sqlite3 "$db" "SELECT count(*) FROM notes" >"$res/fts5-count"
-	fi
-
-	# --- peak RSS of the searches ------------------------------------------
-	if [ $have_time = 1 ]; then
-		log "$label: peak RSS of kb search and the baselines"
-		/usr/bin/time -v -o "$res/rss-search.txt" "$KB" -q --kb "$src" search "${words[0]}" >/dev/null
-		if [ $have_sq = 1 ]; then
-			/usr/bin/time -v -o "$res/rss-fts5-search.txt" sqlite3 "$db" "SELECT path FROM notes WHERE notes MATCH '${words[0]}' ORDER BY rank LIMIT 10" >/dev/null
+	if [ $only16 = 1 ]; then
+		# --issue16-only: the index as it is (brought up to date), FTS5 db made if missing
+		"$KB" -q --kb "$src" index >/dev/null
+		if [ $have_sq = 1 ] && [ ! -s "$db" ]; then
+			(cd "$src" && sqlite3 "$db" "CREATE VIRTUAL TABLE notes USING fts5(path UNINDEXED, body, tokenize='porter unicode61'); INSERT INTO notes(path, body) SELECT name, CAST(data AS TEXT) FROM fsdir('library') WHERE name LIKE '%.md' AND mode & 0x8000;")
 		fi
-		[ $have_rg = 1 ] && /usr/bin/time -v -o "$res/rss-rg.txt" rg -l -i "${words[0]}" "$lib" >/dev/null
+	else
+		# --- full index + its peak RSS ----------------------------------------
+		# `rm -rf .index; kb index` does what `kb index --rebuild` does (Reset,
+		# then index every file) without first opening the old index. GNU time
+		# wraps the command so that the same runs give the peak RSS (of the last
+		# run); its overhead is a fork+exec, well under a millisecond.
+		runs=3; [ "$n" -ge 100000 ] && runs=1
+		log "$label: full index, kb vs FTS5 load ($runs runs each)"
+		wrap=""; [ $have_time = 1 ] && wrap="/usr/bin/time -v -o $res/rss-index.txt"
+		hyperfine -N --runs "$runs" --prepare "rm -rf $src/.index" --export-json "$res/index.json" \
+			-n kb-index "$wrap $KB -q --kb $src index" >&2
+		"$KB" --kb "$src" index --json >"$res/index-check.json" # no-op sync: must report 0 added/updated
+		if [ $have_sq = 1 ]; then
+			cat >"$res/load.sql" <<-EOF
+				CREATE VIRTUAL TABLE notes USING fts5(path UNINDEXED, body, tokenize='porter unicode61');
+				INSERT INTO notes(path, body) SELECT name, CAST(data AS TEXT) FROM fsdir('library') WHERE name LIKE '%.md' AND mode & 0x8000;
+			EOF
+			hyperfine --runs "$runs" --prepare "rm -f $db" --export-json "$res/fts5-load.json" \
+				-n fts5-load "cd $src && sqlite3 $db < $res/load.sql" >&2
+			sqlite3 "$db" "SELECT count(*) FROM notes" >"$res/fts5-count"
+		fi
+
+		# --- peak RSS of the searches ------------------------------------------
+		if [ $have_time = 1 ]; then
+			log "$label: peak RSS of kb search and the baselines"
+			/usr/bin/time -v -o "$res/rss-search.txt" "$KB" -q --kb "$src" search "${words[0]}" >/dev/null
+			if [ $have_sq = 1 ]; then
+				/usr/bin/time -v -o "$res/rss-fts5-search.txt" sqlite3 "$db" "SELECT path FROM notes WHERE notes MATCH '${words[0]}' ORDER BY rank LIMIT 10" >/dev/null
+			fi
+			[ $have_rg = 1 ] && /usr/bin/time -v -o "$res/rss-rg.txt" rg -l -i "${words[0]}" "$lib" >/dev/null
+		fi
+
+		# --- hit counts (sanity: the engines agree roughly) -------------------
+		for w in "${words[@]}"; do
+			kbt=$("$KB" -q --kb "$src" search "$w" --json | jq '.total')
+			rgt=-; [ $have_rg = 1 ] && rgt=$(rg -l -i "$w" "$lib" | wc -l)
+			sqt=-; [ $have_sq = 1 ] && sqt=$(sqlite3 "$db" "SELECT count(*) FROM notes WHERE notes MATCH '$w'")
+			echo "$w kb=$kbt rg=$rgt fts5=$sqt df=$(jq ".doc_freq[\"$w\"]" "$meta")"
+		done >"$res/hits.txt"
+
+		# --- warm search as a process ----------------------------------------
+		log "$label: warm search as a process, words: $wordlist"
+		# (no -n names: with -L, hyperfine wants one per word; report classifies by command)
+		cmds=("$KB --kb $src search {word}")
+		[ $have_rg = 1 ] && cmds+=("rg -l -i {word} $lib")
+		[ $have_sq = 1 ] && cmds+=("sqlite3 $db \"SELECT path FROM notes WHERE notes MATCH '{word}' LIMIT 10\""
+			"sqlite3 $db \"SELECT path FROM notes WHERE notes MATCH '{word}' ORDER BY rank LIMIT 10\"")
+		hyperfine -N --warmup 3 --runs 10 -L word "$wordlist" --export-json "$res/search.json" "${cmds[@]}" >&2
+
+		# --- one edited note searchable -------------------------------------
+		log "$label: one edited note -> kb search finds it"
+		rel=$(printf 'library/notes/%03d/note-%06d.md' $(( n / 2 / 1000 )) $(( n / 2 )))
+		note="$src/$rel"
+		cp "$note" "$note.bak"; restore_note="$note"
+		uniq="zqxedit$seed"
+		cmds=(-n kb-edit-search "$KB --kb $src search $uniq --limit 1")
+		[ $have_rg = 1 ] && cmds+=(-n rg-edit "rg -l -i $uniq $lib")
+		hyperfine -N --runs 10 --prepare "sh -c 'printf \" $uniq\\n\" >> $note'" --export-json "$res/edit.json" "${cmds[@]}" >&2
+		printf ' %s\n' "$uniq" >>"$note"
+		found=$("$KB" --kb "$src" search "$uniq" --json --limit 1 | jq -r '.hits[0].path // "none"')
+		echo "$found" >"$res/edit-found"
+		[ "$found" = "$rel" ] || warn "$label: the edited note was NOT found by kb search (got $found, want $rel)"
+		cleanup; restore_note=""
+		"$KB" -q --kb "$src" index >/dev/null # back in sync with the restored note
+
+		# --- in-process latency ----------------------------------------------
+		log "$label: in-process query latency (querylat, 1000 queries)"
+		"$bin/querylat" -kb "$src" -n 1000 -json -cpuprofile "$res/querylat.cpu.pprof" >"$res/querylat.json"
+
 	fi
-
-	# --- hit counts (sanity: the engines agree roughly) -------------------
-	for w in "${words[@]}"; do
-		kbt=$("$KB" -q --kb "$src" search "$w" --json | jq '.total')
-		rgt=-; [ $have_rg = 1 ] && rgt=$(rg -l -i "$w" "$lib" | wc -l)
-		sqt=-; [ $have_sq = 1 ] && sqt=$(sqlite3 "$db" "SELECT count(*) FROM notes WHERE notes MATCH '$w'")
-		echo "$w kb=$kbt rg=$rgt fts5=$sqt df=$(jq ".doc_freq[\"$w\"]" "$meta")"
-	done >"$res/hits.txt"
-
-	# --- warm search as a process ----------------------------------------
-	log "$label: warm search as a process, words: $wordlist"
-	# (no -n names: with -L, hyperfine wants one per word; report classifies by command)
-	cmds=("$KB --kb $src search {word}")
-	[ $have_rg = 1 ] && cmds+=("rg -l -i {word} $lib")
-	[ $have_sq = 1 ] && cmds+=("sqlite3 $db \"SELECT path FROM notes WHERE notes MATCH '{word}' LIMIT 10\""
-		"sqlite3 $db \"SELECT path FROM notes WHERE notes MATCH '{word}' ORDER BY rank LIMIT 10\"")
-	hyperfine -N --warmup 3 --runs 10 -L word "$wordlist" --export-json "$res/search.json" "${cmds[@]}" >&2
-
-	# --- one edited note searchable -------------------------------------
-	log "$label: one edited note -> kb search finds it"
-	rel=$(printf 'library/notes/%03d/note-%06d.md' $(( n / 2 / 1000 )) $(( n / 2 )))
-	note="$src/$rel"
-	cp "$note" "$note.bak"; restore_note="$note"
-	uniq="zqxedit$seed"
-	cmds=(-n kb-edit-search "$KB --kb $src search $uniq --limit 1")
-	[ $have_rg = 1 ] && cmds+=(-n rg-edit "rg -l -i $uniq $lib")
-	hyperfine -N --runs 10 --prepare "sh -c 'printf \" $uniq\\n\" >> $note'" --export-json "$res/edit.json" "${cmds[@]}" >&2
-	printf ' %s\n' "$uniq" >>"$note"
-	found=$("$KB" --kb "$src" search "$uniq" --json --limit 1 | jq -r '.hits[0].path // "none"')
-	echo "$found" >"$res/edit-found"
-	[ "$found" = "$rel" ] || warn "$label: the edited note was NOT found by kb search (got $found, want $rel)"
-	cleanup; restore_note=""
-	"$KB" -q --kb "$src" index >/dev/null # back in sync with the restored note
-
-	# --- in-process latency ----------------------------------------------
-	log "$label: in-process query latency (querylat, 1000 queries)"
-	"$bin/querylat" -kb "$src" -n 1000 -json -cpuprofile "$res/querylat.cpu.pprof" >"$res/querylat.json"
-
 	# --- issue 16: rare / mid / common words, plain and under kb watch ----
 	issue16 "$label" "$n" "$src" "$res" "$db"
 
