@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -311,6 +312,12 @@ func (ix *Index) syncIn(ctx context.Context, files []File, in func(rel string) b
 		// heap grow to three times the live data instead of two (measured
 		// on 100k turns: 10-20% less CPU, 300 MB peak instead of 200).
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// No soft memory limit a caller set for small work (kb's read
+		// commands) while applying: with bleve's batches live above it,
+		// the collector would run all the time.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the loaders when applying fails
