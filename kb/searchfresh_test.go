@@ -180,4 +180,25 @@ func TestSearchUnderKeeper(t *testing.T) {
 	if _, got := search("hovercraft"); len(got) != 0 {
 		t.Fatalf("note of a removed directory still found: %v", got)
 	}
+
+	// The index emptied behind the keeper's back (a rebuild killed after
+	// its reset): no file changed, but the index is at another generation,
+	// so the next search scans and finds the notes again.
+	if st, _ := search("balloon"); st.Scanned != 0 {
+		t.Fatalf("not clean before the reset: %+v", st)
+	}
+	x, _, err := k.OpenIndex(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.ix.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	if st, got := search("balloon"); len(got) != 1 || st.Scanned != 2 {
+		t.Fatalf("after a reset the keeper did not see: %+v %v, want a full scan finding b.md", st, got)
+	}
+	if st, _ := search("balloon"); st.Scanned != 0 {
+		t.Errorf("after the scan that caught up: %+v, want clean again", st)
+	}
 }

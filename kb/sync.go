@@ -114,7 +114,7 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 		// The hooks' freshness check: only after a sync of every layer
 		// recall reads; and the keeper's, which watches those.
 		k.saveDirStamps(sc.Dirs)
-		fresh.Done()
+		fresh.Done(ix.Gen())
 	}
 	if info.Rebuilt && info.Reason != "missing" {
 		k.logf("index %s: rebuilt from the files", info.Reason)
@@ -143,11 +143,18 @@ const (
 // the changed paths only. Not ok: the caller scans everything (no keeper,
 // no answer in time, or an index that must be rebuilt).
 func (k *KB) openFresh(ctx context.Context, dir string, a watch.Answer, progress func(done, total int)) (x *Searcher, st SyncStats, ok bool, err error) {
+	// The keeper's answer holds for the index generation it was given
+	// last; an index at another one was written by a command it did not
+	// hear from (kb index --rebuild, a rebuild killed half-way): scan.
 	switch {
 	case a.Clean():
 		ix, err := index.OpenReadOnly(dir)
 		if err != nil {
 			return nil, st, false, nil // stale, busy, damaged: the usual path says what
+		}
+		if ix.Gen() != a.Gen {
+			ix.Close()
+			return nil, st, false, nil
 		}
 		return &Searcher{ix: ix, k: k}, st, true, nil
 	case !a.Known || a.All:
@@ -160,7 +167,7 @@ func (k *KB) openFresh(ctx context.Context, dir string, a watch.Answer, progress
 	if err != nil {
 		return nil, st, false, nil
 	}
-	if info.Rebuilt || len(info.Resumed) > 0 {
+	if info.Rebuilt || len(info.Resumed) > 0 || ix.Gen() != a.Gen {
 		ix.Close()
 		return nil, st, false, nil
 	}
@@ -170,7 +177,7 @@ func (k *KB) openFresh(ctx context.Context, dir string, a watch.Answer, progress
 		ix.Close()
 		return nil, st, true, err
 	}
-	a.Done()
+	a.Done(ix.Gen())
 	return x, st, true, nil
 }
 

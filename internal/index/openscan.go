@@ -97,6 +97,14 @@ func OpenScannedToRead(dir string, so ScanOptions, layers []string) (*Index, Ope
 // ReadOnly reports whether the index was opened read-only.
 func (ix *Index) ReadOnly() bool { return ix.readOnly }
 
+// Gen is the index's generation: it grows with every Apply that commits,
+// and a rebuild starts it over.
+func (ix *Index) Gen() uint64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.gen
+}
+
 // cleanStamps reads the stamps of the index in dir when it looks healthy
 // without opening bleve: the current schema and no interrupted update.
 func cleanStamps(dir string) (*readStampsResult, bool) {

@@ -39,8 +39,9 @@ const (
 	pongExt   = ".pong"
 	doneExt   = ".done"
 	// answerAll asks for a full scan.
-	answerAll   = "all"
-	answerClean = "clean"
+	answerAll     = "all"
+	answerClean   = "clean"
+	answerChanged = "changed"
 	// maxChanged bounds the paths a keeper lists; past it, it answers all.
 	maxChanged = 10000
 )
@@ -58,7 +59,8 @@ type Keeper struct {
 	seq     uint64              // changes seen
 	all     bool                // a change it cannot list (or none known yet)
 	changed map[string]struct{} // changed paths since clean, when !all
-	pings   map[string]uint64   // seq at each ping answered not clean
+	gen     uint64              // the index generation when it was last clean, when !all
+	pings   map[string]uint64   // seq at each ping answered
 }
 
 // ErrKeeperRunning: another keeper holds Dir.
@@ -265,32 +267,34 @@ func (k *Keeper) control(ev fsnotify.Event) {
 		if _, err := os.Lstat(filepath.Join(k.Dir, id+pongExt)); err == nil {
 			return // answered already (found by a restart, then its event)
 		}
-		answer := answerClean
+		// The first line: all, or clean or changed and the index
+		// generation the last done recorded; then the changed paths.
+		answer := answerClean + " " + strconv.FormatUint(k.gen, 10)
 		switch {
 		case k.all:
 			answer = answerAll
 		case len(k.changed) > 0:
 			var b strings.Builder
+			b.WriteString(answerChanged + " " + strconv.FormatUint(k.gen, 10) + "\n")
 			for p := range k.changed {
 				b.WriteString(p)
 				b.WriteByte('\n')
 			}
 			answer = b.String()
 		}
-		if answer != answerClean {
-			if len(k.pings) > 1000 { // queries that never said done
-				clear(k.pings)
-			}
-			k.pings[id] = k.seq
+		if len(k.pings) > 1000 { // queries that never said done
+			clear(k.pings)
 		}
+		k.pings[id] = k.seq
 		tmp := filepath.Join(k.Dir, id+".tmp")
 		if os.WriteFile(tmp, []byte(answer), 0o644) == nil {
 			os.Rename(tmp, filepath.Join(k.Dir, id+pongExt))
 		}
 	case strings.HasSuffix(name, doneExt):
-		id := strings.TrimSuffix(name, doneExt)
-		if seq, ok := k.pings[id]; ok && seq == k.seq {
-			k.all, k.changed = false, nil
+		id, g, _ := strings.Cut(strings.TrimSuffix(name, doneExt), "~")
+		gen, err := strconv.ParseUint(g, 10, 64)
+		if seq, ok := k.pings[id]; ok && seq == k.seq && err == nil {
+			k.all, k.changed, k.gen = false, nil, gen
 		}
 		delete(k.pings, id)
 	}
@@ -307,6 +311,11 @@ type Answer struct {
 	// caught up: files, or directories made, moved or removed. Empty with
 	// Known and not All: nothing changed.
 	Changed []string
+	// Gen is the index generation that held every change up to the
+	// keeper's clean point (what the query that said done synced to). An
+	// index at another generation was written by someone the keeper did
+	// not hear from (a rebuild, say): the answer says nothing about it.
+	Gen uint64
 
 	dir, id string
 }
@@ -314,13 +323,14 @@ type Answer struct {
 // Clean reports whether nothing changed since the index last caught up.
 func (a Answer) Clean() bool { return a.Known && !a.All && len(a.Changed) == 0 }
 
-// Done tells the keeper that the index now holds every change up to the
-// ping (the query scanned what the answer said and synced it).
-func (a Answer) Done() {
-	if !a.Known || a.Clean() {
+// Done tells the keeper that the index, now at generation gen, holds
+// every change up to the ping (the query scanned what the answer said and
+// synced it).
+func (a Answer) Done(gen uint64) {
+	if !a.Known || (a.Clean() && gen == a.Gen) {
 		return
 	}
-	p := filepath.Join(a.dir, a.id+doneExt)
+	p := filepath.Join(a.dir, a.id+"~"+strconv.FormatUint(gen, 10)+doneExt)
 	if f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
 		f.Close()
 		os.Remove(p) // the keeper reads the event, not the file
@@ -355,12 +365,21 @@ func Ask(dir string, wait time.Duration) Answer {
 		if err == nil {
 			os.Remove(pong)
 			a := Answer{Known: true, dir: dir, id: id}
-			switch s := string(b); s {
-			case answerClean:
-			case answerAll:
+			head, rest, _ := strings.Cut(string(b), "\n")
+			kind, g, _ := strings.Cut(head, " ")
+			gen, err := strconv.ParseUint(g, 10, 64)
+			switch {
+			case kind == answerAll:
 				a.All = true
+			case err != nil:
+				return Answer{}
+			case kind == answerClean:
+				a.Gen = gen
+			case kind == answerChanged:
+				a.Gen = gen
+				a.Changed = strings.Split(strings.TrimSuffix(rest, "\n"), "\n")
 			default:
-				a.Changed = strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+				return Answer{}
 			}
 			return a
 		}

@@ -68,7 +68,7 @@ func TestKeeperAnswers(t *testing.T) {
 	if !got.Known || !got.All {
 		t.Fatalf("first answer %+v, want all (nothing known yet)", got)
 	}
-	got.Done()
+	got.Done(1)
 	if got := ask(t, dir); !got.Clean() {
 		t.Fatalf("after a query's done: %+v, want clean", got)
 	}
@@ -88,12 +88,12 @@ func TestKeeperAnswers(t *testing.T) {
 	// A change between the ping and the done keeps it listed.
 	b := filepath.Join(lib, "new", "deep", "b.md")
 	write(t, b, "beta\n", mt)
-	got.Done()
+	got.Done(1)
 	got = ask(t, dir)
 	if got.Clean() || !slices.Contains(got.Changed, filepath.Join(lib, "new")) {
 		t.Fatalf("after a new directory made after the ping: %+v, want it listed", got)
 	}
-	got.Done()
+	got.Done(1)
 	if got := ask(t, dir); !got.Clean() {
 		t.Fatalf("after done: %+v", got)
 	}
@@ -105,7 +105,7 @@ func TestKeeperAnswers(t *testing.T) {
 
 	// A removed file is listed; a moved directory makes the keeper start
 	// over (all).
-	ask(t, dir).Done()
+	ask(t, dir).Done(1)
 	os.Remove(a)
 	if got := ask(t, dir); !slices.Contains(got.Changed, a) {
 		t.Fatalf("after a removal: %+v", got)
@@ -125,7 +125,7 @@ func TestKeeperDirRemoved(t *testing.T) {
 	os.MkdirAll(lib, 0o755)
 	dir := filepath.Join(root, ".index", "fresh")
 	startKeeper(t, dir, lib)
-	ask(t, dir).Done()
+	ask(t, dir).Done(1)
 	if err := os.RemoveAll(filepath.Join(root, ".index")); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestKeeperRootRemade(t *testing.T) {
 	os.MkdirAll(lib, 0o755)
 	dir := filepath.Join(root, ".index", "fresh")
 	startKeeper(t, dir, lib)
-	ask(t, dir).Done()
+	ask(t, dir).Done(1)
 	write(t, filepath.Join(root, "kb.yaml"), "x", time.Now()) // beside the roots: no change
 	if got := ask(t, dir); !got.Clean() {
 		t.Fatalf("after a file beside the roots: %+v, want clean", got)
@@ -158,7 +158,7 @@ func TestKeeperRootRemade(t *testing.T) {
 	if got := ask(t, dir); !got.All {
 		t.Fatalf("after the root was removed: %+v, want all", got)
 	}
-	ask(t, dir).Done()
+	ask(t, dir).Done(1)
 	a := filepath.Join(lib, "a.md")
 	write(t, a, "alpha", time.Now())
 	got := ask(t, dir)
