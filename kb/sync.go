@@ -83,9 +83,18 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 	// index last caught up, so that a read does not stat every file.
 	var fresh watch.Answer
 	if readOnly && len(layers) > 0 && !slices.ContainsFunc(layers, func(l string) bool { return !slices.Contains(recallLayers, l) }) {
-		fresh = watch.Ask(filepath.Join(dir, freshDir), freshWait)
-		if x, st, ok, err := k.openFresh(ctx, dir, fresh, progress); ok || err != nil {
-			return x, st, err
+		// An index at another generation than the answer's was most
+		// often just synced by another reader (kb watch's own sync), whose
+		// done the keeper has by now: ask once more before a full scan.
+		for try := 0; try < 2; try++ {
+			fresh = watch.Ask(filepath.Join(dir, freshDir), freshWait)
+			x, st, ok, otherGen, err := k.openFresh(ctx, dir, fresh, progress)
+			if ok || err != nil {
+				return x, st, err
+			}
+			if !otherGen {
+				break
+			}
 		}
 	}
 	open := index.OpenScanned
@@ -142,7 +151,7 @@ const (
 // scan of every file: read-only when nothing changed, else after a sync of
 // the changed paths only. Not ok: the caller scans everything (no keeper,
 // no answer in time, or an index that must be rebuilt).
-func (k *KB) openFresh(ctx context.Context, dir string, a watch.Answer, progress func(done, total int)) (x *Searcher, st SyncStats, ok bool, err error) {
+func (k *KB) openFresh(ctx context.Context, dir string, a watch.Answer, progress func(done, total int)) (x *Searcher, st SyncStats, ok, otherGen bool, err error) {
 	// The keeper's answer holds for the index generation it was given
 	// last; an index at another one was written by a command it did not
 	// hear from (kb index --rebuild, a rebuild killed half-way): scan.
@@ -150,35 +159,35 @@ func (k *KB) openFresh(ctx context.Context, dir string, a watch.Answer, progress
 	case a.Clean():
 		ix, err := index.OpenReadOnly(dir)
 		if err != nil {
-			return nil, st, false, nil // stale, busy, damaged: the usual path says what
+			return nil, st, false, false, nil // stale, busy, damaged: the usual path says what
 		}
 		if ix.Gen() != a.Gen {
 			ix.Close()
-			return nil, st, false, nil
+			return nil, st, false, true, nil
 		}
-		return &Searcher{ix: ix, k: k}, st, true, nil
+		return &Searcher{ix: ix, k: k}, st, true, false, nil
 	case !a.Known || a.All:
-		return nil, st, false, nil
+		return nil, st, false, false, nil
 	}
 	so := k.scanOptions()
 	so.Layers = recallLayers
 	files, covered := index.ScanPaths(so, a.Changed)
 	ix, info, err := index.Open(dir)
 	if err != nil {
-		return nil, st, false, nil
+		return nil, st, false, false, nil
 	}
 	if info.Rebuilt || len(info.Resumed) > 0 || ix.Gen() != a.Gen {
 		ix.Close()
-		return nil, st, false, nil
+		return nil, st, false, !info.Rebuilt && len(info.Resumed) == 0, nil
 	}
 	x = &Searcher{ix: ix, k: k}
 	st, err = ix.SyncPaths(ctx, files, covered, x.loadParts, progress)
 	if err != nil {
 		ix.Close()
-		return nil, st, true, err
+		return nil, st, true, false, err
 	}
 	a.Done(ix.Gen())
-	return x, st, true, nil
+	return x, st, true, false, nil
 }
 
 // countLayers counts the files in the given layers (all when none).
