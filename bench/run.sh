@@ -2,7 +2,7 @@
 # bench/run.sh: kb's search benchmarks against ripgrep and SQLite FTS5, on
 # deterministic synthetic corpora of 1k, 10k and 100k notes (bench/gencorpus).
 #
-#   bench/run.sh [--sizes 1k,10k,100k] [--seed 1] [--install] [--keep-db]
+#   bench/run.sh [--sizes 1k,10k,100k] [--seed 1] [--install] [--keep-db] [--old KB_BINARY] [--issue16-only]
 #
 # Corpora are cached under bench/corpus/ (regenerated when the generator
 # changes), raw results go to bench/out/ (both git-ignored), and the
@@ -20,6 +20,18 @@
 #   in-process      bench/querylat: p50/p99 of 1000 queries through the kb facade
 #   peak RSS        /usr/bin/time -v of the full index and of `kb search`
 #   disk            du -sb of .index/, of library/ and of the FTS5 db
+#   issue 16        a rare, a mid-frequency and a common word: `kb search`
+#                   plain (every file stat'ed) and under `kb watch` (its
+#                   freshness keeper), vs `rg -l -i` and ranked FTS5, as CPU
+#                   time and wall time; the hits of each engine and whether
+#                   kb found every file rg found (a single word); edit ->
+#                   search plain and under kb watch; peak RSS of both
+#                   searches. With --old BIN (a kb binary of another commit)
+#                   the same searches and edit run on a copy of the corpus
+#                   indexed by BIN, in the same hyperfine runs: bench/out/
+#                   SIZE/issue16.md, and all sizes in bench/out/issue16.md.
+#                   --issue16-only runs these alone, on the index as it is
+#                   (with --keep-db, on the FTS5 db of the last run).
 #
 # Needs go, hyperfine and jq; ripgrep, sqlite3 and GNU time are baselines
 # that are skipped, with a message, when missing. --install (as root)
@@ -32,6 +44,8 @@ sizes="1k,10k,100k"
 seed=1
 install=0
 keepdb=0
+old=""
+only16=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--sizes) sizes="$2"; shift 2 ;;
@@ -39,7 +53,9 @@ while [ $# -gt 0 ]; do
 	--seed) seed="$2"; shift 2 ;;
 	--install) install=1; shift ;;
 	--keep-db) keepdb=1; shift ;;
-	-h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--old) old="$2"; shift 2 ;;
+	--issue16-only) only16=1; shift ;;
+	-h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -121,6 +137,95 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# issue16 LABEL N SRC RES DB: the figures issue 16 asks for (see the header).
+watch_pid=""
+stop_watch() { [ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null && wait "$watch_pid" 2>/dev/null; watch_pid=""; }
+trap 'stop_watch; cleanup' EXIT
+issue16() {
+	local label=$1 n=$2 src=$3 res=$4 db=$5
+	local lib="$src/library" oldsrc="$out/old-$label"
+	echo "start $(cut -d' ' -f1-3 /proc/loadavg)" >"$res/load16"
+	# rare: the lowest document frequency above 0; common: the highest that is at
+	# most 80% of the notes (the top word is in nearly every note).
+	local rare mid common
+	rare=$(jq -r '[.doc_freq | to_entries[] | select(.value > 0)] | min_by(.value) | .key' "$src/bench-meta.json")
+	mid=$(jq -r '.mid_words[0]' "$src/bench-meta.json")
+	common=$(jq -r --argjson n "$n" '[.doc_freq | to_entries[] | select(.value <= 0.8 * $n)] | max_by(.value) | .key' "$src/bench-meta.json")
+	echo "rare=$rare mid=$mid common=$common" >"$res/words16"
+	if [ -n "$old" ]; then
+		log "$label: indexing a copy of the corpus with $old"
+		rm -rf "$oldsrc"; cp -a "$src" "$oldsrc"; rm -rf "$oldsrc/.index"
+		local tmp; tmp=$(mktemp -d "$out/oldinit.XXXX")
+		"$old" -q init "$tmp/k" >/dev/null && cp "$tmp/k/kb.yaml" "$oldsrc/kb.yaml"; rm -rf "$tmp"
+		"$old" -q --kb "$oldsrc" index >/dev/null
+	fi
+	local home="$out/home"; mkdir -p "$home"
+	log "$label: issue 16 searches, plain"
+	# (no -n names with -L: bench/report tells the commands apart)
+	local cmds=("$KB --kb $src search {word}")
+	[ -n "$old" ] && cmds+=("$old --kb $oldsrc search {word}")
+	[ $have_rg = 1 ] && cmds+=("rg -l -i {word} $lib")
+	[ $have_sq = 1 ] && cmds+=("sqlite3 $db \"SELECT path FROM notes WHERE notes MATCH '{word}' ORDER BY rank LIMIT 10\"")
+	hyperfine -N --warmup 3 --runs 20 -L word "$rare,$mid,$common" --export-json "$res/search16.json" "${cmds[@]}" >&2
+	# hits: kb's total, rg's files (-i: the string anywhere, also inside
+	# a longer word; -i -w: the word), FTS5's rows; kb must find every file
+	# in which rg finds the word
+	for w in "$rare" "$mid" "$common"; do
+		local kbt rgt=- rgw=- sqt=- miss=-
+		"$KB" -q --kb "$src" search "$w" --json --limit 1000000 >"$res/hits16-$w.json"
+		kbt=$(jq -r '.total' "$res/hits16-$w.json")
+		if [ $have_rg = 1 ]; then
+			rgt=$(rg -l -i "$w" "$lib" | wc -l)
+			rgw=$(rg -l -i -w "$w" "$lib" | wc -l)
+			# kb lists at most 10,000 hits (index.MaxLimit): past that only
+			# the totals compare
+			miss="capped (kb lists 10,000)"
+			[ "$kbt" -le 10000 ] && miss=$(comm -23 <(rg -l -i -w "$w" "$lib" | sed "s|^$src/||" | sort) \
+				<(jq -r '.hits[].path' "$res/hits16-$w.json" | sort) | wc -l)
+		fi
+		rm -f "$res/hits16-$w.json"
+		[ $have_sq = 1 ] && sqt=$(sqlite3 "$db" "SELECT count(*) FROM notes WHERE notes MATCH '$w'")
+		echo "$w kb=$kbt rg=$rgt rg_w=$rgw fts5=$sqt rg_w_not_in_kb=$miss"
+	done >"$res/hits16.txt"
+	[ $have_time = 1 ] && /usr/bin/time -v -o "$res/rss16-plain.txt" "$KB" -q --kb "$src" search "$common" >/dev/null
+
+	# one edited note, plain (a fresh word each run: a word appended before
+	# would be found without the edit being indexed)
+	local rel note
+	rel=$(printf 'library/notes/%03d/note-%06d.md' $(( n / 2 / 1000 )) $(( n / 2 )))
+	note="$src/$rel"
+	cp "$note" "$note.bak"; restore_note="$note"
+	local ecmd=(-n kb-edit "sh -c 'w=zqx\$(date +%s%N | tr 0-9 a-j); printf \" %s\\n\" \$w >> $note; $KB --kb $src search \$w --limit 1 | grep -q $rel'")
+	if [ -n "$old" ]; then
+		cp "$oldsrc/$rel" "$oldsrc/$rel.bak"
+		ecmd+=(-n kb-old-edit "sh -c 'w=zqx\$(date +%s%N | tr 0-9 a-j); printf \" %s\\n\" \$w >> $oldsrc/$rel; $old --kb $oldsrc search \$w --limit 1 | grep -q $rel'")
+	fi
+	hyperfine -N --warmup 1 --runs 10 --export-json "$res/edit16-plain.json" "${ecmd[@]}" >&2
+	cleanup; restore_note=""
+	[ -n "$old" ] && mv "$oldsrc/$rel.bak" "$oldsrc/$rel" && "$old" -q --kb "$oldsrc" index >/dev/null
+	"$KB" -q --kb "$src" index >/dev/null
+
+	# the same under kb watch (HOME is an empty directory: the watcher
+	# imports no transcript of this machine)
+	log "$label: issue 16 searches under kb watch"
+	HOME="$home" CODEX_HOME="" "$KB" --kb "$src" watch >"$res/watch.log" 2>&1 &
+	watch_pid=$!
+	for _ in $(seq 100); do [ -e "$src/.index/fresh/keeper.lock" ] && break; sleep 0.1; done
+	"$KB" -q --kb "$src" search "$rare" >/dev/null # the keeper's first answer is "all": one full scan
+	hyperfine -N --warmup 3 --runs 20 -L word "$rare,$mid,$common" --export-json "$res/search16-watch.json" \
+		"$KB --kb $src search {word}" >&2
+	[ $have_time = 1 ] && /usr/bin/time -v -o "$res/rss16-watch.txt" "$KB" -q --kb "$src" search "$common" >/dev/null
+	cp "$note" "$note.bak"; restore_note="$note"
+	hyperfine -N --warmup 1 --runs 10 --export-json "$res/edit16-watch.json" \
+		-n kb-watch-edit "sh -c 'w=zqx\$(date +%s%N | tr 0-9 a-j); printf \" %s\\n\" \$w >> $note; $KB --kb $src search \$w --limit 1 | grep -q $rel'" >&2
+	cleanup; restore_note=""
+	stop_watch
+	"$KB" -q --kb "$src" index >/dev/null
+	rm -rf "$oldsrc"
+	echo "end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$res/load16"
+	"$bin/report" -issue16 "$res" >"$res/issue16.md" || true
+}
+
 gen_key=$("$bin/gencorpus" -version) # bump FormatVersion in gencorpus when its output changes
 
 IFS=, read -ra labels <<<"$sizes"
@@ -128,7 +233,7 @@ for label in "${labels[@]}"; do
 	n=$(num "$label")
 	src="$corpora/$label"
 	res="$out/$label"
-	rm -rf "$res"; mkdir -p "$res"
+	if [ $only16 = 1 ]; then mkdir -p "$res"; rm -f "$res"/*16*; else rm -rf "$res"; mkdir -p "$res"; fi
 	echo "$n" >"$res/notes"
 
 	# --- corpus ---------------------------------------------------------
@@ -151,73 +256,84 @@ for label in "${labels[@]}"; do
 	lib="$src/library"
 	db="$out/work-$label.fts5.db"
 
-	# --- full index + its peak RSS ----------------------------------------
-	# `rm -rf .index; kb index` does what `kb index --rebuild` does (Reset,
-	# then index every file) without first opening the old index. GNU time
-	# wraps the command so that the same runs give the peak RSS (of the last
-	# run); its overhead is a fork+exec, well under a millisecond.
-	runs=3; [ "$n" -ge 100000 ] && runs=1
-	log "$label: full index, kb vs FTS5 load ($runs runs each)"
-	wrap=""; [ $have_time = 1 ] && wrap="/usr/bin/time -v -o $res/rss-index.txt"
-	hyperfine -N --runs "$runs" --prepare "rm -rf $src/.index" --export-json "$res/index.json" \
-		-n kb-index "$wrap $KB -q --kb $src index" >&2
-	"$KB" --kb "$src" index --json >"$res/index-check.json" # no-op sync: must report 0 added/updated
-	if [ $have_sq = 1 ]; then
-		cat >"$res/load.sql" <<-EOF
-			CREATE VIRTUAL TABLE notes USING fts5(path UNINDEXED, body, tokenize='porter unicode61');
-			INSERT INTO notes(path, body) SELECT name, CAST(data AS TEXT) FROM fsdir('library') WHERE name LIKE '%.md' AND mode & 0x8000;
-		EOF
-		hyperfine --runs "$runs" --prepare "rm -f $db" --export-json "$res/fts5-load.json" \
-			-n fts5-load "cd $src && sqlite3 $db < $res/load.sql" >&2
-		sqlite3 "$db" "SELECT count(*) FROM notes" >"$res/fts5-count"
-	fi
-
-	# --- peak RSS of the searches ------------------------------------------
-	if [ $have_time = 1 ]; then
-		log "$label: peak RSS of kb search and the baselines"
-		/usr/bin/time -v -o "$res/rss-search.txt" "$KB" -q --kb "$src" search "${words[0]}" >/dev/null
-		if [ $have_sq = 1 ]; then
-			/usr/bin/time -v -o "$res/rss-fts5-search.txt" sqlite3 "$db" "SELECT path FROM notes WHERE notes MATCH '${words[0]}' ORDER BY rank LIMIT 10" >/dev/null
+	if [ $only16 = 1 ]; then
+		# --issue16-only: the index as it is (brought up to date), FTS5 db made if missing
+		"$KB" -q --kb "$src" index >/dev/null
+		if [ $have_sq = 1 ] && [ ! -s "$db" ]; then
+			(cd "$src" && sqlite3 "$db" "CREATE VIRTUAL TABLE notes USING fts5(path UNINDEXED, body, tokenize='porter unicode61'); INSERT INTO notes(path, body) SELECT name, CAST(data AS TEXT) FROM fsdir('library') WHERE name LIKE '%.md' AND mode & 0x8000;")
 		fi
-		[ $have_rg = 1 ] && /usr/bin/time -v -o "$res/rss-rg.txt" rg -l -i "${words[0]}" "$lib" >/dev/null
+	else
+		# --- full index + its peak RSS ----------------------------------------
+		# `rm -rf .index; kb index` does what `kb index --rebuild` does (Reset,
+		# then index every file) without first opening the old index. GNU time
+		# wraps the command so that the same runs give the peak RSS (of the last
+		# run); its overhead is a fork+exec, well under a millisecond.
+		runs=3; [ "$n" -ge 100000 ] && runs=1
+		log "$label: full index, kb vs FTS5 load ($runs runs each)"
+		wrap=""; [ $have_time = 1 ] && wrap="/usr/bin/time -v -o $res/rss-index.txt"
+		hyperfine -N --runs "$runs" --prepare "rm -rf $src/.index" --export-json "$res/index.json" \
+			-n kb-index "$wrap $KB -q --kb $src index" >&2
+		"$KB" --kb "$src" index --json >"$res/index-check.json" # no-op sync: must report 0 added/updated
+		if [ $have_sq = 1 ]; then
+			cat >"$res/load.sql" <<-EOF
+				CREATE VIRTUAL TABLE notes USING fts5(path UNINDEXED, body, tokenize='porter unicode61');
+				INSERT INTO notes(path, body) SELECT name, CAST(data AS TEXT) FROM fsdir('library') WHERE name LIKE '%.md' AND mode & 0x8000;
+			EOF
+			hyperfine --runs "$runs" --prepare "rm -f $db" --export-json "$res/fts5-load.json" \
+				-n fts5-load "cd $src && sqlite3 $db < $res/load.sql" >&2
+			sqlite3 "$db" "SELECT count(*) FROM notes" >"$res/fts5-count"
+		fi
+
+		# --- peak RSS of the searches ------------------------------------------
+		if [ $have_time = 1 ]; then
+			log "$label: peak RSS of kb search and the baselines"
+			/usr/bin/time -v -o "$res/rss-search.txt" "$KB" -q --kb "$src" search "${words[0]}" >/dev/null
+			if [ $have_sq = 1 ]; then
+				/usr/bin/time -v -o "$res/rss-fts5-search.txt" sqlite3 "$db" "SELECT path FROM notes WHERE notes MATCH '${words[0]}' ORDER BY rank LIMIT 10" >/dev/null
+			fi
+			[ $have_rg = 1 ] && /usr/bin/time -v -o "$res/rss-rg.txt" rg -l -i "${words[0]}" "$lib" >/dev/null
+		fi
+
+		# --- hit counts (sanity: the engines agree roughly) -------------------
+		for w in "${words[@]}"; do
+			kbt=$("$KB" -q --kb "$src" search "$w" --json | jq '.total')
+			rgt=-; [ $have_rg = 1 ] && rgt=$(rg -l -i "$w" "$lib" | wc -l)
+			sqt=-; [ $have_sq = 1 ] && sqt=$(sqlite3 "$db" "SELECT count(*) FROM notes WHERE notes MATCH '$w'")
+			echo "$w kb=$kbt rg=$rgt fts5=$sqt df=$(jq ".doc_freq[\"$w\"]" "$meta")"
+		done >"$res/hits.txt"
+
+		# --- warm search as a process ----------------------------------------
+		log "$label: warm search as a process, words: $wordlist"
+		# (no -n names: with -L, hyperfine wants one per word; report classifies by command)
+		cmds=("$KB --kb $src search {word}")
+		[ $have_rg = 1 ] && cmds+=("rg -l -i {word} $lib")
+		[ $have_sq = 1 ] && cmds+=("sqlite3 $db \"SELECT path FROM notes WHERE notes MATCH '{word}' LIMIT 10\""
+			"sqlite3 $db \"SELECT path FROM notes WHERE notes MATCH '{word}' ORDER BY rank LIMIT 10\"")
+		hyperfine -N --warmup 3 --runs 10 -L word "$wordlist" --export-json "$res/search.json" "${cmds[@]}" >&2
+
+		# --- one edited note searchable -------------------------------------
+		log "$label: one edited note -> kb search finds it"
+		rel=$(printf 'library/notes/%03d/note-%06d.md' $(( n / 2 / 1000 )) $(( n / 2 )))
+		note="$src/$rel"
+		cp "$note" "$note.bak"; restore_note="$note"
+		uniq="zqxedit$seed"
+		cmds=(-n kb-edit-search "$KB --kb $src search $uniq --limit 1")
+		[ $have_rg = 1 ] && cmds+=(-n rg-edit "rg -l -i $uniq $lib")
+		hyperfine -N --runs 10 --prepare "sh -c 'printf \" $uniq\\n\" >> $note'" --export-json "$res/edit.json" "${cmds[@]}" >&2
+		printf ' %s\n' "$uniq" >>"$note"
+		found=$("$KB" --kb "$src" search "$uniq" --json --limit 1 | jq -r '.hits[0].path // "none"')
+		echo "$found" >"$res/edit-found"
+		[ "$found" = "$rel" ] || warn "$label: the edited note was NOT found by kb search (got $found, want $rel)"
+		cleanup; restore_note=""
+		"$KB" -q --kb "$src" index >/dev/null # back in sync with the restored note
+
+		# --- in-process latency ----------------------------------------------
+		log "$label: in-process query latency (querylat, 1000 queries)"
+		"$bin/querylat" -kb "$src" -n 1000 -json -cpuprofile "$res/querylat.cpu.pprof" >"$res/querylat.json"
+
 	fi
-
-	# --- hit counts (sanity: the engines agree roughly) -------------------
-	for w in "${words[@]}"; do
-		kbt=$("$KB" -q --kb "$src" search "$w" --json | jq '.total')
-		rgt=-; [ $have_rg = 1 ] && rgt=$(rg -l -i "$w" "$lib" | wc -l)
-		sqt=-; [ $have_sq = 1 ] && sqt=$(sqlite3 "$db" "SELECT count(*) FROM notes WHERE notes MATCH '$w'")
-		echo "$w kb=$kbt rg=$rgt fts5=$sqt df=$(jq ".doc_freq[\"$w\"]" "$meta")"
-	done >"$res/hits.txt"
-
-	# --- warm search as a process ----------------------------------------
-	log "$label: warm search as a process, words: $wordlist"
-	# (no -n names: with -L, hyperfine wants one per word; report classifies by command)
-	cmds=("$KB --kb $src search {word}")
-	[ $have_rg = 1 ] && cmds+=("rg -l -i {word} $lib")
-	[ $have_sq = 1 ] && cmds+=("sqlite3 $db \"SELECT path FROM notes WHERE notes MATCH '{word}' LIMIT 10\""
-		"sqlite3 $db \"SELECT path FROM notes WHERE notes MATCH '{word}' ORDER BY rank LIMIT 10\"")
-	hyperfine -N --warmup 3 --runs 10 -L word "$wordlist" --export-json "$res/search.json" "${cmds[@]}" >&2
-
-	# --- one edited note searchable -------------------------------------
-	log "$label: one edited note -> kb search finds it"
-	rel=$(printf 'library/notes/%03d/note-%06d.md' $(( n / 2 / 1000 )) $(( n / 2 )))
-	note="$src/$rel"
-	cp "$note" "$note.bak"; restore_note="$note"
-	uniq="zqxedit$seed"
-	cmds=(-n kb-edit-search "$KB --kb $src search $uniq --limit 1")
-	[ $have_rg = 1 ] && cmds+=(-n rg-edit "rg -l -i $uniq $lib")
-	hyperfine -N --runs 10 --prepare "sh -c 'printf \" $uniq\\n\" >> $note'" --export-json "$res/edit.json" "${cmds[@]}" >&2
-	printf ' %s\n' "$uniq" >>"$note"
-	found=$("$KB" --kb "$src" search "$uniq" --json --limit 1 | jq -r '.hits[0].path // "none"')
-	echo "$found" >"$res/edit-found"
-	[ "$found" = "$rel" ] || warn "$label: the edited note was NOT found by kb search (got $found, want $rel)"
-	cleanup; restore_note=""
-	"$KB" -q --kb "$src" index >/dev/null # back in sync with the restored note
-
-	# --- in-process latency ----------------------------------------------
-	log "$label: in-process query latency (querylat, 1000 queries)"
-	"$bin/querylat" -kb "$src" -n 1000 -json -cpuprofile "$res/querylat.cpu.pprof" >"$res/querylat.json"
+	# --- issue 16: rare / mid / common words, plain and under kb watch ----
+	issue16 "$label" "$n" "$src" "$res" "$db"
 
 	# --- disk -------------------------------------------------------------
 	du -sb "$src/.index" | cut -f1 >"$res/index-bytes"
@@ -230,3 +346,4 @@ done
 echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/machine.txt"
 
 "$bin/report" -out "$out" -sizes "$sizes" | tee "$out/table.md"
+for label in "${labels[@]}"; do cat "$out/$label/issue16.md"; echo; done | tee "$out/issue16.md"

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,6 +50,23 @@ func recallDirs(dirs map[string]int64) map[string]int64 {
 		}
 	}
 	return out
+}
+
+// activationDirs are the directories the activation index recorded, with
+// their times now (nil when there is no index to read them from).
+func (k *KB) activationDirs() map[string]int64 {
+	c, err := recall.OpenCompiled(k.activationPath())
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	dirs := map[string]int64{}
+	for rel := range c.Meta().Dirs {
+		if st, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(rel))); err == nil {
+			dirs[rel] = st.ModTime().UnixNano()
+		}
+	}
+	return dirs
 }
 
 // activationFields are the stored fields the activation index is compiled
@@ -136,7 +154,7 @@ func (k *KB) loadItem(rel, layer string) (*observations.Observation, *doc.Docume
 // left to it: a hook that finds the layers changed since its compile
 // starts a background sync.
 func (k *KB) refreshActivation(ctx context.Context) {
-	x, _, err := k.openIndex(ctx, recallLayers, nil)
+	x, _, err := k.openIndex(ctx, recallLayers, false, nil)
 	if err != nil {
 		if !errors.Is(err, index.ErrBusy) {
 			k.logf("activation index: %v (the next sync brings it up to date)", err)

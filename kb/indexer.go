@@ -42,7 +42,7 @@ func (k *KB) BackgroundIndex(ctx context.Context) (st SyncStats, ran bool, err e
 	}
 	defer l.Release()
 	// Not OpenIndexLayers: it would wait for this very indexer.
-	x, st, err := k.openIndex(ctx, recallLayers, nil)
+	x, st, err := k.openIndex(ctx, recallLayers, false, nil)
 	if err != nil {
 		return st, true, err
 	}

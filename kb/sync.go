@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/index"
+	"github.com/kbmem/kb/internal/watch"
 )
 
 // IndexSchema names the schema version of the derived index.
@@ -50,34 +52,83 @@ func (k *KB) OpenIndex(ctx context.Context, progress func(done, total int)) (*Se
 // session just imported to be indexed. The other layers are searchable as
 // they were last indexed.
 func (k *KB) OpenIndexLayers(ctx context.Context, layers []string, progress func(done, total int)) (*Searcher, SyncStats, error) {
-	x, st, err := k.openIndex(ctx, layers, progress)
+	return k.openIndexRetry(ctx, layers, false, progress)
+}
+
+// OpenIndexToRead is OpenIndexLayers for a command that only reads the
+// index (search, show, links, graph): when no file of the layers changed
+// since the last sync, the index is opened read-only, which skips bleve's
+// background work (a merge of the last writer's segments, started by every
+// writable open and abandoned at Close). The Searcher's Sync and Rebuild
+// then fail with index.ErrReadOnly.
+func (k *KB) OpenIndexToRead(ctx context.Context, layers []string, progress func(done, total int)) (*Searcher, SyncStats, error) {
+	return k.openIndexRetry(ctx, layers, true, progress)
+}
+
+func (k *KB) openIndexRetry(ctx context.Context, layers []string, readOnly bool, progress func(done, total int)) (*Searcher, SyncStats, error) {
+	x, st, err := k.openIndex(ctx, layers, readOnly, progress)
 	if errors.Is(err, index.ErrBusy) && k.waitIndexer(ctx) {
-		x, st, err = k.openIndex(ctx, layers, progress)
+		x, st, err = k.openIndex(ctx, layers, readOnly, progress)
 	}
 	return x, st, err
 }
 
-func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done, total int)) (*Searcher, SyncStats, error) {
+func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, progress func(done, total int)) (*Searcher, SyncStats, error) {
 	dir, err := k.indexDir()
 	if err != nil {
 		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
 	}
-	ix, info, sc, err := index.OpenScanned(dir, k.scanOptions())
+	// Under kb watch, its freshness keeper says what changed since the
+	// index last caught up, so that a read does not stat every file.
+	var fresh watch.Answer
+	if readOnly && len(layers) > 0 && !slices.ContainsFunc(layers, func(l string) bool { return !slices.Contains(recallLayers, l) }) {
+		// An index at another generation than the answer's was most
+		// often just synced by another reader (kb watch's own sync), whose
+		// done the keeper has by now: ask once more before a full scan.
+		for try := 0; try < 2; try++ {
+			fresh = watch.Ask(filepath.Join(dir, freshDir), freshWait)
+			x, st, ok, otherGen, err := k.openFresh(ctx, dir, fresh, progress)
+			if ok || err != nil {
+				return x, st, err
+			}
+			if !otherGen {
+				break
+			}
+		}
+	}
+	open := index.OpenScanned
+	if readOnly {
+		open = func(dir string, so index.ScanOptions) (*index.Index, index.OpenInfo, index.Scanned, error) {
+			return index.OpenScannedToRead(dir, so, layers)
+		}
+	}
+	so := k.scanOptions()
+	if len(layers) > 0 {
+		so.Layers = layers // the others are left as they were last indexed: no need to walk them
+	}
+	ix, info, sc, err := open(dir, so)
 	if err != nil {
 		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
 	}
 	x := &Searcher{ix: ix, k: k}
-	st, err := x.sync(ctx, sc.Files, layers, progress)
+	var st SyncStats
+	if ix.ReadOnly() {
+		st.Scanned = countLayers(sc.Files, layers) // up to date: nothing to apply
+	} else {
+		st, err = x.sync(ctx, sc.Files, layers, progress)
+	}
 	st.Problems = append(sc.Skipped, st.Problems...)
 	if err == nil && (len(layers) == 0 || !slices.ContainsFunc(recallLayers, func(l string) bool { return !slices.Contains(layers, l) })) {
 		// The hooks' freshness check and their activation index: only
-		// after a sync of every layer recall reads.
+		// after a sync of every layer recall reads; and the keeper's,
+		// which watches those.
 		if k.activationStale(st.Added+st.Updated+st.Removed, sc.Dirs) {
 			if err := x.compileActivation(sc.Dirs); err != nil {
 				k.logf("%v (hooks answer from the previous one)", err)
 			}
 		}
 		k.saveDirStamps(sc.Dirs)
+		fresh.Done(ix.Gen())
 	}
 	if info.Rebuilt && info.Reason != "missing" {
 		k.logf("index %s: rebuilt from the files", info.Reason)
@@ -91,6 +142,78 @@ func (k *KB) openIndex(ctx context.Context, layers []string, progress func(done,
 		return nil, st, err
 	}
 	return x, st, nil
+}
+
+// freshDir, in the index directory, is where kb watch's freshness keeper
+// answers (internal/watch.Keeper); freshWait is how long a read waits for
+// its answer before it scans every file instead.
+const (
+	freshDir  = "fresh"
+	freshWait = 50 * time.Millisecond
+)
+
+// openFresh opens the index as the keeper's answer allows (ok), without a
+// scan of every file: read-only when nothing changed, else after a sync of
+// the changed paths only. Not ok: the caller scans everything (no keeper,
+// no answer in time, or an index that must be rebuilt).
+func (k *KB) openFresh(ctx context.Context, dir string, a watch.Answer, progress func(done, total int)) (x *Searcher, st SyncStats, ok, otherGen bool, err error) {
+	// The keeper's answer holds for the index generation it was given
+	// last; an index at another one was written by a command it did not
+	// hear from (kb index --rebuild, a rebuild killed half-way): scan.
+	switch {
+	case a.Clean():
+		ix, err := index.OpenReadOnly(dir)
+		if err != nil {
+			return nil, st, false, false, nil // stale, busy, damaged: the usual path says what
+		}
+		if ix.Gen() != a.Gen {
+			ix.Close()
+			return nil, st, false, true, nil
+		}
+		return &Searcher{ix: ix, k: k}, st, true, false, nil
+	case !a.Known || a.All:
+		return nil, st, false, false, nil
+	}
+	so := k.scanOptions()
+	so.Layers = recallLayers
+	files, covered := index.ScanPaths(so, a.Changed)
+	ix, info, err := index.Open(dir)
+	if err != nil {
+		return nil, st, false, false, nil
+	}
+	if info.Rebuilt || len(info.Resumed) > 0 || ix.Gen() != a.Gen {
+		ix.Close()
+		return nil, st, false, !info.Rebuilt && len(info.Resumed) == 0, nil
+	}
+	x = &Searcher{ix: ix, k: k}
+	st, err = ix.SyncPaths(ctx, files, covered, x.loadParts, progress)
+	if err != nil {
+		ix.Close()
+		return nil, st, true, false, err
+	}
+	if st.Added+st.Updated+st.Removed > 0 {
+		// The hooks' activation index, with the times of the directories
+		// the last one recorded (a full sync records new ones).
+		if err := x.compileActivation(k.activationDirs()); err != nil {
+			k.logf("%v (hooks answer from the previous one)", err)
+		}
+	}
+	a.Done(ix.Gen())
+	return x, st, true, false, nil
+}
+
+// countLayers counts the files in the given layers (all when none).
+func countLayers(files []fileInfo, layers []string) int {
+	if len(layers) == 0 {
+		return len(files)
+	}
+	n := 0
+	for _, f := range files {
+		if slices.Contains(layers, f.Layer) {
+			n++
+		}
+	}
+	return n
 }
 
 // Rebuild drops the index and indexes every file again.

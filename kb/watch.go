@@ -90,7 +90,32 @@ func (k *KB) Watch(ctx context.Context, o WatchOptions) error {
 	if o.OnQuiet != nil {
 		w.OnQuiet = func(ctx context.Context, ids []string) error { return o.OnQuiet(ctx, k, ids) }
 	}
+	if !o.Once {
+		stop := k.keepFresh(ctx)
+		defer stop()
+	}
 	return w.Run(ctx, o.Once)
+}
+
+// keepFresh runs the index's freshness keeper (internal/watch.Keeper) over
+// the layers recall reads until stop is called: while it runs, a read of
+// those layers (kb search) asks it what changed instead of stat'ing every
+// file. Traces are left out: they change all through a session.
+func (k *KB) keepFresh(ctx context.Context) (stop func()) {
+	var roots []string
+	for _, l := range recallLayers {
+		roots = append(roots, filepath.Join(k.Root, l))
+	}
+	kp := &watch.Keeper{Dir: filepath.Join(k.Root, IndexDir, freshDir), Roots: roots, Logf: k.logf}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := kp.Run(ctx); err != nil && !errors.Is(err, watch.ErrKeeperRunning) {
+			k.logf("freshness keeper: %v (searches scan every file)", err)
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // watchLock is the KB write lock, for the watcher.
@@ -105,15 +130,26 @@ func (k *KB) watchLock(ctx context.Context) (func(), error) {
 // watchSync brings the index up to date for the watcher; an index another
 // process holds is agents.ErrIndexBusy.
 func (k *KB) watchSync(ctx context.Context) (added, updated, removed int, err error) {
-	x, st, err := k.OpenIndex(ctx, nil)
-	if errors.Is(err, index.ErrBusy) {
-		return 0, 0, 0, agents.ErrIndexBusy
+	// The layers recall reads as a search does, through the freshness
+	// keeper this process runs (the changed files only, not a stat of
+	// every file after each edit), then the traces; each opens the index
+	// to write only when something changed (a writable open starts
+	// bleve's merger, and a search waiting for the index waited for it).
+	for _, open := range []func() (*Searcher, SyncStats, error){
+		func() (*Searcher, SyncStats, error) { return k.OpenIndexToRead(ctx, recallLayers, nil) },
+		func() (*Searcher, SyncStats, error) { return k.OpenIndexToRead(ctx, []string{LayerTraces}, nil) },
+	} {
+		x, st, err := open()
+		if errors.Is(err, index.ErrBusy) {
+			return 0, 0, 0, agents.ErrIndexBusy
+		}
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		x.Close()
+		added, updated, removed = added+st.Added, updated+st.Updated, removed+st.Removed
 	}
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	x.Close()
-	return st.Added, st.Updated, st.Removed, nil
+	return added, updated, removed, nil
 }
 
 // watchLearn runs one `kb learn` tick for the watcher.

@@ -218,7 +218,11 @@ type row struct {
 func run() error {
 	out := flag.String("out", "bench/out", "results directory of run.sh")
 	sizesFlag := flag.String("sizes", "1k,10k,100k", "sizes to report")
+	issue16Dir := flag.String("issue16", "", "print the issue-16 table of one size's results directory (bench/out/SIZE) and exit")
 	flag.Parse()
+	if *issue16Dir != "" {
+		return issue16(os.Stdout, *issue16Dir)
+	}
 	var sizes []size
 	for _, l := range strings.Split(*sizesFlag, ",") {
 		s := size{label: l, dir: filepath.Join(*out, l)}

@@ -198,6 +198,10 @@ type Index struct {
 	carry []string
 	// resumed is what Open resumed (OpenInfo.Resumed).
 	resumed []string
+	// rawStamps is the stamps file of a read-only open, decoded into
+	// stamps and prog on first use (ensureStamps).
+	rawStamps  []byte
+	stampsOnce sync.Once
 }
 
 // Open opens the index in dir, creating it if needed. A missing, unreadable,
@@ -270,6 +274,21 @@ func runtimeConfig(readOnly bool, wait time.Duration) map[string]any {
 // openExisting returns a non-empty reason when the index must be rebuilt,
 // and an error only for conditions a rebuild cannot fix.
 func openExisting(dir string, readOnly bool, wait time.Duration) (ix *Index, reason string, err error) {
+	return openExistingWith(dir, readOnly, wait, nil)
+}
+
+// readStampsResult is the stamps file as read (readStamps).
+type readStampsResult struct {
+	gen    uint64
+	stamps map[string]Stamp
+	prog   map[string]Progress
+	err    error
+}
+
+// openExistingWith is openExisting with the stamps file already read (pre,
+// when not nil), so that a caller that looked at them first does not decode
+// them twice.
+func openExistingWith(dir string, readOnly bool, wait time.Duration, pre *readStampsResult) (ix *Index, reason string, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, schemaFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -299,7 +318,7 @@ func openExisting(dir string, readOnly bool, wait time.Duration) (ix *Index, rea
 		return nil, "corrupt: " + shortErr(err), nil
 	}
 	ix = &Index{dir: dir, readOnly: readOnly, bi: bi, m: bi.Mapping()}
-	reason, err = ix.load()
+	reason, err = ix.load(pre)
 	if reason != "" || err != nil {
 		bi.Close()
 		return nil, reason, err
@@ -313,7 +332,7 @@ func (ix *Index) Resumed() []string { return ix.resumed }
 
 // load reads the generation, field registry and stamps of a freshly opened
 // bleve index and checks that they agree.
-func (ix *Index) load() (reason string, err error) {
+func (ix *Index) load(pre *readStampsResult) (reason string, err error) {
 	var err2 error
 	if ix.an, err2 = loadAnalyzers(ix.m); err2 != nil {
 		return "corrupt: " + err2.Error(), nil
@@ -338,7 +357,21 @@ func (ix *Index) load() (reason string, err error) {
 	if ix.reg, err = unmarshalRegistry(rb); err != nil {
 		return "corrupt: " + err.Error(), nil
 	}
-	sgen, stamps, prog, err := readStamps(filepath.Join(ix.dir, stampsFile))
+	if pre == nil && ix.readOnly {
+		// A reader rarely needs the stamps (a search needs none): check
+		// the file and its generation now, decode it when asked.
+		b, err := os.ReadFile(filepath.Join(ix.dir, stampsFile))
+		if sgen, gerr := stampsGen(b); err == nil && gerr == nil && sgen == bgen {
+			ix.rawStamps, ix.gen = b, bgen
+			return "", nil
+		}
+	}
+	if pre == nil {
+		r := readStampsResult{}
+		r.gen, r.stamps, r.prog, r.err = readStamps(filepath.Join(ix.dir, stampsFile))
+		pre = &r
+	}
+	sgen, stamps, prog, err := pre.gen, pre.stamps, pre.prog, pre.err
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "corrupt: stamps file missing", nil
@@ -482,13 +515,30 @@ func (ix *Index) Reset() error {
 // A file indexed only in part (Change.Partial, or an interrupted update)
 // has a stamp that matches no file.
 func (ix *Index) Stamps() map[string]Stamp {
+	ix.ensureStamps()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return maps.Clone(ix.stamps)
 }
 
+// ensureStamps decodes the stamps a read-only open kept undecoded.
+func (ix *Index) ensureStamps() {
+	ix.stampsOnce.Do(func() {
+		if ix.rawStamps == nil {
+			return
+		}
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		// The checksum was verified at open: a failure here is a bug,
+		// shown as an index with no files.
+		_, ix.stamps, ix.prog, _ = decodeStamps(ix.rawStamps)
+		ix.rawStamps = nil
+	})
+}
+
 // Progress returns the recorded progress of an append-only file.
 func (ix *Index) Progress(path string) (Progress, bool) {
+	ix.ensureStamps()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	p, ok := ix.prog[path]

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/fsx"
@@ -57,4 +59,63 @@ func SymlinkSkipMsg(tree fsx.Tree) func(abs string) string {
 		}
 		return fmt.Sprintf("a symlink (to %s): not followed (kb reads the layers' own files only; put the file itself here)", target)
 	}
+}
+
+// OpenScannedToRead is OpenScanned for a command that only reads: when the
+// index is healthy and its stamps are exactly the files' (of the given
+// layers; every layer when none), there is nothing to apply, and it opens
+// the index read-only (OpenReadOnly), which starts none of bleve's
+// background persister and merger (a writable open starts a merge of the
+// segments the last writer left, which a short read-only command paid for
+// and then abandoned at Close). Otherwise it opens the index as
+// OpenScanned does, to be brought up to date. ReadOnly on the result says
+// which; Apply and Reset of a read-only Index fail with ErrReadOnly.
+func OpenScannedToRead(dir string, so ScanOptions, layers []string) (*Index, OpenInfo, Scanned, error) {
+	ch := make(chan Scanned, 1)
+	go func() {
+		f, skipped, dirs := Scan(so)
+		ch <- Scanned{f, skipped, dirs}
+	}()
+	pre, ok := cleanStamps(dir)
+	sc := <-ch
+	if ok && upToDateLayers(sc.Files, pre.stamps, layers) {
+		// The index is opened with the stamps just compared: a writer
+		// that committed since makes bleve's generation disagree with
+		// them, a reason to open it to write instead.
+		ix, reason, err := openExistingWith(dir, true, BusyTimeout, pre)
+		if err != nil {
+			return nil, OpenInfo{}, sc, err
+		}
+		if reason == "" {
+			return ix, OpenInfo{}, sc, nil
+		}
+	}
+	ix, info, err := Open(dir)
+	return ix, info, sc, err
+}
+
+// ReadOnly reports whether the index was opened read-only.
+func (ix *Index) ReadOnly() bool { return ix.readOnly }
+
+// Gen is the index's generation: it grows with every Apply that commits,
+// and a rebuild starts it over.
+func (ix *Index) Gen() uint64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.gen
+}
+
+// cleanStamps reads the stamps of the index in dir when it looks healthy
+// without opening bleve: the current schema and no interrupted update.
+func cleanStamps(dir string) (*readStampsResult, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, schemaFile))
+	if err != nil || strings.TrimSpace(string(b)) != strconv.Itoa(SchemaVersion) {
+		return nil, false
+	}
+	if _, err := os.Lstat(filepath.Join(dir, journalFile)); err == nil {
+		return nil, false
+	}
+	r := &readStampsResult{}
+	r.gen, r.stamps, r.prog, r.err = readStamps(filepath.Join(dir, stampsFile))
+	return r, r.err == nil
 }

@@ -69,13 +69,10 @@ func encodeStamps(gen uint64, m map[string]Stamp, prog map[string]Progress) []by
 var errStampsCorrupt = errors.New("stamps file corrupt")
 
 func decodeStamps(b []byte) (gen uint64, m map[string]Stamp, prog map[string]Progress, err error) {
-	if len(b) < len(stampMagic)+4 || string(b[:len(stampMagic)]) != stampMagic {
-		return 0, nil, nil, fmt.Errorf("%w: bad header", errStampsCorrupt)
+	if _, err := stampsGen(b); err != nil {
+		return 0, nil, nil, err
 	}
-	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return 0, nil, nil, fmt.Errorf("%w: checksum mismatch", errStampsCorrupt)
-	}
+	body := b[:len(b)-4]
 	// One string holds every path; map keys are substrings of it, which
 	// saves an allocation per file (loading 100k stamps is on the path of
 	// every kb command).
@@ -125,10 +122,10 @@ func decodeStamps(b []byte) (gen uint64, m map[string]Stamp, prog map[string]Pro
 		if err == nil && (done > 1<<62 || lines > 1<<62 || tail > 1<<32-1) {
 			err = fmt.Errorf("%w: progress of %q out of range", errStampsCorrupt, p)
 		}
-		if _, dup := m[p]; dup && err == nil {
+		m[p] = s
+		if len(m) != int(i)+1 && err == nil { // one map operation per entry, not two
 			err = fmt.Errorf("%w: %q listed twice", errStampsCorrupt, p)
 		}
-		m[p] = s
 		if pr := (Progress{Done: int64(done), Lines: int64(lines), Tail: uint32(tail)}); pr != (Progress{}) {
 			prog[p] = pr
 		}
@@ -140,6 +137,23 @@ func decodeStamps(b []byte) (gen uint64, m map[string]Stamp, prog map[string]Pro
 		return 0, nil, nil, fmt.Errorf("%w: %d trailing bytes", errStampsCorrupt, len(r))
 	}
 	return gen, m, prog, nil
+}
+
+// stampsGen checks a stamps file's header and checksum and returns its
+// generation, without decoding the entries.
+func stampsGen(b []byte) (uint64, error) {
+	if len(b) < len(stampMagic)+4 || string(b[:len(stampMagic)]) != stampMagic {
+		return 0, fmt.Errorf("%w: bad header", errStampsCorrupt)
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return 0, fmt.Errorf("%w: checksum mismatch", errStampsCorrupt)
+	}
+	gen, n := binary.Uvarint(body[len(stampMagic):])
+	if n <= 0 {
+		return 0, fmt.Errorf("%w: truncated varint", errStampsCorrupt)
+	}
+	return gen, nil
 }
 
 func readStamps(path string) (uint64, map[string]Stamp, map[string]Progress, error) {
