@@ -73,8 +73,10 @@ put init_kb_hook "$(inits "$hook" --help)"
 put init_kb "$(inits "$kb" version)"
 [ -n "$old" ] && put init_old "$(inits "$old" version)"
 
-pre='{"hook_event_name":"PreToolUse","session_id":"bench","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}'
-start='{"hook_event_name":"SessionStart","session_id":"bench","cwd":"/tmp","source":"startup"}'
+# No session id: every call answers in full (a session's memory would
+# leave later calls of the same session with nothing new to show).
+pre='{"hook_event_name":"PreToolUse","session_id":"","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}'
+start='{"hook_event_name":"SessionStart","session_id":"","cwd":"/tmp","source":"startup"}'
 echo "$pre" >"$work/pre.json"
 echo "$start" >"$work/start.json"
 
@@ -91,12 +93,18 @@ for size in ${sizes//,/ }; do
 		/usr/bin/time -f '%e s %M KB' -o "$out/index-$size.time" "$kb" index -q --kb "$k"
 		put "index_$size" "$(cat "$out/index-$size.time")"
 	fi
+	"$kb" index -q --kb "$k" # a KB kept from an earlier run: its activation index in this format
 	put "activation_bytes_$size" "$(stat -c %s "$k/.index/activation.kbx")"
-	put "answer_$size" "$(KB_HOOK_NO_INDEX=1 "$hook" --kb "$k" claude-code <"$work/pre.json" | head -c 160 | tr '\n' ' ')"
-	if [ -n "$old" ] && [ ! -s "$work/old$size/.index/schema" ]; then
-		rm -rf "$work/old$size"; "$old" init -q "$work/old$size" >/dev/null
-		cp -a "$k/observations/." "$work/old$size/observations/"
+	put "answer_pre_${size}_bytes" "$(KB_HOOK_NO_INDEX=1 "$hook" --kb "$k" claude-code <"$work/pre.json" | wc -c)"
+	put "answer_start_${size}_bytes" "$(KB_HOOK_NO_INDEX=1 "$hook" --kb "$k" claude-code <"$work/start.json" | wc -c)"
+	put "answer_pre_${size}_same_as_kb_hook" "$(cmp -s <(KB_HOOK_NO_INDEX=1 "$hook" --kb "$k" claude-code <"$work/pre.json") <(KB_HOOK_NO_INDEX=1 "$kb" hook claude-code --kb "$k" <"$work/pre.json") && echo yes || echo no)"
+	if [ -n "$old" ]; then
+		if [ ! -s "$work/old$size/.index/schema" ]; then
+			rm -rf "$work/old$size"; "$old" init -q "$work/old$size" >/dev/null
+			cp -a "$k/observations/." "$work/old$size/observations/"
+		fi
 		"$old" index -q --kb "$work/old$size"
+		put "answer_pre_${size}_old_bytes" "$(KB_HOOK_NO_INDEX=1 "$old" hook claude-code --kb "$work/old$size" <"$work/pre.json" | wc -c)"
 	fi
 	for ev in pre start; do
 		cmds=("$noop" "$hook --kb $k claude-code" "$kb hook claude-code --kb $k")

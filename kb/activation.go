@@ -37,7 +37,9 @@ func (k *KB) activationStale(changed int, dirs map[string]int64) bool {
 		return true
 	}
 	defer c.Close()
-	return !maps.Equal(c.Meta().Dirs, recallDirs(dirs))
+	// Documents a compile left without their item record (a first compile
+	// of a large KB) are loaded by the next ones.
+	return c.Meta().Unloaded > 0 || !maps.Equal(c.Meta().Dirs, recallDirs(dirs))
 }
 
 // recallDirs are the directories of dirs that recall reads.

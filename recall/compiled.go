@@ -54,6 +54,9 @@ type CompiledMeta struct {
 	// TaxonomyKey is the Key of the taxonomy the trigger types were
 	// classified with; a hook with another taxonomy classifies again.
 	TaxonomyKey string `json:"taxonomy,omitempty"`
+	// Unloaded counts the documents compiled without an item record
+	// (over CompileOptions.MaxLoads): the next compile loads more.
+	Unloaded int `json:"unloaded,omitempty"`
 }
 
 // CompileDoc is one document to compile: the hit recall's Searcher would
@@ -81,7 +84,7 @@ type CompileOptions struct {
 	Load func(path, layer string) (*observations.Observation, *doc.Document, error)
 	// Taxonomy, if set, classifies the candidates' triggers once, here.
 	Taxonomy *observations.Taxonomy
-	// MaxLoads bounds the files Load reads in one compile (0: 2,000); the
+	// MaxLoads bounds the files Load reads in one compile (0: 20,000); the
 	// documents left without an item record (a first compile of a large
 	// KB) are read by the hooks that show them, and loaded by later
 	// compiles, the most recurring first. Loads run on every core.
@@ -92,7 +95,7 @@ type CompileOptions struct {
 // takes a fraction of a millisecond, so a sync that changed a few files
 // stays short, and a first compile of 100,000 notes does not parse them
 // all.
-const defaultMaxLoads = 2000
+const defaultMaxLoads = 20000
 
 // candRecord is a candidate as the activation index stores it: what
 // candidateOf derives from the stored fields, and the signatures of the
@@ -333,10 +336,12 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	reused := make([]records, len(docs))
 	var load []int
 	for i, d := range docs {
-		if cand, item, ok := prevRecords(d.Path, d.Stamp); ok {
+		cand, item, ok := prevRecords(d.Path, d.Stamp)
+		if ok {
 			reused[i] = records{cand, item}
-		} else {
-			load = append(load, i)
+		}
+		if !ok || len(item) == 0 {
+			load = append(load, i) // new, changed, or not loaded by an earlier compile
 		}
 	}
 	loaded, err := loadItems(docs, load, o)
@@ -399,7 +404,12 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		if cand == nil {
 			rec := candRecordOf(cd, o.Taxonomy)
 			cand = rec.marshal()
+		}
+		if len(item) == 0 {
 			item = loaded[i]
+		}
+		if len(item) == 0 {
+			h.Meta.Unloaded++
 		}
 		candOff := recs.Len()
 		recs.Write(cand)
@@ -527,10 +537,12 @@ func loadItems(docs []CompileDoc, load []int, o CompileOptions) (map[int][]byte,
 				}
 				d := docs[load[j]]
 				ob, dc, err := o.Load(d.Path, d.Layer)
+				var b []byte
 				if err != nil {
-					continue // a hook reads the file
+					b = []byte("{}") // tried: a hook reads the file
+				} else {
+					b, err = json.Marshal(itemRecordOf(ob, dc))
 				}
-				b, err := json.Marshal(itemRecordOf(ob, dc))
 				mu.Lock()
 				if err != nil && fail == nil {
 					fail = fmt.Errorf("activation index: %s: %w", d.Path, err)

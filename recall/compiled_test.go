@@ -273,8 +273,14 @@ func TestCompileBoundsLoads(t *testing.T) {
 		mu.Unlock()
 		return &observations.Observation{ID: path}, nil, nil
 	}
-	compile(t, compiledDocs(), CompileOptions{Load: load, MaxLoads: 2})
-	if len(loads) != 2 || !loads["observations/preferences/tabs.md"] || !loads["observations/corrections/push.md"] {
-		t.Errorf("loaded %v, want the two recurring ones", loads)
+	first := compile(t, compiledDocs(), CompileOptions{Load: load, MaxLoads: 2})
+	if len(loads) != 2 || !loads["observations/preferences/tabs.md"] || !loads["observations/corrections/push.md"] || first.Meta().Unloaded != 2 {
+		t.Errorf("loaded %v (%d unloaded), want the two recurring ones", loads, first.Meta().Unloaded)
+	}
+	// The next compile loads the rest, keeping what the first loaded.
+	clear(loads)
+	next := compile(t, compiledDocs(), CompileOptions{Load: load, MaxLoads: 2, Prev: first})
+	if len(loads) != 2 || loads["observations/preferences/tabs.md"] || next.Meta().Unloaded != 0 {
+		t.Errorf("second compile loaded %v (%d unloaded)", loads, next.Meta().Unloaded)
 	}
 }
