@@ -258,19 +258,9 @@ put obs_index "$(cat "$out/obs-index.time")"
 ev='{"hook_event_name":"PreToolUse","session_id":"x","cwd":"/tmp","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}'
 echo "$ev" >"$work/event.json"
 put hook_output "$("$kb" hook claude-code --kb "$k" <"$work/event.json" | head -c 300 | tr '\n' ' ')"
-log "hook latency"
-# Shell mode (stdin redirected from the event file); hyperfine subtracts the shell's own start-up.
-hyperfine --style basic --warmup 3 --runs 100 --export-json "$out/hook.json" \
-	"$kb hook claude-code --kb $k <$work/event.json" "$work/bin/noop <$work/event.json" "true <$work/event.json" >/dev/null
-for i in 0 1 2; do
-	jq ".results=[.results[$i]]" "$out/hook.json" >"$out/hook-$i.json"
-	put "hook_p50_ms_$i" "$("$gen" pct -q 50 "$out/hook-$i.json")"
-	put "hook_p99_ms_$i" "$("$gen" pct -q 99 "$out/hook-$i.json")"
-done
-/usr/bin/time -v -o "$out/hook-rss.time" "$kb" hook claude-code --kb "$k" <"$work/event.json" >/dev/null
-/usr/bin/time -v -o "$out/noop-rss.time" "$work/bin/noop"
-put hook_rss_kb "$(mean_rss "$out/hook-rss.time")"
-put noop_rss_kb "$(mean_rss "$out/noop-rss.time")"
+log "hook latency (bench/hooks.sh: kb-hook, kb hook and a no-op, 1k and 10k observations; --sizes 100k there for the full figure)"
+"$here/hooks.sh" --sizes 1k,10k --work "$work/hooks" >&2
+grep -E '^(pre|start|fresh_clone|rss|init)_' "$repo/bench/out/hooks/summary.txt" | while IFS='=' read -r key val; do put "hook_$key" "$val"; done
 
 # --- 4b. promote --dry-run on 10,000 observations --------------------------------
 log "kb promote --dry-run, 10,000 observations"
