@@ -188,3 +188,37 @@ func TestTraceSyncKeepsHooksStale(t *testing.T) {
 		t.Error("a traces-only sync recorded the directory times: hooks would trust a stale index")
 	}
 }
+
+// A damaged activation index (truncated, zeroed, another program's bytes)
+// is refused whole: the hook answers nothing, says it is stale, and the
+// next sync compiles it again from the files, after which the hook
+// answers as before.
+func TestHookDamagedActivationIndex(t *testing.T) {
+	k := rcPushForceKB(t, "ask")
+	syncIndex(t, k)
+	ev := hookEvent(t, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
+		"tool_input": map[string]any{"command": "git push --force origin main"}})
+	want, _, err := k.hook(context.Background(), AgentClaudeCode, ev)
+	if err != nil || want == nil {
+		t.Fatalf("healthy: %+v %v", want, err)
+	}
+	p := k.activationPath()
+	good, _ := os.ReadFile(p)
+	for name, bad := range map[string][]byte{
+		"truncated": good[:len(good)/2], "zeroed": make([]byte, len(good)), "empty": nil,
+		"foreign": []byte("---\ntitle: not an index\n---\n"),
+	} {
+		if err := os.WriteFile(p, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, hs, err := k.hook(context.Background(), AgentClaudeCode, ev)
+		if err != nil || out != nil || hs.stale == "" {
+			t.Errorf("%s: answered %+v, stale %q, %v", name, out, hs.stale, err)
+		}
+		syncIndex(t, k)
+		out, hs, err = k.hook(context.Background(), AgentClaudeCode, ev)
+		if err != nil || out == nil || hs.stale != "" || out.HookSpecificOutput.AdditionalContext != want.HookSpecificOutput.AdditionalContext {
+			t.Errorf("%s: after a sync: %+v, stale %q, %v", name, out, hs.stale, err)
+		}
+	}
+}
