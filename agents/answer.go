@@ -31,34 +31,38 @@ type HookKB struct {
 	Extend func(e *recall.Engine, q recall.Query)
 }
 
-// OpenHookKB finds the KB of a hook: dir when given (--kb, $KB_DIR), else
-// the nearest KB at or above the event's cwd, or above the process's
-// working directory when the event has none (or names no directory); nil
+// FindHookRoot finds the KB of a hook: dir when given (--kb, $KB_DIR),
+// else the nearest KB at or above the event's cwd, or above the process's
+// working directory when the event has none (or names no directory); ""
 // when there is none.
-func OpenHookKB(dir, cwd string) (*HookKB, error) {
-	var root string
+func FindHookRoot(dir, cwd string) (string, error) {
 	if dir != "" {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		r, ok := config.RootAt(abs)
 		if !ok {
-			return nil, fmt.Errorf("no %s at %s", config.File, abs)
+			return "", fmt.Errorf("no %s at %s", config.File, abs)
 		}
-		root = r
-	} else {
-		if st, err := os.Stat(cwd); cwd == "" || err != nil || !st.IsDir() {
-			if cwd, err = os.Getwd(); err != nil {
-				return nil, nil
-			}
+		return r, nil
+	}
+	if st, err := os.Stat(cwd); cwd == "" || err != nil || !st.IsDir() {
+		if cwd, err = os.Getwd(); err != nil {
+			return "", nil
 		}
-		abs, _ := filepath.Abs(cwd)
-		r, ok := fsx.FindUp(abs, config.RootAt)
-		if !ok {
-			return nil, nil
-		}
-		root = r
+	}
+	abs, _ := filepath.Abs(cwd)
+	r, _ := fsx.FindUp(abs, config.RootAt)
+	return r, nil
+}
+
+// OpenHookKB is the KB FindHookRoot finds, with its kb.yaml; nil when
+// there is none.
+func OpenHookKB(dir, cwd string) (*HookKB, error) {
+	root, err := FindHookRoot(dir, cwd)
+	if root == "" {
+		return nil, err
 	}
 	h := &HookKB{Root: root, ProjectRoot: root}
 	if top, ok := gitdir.TopLevel(root); ok {
@@ -158,4 +162,8 @@ func (h *HookKB) Enqueue(transcriptPath string) error {
 }
 
 // LogPath is the KB's hook log.
-func (h *HookKB) LogPath() string { return filepath.Join(h.Root, config.StateDir, "hook.log") }
+func (h *HookKB) LogPath() string { return HookLogPath(h.Root) }
+
+// HookLogPath is the hook log of the KB at root: one line per hook
+// failure and per background process a hook started.
+func HookLogPath(root string) string { return filepath.Join(root, config.StateDir, "hook.log") }

@@ -52,47 +52,75 @@ func HookMain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	debug.SetMemoryLimit(256 << 20)
 	debug.SetGCPercent(-1)
 	kbExe := findKB()
+	kbIndex, kbDrain := kbExe, kbExe
+	if getenv("KB_HOOK_NO_INDEX") != "" {
+		kbIndex = ""
+	}
+	if getenv("KB_HOOK_NO_DRAIN") != "" {
+		kbDrain = ""
+	}
 	var h *HookKB
-	o := HookRun{Agent: agent, MaxInput: MaxHookInput, ReadTimeout: HookReadTimeout,
-		Budget: HookBudget, Kind: ErrorKind,
-		LogPath: func(root string) string { return (&HookKB{Root: root}).LogPath() },
-		Open: func(cwd string) (string, error) {
-			var err error
-			h, err = OpenHookKB(dir, cwd)
-			if h == nil {
-				return "", err
-			}
-			return h.Root, err
-		},
-		Answer: func(ctx context.Context, in *HookInput) (*HookOutput, string, error) {
-			if h.Config.Embeddings.Enabled || h.Config.Recall.Judge {
-				out, err := delegate(ctx, kbExe, h.Root, agent, in)
-				return out, "", err
-			}
-			return h.Answer(ctx, agent, in)
-		},
-	}
-	if getenv("KB_HOOK_NO_INDEX") == "" && kbExe != "" {
-		o.IndexExe = kbExe
-		o.Reindex = func(root string) (bool, error) {
-			return Indexer(root).Start(kbExe, "--kb", root, "--quiet", "index", "--background")
+	o := NewHookRun(agent, kbIndex, kbDrain)
+	o.Open = func(cwd string) (string, error) {
+		var err error
+		h, err = OpenHookKB(dir, cwd)
+		if h == nil {
+			return "", err
 		}
+		return h.Root, err
 	}
-	if getenv("KB_HOOK_NO_DRAIN") == "" {
-		o.DrainExe = kbExe
+	o.Answer = func(ctx context.Context, in *HookInput) (*HookOutput, string, error) {
+		if h.Config.Embeddings.Enabled || h.Config.Recall.Judge {
+			out, err := delegate(ctx, kbExe, h.Root, agent, in)
+			return out, "", err
+		}
+		return h.Answer(ctx, agent, in)
 	}
 	_ = RunHook(context.Background(), stdin, stdout, o)
 	return 0
 }
 
+// NewHookRun is a HookRun of agent with the hook's bounds, its log and
+// error kinds, and, when given, the kb executables it starts detached:
+// indexExe for a missing or stale index (StartIndexer), drainExe after a
+// session's end. The caller sets Open and Answer.
+func NewHookRun(agent, indexExe, drainExe string) HookRun {
+	o := HookRun{Agent: agent, MaxInput: MaxHookInput, ReadTimeout: HookReadTimeout, Budget: HookBudget,
+		IndexExe: indexExe, DrainExe: drainExe, LogPath: HookLogPath, Kind: ErrorKind}
+	if indexExe != "" {
+		o.Reindex = func(root string) (bool, error) { return StartIndexer(indexExe, root) }
+	}
+	return o
+}
+
+// StartIndexer starts exe --kb root --quiet index --background, detached,
+// unless another background indexer of the KB runs.
+func StartIndexer(exe, root string) (bool, error) {
+	return Indexer(root).Start(exe, "--kb", root, "--quiet", "index", "--background")
+}
+
+// Beside is the executable name in the directory of the executable exe
+// (symlinks resolved), or "" when there is none: kb-hook finds kb so, and
+// kb hook install finds kb-hook.
+func Beside(exe, name string) string {
+	if exe == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	p := filepath.Join(filepath.Dir(exe), name)
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		return p
+	}
+	return ""
+}
+
 // findKB is the kb binary beside this one, else kb on PATH, else "".
 func findKB() string {
 	if exe, err := os.Executable(); err == nil {
-		if exe, err = filepath.EvalSymlinks(exe); err == nil {
-			p := filepath.Join(filepath.Dir(exe), "kb")
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-				return p
-			}
+		if p := Beside(exe, "kb"); p != "" {
+			return p
 		}
 	}
 	if p, err := exec.LookPath("kb"); err == nil {

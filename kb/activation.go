@@ -1,10 +1,11 @@
 package kb
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -54,31 +55,15 @@ func recallDirs(dirs map[string]int64) map[string]int64 {
 	return out
 }
 
-// activationDirs are the directories the activation index recorded, with
-// their times now (nil when there is no index to read them from).
-func (k *KB) activationDirs() map[string]int64 {
-	c, err := recall.OpenCompiled(k.activationPath())
-	if err != nil {
-		return nil
-	}
-	defer c.Close()
-	dirs := map[string]int64{}
-	for rel := range c.Meta().Dirs {
-		if st, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(rel))); err == nil {
-			dirs[rel] = st.ModTime().UnixNano()
-		}
-	}
-	return dirs
-}
-
 // activationFields are the stored fields the activation index is compiled
 // from: what recall's Searcher returns (recall.StoredFields) and the text
 // its words are searched in.
 var activationFields = append([]string{"path", "layer", "type", "title", "description", "body", "tags", "status"}, recall.StoredFields...)
 
 // compileActivation writes the activation index from the open index, with
-// the layer directories' times dirs, atomically (the caller holds the
-// index for writing).
+// the layer directories' times dirs (nil: those the previous activation
+// index recorded, as they are now; a sync of a few paths scanned no
+// directory), atomically.
 func (x *Searcher) compileActivation(dirs map[string]int64) error {
 	all, err := x.ix.AllOf(recallLayers, activationFields...)
 	if err != nil {
@@ -87,28 +72,37 @@ func (x *Searcher) compileActivation(dirs map[string]int64) error {
 	stamps := x.ix.Stamps()
 	docs := make([]recall.CompileDoc, 0, len(all))
 	for _, d := range all {
-		if slices.Contains(recallLayers, d.Layer) {
-			cd := compileDocOf(d)
-			if st, ok := stamps[d.Path]; ok {
-				cd.Stamp = fmt.Sprintf("%d:%d", st.Size, st.Mtime) // recall.StampOf of the file the index read
-			}
-			docs = append(docs, cd)
+		cd := compileDocOf(d)
+		if st, ok := stamps[d.Path]; ok {
+			cd.Stamp = recall.FileStamp(st.Size, st.Mtime)
 		}
+		docs = append(docs, cd)
 	}
-	o := recall.CompileOptions{Meta: recall.CompiledMeta{Compiled: time.Now().UTC(), Dirs: recallDirs(dirs)},
-		Load: x.k.loadItem}
+	o := recall.CompileOptions{Meta: recall.CompiledMeta{Compiled: time.Now().UTC()}, Load: x.k.loadItem}
 	if tax, err := x.k.Taxonomy(); err == nil {
 		o.Taxonomy = tax // the hooks' taxonomy while kb.yaml's action_types stay as they are
 	}
 	if prev, err := recall.OpenCompiled(x.k.activationPath()); err == nil {
 		defer prev.Close()
 		o.Prev = prev
+		if dirs == nil {
+			dirs = x.k.restat(prev.Meta().Dirs)
+		}
 	}
-	var buf bytes.Buffer
-	if err := recall.Compile(&buf, docs, o); err != nil {
+	o.Meta.Dirs = recallDirs(dirs)
+	// Streamed to the temp file an atomic replace renames into place: at
+	// 100,000 notes the file is 130 MB, not worth a copy in memory.
+	st, err := x.k.files().Stage(x.k.activationPath(), 0o644, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if err := recall.Compile(bw, docs, o); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	if err != nil {
 		return err
 	}
-	return x.k.files().WriteFile(x.k.activationPath(), buf.Bytes(), 0o644)
+	return st.Commit(nil)
 }
 
 // compileDocOf is a search document as recall's Searcher returns it (the
@@ -136,6 +130,18 @@ func compileDocOf(d index.Doc) recall.CompileDoc {
 	}
 	return recall.CompileDoc{Hit: recall.Hit{Path: d.Path, ID: d.ID, Layer: d.Layer, Type: d.Type, Title: d.Title,
 		Description: d.Description, Fields: f}, Tags: d.Tags, Body: d.Body}
+}
+
+// restat is dirs with the times the directories have now (those gone
+// left out).
+func (k *KB) restat(dirs map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(dirs))
+	for rel := range dirs {
+		if st, err := os.Stat(filepath.Join(k.Root, filepath.FromSlash(rel))); err == nil {
+			out[rel] = st.ModTime().UnixNano()
+		}
+	}
+	return out
 }
 
 // loadItem reads the file of a document for the activation index.

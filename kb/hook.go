@@ -2,9 +2,8 @@ package kb
 
 import (
 	"context"
+	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/kbmem/kb/agents"
 	"github.com/kbmem/kb/recall"
@@ -116,7 +115,7 @@ type HookRunOptions struct {
 	DrainExe string
 	// IndexExe, if set, is the kb executable started, detached, when the
 	// index is missing or stale: IndexExe --kb ROOT --quiet index
-	// --background (one at a time; see startIndexer).
+	// --background (one at a time; see agents.StartIndexer).
 	IndexExe string
 }
 
@@ -138,35 +137,32 @@ var (
 // should exit 0 regardless.
 func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o HookRunOptions) error {
 	var k *KB
-	run := agents.HookRun{Agent: agent, MaxInput: maxHookInput, ReadTimeout: hookReadTimeout, Budget: hookBudget,
-		IndexExe: o.IndexExe, DrainExe: o.DrainExe, LogPath: hookLogPath, Kind: hookKind,
-		Open: func(cwd string) (string, error) {
-			fo := o.Find
-			if fo.Cwd == "" {
-				fo.Cwd = cwd
+	run := agents.NewHookRun(agent, o.IndexExe, o.DrainExe)
+	run.MaxInput, run.ReadTimeout, run.Budget = maxHookInput, hookReadTimeout, hookBudget
+	run.Open = func(cwd string) (string, error) {
+		dir := o.Find.Dir
+		if dir == "" {
+			dir = o.Find.Env
+		}
+		if o.Find.Cwd != "" {
+			cwd = o.Find.Cwd
+		}
+		root, err := agents.FindHookRoot(dir, cwd)
+		if root == "" {
+			if err == nil {
+				err = fmt.Errorf("%w for the hook (cwd %q)", ErrNoKB, cwd)
 			}
-			if fo.Cwd != "" {
-				if st, serr := os.Stat(fo.Cwd); serr != nil || !st.IsDir() {
-					fo.Cwd = ""
-				}
-			}
-			root, err := Find(fo)
-			if err != nil {
-				return "", err
-			}
-			if k, err = OpenRoot(root); err != nil {
-				return root, err
-			}
-			k.Logf = func(string, ...any) {}
-			return root, nil
-		},
-		Answer: func(ctx context.Context, in *HookInput) (*HookOutput, string, error) {
-			out, hs, err := k.hook(ctx, agent, in)
-			return out, hs.stale, err
-		},
+			return "", err
+		}
+		if k, err = OpenRoot(root); err != nil {
+			return root, err
+		}
+		k.Logf = func(string, ...any) {}
+		return root, nil
 	}
-	if o.IndexExe != "" {
-		run.Reindex = func(root string) (bool, error) { return startIndexer(o.IndexExe, root) }
+	run.Answer = func(ctx context.Context, in *HookInput) (*HookOutput, string, error) {
+		out, hs, err := k.hook(ctx, agent, in)
+		return out, hs.stale, err
 	}
 	return agents.RunHook(ctx, r, w, run)
 }
@@ -174,11 +170,9 @@ func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o Hook
 // hookLog appends one line about a failed hook to .state/hook.log.
 func hookLog(root string, in *HookInput, err error) {
 	if root != "" && err != nil {
-		agents.LogHook(root, hookLogPath(root), in, hookKind(err), err.Error())
+		agents.LogHook(root, agents.HookLogPath(root), in, hookKind(err), err.Error())
 	}
 }
-
-func hookLogPath(root string) string { return filepath.Join(root, StateDir, "hook.log") }
 
 // hookKind is an error's kind in the hook log.
 func hookKind(err error) string { return agents.ErrorKind(err) }
@@ -188,3 +182,7 @@ func hookKind(err error) string { return agents.ErrorKind(err) }
 func HookMain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	return agents.HookMain(args, stdin, stdout, stderr, getenv)
 }
+
+// HookEntryPoint is the hook entry point (cmd/kb-hook) installed beside the
+// kb binary exe, or "" when there is none.
+func HookEntryPoint(exe string) string { return agents.Beside(exe, "kb-hook") }

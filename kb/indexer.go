@@ -26,9 +26,6 @@ const indexerWait = 10 * time.Minute
 // (and keep hooks from reading it) for minutes.
 var recallLayers = []string{LayerObservations, LayerEpisodes, LayerLibrary}
 
-// indexer is the background indexer of the KB at root.
-func indexer(root string) agents.Background { return agents.Indexer(root) }
-
 // BackgroundIndex is `kb index --background`: it brings the layers recall
 // reads up to date, unless another background indexer is running (then
 // ran is false and nothing is done).
@@ -50,18 +47,12 @@ func (k *KB) BackgroundIndex(ctx context.Context) (st SyncStats, ran bool, err e
 }
 
 // lockIndexer takes the background indexer's lock without waiting.
-func (k *KB) lockIndexer() (*lock.Lock, error) { return indexer(k.Root).TryLock() }
+func (k *KB) lockIndexer() (*lock.Lock, error) { return agents.Indexer(k.Root).TryLock() }
 
 // waitIndexer waits for a running background indexer to finish and
 // reports whether there was one.
 func (k *KB) waitIndexer(ctx context.Context) bool {
-	return indexer(k.Root).Wait(ctx, indexerWait, func(h lock.Holder) {
+	return agents.Indexer(k.Root).Wait(ctx, indexerWait, func(h lock.Holder) {
 		k.logf("waiting for the background indexer (%s) to finish", h)
 	})
-}
-
-// startIndexer starts exe --kb root --quiet index --background, detached,
-// unless another indexer runs.
-func startIndexer(exe, root string) (bool, error) {
-	return indexer(root).Start(exe, "--kb", root, "--quiet", "index", "--background")
 }

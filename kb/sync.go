@@ -194,7 +194,7 @@ func (k *KB) openFresh(ctx context.Context, dir string, a watch.Answer, progress
 	if st.Added+st.Updated+st.Removed > 0 {
 		// The hooks' activation index, with the times of the directories
 		// the last one recorded (a full sync records new ones).
-		if err := x.compileActivation(k.activationDirs()); err != nil {
+		if err := x.compileActivation(nil); err != nil {
 			k.logf("%v (hooks answer from the previous one)", err)
 		}
 	}

@@ -330,6 +330,9 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		}
 		return nil, nil, false
 	}
+	if prev != nil {
+		recs.Grow(int(prev.h.End - prev.h.Records)) // about this compile's: no copy on growth
+	}
 	// The records prev holds for unchanged documents, and the item records
 	// of the others, loaded (at most MaxLoads, the most recurring first).
 	type records struct{ cand, item []byte }
@@ -368,8 +371,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 				}
 			}
 		}
-		cd := candidateOf(d.Hit)
-		if mayStand(cd) {
+		if mayStand(d.Layer, d.Type, fieldString(d.Fields["status"]), fieldNumber(d.Fields["sessions"])) {
 			flags |= flagStanding
 			k := key{termStanding, ""}
 			postings[k] = append(postings[k], posting{uint32(i), float32(standingRank(d.Fields))})
@@ -401,8 +403,8 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		}
 		total += float64(length)
 		cand, item := reused[i].cand, reused[i].item
-		if cand == nil {
-			rec := candRecordOf(cd, o.Taxonomy)
+		if cand == nil { // a new or changed document: its candidate is built (regexps) only here
+			rec := candRecordOf(candidateOf(d.Hit), o.Taxonomy)
 			cand = rec.marshal()
 		}
 		if len(item) == 0 {
@@ -448,10 +450,14 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		return strings.Compare(a.term, b.term)
 	})
 	h.Terms = len(termKeys)
+	nposts := 0
+	for _, ps := range postings {
+		nposts += len(ps)
+	}
 	var (
 		terms = make([]byte, 0, len(termKeys)*termEntrySize)
 		text  bytes.Buffer
-		posts []byte
+		posts = make([]byte, 0, nposts*postingSize)
 	)
 	for _, k := range termKeys {
 		ps := postings[k]
@@ -941,7 +947,11 @@ func (c *Compiled) item(root, path string) (itemRecord, bool) {
 
 // StampOf is a file's stamp as the activation index records it: its size
 // and modification time.
-func StampOf(st os.FileInfo) string { return fmt.Sprintf("%d:%d", st.Size(), st.ModTime().UnixNano()) }
+func StampOf(st os.FileInfo) string { return FileStamp(st.Size(), st.ModTime().UnixNano()) }
+
+// FileStamp is the stamp of a file of size bytes modified at mtime (Unix
+// ns): how CompileDoc.Stamp is written.
+func FileStamp(size, mtime int64) string { return fmt.Sprintf("%d:%d", size, mtime) }
 
 // Files is a Reader over the index's item records of the KB at root: the
 // file is read (Files) when the index has no record of it or it changed

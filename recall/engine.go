@@ -129,7 +129,7 @@ func (e *Engine) relevant(ctx context.Context, cue *cue, q Query, cands []*candi
 // its moment through its action's cue, and another project's one-off
 // lesson not at all. Review is read from the file (item).
 func (e *Engine) standing(c *candidate, q Query) bool {
-	if !mayStand(c) {
+	if !mayStand(c.layer, c.typ, c.status, c.sessions) {
 		return false
 	}
 	if c.layer == LayerObservations && c.sessions < 2 && c.status != observations.StatusPromoted && c.typ == observations.TypePreference {
@@ -138,11 +138,12 @@ func (e *Engine) standing(c *candidate, q Query) bool {
 	return true
 }
 
-// mayStand is standing without the project: a library note, a lesson that
+// mayStand is standing without the project, on a document's kind and
+// stored fields: a library note, a lesson that
 // recurred or was promoted, a preference.
-func mayStand(c *candidate) bool {
-	return c.layer != LayerObservations || c.sessions >= 2 || c.status == observations.StatusPromoted ||
-		c.typ == observations.TypePreference
+func mayStand(layer, typ, status string, sessions float64) bool {
+	return layer != LayerObservations || sessions >= 2 || status == observations.StatusPromoted ||
+		typ == observations.TypePreference
 }
 
 // read makes the items of the relevant candidates, best first, reading at

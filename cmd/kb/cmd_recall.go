@@ -217,7 +217,7 @@ func newHookInstallCmd(e *env, install bool) *cobra.Command {
 				return err
 			}
 			exe := hookExe()
-			o := kb.HookInstall{Agent: agent, Path: p, Command: command, Root: root, Exe: exe, HookExe: hookEntryPoint(exe)}
+			o := kb.HookInstall{Agent: agent, Path: p, Command: command, Root: root, Exe: exe, HookExe: kb.HookEntryPoint(exe)}
 			var res *kb.HookInstallResult
 			if install {
 				res, err = kb.InstallHooks(o)
@@ -324,19 +324,6 @@ over those that expect nothing (--json: per-probe detail).`,
 	act.Flags().StringVar(&keep, "keep", "", "build the evaluation KB in this new directory and keep it")
 	c.AddCommand(act, newEvalLocomoCmd(e), newEvalExtractionCmd(e))
 	return c
-}
-
-// hookEntryPoint is the hook entry point installed beside the kb binary
-// exe (cmd/kb-hook), or "" when there is none.
-func hookEntryPoint(exe string) string {
-	if exe == "" {
-		return ""
-	}
-	p := filepath.Join(filepath.Dir(exe), "kb-hook")
-	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-		return p
-	}
-	return ""
 }
 
 // hookExe is the kb binary installed hooks run, by absolute path so that

@@ -120,11 +120,7 @@ func TestKeeperAnswers(t *testing.T) {
 
 // The keeper's directory removed (rm -rf .index) under it: it starts over.
 func TestKeeperDirRemoved(t *testing.T) {
-	root := t.TempDir()
-	lib := filepath.Join(root, "library")
-	os.MkdirAll(lib, 0o755)
-	dir := filepath.Join(root, ".index", "fresh")
-	startKeeper(t, dir, lib)
+	root, _, dir := keeperKB(t)
 	ask(t, dir).Done(1)
 	if err := os.RemoveAll(filepath.Join(root, ".index")); err != nil {
 		t.Fatal(err)
@@ -142,11 +138,7 @@ func TestKeeperDirRemoved(t *testing.T) {
 // A root removed and made again: the keeper starts over (all) and watches
 // the new one.
 func TestKeeperRootRemade(t *testing.T) {
-	root := t.TempDir()
-	lib := filepath.Join(root, "library")
-	os.MkdirAll(lib, 0o755)
-	dir := filepath.Join(root, ".index", "fresh")
-	startKeeper(t, dir, lib)
+	root, lib, dir := keeperKB(t)
 	ask(t, dir).Done(1)
 	write(t, filepath.Join(root, "kb.yaml"), "x", time.Now()) // beside the roots: no change
 	if got := ask(t, dir); !got.Clean() {
@@ -165,4 +157,16 @@ func TestKeeperRootRemade(t *testing.T) {
 	if got.Clean() {
 		t.Fatalf("a file in the root made again went unseen: %+v", got)
 	}
+}
+
+// keeperKB is a KB root with a library/ directory and a keeper running
+// over it, answering in dir.
+func keeperKB(t *testing.T) (root, lib, dir string) {
+	t.Helper()
+	root = t.TempDir()
+	lib = filepath.Join(root, "library")
+	os.MkdirAll(lib, 0o755)
+	dir = filepath.Join(root, ".index", "fresh")
+	startKeeper(t, dir, lib)
+	return root, lib, dir
 }
