@@ -24,9 +24,12 @@ var renderedKeys = map[string]bool{"id": true, "type": true, "title": true, "des
 	"lessons": true, "open_threads": true, "files": true, "commits": true, "notes": true, "sources": true, "related": true}
 
 // GitMerge merges two versions of the episode file at rel against their
-// base (empty when both added it). The result always parses; conflicts are
-// the fields both sides edited by hand, left in kb_conflicts with ours in
-// the field. The error says why it cannot merge: a side that is no episode.
+// base (empty when both added it). When both sides parse, the result
+// parses; conflicts are the fields both sides edited by hand, left in
+// kb_conflicts with ours in the field. When one side is the base, the
+// other side is the result as it is, parsed or not (git itself takes it
+// so, without calling a driver). The error says why it cannot merge: a
+// side that is no episode.
 func GitMerge(rel string, base, ours, theirs []byte) ([]byte, []doc.Conflict, error) {
 	if out, ok := doc.Trivial3(base, ours, theirs); ok {
 		return out, nil, nil

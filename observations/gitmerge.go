@@ -52,7 +52,8 @@ var mergeSpecial = map[string]bool{"sources": true, "sessions": true, "reviewed"
 
 // GitMerge merges two versions of the observation file at rel (slash path)
 // against their common base (empty when both sides added the file). It
-// returns the merged file, which always parses, and the conflicts it left
+// returns the merged file, which parses when both sides do (one side
+// unchanged from the base: the other as it is, doc.Trivial3), and the conflicts it left
 // in the file's kb_conflicts for the person: fields both sides edited by
 // hand to different values, ours kept. The error says why it cannot merge
 // at all: a side that is no observation file.

@@ -279,7 +279,10 @@ func HasConflictMarkers(b []byte) bool {
 }
 
 // Trivial3 is the merge of three versions when at most one side changed
-// anything: ok is false when both did.
+// anything: the changed side as it is, parsed or not, as git itself takes
+// it without calling a driver; ok is false when both sides changed. Every
+// merge driver (observations, episodes, learn's index) starts with it, so
+// each promises a merge that parses only when both sides parse.
 func Trivial3(base, ours, theirs []byte) (out []byte, ok bool) {
 	switch {
 	case bytes.Equal(ours, theirs), bytes.Equal(base, theirs):
