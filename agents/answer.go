@@ -119,11 +119,10 @@ func (h *HookKB) Answer(ctx context.Context, agent string, in *HookInput) (*Hook
 	}
 	defer c.Close()
 	stale := c.Changed(h.Root)
-	rc, err := recall.ConfigFor(h.Config, h.ProjectRoot == h.Root)
+	e, err := recall.CompiledEngine(c, h.Config, h.ProjectRoot == h.Root, h.Root)
 	if err != nil {
 		return nil, stale, err
 	}
-	e := &recall.Engine{Config: rc, Index: c, Files: c.Files(h.Root)}
 	if h.Extend != nil {
 		h.Extend(e, q)
 	}

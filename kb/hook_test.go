@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -323,5 +324,24 @@ func TestHookSessionMemory(t *testing.T) {
 	}
 	if out := commit("s1"); out == nil {
 		t.Errorf("after the compaction the commit lesson was not shown again")
+	}
+}
+
+// While a writer holds the search index, kb recall answers from the
+// activation index, as hooks do, instead of failing as busy.
+func TestRecallWhileIndexBusy(t *testing.T) {
+	k := rcPushForceKB(t, "ask")
+	x, _, err := k.OpenIndex(context.Background(), nil) // a writer holds the index
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	old := index.BusyTimeout
+	index.BusyTimeout = 50 * time.Millisecond
+	defer func() { index.BusyTimeout = old }()
+	tool, in := rcBash("git push --force origin main")
+	r, err := k.Recall(context.Background(), RecallQuery{Tool: tool, Input: in})
+	if err != nil || len(r.Items) == 0 || !strings.Contains(r.Items[0].Text, "Never force-push main") {
+		t.Fatalf("busy index: %+v %v", r, err)
 	}
 }

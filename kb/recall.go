@@ -32,13 +32,38 @@ func Tokens(s string) int { return recall.Tokens(s) }
 // Recall finds the knowledge that applies to q and returns it ranked and
 // cut to the budget (see package recall). It reads the index as it is when
 // no file changed since the last sync, and syncs it first otherwise.
+//
+// While another process holds the search index for writing (a sync, kb
+// watch), it answers from the activation index instead, as hooks do (the
+// same answers, as of the last compile; ADR 0008), and says so.
 func (k *KB) Recall(ctx context.Context, q RecallQuery) (*RecallResult, error) {
 	x, err := k.openRecallIndex(ctx)
+	if errors.Is(err, index.ErrBusy) {
+		if res, cerr := k.recallCompiled(ctx, q); cerr == nil {
+			k.logf("recall: the search index is busy (another kb is writing it): answered from the activation index")
+			return res, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer x.Close()
 	return x.Recall(ctx, q)
+}
+
+// recallCompiled is recall over the activation index.
+func (k *KB) recallCompiled(ctx context.Context, q RecallQuery) (*RecallResult, error) {
+	c, err := recall.OpenCompiled(k.activationPath())
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	e, err := recall.CompiledEngine(c, k.Config, k.ProjectRoot == k.Root, k.Root)
+	if err != nil {
+		return nil, err
+	}
+	k.extendEngine(e, q.Standing)
+	return e.Recall(ctx, q)
 }
 
 // Recall is KB.Recall over an index already open.

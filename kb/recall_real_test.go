@@ -127,11 +127,10 @@ func TestActivationIndexRecallsAsTheIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	rc, err := recall.ConfigFor(k.Config, k.ProjectRoot == k.Root)
+	e, err := recall.CompiledEngine(c, k.Config, k.ProjectRoot == k.Root, k.Root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &recall.Engine{Config: rc, Index: c, Files: c.Files(k.Root)}
 	ids := func(r *RecallResult) string {
 		var out []string
 		for _, it := range r.Items {

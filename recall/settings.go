@@ -26,3 +26,13 @@ func ConfigFor(c config.Config, scopeProjects bool) (Config, error) {
 	return Config{Budget: c.Recall.Budget, Budgets: c.Recall.Budgets, HighConsequence: c.Recall.HighConsequence,
 		Taxonomy: tax, Lexicon: lex, Semantic: c.Embeddings.Enabled, ScopeProjects: scopeProjects}, nil
 }
+
+// CompiledEngine is recall over the activation index c of the KB at root,
+// configured by kb.yaml (ConfigFor): what hooks answer with.
+func CompiledEngine(c *Compiled, cfg config.Config, scopeProjects bool, root string) (*Engine, error) {
+	rc, err := ConfigFor(cfg, scopeProjects)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{Config: rc, Index: c, Files: c.Files(root)}, nil
+}
