@@ -142,10 +142,19 @@ func (h *HookKB) Answer(ctx context.Context, agent string, in *HookInput) (*Hook
 		res.Unseen(mem.Seen())
 		merr = mem.Shown(res.IDs())
 	}
+	out := d.Answer(in, res, h.Config.Recall.PreToolUse)
+	if merr == nil && out != nil {
+		// What was shown, for the commitment stage (recall/commitment.go).
+		inj := recall.Injection{At: time.Now().UTC(), Event: in.HookEventName, Tool: q.Tool, IDs: res.IDs()}
+		if out != nil && out.HookSpecificOutput != nil {
+			inj.Decision = out.HookSpecificOutput.PermissionDecision
+		}
+		merr = mem.Injected(inj)
+	}
 	if merr != nil {
 		LogHook(h.Root, h.LogPath(), in, "error", "session memory: "+merr.Error())
 	}
-	return d.Answer(in, res, h.Config.Recall.PreToolUse), stale, nil
+	return out, stale, nil
 }
 
 // Enqueue queues a session's transcript for import and extraction.

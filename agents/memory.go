@@ -1,11 +1,13 @@
 package agents
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/recall"
 )
 
 // SessionMemory is what the hooks of one agent session were shown: the
@@ -24,7 +26,11 @@ type SessionMemory struct {
 const sessionMemoryAge = 30 * 24 * time.Hour
 
 // path is the session's file, or "" for a session without a usable id.
-func (m SessionMemory) path() string {
+func (m SessionMemory) path() string { return m.file(".seen") }
+
+// file is the session's file with extension ext, or "" for a session
+// without a usable id.
+func (m SessionMemory) file(ext string) string {
 	s := m.Session
 	if s == "" || len(s) > 200 {
 		return ""
@@ -37,7 +43,7 @@ func (m SessionMemory) path() string {
 	if strings.Trim(s, ".") == "" {
 		return ""
 	}
-	return filepath.Join(m.Dir, s+".seen")
+	return filepath.Join(m.Dir, s+ext)
 }
 
 // Seen returns the ids the session was shown (none on any error).
@@ -102,6 +108,36 @@ func (m SessionMemory) Reset(ids []string) error {
 	return m.Tree.WriteFile(p, b, 0o644)
 }
 
+// InjectedExt ends the name of a session's injection log.
+const InjectedExt = ".injected"
+
+// Injected appends what one answer showed to the session's injection log,
+// DIR/<session>.injected: one recall.Injection a JSON line, which the
+// commitment stage reads once the session's trace is imported. Like the
+// memory, it is appended without fsync and outlives a SessionStart.
+func (m SessionMemory) Injected(in recall.Injection) error {
+	p := m.file(InjectedExt)
+	if p == "" || len(in.IDs) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	if err := m.Tree.MkdirAll(m.Dir); err != nil {
+		return err
+	}
+	f, err := m.Tree.OpenLog(p, false)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // prune removes the memory of sessions untouched for sessionMemoryAge.
 func (m SessionMemory) prune() {
 	ents, err := m.Tree.ReadDir(m.Dir)
@@ -109,11 +145,32 @@ func (m SessionMemory) prune() {
 		return
 	}
 	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".seen") {
+		if !strings.HasSuffix(e.Name(), ".seen") && !strings.HasSuffix(e.Name(), InjectedExt) {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > sessionMemoryAge {
 			_ = m.Tree.Remove(filepath.Join(m.Dir, e.Name()))
 		}
 	}
+}
+
+// Injections reads the session's injection log and its size; a torn or
+// malformed line is skipped (it only means one answer is not judged).
+func (m SessionMemory) Injections() ([]recall.Injection, int64, error) {
+	p := m.file(InjectedExt)
+	if p == "" {
+		return nil, 0, nil
+	}
+	b, err := m.Tree.ReadFile(p)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []recall.Injection
+	for _, ln := range strings.Split(string(b), "\n") {
+		var in recall.Injection
+		if ln = strings.TrimSpace(ln); ln != "" && json.Unmarshal([]byte(ln), &in) == nil && len(in.IDs) > 0 {
+			out = append(out, in)
+		}
+	}
+	return out, int64(len(b)), nil
 }

@@ -82,16 +82,25 @@ func (k *KB) loadExtracted() *extractedState {
 }
 
 func (k *KB) saveExtracted(st *extractedState) error {
-	b, err := json.MarshalIndent(st, "", " ")
+	return k.saveStateJSON(k.extractedPath(), st, "extraction markers")
+}
+
+// saveStateJSON writes v as indented JSON to the state file at path,
+// atomically, unless the file holds that already.
+func (k *KB) saveStateJSON(path string, v any, what string) error {
+	b, err := json.MarshalIndent(v, "", " ")
 	if err != nil {
 		return err
 	}
 	b = append(b, '\n')
-	if old, err := k.files().ReadFile(k.extractedPath()); err == nil && bytes.Equal(old, b) {
+	if old, err := k.files().ReadFile(path); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
-	if err := k.files().WriteFile(k.extractedPath(), b, 0o644); err != nil {
-		return fmt.Errorf("save extraction markers: %w", err)
+	if err := k.files().MkdirAll(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("save %s: %w", what, err)
+	}
+	if err := k.files().WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("save %s: %w", what, err)
 	}
 	return nil
 }
@@ -204,6 +213,7 @@ func (k *KB) extractLocked(ctx context.Context, o ExtractOptions) (*ExtractRepor
 	if err != nil {
 		return rep, err
 	}
+	k.judgeSessions(ctx, selected)
 	rep.Total()
 	return rep, nil
 }

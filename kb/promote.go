@@ -372,6 +372,9 @@ func (k *KB) PromoteExplain(ctx context.Context, id string) (*library.Explanatio
 type Status struct {
 	library.Status
 	Arrived *Arrived `json:"arrived"`
+	// Commitment is how agents acted on the lessons they were shown, per
+	// lesson, the most ignored first (recall/commitment.go).
+	Commitment []LessonCommitment `json:"commitment"`
 }
 
 // Arrived is what a pull brought into the KB's files, and the files with
@@ -412,6 +415,11 @@ func (k *KB) Status(ctx context.Context) (*Status, error) {
 	st.PendingBranches = q.Branches
 	st.Promotable = len(library.PlanPromotions(library.PlanInput{Observations: q.Observations, Rules: k.Rules(), NoteIDs: notes.IDs, Gate: k.Gate()}))
 	st.Judge()
+	titles := make(map[string]string, len(files))
+	for _, f := range files {
+		titles[f.Obs.ID] = f.Obs.Title
+	}
+	st.Commitment = k.Commitment(titles)
 	// A commit that cannot be recorded is reported again next time: no
 	// reason to fail the status.
 	st.Arrived, _ = team.WhatArrived(k.files(), k.Root, k.ProjectRoot, filepath.Join(k.Root, StateDir, statusFile))

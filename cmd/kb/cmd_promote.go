@@ -446,7 +446,11 @@ and the file count of each layer. A queue that only grows means nothing is
 being reviewed: the pipeline is theater until someone runs 'kb promote'.
 After a pull (HEAD moved since the last 'kb status') it says what arrived:
 new and changed lessons by type, library notes, episodes; and, pull or not,
-the files holding kb_conflicts (fields the merge driver left to resolve).`,
+the files holding kb_conflicts (fields the merge driver left to resolve).
+Commitment: for the lessons hooks showed to agents, how often the agent
+then followed the lesson or did what it prohibits anyway (judged when the
+session's trace is extracted); a lesson ignored in two sessions or more,
+more often than followed, is flagged for rewording.`,
 		Example: "  kb status\n  kb status --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -483,6 +487,7 @@ the files holding kb_conflicts (fields the merge driver left to resolve).`,
 					e.printf("  %s  %-15s %s\n", n.ID, n.Type, n.Text)
 				}
 			}
+			printCommitment(e, st.Commitment)
 			if st.Stale {
 				e.printf("%s candidates have waited %s with graduations ready and no review open: learning stays theater until someone runs 'kb promote' and reviews the branch.\n",
 					e.paint("yellow", "Warning:"), ageString(st.OldestAgeDays))
@@ -495,6 +500,34 @@ the files holding kb_conflicts (fields the merge driver left to resolve).`,
 			}
 			return nil
 		},
+	}
+}
+
+// printCommitment shows how agents acted on the lessons they were shown:
+// the totals, then each lesson ignored at least once, those to reword
+// first (the tally's order).
+func printCommitment(e *env, lcs []kb.LessonCommitment) {
+	if len(lcs) == 0 {
+		return
+	}
+	var f, ig, un int
+	for _, lc := range lcs {
+		f, ig, un = f+lc.Followed, ig+lc.Ignored, un+lc.Untested
+	}
+	e.printf("Commitment: %d lesson(s) shown; followed %d, ignored %d, untested %d (per session)\n", len(lcs), f, ig, un)
+	for _, lc := range lcs {
+		if lc.Ignored == 0 {
+			break
+		}
+		mark := ""
+		if lc.Reword {
+			mark = e.paint("yellow", " reword:")
+		}
+		title := lc.Title
+		if title == "" {
+			title = lc.ID
+		}
+		e.printf(" %s %s  followed %d, ignored %d  %s\n", mark, lc.ID, lc.Followed, lc.Ignored, title)
 	}
 }
 
