@@ -36,12 +36,15 @@ type ProbeResult struct {
 
 // ActivationReport is the result of Activation.
 type ActivationReport struct {
-	Sessions      int           `json:"sessions"`
-	Observations  int           `json:"observations"`
-	Positive      int           `json:"positive"`    // probes expecting a lesson
-	Recalled      int           `json:"recalled"`    // ... that got one
-	Negative      int           `json:"negative"`    // distractor probes
-	FalseFires    int           `json:"false_fires"` // ... that surfaced a lesson
+	Sessions     int `json:"sessions"`
+	Observations int `json:"observations"`
+	Positive     int `json:"positive"`    // probes expecting a lesson
+	Recalled     int `json:"recalled"`    // ... that got one
+	Negative     int `json:"negative"`    // distractor probes
+	FalseFires   int `json:"false_fires"` // ... that surfaced a lesson some probe expects
+	// WithOutput counts the distractors that got any answer at all (the
+	// issue's measure: any output on a distractor counts).
+	WithOutput    int           `json:"with_output"`
 	Recall        float64       `json:"recall"`
 	FalseFireRate float64       `json:"false_fire_rate"`
 	Probes        []ProbeResult `json:"probes"`
@@ -59,42 +62,9 @@ func Activation(ctx context.Context, dir string, o ActivationOptions) (*Activati
 	if err != nil {
 		return nil, err
 	}
-	root := o.KBDir
-	if root == "" {
-		tmp, err := os.MkdirTemp("", "kb-eval-activation-")
-		if err != nil {
-			return nil, fmt.Errorf("eval activation: %w", err)
-		}
-		defer os.RemoveAll(tmp)
-		root = tmp
-	} else if st, err := os.Stat(filepath.Join(root, kb.ConfigFile)); err == nil && st.Mode().IsRegular() {
-		return nil, fmt.Errorf("eval activation: %s already holds a KB: %w", root, kb.ErrExists)
-	}
-	if _, err := kb.Init(root); err != nil {
-		return nil, fmt.Errorf("eval activation: %w", err)
-	}
-	k, err := kb.OpenRoot(root)
+	k, xr, cleanup, err := evalKB(ctx, o.KBDir, []string{filepath.Join(dir, "transcripts")})
+	defer cleanup()
 	if err != nil {
-		return nil, fmt.Errorf("eval activation: %w", err)
-	}
-	k.Logf = func(string, ...any) {}
-	if _, err := k.Import(ctx, []string{filepath.Join(dir, "transcripts")}, kb.ImportOptions{}); err != nil {
-		var pe *kb.PartialImportError
-		if !errors.As(err, &pe) {
-			return nil, fmt.Errorf("eval activation: %w", err)
-		}
-	}
-	xr, err := k.Extract(ctx, kb.ExtractOptions{All: true})
-	if err != nil {
-		return nil, fmt.Errorf("eval activation: %w", err)
-	}
-	// Hooks answer from the index as it is and never sync it: bring it up
-	// to date first, as kb's background indexer would have.
-	x, _, err := k.OpenIndex(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("eval activation: %w", err)
-	}
-	if err := x.Close(); err != nil {
 		return nil, fmt.Errorf("eval activation: %w", err)
 	}
 	rep := &ActivationReport{Sessions: len(xr.Sessions), Observations: xr.New + xr.Merged + xr.Unchanged, Probes: []ProbeResult{}}
@@ -127,6 +97,9 @@ func Activation(ctx context.Context, dir string, o ActivationOptions) (*Activati
 			}
 		} else {
 			rep.Negative++
+			if len(bytes.TrimSpace(out)) > 0 {
+				rep.WithOutput++
+			}
 			r.Pass = true
 			for _, ph := range all {
 				if strings.Contains(low, strings.ToLower(ph)) {
@@ -197,4 +170,46 @@ func readProbes(path string) ([]probe, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
+}
+
+// evalKB builds a fresh KB in root (a temporary directory when root is
+// ""; removed by cleanup) from the transcripts at paths: imported,
+// extracted, and indexed, as kb's background indexer would have left it
+// (hooks answer from the index as it is and never sync it).
+func evalKB(ctx context.Context, root string, paths []string) (k *kb.KB, xr *kb.ExtractReport, cleanup func(), err error) {
+	cleanup = func() {}
+	if root == "" {
+		tmp, err := os.MkdirTemp("", "kb-eval-")
+		if err != nil {
+			return nil, nil, cleanup, err
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		root = tmp
+	} else if st, err := os.Stat(filepath.Join(root, kb.ConfigFile)); err == nil && st.Mode().IsRegular() {
+		return nil, nil, cleanup, fmt.Errorf("%s already holds a KB: %w", root, kb.ErrExists)
+	}
+	if _, err := kb.Init(root); err != nil {
+		return nil, nil, cleanup, err
+	}
+	if k, err = kb.OpenRoot(root); err != nil {
+		return nil, nil, cleanup, err
+	}
+	k.Logf = func(string, ...any) {}
+	if _, err := k.Import(ctx, paths, kb.ImportOptions{}); err != nil {
+		var pe *kb.PartialImportError
+		if !errors.As(err, &pe) {
+			return nil, nil, cleanup, err
+		}
+	}
+	if xr, err = k.Extract(ctx, kb.ExtractOptions{All: true}); err != nil {
+		return nil, nil, cleanup, err
+	}
+	x, _, err := k.OpenIndex(ctx, nil)
+	if err != nil {
+		return nil, nil, cleanup, err
+	}
+	if err := x.Close(); err != nil {
+		return nil, nil, cleanup, err
+	}
+	return k, xr, cleanup, nil
 }

@@ -143,3 +143,17 @@ func (k *KB) Commitment(titles map[string]string) []LessonCommitment {
 	}
 	return out
 }
+
+// LastShown are the ids the last hook answer of session showed (its
+// injection log's last line); nil when answered is false or none is
+// logged. For evaluations that replay sessions through HandleHook.
+func (k *KB) LastShown(session string, answered bool) []string {
+	if !answered {
+		return nil
+	}
+	inj, _, err := k.sessionMemory(session).Injections()
+	if err != nil || len(inj) == 0 {
+		return nil
+	}
+	return inj[len(inj)-1].IDs
+}

@@ -191,6 +191,13 @@ func candidateOf(h Hit) *candidate {
 	c.text = strings.Join(parts, "\n")
 	c.projects = list("projects")
 	c.trigger = str("trigger")
+	if c.trigger == "" && c.typ == observations.TypeNegativeResult {
+		// A negative result's approach is its corrected moment, as kb
+		// described the failed call ("editing tests: Edit `x_test.py`"):
+		// a trigger, whose words say what kind of action it was, not
+		// what the lesson is about.
+		c.trigger = str("approach")
+	}
 	if t := c.trigger; t != "" {
 		c.lesson = strings.TrimSpace(strings.Replace(c.text, t, "", 1))
 	} else {

@@ -40,7 +40,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT005"
+const compiledMagic = "KBACT006"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {

@@ -37,6 +37,16 @@ type cue struct {
 	// language); command is the shell command a call runs. Signatures of
 	// lessons are matched against them (lesson.go).
 	written, command string
+	// named are the stems of what a call names rather than writes: its
+	// command, paths and description, without the content an edit
+	// writes (nil: the same as tokens). The content of an edit shares the
+	// project's vocabulary with many lessons; it is matched by their
+	// signatures, not by shared words.
+	named map[string]bool
+	// inspects is a shell command that only looks (git diff, find, grep,
+	// kubectl get): the files it names are not being changed, so a lesson
+	// about changing one of them is not for this moment.
+	inspects bool
 }
 
 var readOnlyTools = map[string]bool{"read": true, "grep": true, "glob": true, "ls": true, "webfetch": true, "websearch": true,
@@ -122,7 +132,19 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 		}
 	}
 	c.written, c.command = callTexts(q)
-	if inspection(c.command) {
+	if c.written != "" {
+		c.named = map[string]bool{}
+		head := append([]string{q.Task, q.Action}, q.Files...)
+		head = append(head, inputText(withoutContent(q.Input))...)
+		reduced, _ := reducePaths(strings.Join(head, "\n"))
+		for _, w := range Words(reduced) {
+			if s := stem(w); s != "" {
+				c.named[s] = true
+			}
+		}
+	}
+	c.inspects = c.command != "" && inspection(c.command)
+	if c.inspects {
 		// Looking at production is not changing it.
 		kept := c.types[:0]
 		for _, t := range c.types {
@@ -380,4 +402,46 @@ func callTexts(q Query) (written, command string) {
 		command = q.Action
 	}
 	return written, command
+}
+
+// contentKeys are the keys of a tool input that hold the content an edit
+// writes.
+var contentKeys = []string{"new_string", "content", "new_str", "file_text", "new_source", "edits", "old_string", "old_str"}
+
+// withoutContent is a tool input less the content it writes (a patch
+// keeps only its file header lines).
+func withoutContent(raw json.RawMessage) json.RawMessage {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return mustJSON(patchHeaders(s))
+		}
+		return nil
+	}
+	for _, k := range contentKeys {
+		delete(m, k)
+	}
+	for _, k := range []string{"patch", "input"} {
+		if s, ok := m[k].(string); ok {
+			m[k] = patchHeaders(s)
+		}
+	}
+	return mustJSON(m)
+}
+
+// patchHeaders keeps the file lines of an apply_patch text.
+func patchHeaders(s string) string {
+	var keep []string
+	for _, ln := range strings.Split(s, "\n") {
+		if strings.HasPrefix(ln, "*** ") {
+			keep = append(keep, ln)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
 }

@@ -202,7 +202,8 @@ var (
 		"whoami": true, "cat": true, "-dry-run": true, "--dry-run": true, "--dry-run=client": true, "--dry-run=server": true}
 	changeVerbs = map[string]bool{"apply": true, "upgrade": true, "install": true, "delete": true, "create": true, "replace": true,
 		"patch": true, "edit": true, "scale": true, "rollout": true, "set": true, "destroy": true, "import": true, "deploy": true,
-		"push": true, "rm": true, "uninstall": true, "rollback": true, "drain": true, "cordon": true, "taint": true, "up": true, "release": true}
+		"push": true, "rm": true, "uninstall": true, "rollback": true, "drain": true, "cordon": true, "taint": true, "up": true, "release": true,
+		"-delete": true, "-exec": true, "-execdir": true, "-ok": true}
 	// inspectDomains are the action domains an inspection cannot be.
 	inspectDomains = map[string]bool{"deploy": true, "infra": true, "k8s": true}
 )
@@ -212,6 +213,8 @@ func inspection(cmd string) bool {
 	if strings.TrimSpace(cmd) == "" {
 		return false
 	}
+	// Quoted words are arguments: a "|" inside a quoted pattern is no pipe.
+	cmd = quotedRE.ReplaceAllString(cmd, "ARG")
 	for _, part := range shellSplitRE.Split(cmd, -1) {
 		f := strings.Fields(part)
 		if len(f) == 0 {
@@ -242,5 +245,7 @@ func inspection(cmd string) bool {
 
 var (
 	shellSplitRE    = textutil.Lazy(`\s*(?:&&|\|\||;|\|)\s*`)
-	inspectPrograms = map[string]bool{"cd": true, "echo": true, "cat": true, "grep": true, "head": true, "tail": true, "jq": true, "less": true, "wc": true, "sort": true}
+	quotedRE        = textutil.Lazy(`"(?:[^"\\]|\\.)*"|'[^']*'`)
+	inspectPrograms = map[string]bool{"cd": true, "echo": true, "cat": true, "grep": true, "head": true, "tail": true, "jq": true, "less": true, "wc": true, "sort": true,
+		"find": true, "ls": true, "rg": true, "ag": true, "tree": true, "stat": true, "file": true, "du": true, "pwd": true, "which": true, "uniq": true, "cut": true}
 )

@@ -30,10 +30,23 @@ const (
 // Words of the matched action type itself ("git", "push" for git:push)
 // are no extra support.
 func lessonOverlap(cu *cue, lesson, matched string) int {
+	return overlapIn(cu.tokens, lesson, matched)
+}
+
+// namedOverlap is lessonOverlap over what the call names (cue.named), not
+// the content it writes.
+func namedOverlap(cu *cue, lesson, matched string) int {
+	if cu.named == nil {
+		return lessonOverlap(cu, lesson, matched)
+	}
+	return overlapIn(cu.named, lesson, matched)
+}
+
+func overlapIn(tokens map[string]bool, lesson, matched string) int {
 	typeWords := stemSet(strings.NewReplacer(":", " ", "-", " ").Replace(matched))
 	n := 0
 	for s := range stemSet(lesson) {
-		if cu.tokens[s] && !typeWords[s] {
+		if tokens[s] && !typeWords[s] {
 			n++
 		}
 	}
@@ -250,7 +263,7 @@ func (cu *cue) matchPhrases(c *candidate) {
 // matchFile: the same file, named by the proposal and by the candidate's
 // trigger or lesson, makes a lesson about that file.
 func (cu *cue) matchFile(c *candidate) {
-	if f := sameFile(c.files, cu.files); f != "" && !cu.readOnly {
+	if f := sameFile(c.files, cu.files); f != "" && !cu.readOnly && !cu.inspects {
 		c.fileHit = f // a specific signal, whatever else matched
 		c.typeScore = math.Max(c.typeScore, sameFileScore)
 	}
@@ -346,7 +359,10 @@ func (cu *cue) specific(c *candidate) bool {
 			return false // a lesson about another ecosystem's tools
 		}
 	}
-	if cu.tax != nil && cu.about(c.lesson, c.matchedAT) && (c.trigger != "" && cu.about(c.trigger, c.matchedAT) || c.trigger == "" && !c.prohibitsCode()) {
+	// The lesson speaks of the action in its words, not by naming a file
+	// ("the change to `test_links.py`" is about that file, which the same
+	// file matches, not about editing tests).
+	if cu.tax != nil && cu.about(withoutFileNames(c.lesson, c.files), c.matchedAT) && (c.trigger != "" && cu.about(c.trigger, c.matchedAT) || c.trigger == "" && !c.prohibitsCode()) {
 		// The corrected moment was this kind of action and the lesson
 		// speaks of it ("committing": "use conventional commits"). A
 		// lesson without a corrected moment that bans a piece of code
@@ -354,7 +370,7 @@ func (cu *cue) specific(c *candidate) bool {
 		// code, not on every commit.
 		return true
 	}
-	return lessonOverlap(cu, c.lesson, c.matchedAT) >= minGeneralOverlap
+	return namedOverlap(cu, c.lesson, c.matchedAT) >= minGeneralOverlap
 }
 
 // about reports whether text classifies as the domain:verb of type t.

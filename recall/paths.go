@@ -130,3 +130,27 @@ func inProject(projects []string, dir string) bool {
 // slashed writes a path recorded on any system (C:\src\shop) with slashes;
 // filepath.ToSlash only converts this system's separator.
 func slashed(s string) string { return strings.ReplaceAll(s, "\\", "/") }
+
+// withoutFileNames is text, as reducePaths left it, less the names of
+// files (their stems, which reducePaths wrote in place of the paths).
+func withoutFileNames(text string, files []fileRef) string {
+	if len(files) == 0 {
+		return text
+	}
+	fields := strings.Fields(text)
+	kept := fields[:0]
+	for _, f := range fields {
+		w := strings.Trim(f, "`'\".,;:()[]")
+		named := false
+		for _, r := range files {
+			if w != "" && strings.EqualFold(w, strings.TrimSuffix(r.base, path.Ext(r.base))) {
+				named = true
+				break
+			}
+		}
+		if !named {
+			kept = append(kept, f)
+		}
+	}
+	return strings.Join(kept, " ")
+}

@@ -290,8 +290,9 @@ DIR/probes.jsonl. The transcripts are imported into a fresh KB and extracted;
 each probe (less its _id/_expect keys) is fed to the Claude Code hook handler.
 A probe passes when one of its expected phrases appears in the answer; a
 probe expecting nothing passes when no phrase of any probe appears.
-Reports recall over the probes that expect a lesson and the false-fire rate
-over those that expect nothing (--json: per-probe detail).`,
+Reports recall over the probes that expect a lesson, the false-fire rate
+over those that expect nothing, and how many of those got any answer at
+all (--json: per-probe detail).`,
 		Example: "  python3 make_sessions.py activation-dev.json /tmp/act && kb eval activation /tmp/act",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -316,13 +317,50 @@ over those that expect nothing (--json: per-probe detail).`,
 				}
 				e.printf("%s  %-10s %-16s %s\n", mark, p.ID, p.Event, detail)
 			}
-			e.printf("recall %.2f (%d/%d)  false-fire rate %.2f (%d/%d)  [%d sessions, %d observations]\n",
-				rep.Recall, rep.Recalled, rep.Positive, rep.FalseFireRate, rep.FalseFires, rep.Negative, rep.Sessions, rep.Observations)
+			e.printf("recall %.2f (%d/%d)  false-fire rate %.2f (%d/%d)  distractors with any output %d/%d  [%d sessions, %d observations]\n",
+				rep.Recall, rep.Recalled, rep.Positive, rep.FalseFireRate, rep.FalseFires, rep.Negative, rep.WithOutput, rep.Negative, rep.Sessions, rep.Observations)
 			return nil
 		},
 	}
 	act.Flags().StringVar(&keep, "keep", "", "build the evaluation KB in this new directory and keep it")
-	c.AddCommand(act, newEvalLocomoCmd(e), newEvalExtractionCmd(e))
+	var replayKeep string
+	replay := &cobra.Command{
+		Use:   "replay PATH...",
+		Short: "Replay real sessions through the hooks and count what they inject",
+		Long: `The transcripts at PATH (files or directories, as kb import takes them) are
+imported into a fresh KB and extracted; then each session is replayed in
+transcript order through its agent's hook handler (Claude Code, Codex): a
+SessionStart, then every shell command and edit as a PreToolUse event with
+the session's real id and working directory, the session memory on.
+Reports the calls replayed, the share that received context, the items
+injected, the decisions (ask/deny) and the SessionStart items per project;
+each injected call is listed with its items (--json: the full context, to
+judge by hand). The lessons come from the same sessions: the figure counts
+noise, not recall.`,
+		Example: "  kb eval replay ../shared/data/transcripts/claude-code\n  kb eval replay --json ~/.claude/projects/-home-me-app > replay.json",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, err := eval.Replay(context.Background(), args, eval.ReplayOptions{KBDir: replayKeep})
+			if err != nil {
+				return err
+			}
+			if e.json {
+				return e.emit(rep)
+			}
+			for _, c := range rep.Injected {
+				e.printf("%s  %-6s %s\n    %s\n", shortID(c.Session), c.Tool, c.Action, strings.Join(c.IDs, ", "))
+			}
+			starts := 0
+			for _, n := range rep.StartItems {
+				starts += n
+			}
+			e.printf("%d session(s), %d call(s): %d received context (%.1f%%), %d item(s), %d decision(s); SessionStart: %d item(s) over %d project(s)\n",
+				rep.Sessions, rep.Calls, rep.WithContext, 100*rep.Rate, rep.Items, rep.Decisions, starts, len(rep.StartItems))
+			return nil
+		},
+	}
+	replay.Flags().StringVar(&replayKeep, "keep", "", "build the evaluation KB in this new directory and keep it")
+	c.AddCommand(act, replay, newEvalLocomoCmd(e), newEvalExtractionCmd(e))
 	return c
 }
 
@@ -344,4 +382,12 @@ func hookExe() string {
 		}
 	}
 	return ""
+}
+
+// shortID is the first 8 characters of a session id.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
 }

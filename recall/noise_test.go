@@ -1,0 +1,77 @@
+package recall
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/kbmem/kb/observations"
+)
+
+// noiseEngine is an engine over observations held in memory.
+func noiseEngine(obs ...*observations.Observation) *Engine {
+	idx := &memIndex{}
+	files := memFiles{obs: map[string]*observations.Observation{}}
+	for _, o := range obs {
+		p := "observations/" + o.Type + "/" + o.ID + ".md"
+		files.obs[p] = o
+		idx.hits = append(idx.hits, Hit{Path: p, ID: o.ID, Layer: LayerObservations, Type: o.Type, Title: o.Title,
+			Fields: map[string]any{"noteid": o.ID, "action_types": o.ActionTypes, "trigger": o.Trigger, "lesson": o.Lesson,
+				"approach": o.Approach, "failure": o.Failure, "importance": 0.6, "sessions": float64(1), "status": "candidate"}})
+	}
+	return &Engine{Index: idx, Files: files}
+}
+
+func callQuery(tool string, input map[string]any) Query {
+	b, _ := json.Marshal(input)
+	return Query{Tool: tool, Input: b, Cwd: "/p", Project: "/p"}
+}
+
+func recalled(t *testing.T, e *Engine, q Query) []string {
+	t.Helper()
+	res, err := e.Recall(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.IDs()
+}
+
+// Three kinds of noise seen on the replay of real sessions, each for its
+// class: a lesson that names a file of some kind is about that file, not
+// about every action on files of the kind; a negative result's approach
+// (kb's description of the failed call) is its corrected moment, not what
+// it says; a command that only looks (git diff, find | grep) changes no
+// file it names.
+func TestNoiseMechanisms(t *testing.T) {
+	report := &observations.Observation{ID: "cor-report", Type: observations.TypeCorrection,
+		Trigger: "editing tests: Edit `app/test/test_links.py`", ActionTypes: []string{"test:modify"},
+		Lesson: "Check that the change to `app/render.py`, `app/test/test_links.py` really works before calling it done; the person reported: “the navigation section is gone”."}
+	failed := &observations.Observation{ID: "neg-tests", Type: observations.TypeNegativeResult, ActionTypes: []string{"test:modify"},
+		Approach: "editing tests: Edit `app/test/test_links.py`", Failure: "the navigation section is gone"}
+	e := noiseEngine(report, failed)
+
+	other := callQuery("Edit", map[string]any{"file_path": "/p/app/test/test_cache.py", "old_string": "a", "new_string": "def test_cache_navigation_section():\n    pass\n"})
+	if got := recalled(t, e, other); len(got) != 0 {
+		t.Errorf("an edit of another test file: %v", got)
+	}
+	same := callQuery("Edit", map[string]any{"file_path": "/p/app/test/test_links.py", "old_string": "a", "new_string": "b"})
+	if got := recalled(t, e, same); len(got) != 2 {
+		t.Errorf("an edit of the file the lessons are about: %v", got)
+	}
+	for _, cmd := range []string{
+		"git diff app/test/test_links.py",
+		`find app -name "*.py" | grep -E "(test_links|render)" | sort`,
+		"cat app/test/test_links.py | head -50",
+	} {
+		if got := recalled(t, e, callQuery("Bash", map[string]any{"command": cmd})); len(got) != 0 {
+			t.Errorf("%s: %v", cmd, got)
+		}
+	}
+	// Changing the file from the shell is changing it.
+	if got := recalled(t, e, callQuery("Bash", map[string]any{"command": "sed -i 's/a/b/' app/test/test_links.py"})); len(got) == 0 {
+		t.Errorf("sed -i on the file: nothing")
+	}
+	if got := recalled(t, e, callQuery("Bash", map[string]any{"command": `find app -name "test_links.py" -delete`})); len(got) == 0 {
+		t.Errorf("find -delete of the file: nothing")
+	}
+}
