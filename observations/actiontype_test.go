@@ -136,6 +136,15 @@ func TestClassifyCall(t *testing.T) {
 		{"apply_patch", `"*** Begin Patch\n*** Update File: api/gen/a.pb.go\n@@\n-a\n+b\n*** End Patch"`, []string{"edit:generated-file"}, nil},
 		{"apply_patch", `{"input":"*** Begin Patch\n*** Add File: src/x.py\n+try:\n+    f()\n+except:\n+    pass\n*** End Patch"}`, []string{"py:broad-except"}, nil},
 		{"mcp__db__run", `{"command":"psql -c 'drop table x'"}`, []string{"sql:drop-table"}, nil},
+		// Credentials as literals, in several languages and key formats.
+		{"Edit", `{"file_path":"/p/notify/sms.go","old_string":"a","new_string":"c := twilio.New(twilio.Params{Password: \"9d8c7b6a5f4e3d2c1b0a\"})"}`, []string{"code:hardcoded-secret"}, nil},
+		{"Write", `{"file_path":"/p/mqtt/client.go","content":"opts.SetUsername(\"ingest\").SetPassword(\"Kf9!mqtt-2026\")"}`, []string{"code:hardcoded-secret"}, nil},
+		{"Write", `{"file_path":"/p/billing.py","content":"stripe.api_key = \"sk_live_51Hx0000abcdEFGH\""}`, []string{"code:hardcoded-secret"}, nil},
+		{"Write", `{"file_path":"/p/billing.rb","content":"Stripe.key = 'rk_test_51Hx0000abcdEFGH'"}`, []string{"code:hardcoded-secret"}, nil},
+		{"Write", `{"file_path":"/p/maps.js","content":"const mapsKey = \"AIzaSyA1234567890abcdefghijklmnopqrstuv\";"}`, []string{"code:hardcoded-secret"}, nil},
+		{"Write", `{"file_path":"/p/deploy.key","content":"-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n"}`, []string{"code:hardcoded-secret"}, nil},
+		{"Write", `{"file_path":"/p/schema.py","content":"primary_key = \"customer_id\"\nsort_key = 'created_at'"}`, nil, []string{"code:hardcoded-secret"}},
+		{"Write", `{"file_path":"/p/cfg.go","content":"Password string ` + "`" + `env:\"DB_PASSWORD,required\"` + "`" + `"}`, nil, []string{"code:hardcoded-secret"}},
 		{"Bash", `not json at all`, nil, nil},
 		{"Bash", ``, nil, nil},
 	}
@@ -164,6 +173,8 @@ func TestClassifyText(t *testing.T) {
 		not  []string
 	}{
 		{"database migration that removes a column", []string{"sql:drop-column", "db:migration"}, nil},
+		{"don't put keys in code, not even test keys", []string{"code:hardcoded-secret"}, nil},
+		{"never paste the password into the config file", []string{"code:hardcoded-secret"}, nil},
 		{"drop the column deprecated_flag", []string{"sql:drop-column"}, nil},
 		{"column removal in the users table", []string{"sql:drop-column"}, nil},
 		{"never force push to main", []string{"git:push-force"}, nil},

@@ -53,15 +53,16 @@ func completeLesson(o *observations.Observation) string {
 	if said == "" || len(said) <= len(lesson) {
 		return lesson
 	}
-	key := strings.ToLower(strings.TrimRight(lesson, ".!"))
+	// Compared with contractions spelled out: extraction writes the
+	// person's "don't put keys in code" as "Do not put keys in code".
+	key := spelledOut(strings.TrimRight(lesson, ".!"))
 	if len(key) > 40 {
 		key = key[:40]
 	}
 	// The lesson may be the person's words lightly rewritten ("no rm -rf"
 	// -> "Do not use rm -rf"): its signatures or its longest words must
 	// be in them.
-	low := strings.ToLower(said)
-	if !strings.Contains(low, key) && !sharesSignature(lesson, said) {
+	if !strings.Contains(spelledOut(said), key) && !sharesSignature(lesson, said) {
 		return lesson
 	}
 	if len(said) > maxLessonText {
@@ -75,6 +76,16 @@ func completeLesson(o *observations.Observation) string {
 	}
 	return said
 }
+
+// spelledOut is s in lower case with English negative contractions
+// spelled out and curly apostrophes straightened ("Don’t" -> "do not").
+func spelledOut(s string) string {
+	return contractions.Replace(strings.ToLower(strings.ReplaceAll(s, "’", "'")))
+}
+
+var contractions = strings.NewReplacer("don't", "do not", "doesn't", "does not", "didn't", "did not", "can't", "cannot",
+	"won't", "will not", "isn't", "is not", "aren't", "are not", "shouldn't", "should not", "mustn't", "must not",
+	"wouldn't", "would not", "never ever", "never")
 
 func sharesSignature(a, b string) bool {
 	bs := signatures(b)

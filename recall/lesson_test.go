@@ -15,8 +15,15 @@ func TestCompleteLessonKeepsInsteadPart(t *testing.T) {
 	if !strings.Contains(got, "make clean") {
 		t.Fatalf("instead-part lost: %q", got)
 	}
+	// Extraction spells the person's contraction out; the person's words
+	// are still found, with the instead-part in the next sentence.
+	o.Lesson = "Do not put keys in code, not even test keys."
+	o.Excerpt = "Agent: Edit `billing/client.go` (refused)\nUser: don’t put keys in code, not even test keys. Everything secret comes in through the environment: put the value in .env.local."
+	if got := completeLesson(o); !strings.Contains(got, ".env.local") {
+		t.Fatalf("instead-part lost after a contraction: %q", got)
+	}
 	o.Excerpt = "User: something else entirely"
-	if got := completeLesson(o); got != "Do not use rm -rf." {
+	if got := completeLesson(o); got != o.Lesson {
 		t.Fatalf("unrelated words replaced the lesson: %q", got)
 	}
 }
