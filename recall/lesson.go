@@ -3,6 +3,7 @@ package recall
 import (
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/observations"
@@ -65,16 +66,88 @@ func completeLesson(o *observations.Observation) string {
 	if !strings.Contains(spelledOut(said), key) && !sharesSignature(lesson, said) {
 		return lesson
 	}
-	if len(said) > maxLessonText {
-		cut := said[:maxLessonText]
-		if i := strings.LastIndexAny(cut, ".!?"); i > maxLessonText/2 {
-			cut = cut[:i+1]
-		} else {
-			cut = strings.TrimSpace(cut) + "…"
-		}
-		said = cut
+	return fitLesson(said, maxLessonText)
+}
+
+// fitLesson cuts the person's words to max bytes by whole sentences: the
+// first one (the correction itself), then those that say what to do
+// instead (instruction words, code spans), then the others (reasons,
+// asides) while they fit, in their order, "…" where one was left out. A
+// first sentence over max is cut at a clause.
+func fitLesson(said string, max int) string {
+	if len(said) <= max {
+		return said
 	}
-	return said
+	sents := sentences(said)
+	if len(sents[0]) > max {
+		return cutClause(sents[0], max)
+	}
+	keep := make([]bool, len(sents))
+	keep[0] = true
+	n := len(sents[0])
+	for _, pass := range []bool{true, false} {
+		for i := 1; i < len(sents); i++ {
+			if keep[i] || insteadPart(sents[i]) != pass {
+				continue
+			}
+			if n+1+len(sents[i]) <= max-4 {
+				keep[i], n = true, n+1+len(sents[i])
+			}
+		}
+	}
+	var b strings.Builder
+	for i, s := range sents {
+		switch {
+		case keep[i]:
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(s)
+		case i > 0 && keep[i-1]:
+			b.WriteString(" …")
+		}
+	}
+	return b.String()
+}
+
+// sentences splits text after a sentence end followed by a space, never
+// inside a code span.
+func sentences(text string) []string {
+	var out []string
+	start, inCode := 0, false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '`':
+			inCode = !inCode
+		case !inCode && (c == '.' || c == '!' || c == '?') && i+1 < len(text) && text[i+1] == ' ':
+			out = append(out, strings.TrimSpace(text[start:i+1]))
+			start = i + 1
+		}
+	}
+	if rest := strings.TrimSpace(text[start:]); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}
+
+// insteadRE: a sentence that tells what to do (an instruction, a
+// replacement), in the languages of the signature rules.
+var insteadRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:instead|rather|use|run|add|put|pass|call|keep|move|switch|prefer|always|only|make sure|should|must|need to|has to|goes? (?:in|into|through)|comes? (?:in|from|through)|via|statt|stattdessen|verwende|nimm|benutze|immer|en su lugar|usa|utiliza|siempre|plutôt|utilise|toujours|вместо|используй|всегда)(?:[^\p{L}]|$)|请|改用|使用|代わりに|使って|대신`)
+
+func insteadPart(s string) bool { return strings.Contains(s, "`") || insteadRE.MatchString(s) }
+
+// cutClause cuts s to max bytes at the last clause or word boundary.
+func cutClause(s string, max int) string {
+	cut := s[:max-len("…")]
+	for !utf8.ValidString(cut) {
+		cut = cut[:len(cut)-1]
+	}
+	if i := strings.LastIndexAny(cut, ",;:—"); i > max/2 {
+		cut = cut[:i]
+	} else if i := strings.LastIndexByte(cut, ' '); i > max/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimSpace(cut) + "…"
 }
 
 // spelledOut is s in lower case with English negative contractions

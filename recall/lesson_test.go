@@ -154,3 +154,26 @@ func FuzzSignatures(f *testing.F) {
 		_ = stripComments(s, "x.go")
 	})
 }
+
+// A long message keeps its first sentence and the sentences that say what
+// to do instead; reasons and asides go first, marked "…".
+func TestFitLessonKeepsInsteadSentences(t *testing.T) {
+	said := "Don't hand-edit the lockfile. " + strings.Repeat("It broke the build for everyone last week and took the whole afternoon to find. ", 4) +
+		"Run `uv lock` instead and commit what it writes."
+	got := fitLesson(said, 200)
+	if !strings.HasPrefix(got, "Don't hand-edit the lockfile.") || !strings.Contains(got, "uv lock") || len(got) > 200 || !strings.Contains(got, "…") {
+		t.Errorf("%q (%d bytes)", got, len(got))
+	}
+	de := "Bitte nicht die Lockdatei von Hand ändern. " + strings.Repeat("Das hat letzte Woche den Build kaputt gemacht. ", 4) + "Verwende stattdessen `uv lock`."
+	if got := fitLesson(de, 160); !strings.Contains(got, "uv lock") || len(got) > 160 {
+		t.Errorf("de: %q", got)
+	}
+	// A code span is one piece: "a.b. c" inside backticks does not split.
+	if s := sentences("Use `x.y. z` here. Then go."); len(s) != 2 {
+		t.Errorf("sentences: %q", s)
+	}
+	long := strings.Repeat("word ", 100)
+	if got := fitLesson(long, 50); len(got) > 50 || !strings.HasSuffix(got, "…") {
+		t.Errorf("one long sentence: %q", got)
+	}
+}
