@@ -133,7 +133,16 @@ func (e *Engine) standing(c *candidate, q Query) bool {
 		return false
 	}
 	if c.layer == LayerObservations && c.sessions < 2 && c.status != observations.StatusPromoted && c.typ == observations.TypePreference {
-		return !e.Config.ScopeProjects || q.Project == "" || inProject(c.projects, q.Project)
+		// A session that names no project gets the preferences that
+		// belong to none, not every project's; one written by hand (no
+		// session, so no project) stands everywhere, as outOfScope has it.
+		switch {
+		case !e.Config.ScopeProjects:
+			return true
+		case len(c.projects) == 0:
+			return q.Project == "" || !c.fromSession
+		}
+		return q.Project != "" && inProject(c.projects, q.Project)
 	}
 	return true
 }

@@ -3,6 +3,8 @@ package recall
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/kbmem/kb/observations"
@@ -73,5 +75,29 @@ func TestNoiseMechanisms(t *testing.T) {
 	}
 	if got := recalled(t, e, callQuery("Bash", map[string]any{"command": `find app -name "test_links.py" -delete`})); len(got) == 0 {
 		t.Errorf("find -delete of the file: nothing")
+	}
+}
+
+// A session that names no project starts with the preferences of no
+// project, not with every project's.
+func TestStandingWithoutProject(t *testing.T) {
+	mine := &observations.Observation{ID: "pref-mine", Type: observations.TypePreference, Statement: "Use uv for Python here.", Projects: []string{"/p"}}
+	free := &observations.Observation{ID: "pref-free", Type: observations.TypePreference, Statement: "Answer in short paragraphs."}
+	e := noiseEngine(mine, free)
+	e.Config.ScopeProjects = true
+	idx := e.Index.(*memIndex)
+	for i := range idx.hits {
+		idx.hits[i].Fields["statement"] = []*observations.Observation{mine, free}[i].Statement
+		idx.hits[i].Fields["projects"] = []*observations.Observation{mine, free}[i].Projects
+	}
+	for _, tc := range []struct {
+		project string
+		want    string
+	}{{"", "[pref-free]"}, {"/p", "[pref-free pref-mine]"}, {"/q", "[pref-free]"}} {
+		got := recalled(t, e, Query{Standing: true, Project: tc.project, Cwd: tc.project})
+		slices.Sort(got)
+		if s := fmt.Sprint(got); s != tc.want {
+			t.Errorf("project %q: %s, want %s", tc.project, s, tc.want)
+		}
 	}
 }
