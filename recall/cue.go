@@ -136,7 +136,11 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 		c.named = map[string]bool{}
 		head := append([]string{q.Task, q.Action}, q.Files...)
 		head = append(head, inputText(withoutContent(q.Input))...)
-		reduced, _ := reducePaths(strings.Join(head, "\n"))
+		reduced, files := reducePaths(strings.Join(head, "\n"))
+		// The files a call touches are those it names, not those the
+		// content it writes mentions (a script that runs manage.py does
+		// not edit manage.py).
+		c.files = files
 		for _, w := range Words(reduced) {
 			if s := stem(w); s != "" {
 				c.named[s] = true

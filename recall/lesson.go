@@ -184,7 +184,7 @@ var (
 	// codeTokenRE finds code written without backticks: dotted calls and
 	// selectors (time.Now(), console.log, fmt.Println), format verbs (%v),
 	// flags with their program (rm -rf), SQL shapes (SELECT *).
-	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)`)
+	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)`)
 	// clauseRE splits a text into clauses: sentences, and the turns of
 	// "X, use Y instead" / "X; Y" / "X — Y".
 	clauseRE    = textutil.Lazy(`[.!?;]\s+|\s+[—–]\s+|,\s+(?:use|nimm|usa|utilise|verwende|instead|but|sondern|sino|mais)\b|\s+instead\b`)
@@ -203,27 +203,56 @@ func signatures(text string) []signature {
 	seen := map[string]bool{}
 	for _, cl := range clauseRE.Split(text, -1) {
 		neg := negRE.MatchString(cl)
-		add := func(s string) {
+		add := func(s string, at int) {
 			s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), ".,;:"))
 			if len(s) < 2 || seen[s] {
 				return
 			}
 			seen[s] = true
-			out = append(out, signature{text: s, prohibited: neg})
+			out = append(out, signature{text: s, prohibited: polarity(cl[:at], neg)})
 		}
-		for _, m := range backtickRE.FindAllStringSubmatch(cl, -1) {
-			add(m[1])
+		for _, m := range backtickRE.FindAllStringSubmatchIndex(cl, -1) {
+			add(cl[m[2]:m[3]], m[0])
 		}
-		rest := backtickRE.ReplaceAllString(cl, " ")
-		for _, m := range codeTokenRE.FindAllString(rest, -1) {
-			if strings.Count(m, ".") == 1 && looksLikeFileOrHost(m) {
-				continue
+		rest := backtickRE.ReplaceAllStringFunc(cl, func(m string) string { return strings.Repeat(" ", len(m)) })
+		for _, m := range codeTokenRE.FindAllStringIndex(rest, -1) {
+			if tok := rest[m[0]:m[1]]; !(strings.Count(tok, ".") == 1 && looksLikeFileOrHost(tok)) && !productNames[tok] {
+				add(tok, m[0])
 			}
-			add(m)
 		}
 	}
 	return out
 }
+
+// productNames are CamelCase words that name a product, not code.
+var productNames = map[string]bool{"GitHub": true, "GitLab": true, "JavaScript": true, "TypeScript": true, "PostgreSQL": true,
+	"MySQL": true, "MongoDB": true, "YouTube": true, "LinkedIn": true, "PowerShell": true, "WordPress": true, "OpenAI": true,
+	"ChatGPT": true, "DynamoDB": true, "BigQuery": true, "CloudFront": true, "CircleCI": true, "DevOps": true, "FastAPI": true,
+	"NodeJs": true, "GraphQL": true, "CodeRabbit": true, "ClickHouse": true, "DataDog": true, "PagerDuty": true, "VsCode": true}
+
+// polarity tells whether a span whose clause reads before as before is
+// prohibited: the last polarity word before it decides ("always an
+// integer `amount_cents` column, never a FloatField": amount_cents is
+// advised), else the clause's (neg: "`rm -rf` is never ok").
+func polarity(before string, neg bool) bool {
+	last, lastNeg := -1, false
+	for _, m := range negRE.FindAllStringIndex(before, -1) {
+		last, lastNeg = m[0], true
+	}
+	for _, m := range affirmRE.FindAllStringIndex(before, -1) {
+		// "don't use", "never use": the negation governs the word.
+		if m[0] > last && !negRE.MatchString(before[max(0, m[0]-12):m[0]+1]) {
+			last, lastNeg = m[0], false
+		}
+	}
+	if last < 0 {
+		return neg
+	}
+	return lastNeg
+}
+
+// affirmRE: a word that asks for what follows it.
+var affirmRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:always|use|prefer|instead|only|but|rather|must|should|via|through|sondern|immer|verwende|nimm|benutze|siempre|usa|utiliza|sino|toujours|utilise|mais|plutôt|всегда|используй)(?:[^\p{L}]|$)`)
 
 // looksLikeFileOrHost tells "Chart.yaml" or "example.com" from a call.
 func looksLikeFileOrHost(s string) bool {
@@ -284,7 +313,10 @@ func containsSpan(code, span string) bool {
 		if k := j + len(needle); k < len(hay) {
 			after = hay[k]
 		}
-		if !identByte(before) && before != '.' && !(identByte(needle[len(needle)-1]) && identByte(after)) {
+		// A dotted span is not inside a longer selector; a bare name may
+		// be selected ("FloatField" in "models.FloatField(...)").
+		dotOK := before != '.' || !strings.Contains(needle, ".")
+		if !identByte(before) && dotOK && !(identByte(needle[len(needle)-1]) && identByte(after)) {
 			return true
 		}
 		i = j + 1

@@ -177,3 +177,32 @@ func TestFitLessonKeepsInsteadSentences(t *testing.T) {
 		t.Errorf("one long sentence: %q", got)
 	}
 }
+
+// Within a clause the last polarity word before a span decides it.
+func TestSignaturePolarityWithinClause(t *testing.T) {
+	for _, tc := range []struct {
+		text, span string
+		prohibited bool
+	}{
+		{"In the database it's always an integer `amount_cents` column, never a `FloatField`.", "amount_cents", false},
+		{"In the database it's always an integer `amount_cents` column, never a `FloatField`.", "FloatField", true},
+		{"Don't use `rm -rf` here.", "rm -rf", true},
+		{"Never use `git push --force`.", "git push --force", true},
+		{"`rm -rf` is never ok.", "rm -rf", true},
+		{"Nicht `%v`, sondern `%w` verwenden.", "%w", false},
+		{"Nicht `%v`, sondern `%w` verwenden.", "%v", true},
+	} {
+		found := false
+		for _, sg := range signatures(tc.text) {
+			if sg.text == tc.span {
+				found = true
+				if sg.prohibited != tc.prohibited {
+					t.Errorf("%q: %s prohibited=%v", tc.text, tc.span, sg.prohibited)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%q: no signature %s in %v", tc.text, tc.span, signatures(tc.text))
+		}
+	}
+}

@@ -118,6 +118,15 @@ func (cu *cue) incidental(c *candidate) bool {
 				return false
 			}
 		}
+		// The lesson names the program the proposal runs ("run it as
+		// `docker compose exec web python manage.py ...`"): the type
+		// that came with it is the lesson's own.
+		tools := namedTools(&candidate{text: c.lesson})
+		for _, p := range cu.programs {
+			if tools[p] && !plainWordTools[p] {
+				return false
+			}
+		}
 		return true
 	}
 	corrected := callKind(c.trigger)
