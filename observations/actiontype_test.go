@@ -145,6 +145,10 @@ func TestClassifyCall(t *testing.T) {
 		{"Write", `{"file_path":"/p/deploy.key","content":"-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n"}`, []string{"code:hardcoded-secret"}, nil},
 		{"Write", `{"file_path":"/p/schema.py","content":"primary_key = \"customer_id\"\nsort_key = 'created_at'"}`, nil, []string{"code:hardcoded-secret"}},
 		{"Write", `{"file_path":"/p/cfg.go","content":"Password string ` + "`" + `env:\"DB_PASSWORD,required\"` + "`" + `"}`, nil, []string{"code:hardcoded-secret"}},
+		{"Bash", `{"command":"terraform -chdir=infra/envs/prod state rm module.cdn.aws_cloudfront_distribution.this"}`, []string{"infra:state-edit"}, nil},
+		{"Bash", `{"command":"tofu import aws_route53_record.shop Z0451_shop"}`, []string{"infra:state-edit"}, nil},
+		{"Bash", `{"command":"pulumi state delete urn:pulumi:prod::app::aws:s3/bucket:Bucket::logs"}`, []string{"infra:state-edit"}, nil},
+		{"Bash", `{"command":"terraform state list"}`, nil, []string{"infra:state-edit"}},
 		{"Bash", `not json at all`, nil, nil},
 		{"Bash", ``, nil, nil},
 	}
