@@ -40,7 +40,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT005"
+const compiledMagic = "KBACT006"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -461,6 +461,11 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	)
 	for _, k := range termKeys {
 		ps := postings[k]
+		if k.kind == termStanding || k.kind == termTriggered {
+			// Best first (ties in document order): a search reads only as
+			// many as it returns (Search).
+			slices.SortStableFunc(ps, func(a, b posting) int { return cmp.Compare(b.w, a.w) })
+		}
 		t := k.term
 		if len(t) > math.MaxUint16 {
 			t = t[:math.MaxUint16]
@@ -584,6 +589,7 @@ type Compiled struct {
 
 	mu     sync.Mutex
 	byPath map[string]int // the documents Search returned, by path
+	free   *scores        // scratch
 }
 
 // ErrNoCompiled is returned by OpenCompiled when there is no activation
@@ -735,13 +741,17 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		limit = 10
 	}
 	keep := c.filter(s)
-	acc := scores{s: make([]float64, c.h.Docs)}
+	acc := c.scratch()
+	defer c.release(acc)
 	idf := func(df int) float64 {
 		n := float64(c.h.Docs)
 		return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 	}
-	// list adds the postings of one term with weight w(posting weight).
-	list := func(kind byte, t string, w func(d int, pw, df float64) float64) {
+	// list adds the postings of one term with weight w(posting weight);
+	// with first set, the postings are in order of their weight, best
+	// first (the standing and triggered lists, Compile), w keeps that
+	// order, and only the first limit documents that count are read.
+	list := func(kind byte, t string, first bool, w func(d int, pw, df float64) float64) {
 		off, n, ok := c.term(kind, t)
 		if !ok {
 			return
@@ -749,21 +759,24 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		for i := off; i < off+n; i++ {
 			if d, pw := c.posting(i); keep(d) {
 				acc.add(d, w(d, pw, float64(n)))
+				if first && len(acc.touched) >= limit {
+					return
+				}
 			}
 		}
 	}
 	switch {
 	case len(s.ActionTypes) > 0:
 		for _, v := range dedupe(s.ActionTypes) {
-			list(termAction, v, func(_ int, _, df float64) float64 { return idf(int(df)) })
+			list(termAction, v, false, func(_ int, _, df float64) float64 { return idf(int(df)) })
 		}
 	case len(s.Words) > 0:
 		const k1, b = 1.2, 0.75
 		for _, t := range queryTerms(s.Words) {
-			list(termWord, t, func(d int, tf, df float64) float64 {
+			list(termWord, t, false, func(d int, tf, df float64) float64 {
 				norm := 1.0
 				if c.h.AvgLen > 0 {
-					norm = 1 - b + b*float64(c.doc(d).length)/c.h.AvgLen
+					norm = 1 - b + b*float64(c.docLength(d))/c.h.AvgLen
 				}
 				return idf(int(df)) * tf * (k1 + 1) / (tf + k1*norm)
 			})
@@ -773,11 +786,14 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		if !s.Standing {
 			kind = termTriggered
 		}
-		list(kind, "", func(d int, pw, _ float64) float64 {
-			if s.Standing && s.Triggered && c.doc(d).flags&flagTriggered == 0 {
+		// The rank, kept positive: in the order of the postings, so the
+		// first limit documents kept are the best (ties in document order,
+		// as scores.top breaks them).
+		list(kind, "", true, func(d int, pw, _ float64) float64 {
+			if s.Standing && s.Triggered && c.docFlags(d)&flagTriggered == 0 {
 				return 0
 			}
-			return pw + 1 // the rank, kept positive
+			return pw + 1
 		})
 	default:
 		for d := range c.h.Docs {
@@ -803,6 +819,32 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 type scores struct {
 	s       []float64 // by document; 0: not touched
 	touched []int
+}
+
+// scratch is a zeroed scores for one search: the one the last search
+// released when no other search holds it. A hook makes a few searches in
+// a row; one array of the index's size serves them all (at 100,000
+// documents it is 800 KB, which a new process pays for in page faults).
+func (c *Compiled) scratch() *scores {
+	c.mu.Lock()
+	a := c.free
+	c.free = nil
+	c.mu.Unlock()
+	if a == nil {
+		a = &scores{s: make([]float64, c.h.Docs)}
+	}
+	return a
+}
+
+// release zeroes what a search touched and keeps a for the next.
+func (c *Compiled) release(a *scores) {
+	for _, d := range a.touched {
+		a.s[d] = 0
+	}
+	a.touched = a.touched[:0]
+	c.mu.Lock()
+	c.free = a
+	c.mu.Unlock()
 }
 
 func (a *scores) add(d int, w float64) {
@@ -879,26 +921,46 @@ func (a *scores) top(limit int) []scored {
 
 // filter is the layer and type filter of s over document numbers.
 func (c *Compiled) filter(s Search) func(int) bool {
-	set := func(names []string, ix map[string]int) map[uint16]bool {
+	// set is the names' numbers as a table, nil for every one (no names,
+	// or all of the index's).
+	set := func(names []string, ix map[string]int) []bool {
 		if len(names) == 0 {
 			return nil
 		}
-		m := map[uint16]bool{}
-		for _, n := range names {
-			if i, ok := ix[n]; ok {
-				m[uint16(i)] = true
+		m, n := make([]bool, len(ix)), 0
+		for _, name := range names {
+			if i, ok := ix[name]; ok && !m[i] {
+				m[i] = true
+				n++
 			}
+		}
+		if n == len(ix) {
+			return nil
 		}
 		return m
 	}
 	layers, types := set(s.Layers, c.layer), set(s.DocTypes, c.typ)
+	in := func(m []bool, i uint16) bool { return m == nil || int(i) < len(m) && m[i] }
 	return func(d int) bool {
 		if d < 0 || d >= c.h.Docs {
 			return false
 		}
-		e := c.doc(d)
-		return (layers == nil || layers[e.layer]) && (types == nil || types[e.typ])
+		if layers == nil && types == nil {
+			return true
+		}
+		b := c.data[c.h.DocTable+int64(d)*docEntrySize+24:]
+		return in(layers, binary.LittleEndian.Uint16(b)) && in(types, binary.LittleEndian.Uint16(b[2:]))
 	}
+}
+
+// docLength is document d's length (its docEntry's), read alone.
+func (c *Compiled) docLength(d int) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(c.data[c.h.DocTable+int64(d)*docEntrySize+32:]))
+}
+
+// docFlags is document d's flags, read alone.
+func (c *Compiled) docFlags(d int) uint16 {
+	return binary.LittleEndian.Uint16(c.data[c.h.DocTable+int64(d)*docEntrySize+28:])
 }
 
 // hit decodes document d: its hit, with the candidate built when the
