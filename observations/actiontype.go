@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,9 +70,16 @@ type Taxonomy struct {
 	cmds    []cmdPattern
 	paths   []pathPattern
 	content []contentPattern
-	words   []wordPattern
 	known   map[string]bool // command names some pattern starts with
+	// The word cues are stemmed on first use (wordPatterns): stemming
+	// them is most of building a taxonomy, and a hook that classifies a
+	// tool call and no text never needs them.
+	wordCues  []wordCue
+	wordsOnce sync.Once
+	words     []wordPattern
 }
+
+type wordCue struct{ typ, cue string }
 
 type token struct {
 	alts     []string
@@ -135,7 +143,26 @@ func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
 func (t *Taxonomy) Key() string {
 	t.keyOnce.Do(func() {
 		h := fnv.New64a()
-		fmt.Fprintf(h, "%v|%v", builtinRules, t.rules)
+		// Every string of every rule, each with its length: what %v of
+		// the rules told apart, without fmt's reflection (a hook asks for
+		// the key once).
+		put := func(f ...string) {
+			var n [binary.MaxVarintLen64]byte
+			for _, s := range f {
+				h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+				h.Write([]byte(s))
+			}
+		}
+		for i, rules := range [][]Rule{builtinRules, t.rules} {
+			put(strconv.Itoa(i), strconv.Itoa(len(rules)))
+			for _, r := range rules {
+				put(r.Type, r.Desc)
+				for _, l := range [][]string{r.Commands, r.Paths, r.Content, r.Words} {
+					put(strconv.Itoa(len(l)))
+					put(l...)
+				}
+			}
+		}
 		t.key = strconv.FormatUint(h.Sum64(), 36)
 	})
 	return t.key
@@ -196,26 +223,52 @@ func (t *Taxonomy) add(r Rule, check bool) error {
 		t.content = append(t.content, contentPattern{r.Type, textutil.Lazy(c)})
 	}
 	for _, w := range r.Words {
-		var toks [][]string
-		for _, f := range strings.Fields(w) {
-			var alts []string
-			for _, a := range strings.Split(f, "|") {
-				st := stems(a)
-				if len(st) > 1 {
-					return fmt.Errorf("%w: word cue %q: alternative %q is more than one word (use spaces between tokens)", ErrBadRule, w, a)
-				}
-				alts = append(alts, st...)
-			}
-			if len(alts) > 0 {
-				toks = append(toks, alts)
+		if check {
+			if _, err := wordTokens(w); err != nil {
+				return err
 			}
 		}
-		if len(toks) == 0 {
-			return fmt.Errorf("%w: empty word cue %q", ErrBadRule, w)
-		}
-		t.words = append(t.words, wordPattern{r.Type, toks})
+		t.wordCues = append(t.wordCues, wordCue{r.Type, w})
 	}
 	return nil
+}
+
+// wordTokens is a word cue's tokens: for each, the stems of its
+// alternatives.
+func wordTokens(w string) ([][]string, error) {
+	var toks [][]string
+	for _, f := range strings.Fields(w) {
+		var alts []string
+		for _, a := range strings.Split(f, "|") {
+			st := stems(a)
+			if len(st) > 1 {
+				return nil, fmt.Errorf("%w: word cue %q: alternative %q is more than one word (use spaces between tokens)", ErrBadRule, w, a)
+			}
+			alts = append(alts, st...)
+		}
+		if len(alts) > 0 {
+			toks = append(toks, alts)
+		}
+	}
+	if len(toks) == 0 {
+		return nil, fmt.Errorf("%w: empty word cue %q", ErrBadRule, w)
+	}
+	return toks, nil
+}
+
+// wordPatterns are the word cues' patterns, in the order of the rules.
+// The given rules' cues were checked by NewTaxonomy and the built-in
+// ones are by the tests (TestBuiltinPatternsCompile); one that does not
+// compile matches nothing.
+func (t *Taxonomy) wordPatterns() []wordPattern {
+	t.wordsOnce.Do(func() {
+		for _, c := range t.wordCues {
+			if toks, err := wordTokens(c.cue); err == nil {
+				t.words = append(t.words, wordPattern{c.typ, toks})
+			}
+		}
+	})
+	return t.words
 }
 
 func compileCommand(typ, pat string) (cmdPattern, error) {
@@ -430,7 +483,7 @@ func (t *Taxonomy) text(h hits, s string) {
 		}
 	}
 	st := stems(s)
-	for _, wp := range t.words {
+	for _, wp := range t.wordPatterns() {
 		if matchWindow(st, wp.tokens) {
 			h.add(wp.typ, len(wp.tokens))
 		}

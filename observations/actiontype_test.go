@@ -249,8 +249,9 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
-// The built-in rules' path and content patterns, compiled on first use,
-// all compile (NewTaxonomy checks only the rules it is given).
+// The built-in rules' path and content patterns and word cues, compiled
+// on first use, all compile (NewTaxonomy checks only the rules it is
+// given).
 func TestBuiltinPatternsCompile(t *testing.T) {
 	for _, r := range builtinRules {
 		for _, g := range r.Paths {
@@ -265,6 +266,11 @@ func TestBuiltinPatternsCompile(t *testing.T) {
 		for _, c := range r.Content {
 			if _, err := regexp.Compile(c); err != nil {
 				t.Errorf("%s: content regexp %q: %v", r.Type, c, err)
+			}
+		}
+		for _, w := range r.Words {
+			if _, err := wordTokens(w); err != nil {
+				t.Errorf("%s: %v", r.Type, err)
 			}
 		}
 	}
