@@ -21,6 +21,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kbmem/kb/internal/config"
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/observations"
@@ -57,6 +58,10 @@ type CompiledMeta struct {
 	// Unloaded counts the documents compiled without an item record
 	// (over CompileOptions.MaxLoads): the next compile loads more.
 	Unloaded int `json:"unloaded,omitempty"`
+	// Config is kb.yaml as the compile found it, for a hook to read
+	// instead of parsing the file while it is unchanged
+	// (config.LoadSnapshot); nil when it did not parse.
+	Config *config.Snapshot `json:"config,omitempty"`
 }
 
 // CompileDoc is one document to compile: the hit recall's Searcher would
@@ -613,6 +618,39 @@ func OpenCompiled(path string) (*Compiled, error) {
 	}
 	c.close = closer
 	return c, nil
+}
+
+// ReadCompiledMeta reads only the meta of the activation index at path
+// (ErrNoCompiled when there is none): what a hook needs before it
+// answers (kb.yaml's snapshot), without mapping the file.
+func ReadCompiledMeta(path string) (CompiledMeta, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return CompiledMeta{}, ErrNoCompiled
+	}
+	if err != nil {
+		return CompiledMeta{}, err
+	}
+	defer f.Close()
+	head := make([]byte, len(compiledMagic)+4)
+	if _, err := io.ReadFull(f, head); err != nil || string(head[:len(compiledMagic)]) != compiledMagic {
+		return CompiledMeta{}, fmt.Errorf("%s: not an activation index (magic)", path)
+	}
+	n := binary.LittleEndian.Uint32(head[len(compiledMagic):])
+	if st, err := f.Stat(); err != nil || int64(n) > st.Size()-int64(len(head)) {
+		return CompiledMeta{}, fmt.Errorf("%s: not an activation index (header)", path)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(f, b); err != nil {
+		return CompiledMeta{}, err
+	}
+	var h struct {
+		Meta CompiledMeta `json:"meta"`
+	}
+	if err := json.Unmarshal(b, &h); err != nil {
+		return CompiledMeta{}, fmt.Errorf("%s: not an activation index (header: %v)", path, err)
+	}
+	return h.Meta, nil
 }
 
 // ParseCompiled reads an activation index from its bytes, which it keeps.
