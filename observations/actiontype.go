@@ -121,7 +121,17 @@ func IsActionType(s string) bool { return typeRE.MatchString(s) }
 // kb.yaml). An extra rule with the type of a built-in one adds matchers to
 // it. A rule that does not compile is an ErrBadRule naming the rule.
 func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
-	t := &Taxonomy{order: map[string]int{}, desc: map[string]string{}, known: map[string]bool{}}
+	// Sized once: the built-in table is a few hundred rules, and a hook
+	// builds it on every call.
+	n, cmds, paths, content, words := len(builtinRules)+len(extra), 0, 0, 0, 0
+	for _, rules := range [][]Rule{builtinRules, extra} {
+		for _, r := range rules {
+			cmds, paths, content, words = cmds+len(r.Commands), paths+len(r.Paths), content+len(r.Content), words+len(r.Words)
+		}
+	}
+	t := &Taxonomy{order: make(map[string]int, n), desc: make(map[string]string, n), known: make(map[string]bool, cmds),
+		cmds: make([]cmdPattern, 0, cmds), paths: make([]pathPattern, 0, paths), content: make([]contentPattern, 0, content),
+		wordCues: make([]wordCue, 0, words)}
 	for i, r := range builtinRules {
 		if err := t.add(r, false); err != nil {
 			return nil, fmt.Errorf("built-in rule %d: %w", i, err)
@@ -182,10 +192,11 @@ var defaultTaxonomy = sync.OnceValue(func() *Taxonomy {
 // Default returns the taxonomy of built-in rules.
 func Default() *Taxonomy { return defaultTaxonomy() }
 
-// add adds the matchers of r; check compiles its patterns now, to report
-// a bad one (the built-in ones are checked by the tests).
+// add adds the matchers of r; check checks its type and compiles its
+// patterns now, to report a bad one (the built-in ones are checked by the
+// tests).
 func (t *Taxonomy) add(r Rule, check bool) error {
-	if !typeRE.MatchString(r.Type) {
+	if check && !typeRE.MatchString(r.Type) {
 		return fmt.Errorf("%w: type %q is not domain:verb[:object] in lower case", ErrBadRule, r.Type)
 	}
 	if _, ok := t.order[r.Type]; !ok {
@@ -276,7 +287,7 @@ func compileCommand(typ, pat string) (cmdPattern, error) {
 	if len(f) == 0 {
 		return cmdPattern{}, fmt.Errorf("%w: empty command pattern", ErrBadRule)
 	}
-	p := cmdPattern{typ: typ, name: strings.Split(f[0], "|"), score: len(f)}
+	p := cmdPattern{typ: typ, name: strings.Split(f[0], "|"), score: len(f), tokens: make([]token, 0, len(f)-1)}
 	for _, tk := range f[1:] {
 		if tk == "$" {
 			p.tokens = append(p.tokens, token{end: true})

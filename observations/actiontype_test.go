@@ -249,11 +249,14 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
-// The built-in rules' path and content patterns and word cues, compiled
-// on first use, all compile (NewTaxonomy checks only the rules it is
-// given).
+// The built-in rules' types, path and content patterns and word cues,
+// compiled on first use, are all well formed (NewTaxonomy checks only the
+// rules it is given).
 func TestBuiltinPatternsCompile(t *testing.T) {
 	for _, r := range builtinRules {
+		if !IsActionType(r.Type) {
+			t.Errorf("built-in type %q is not domain:verb[:object] in lower case", r.Type)
+		}
 		for _, g := range r.Paths {
 			src, err := globRE(g)
 			if err == nil {
