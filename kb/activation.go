@@ -43,7 +43,7 @@ func (k *KB) activationStale(changed int, dirs map[string]int64) bool {
 	// of a large KB) are loaded by the next ones. A kb.yaml edited since
 	// has its snapshot taken again (the hooks parse it until then).
 	m := c.Meta()
-	return m.Unloaded > 0 || !maps.Equal(m.Dirs, recallDirs(dirs)) || m.Config == nil || m.Config.Stamp != config.FileStamp(k.Root)
+	return m.Unloaded > 0 || !maps.Equal(m.Dirs, recallDirs(dirs)) || m.Config == nil || !m.Config.Current(k.Root)
 }
 
 // recallDirs are the directories of dirs that recall reads.

@@ -52,6 +52,13 @@ func TestSnapshot(t *testing.T) {
 		}
 	}
 	s, _ := TakeSnapshot(dir)
+	// A snapshot of a kb with other settings or defaults is not read.
+	other := s
+	other.Key = "another kb"
+	other.Config = []byte(`{"Recall":{"Budget":7}}`)
+	if got, _ := LoadSnapshot(dir, other); got.Recall.Budget == 7 {
+		t.Fatal("a snapshot of another key was read")
+	}
 	// A hand edit of another size, and one of the same size at another time.
 	for _, edit := range []struct {
 		yaml string
