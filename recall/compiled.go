@@ -41,7 +41,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT006"
+const compiledMagic = "KBACT007"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -498,10 +498,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		h.Posts = h.Keys + int64(keys.Len())
 		h.Records = h.Posts + int64(len(posts))
 		h.End = h.Records + int64(recs.Len())
-		nb, err := json.Marshal(h)
-		if err != nil {
-			return err
-		}
+		nb := h.marshal()
 		// The offsets only grow with the header's length, so this ends.
 		stable = len(nb) == len(hb)
 		hb = nb
@@ -644,10 +641,8 @@ func ReadCompiledMeta(path string) (CompiledMeta, error) {
 	if _, err := io.ReadFull(f, b); err != nil {
 		return CompiledMeta{}, err
 	}
-	var h struct {
-		Meta CompiledMeta `json:"meta"`
-	}
-	if err := json.Unmarshal(b, &h); err != nil {
+	var h compiledHeader
+	if err := h.unmarshal(b); err != nil {
 		return CompiledMeta{}, fmt.Errorf("%s: not an activation index (header: %v)", path, err)
 	}
 	return h.Meta, nil
@@ -667,7 +662,7 @@ func ParseCompiled(data []byte) (*Compiled, error) {
 		return nil, bad("header")
 	}
 	c := &Compiled{data: data, byPath: map[string]int{}}
-	if err := json.Unmarshal(data[start:start+n], &c.h); err != nil {
+	if err := c.h.unmarshal(data[start : start+n]); err != nil {
 		return nil, bad("header: " + err.Error())
 	}
 	h := &c.h
