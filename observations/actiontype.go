@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/kbmem/kb/internal/config"
 )
@@ -67,10 +68,15 @@ type Taxonomy struct {
 	key     string
 	order   map[string]int
 	desc    map[string]string
-	cmds    []cmdPattern
 	paths   []pathPattern
 	content []contentPattern
 	known   map[string]bool // command names some pattern starts with
+	// The command patterns by the names they start with, compiled for a
+	// name on its first use (commandsOf): a hook classifies one command.
+	cmdSrc  []cmdSource
+	byName  map[string][]int // indexes in cmdSrc
+	cmdMu   sync.Mutex
+	cmdsFor map[string][]cmdPattern
 	// The word cues are stemmed on first use (wordPatterns): stemming
 	// them is most of building a taxonomy, and a hook that classifies a
 	// tool call and no text never needs them.
@@ -80,6 +86,8 @@ type Taxonomy struct {
 }
 
 type wordCue struct{ typ, cue string }
+
+type cmdSource struct{ typ, pat string }
 
 type token struct {
 	alts     []string
@@ -130,8 +138,8 @@ func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
 		}
 	}
 	t := &Taxonomy{order: make(map[string]int, n), desc: make(map[string]string, n), known: make(map[string]bool, cmds),
-		cmds: make([]cmdPattern, 0, cmds), paths: make([]pathPattern, 0, paths), content: make([]contentPattern, 0, content),
-		wordCues: make([]wordCue, 0, words)}
+		cmdSrc: make([]cmdSource, 0, cmds), byName: make(map[string][]int, cmds), paths: make([]pathPattern, 0, paths),
+		content: make([]contentPattern, 0, content), wordCues: make([]wordCue, 0, words)}
 	for i, r := range builtinRules {
 		if err := t.add(r, false); err != nil {
 			return nil, fmt.Errorf("built-in rule %d: %w", i, err)
@@ -206,14 +214,20 @@ func (t *Taxonomy) add(r Rule, check bool) error {
 		t.desc[r.Type] = r.Desc
 	}
 	for _, c := range r.Commands {
-		p, err := compileCommand(r.Type, c)
-		if err != nil {
-			return err
+		if check {
+			if _, err := compileCommand(r.Type, c); err != nil {
+				return err
+			}
 		}
-		t.cmds = append(t.cmds, p)
-		for _, n := range p.name {
+		first := strings.TrimSpace(c) // the name, as compileCommand's first field
+		if i := strings.IndexFunc(first, unicode.IsSpace); i >= 0 {
+			first = first[:i]
+		}
+		for _, n := range strings.Split(first, "|") {
 			t.known[n] = true
+			t.byName[n] = append(t.byName[n], len(t.cmdSrc))
 		}
+		t.cmdSrc = append(t.cmdSrc, cmdSource{r.Type, c})
 	}
 	for _, g := range r.Paths {
 		src, err := globRE(g)
@@ -579,14 +593,35 @@ func (t *Taxonomy) matchArgv(h hits, argv []string) {
 			pos = append(pos, i)
 		}
 	}
-	for _, p := range t.cmds {
-		if !in(name, p.name) {
-			continue
-		}
+	for _, p := range t.commandsOf(name) {
 		if matchTokens(p.tokens, args, pos) {
 			h.add(p.typ, p.score)
 		}
 	}
+}
+
+// commandsOf are the compiled command patterns that start with name, in
+// the order of the rules (a hit keeps the best score, so the order does
+// not change what is found). The given rules' patterns were checked by
+// NewTaxonomy and the built-in ones are by the tests; one that does not
+// compile matches nothing.
+func (t *Taxonomy) commandsOf(name string) []cmdPattern {
+	t.cmdMu.Lock()
+	defer t.cmdMu.Unlock()
+	if ps, ok := t.cmdsFor[name]; ok {
+		return ps
+	}
+	var ps []cmdPattern
+	for _, i := range t.byName[name] {
+		if p, err := compileCommand(t.cmdSrc[i].typ, t.cmdSrc[i].pat); err == nil && in(name, p.name) {
+			ps = append(ps, p)
+		}
+	}
+	if t.cmdsFor == nil {
+		t.cmdsFor = map[string][]cmdPattern{}
+	}
+	t.cmdsFor[name] = ps
+	return ps
 }
 
 func matchTokens(tokens []token, args []string, pos []int) bool {

@@ -249,8 +249,8 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
-// The built-in rules' types, path and content patterns and word cues,
-// compiled on first use, are all well formed (NewTaxonomy checks only the
+// The built-in rules' types, command, path and content patterns and
+// word cues, compiled on first use, are all well formed (NewTaxonomy checks only the
 // rules it is given).
 func TestBuiltinPatternsCompile(t *testing.T) {
 	for _, r := range builtinRules {
@@ -269,6 +269,11 @@ func TestBuiltinPatternsCompile(t *testing.T) {
 		for _, c := range r.Content {
 			if _, err := regexp.Compile(c); err != nil {
 				t.Errorf("%s: content regexp %q: %v", r.Type, c, err)
+			}
+		}
+		for _, c := range r.Commands {
+			if _, err := compileCommand(r.Type, c); err != nil {
+				t.Errorf("%s: %v", r.Type, err)
 			}
 		}
 		for _, w := range r.Words {
