@@ -341,6 +341,15 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	// The records prev holds for unchanged documents, and the item records
 	// of the others, loaded (at most MaxLoads, the most recurring first).
 	type records struct{ cand, item []byte }
+	// frontDoc is a standing document whose candidate record and key go
+	// first.
+	type frontDoc struct {
+		doc  int
+		rank float32
+		cand []byte
+		key  string
+	}
+	var front []frontDoc
 	reused := make([]records, len(docs))
 	var load []int
 	for i, d := range docs {
@@ -418,12 +427,21 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		if len(item) == 0 {
 			h.Meta.Unloaded++
 		}
-		candOff := recs.Len()
-		recs.Write(cand)
+		// A standing document's candidate record and key are written
+		// first, best first (front): a new session's hook reads the first
+		// thousand, and finds them on a few pages, not on one page each.
+		candOff, keyOff := 0, 0
+		key := d.Path + "\x00" + d.Stamp
+		if flags&flagStanding != 0 {
+			front = append(front, frontDoc{i, float32(standingRank(d.Fields)), cand, key})
+		} else {
+			candOff = recs.Len()
+			recs.Write(cand)
+			keyOff = keys.Len()
+			keys.WriteString(key)
+		}
 		itemOff := recs.Len()
 		recs.Write(item)
-		keyOff := keys.Len()
-		keys.WriteString(d.Path + "\x00" + d.Stamp)
 		if recs.Len() > math.MaxUint32 || keys.Len() > math.MaxUint32 {
 			return errors.New("activation index: records over 4 GiB")
 		}
@@ -433,7 +451,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		table = le.AppendUint32(table, uint32(itemOff))
 		table = le.AppendUint32(table, uint32(len(item)))
 		table = le.AppendUint32(table, uint32(keyOff))
-		table = le.AppendUint32(table, uint32(keys.Len()-keyOff))
+		table = le.AppendUint32(table, uint32(len(key)))
 		table = le.AppendUint16(table, uint16(li))
 		table = le.AppendUint16(table, uint16(ti))
 		table = le.AppendUint16(table, flags)
@@ -443,6 +461,31 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	}
 	if len(docs) > 0 {
 		h.AvgLen = total / float64(len(docs))
+	}
+	// The front: the standing documents in the order of their postings
+	// (below), then the rest's offsets moved past it.
+	slices.SortStableFunc(front, func(a, b frontDoc) int { return cmp.Compare(b.rank, a.rank) })
+	var frontRecs, frontKeys bytes.Buffer
+	isFront := make([]bool, len(docs))
+	le := binary.LittleEndian
+	for _, f := range front {
+		e := table[f.doc*docEntrySize:]
+		le.PutUint32(e, uint32(frontRecs.Len()))
+		frontRecs.Write(f.cand)
+		le.PutUint32(e[16:], uint32(frontKeys.Len()))
+		frontKeys.WriteString(f.key)
+		isFront[f.doc] = true
+	}
+	if int64(frontRecs.Len())+int64(recs.Len()) > math.MaxUint32 || int64(frontKeys.Len())+int64(keys.Len()) > math.MaxUint32 {
+		return errors.New("activation index: records over 4 GiB")
+	}
+	for i := range docs {
+		e := table[i*docEntrySize:]
+		if !isFront[i] {
+			le.PutUint32(e, le.Uint32(e)+uint32(frontRecs.Len()))
+			le.PutUint32(e[16:], le.Uint32(e[16:])+uint32(frontKeys.Len()))
+		}
+		le.PutUint32(e[8:], le.Uint32(e[8:])+uint32(frontRecs.Len()))
 	}
 	termKeys := make([]key, 0, len(postings))
 	for k := range postings {
@@ -495,9 +538,9 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		h.TermTable = h.DocTable + int64(len(table))
 		h.Text = h.TermTable + int64(len(terms))
 		h.Keys = h.Text + int64(text.Len())
-		h.Posts = h.Keys + int64(keys.Len())
+		h.Posts = h.Keys + int64(frontKeys.Len()+keys.Len())
 		h.Records = h.Posts + int64(len(posts))
-		h.End = h.Records + int64(recs.Len())
+		h.End = h.Records + int64(frontRecs.Len()+recs.Len())
 		nb := h.marshal()
 		// The offsets only grow with the header's length, so this ends.
 		stable = len(nb) == len(hb)
@@ -507,7 +550,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	head = append(head, compiledMagic...)
 	head = binary.LittleEndian.AppendUint32(head, uint32(len(hb)))
 	head = append(head, hb...)
-	for _, b := range [][]byte{head, table, terms, text.Bytes(), keys.Bytes(), posts, recs.Bytes()} {
+	for _, b := range [][]byte{head, table, terms, text.Bytes(), frontKeys.Bytes(), keys.Bytes(), posts, frontRecs.Bytes(), recs.Bytes()} {
 		if _, err := w.Write(b); err != nil {
 			return err
 		}
