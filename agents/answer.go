@@ -57,7 +57,8 @@ func FindHookRoot(dir, cwd string) (string, error) {
 	return r, nil
 }
 
-// OpenHookKB is the KB FindHookRoot finds, with its kb.yaml; nil when
+// OpenHookKB is the KB FindHookRoot finds, with its kb.yaml (read from
+// the activation index's snapshot while the file is unchanged); nil when
 // there is none.
 func OpenHookKB(dir, cwd string) (*HookKB, error) {
 	root, err := FindHookRoot(dir, cwd)
@@ -68,12 +69,23 @@ func OpenHookKB(dir, cwd string) (*HookKB, error) {
 	if top, ok := gitdir.TopLevel(root); ok {
 		h.ProjectRoot = top
 	}
-	c, err := config.Load(root)
+	c, err := config.LoadSnapshot(root, configSnapshot(root))
 	if err != nil {
 		return h, err
 	}
 	h.Config = c
 	return h, nil
+}
+
+// configSnapshot is the snapshot of kb.yaml the KB's activation index
+// holds, if any: a hook reads the settings from it while kb.yaml is the
+// file it was taken of, and parses kb.yaml otherwise.
+func configSnapshot(root string) config.Snapshot {
+	m, err := recall.ReadCompiledMeta(filepath.Join(root, config.IndexDir, recall.CompiledFile))
+	if err != nil || m.Config == nil {
+		return config.Snapshot{}
+	}
+	return *m.Config
 }
 
 // ActivationPath is the KB's activation index.

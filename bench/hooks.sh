@@ -2,7 +2,7 @@
 # bench/hooks.sh: hook latency (issue 16), each figure next to a no-op Go
 # binary measured in the same run.
 #
-#   bench/hooks.sh [--sizes 1k,10k,100k] [--work DIR] [--runs 200] [--old KB_BINARY]
+#   bench/hooks.sh [--sizes 1k,10k,100k] [--work DIR] [--runs 200] [--old KB_BINARY [--old-hook KB_HOOK_BINARY]]
 #
 # For each size, a KB of that many generated observations (bench/pipelinegen
 # obs; every type, action types, 2% recurring), indexed, then:
@@ -12,12 +12,16 @@
 #     share the load), for kb-hook (the entry point hooks run), `kb hook`
 #     (the same answer in the kb binary), the no-op binary, and --old's
 #     `kb hook` on its own KB (kb init by it, the same observations,
-#     indexed by it) when given;
+#     indexed by it) when given, and --old-hook (the kb-hook built with
+#     --old) on that KB;
 #   - the first call on a fresh clone (no .index/): each run on a fresh
 #     copy without it (the hook answers nothing and starts the background
 #     indexer; KB_HOOK_NO_INDEX=1 keeps the copies quiet);
 #   - package initialisation of each binary (GODEBUG=inittrace=1: packages,
 #     ms) and peak RSS of one PreToolUse.
+# Every KB is indexed until its activation index holds every item record
+# (a first compile of 100k loads 20,000; each sync loads more), so that
+# no hook measured reads files the index would hold.
 # Raw results go to bench/out/hooks/, key=value lines to
 # bench/out/hooks/summary.txt. Needs go and GNU time.
 set -euo pipefail
@@ -28,12 +32,14 @@ sizes="1k,10k,100k"
 work="$repo/bench/out/hooks-work" # in the repo: /tmp may be mounted noexec
 runs=200
 old=""
+oldhook=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--sizes) sizes="$2"; shift 2 ;;
 	--work) work="$2"; shift 2 ;;
 	--runs) runs="$2"; shift 2 ;;
 	--old) old="$2"; shift 2 ;;
+	--old-hook) oldhook="$2"; shift 2 ;;
 	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "hooks.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -72,6 +78,8 @@ inits() { GODEBUG=inittrace=1 "$@" 2>&1 >/dev/null | awk '/^init /{n++; s+=$5} E
 put init_kb_hook "$(inits "$hook" --help)"
 put init_kb "$(inits "$kb" version)"
 [ -n "$old" ] && put init_old "$(inits "$old" version)"
+[ -n "$oldhook" ] && put init_old_hook "$(inits "$oldhook" --help)"
+put deps_kb_hook "$(cd "$repo" && go list -deps ./cmd/kb-hook | wc -l) packages (go list -deps ./cmd/kb-hook)"
 
 # No session id: every call answers in full (a session's memory would
 # leave later calls of the same session with nothing new to show).
@@ -79,6 +87,18 @@ pre='{"hook_event_name":"PreToolUse","session_id":"","cwd":"/tmp","tool_name":"B
 start='{"hook_event_name":"SessionStart","session_id":"","cwd":"/tmp","source":"startup"}'
 echo "$pre" >"$work/pre.json"
 echo "$start" >"$work/start.json"
+
+# index_all KB_BINARY DIR: index DIR until its activation index holds
+# every item record: until a sync leaves it as it was (a sync compiles
+# it again while records are missing), at most 10 syncs.
+index_all() {
+	local a="$2/.index/activation.kbx" before
+	for _ in $(seq 10); do
+		before=$(date -r "$a" +%s%N 2>/dev/null || echo none)
+		"$1" index -q --kb "$2"
+		[ "$before" = "$(date -r "$a" +%s%N)" ] && return 0
+	done
+}
 
 # field f of the hooklat line of command i in file.
 lat() { sed -n "$(($2 + 1))p" "$1" | sed 's/.*"'"$3"'":\([0-9.]*\).*/\1/'; }
@@ -93,7 +113,9 @@ for size in ${sizes//,/ }; do
 		/usr/bin/time -f '%e s %M KB' -o "$out/index-$size.time" "$kb" index -q --kb "$k"
 		put "index_$size" "$(cat "$out/index-$size.time")"
 	fi
-	"$kb" index -q --kb "$k" # a KB kept from an earlier run: its activation index in this format
+	# A KB kept from an earlier run: its activation index in this format,
+	# with every item record loaded.
+	index_all "$kb" "$k"
 	put "activation_bytes_$size" "$(stat -c %s "$k/.index/activation.kbx")"
 	put "answer_pre_${size}_bytes" "$(KB_HOOK_NO_INDEX=1 "$hook" --kb "$k" claude-code <"$work/pre.json" | wc -c)"
 	put "answer_start_${size}_bytes" "$(KB_HOOK_NO_INDEX=1 "$hook" --kb "$k" claude-code <"$work/start.json" | wc -c)"
@@ -103,15 +125,21 @@ for size in ${sizes//,/ }; do
 			rm -rf "$work/old$size"; "$old" init -q "$work/old$size" >/dev/null
 			cp -a "$k/observations/." "$work/old$size/observations/"
 		fi
-		"$old" index -q --kb "$work/old$size"
+		index_all "$old" "$work/old$size"
 		put "answer_pre_${size}_old_bytes" "$(KB_HOOK_NO_INDEX=1 "$old" hook claude-code --kb "$work/old$size" <"$work/pre.json" | wc -c)"
+		if [ -n "$oldhook" ]; then
+			for ev in pre start; do
+				put "answer_${ev}_${size}_same_as_old_hook" "$(cmp -s <(KB_HOOK_NO_INDEX=1 "$hook" --kb "$k" claude-code <"$work/$ev.json") <(KB_HOOK_NO_INDEX=1 "$oldhook" --kb "$work/old$size" claude-code <"$work/$ev.json") && echo yes || echo no)"
+			done
+		fi
 	fi
 	for ev in pre start; do
 		cmds=("$noop" "$hook --kb $k claude-code" "$kb hook claude-code --kb $k")
 		[ -n "$old" ] && cmds+=("$old hook claude-code --kb $work/old$size")
+		[ -n "$old" ] && [ -n "$oldhook" ] && cmds+=("$oldhook --kb $work/old$size claude-code")
 		log "$size: $ev"
 		"$bin/hooklat" -n "$runs" -in "$work/$ev.json" -env KB_HOOK_NO_INDEX=1 -env KB_HOOK_NO_DRAIN=1 "${cmds[@]}" >"$out/$ev-$size.jsonl"
-		names=(noop kb_hook kb old)
+		names=(noop kb_hook kb old old_hook)
 		for i in "${!cmds[@]}"; do
 			put "${ev}_${size}_${names[$i]}_p50_ms" "$(lat "$out/$ev-$size.jsonl" "$i" p50_ms)"
 			put "${ev}_${size}_${names[$i]}_p99_ms" "$(lat "$out/$ev-$size.jsonl" "$i" p99_ms)"

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbmem/kb/internal/config"
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/observations"
@@ -39,8 +40,10 @@ func (k *KB) activationStale(changed int, dirs map[string]int64) bool {
 	}
 	defer c.Close()
 	// Documents a compile left without their item record (a first compile
-	// of a large KB) are loaded by the next ones.
-	return c.Meta().Unloaded > 0 || !maps.Equal(c.Meta().Dirs, recallDirs(dirs))
+	// of a large KB) are loaded by the next ones. A kb.yaml edited since
+	// has its snapshot taken again (the hooks parse it until then).
+	m := c.Meta()
+	return m.Unloaded > 0 || !maps.Equal(m.Dirs, recallDirs(dirs)) || m.Config == nil || !m.Config.Current(k.Root)
 }
 
 // recallDirs are the directories of dirs that recall reads.
@@ -79,6 +82,9 @@ func (x *Searcher) compileActivation(dirs map[string]int64) error {
 		docs = append(docs, cd)
 	}
 	o := recall.CompileOptions{Meta: recall.CompiledMeta{Compiled: time.Now().UTC()}, Load: x.k.loadItem}
+	if snap, ok := config.TakeSnapshot(x.k.Root); ok {
+		o.Meta.Config = &snap // kb.yaml for the hooks, while it stays as it is
+	}
 	if tax, err := x.k.Taxonomy(); err == nil {
 		o.Taxonomy = tax // the hooks' taxonomy while kb.yaml's action_types stay as they are
 	}

@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/kbmem/kb/internal/config"
 )
@@ -66,12 +68,26 @@ type Taxonomy struct {
 	key     string
 	order   map[string]int
 	desc    map[string]string
-	cmds    []cmdPattern
 	paths   []pathPattern
 	content []contentPattern
-	words   []wordPattern
 	known   map[string]bool // command names some pattern starts with
+	// The command patterns by the names they start with, compiled for a
+	// name on its first use (commandsOf): a hook classifies one command.
+	cmdSrc  []cmdSource
+	byName  map[string][]int // indexes in cmdSrc
+	cmdMu   sync.Mutex
+	cmdsFor map[string][]cmdPattern
+	// The word cues are stemmed on first use (wordPatterns): stemming
+	// them is most of building a taxonomy, and a hook that classifies a
+	// tool call and no text never needs them.
+	wordCues  []wordCue
+	wordsOnce sync.Once
+	words     []wordPattern
 }
+
+type wordCue struct{ typ, cue string }
+
+type cmdSource struct{ typ, pat string }
 
 type token struct {
 	alts     []string
@@ -113,7 +129,17 @@ func IsActionType(s string) bool { return typeRE.MatchString(s) }
 // kb.yaml). An extra rule with the type of a built-in one adds matchers to
 // it. A rule that does not compile is an ErrBadRule naming the rule.
 func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
-	t := &Taxonomy{order: map[string]int{}, desc: map[string]string{}, known: map[string]bool{}}
+	// Sized once: the built-in table is a few hundred rules, and a hook
+	// builds it on every call.
+	n, cmds, paths, content, words := len(builtinRules)+len(extra), 0, 0, 0, 0
+	for _, rules := range [][]Rule{builtinRules, extra} {
+		for _, r := range rules {
+			cmds, paths, content, words = cmds+len(r.Commands), paths+len(r.Paths), content+len(r.Content), words+len(r.Words)
+		}
+	}
+	t := &Taxonomy{order: make(map[string]int, n), desc: make(map[string]string, n), known: make(map[string]bool, cmds),
+		cmdSrc: make([]cmdSource, 0, cmds), byName: make(map[string][]int, cmds), paths: make([]pathPattern, 0, paths),
+		content: make([]contentPattern, 0, content), wordCues: make([]wordCue, 0, words)}
 	for i, r := range builtinRules {
 		if err := t.add(r, false); err != nil {
 			return nil, fmt.Errorf("built-in rule %d: %w", i, err)
@@ -135,7 +161,26 @@ func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
 func (t *Taxonomy) Key() string {
 	t.keyOnce.Do(func() {
 		h := fnv.New64a()
-		fmt.Fprintf(h, "%v|%v", builtinRules, t.rules)
+		// Every string of every rule, each with its length: what %v of
+		// the rules told apart, without fmt's reflection (a hook asks for
+		// the key once).
+		put := func(f ...string) {
+			var n [binary.MaxVarintLen64]byte
+			for _, s := range f {
+				h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+				h.Write([]byte(s))
+			}
+		}
+		for i, rules := range [][]Rule{builtinRules, t.rules} {
+			put(strconv.Itoa(i), strconv.Itoa(len(rules)))
+			for _, r := range rules {
+				put(r.Type, r.Desc)
+				for _, l := range [][]string{r.Commands, r.Paths, r.Content, r.Words} {
+					put(strconv.Itoa(len(l)))
+					put(l...)
+				}
+			}
+		}
 		t.key = strconv.FormatUint(h.Sum64(), 36)
 	})
 	return t.key
@@ -155,10 +200,11 @@ var defaultTaxonomy = sync.OnceValue(func() *Taxonomy {
 // Default returns the taxonomy of built-in rules.
 func Default() *Taxonomy { return defaultTaxonomy() }
 
-// add adds the matchers of r; check compiles its patterns now, to report
-// a bad one (the built-in ones are checked by the tests).
+// add adds the matchers of r; check checks its type and compiles its
+// patterns now, to report a bad one (the built-in ones are checked by the
+// tests).
 func (t *Taxonomy) add(r Rule, check bool) error {
-	if !typeRE.MatchString(r.Type) {
+	if check && !typeRE.MatchString(r.Type) {
 		return fmt.Errorf("%w: type %q is not domain:verb[:object] in lower case", ErrBadRule, r.Type)
 	}
 	if _, ok := t.order[r.Type]; !ok {
@@ -168,14 +214,20 @@ func (t *Taxonomy) add(r Rule, check bool) error {
 		t.desc[r.Type] = r.Desc
 	}
 	for _, c := range r.Commands {
-		p, err := compileCommand(r.Type, c)
-		if err != nil {
-			return err
+		if check {
+			if _, err := compileCommand(r.Type, c); err != nil {
+				return err
+			}
 		}
-		t.cmds = append(t.cmds, p)
-		for _, n := range p.name {
+		first := strings.TrimSpace(c) // the name, as compileCommand's first field
+		if i := strings.IndexFunc(first, unicode.IsSpace); i >= 0 {
+			first = first[:i]
+		}
+		for _, n := range strings.Split(first, "|") {
 			t.known[n] = true
+			t.byName[n] = append(t.byName[n], len(t.cmdSrc))
 		}
+		t.cmdSrc = append(t.cmdSrc, cmdSource{r.Type, c})
 	}
 	for _, g := range r.Paths {
 		src, err := globRE(g)
@@ -196,26 +248,52 @@ func (t *Taxonomy) add(r Rule, check bool) error {
 		t.content = append(t.content, contentPattern{r.Type, textutil.Lazy(c)})
 	}
 	for _, w := range r.Words {
-		var toks [][]string
-		for _, f := range strings.Fields(w) {
-			var alts []string
-			for _, a := range strings.Split(f, "|") {
-				st := stems(a)
-				if len(st) > 1 {
-					return fmt.Errorf("%w: word cue %q: alternative %q is more than one word (use spaces between tokens)", ErrBadRule, w, a)
-				}
-				alts = append(alts, st...)
-			}
-			if len(alts) > 0 {
-				toks = append(toks, alts)
+		if check {
+			if _, err := wordTokens(w); err != nil {
+				return err
 			}
 		}
-		if len(toks) == 0 {
-			return fmt.Errorf("%w: empty word cue %q", ErrBadRule, w)
-		}
-		t.words = append(t.words, wordPattern{r.Type, toks})
+		t.wordCues = append(t.wordCues, wordCue{r.Type, w})
 	}
 	return nil
+}
+
+// wordTokens is a word cue's tokens: for each, the stems of its
+// alternatives.
+func wordTokens(w string) ([][]string, error) {
+	var toks [][]string
+	for _, f := range strings.Fields(w) {
+		var alts []string
+		for _, a := range strings.Split(f, "|") {
+			st := stems(a)
+			if len(st) > 1 {
+				return nil, fmt.Errorf("%w: word cue %q: alternative %q is more than one word (use spaces between tokens)", ErrBadRule, w, a)
+			}
+			alts = append(alts, st...)
+		}
+		if len(alts) > 0 {
+			toks = append(toks, alts)
+		}
+	}
+	if len(toks) == 0 {
+		return nil, fmt.Errorf("%w: empty word cue %q", ErrBadRule, w)
+	}
+	return toks, nil
+}
+
+// wordPatterns are the word cues' patterns, in the order of the rules.
+// The given rules' cues were checked by NewTaxonomy and the built-in
+// ones are by the tests (TestBuiltinPatternsCompile); one that does not
+// compile matches nothing.
+func (t *Taxonomy) wordPatterns() []wordPattern {
+	t.wordsOnce.Do(func() {
+		for _, c := range t.wordCues {
+			if toks, err := wordTokens(c.cue); err == nil {
+				t.words = append(t.words, wordPattern{c.typ, toks})
+			}
+		}
+	})
+	return t.words
 }
 
 func compileCommand(typ, pat string) (cmdPattern, error) {
@@ -223,7 +301,7 @@ func compileCommand(typ, pat string) (cmdPattern, error) {
 	if len(f) == 0 {
 		return cmdPattern{}, fmt.Errorf("%w: empty command pattern", ErrBadRule)
 	}
-	p := cmdPattern{typ: typ, name: strings.Split(f[0], "|"), score: len(f)}
+	p := cmdPattern{typ: typ, name: strings.Split(f[0], "|"), score: len(f), tokens: make([]token, 0, len(f)-1)}
 	for _, tk := range f[1:] {
 		if tk == "$" {
 			p.tokens = append(p.tokens, token{end: true})
@@ -430,7 +508,7 @@ func (t *Taxonomy) text(h hits, s string) {
 		}
 	}
 	st := stems(s)
-	for _, wp := range t.words {
+	for _, wp := range t.wordPatterns() {
 		if matchWindow(st, wp.tokens) {
 			h.add(wp.typ, len(wp.tokens))
 		}
@@ -515,14 +593,35 @@ func (t *Taxonomy) matchArgv(h hits, argv []string) {
 			pos = append(pos, i)
 		}
 	}
-	for _, p := range t.cmds {
-		if !in(name, p.name) {
-			continue
-		}
+	for _, p := range t.commandsOf(name) {
 		if matchTokens(p.tokens, args, pos) {
 			h.add(p.typ, p.score)
 		}
 	}
+}
+
+// commandsOf are the compiled command patterns that start with name, in
+// the order of the rules (a hit keeps the best score, so the order does
+// not change what is found). The given rules' patterns were checked by
+// NewTaxonomy and the built-in ones are by the tests; one that does not
+// compile matches nothing.
+func (t *Taxonomy) commandsOf(name string) []cmdPattern {
+	t.cmdMu.Lock()
+	defer t.cmdMu.Unlock()
+	if ps, ok := t.cmdsFor[name]; ok {
+		return ps
+	}
+	var ps []cmdPattern
+	for _, i := range t.byName[name] {
+		if p, err := compileCommand(t.cmdSrc[i].typ, t.cmdSrc[i].pat); err == nil && in(name, p.name) {
+			ps = append(ps, p)
+		}
+	}
+	if t.cmdsFor == nil {
+		t.cmdsFor = map[string][]cmdPattern{}
+	}
+	t.cmdsFor[name] = ps
+	return ps
 }
 
 func matchTokens(tokens []token, args []string, pos []int) bool {

@@ -264,10 +264,14 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
-// The built-in rules' path and content patterns, compiled on first use,
-// all compile (NewTaxonomy checks only the rules it is given).
+// The built-in rules' types, command, path and content patterns and
+// word cues, compiled on first use, are all well formed (NewTaxonomy checks only the
+// rules it is given).
 func TestBuiltinPatternsCompile(t *testing.T) {
 	for _, r := range builtinRules {
+		if !IsActionType(r.Type) {
+			t.Errorf("built-in type %q is not domain:verb[:object] in lower case", r.Type)
+		}
 		for _, g := range r.Paths {
 			src, err := globRE(g)
 			if err == nil {
@@ -280,6 +284,16 @@ func TestBuiltinPatternsCompile(t *testing.T) {
 		for _, c := range r.Content {
 			if _, err := regexp.Compile(c); err != nil {
 				t.Errorf("%s: content regexp %q: %v", r.Type, c, err)
+			}
+		}
+		for _, c := range r.Commands {
+			if _, err := compileCommand(r.Type, c); err != nil {
+				t.Errorf("%s: %v", r.Type, err)
+			}
+		}
+		for _, w := range r.Words {
+			if _, err := wordTokens(w); err != nil {
+				t.Errorf("%s: %v", r.Type, err)
 			}
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kbmem/kb/internal/llm"
+	"github.com/kbmem/kb/internal/llm/port"
 	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/traces"
 )
@@ -174,7 +174,7 @@ var urlRE = textutil.Lazy(`(?i)\b(?:https?|ftp|file)://\S+|\|\s*(?:ba|z)?sh\b`)
 // failed call is one error string; the other extractors go on. Items that do not cite a record of the person, or that carry a
 // URL or pipe-to-shell the person did not write, are dropped: an injected
 // instruction quoted by a tool call must never become a lesson.
-func ExtractLLM(ctx context.Context, client llm.Client, s *Session, tax *Taxonomy, types []string) ([]*Observation, []string) {
+func ExtractLLM(ctx context.Context, client port.Client, s *Session, tax *Taxonomy, types []string) ([]*Observation, []string) {
 	p := buildLLMPrompt(s)
 	if len(p.evidence) == 0 {
 		return nil, nil
@@ -186,7 +186,7 @@ func ExtractLLM(ctx context.Context, client llm.Client, s *Session, tax *Taxonom
 			continue
 		}
 		var ans llmAnswer
-		err := client.JSON(ctx, llm.Request{System: task.system, Prompt: p.text, SchemaName: strings.ReplaceAll(task.typ, "-", "_") + "s",
+		err := client.JSON(ctx, port.Request{System: task.system, Prompt: p.text, SchemaName: strings.ReplaceAll(task.typ, "-", "_") + "s",
 			Schema: json.RawMessage(task.schema), MaxTokens: 2048}, &ans)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("session %s: %s: %v", s.ID, task.typ, err))

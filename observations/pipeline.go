@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/diag"
-	"github.com/kbmem/kb/internal/llm"
+	"github.com/kbmem/kb/internal/llm/port"
 	"github.com/kbmem/kb/traces"
 )
 
@@ -101,7 +101,7 @@ type sessionRead struct {
 type Run struct {
 	Types  []string
 	Tax    *Taxonomy
-	Client llm.Client // nil: the heuristics only
+	Client port.Client // nil: the heuristics only
 	All    []traces.SessionInfo
 	// Attr is who wrote what, beyond what each record says (nil: records only).
 	Attr *traces.Attribution

@@ -21,6 +21,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kbmem/kb/internal/config"
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/observations"
@@ -40,7 +41,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT006"
+const compiledMagic = "KBACT008"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -57,6 +58,10 @@ type CompiledMeta struct {
 	// Unloaded counts the documents compiled without an item record
 	// (over CompileOptions.MaxLoads): the next compile loads more.
 	Unloaded int `json:"unloaded,omitempty"`
+	// Config is kb.yaml as the compile found it, for a hook to read
+	// instead of parsing the file while it is unchanged
+	// (config.LoadSnapshot); nil when it did not parse.
+	Config *config.Snapshot `json:"config,omitempty"`
 }
 
 // CompileDoc is one document to compile: the hit recall's Searcher would
@@ -336,6 +341,15 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	// The records prev holds for unchanged documents, and the item records
 	// of the others, loaded (at most MaxLoads, the most recurring first).
 	type records struct{ cand, item []byte }
+	// frontDoc is a standing document whose candidate record and key go
+	// first.
+	type frontDoc struct {
+		doc  int
+		rank float32
+		cand []byte
+		key  string
+	}
+	var front []frontDoc
 	reused := make([]records, len(docs))
 	var load []int
 	for i, d := range docs {
@@ -413,12 +427,21 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		if len(item) == 0 {
 			h.Meta.Unloaded++
 		}
-		candOff := recs.Len()
-		recs.Write(cand)
+		// A standing document's candidate record and key are written
+		// first, best first (front): a new session's hook reads the first
+		// thousand, and finds them on a few pages, not on one page each.
+		candOff, keyOff := 0, 0
+		key := d.Path + "\x00" + d.Stamp
+		if flags&flagStanding != 0 {
+			front = append(front, frontDoc{i, float32(standingRank(d.Fields)), cand, key})
+		} else {
+			candOff = recs.Len()
+			recs.Write(cand)
+			keyOff = keys.Len()
+			keys.WriteString(key)
+		}
 		itemOff := recs.Len()
 		recs.Write(item)
-		keyOff := keys.Len()
-		keys.WriteString(d.Path + "\x00" + d.Stamp)
 		if recs.Len() > math.MaxUint32 || keys.Len() > math.MaxUint32 {
 			return errors.New("activation index: records over 4 GiB")
 		}
@@ -428,7 +451,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		table = le.AppendUint32(table, uint32(itemOff))
 		table = le.AppendUint32(table, uint32(len(item)))
 		table = le.AppendUint32(table, uint32(keyOff))
-		table = le.AppendUint32(table, uint32(keys.Len()-keyOff))
+		table = le.AppendUint32(table, uint32(len(key)))
 		table = le.AppendUint16(table, uint16(li))
 		table = le.AppendUint16(table, uint16(ti))
 		table = le.AppendUint16(table, flags)
@@ -438,6 +461,31 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	}
 	if len(docs) > 0 {
 		h.AvgLen = total / float64(len(docs))
+	}
+	// The front: the standing documents in the order of their postings
+	// (below), then the rest's offsets moved past it.
+	slices.SortStableFunc(front, func(a, b frontDoc) int { return cmp.Compare(b.rank, a.rank) })
+	var frontRecs, frontKeys bytes.Buffer
+	isFront := make([]bool, len(docs))
+	le := binary.LittleEndian
+	for _, f := range front {
+		e := table[f.doc*docEntrySize:]
+		le.PutUint32(e, uint32(frontRecs.Len()))
+		frontRecs.Write(f.cand)
+		le.PutUint32(e[16:], uint32(frontKeys.Len()))
+		frontKeys.WriteString(f.key)
+		isFront[f.doc] = true
+	}
+	if int64(frontRecs.Len())+int64(recs.Len()) > math.MaxUint32 || int64(frontKeys.Len())+int64(keys.Len()) > math.MaxUint32 {
+		return errors.New("activation index: records over 4 GiB")
+	}
+	for i := range docs {
+		e := table[i*docEntrySize:]
+		if !isFront[i] {
+			le.PutUint32(e, le.Uint32(e)+uint32(frontRecs.Len()))
+			le.PutUint32(e[16:], le.Uint32(e[16:])+uint32(frontKeys.Len()))
+		}
+		le.PutUint32(e[8:], le.Uint32(e[8:])+uint32(frontRecs.Len()))
 	}
 	termKeys := make([]key, 0, len(postings))
 	for k := range postings {
@@ -461,6 +509,11 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	)
 	for _, k := range termKeys {
 		ps := postings[k]
+		if k.kind == termStanding || k.kind == termTriggered {
+			// Best first (ties in document order): a search reads only as
+			// many as it returns (Search).
+			slices.SortStableFunc(ps, func(a, b posting) int { return cmp.Compare(b.w, a.w) })
+		}
 		t := k.term
 		if len(t) > math.MaxUint16 {
 			t = t[:math.MaxUint16]
@@ -485,13 +538,10 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		h.TermTable = h.DocTable + int64(len(table))
 		h.Text = h.TermTable + int64(len(terms))
 		h.Keys = h.Text + int64(text.Len())
-		h.Posts = h.Keys + int64(keys.Len())
+		h.Posts = h.Keys + int64(frontKeys.Len()+keys.Len())
 		h.Records = h.Posts + int64(len(posts))
-		h.End = h.Records + int64(recs.Len())
-		nb, err := json.Marshal(h)
-		if err != nil {
-			return err
-		}
+		h.End = h.Records + int64(frontRecs.Len()+recs.Len())
+		nb := h.marshal()
 		// The offsets only grow with the header's length, so this ends.
 		stable = len(nb) == len(hb)
 		hb = nb
@@ -500,7 +550,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	head = append(head, compiledMagic...)
 	head = binary.LittleEndian.AppendUint32(head, uint32(len(hb)))
 	head = append(head, hb...)
-	for _, b := range [][]byte{head, table, terms, text.Bytes(), keys.Bytes(), posts, recs.Bytes()} {
+	for _, b := range [][]byte{head, table, terms, text.Bytes(), frontKeys.Bytes(), keys.Bytes(), posts, frontRecs.Bytes(), recs.Bytes()} {
 		if _, err := w.Write(b); err != nil {
 			return err
 		}
@@ -584,6 +634,7 @@ type Compiled struct {
 
 	mu     sync.Mutex
 	byPath map[string]int // the documents Search returned, by path
+	free   *scores        // scratch
 }
 
 // ErrNoCompiled is returned by OpenCompiled when there is no activation
@@ -609,6 +660,37 @@ func OpenCompiled(path string) (*Compiled, error) {
 	return c, nil
 }
 
+// ReadCompiledMeta reads only the meta of the activation index at path
+// (ErrNoCompiled when there is none): what a hook needs before it
+// answers (kb.yaml's snapshot), without mapping the file.
+func ReadCompiledMeta(path string) (CompiledMeta, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return CompiledMeta{}, ErrNoCompiled
+	}
+	if err != nil {
+		return CompiledMeta{}, err
+	}
+	defer f.Close()
+	head := make([]byte, len(compiledMagic)+4)
+	if _, err := io.ReadFull(f, head); err != nil || string(head[:len(compiledMagic)]) != compiledMagic {
+		return CompiledMeta{}, fmt.Errorf("%s: not an activation index (magic)", path)
+	}
+	n := binary.LittleEndian.Uint32(head[len(compiledMagic):])
+	if st, err := f.Stat(); err != nil || int64(n) > st.Size()-int64(len(head)) {
+		return CompiledMeta{}, fmt.Errorf("%s: not an activation index (header)", path)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(f, b); err != nil {
+		return CompiledMeta{}, err
+	}
+	var h compiledHeader
+	if err := h.unmarshal(b); err != nil {
+		return CompiledMeta{}, fmt.Errorf("%s: not an activation index (header: %v)", path, err)
+	}
+	return h.Meta, nil
+}
+
 // ParseCompiled reads an activation index from its bytes, which it keeps.
 // It checks the layout: a truncated or foreign file is an error, never a
 // panic or a wrong answer from another file's bytes.
@@ -623,7 +705,7 @@ func ParseCompiled(data []byte) (*Compiled, error) {
 		return nil, bad("header")
 	}
 	c := &Compiled{data: data, byPath: map[string]int{}}
-	if err := json.Unmarshal(data[start:start+n], &c.h); err != nil {
+	if err := c.h.unmarshal(data[start : start+n]); err != nil {
 		return nil, bad("header: " + err.Error())
 	}
 	h := &c.h
@@ -735,13 +817,17 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		limit = 10
 	}
 	keep := c.filter(s)
-	acc := scores{s: make([]float64, c.h.Docs)}
+	acc := c.scratch()
+	defer c.release(acc)
 	idf := func(df int) float64 {
 		n := float64(c.h.Docs)
 		return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 	}
-	// list adds the postings of one term with weight w(posting weight).
-	list := func(kind byte, t string, w func(d int, pw, df float64) float64) {
+	// list adds the postings of one term with weight w(posting weight);
+	// with first set, the postings are in order of their weight, best
+	// first (the standing and triggered lists, Compile), w keeps that
+	// order, and only the first limit documents that count are read.
+	list := func(kind byte, t string, first bool, w func(d int, pw, df float64) float64) {
 		off, n, ok := c.term(kind, t)
 		if !ok {
 			return
@@ -749,21 +835,24 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		for i := off; i < off+n; i++ {
 			if d, pw := c.posting(i); keep(d) {
 				acc.add(d, w(d, pw, float64(n)))
+				if first && len(acc.touched) >= limit {
+					return
+				}
 			}
 		}
 	}
 	switch {
 	case len(s.ActionTypes) > 0:
 		for _, v := range dedupe(s.ActionTypes) {
-			list(termAction, v, func(_ int, _, df float64) float64 { return idf(int(df)) })
+			list(termAction, v, false, func(_ int, _, df float64) float64 { return idf(int(df)) })
 		}
 	case len(s.Words) > 0:
 		const k1, b = 1.2, 0.75
 		for _, t := range queryTerms(s.Words) {
-			list(termWord, t, func(d int, tf, df float64) float64 {
+			list(termWord, t, false, func(d int, tf, df float64) float64 {
 				norm := 1.0
 				if c.h.AvgLen > 0 {
-					norm = 1 - b + b*float64(c.doc(d).length)/c.h.AvgLen
+					norm = 1 - b + b*float64(c.docLength(d))/c.h.AvgLen
 				}
 				return idf(int(df)) * tf * (k1 + 1) / (tf + k1*norm)
 			})
@@ -773,11 +862,14 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		if !s.Standing {
 			kind = termTriggered
 		}
-		list(kind, "", func(d int, pw, _ float64) float64 {
-			if s.Standing && s.Triggered && c.doc(d).flags&flagTriggered == 0 {
+		// The rank, kept positive: in the order of the postings, so the
+		// first limit documents kept are the best (ties in document order,
+		// as scores.top breaks them).
+		list(kind, "", true, func(d int, pw, _ float64) float64 {
+			if s.Standing && s.Triggered && c.docFlags(d)&flagTriggered == 0 {
 				return 0
 			}
-			return pw + 1 // the rank, kept positive
+			return pw + 1
 		})
 	default:
 		for d := range c.h.Docs {
@@ -803,6 +895,32 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 type scores struct {
 	s       []float64 // by document; 0: not touched
 	touched []int
+}
+
+// scratch is a zeroed scores for one search: the one the last search
+// released when no other search holds it. A hook makes a few searches in
+// a row; one array of the index's size serves them all (at 100,000
+// documents it is 800 KB, which a new process pays for in page faults).
+func (c *Compiled) scratch() *scores {
+	c.mu.Lock()
+	a := c.free
+	c.free = nil
+	c.mu.Unlock()
+	if a == nil {
+		a = &scores{s: make([]float64, c.h.Docs)}
+	}
+	return a
+}
+
+// release zeroes what a search touched and keeps a for the next.
+func (c *Compiled) release(a *scores) {
+	for _, d := range a.touched {
+		a.s[d] = 0
+	}
+	a.touched = a.touched[:0]
+	c.mu.Lock()
+	c.free = a
+	c.mu.Unlock()
 }
 
 func (a *scores) add(d int, w float64) {
@@ -879,26 +997,46 @@ func (a *scores) top(limit int) []scored {
 
 // filter is the layer and type filter of s over document numbers.
 func (c *Compiled) filter(s Search) func(int) bool {
-	set := func(names []string, ix map[string]int) map[uint16]bool {
+	// set is the names' numbers as a table, nil for every one (no names,
+	// or all of the index's).
+	set := func(names []string, ix map[string]int) []bool {
 		if len(names) == 0 {
 			return nil
 		}
-		m := map[uint16]bool{}
-		for _, n := range names {
-			if i, ok := ix[n]; ok {
-				m[uint16(i)] = true
+		m, n := make([]bool, len(ix)), 0
+		for _, name := range names {
+			if i, ok := ix[name]; ok && !m[i] {
+				m[i] = true
+				n++
 			}
+		}
+		if n == len(ix) {
+			return nil
 		}
 		return m
 	}
 	layers, types := set(s.Layers, c.layer), set(s.DocTypes, c.typ)
+	in := func(m []bool, i uint16) bool { return m == nil || int(i) < len(m) && m[i] }
 	return func(d int) bool {
 		if d < 0 || d >= c.h.Docs {
 			return false
 		}
-		e := c.doc(d)
-		return (layers == nil || layers[e.layer]) && (types == nil || types[e.typ])
+		if layers == nil && types == nil {
+			return true
+		}
+		b := c.data[c.h.DocTable+int64(d)*docEntrySize+24:]
+		return in(layers, binary.LittleEndian.Uint16(b)) && in(types, binary.LittleEndian.Uint16(b[2:]))
 	}
+}
+
+// docLength is document d's length (its docEntry's), read alone.
+func (c *Compiled) docLength(d int) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(c.data[c.h.DocTable+int64(d)*docEntrySize+32:]))
+}
+
+// docFlags is document d's flags, read alone.
+func (c *Compiled) docFlags(d int) uint16 {
+	return binary.LittleEndian.Uint16(c.data[c.h.DocTable+int64(d)*docEntrySize+28:])
 }
 
 // hit decodes document d: its hit, with the candidate built when the

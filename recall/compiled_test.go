@@ -112,8 +112,11 @@ func TestCompiledSearch(t *testing.T) {
 // again.
 func TestCompileReusesUnchanged(t *testing.T) {
 	loads := map[string]int{}
+	var mu sync.Mutex // Compile loads on every core
 	load := func(path, layer string) (*observations.Observation, *doc.Document, error) {
+		mu.Lock()
 		loads[path]++
+		mu.Unlock()
 		if layer == LayerObservations {
 			return &observations.Observation{ID: path, Lesson: "from " + path}, nil, nil
 		}

@@ -3,7 +3,12 @@ package recall
 import (
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math"
+	"slices"
+	"time"
+
+	"github.com/kbmem/kb/internal/config"
 )
 
 // The candidate record's binary form: a hook decodes up to a thousand of
@@ -42,7 +47,9 @@ func (r *candRecord) marshal() []byte {
 }
 
 func (r *candRecord) unmarshal(b []byte) error {
-	d := recDecoder{b: b}
+	// The strings are cut from one copy of the record: one allocation,
+	// not one per field (a SessionStart decodes a thousand records).
+	d := recDecoder{b: b, s: string(b)}
 	for _, p := range []*string{&r.ID, &r.Title, &r.Description, &r.Status, &r.Text, &r.Lesson, &r.Trigger, &r.Excerpt, &r.Author, &r.Said} {
 		*p = d.str()
 	}
@@ -93,9 +100,11 @@ func (e *recEncoder) flag(v bool) {
 }
 
 // recDecoder reads what recEncoder wrote; past an error (bad) it reads
-// zero values.
+// zero values. s, when set, is b as a string, which the strings read are
+// cut from.
 type recDecoder struct {
 	b   []byte
+	s   string
 	bad bool
 }
 
@@ -122,7 +131,13 @@ func (d *recDecoder) count() int {
 
 func (d *recDecoder) str() string {
 	n := d.count()
-	s := string(d.b[:n])
+	var s string
+	if d.s != "" {
+		at := len(d.s) - len(d.b) // d.b is the end of the record s copies
+		s = d.s[at : at+n]
+	} else {
+		s = string(d.b[:n])
+	}
 	d.b = d.b[n:]
 	return s
 }
@@ -157,4 +172,82 @@ func (d *recDecoder) flag() bool {
 	v := d.b[0] != 0
 	d.b = d.b[1:]
 	return v
+}
+
+// The header's binary form (docs/format.md): the meta, the names the doc
+// table numbers, the counts and the sections' offsets. A hook reads it
+// twice (ReadCompiledMeta, ParseCompiled); as JSON, building
+// encoding/json's decoders for it was most of opening the index.
+
+func (h *compiledHeader) marshal() []byte {
+	var e recEncoder
+	m := &h.Meta
+	e.int(m.Compiled.UnixNano())
+	dirs := slices.Sorted(maps.Keys(m.Dirs))
+	e.uint(uint64(len(dirs)))
+	for _, d := range dirs {
+		e.str(d)
+		e.int(m.Dirs[d])
+	}
+	e.int(int64(m.Docs))
+	e.str(m.TaxonomyKey)
+	e.int(int64(m.Unloaded))
+	e.flag(m.Config != nil)
+	if m.Config != nil {
+		e.str(m.Config.Stamp)
+		e.str(m.Config.Key)
+		e.str(string(m.Config.Config))
+	}
+	e.strs(h.Layers)
+	e.strs(h.Types)
+	e.int(int64(h.Docs))
+	e.int(int64(h.Terms))
+	e.f64(h.AvgLen)
+	for _, off := range []int64{h.DocTable, h.TermTable, h.Text, h.Keys, h.Posts, h.Records, h.End} {
+		e.int(off)
+	}
+	return e.b
+}
+
+func (h *compiledHeader) unmarshal(b []byte) error {
+	d := recDecoder{b: b}
+	m := &h.Meta
+	m.Compiled = time.Unix(0, d.int()).UTC()
+	if n := d.count(); n > 0 {
+		m.Dirs = make(map[string]int64, n)
+		for range n {
+			k := d.str()
+			m.Dirs[k] = d.int()
+		}
+	}
+	m.Docs = int(d.int())
+	m.TaxonomyKey = d.str()
+	m.Unloaded = int(d.int())
+	if d.flag() {
+		m.Config = &config.Snapshot{Stamp: d.str(), Key: d.str()}
+		if raw := d.str(); raw != "" {
+			m.Config.Config = []byte(raw)
+		}
+	}
+	h.Layers = d.strs()
+	h.Types = d.strs()
+	h.Docs = int(d.int())
+	h.Terms = int(d.int())
+	h.AvgLen = d.f64()
+	for _, p := range []*int64{&h.DocTable, &h.TermTable, &h.Text, &h.Keys, &h.Posts, &h.Records, &h.End} {
+		*p = d.int()
+	}
+	if d.bad || len(d.b) != 0 {
+		return errors.New("a damaged header")
+	}
+	return nil
+}
+
+// int and its decoder are a signed number, zigzag-encoded as a uvarint
+// (as binary.AppendVarint writes it).
+func (e *recEncoder) int(v int64) { e.uint(uint64(v<<1) ^ uint64(v>>63)) }
+
+func (d *recDecoder) int() int64 {
+	u := d.uint()
+	return int64(u>>1) ^ -int64(u&1)
 }

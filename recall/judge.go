@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbmem/kb/internal/llm"
+	"github.com/kbmem/kb/internal/llm/port"
 	"github.com/kbmem/kb/internal/textutil"
 )
 
@@ -68,7 +68,7 @@ func (e *Engine) judge(ctx context.Context, q Query, items []Item) []Item {
 			lesson = it.Text
 		}
 		var ans judgeAnswer
-		err := e.Judge.JSON(ctx, llm.Request{System: judgeSystem, SchemaName: "lesson_applies", Schema: judgeSchema, MaxTokens: 200,
+		err := e.Judge.JSON(ctx, port.Request{System: judgeSystem, SchemaName: "lesson_applies", Schema: judgeSchema, MaxTokens: 200,
 			Prompt: fmt.Sprintf("Proposed action:\n%s\n\nRecorded lesson:\n%s", action, lesson)}, &ans)
 		switch {
 		case err != nil:

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/doc"
-	"github.com/kbmem/kb/internal/llm"
+	"github.com/kbmem/kb/internal/llm/port"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -75,11 +75,11 @@ type Reader interface {
 
 // Embedder turns texts into vectors, for the optional semantic layer.
 // EmbeddingCache is one that embeds each text once.
-type Embedder = llm.Embedder
+type Embedder = port.Embedder
 
 // Judge asks a language model a schema-constrained question, for the
 // optional judge of high-consequence items.
-type Judge = llm.Client
+type Judge = port.Client
 
 // Clock tells the time recency is measured from.
 type Clock interface{ Now() time.Time }

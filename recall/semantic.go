@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/fsx"
-	"github.com/kbmem/kb/internal/llm"
+	"github.com/kbmem/kb/internal/llm/port"
 	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/observations"
 )
@@ -78,7 +78,7 @@ func (e *Engine) matchSemantic(ctx context.Context, cu *cue, cands []*candidate)
 		return fmt.Errorf("%d vectors for %d texts", len(vecs), len(texts))
 	}
 	for i, c := range cands {
-		sim := llm.Cosine(vecs[0], vecs[i+1])
+		sim := port.Cosine(vecs[0], vecs[i+1])
 		if sim >= semanticThreshold {
 			c.semantic = math.Round(sim*100) / 100
 			c.relevance = sim - 0.25

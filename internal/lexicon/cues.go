@@ -2,6 +2,7 @@ package lexicon
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -18,7 +19,9 @@ import (
 // without spaces (Chinese, Japanese) or one that inflects by suffix
 // (Korean) matches anywhere; any other matches whole words only.
 type Cues struct {
-	phrases []cue
+	lists   []string
+	once    sync.Once
+	phrases []cue // the lists', read on first use (cues)
 }
 
 type cue struct {
@@ -26,20 +29,28 @@ type cue struct {
 	bound bool // match on word boundaries
 }
 
-// NewCues holds the phrases of each list, one phrase per line.
-func NewCues(lists ...string) *Cues {
-	c := &Cues{}
-	for _, l := range lists {
-		for _, line := range strings.Split(l, "\n") {
-			p := strings.ToLower(strings.TrimSpace(line))
-			if p == "" {
-				continue
+// NewCues holds the phrases of each list, one phrase per line. They are
+// read on first use: the package's lists are program-wide variables, and
+// reading them all at start-up was most of this package's initialisation,
+// which every kb process (a hook among them) pays whether it matches
+// cues or not.
+func NewCues(lists ...string) *Cues { return &Cues{lists: lists} }
+
+// cues are c's phrases.
+func (c *Cues) cues() []cue {
+	c.once.Do(func() {
+		for _, l := range c.lists {
+			for _, line := range strings.Split(l, "\n") {
+				p := strings.ToLower(strings.TrimSpace(line))
+				if p == "" {
+					continue
+				}
+				r, _ := utf8.DecodeRuneInString(p)
+				c.phrases = append(c.phrases, cue{p: p, bound: !IsCJK(r) && !unicode.Is(unicode.Hangul, r)})
 			}
-			r, _ := utf8.DecodeRuneInString(p)
-			c.phrases = append(c.phrases, cue{p: p, bound: !IsCJK(r) && !unicode.Is(unicode.Hangul, r)})
 		}
-	}
-	return c
+	})
+	return c.phrases
 }
 
 // IsCJK reports whether r is a Han, Hiragana or Katakana character: a
@@ -52,7 +63,7 @@ func IsCJK(r rune) bool {
 // Find returns the byte offset of the first cue in lower-cased text s, or -1.
 func (c *Cues) Find(s string) int {
 	best := -1
-	for _, q := range c.phrases {
+	for _, q := range c.cues() {
 		from := 0
 		for {
 			i := strings.Index(s[from:], q.p)
@@ -79,7 +90,7 @@ func (c *Cues) In(s string) bool { return c.Find(s) >= 0 }
 // leading punctuation and spaces.
 func (c *Cues) AtStart(s string) bool {
 	s = strings.TrimLeftFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) })
-	for _, q := range c.phrases {
+	for _, q := range c.cues() {
 		if strings.HasPrefix(s, q.p) && (!q.bound || boundaryAfter(s, len(q.p))) {
 			return true
 		}

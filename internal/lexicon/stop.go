@@ -7,9 +7,16 @@ type Set map[string]bool
 
 // NewSet holds the whitespace-separated words of each list.
 func NewSet(lists ...string) Set {
-	s := Set{}
+	var words [][]string
+	n := 0
 	for _, l := range lists {
-		for _, w := range strings.Fields(l) {
+		f := strings.Fields(l)
+		words = append(words, f)
+		n += len(f)
+	}
+	s := make(Set, n) // sized once: the sets are built at start-up
+	for _, f := range words {
+		for _, w := range f {
 			s[w] = true
 		}
 	}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/kbmem/kb/internal/llm/port"
 )
 
 const (
@@ -33,12 +34,8 @@ type EmbedConfig struct {
 	Timeout time.Duration
 }
 
-// Embedder turns texts into vectors.
-type Embedder interface {
-	// Embed returns one vector per text, in the order of texts. All vectors
-	// have the same length.
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
+// Embedder turns texts into vectors (port.Embedder).
+type Embedder = port.Embedder
 
 type embedder struct {
 	name      string
@@ -178,25 +175,5 @@ func parseEmbeddings(body []byte, n int) ([][]float32, error) {
 	return out, nil
 }
 
-// Cosine is the cosine similarity of a and b in [-1, 1]. Vectors of
-// different lengths, empty or zero vectors, and non-finite values give 0.
-func Cosine(a, b []float32) float64 {
-	if len(a) != len(b) || len(a) == 0 {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot += x * y
-		na += x * x
-		nb += y * y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	c := dot / (math.Sqrt(na) * math.Sqrt(nb))
-	if math.IsNaN(c) || math.IsInf(c, 0) {
-		return 0
-	}
-	return max(-1, min(1, c))
-}
+// Cosine is the cosine similarity of a and b in [-1, 1] (port.Cosine).
+func Cosine(a, b []float32) float64 { return port.Cosine(a, b) }

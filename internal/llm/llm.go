@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kbmem/kb/internal/llm/port"
 )
 
 // Typed errors; test with errors.Is.
@@ -68,30 +70,12 @@ type Config struct {
 	Getenv func(string) string
 }
 
-// Client asks a model for structured output.
-type Client interface {
-	// JSON asks for a JSON object matching schema (a JSON Schema document) and
-	// decodes it into out, which must be a non-nil pointer.
-	JSON(ctx context.Context, req Request, out any) error
-}
+// Client asks a model for structured output (port.Client: the layers
+// that call a model name it there, without linking the providers).
+type Client = port.Client
 
 // Request is one schema-constrained question.
-type Request struct {
-	// System is the system prompt (may be empty).
-	System string
-	// Prompt is the user message.
-	Prompt string
-	// SchemaName names the schema (the OpenAI json_schema name, the Anthropic
-	// tool name); it must match ^[a-zA-Z0-9_-]{1,64}$.
-	SchemaName string
-	// Schema is a JSON Schema document whose top level is an object schema.
-	// For OpenAI strict mode it must use the strict subset (every property
-	// listed in "required", "additionalProperties": false).
-	Schema json.RawMessage
-	// MaxTokens bounds the answer length; 0 means the provider default
-	// (Anthropic, which requires a value, gets 2048).
-	MaxTokens int
-}
+type Request = port.Request
 
 const (
 	defaultTimeout       = 2 * time.Minute
