@@ -133,16 +133,16 @@ func (e *Engine) standing(c *candidate, q Query) bool {
 		return false
 	}
 	if c.layer == LayerObservations && c.sessions < 2 && c.status != observations.StatusPromoted && c.typ == observations.TypePreference {
-		// A session that names no project gets the preferences that
-		// belong to none, not every project's; one written by hand (no
-		// session, so no project) stands everywhere, as outOfScope has it.
+		// A query that names no project is not scoped (kb recall
+		// --standing); one written by hand (no session, so no project)
+		// stands everywhere, as outOfScope has it.
 		switch {
-		case !e.Config.ScopeProjects:
+		case !e.Config.ScopeProjects || q.Project == "":
 			return true
 		case len(c.projects) == 0:
-			return q.Project == "" || !c.fromSession
+			return !c.fromSession
 		}
-		return q.Project != "" && inProject(c.projects, q.Project)
+		return inProject(c.projects, q.Project)
 	}
 	return true
 }

@@ -78,8 +78,9 @@ func TestNoiseMechanisms(t *testing.T) {
 	}
 }
 
-// A session that names no project starts with the preferences of no
-// project, not with every project's.
+// A project's session starts with its own preferences and those written
+// by hand (no project), not with another project's; a query that names no
+// project is not scoped.
 func TestStandingWithoutProject(t *testing.T) {
 	mine := &observations.Observation{ID: "pref-mine", Type: observations.TypePreference, Statement: "Use uv for Python here.", Projects: []string{"/p"}}
 	free := &observations.Observation{ID: "pref-free", Type: observations.TypePreference, Statement: "Answer in short paragraphs."}
@@ -93,7 +94,7 @@ func TestStandingWithoutProject(t *testing.T) {
 	for _, tc := range []struct {
 		project string
 		want    string
-	}{{"", "[pref-free]"}, {"/p", "[pref-free pref-mine]"}, {"/q", "[pref-free]"}} {
+	}{{"", "[pref-free pref-mine]"}, {"/p", "[pref-free pref-mine]"}, {"/q", "[pref-free]"}} {
 		got := recalled(t, e, Query{Standing: true, Project: tc.project, Cwd: tc.project})
 		slices.Sort(got)
 		if s := fmt.Sprint(got); s != tc.want {
