@@ -193,6 +193,17 @@ func joinLimited(parts []string, n int) string {
 // failure report without an instruction becomes an instruction built from
 // the structure: what was refused or what failed.
 func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesson, consequence string) {
+	if failure && u.pasted != "" && pasteLeadIn(u.text) {
+		// "A couple of tests are unhappy now:" and the output: the lead-in
+		// is the person's report; what the prose test kept of the paste is
+		// not an instruction.
+		v := *u
+		v.text, _, _ = strings.Cut(strings.TrimSpace(u.text), "\n")
+		if i := strings.IndexAny(v.text, ":："); i >= 0 {
+			v.text = v.text[:i]
+		}
+		u = &v
+	}
 	lesson, consequence = lessonFrom(u.text)
 	lesson, consequence = cleanMarkup(lesson), cleanMarkup(consequence)
 	obj := correctedObject(tl, u, call)
@@ -201,6 +212,11 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 		!failure && lexicon.CueNegation.In(low))
 	said := shorten(strings.TrimRight(cleanMarkup(firstSentence(u.text)), " .。:："), 160)
 	switch {
+	case failure && lexicon.CueDoubt.AtStart(lower(firstSentence(u.text))):
+		// "Are you sure the HTML is the issue?": the agent stated more than
+		// it had checked.
+		return "Check a diagnosis or claim against the evidence before stating it (about " + changeObject(tl, u) +
+			"); the person asked: " + quoteText(said) + ".", consequence
 	case failure && !instructs:
 		if rule := shortfallRule(u.text); rule != "" {
 			// "you are not adding tests": the person states the rule.

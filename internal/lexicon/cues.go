@@ -295,8 +295,17 @@ ancora
 还是
 仍然
 依然
+没有
+不了
 まだ
+ません
+ていない
+てない
+されない
+出ない
 아직
+않아
+않는
 `)
 
 	// CueFailure: what the agent did does not work, or the person does not
@@ -495,6 +504,7 @@ perfetto
 完美
 可以了
 没问题
+没有问题
 ありがとう
 完璧
 動いた
@@ -570,5 +580,224 @@ isto
 이거
 이것
 거기
+`)
+)
+
+// Complaints about a result with no failure word: the person doubts what
+// the agent claimed, reproaches what it did or assumed, names its mistake,
+// or reports what happened with the agent's own suggestion. Only in the
+// person's message right after the agent's work or answer do they say the
+// work fell short (observations/correction.go, complaintAfterWork).
+var (
+	// CueDoubt: a challenge of the agent's claim, at the start of a
+	// message ("are you sure the HTML is the issue?").
+	CueDoubt = NewCues(`
+are you sure
+you sure
+did you actually
+did you even
+did you really
+have you actually
+have you even
+have you really
+bist du sicher
+sind sie sicher
+bist du dir sicher
+hast du überhaupt
+hast du wirklich
+estás seguro
+estás segura
+está seguro
+seguro que
+¿estás seguro
+¿seguro que
+tu es sûr
+tu es sure
+es-tu sûr
+êtes-vous sûr
+vous êtes sûr
+t'es sûr
+tem certeza
+você tem certeza
+sei sicuro
+sei sicura
+ne sei sicuro
+ты уверен
+ты уверена
+вы уверены
+ты точно
+ты правда
+ты вообще
+你确定
+确定吗
+你真的
+真的吗
+本当に
+確かですか
+확실해
+확실합니까
+정말요
+`)
+
+	// CueReproach: what the agent did or assumed was wrong, said to it
+	// ("you should know this", "you forgot the tests", "du hast vergessen").
+	CueReproach = NewCues(`
+you should know
+you should have
+you should've
+you shouldn't have
+you were supposed to
+you forgot
+you missed
+you ignored
+you broke
+you didn't
+you did not
+you keep
+you never
+you always
+du solltest wissen
+du hättest
+du hast vergessen
+sie haben vergessen
+du hast nicht
+du ignorierst
+deberías saber
+deberías haber
+debiste
+olvidaste
+te olvidaste
+no hiciste
+tu aurais dû
+vous auriez dû
+tu as oublié
+vous avez oublié
+tu n'as pas
+você deveria saber
+você deveria ter
+você esqueceu
+esqueceste
+avresti dovuto
+hai dimenticato
+non hai
+ты должен знать
+ты должен был
+вы должны были
+ты забыл
+вы забыли
+ты опять
+你应该知道
+你应该先
+你忘了
+你没有
+你又
+知ってるはず
+忘れてる
+忘れています
+してないでしょ
+잊었
+안 했
+`)
+
+	// CueMistake: the person names the agent's mistake ("we need to
+	// address an oversight").
+	CueMistake = NewCues(`
+oversight
+mistake
+regression
+a typo
+versehen
+ein fehler von dir
+descuido
+equivocación
+erreur de ta part
+oubli
+engano
+svista
+недосмотр
+ошибся
+ошиблась
+упущение
+疏忽
+失误
+搞错
+弄错
+見落とし
+間違え
+실수
+`)
+
+	// CueYourWork: the agent's own suggestion or change, named as what the
+	// person tried ("I'm using your suggested commands and ...").
+	CueYourWork = NewCues(`
+your suggested
+your suggestion
+your instructions
+your commands
+your command
+your fix
+your change
+your changes
+your solution
+your code
+your approach
+your steps
+the commands you
+what you suggested
+deine lösung
+dein vorschlag
+deine änderung
+deine änderungen
+deine befehle
+deinen befehl
+deine anleitung
+deinen befehlen
+deiner lösung
+deinem vorschlag
+deinen änderungen
+deiner anleitung
+ihre lösung
+ihren befehlen
+tu solución
+tu sugerencia
+tus cambios
+tu código
+tus comandos
+tus instrucciones
+ta solution
+tes commandes
+ton code
+tes modifications
+sua solução
+seu código
+seus comandos
+la tua soluzione
+il tuo codice
+i tuoi comandi
+твоё решение
+твое решение
+твой код
+твои команды
+твоя команда
+ваше решение
+ваши команды
+твоими командами
+твоей командой
+твоим решением
+твоему совету
+твоим советом
+вашими командами
+вашим решением
+你的方法
+你给的
+你改的
+你的代码
+你的命令
+你说的
+あなたの提案
+提案されたコマンド
+言われた通り
+네가 준
+말한 대로
 `)
 )
