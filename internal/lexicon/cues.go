@@ -51,7 +51,14 @@ func IsCJK(r rune) bool {
 
 // Find returns the byte offset of the first cue in lower-cased text s, or -1.
 func (c *Cues) Find(s string) int {
-	best := -1
+	i, _ := c.Span(s)
+	return i
+}
+
+// Span returns where the first cue in lower-cased text s starts and where
+// the longest cue starting there ends, or -1, -1.
+func (c *Cues) Span(s string) (start, end int) {
+	start, end = -1, -1
 	for _, q := range c.phrases {
 		from := 0
 		for {
@@ -61,15 +68,15 @@ func (c *Cues) Find(s string) int {
 			}
 			i += from
 			if !q.bound || (boundaryBefore(s, i) && boundaryAfter(s, i+len(q.p))) {
-				if best < 0 || i < best {
-					best = i
+				if start < 0 || i < start || i == start && i+len(q.p) > end {
+					start, end = i, i+len(q.p)
 				}
 				break
 			}
 			from = i + 1
 		}
 	}
-	return best
+	return start, end
 }
 
 // In reports whether lower-cased text s holds a cue.
@@ -801,3 +808,60 @@ i tuoi comandi
 말한 대로
 `)
 )
+
+// CueNeedless: the person doubts that what the agent does is needed at all
+// ("do we even need X", "I don't think we need to X", "brauchen wir
+// überhaupt X", "没必要 X"): a decision to do without it, the agent's way
+// being the other side. What follows the phrase is what is not needed.
+var CueNeedless = NewCues(`
+do we even need
+do we really need
+do we actually need
+i don't think we need
+i dont think we need
+don't think we need
+we don't need
+we dont need
+we do not need
+there's no need to
+there is no need to
+no need to
+no need for
+brauchen wir überhaupt
+brauchen wir wirklich
+wir brauchen kein
+wir brauchen keine
+wir brauchen keinen
+ist nicht nötig
+realmente necesitamos
+de verdad necesitamos
+no necesitamos
+no hace falta
+on a vraiment besoin
+a-t-on vraiment besoin
+on n'a pas besoin
+pas besoin de
+precisamos mesmo
+não precisamos
+ci serve davvero
+non ci serve
+non serve
+нам вообще нужен
+нам вообще нужна
+нам вообще нужно
+нам правда нужен
+нам правда нужно
+зачем нам
+не нужно
+не нужен
+не нужна
+真的需要
+不需要
+没必要
+用不着
+本当に必要
+いらない
+必要ない
+필요 없
+필요한가
+`)
