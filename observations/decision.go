@@ -357,6 +357,9 @@ func (e *decisionExtractor) proposed(tl *timeline, u *utterance) *Observation {
 			from = u.assistant[len(u.assistant)-1]
 		}
 		st := prefStatement(sent)
+		if what, ok := strings.CutPrefix(chosen, "do without "); ok {
+			st = "Do without " + what // not the question it was asked as
+		}
 		return &Observation{
 			Type: TypeDecision, Title: shorten(st, 80), Description: "Decision for another way than the agent's",
 			Alternatives: []Alternative{{Name: chosen}, {Name: other}},
@@ -378,7 +381,12 @@ func (e *decisionExtractor) respecified(tl *timeline, u *utterance) *Observation
 		return nil
 	}
 	first := firstSentence(u.text)
-	if !namedRE.MatchString(first) || wordCount(first) > 40 {
+	if !namedRE.MatchString(first) || wordCount(first) > 40 || isLogLine(first) {
+		return nil
+	}
+	if englishRE.MatchString(first) && !directiveStartRE.MatchString(strings.TrimSpace(leadRE.ReplaceAllString(first, ""))) {
+		// In English, only an instruction: "the leaderboard is wider than
+		// ..." after an undo reports a problem, it chooses nothing.
 		return nil
 	}
 	undone := shorten(cleanMarkup(firstLineOf(tl.lastAgentText(u))), 100)
