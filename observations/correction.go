@@ -144,7 +144,7 @@ func failureAfterChange(tl *timeline, u *utterance) bool {
 			return true
 		}
 	}
-	if negatedResult(u, head) || complaintAfterWork(u, head) {
+	if negatedResult(u, head) || complaintAfterWork(tl, u, head) {
 		return true
 	}
 	if u.pasted == "" {
@@ -165,14 +165,15 @@ func pasteLeadIn(text string) bool {
 		return false
 	}
 	lead := line[:i]
-	return wordCount(lead) >= 2 && wordCount(lead) <= 25 && !isQuestion(lead) && !directiveStartRE.MatchString(lead)
+	return wordCount(lead) >= 2 && wordCount(lead) <= 25 && !strings.ContainsAny(lead, "?？") && !directiveStartRE.MatchString(lead)
 }
 
 // complaintAfterWork reports whether one of the first sentences says the
 // agent's work or answer fell short in a form the failure cues do not
 // cover, in any of the lexicon's languages: a challenge of the agent's
 // claim opening the message ("Are you sure the HTML is the issue?", "Bist
-// du sicher?", "你确定吗？"); a reproach of what it did or assumed ("You
+// du sicher?", "你确定吗？") or of why it did it ("Why did you delete the
+// file?", "Зачем ты удалил файл?"); a reproach of what it did or assumed ("You
 // should know this...", "du hast vergessen", "你忘了"); the agent's mistake
 // named ("we need to address an oversight", "这是个疏忽"); what came of the
 // agent's own suggestion ("I'm using your suggested commands and they both
@@ -181,7 +182,7 @@ func pasteLeadIn(text string) bool {
 // "But I never saw the gui open", "Funktioniert, aber die Buttons fehlen").
 // The turn, like any report of a result, needs the agent to have changed
 // something; the others hold after an answer in words too.
-func complaintAfterWork(u *utterance, head string) bool {
+func complaintAfterWork(tl *timeline, u *utterance, head string) bool {
 	ss := sentences(head)
 	if len(ss) == 0 {
 		return false
@@ -189,7 +190,10 @@ func complaintAfterWork(u *utterance, head string) bool {
 	if len(ss) > 3 {
 		ss = ss[:3]
 	}
-	if lexicon.CueDoubt.AtStart(ss[0]) && questionLike(ss[0]) {
+	if (lexicon.CueDoubt.AtStart(ss[0]) || lexicon.CueWhyYou.AtStart(ss[0])) && questionLike(ss[0]) {
+		return true
+	}
+	if saysNo(tl, u, ss[0]) {
 		return true
 	}
 	for _, x := range ss {
@@ -210,6 +214,36 @@ func complaintAfterWork(u *utterance, head string) bool {
 		}
 	}
 	return false
+}
+
+// saysNo reports whether the message opens with a "no" to what the agent
+// did (lexicon.CueNo, in any of its languages) that answers no question of
+// the agent's and closes nothing ("no thanks", "kein Problem").
+func saysNo(tl *timeline, u *utterance, first string) bool {
+	if !lexicon.CueNo.AtStart(first) || closerRE.MatchString(first) || lexicon.CueAck.In(first) {
+		return false
+	}
+	if strings.Contains(first, "problem") || strings.Contains(first, "проблем") || strings.Contains(first, "问题") {
+		return false
+	}
+	return !askedRE.MatchString(strings.TrimSpace(headOf(lastSentenceOf(tl.lastAgentText(u)), 400)))
+}
+
+// lastSentenceOf is the last sentence of s: where an agent asks what it
+// asks.
+func lastSentenceOf(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 600 {
+		s = s[len(s)-600:]
+		for len(s) > 0 && !utf8.RuneStart(s[0]) {
+			s = s[1:]
+		}
+	}
+	ss := sentences(s)
+	if len(ss) == 0 {
+		return ""
+	}
+	return ss[len(ss)-1]
 }
 
 // questionLike reports whether s asks: a question mark, or the question

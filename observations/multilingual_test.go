@@ -343,9 +343,37 @@ func TestComplaintAfterWorkAnyLanguage(t *testing.T) {
 		"ru-turn":     "Запускается, но окно не появляется.",
 		"zh-turn":     "能启动，但是窗口没有出现。",
 		"ja-turn":     "起動はするけど、ウィンドウが出ない。",
+		"en-no":       "No, that's not what I meant.",
+		"de-no":       "Nein, das meinte ich nicht.",
+		"ru-no":       "Нет, не так.",
+		"zh-no":       "不对，不是这个意思",
+		"ko-no":       "아니요, 그게 아니라 런처를 고쳐야 해요",
+		"en-why":      "Why did you delete the launcher script?",
+		"de-why":      "Warum hast du die Datei gelöscht?",
+		"ru-why":      "Зачем ты удалил файл?",
+		"zh-why":      "为什么要删掉这个文件？",
+		"ru-said":     "Я же просил без лаунчера.",
+		"zh-said":     "我说的是去掉启动器",
+		"de-again":    "Schon wieder ein leeres Fenster.",
+		"ru-again":    "Опять пустое окно.",
+		"zh-again":    "你怎么又加了启动器",
+		"en-symptom":  "they both exit immediately",
+		"de-symptom":  "Beide Programme beenden sich sofort.",
+		"ru-symptom":  "Оба сразу закрываются.",
+		"zh-symptom":  "两个都直接退出了",
+		"de-still":    "Die Labels sind noch da",
+		"es-still":    "Las etiquetas siguen ahí.",
+		"zh-still":    "标签还在",
 	} {
-		if cs := run(msg, true); len(cs) != 1 {
+		cs := run(msg, true)
+		if len(cs) != 1 {
 			t.Errorf("%s: %d corrections for %q", lang, len(cs), msg)
+			continue
+		}
+		// The trigger is the agent's change; the lesson stands alone: it
+		// names what fell short or keeps the person's own instruction.
+		if !strings.Contains(cs[0].Trigger, "launcher.py") || !strings.Contains(cs[0].Lesson, "launcher.py") && wordCount(cs[0].Lesson) < 6 {
+			t.Errorf("%s: trigger %q lesson %q", lang, cs[0].Trigger, cs[0].Lesson)
 		}
 	}
 	for name, msg := range map[string]string{
@@ -354,10 +382,20 @@ func TestComplaintAfterWorkAnyLanguage(t *testing.T) {
 		"ru-polite":   "Вы не могли бы добавить иконку в трей?",
 		"en-question": "Can we also add a tray icon to the launcher?",
 		"zh-ack":      "好的，谢谢，你的方法可以了。",
+		"en-closer":   "No worries, thanks",
+		"de-closer":   "Nein danke, das reicht",
+		"zh-good":     "不错，谢谢",
 	} {
 		if cs := run(msg, true); len(cs) != 0 {
 			t.Errorf("%s became a correction: %q", name, cs[0].Lesson)
 		}
+	}
+	// A "no" that answers the agent's question is an answer.
+	asked := (&ccFixture{}).user("make the gui start from the launcher").
+		call("toolu_1", "Edit", `{"file_path":"/repo/gui/launcher.py","old_string":"a","new_string":"b"}`).result("toolu_1", "ok").
+		say("Done. Should I also add a desktop entry?").user("Nein, das ist nicht nötig.").say("OK.").session(t)
+	if cs := ofType(Extract(asked, nil, nil), TypeCorrection); len(cs) != 0 {
+		t.Errorf("an answer to the agent's question became a correction: %q", cs[0].Lesson)
 	}
 	// A turn from approval needs a change to fall short of.
 	if cs := run("It starts, but the window does not appear.", false); len(cs) != 0 {

@@ -291,6 +291,17 @@ hasn't
 still
 immer noch
 noch immer
+noch da
+noch vorhanden
+noch sichtbar
+sigue ahí
+siguen ahí
+sigue igual
+siguen igual
+sigue apareciendo
+siguen apareciendo
+siguen sin
+还在
 todavía
 aún
 toujours
@@ -338,6 +349,45 @@ broken
 nothing happened
 nothing was
 nothing happens
+exits immediately
+exit immediately
+exited immediately
+closes immediately
+crashes immediately
+hangs
+freezes
+is stuck
+beendet sich sofort
+beenden sich sofort
+schließt sich sofort
+stürzt ab
+hängt sich auf
+friert ein
+se cierra
+se cierran
+se cuelga
+se congela
+se ferme
+plante
+trava
+fecha sozinho
+si chiude
+si blocca
+сразу закрывается
+сразу закрываются
+сразу выходит
+зависает
+виснет
+вылетает
+падает
+直接退出
+闪退
+卡住
+卡死
+すぐ終了
+落ちる
+固まる
+바로 종료
 funktioniert nicht
 geht nicht
 klappt nicht
@@ -511,6 +561,7 @@ perfetto
 完美
 可以了
 没问题
+不错
 没有问题
 ありがとう
 完璧
@@ -646,6 +697,39 @@ ne sei sicuro
 정말요
 `)
 
+	// CueWhyYou: asking the agent why it did what it did, at the start of
+	// a message ("why did you delete the file?", "зачем ты удалил файл?",
+	// "为什么要删掉这个文件？"): it did what the person did not want.
+	CueWhyYou = NewCues(`
+why did you
+why would you
+why are you
+warum hast du
+wieso hast du
+weshalb hast du
+warum machst du
+¿por qué hiciste
+por qué hiciste
+¿por qué has
+por qué has
+pourquoi as-tu
+pourquoi tu as
+pourquoi avez-vous
+por que você
+perché hai
+зачем ты
+почему ты
+зачем вы
+почему вы
+为什么你
+你为什么
+为什么要
+你怎么又
+なんで
+どうして
+왜
+`)
+
 	// CueReproach: what the agent did or assumed was wrong, said to it
 	// ("you should know this", "you forgot the tests", "du hast vergessen").
 	CueReproach = NewCues(`
@@ -663,6 +747,42 @@ you did not
 you keep
 you never
 you always
+i said
+i told you
+i asked for
+i asked you
+ich habe gesagt
+ich hab gesagt
+ich sagte
+ich habe doch
+hab ich gesagt
+schon wieder
+te dije
+dije que
+otra vez
+je t'ai dit
+j'ai dit
+encore une fois
+eu disse
+ti ho detto
+я же просил
+я просил
+я же говорил
+я говорил
+я сказал
+я же сказал
+опять
+снова
+我说的是
+我说了
+我让你
+我不是说
+又
+言ったでしょ
+言ったのに
+また
+말했잖아
+또
 du solltest wissen
 du hättest
 du hast vergessen
@@ -864,4 +984,40 @@ non serve
 必要ない
 필요 없
 필요한가
+`)
+
+// CueNo: a "no" that opens a message, said to what the agent just did or
+// proposed ("No, that's not what I meant", "Nein, so nicht", "不对"). Not
+// an answer when the agent asked something (correction.go checks that),
+// and not a closer ("no thanks", "kein Problem").
+var CueNo = NewCues(`
+no
+nope
+nah
+not like that
+nein
+nee
+so nicht
+nicht so
+así no
+non
+pas comme ça
+não
+assim não
+no così
+нет
+не так
+не то
+不对
+不是这样
+不是的
+不行
+いいえ
+違う
+ちがう
+そうじゃなくて
+아니
+아니요
+아뇨
+그게 아니라
 `)
