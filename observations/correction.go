@@ -153,6 +153,25 @@ func failureAfterChange(tl *timeline, u *utterance) bool {
 	return lexicon.CueErrorWord.In(head) || errorOutputRE.MatchString(u.pasted) && (wordCount(u.text) <= 60 || pasteLeadIn(u.text))
 }
 
+// proposalAfterChange reports whether u, right after the agent changed
+// files, proposes another way of doing what it just did ("could we reuse
+// session_nav.html for that?", "do we even need X then?", "könnten wir X
+// verwenden?"): the decision extractor's reading of a proposal against the
+// agent's way, about the change (it points back at it, or names a file or
+// thing the change touched). One message is then both the correction and
+// the decision.
+func proposalAfterChange(tl *timeline, u *utterance, tax *Taxonomy) bool {
+	if len(changedFiles(tl, u)) == 0 {
+		return false
+	}
+	d := (&decisionExtractor{tax}).proposed(tl, u)
+	if d == nil {
+		return false
+	}
+	low := lower(u.text)
+	return lexicon.CueReferent.In(low) || agentNamed(tl, u, d.Chosen)
+}
+
 // pasteLeadIn reports whether a message opens with a short line of the
 // person's own that introduces what follows ("A couple of tests are unhappy
 // now:", "Das kommt raus:", "报错如下："): when the material after it reads
@@ -387,6 +406,9 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 			// the negative-result extractor keeps what failed.
 			conf, signals = 0.7, []string{SignalFailure}
 		}
+		if conf == 0 && proposalAfterChange(tl, u, e.tax) {
+			conf, signals = 0.6, []string{SignalExplicitCorrection}
+		}
 		if conf == 0 {
 			continue
 		}
@@ -407,10 +429,10 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 			types = tl.s.callTypes(e.tax, call)
 			trigger = describeCall(r, types, e.tax)
 			from = call
-		} else if a := tl.lastAgentText(u); failure && a != "" {
+		} else if a := proposalOf(tl.lastAgentText(u)); failure && a != "" {
 			// A complaint about the agent's answer in words: the answer is
 			// what it corrects.
-			trigger = "after the agent's answer " + quoteText(shorten(cleanMarkup(firstLineOf(a)), 90))
+			trigger = "after the agent's answer " + quoteText(shorten(cleanMarkup(a), 90))
 		} else if u.prev >= 0 {
 			if p := tl.utts[u.prev].text; p != "" {
 				trigger = "when asked to " + shorten(lowerFirst(cleanMarkup(p)), 90)

@@ -440,6 +440,7 @@ func needless(sent string) string {
 		return ""
 	}
 	what := firstPhrase(strings.TrimLeft(sent[end:], " :"))
+	what = strings.TrimPrefix(what, "to ") // "need to loop through all items"
 	for _, tail := range []string{" then", " at all", " anymore", " here"} {
 		what = strings.TrimSuffix(what, tail)
 	}

@@ -212,9 +212,10 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 		!failure && lexicon.CueNegation.In(low))
 	said := shorten(strings.TrimRight(cleanMarkup(firstSentence(u.text)), " .。:："), 160)
 	what := changeObject(tl, u)
-	if a := tl.lastAgentText(u); what == "the change" && call < 0 && a != "" {
-		// A complaint about an answer in words: the answer is what fell short.
-		what = "the answer " + quoteText(shorten(cleanMarkup(firstLineOf(a)), 80))
+	if a := proposalOf(tl.lastAgentText(u)); what == "the change" && call < 0 && a != "" {
+		// A complaint about an answer in words: the answer is what fell
+		// short, by its first informative sentence.
+		what = "the answer " + quoteText(shorten(cleanMarkup(a), 80))
 	}
 	first := lower(firstSentence(u.text))
 	switch {

@@ -451,3 +451,38 @@ func TestAiderCtrlCThenRedirect(t *testing.T) {
 		t.Fatalf("corrections: %+v", cs)
 	}
 }
+
+// TestProposalAfterChangeIsAlsoACorrection: right after the agent changed
+// files, proposing another way of doing what it just did corrects it and
+// decides it: one message, both observations, in any language the
+// proposal rules read. A proposal with nothing changed, or about other
+// work, corrects nothing.
+func TestProposalAfterChangeIsAlsoACorrection(t *testing.T) {
+	run := func(msg string, change bool) (cs, ds []*Observation) {
+		f := (&ccFixture{}).user("add the session navigation to the combined transcript")
+		if change {
+			f = f.call("toolu_1", "Edit", `{"file_path":"/repo/templates/transcript.html","old_string":"a","new_string":"<nav class=\"session-nav\">"}`).result("toolu_1", "ok")
+		}
+		s := f.say("Done: the combined transcript has its own session navigation markup now.").user(msg).say("OK.").session(t)
+		obs := Extract(s, nil, nil)
+		return ofType(obs, TypeCorrection), ofType(obs, TypeDecision)
+	}
+	for lang, msg := range map[string]string{
+		"en": "could we reuse @templates/components/session_nav.html for that? looks like it's very similar?",
+		"de": "Könnten wir dafür components/session_nav.html verwenden?",
+		"es": "¿Podríamos usar components/session_nav.html para eso?",
+		"zh": "不如用 components/session_nav.html 这个组件",
+		"ru": "Давай используем components/session_nav.html для этого.",
+	} {
+		cs, ds := run(msg, true)
+		if len(cs) != 1 || len(ds) != 1 || !strings.Contains(cs[0].Trigger, "transcript.html") {
+			t.Errorf("%s: corrections %+v decisions %+v", lang, cs, ds)
+		}
+	}
+	if cs, _ := run("could we reuse @templates/components/session_nav.html for that?", false); len(cs) != 0 {
+		t.Errorf("nothing changed, yet a correction: %q", cs[0].Lesson)
+	}
+	if cs, _ := run("Next, could we use pnpm in the docs site?", true); len(cs) != 0 {
+		t.Errorf("a proposal about other work became a correction: %q", cs[0].Lesson)
+	}
+}
