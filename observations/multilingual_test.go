@@ -486,3 +486,31 @@ func TestProposalAfterChangeIsAlsoACorrection(t *testing.T) {
 		t.Errorf("a proposal about other work became a correction: %q", cs[0].Lesson)
 	}
 }
+
+// TestCodexRefusalThenNextMessage: Codex tells the model "exec command
+// rejected by user" when the person declines an approval prompt; the
+// declined command is the trigger and the person's next message the
+// correction, in any language.
+func TestCodexRefusalThenNextMessage(t *testing.T) {
+	for lang, msg := range map[string]string{
+		"es": "no borres nada, mueve los logs a /tmp/old",
+		"ru": "не удаляй, перенеси логи в /tmp/old",
+		"en": "move them to /tmp/old",
+	} {
+		q, _ := json.Marshal(msg)
+		lines := []string{
+			`{"timestamp":"2025-12-01T10:00:00.000Z","type":"session_meta","payload":{"id":"019ad000-0000-7000-8000-0000000000ac","timestamp":"2025-12-01T10:00:00.000Z","cwd":"/home/dev/demo","originator":"codex_cli_rs","cli_version":"0.63.0"}}`,
+			`{"timestamp":"2025-12-01T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"clean up the old logs"}]}}`,
+			`{"timestamp":"2025-12-01T10:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"rm -rf logs/\"]}","call_id":"call_1"}}`,
+			`{"timestamp":"2025-12-01T10:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"exec command rejected by user"}}`,
+			`{"timestamp":"2025-12-01T10:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Understood, I won't delete them. What should I do instead?"}]}}`,
+			`{"timestamp":"2025-12-01T10:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":` + string(q) + `}]}}`,
+			`{"timestamp":"2025-12-01T10:00:06.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"OK."}]}}`,
+		}
+		s := parseFixture(t, traces.NewCodex(), "rollout-2025-12-01T10-00-00-019ad000-0000-7000-8000-0000000000ac.jsonl", strings.Join(lines, "\n")+"\n")
+		cs := ofType(Extract(s, nil, nil), TypeCorrection)
+		if len(cs) != 1 || !has(cs[0].Signals, SignalRejection) || !strings.Contains(cs[0].Trigger, "rm -rf logs/") {
+			t.Errorf("%s: corrections %+v", lang, cs)
+		}
+	}
+}
