@@ -94,7 +94,7 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		return 0.85, signals
 	case stopped && !ack && !question && negated && (n <= 25 || relevant(tl, u, tax)):
 		return 0.75, signals
-	case stopped && !ack && !question && (directive && n <= 8 || relevant(tl, u, tax)):
+	case stopped && !ack && !question && (directive && n <= 8 || relevant(tl, u, tax) || n <= 25 && echoes(tl, u)):
 		// After an interrupt, an instruction about what was interrupted
 		// redirects it; a new task about something else does not.
 		return 0.65, signals
@@ -144,13 +144,140 @@ func failureAfterChange(tl *timeline, u *utterance) bool {
 			return true
 		}
 	}
-	if negatedResult(u, head) {
+	if negatedResult(u, head) || complaintAfterWork(tl, u, head) {
 		return true
 	}
 	if u.pasted == "" {
 		return false
 	}
-	return lexicon.CueErrorWord.In(head) || errorOutputRE.MatchString(u.pasted) && wordCount(u.text) <= 60
+	return lexicon.CueErrorWord.In(head) || errorOutputRE.MatchString(u.pasted) && (wordCount(u.text) <= 60 || pasteLeadIn(u.text))
+}
+
+// proposalAfterChange reports whether u, right after the agent changed
+// files, proposes another way of doing what it just did ("could we reuse
+// session_nav.html for that?", "do we even need X then?", "könnten wir X
+// verwenden?"): the decision extractor's reading of a proposal against the
+// agent's way, about the change (it points back at it, or names a file or
+// thing the change touched). One message is then both the correction and
+// the decision.
+func proposalAfterChange(tl *timeline, u *utterance, tax *Taxonomy) bool {
+	if len(changedFiles(tl, u)) == 0 {
+		return false
+	}
+	d := (&decisionExtractor{tax}).proposed(tl, u)
+	if d == nil {
+		return false
+	}
+	low := lower(u.text)
+	return lexicon.CueReferent.In(low) || agentNamed(tl, u, d.Chosen)
+}
+
+// pasteLeadIn reports whether a message opens with a short line of the
+// person's own that introduces what follows ("A couple of tests are unhappy
+// now:", "Das kommt raus:", "报错如下："): when the material after it reads
+// as a failure, the line reports it, however much of the paste the prose
+// test kept as words.
+func pasteLeadIn(text string) bool {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	i := strings.IndexAny(line, ":：")
+	if i < 0 {
+		return false
+	}
+	lead := line[:i]
+	return wordCount(lead) >= 2 && wordCount(lead) <= 25 && !strings.ContainsAny(lead, "?？") && !directiveStartRE.MatchString(lead)
+}
+
+// complaintAfterWork reports whether one of the first sentences says the
+// agent's work or answer fell short in a form the failure cues do not
+// cover, in any of the lexicon's languages: a challenge of the agent's
+// claim opening the message ("Are you sure the HTML is the issue?", "Bist
+// du sicher?", "你确定吗？") or of why it did it ("Why did you delete the
+// file?", "Зачем ты удалил файл?"); a reproach of what it did or assumed ("You
+// should know this...", "du hast vergessen", "你忘了"); the agent's mistake
+// named ("we need to address an oversight", "这是个疏忽"); what came of the
+// agent's own suggestion ("I'm using your suggested commands and they both
+// exit immediately"); or a turn from approval to a shortfall ("This
+// basePath method does the job, but we end up with two failed requests",
+// "But I never saw the gui open", "Funktioniert, aber die Buttons fehlen").
+// The turn, like any report of a result, needs the agent to have changed
+// something; the others hold after an answer in words too.
+func complaintAfterWork(tl *timeline, u *utterance, head string) bool {
+	ss := sentences(head)
+	if len(ss) == 0 {
+		return false
+	}
+	if len(ss) > 3 {
+		ss = ss[:3]
+	}
+	if (lexicon.CueDoubt.AtStart(ss[0]) || lexicon.CueWhyYou.AtStart(ss[0])) && questionLike(ss[0]) {
+		return true
+	}
+	if saysNo(tl, u, ss[0]) {
+		return true
+	}
+	for _, x := range ss {
+		if isQuestion(x) || directiveStartRE.MatchString(x) {
+			continue
+		}
+		if lexicon.CueReproach.In(x) || lexicon.CueMistake.In(x) || lexicon.CueYourWork.In(x) && !lexicon.CueAck.In(x) {
+			return true
+		}
+		if len(u.calls) == 0 {
+			continue
+		}
+		if j := lexicon.CueContrast.Find(x); j >= 0 {
+			after := x[j:]
+			if lexicon.CueNegation.In(after) || lexicon.CueNegatedResult.In(after) || lexicon.CueErrorWord.In(after) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// saysNo reports whether the message opens with a "no" to what the agent
+// did (lexicon.CueNo, in any of its languages) that answers no question of
+// the agent's and closes nothing ("no thanks", "kein Problem").
+func saysNo(tl *timeline, u *utterance, first string) bool {
+	if !lexicon.CueNo.AtStart(first) || closerRE.MatchString(first) || lexicon.CueAck.In(first) {
+		return false
+	}
+	if strings.Contains(first, "problem") || strings.Contains(first, "проблем") || strings.Contains(first, "问题") {
+		return false
+	}
+	return !askedRE.MatchString(strings.TrimSpace(headOf(lastSentenceOf(tl.lastAgentText(u)), 400)))
+}
+
+// lastSentenceOf is the last sentence of s: where an agent asks what it
+// asks.
+func lastSentenceOf(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 600 {
+		s = s[len(s)-600:]
+		for len(s) > 0 && !utf8.RuneStart(s[0]) {
+			s = s[1:]
+		}
+	}
+	ss := sentences(s)
+	if len(ss) == 0 {
+		return ""
+	}
+	return ss[len(ss)-1]
+}
+
+// questionLike reports whether s asks: a question mark, or the question
+// particle Chinese, Japanese and Korean end a question with.
+func questionLike(s string) bool {
+	if isQuestion(s) {
+		return true
+	}
+	s = strings.TrimRight(strings.TrimSpace(s), "。.!！ ")
+	for _, p := range []string{"吗", "嗎", "か", "까", "니"} {
+		if strings.HasSuffix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // negatedResult reports whether the message opens by saying the agent's
@@ -216,6 +343,34 @@ func relevant(tl *timeline, u *utterance, tax *Taxonomy) bool {
 	return false
 }
 
+// echoes reports whether u names a concrete thing (an identifier, a path, a
+// flag: namedRE) that the person's previous message or the agent's reply
+// since named: after an interrupt, a message about the same things as the
+// interrupted turn, in whatever language, narrows or redirects it ("make
+// `test_subtree_only` use GitTemporaryDirectory" after "don't use
+// IgnorantTemporaryDirectory use GitTemporaryDirectory" and a ^C).
+func echoes(tl *timeline, u *utterance) bool {
+	mine := namedRE.RE().FindAllString(u.text, 12)
+	if len(mine) == 0 {
+		return false
+	}
+	var before strings.Builder
+	if u.prev >= 0 {
+		before.WriteString(tl.utts[u.prev].text)
+	}
+	for _, a := range u.assistant {
+		before.WriteString("\n" + headOf(tl.rec(a).Text, 2000))
+	}
+	prior := strings.ToLower(before.String())
+	for _, m := range mine {
+		m = strings.ToLower(strings.Trim(m, "`"))
+		if len(m) >= 4 && strings.Contains(prior, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // callWords returns the command, paths and short string arguments of a call
 // as text.
 func callWords(r *traces.Record) string {
@@ -251,6 +406,9 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 			// the negative-result extractor keeps what failed.
 			conf, signals = 0.7, []string{SignalFailure}
 		}
+		if conf == 0 && proposalAfterChange(tl, u, e.tax) {
+			conf, signals = 0.6, []string{SignalExplicitCorrection}
+		}
 		if conf == 0 {
 			continue
 		}
@@ -271,6 +429,10 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 			types = tl.s.callTypes(e.tax, call)
 			trigger = describeCall(r, types, e.tax)
 			from = call
+		} else if a := proposalOf(tl.lastAgentText(u)); failure && a != "" {
+			// A complaint about the agent's answer in words: the answer is
+			// what it corrects.
+			trigger = "after the agent's answer " + quoteText(shorten(cleanMarkup(a), 90))
 		} else if u.prev >= 0 {
 			if p := tl.utts[u.prev].text; p != "" {
 				trigger = "when asked to " + shorten(lowerFirst(cleanMarkup(p)), 90)

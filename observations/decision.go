@@ -38,6 +38,8 @@ func (e *decisionExtractor) Extract(s *Session) []*Observation {
 			out = append(out, d)
 		} else if d := e.proposed(tl, u); d != nil {
 			out = append(out, d)
+		} else if d := e.respecified(tl, u); d != nil {
+			out = append(out, d)
 		}
 	}
 	return out
@@ -309,7 +311,7 @@ var (
 	// "could we reuse X", "maybe we should use X", "let's keep X but change
 	// Y", "make X use Y", "könnten wir X verwenden", "podríamos usar X",
 	// "不如用 X", "X を使ったら", "давай используем X".
-	proposalRE = textutil.Lazy(`(?i)(?:\b(?:could|can|should|shall)\s+(?:we|you|i)\s+(?:just\s+|also\s+)?|\b(?:we|you)\s+(?:could|can|should|might)\s+(?:just\s+|also\s+)?|\b(?:maybe|perhaps|how about|what about|why not|let'?s)\s+(?:we\s+)?(?:should\s+)?(?:just\s+)?|\bmake\s+\S+\s+)(use|using|reuse|switch to|migrate to|move to|go with|keep|replace|set up|launch)\b\s+(.{2,100})|(?:könnten wir|sollten wir|lass uns|wir könnten|wir sollten)\s+(.{2,80}?)\s+(?:verwenden|benutzen|nehmen|nutzen)|(?:podríamos|deberíamos|mejor)\s+(?:usar|utilizar|reutilizar)\s+(.{2,80})|(?:不如|要不|可以改用|应该用|我们可以用|还是用)\s*(.{2,60})|(.{2,60}?)(?:を使ったら|を使うのはどう|にしたら|を使いましょう)|(?:давай(?:те)?|лучше|можно|может)\s+(?:использовать|используем|возьмём|возьмем)\s+(.{2,80})`)
+	proposalRE = textutil.Lazy(`(?i)(?:\b(?:could|can|should|shall)\s+(?:we|you|i)\s+(?:please\s+)?(?:just\s+|also\s+)?|\b(?:we|you)\s+(?:could|can|should|might)\s+(?:just\s+|also\s+)?|\b(?:maybe|perhaps|how about|what about|why not|let'?s)\s+(?:we\s+)?(?:should\s+)?(?:just\s+)?|\bmake\s+\S+\s+)(use|using|reuse|switch to|migrate to|move to|go with|keep|replace|set up|launch)\b\s+(.{2,100})|(?:könnten wir|sollten wir|lass uns|wir könnten|wir sollten)\s+(.{2,80}?)\s+(?:verwenden|benutzen|nehmen|nutzen)|(?:podríamos|deberíamos|mejor)\s+(?:usar|utilizar|reutilizar)\s+(.{2,80})|(?:不如|要不|可以改用|应该用|我们可以用|还是用)\s*(.{2,60})|(.{2,60}?)(?:を使ったら|を使うのはどう|にしたら|を使いましょう)|(?:давай(?:те)?|лучше|можно|может)\s+(?:использовать|используем|возьмём|возьмем)\s+(.{2,80})`)
 	// comparativeRE is a proposal's reason that weighs it against another
 	// way: "which is less work", "simpler", "einfacher", "más simple".
 	comparativeRE = textutil.Lazy(`(?i)\b(less work|less code|simpler|easier|cleaner|faster|more robust|instead|einfacher|sauberer|más simple|más fácil|más limpio|проще|лучше)\b|更简单|更好|より簡単|더 간단`)
@@ -338,8 +340,10 @@ func (e *decisionExtractor) proposed(tl *timeline, u *utterance) *Observation {
 			}
 		} else if m := usingRE.FindStringSubmatch(sent); m != nil && comparativeRE.MatchString(sent) {
 			chosen = firstPhrase(m[1] + " using " + m[2])
+		} else if what := needless(sent); what != "" && agentNamed(tl, u, what) {
+			chosen = "do without " + what
 		}
-		if chosen == "" || !namesThing(chosen) || wordCount(chosen) > 16 {
+		if chosen == "" || !namesThing(strings.TrimPrefix(chosen, "do without ")) || wordCount(chosen) > 16 {
 			continue
 		}
 		other := ""
@@ -353,6 +357,9 @@ func (e *decisionExtractor) proposed(tl *timeline, u *utterance) *Observation {
 			from = u.assistant[len(u.assistant)-1]
 		}
 		st := prefStatement(sent)
+		if what, ok := strings.CutPrefix(chosen, "do without "); ok {
+			st = "Do without " + what // not the question it was asked as
+		}
 		return &Observation{
 			Type: TypeDecision, Title: shorten(st, 80), Description: "Decision for another way than the agent's",
 			Alternatives: []Alternative{{Name: chosen}, {Name: other}},
@@ -362,6 +369,85 @@ func (e *decisionExtractor) proposed(tl *timeline, u *utterance) *Observation {
 		}
 	}
 	return nil
+}
+
+// respecified reads u as the person choosing another way after taking the
+// agent's change back (aider's /undo, Claude Code's /rewind): the
+// instruction that follows the undo, when it names what to do (a concrete
+// thing, in any language), is the way chosen over the undone one. The
+// structure carries it, not the words.
+func (e *decisionExtractor) respecified(tl *timeline, u *utterance) *Observation {
+	if !u.undone || isQuestion(u.text) || len(u.assistant) == 0 {
+		return nil
+	}
+	first := firstSentence(u.text)
+	if !namedRE.MatchString(first) || wordCount(first) > 40 || isLogLine(first) {
+		return nil
+	}
+	if englishRE.MatchString(first) && !directiveStartRE.MatchString(strings.TrimSpace(leadRE.ReplaceAllString(first, ""))) {
+		// In English, only an instruction: "the leaderboard is wider than
+		// ..." after an undo reports a problem, it chooses nothing.
+		return nil
+	}
+	undone := shorten(cleanMarkup(firstLineOf(tl.lastAgentText(u))), 100)
+	st := prefStatement(first)
+	return &Observation{
+		Type: TypeDecision, Title: shorten(st, 80), Description: "Decision for another way than the undone change",
+		Alternatives: []Alternative{{Name: st}, {Name: "the undone change: " + undone}},
+		Chosen:       st, Reasons: becauseOf(u.text),
+		ActionTypes: e.tax.ClassifyText(u.text), Confidence: 0.5, Importance: 0.4,
+		Sources: []SourceRef{tl.sourceRef(u.assistant[len(u.assistant)-1], u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
+	}
+}
+
+// agentNamed reports whether phrase names something of what the agent did
+// since the person last spoke: a content word of it in the agent's words or
+// its last calls. "Do we even need X?" drops the agent's X; "do we need to
+// update the changelog too?" asks for more work.
+func agentNamed(tl *timeline, u *utterance, phrase string) bool {
+	ws := contentStems(phrase)
+	if len(ws) == 0 {
+		return false
+	}
+	var b strings.Builder
+	for _, a := range u.assistant {
+		b.WriteString(headOf(tl.rec(a).Text, 4000) + "\n")
+	}
+	calls := u.calls
+	if len(calls) > 3 {
+		calls = calls[len(calls)-3:]
+	}
+	for _, c := range calls {
+		b.WriteString(callWords(tl.rec(c)) + " " + headOf(string(tl.rec(c).Input), 4000) + "\n")
+	}
+	theirs := contentStems(b.String())
+	for w := range ws {
+		if len(w) >= 4 && theirs[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// needless returns what a sentence says the work does not need ("Do we
+// even need _generate_html_with_combined_link then?", "I don't think we
+// need to loop through all items", "没必要用 Redis"): the phrase after a
+// CueNeedless phrase, up to the clause's end; "" when there is none.
+func needless(sent string) string {
+	low := lower(sent)
+	_, end := lexicon.CueNeedless.Span(low)
+	if end < 0 || len(low) != len(sent) {
+		return ""
+	}
+	what := firstPhrase(strings.TrimLeft(sent[end:], " :"))
+	what = strings.TrimPrefix(what, "to ") // "need to loop through all items"
+	for _, tail := range []string{" then", " at all", " anymore", " here"} {
+		what = strings.TrimSuffix(what, tail)
+	}
+	if wordCount(what) == 0 || wordCount(what) > 12 {
+		return ""
+	}
+	return what
 }
 
 // namedRE is a concrete thing: a code span, a path, a file, a dotted or

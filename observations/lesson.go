@@ -193,6 +193,17 @@ func joinLimited(parts []string, n int) string {
 // failure report without an instruction becomes an instruction built from
 // the structure: what was refused or what failed.
 func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesson, consequence string) {
+	if failure && u.pasted != "" && pasteLeadIn(u.text) {
+		// "A couple of tests are unhappy now:" and the output: the lead-in
+		// is the person's report; what the prose test kept of the paste is
+		// not an instruction.
+		v := *u
+		v.text, _, _ = strings.Cut(strings.TrimSpace(u.text), "\n")
+		if i := strings.IndexAny(v.text, ":："); i >= 0 {
+			v.text = v.text[:i]
+		}
+		u = &v
+	}
 	lesson, consequence = lessonFrom(u.text)
 	lesson, consequence = cleanMarkup(lesson), cleanMarkup(consequence)
 	obj := correctedObject(tl, u, call)
@@ -200,13 +211,32 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 	instructs := lesson != "" && (isDirective(u.text) || lexicon.CueInstead.In(low) || lexicon.CueStop.In(low) ||
 		!failure && lexicon.CueNegation.In(low))
 	said := shorten(strings.TrimRight(cleanMarkup(firstSentence(u.text)), " .。:："), 160)
+	what := changeObject(tl, u)
+	if a := proposalOf(tl.lastAgentText(u)); what == "the change" && call < 0 && a != "" {
+		// A complaint about an answer in words: the answer is what fell
+		// short, by its first informative sentence.
+		what = "the answer " + quoteText(shorten(cleanMarkup(a), 80))
+	}
+	first := lower(firstSentence(u.text))
 	switch {
+	case failure && lexicon.CueDoubt.AtStart(first):
+		// "Are you sure the HTML is the issue?": the agent stated more than
+		// it had checked.
+		return "Check a diagnosis or claim against the evidence before stating it (about " + what +
+			"); the person asked: " + quoteText(said) + ".", consequence
+	case failure && lexicon.CueWhyYou.AtStart(first):
+		// "Why did you delete the file?": the agent did what was not asked.
+		return "Do not go ahead with " + what + " unasked; the person asked: " + quoteText(said) + ".", consequence
+	case failure && !instructs && lexicon.CueNo.AtStart(first):
+		// "No, that's not what I meant": the work went another way than
+		// the person's.
+		return "Do not go ahead with " + what + " that way; the person said: " + quoteText(said) + ".", consequence
 	case failure && !instructs:
 		if rule := shortfallRule(u.text); rule != "" {
 			// "you are not adding tests": the person states the rule.
 			return rule, consequence
 		}
-		lesson = "Check that " + changeObject(tl, u) + " really works before calling it done"
+		lesson = "Check that " + what + " really works before calling it done"
 		if said != "" {
 			lesson += failureReported + quoteText(said)
 		}

@@ -299,3 +299,218 @@ func TestNegatedResultAfterChange(t *testing.T) {
 		t.Errorf("no change made, yet a correction: %q", cs[0].Lesson)
 	}
 }
+
+// TestComplaintAfterWorkAnyLanguage: right after the agent's change or
+// answer, a message that says the result fell short without a failure
+// word, a refusal or a pasted error is a correction, in any language: a
+// challenge of the agent's claim, a reproach of what it did or assumed,
+// its mistake named, what came of its own suggestion, or a turn from
+// approval to a shortfall. Approval, a new request with a "but", a polite
+// request and a turn before any change are not.
+func TestComplaintAfterWorkAnyLanguage(t *testing.T) {
+	run := func(msg string, change bool) []*Observation {
+		f := (&ccFixture{}).user("make the gui start from the launcher")
+		if change {
+			f = f.call("toolu_1", "Edit", `{"file_path":"/repo/gui/launcher.py","old_string":"a","new_string":"b"}`).result("toolu_1", "ok")
+		}
+		s := f.say("Done: run `opk-gui` or `python -m opk.ui` to start it.").user(msg).say("Let me look.").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	for lang, msg := range map[string]string{
+		"en-doubt":    "Are you sure the launcher is the issue? The window never gets that far.",
+		"de-doubt":    "Bist du sicher, dass der Launcher das Problem ist?",
+		"es-doubt":    "¿Estás seguro de que el problema es el lanzador?",
+		"fr-doubt":    "Tu es sûr que le problème vient du lanceur ?",
+		"ru-doubt":    "Ты уверен, что проблема в лаунчере?",
+		"zh-doubt":    "你确定问题在启动器吗？",
+		"ja-doubt":    "本当にランチャーが原因ですか？",
+		"en-reproach": "I'm on Ubuntu 22.04. You should know this, I'm not headless.",
+		"de-reproach": "Du hast vergessen, den Einstiegspunkt einzutragen.",
+		"es-reproach": "Olvidaste registrar el punto de entrada.",
+		"ru-reproach": "Ты забыл прописать точку входа.",
+		"zh-reproach": "你忘了注册入口点。",
+		"ko-reproach": "진입점 등록하는 걸 잊었네요.",
+		"en-mistake":  "First we need to address an oversight: the fields are on two tabs.",
+		"zh-mistake":  "这里有个疏忽：字段在两个标签页上都有。",
+		"en-yours":    "I'm using your suggested commands and they both exit immediately.",
+		"de-yours":    "Mit deinen Befehlen startet das Fenster sofort wieder zu.",
+		"ru-yours":    "С твоими командами окно сразу закрывается.",
+		"zh-yours":    "用你给的命令，两个都马上退出了。",
+		"en-turn":     "This launcher does the job, but we end up with two failed requests.",
+		"en-turn2":    "I tried to run the gui with it. But I never saw the window open.",
+		"de-turn":     "Es startet, aber die Buttons fehlen nicht mehr... doch, sie sind nicht da.",
+		"es-turn":     "Arranca, pero no aparece la ventana.",
+		"ru-turn":     "Запускается, но окно не появляется.",
+		"zh-turn":     "能启动，但是窗口没有出现。",
+		"ja-turn":     "起動はするけど、ウィンドウが出ない。",
+		"en-no":       "No, that's not what I meant.",
+		"de-no":       "Nein, das meinte ich nicht.",
+		"ru-no":       "Нет, не так.",
+		"zh-no":       "不对，不是这个意思",
+		"ko-no":       "아니요, 그게 아니라 런처를 고쳐야 해요",
+		"en-why":      "Why did you delete the launcher script?",
+		"de-why":      "Warum hast du die Datei gelöscht?",
+		"ru-why":      "Зачем ты удалил файл?",
+		"zh-why":      "为什么要删掉这个文件？",
+		"ru-said":     "Я же просил без лаунчера.",
+		"zh-said":     "我说的是去掉启动器",
+		"de-again":    "Schon wieder ein leeres Fenster.",
+		"ru-again":    "Опять пустое окно.",
+		"zh-again":    "你怎么又加了启动器",
+		"en-symptom":  "they both exit immediately",
+		"de-symptom":  "Beide Programme beenden sich sofort.",
+		"ru-symptom":  "Оба сразу закрываются.",
+		"zh-symptom":  "两个都直接退出了",
+		"de-still":    "Die Labels sind noch da",
+		"es-still":    "Las etiquetas siguen ahí.",
+		"zh-still":    "标签还在",
+	} {
+		cs := run(msg, true)
+		if len(cs) != 1 {
+			t.Errorf("%s: %d corrections for %q", lang, len(cs), msg)
+			continue
+		}
+		// The trigger is the agent's change; the lesson stands alone: it
+		// names what fell short or keeps the person's own instruction.
+		if !strings.Contains(cs[0].Trigger, "launcher.py") || !strings.Contains(cs[0].Lesson, "launcher.py") && wordCount(cs[0].Lesson) < 6 {
+			t.Errorf("%s: trigger %q lesson %q", lang, cs[0].Trigger, cs[0].Lesson)
+		}
+	}
+	for name, msg := range map[string]string{
+		"en-ack":      "Perfect, thanks, your fix works.",
+		"en-request":  "Add a tray icon, but don't start it minimized.",
+		"ru-polite":   "Вы не могли бы добавить иконку в трей?",
+		"en-question": "Can we also add a tray icon to the launcher?",
+		"zh-ack":      "好的，谢谢，你的方法可以了。",
+		"en-closer":   "No worries, thanks",
+		"de-closer":   "Nein danke, das reicht",
+		"zh-good":     "不错，谢谢",
+	} {
+		if cs := run(msg, true); len(cs) != 0 {
+			t.Errorf("%s became a correction: %q", name, cs[0].Lesson)
+		}
+	}
+	// A "no" that answers the agent's question is an answer.
+	asked := (&ccFixture{}).user("make the gui start from the launcher").
+		call("toolu_1", "Edit", `{"file_path":"/repo/gui/launcher.py","old_string":"a","new_string":"b"}`).result("toolu_1", "ok").
+		say("Done. Should I also add a desktop entry?").user("Nein, das ist nicht nötig.").say("OK.").session(t)
+	if cs := ofType(Extract(asked, nil, nil), TypeCorrection); len(cs) != 0 {
+		t.Errorf("an answer to the agent's question became a correction: %q", cs[0].Lesson)
+	}
+	// A turn from approval needs a change to fall short of.
+	if cs := run("It starts, but the window does not appear.", false); len(cs) != 0 {
+		t.Errorf("no change made, yet a correction: %q", cs[0].Lesson)
+	}
+	// A complaint about an answer in words corrects the answer.
+	cs := run("I'm using your suggested commands and they both exit immediately.", false)
+	if len(cs) != 1 || !strings.Contains(cs[0].Trigger, "opk-gui") {
+		t.Errorf("complaint about the answer: %+v", cs)
+	}
+}
+
+// TestComplaintAfterWorkCodexAider: the same in Codex rollouts and aider
+// histories, the formats other people's sessions come in.
+func TestComplaintAfterWorkCodexAider(t *testing.T) {
+	lines := []string{
+		`{"timestamp":"2025-12-01T10:00:00.000Z","type":"session_meta","payload":{"id":"019ad000-0000-7000-8000-0000000000ab","timestamp":"2025-12-01T10:00:00.000Z","cwd":"/home/dev/demo","originator":"codex_cli_rs","cli_version":"0.63.0"}}`,
+		`{"timestamp":"2025-12-01T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"сделай запуск gui из лаунчера"}]}}`,
+		`{"timestamp":"2025-12-01T10:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"*** Begin Patch\\n*** Update File: gui/launcher.py\\n@@\\n-a\\n+b\\n*** End Patch\"]}","call_id":"call_1"}}`,
+		`{"timestamp":"2025-12-01T10:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"Success"}}`,
+		`{"timestamp":"2025-12-01T10:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Готово: запускайте opk-gui."}]}}`,
+		`{"timestamp":"2025-12-01T10:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Запускается, но окно не появляется."}]}}`,
+		`{"timestamp":"2025-12-01T10:00:06.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Проверю."}]}}`,
+	}
+	s := parseFixture(t, traces.NewCodex(), "rollout-2025-12-01T10-00-00-019ad000-0000-7000-8000-0000000000ab.jsonl", strings.Join(lines, "\n")+"\n")
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 1 || !strings.Contains(cs[0].Trigger, "launcher.py") {
+		t.Errorf("codex: %+v", cs)
+	}
+	src := "\n# aider chat started at 2025-01-01 10:00:00\n\n" +
+		"#### starte die gui aus dem launcher  \n\n" +
+		"gui/launcher.py\n```python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n\n" +
+		"> Applied edit to gui/launcher.py  \n> Commit abc1234 feat: launcher  \n\n" +
+		"#### Bist du sicher, dass das reicht? Das Fenster bleibt leer.  \n\n" +
+		"Ich prüfe das.\n"
+	s = parseFixture(t, traces.NewAider(), ".aider.chat.history.md", src)
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 1 {
+		t.Errorf("aider: %+v", cs)
+	}
+}
+
+// TestAiderCtrlCThenRedirect: aider's Ctrl-C during the reply plays the
+// part of the interrupt; the person's next message redirects, in German.
+func TestAiderCtrlCThenRedirect(t *testing.T) {
+	src := "\n# aider chat started at 2025-01-01 10:00:00\n\n" +
+		"#### verwende GitTemporaryDirectory in den Tests  \n>  \n>  \n> ^C again to exit  \n\n" +
+		"Gerne! Ich ersetze IgnorantTemporaryDirectory in allen Tests\n\n" +
+		"#### /clear  \n\n" +
+		"#### nur `test_subtree_only` soll GitTemporaryDirectory nehmen  \n\n" +
+		"OK.\n"
+	s := parseFixture(t, traces.NewAider(), ".aider.chat.history.md", src)
+	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	if len(cs) != 1 || !has(cs[0].Signals, SignalInterrupt) || !strings.Contains(cs[0].Lesson, "test_subtree_only") {
+		t.Fatalf("corrections: %+v", cs)
+	}
+}
+
+// TestProposalAfterChangeIsAlsoACorrection: right after the agent changed
+// files, proposing another way of doing what it just did corrects it and
+// decides it: one message, both observations, in any language the
+// proposal rules read. A proposal with nothing changed, or about other
+// work, corrects nothing.
+func TestProposalAfterChangeIsAlsoACorrection(t *testing.T) {
+	run := func(msg string, change bool) (cs, ds []*Observation) {
+		f := (&ccFixture{}).user("add the session navigation to the combined transcript")
+		if change {
+			f = f.call("toolu_1", "Edit", `{"file_path":"/repo/templates/transcript.html","old_string":"a","new_string":"<nav class=\"session-nav\">"}`).result("toolu_1", "ok")
+		}
+		s := f.say("Done: the combined transcript has its own session navigation markup now.").user(msg).say("OK.").session(t)
+		obs := Extract(s, nil, nil)
+		return ofType(obs, TypeCorrection), ofType(obs, TypeDecision)
+	}
+	for lang, msg := range map[string]string{
+		"en": "could we reuse @templates/components/session_nav.html for that? looks like it's very similar?",
+		"de": "Könnten wir dafür components/session_nav.html verwenden?",
+		"es": "¿Podríamos usar components/session_nav.html para eso?",
+		"zh": "不如用 components/session_nav.html 这个组件",
+		"ru": "Давай используем components/session_nav.html для этого.",
+	} {
+		cs, ds := run(msg, true)
+		if len(cs) != 1 || len(ds) != 1 || !strings.Contains(cs[0].Trigger, "transcript.html") {
+			t.Errorf("%s: corrections %+v decisions %+v", lang, cs, ds)
+		}
+	}
+	if cs, _ := run("could we reuse @templates/components/session_nav.html for that?", false); len(cs) != 0 {
+		t.Errorf("nothing changed, yet a correction: %q", cs[0].Lesson)
+	}
+	if cs, _ := run("Next, could we use pnpm in the docs site?", true); len(cs) != 0 {
+		t.Errorf("a proposal about other work became a correction: %q", cs[0].Lesson)
+	}
+}
+
+// TestCodexRefusalThenNextMessage: Codex tells the model "exec command
+// rejected by user" when the person declines an approval prompt; the
+// declined command is the trigger and the person's next message the
+// correction, in any language.
+func TestCodexRefusalThenNextMessage(t *testing.T) {
+	for lang, msg := range map[string]string{
+		"es": "no borres nada, mueve los logs a /tmp/old",
+		"ru": "не удаляй, перенеси логи в /tmp/old",
+		"en": "move them to /tmp/old",
+	} {
+		q, _ := json.Marshal(msg)
+		lines := []string{
+			`{"timestamp":"2025-12-01T10:00:00.000Z","type":"session_meta","payload":{"id":"019ad000-0000-7000-8000-0000000000ac","timestamp":"2025-12-01T10:00:00.000Z","cwd":"/home/dev/demo","originator":"codex_cli_rs","cli_version":"0.63.0"}}`,
+			`{"timestamp":"2025-12-01T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"clean up the old logs"}]}}`,
+			`{"timestamp":"2025-12-01T10:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"rm -rf logs/\"]}","call_id":"call_1"}}`,
+			`{"timestamp":"2025-12-01T10:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"exec command rejected by user"}}`,
+			`{"timestamp":"2025-12-01T10:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Understood, I won't delete them. What should I do instead?"}]}}`,
+			`{"timestamp":"2025-12-01T10:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":` + string(q) + `}]}}`,
+			`{"timestamp":"2025-12-01T10:00:06.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"OK."}]}}`,
+		}
+		s := parseFixture(t, traces.NewCodex(), "rollout-2025-12-01T10-00-00-019ad000-0000-7000-8000-0000000000ac.jsonl", strings.Join(lines, "\n")+"\n")
+		cs := ofType(Extract(s, nil, nil), TypeCorrection)
+		if len(cs) != 1 || !has(cs[0].Signals, SignalRejection) || !strings.Contains(cs[0].Trigger, "rm -rf logs/") {
+			t.Errorf("%s: corrections %+v", lang, cs)
+		}
+	}
+}

@@ -231,3 +231,71 @@ func FuzzPreferenceIn(f *testing.F) {
 		}
 	})
 }
+
+// TestDecisionToDoWithout: doubting that what the agent built is needed at
+// all ("do we even need X?", "brauchen wir X überhaupt") is a decision to do
+// without it, in any language and format; a question about something else
+// is not.
+func TestDecisionToDoWithout(t *testing.T) {
+	built := "I added a _generate_html_with_combined_link helper next to generate_html."
+	cases := []struct {
+		name   string
+		parser traces.Parser
+		src    string
+		want   string
+	}{
+		{"claude en", traces.NewClaudeCode(), claudeSession(built, "Do we even need _generate_html_with_combined_link then?"), "_generate_html_with_combined_link"},
+		{"claude en2", traces.NewClaudeCode(), claudeSession("The filter now loops through all items to find each group's visibility.", "I don't think we need to loop through all items, the group names should match the filters?"), "loop through all items"},
+		{"codex de", traces.NewCodex(), codexRollout("/w/app", built, "Brauchen wir überhaupt _generate_html_with_combined_link?"), "_generate_html_with_combined_link"},
+		{"codex es", traces.NewCodex(), codexRollout("/w/app", built, "No hace falta el helper _generate_html_with_combined_link."), "_generate_html_with_combined_link"},
+		{"gemini fr", traces.NewGemini(), geminiSession(built, "On n'a pas besoin de _generate_html_with_combined_link."), "_generate_html_with_combined_link"},
+		{"aider ru", traces.NewAider(), aiderHistory(built, "Зачем нам _generate_html_with_combined_link?"), "_generate_html_with_combined_link"},
+		{"aider zh", traces.NewAider(), aiderHistory(built, "不需要 _generate_html_with_combined_link 这个函数"), "_generate_html_with_combined_link"},
+		{"claude ja", traces.NewClaudeCode(), claudeSession(built, "_generate_html_with_combined_link はいらないと思う"), ""},
+	}
+	for _, tc := range cases {
+		s := parseWith(t, tc.parser, tc.name, tc.src)
+		decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision)
+		if tc.want == "" {
+			// Japanese puts what is not needed before the cue: no object
+			// after it, no decision read (a known gap, not a wrong one).
+			continue
+		}
+		if len(decs) != 1 || !strings.Contains(decs[0].Chosen, tc.want) || !strings.HasPrefix(decs[0].Chosen, "do without") ||
+			len(decs[0].Alternatives) != 2 || !strings.Contains(decs[0].Alternatives[1].Name, "the agent's") {
+			t.Errorf("%s: %+v", tc.name, decs)
+		}
+	}
+	s := parseWith(t, traces.NewClaudeCode(), "other", claudeSession(built, "Do we need to update the changelog too?"))
+	if decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision); len(decs) > 0 {
+		t.Errorf("a question about other work became a decision: %+v", decs[0])
+	}
+}
+
+// TestDecisionAfterUndo: after the person takes the agent's change back
+// (/undo), the instruction that follows is the way chosen over the undone
+// one, whatever its language; the structure says so, not the words.
+func TestDecisionAfterUndo(t *testing.T) {
+	for lang, msg := range map[string]string{
+		"en": "add tests for --map-tokens: mock RepoMap and ensure it is not called",
+		"de": "schreib Tests für --map-tokens und mocke RepoMap",
+		"zh": "给 --map-tokens 写测试，mock RepoMap，确保它没有被调用",
+	} {
+		src := "# aider chat started at 2024-01-15 10:30:00\n\n" +
+			"#### add tests for --map-tokens  \n\n" +
+			"I'll mock Coder.create and check kwargs['repo_map'] is None.\n\n" +
+			"> Applied edit to tests/basic/test_main.py  \n\n" +
+			"#### /undo  \n> Removed: 1234abc test: map tokens  \n\n" +
+			"#### " + msg + "  \n\nOK.\n"
+		s := parseWith(t, traces.NewAider(), lang, src)
+		decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision)
+		if len(decs) != 1 || !strings.Contains(decs[0].Chosen, "RepoMap") || !strings.Contains(decs[0].Alternatives[1].Name, "Coder.create") {
+			t.Errorf("%s: %+v", lang, decs)
+		}
+	}
+	// Without the undo, the same instruction is a new task.
+	src := "# aider chat started at 2024-01-15 10:30:00\n\n#### hi  \n\nHello!\n\n#### add tests for --map-tokens: mock RepoMap  \n\nOK.\n"
+	if decs := ofType(Extract(parseWith(t, traces.NewAider(), "no-undo", src), nil, []string{TypeDecision}), TypeDecision); len(decs) > 0 {
+		t.Errorf("no undo, yet a decision: %+v", decs[0])
+	}
+}

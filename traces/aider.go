@@ -97,6 +97,10 @@ type aiderState struct {
 	assist    string
 	assistBuf []string
 	editAsked bool
+
+	// afterUser: the last block flushed was the person's message, so a
+	// Ctrl-C aider reports next stopped the model's reply to it.
+	afterUser bool
 }
 
 // Parse implements Parser.
@@ -106,6 +110,7 @@ func (a *Aider) Parse(r io.Reader, file string, start Pos, emit func(Record) err
 	st.session = start.State["session"]
 	st.assist = start.State["assist"]
 	st.editAsked = start.State["edit"] == "1"
+	st.afterUser = start.State["after"] == "user"
 	st.stamp = start.State["stamp"]
 	st.model = start.State["model"]
 	if t, err := time.Parse(time.RFC3339Nano, start.State["start"]); err == nil {
@@ -205,6 +210,9 @@ func (st *aiderState) state() map[string]string {
 	if st.editAsked {
 		m["edit"] = "1"
 	}
+	if st.afterUser {
+		m["after"] = "user"
+	}
 	return m
 }
 
@@ -231,7 +239,7 @@ func (st *aiderState) newSession(stamp string, line int) {
 		id += fmt.Sprintf("-L%d", line)
 	}
 	st.session, st.start, st.stamp, st.model = id, t, stamp, ""
-	st.assist, st.assistBuf, st.editAsked = "", st.assistBuf[:0], false
+	st.assist, st.assistBuf, st.editAsked, st.afterUser = "", st.assistBuf[:0], false, false
 }
 
 // aiderIsUser reports a user-input line: "####" then a space or the end,
@@ -264,6 +272,8 @@ func (st *aiderState) flush(emit func(Record) error) error {
 	if st.kind == aiderNone || len(st.lines) == 0 {
 		return nil
 	}
+	afterUser := st.afterUser
+	st.afterUser = false
 	rec := Record{
 		Session: st.session,
 		Time:    st.start,
@@ -297,6 +307,8 @@ func (st *aiderState) flush(emit func(Record) error) error {
 		}
 		if strings.HasPrefix(text, "/") || strings.HasPrefix(text, "!") {
 			rec.Marks = append(rec.Marks, MarkSlash)
+		} else {
+			st.afterUser = text != "" // a message the model answers
 		}
 	case aiderTool:
 		parts := make([]string, len(st.lines))
@@ -320,6 +332,8 @@ func (st *aiderState) flush(emit func(Record) error) error {
 		rec.Output = strings.TrimRight(strings.Join(parts, "\n"), "\n")
 		if rejected {
 			rec.Marks = []string{MarkRejected}
+		} else if afterUser && aiderCtrlC(parts) {
+			rec.Marks = []string{MarkInterrupt}
 		}
 		if strings.Contains(rec.Output, aiderEditPrompt) {
 			st.editAsked = !rejected
@@ -331,6 +345,28 @@ func (st *aiderState) flush(emit func(Record) error) error {
 	}
 	setAuthor(&rec)
 	return emit(rec)
+}
+
+// aiderCtrlC reports whether a tool block is only aider's report of a
+// Ctrl-C: "^C again to exit" (Coder.keyboard_interrupt, the first press)
+// or "^C KeyboardInterrupt" (the second, which exits). Right after the
+// person's message it is the person stopping the model's reply (aider then
+// logs the reply cut where it stopped: chat-history.md:2267-2290 of the
+// shared aider history); after aider's own output (a file added, a
+// linter's report) it is a Ctrl-C at the input prompt, which stops
+// nothing the agent did, and is not an interrupt.
+func aiderCtrlC(lines []string) bool {
+	seen := false
+	for _, l := range lines {
+		switch strings.TrimSpace(l) {
+		case "":
+		case "^C again to exit", "^C KeyboardInterrupt":
+			seen = true
+		default:
+			return false
+		}
+	}
+	return seen
 }
 
 // aiderPromptLine reports whether line i of a tool block is where aider

@@ -300,3 +300,32 @@ func FuzzAider(f *testing.F) {
 		}
 	})
 }
+
+// A Ctrl-C right after the person's message stops the model's reply: an
+// interrupt. One after aider's own output (a file added) or a slash
+// command stops nothing the agent did.
+func TestAiderCtrlCInterrupt(t *testing.T) {
+	src := "# aider chat started at 2024-08-06 10:00:00\n\n" +
+		"#### use the tmp helper everywhere  \n>  \n>  \n> ^C again to exit  \n\n" +
+		"Certainly! I'll replace it\n\n" +
+		"#### /add aider/repomap.py  \n> Added aider/repomap.py to the chat  \n>  \n> ^C again to exit  \n\n" +
+		"#### /clear  \n>  \n> ^C again to exit  \n\n" +
+		"#### only in test_subtree_only  \n\nOk.\n"
+	recs, _, _ := trParse(t, NewAider(), []byte(src), "h.md", Pos{})
+	var marks []bool
+	for _, r := range recs {
+		if r.Kind == KindToolResult {
+			marks = append(marks, r.Has(MarkInterrupt))
+		}
+	}
+	if want := []bool{true, false, false}; !reflect.DeepEqual(marks, want) {
+		t.Fatalf("interrupt marks of the tool blocks: %v, want %v", marks, want)
+	}
+	// Resumed between the message and its Ctrl-C, the same.
+	cut := strings.Index(src, ">  \n>  \n> ^C")
+	_, mid, _ := trParse(t, NewAider(), []byte(src[:cut]), "h.md", Pos{})
+	second, _, _ := trParse(t, NewAider(), []byte(src), "h.md", trJSON(t, mid))
+	if len(second) == 0 || second[0].Kind != KindToolResult || !second[0].Has(MarkInterrupt) {
+		t.Fatalf("resumed: %+v", second)
+	}
+}

@@ -372,6 +372,10 @@ func (s *cxState) responseItem(pl object, base Record, pairable bool) cxConverte
 		if v := pl.get("success"); string(v) == "false" {
 			rec.IsError = true
 		}
+		if cxRefused(pl.get("output")) {
+			rec.IsError = true
+			rec.Marks = append(rec.Marks, MarkRejected)
+		}
 		extra = pl.without("type", "call_id", "output")
 		rec.Extra = addExtra(rec.Extra, "output_meta", meta)
 	default:
@@ -421,6 +425,26 @@ func (s *cxState) event(pl object, base Record) cxConverted {
 // exit code when one is recorded. meta holds what the wrapper carried
 // besides the output text (the metadata object), or the tool result
 // envelope of newer versions.
+// cxRefusals are the outputs Codex gives the model when the person
+// declines an approval prompt: codex-rs normalizes every human denial to
+// exactly these ("exec command rejected by user" for a command, "patch
+// rejected by user" for apply_patch; ReviewDecision::Denied and Abort).
+var cxRefusals = map[string]bool{"exec command rejected by user": true, "patch rejected by user": true}
+
+// cxRefused reports whether a call's output is Codex's refusal text, bare:
+// a command's own output comes wrapped with its exit code and timing
+// ({"output": ..., "metadata": ...} or "Exit code: N ... Output:"), so a
+// bare string that is exactly the refusal is Codex's, not the command's.
+func cxRefused(v json.RawMessage) bool {
+	s, ok := asString(v)
+	if !ok {
+		if o, err := splitValid(v); err == nil && o.get("content") != nil {
+			s, ok = asString(o.get("content"))
+		}
+	}
+	return ok && cxRefusals[strings.TrimSpace(s)]
+}
+
 func cxOutput(v json.RawMessage) (out string, isErr bool, meta json.RawMessage) {
 	// Errors from strconv etc. are ignored on purpose: an unreadable exit
 	// code just leaves IsError false.

@@ -288,3 +288,32 @@ func FuzzCodex(f *testing.F) {
 		}
 	})
 }
+
+// Codex's refusal text, bare, is the person declining the approval prompt;
+// the same words as a command's wrapped output are that command's.
+func TestCodexRefusalMarked(t *testing.T) {
+	head := `{"timestamp":"2025-12-01T10:00:00.000Z","type":"session_meta","payload":{"id":"019ad000-0000-7000-8000-0000000000ad","cwd":"/w"}}` + "\n"
+	out := func(v string) string {
+		return `{"timestamp":"2025-12-01T10:00:01.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":` + v + `}}` + "\n"
+	}
+	for v, want := range map[string]bool{
+		`"exec command rejected by user"`: true,
+		`"patch rejected by user"`:        true,
+		`"{\"output\":\"exec command rejected by user\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.1}}"`: false,
+		`"Exit code: 0\nWall time: 0.1 seconds\nOutput:\nexec command rejected by user"`:                           false,
+	} {
+		recs, _, _ := trParse(t, NewCodex(), []byte(head+out(v)), "rollout.jsonl", Pos{})
+		got := false
+		for _, r := range recs {
+			if r.Kind == KindToolResult && r.Has(MarkRejected) {
+				got = true
+				if r.Who() != AuthorPersonChoice {
+					t.Errorf("%s: author %q", v, r.Who())
+				}
+			}
+		}
+		if got != want {
+			t.Errorf("output %s: rejected %v, want %v", v, got, want)
+		}
+	}
+}

@@ -62,7 +62,14 @@ func IsCJK(r rune) bool {
 
 // Find returns the byte offset of the first cue in lower-cased text s, or -1.
 func (c *Cues) Find(s string) int {
-	best := -1
+	i, _ := c.Span(s)
+	return i
+}
+
+// Span returns where the first cue in lower-cased text s starts and where
+// the longest cue starting there ends, or -1, -1.
+func (c *Cues) Span(s string) (start, end int) {
+	start, end = -1, -1
 	for _, q := range c.cues() {
 		from := 0
 		for {
@@ -72,15 +79,15 @@ func (c *Cues) Find(s string) int {
 			}
 			i += from
 			if !q.bound || (boundaryBefore(s, i) && boundaryAfter(s, i+len(q.p))) {
-				if best < 0 || i < best {
-					best = i
+				if start < 0 || i < start || i == start && i+len(q.p) > end {
+					start, end = i, i+len(q.p)
 				}
 				break
 			}
 			from = i + 1
 		}
 	}
-	return best
+	return start, end
 }
 
 // In reports whether lower-cased text s holds a cue.
@@ -295,6 +302,17 @@ hasn't
 still
 immer noch
 noch immer
+noch da
+noch vorhanden
+noch sichtbar
+sigue ahí
+siguen ahí
+sigue igual
+siguen igual
+sigue apareciendo
+siguen apareciendo
+siguen sin
+还在
 todavía
 aún
 toujours
@@ -306,8 +324,17 @@ ancora
 还是
 仍然
 依然
+没有
+不了
 まだ
+ません
+ていない
+てない
+されない
+出ない
 아직
+않아
+않는
 `)
 
 	// CueFailure: what the agent did does not work, or the person does not
@@ -333,6 +360,45 @@ broken
 nothing happened
 nothing was
 nothing happens
+exits immediately
+exit immediately
+exited immediately
+closes immediately
+crashes immediately
+hangs
+freezes
+is stuck
+beendet sich sofort
+beenden sich sofort
+schließt sich sofort
+stürzt ab
+hängt sich auf
+friert ein
+se cierra
+se cierran
+se cuelga
+se congela
+se ferme
+plante
+trava
+fecha sozinho
+si chiude
+si blocca
+сразу закрывается
+сразу закрываются
+сразу выходит
+зависает
+виснет
+вылетает
+падает
+直接退出
+闪退
+卡住
+卡死
+すぐ終了
+落ちる
+固まる
+바로 종료
 funktioniert nicht
 geht nicht
 klappt nicht
@@ -506,6 +572,8 @@ perfetto
 完美
 可以了
 没问题
+不错
+没有问题
 ありがとう
 完璧
 動いた
@@ -583,3 +651,384 @@ isto
 거기
 `)
 )
+
+// Complaints about a result with no failure word: the person doubts what
+// the agent claimed, reproaches what it did or assumed, names its mistake,
+// or reports what happened with the agent's own suggestion. Only in the
+// person's message right after the agent's work or answer do they say the
+// work fell short (observations/correction.go, complaintAfterWork).
+var (
+	// CueDoubt: a challenge of the agent's claim, at the start of a
+	// message ("are you sure the HTML is the issue?").
+	CueDoubt = NewCues(`
+are you sure
+you sure
+did you actually
+did you even
+did you really
+have you actually
+have you even
+have you really
+bist du sicher
+sind sie sicher
+bist du dir sicher
+hast du überhaupt
+hast du wirklich
+estás seguro
+estás segura
+está seguro
+seguro que
+¿estás seguro
+¿seguro que
+tu es sûr
+tu es sure
+es-tu sûr
+êtes-vous sûr
+vous êtes sûr
+t'es sûr
+tem certeza
+você tem certeza
+sei sicuro
+sei sicura
+ne sei sicuro
+ты уверен
+ты уверена
+вы уверены
+ты точно
+ты правда
+ты вообще
+你确定
+确定吗
+你真的
+真的吗
+本当に
+確かですか
+확실해
+확실합니까
+정말요
+`)
+
+	// CueWhyYou: asking the agent why it did what it did, at the start of
+	// a message ("why did you delete the file?", "зачем ты удалил файл?",
+	// "为什么要删掉这个文件？"): it did what the person did not want.
+	CueWhyYou = NewCues(`
+why did you
+why would you
+why are you
+warum hast du
+wieso hast du
+weshalb hast du
+warum machst du
+¿por qué hiciste
+por qué hiciste
+¿por qué has
+por qué has
+pourquoi as-tu
+pourquoi tu as
+pourquoi avez-vous
+por que você
+perché hai
+зачем ты
+почему ты
+зачем вы
+почему вы
+为什么你
+你为什么
+为什么要
+你怎么又
+なんで
+どうして
+왜
+`)
+
+	// CueReproach: what the agent did or assumed was wrong, said to it
+	// ("you should know this", "you forgot the tests", "du hast vergessen").
+	CueReproach = NewCues(`
+you should know
+you should have
+you should've
+you shouldn't have
+you were supposed to
+you forgot
+you missed
+you ignored
+you broke
+you didn't
+you did not
+you keep
+you never
+you always
+i said
+i told you
+i asked for
+i asked you
+ich habe gesagt
+ich hab gesagt
+ich sagte
+ich habe doch
+hab ich gesagt
+schon wieder
+te dije
+dije que
+otra vez
+je t'ai dit
+j'ai dit
+encore une fois
+eu disse
+ti ho detto
+я же просил
+я просил
+я же говорил
+я говорил
+я сказал
+я же сказал
+опять
+снова
+我说的是
+我说了
+我让你
+我不是说
+又
+言ったでしょ
+言ったのに
+また
+말했잖아
+또
+du solltest wissen
+du hättest
+du hast vergessen
+sie haben vergessen
+du hast nicht
+du ignorierst
+deberías saber
+deberías haber
+debiste
+olvidaste
+te olvidaste
+no hiciste
+tu aurais dû
+vous auriez dû
+tu as oublié
+vous avez oublié
+tu n'as pas
+você deveria saber
+você deveria ter
+você esqueceu
+esqueceste
+avresti dovuto
+hai dimenticato
+non hai
+ты должен знать
+ты должен был
+вы должны были
+ты забыл
+вы забыли
+ты опять
+你应该知道
+你应该先
+你忘了
+你没有
+你又
+知ってるはず
+忘れてる
+忘れています
+してないでしょ
+잊었
+안 했
+`)
+
+	// CueMistake: the person names the agent's mistake ("we need to
+	// address an oversight").
+	CueMistake = NewCues(`
+oversight
+mistake
+regression
+a typo
+versehen
+ein fehler von dir
+descuido
+equivocación
+erreur de ta part
+oubli
+engano
+svista
+недосмотр
+ошибся
+ошиблась
+упущение
+疏忽
+失误
+搞错
+弄错
+見落とし
+間違え
+실수
+`)
+
+	// CueYourWork: the agent's own suggestion or change, named as what the
+	// person tried ("I'm using your suggested commands and ...").
+	CueYourWork = NewCues(`
+your suggested
+your suggestion
+your instructions
+your commands
+your command
+your fix
+your change
+your changes
+your solution
+your code
+your approach
+your steps
+the commands you
+what you suggested
+deine lösung
+dein vorschlag
+deine änderung
+deine änderungen
+deine befehle
+deinen befehl
+deine anleitung
+deinen befehlen
+deiner lösung
+deinem vorschlag
+deinen änderungen
+deiner anleitung
+ihre lösung
+ihren befehlen
+tu solución
+tu sugerencia
+tus cambios
+tu código
+tus comandos
+tus instrucciones
+ta solution
+tes commandes
+ton code
+tes modifications
+sua solução
+seu código
+seus comandos
+la tua soluzione
+il tuo codice
+i tuoi comandi
+твоё решение
+твое решение
+твой код
+твои команды
+твоя команда
+ваше решение
+ваши команды
+твоими командами
+твоей командой
+твоим решением
+твоему совету
+твоим советом
+вашими командами
+вашим решением
+你的方法
+你给的
+你改的
+你的代码
+你的命令
+你说的
+あなたの提案
+提案されたコマンド
+言われた通り
+네가 준
+말한 대로
+`)
+)
+
+// CueNeedless: the person doubts that what the agent does is needed at all
+// ("do we even need X", "I don't think we need to X", "brauchen wir
+// überhaupt X", "没必要 X"): a decision to do without it, the agent's way
+// being the other side. What follows the phrase is what is not needed.
+var CueNeedless = NewCues(`
+do we even need
+do we really need
+do we actually need
+i don't think we need
+i dont think we need
+don't think we need
+we don't need
+we dont need
+we do not need
+there's no need to
+there is no need to
+no need to
+no need for
+brauchen wir überhaupt
+brauchen wir wirklich
+wir brauchen kein
+wir brauchen keine
+wir brauchen keinen
+ist nicht nötig
+realmente necesitamos
+de verdad necesitamos
+no necesitamos
+no hace falta
+on a vraiment besoin
+a-t-on vraiment besoin
+on n'a pas besoin
+pas besoin de
+precisamos mesmo
+não precisamos
+ci serve davvero
+non ci serve
+non serve
+нам вообще нужен
+нам вообще нужна
+нам вообще нужно
+нам правда нужен
+нам правда нужно
+зачем нам
+не нужно
+не нужен
+не нужна
+真的需要
+不需要
+没必要
+用不着
+本当に必要
+いらない
+必要ない
+필요 없
+필요한가
+`)
+
+// CueNo: a "no" that opens a message, said to what the agent just did or
+// proposed ("No, that's not what I meant", "Nein, so nicht", "不对"). Not
+// an answer when the agent asked something (correction.go checks that),
+// and not a closer ("no thanks", "kein Problem").
+var CueNo = NewCues(`
+no
+nope
+nah
+not like that
+nein
+nee
+so nicht
+nicht so
+así no
+non
+pas comme ça
+não
+assim não
+no così
+нет
+не так
+не то
+不对
+不是这样
+不是的
+不行
+いいえ
+違う
+ちがう
+そうじゃなくて
+아니
+아니요
+아뇨
+그게 아니라
+`)
