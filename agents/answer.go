@@ -29,6 +29,11 @@ type HookKB struct {
 	// Extend, if set, adds to the engine what the hook entry point does
 	// not link (kb's embeddings layer and judge).
 	Extend func(e *recall.Engine, q recall.Query)
+	// compiled is the activation index OpenHookKB opened to read kb.yaml's
+	// snapshot, kept for Answer (one open a hook); compiledErr why it
+	// could not be opened.
+	compiled    *recall.Compiled
+	compiledErr error
 }
 
 // FindHookRoot finds the KB of a hook: dir when given (--kb, $KB_DIR),
@@ -58,8 +63,8 @@ func FindHookRoot(dir, cwd string) (string, error) {
 }
 
 // OpenHookKB is the KB FindHookRoot finds, with its kb.yaml (read from
-// the activation index's snapshot while the file is unchanged); nil when
-// there is none.
+// the activation index's snapshot while the file is unchanged), and that
+// index open for Answer; nil when there is none.
 func OpenHookKB(dir, cwd string) (*HookKB, error) {
 	root, err := FindHookRoot(dir, cwd)
 	if root == "" {
@@ -69,23 +74,17 @@ func OpenHookKB(dir, cwd string) (*HookKB, error) {
 	if top, ok := gitdir.TopLevel(root); ok {
 		h.ProjectRoot = top
 	}
-	c, err := config.LoadSnapshot(root, configSnapshot(root))
+	var snap config.Snapshot
+	h.compiled, h.compiledErr = recall.OpenCompiled(h.ActivationPath())
+	if h.compiled != nil && h.compiled.Meta().Config != nil {
+		snap = *h.compiled.Meta().Config
+	}
+	c, err := config.LoadSnapshot(root, snap)
 	if err != nil {
 		return h, err
 	}
 	h.Config = c
 	return h, nil
-}
-
-// configSnapshot is the snapshot of kb.yaml the KB's activation index
-// holds, if any: a hook reads the settings from it while kb.yaml is the
-// file it was taken of, and parses kb.yaml otherwise.
-func configSnapshot(root string) config.Snapshot {
-	m, err := recall.ReadCompiledMeta(filepath.Join(root, config.IndexDir, recall.CompiledFile))
-	if err != nil || m.Config == nil {
-		return config.Snapshot{}
-	}
-	return *m.Config
 }
 
 // ActivationPath is the KB's activation index.
@@ -122,7 +121,11 @@ func (h *HookKB) Answer(ctx context.Context, agent string, in *HookInput) (*Hook
 	if !ok {
 		return nil, "", nil
 	}
-	c, err := recall.OpenCompiled(h.ActivationPath())
+	c, err := h.compiled, h.compiledErr
+	h.compiled, h.compiledErr = nil, nil
+	if c == nil && err == nil {
+		c, err = recall.OpenCompiled(h.ActivationPath())
+	}
 	switch {
 	case errors.Is(err, recall.ErrNoCompiled):
 		return nil, "no activation index", nil
@@ -143,28 +146,25 @@ func (h *HookKB) Answer(ctx context.Context, agent string, in *HookInput) (*Hook
 		return nil, stale, err
 	}
 	// What this session was shown already is not repeated (recall/memory.go).
+	// A start, a resume, a /clear or a compaction: the context holds only
+	// what this answer gives, so everything is given and the memory starts
+	// over from it.
 	mem := SessionMemory{Tree: fsx.Tree{Root: h.Root}, Dir: h.SessionsDir(), Session: in.SessionID}
-	var merr error
-	if in.HookEventName == EventSessionStart {
-		// A start, a resume, a /clear or a compaction: the context holds
-		// only what this answer gives, so everything is given and the
-		// memory starts over from it.
-		merr = mem.Reset(res.IDs())
-	} else {
+	if in.HookEventName != EventSessionStart {
 		res.Unseen(mem.Seen())
-		merr = mem.Shown(res.IDs())
 	}
 	out := d.Answer(in, res, h.Config.Recall.PreToolUse)
-	if merr == nil && out != nil {
-		// What was shown, for the commitment stage (recall/commitment.go).
-		inj := recall.Injection{At: time.Now().UTC(), Event: in.HookEventName, Tool: q.Tool, IDs: res.IDs()}
-		if out != nil && out.HookSpecificOutput != nil {
-			inj.Decision = out.HookSpecificOutput.PermissionDecision
+	// What was shown, for the memory and the commitment stage
+	// (recall/commitment.go).
+	rec := recall.Injection{At: time.Now().UTC(), Event: in.HookEventName, Tool: q.Tool}
+	if out != nil {
+		rec.IDs = res.IDs()
+		if out.HookSpecificOutput != nil {
+			rec.Decision = out.HookSpecificOutput.PermissionDecision
 		}
-		merr = mem.Injected(inj)
 	}
-	if merr != nil {
-		LogHook(h.Root, h.LogPath(), in, "error", "session memory: "+merr.Error())
+	if err := mem.Record(rec); err != nil {
+		LogHook(h.Root, h.LogPath(), in, "error", "session memory: "+err.Error())
 	}
 	return out, stale, nil
 }

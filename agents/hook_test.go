@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/recall"
@@ -142,26 +143,40 @@ func TestSessionMemory(t *testing.T) {
 	if m.Seen() != nil {
 		t.Fatal("memory before anything was shown")
 	}
-	if err := m.Shown([]string{"cor-1", "pref-2"}); err != nil {
+	shown := func(m SessionMemory, event string, ids ...string) error {
+		return m.Record(recall.Injection{At: time.Now(), Event: event, IDs: ids})
+	}
+	if err := shown(m, EventPreToolUse, "cor-1", "pref-2"); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Shown([]string{"cor-3"}); err != nil {
+	if err := shown(m, EventPreToolUse, "cor-3"); err != nil {
 		t.Fatal(err)
 	}
 	if s := m.Seen(); !s["cor-1"] || !s["pref-2"] || !s["cor-3"] || len(s) != 3 {
 		t.Errorf("seen = %v", s)
 	}
 	// A new start (or a compaction) holds only what it was given.
-	if err := m.Reset([]string{"conv-1"}); err != nil {
+	if err := shown(m, EventSessionStart, "conv-1"); err != nil {
 		t.Fatal(err)
 	}
 	if s := m.Seen(); !s["conv-1"] || len(s) != 1 {
 		t.Errorf("after reset: %v", s)
 	}
+	// A start that showed nothing empties the memory too; the commitment
+	// stage sees only the answers that showed something.
+	if err := shown(m, EventSessionStart); err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Seen(); len(s) != 0 {
+		t.Errorf("after an empty start: %v", s)
+	}
+	if ins, _, err := m.Injections(); err != nil || len(ins) != 3 || ins[2].IDs[0] != "conv-1" {
+		t.Errorf("injections %+v, %v", ins, err)
+	}
 	for _, bad := range []string{"", "../x", "a/b", "..", strings.Repeat("x", 300)} {
 		b := m
 		b.Session = bad
-		if err := b.Shown([]string{"cor-1"}); err != nil || b.Seen() != nil {
+		if err := shown(b, EventPreToolUse, "cor-1"); err != nil || b.Seen() != nil {
 			t.Errorf("session %q kept memory", bad)
 		}
 	}

@@ -2,7 +2,6 @@ package kb
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -42,8 +41,7 @@ func (k *KB) commitmentPath() string { return filepath.Join(k.Root, StateDir, co
 
 func (k *KB) loadCommitment() *commitmentState {
 	st := &commitmentState{}
-	b, err := k.files().ReadFile(k.commitmentPath())
-	if err != nil || json.Unmarshal(b, st) != nil || st.Version != 1 {
+	if !k.loadStateJSON(k.commitmentPath(), st) || st.Version != 1 {
 		// Lost or corrupt: the sessions whose logs remain are judged again.
 		st = &commitmentState{}
 	}
@@ -68,6 +66,7 @@ func (k *KB) judgeSessions(ctx context.Context, sessions []traces.SessionInfo) {
 		return
 	}
 	st := k.loadCommitment()
+	store := &traces.Store{Root: k.Root}
 	var e *recall.Engine
 	changed := false
 	for _, info := range sessions {
@@ -79,10 +78,18 @@ func (k *KB) judgeSessions(ctx context.Context, sessions []traces.SessionInfo) {
 			k.logf("commitment: session %s: %v", info.ID, err)
 			continue
 		}
+		// A session judged on this log and this trace is not read again.
+		fi, err := k.files().Stat(filepath.Join(k.Root, filepath.FromSlash(info.Path)))
+		if err != nil {
+			k.logf("commitment: session %s: %v", info.ID, err)
+			continue
+		}
+		if old := st.Sessions[info.ID]; old != nil && old.LogSize == logSize && old.TraceSize == fi.Size() {
+			continue
+		}
 		var calls []recall.Call
 		cwd := info.Cwd
-		store := &traces.Store{Root: k.Root}
-		size, _, err := store.ReadFile(info.Path, func(r traces.Record) error {
+		_, _, err = store.ReadFile(info.Path, func(r traces.Record) error {
 			if r.Cwd != "" {
 				cwd = r.Cwd
 			}
@@ -93,9 +100,6 @@ func (k *KB) judgeSessions(ctx context.Context, sessions []traces.SessionInfo) {
 		})
 		if err != nil {
 			k.logf("commitment: session %s: %v", info.ID, err)
-			continue
-		}
-		if old := st.Sessions[info.ID]; old != nil && old.LogSize == logSize && old.TraceSize == size {
 			continue
 		}
 		if e == nil {
@@ -115,7 +119,7 @@ func (k *KB) judgeSessions(ctx context.Context, sessions []traces.SessionInfo) {
 			k.logf("commitment: session %s: %v", info.ID, err)
 			continue
 		}
-		st.Sessions[info.ID] = &sessionCommitted{LogSize: logSize, TraceSize: size, Verdicts: vs}
+		st.Sessions[info.ID] = &sessionCommitted{LogSize: logSize, TraceSize: fi.Size(), Verdicts: vs}
 		changed = true
 	}
 	if changed {

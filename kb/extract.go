@@ -68,8 +68,7 @@ func (k *KB) extractedPath() string { return filepath.Join(k.Root, StateDir, ext
 
 func (k *KB) loadExtracted() *extractedState {
 	st := &extractedState{}
-	b, err := k.files().ReadFile(k.extractedPath())
-	if err != nil || json.Unmarshal(b, st) != nil || st.Version != 1 {
+	if !k.loadStateJSON(k.extractedPath(), st) || st.Version != 1 {
 		// A lost or corrupt marker file costs a re-extraction, which is
 		// idempotent: never an error.
 		st = &extractedState{}
@@ -83,6 +82,13 @@ func (k *KB) loadExtracted() *extractedState {
 
 func (k *KB) saveExtracted(st *extractedState) error {
 	return k.saveStateJSON(k.extractedPath(), st, "extraction markers")
+}
+
+// loadStateJSON reads the state file at path into v; false when it is
+// missing or does not parse (state is rebuilt, never an error).
+func (k *KB) loadStateJSON(path string, v any) bool {
+	b, err := k.files().ReadFile(path)
+	return err == nil && json.Unmarshal(b, v) == nil
 }
 
 // saveStateJSON writes v as indented JSON to the state file at path,

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/kbmem/kb/observations"
 )
@@ -131,10 +130,7 @@ func (cu *cue) commitment(c *candidate) (string, string) {
 	if c.pasted || c.status == observations.StatusRejected {
 		return "", ""
 	}
-	if c.layer == LayerObservations && (cu.written != "" || cu.command != "") && c.typ != observations.TypeProcedure &&
-		c.author != observations.AuthorAgent {
-		c.said = personWordsOf(c.excerpt)
-	}
+	cu.readSaid(c)
 	lesson := c.said
 	if lesson == "" {
 		lesson = c.lesson
@@ -202,16 +198,7 @@ func lessonPrograms(lesson string, programs []string) (banned, advised string) {
 		}
 		// Everyday words that are programs too ("make sure") name the
 		// program only in code.
-		for _, m := range backtickRE.FindAllStringSubmatch(cl, -1) {
-			for _, w := range strings.FieldsFunc(strings.ToLower(m[1]), notWordRune) {
-				set[w] = true
-			}
-		}
-		for _, w := range Words(backtickRE.ReplaceAllString(cl, " ")) {
-			if !plainWordTools[w] {
-				set[w] = true
-			}
-		}
+		toolWords(cl, set)
 	}
 	for _, p := range programs {
 		lp := strings.ToLower(p)
@@ -287,8 +274,4 @@ func Tally(sessions map[string][]Verdict) []LessonCommitment {
 		return out[i].ID < out[j].ID
 	})
 	return out
-}
-
-func notWordRune(r rune) bool {
-	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_'
 }

@@ -660,37 +660,6 @@ func OpenCompiled(path string) (*Compiled, error) {
 	return c, nil
 }
 
-// ReadCompiledMeta reads only the meta of the activation index at path
-// (ErrNoCompiled when there is none): what a hook needs before it
-// answers (kb.yaml's snapshot), without mapping the file.
-func ReadCompiledMeta(path string) (CompiledMeta, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return CompiledMeta{}, ErrNoCompiled
-	}
-	if err != nil {
-		return CompiledMeta{}, err
-	}
-	defer f.Close()
-	head := make([]byte, len(compiledMagic)+4)
-	if _, err := io.ReadFull(f, head); err != nil || string(head[:len(compiledMagic)]) != compiledMagic {
-		return CompiledMeta{}, fmt.Errorf("%s: not an activation index (magic)", path)
-	}
-	n := binary.LittleEndian.Uint32(head[len(compiledMagic):])
-	if st, err := f.Stat(); err != nil || int64(n) > st.Size()-int64(len(head)) {
-		return CompiledMeta{}, fmt.Errorf("%s: not an activation index (header)", path)
-	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(f, b); err != nil {
-		return CompiledMeta{}, err
-	}
-	var h compiledHeader
-	if err := h.unmarshal(b); err != nil {
-		return CompiledMeta{}, fmt.Errorf("%s: not an activation index (header: %v)", path, err)
-	}
-	return h.Meta, nil
-}
-
 // ParseCompiled reads an activation index from its bytes, which it keeps.
 // It checks the layout: a truncated or foreign file is an error, never a
 // panic or a wrong answer from another file's bytes.

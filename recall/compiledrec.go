@@ -176,8 +176,8 @@ func (d *recDecoder) flag() bool {
 
 // The header's binary form (docs/format.md): the meta, the names the doc
 // table numbers, the counts and the sections' offsets. A hook reads it
-// twice (ReadCompiledMeta, ParseCompiled); as JSON, building
-// encoding/json's decoders for it was most of opening the index.
+// once a call; as JSON, building encoding/json's decoders for it was most
+// of opening the index.
 
 func (h *compiledHeader) marshal() []byte {
 	var e recEncoder

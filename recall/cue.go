@@ -96,8 +96,10 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 	var parts []string
 	parts = append(parts, q.Task, q.Action)
 	parts = append(parts, q.Files...)
+	var named []string
 	if q.Tool != "" || len(q.Input) > 0 {
-		parts = append(parts, inputText(q.Input)...)
+		all, n := inputTexts(q.Input)
+		parts, named = append(parts, all...), n
 		c.hasCall = true
 	}
 	all := strings.Join(parts, "\n")
@@ -135,8 +137,7 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 	if c.written != "" {
 		c.named = map[string]bool{}
 		head := append([]string{q.Task, q.Action}, q.Files...)
-		head = append(head, inputText(withoutContent(q.Input))...)
-		reduced, files := reducePaths(strings.Join(head, "\n"))
+		reduced, files := reducePaths(strings.Join(append(head, named...), "\n"))
 		// The files a call touches are those it names, not those the
 		// content it writes mentions (a script that runs manage.py does
 		// not edit manage.py).
@@ -189,41 +190,53 @@ func condense(s string) string {
 	return strings.Join(keep, " ")
 }
 
-// inputText returns the strings of a tool input that describe what it does:
-// the command, the path, the content written, the pattern searched.
-func inputText(raw json.RawMessage) []string {
+// inputTexts returns the strings of a tool input that describe what it
+// does (the command, the path, the content written, the pattern
+// searched), and those of them that name rather than write: the content
+// an edit writes left out, a patch cut to its file lines.
+func inputTexts(raw json.RawMessage) (all, named []string) {
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil {
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
-			return []string{s}
+			return []string{s}, []string{patchHeaders(s)}
 		}
-		return []string{string(raw)}
+		return []string{string(raw)}, nil
 	}
-	var out []string
 	for _, key := range []string{"command", "cmd", "file_path", "path", "notebook_path", "new_string", "content",
 		"new_str", "file_text", "new_source", "pattern", "query", "url", "prompt", "description", "input", "patch"} {
+		var vals []string
 		switch v := m[key].(type) {
 		case string:
-			out = append(out, v)
+			vals = []string{v}
 		case []any:
 			for _, e := range v {
 				if s, ok := e.(string); ok {
-					out = append(out, s)
+					vals = append(vals, s)
 				}
 			}
+		}
+		all = append(all, vals...)
+		switch key {
+		case "new_string", "content", "new_str", "file_text", "new_source":
+		case "input", "patch":
+			for _, v := range vals {
+				named = append(named, patchHeaders(v))
+			}
+		default:
+			named = append(named, vals...)
 		}
 	}
 	if edits, ok := m["edits"].([]any); ok {
 		for _, e := range edits {
 			if em, ok := e.(map[string]any); ok {
 				if s, ok := em["new_string"].(string); ok {
-					out = append(out, s)
+					all = append(all, s)
 				}
 			}
 		}
 	}
-	return out
+	return all, named
 }
 
 // describeAction is the proposed action in a few words: "run `go test ./...`".
@@ -408,32 +421,6 @@ func callTexts(q Query) (written, command string) {
 	return written, command
 }
 
-// contentKeys are the keys of a tool input that hold the content an edit
-// writes.
-var contentKeys = []string{"new_string", "content", "new_str", "file_text", "new_source", "edits", "old_string", "old_str"}
-
-// withoutContent is a tool input less the content it writes (a patch
-// keeps only its file header lines).
-func withoutContent(raw json.RawMessage) json.RawMessage {
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return mustJSON(patchHeaders(s))
-		}
-		return nil
-	}
-	for _, k := range contentKeys {
-		delete(m, k)
-	}
-	for _, k := range []string{"patch", "input"} {
-		if s, ok := m[k].(string); ok {
-			m[k] = patchHeaders(s)
-		}
-	}
-	return mustJSON(m)
-}
-
 // patchHeaders keeps the file lines of an apply_patch text.
 func patchHeaders(s string) string {
 	var keep []string
@@ -443,9 +430,4 @@ func patchHeaders(s string) string {
 		}
 	}
 	return strings.Join(keep, "\n")
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
 }

@@ -82,12 +82,8 @@ func (e *Engine) relevant(ctx context.Context, cue *cue, q Query, cands []*candi
 		if c.status == observations.StatusSuperseded || c.status == observations.StatusRejected || kindOf(c.layer, c.typ) == "" {
 			continue
 		}
-		if !q.Standing && c.layer == LayerObservations && (cue.written != "" || cue.command != "") && c.typ != observations.TypeProcedure {
-			// The person's words hold the lesson's signatures: the index
-			// stores the excerpt (schema 4), so no file is opened here.
-			if c.author != observations.AuthorAgent {
-				c.said = personWordsOf(c.excerpt)
-			}
+		if !q.Standing {
+			cue.readSaid(c)
 		}
 		if q.Standing {
 			if !e.standing(c, q) {

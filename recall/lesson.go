@@ -33,6 +33,16 @@ func personWords(o *observations.Observation) string {
 	return personWordsOf(o.Excerpt)
 }
 
+// readSaid sets c.said, the person's words its signatures are read from,
+// for a proposal that writes or runs something: the index stores the
+// excerpt (schema 4), so no file is opened.
+func (cu *cue) readSaid(c *candidate) {
+	if c.layer == LayerObservations && (cu.written != "" || cu.command != "") && c.typ != observations.TypeProcedure &&
+		c.author != observations.AuthorAgent {
+		c.said = personWordsOf(c.excerpt)
+	}
+}
+
 // personWordsOf is the "User:" lines of an excerpt, joined.
 func personWordsOf(excerpt string) string {
 	var said []string
@@ -130,11 +140,13 @@ func sentences(text string) []string {
 	return out
 }
 
-// insteadRE: a sentence that tells what to do (an instruction, a
-// replacement), in the languages of the signature rules.
-var insteadRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:instead|rather|use|run|add|put|pass|call|keep|move|switch|prefer|always|only|make sure|should|must|need to|has to|goes? (?:in|into|through)|comes? (?:in|from|through)|via|statt|stattdessen|verwende|nimm|benutze|immer|en su lugar|usa|utiliza|siempre|plutôt|utilise|toujours|вместо|используй|всегда)(?:[^\p{L}]|$)|请|改用|使用|代わりに|使って|대신`)
+// adviceRE: a word that asks for what follows it (an instruction, a
+// replacement), in the languages of the signature rules: a sentence that
+// holds one tells what to do (fitLesson); the last one before a code span
+// makes it advised (polarity).
+var adviceRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:instead|rather|but|use|run|add|put|pass|call|keep|move|switch|prefer|always|only|make sure|should|must|need to|has to|goes? (?:in|into|through)|comes? (?:in|from|through)|via|through|statt|stattdessen|sondern|verwende|nimm|benutze|immer|en su lugar|usa|utiliza|siempre|sino|plutôt|utilise|toujours|mais|вместо|используй|всегда)(?:[^\p{L}]|$)|请|改用|使用|代わりに|使って|대신`)
 
-func insteadPart(s string) bool { return strings.Contains(s, "`") || insteadRE.MatchString(s) }
+func insteadPart(s string) bool { return strings.Contains(s, "`") || adviceRE.MatchString(s) }
 
 // cutClause cuts s to max bytes at the last clause or word boundary.
 func cutClause(s string, max int) string {
@@ -239,7 +251,7 @@ func polarity(before string, neg bool) bool {
 	for _, m := range negRE.FindAllStringIndex(before, -1) {
 		last, lastNeg = m[0], true
 	}
-	for _, m := range affirmRE.FindAllStringIndex(before, -1) {
+	for _, m := range adviceRE.FindAllStringIndex(before, -1) {
 		// "don't use", "never use": the negation governs the word.
 		if m[0] > last && !negRE.MatchString(before[max(0, m[0]-12):m[0]+1]) {
 			last, lastNeg = m[0], false
@@ -250,9 +262,6 @@ func polarity(before string, neg bool) bool {
 	}
 	return lastNeg
 }
-
-// affirmRE: a word that asks for what follows it.
-var affirmRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:always|use|prefer|instead|only|but|rather|must|should|via|through|sondern|immer|verwende|nimm|benutze|siempre|usa|utiliza|sino|toujours|utilise|mais|plutôt|всегда|используй)(?:[^\p{L}]|$)`)
 
 // looksLikeFileOrHost tells "Chart.yaml" or "example.com" from a call.
 func looksLikeFileOrHost(s string) bool {

@@ -121,7 +121,7 @@ func (cu *cue) incidental(c *candidate) bool {
 		// The lesson names the program the proposal runs ("run it as
 		// `docker compose exec web python manage.py ...`"): the type
 		// that came with it is the lesson's own.
-		tools := namedTools(&candidate{text: c.lesson})
+		tools := toolWords(c.lesson, map[string]bool{})
 		for _, p := range cu.programs {
 			if tools[p] && !plainWordTools[p] {
 				return false
@@ -355,8 +355,19 @@ func (cu *cue) specific(c *candidate) bool {
 	if !broadTypes[c.matchedAT] && !broadTypes[c.candAT] {
 		return true
 	}
+	// The lesson's own words: less the "(about ...)" extraction added to
+	// resolve a "that", which quotes the corrected call as the trigger
+	// does.
+	own := withoutObject(c.lesson)
 	if len(cu.programs) > 0 {
-		named := namedTools(c)
+		// The call kb quoted (the trigger, the "(about ...)") names the
+		// lesson's tool only for a lesson that prohibits something
+		// ("don't do that" after `npm install`), not for one that asks
+		// for something else ("reuse session_nav.html for that").
+		named := toolWords(own, map[string]bool{})
+		if c.trigger == "" || negRE.MatchString(c.lesson) {
+			named = namedTools(c)
+		}
 		for _, p := range cu.programs {
 			for _, t := range toolFamily(p) {
 				if named[t] {
@@ -371,7 +382,7 @@ func (cu *cue) specific(c *candidate) bool {
 	// The lesson speaks of the action in its words, not by naming a file
 	// ("the change to `test_links.py`" is about that file, which the same
 	// file matches, not about editing tests).
-	if cu.tax != nil && cu.about(withoutFileNames(c.lesson, c.files), c.matchedAT) && (c.trigger != "" && cu.about(c.trigger, c.matchedAT) || c.trigger == "" && !c.prohibitsCode()) {
+	if cu.tax != nil && cu.about(withoutFileNames(own, c.files), c.matchedAT) && (c.trigger != "" && cu.about(c.trigger, c.matchedAT) || c.trigger == "" && !c.prohibitsCode()) {
 		// The corrected moment was this kind of action and the lesson
 		// speaks of it ("committing": "use conventional commits"). A
 		// lesson without a corrected moment that bans a piece of code
@@ -379,7 +390,7 @@ func (cu *cue) specific(c *candidate) bool {
 		// code, not on every commit.
 		return true
 	}
-	return namedOverlap(cu, c.lesson, c.matchedAT) >= minGeneralOverlap
+	return namedOverlap(cu, own, c.matchedAT) >= minGeneralOverlap
 }
 
 // about reports whether text classifies as the domain:verb of type t.
@@ -459,19 +470,32 @@ var plainWordTools = map[string]bool{"go": true, "make": true, "just": true, "ta
 // namedTools are the words of a candidate that may name a tool: every
 // word of its code spans and quoted commands, and its other words but
 // those that are everyday words too.
-func namedTools(c *candidate) map[string]bool {
-	named := map[string]bool{}
-	for _, m := range backtickRE.FindAllStringSubmatch(c.text, -1) {
-		for _, w := range Words(strings.ToLower(m[1])) {
-			named[w] = true
+func namedTools(c *candidate) map[string]bool { return toolWords(c.text, map[string]bool{}) }
+
+// withoutObject is a lesson less the "(about ...)" that extraction adds
+// to name what its "that" or "it" refers to (observations/lesson.go).
+func withoutObject(lesson string) string {
+	if i := strings.LastIndex(lesson, " (about "); i >= 0 && strings.HasSuffix(strings.TrimSpace(lesson), ").") {
+		return lesson[:i]
+	}
+	return lesson
+}
+
+// toolWords adds to set the words of text that may name a tool: every
+// word of its code spans (stop words too: `make deploy`, `go test`), and
+// its other words but everyday ones.
+func toolWords(text string, set map[string]bool) map[string]bool {
+	for _, m := range backtickRE.FindAllStringSubmatch(text, -1) {
+		for _, w := range strings.FieldsFunc(strings.ToLower(m[1]), notWordRune) {
+			set[w] = true
 		}
 	}
-	for _, w := range Words(strings.ToLower(backtickRE.ReplaceAllString(c.text, " "))) {
+	for _, w := range Words(strings.ToLower(backtickRE.ReplaceAllString(text, " "))) {
 		if !plainWordTools[w] {
-			named[w] = true
+			set[w] = true
 		}
 	}
-	return named
+	return set
 }
 
 // ruledOut reports whether a type match is no evidence after all: a

@@ -102,3 +102,24 @@ func TestStandingWithoutProject(t *testing.T) {
 		}
 	}
 }
+
+// The "(about ...)" extraction adds to resolve a "that" quotes the
+// corrected call, as the trigger does: it does not make the lesson name
+// that call's tool or speak of its kind of action. A lesson that says
+// the tool in its own words still does.
+func TestObjectReferenceIsNotTheLessonsWords(t *testing.T) {
+	reuse := &observations.Observation{ID: "cor-reuse", Type: observations.TypeCorrection, ActionTypes: []string{"py:run"},
+		Trigger: "running Python: `uv run python -c \"from app.render import page\"`",
+		Lesson:  "Reuse templates/components/nav.html for that (about `uv run python -c \"from app.render import page\"`)."}
+	npm := &observations.Observation{ID: "cor-npm", Type: observations.TypeCorrection, ActionTypes: []string{"pkg:install", "pkg:npm"},
+		Trigger: "installing packages: `npm install`", Lesson: "Do not go ahead with `npm install` unasked; the person said: “use pnpm”."}
+	e := noiseEngine(reuse, npm)
+	for _, cmd := range []string{"uv run pytest -m unit -v", "uv run ruff format"} {
+		if got := recalled(t, e, callQuery("Bash", map[string]any{"command": cmd})); len(got) != 0 {
+			t.Errorf("%s: %v", cmd, got)
+		}
+	}
+	if got := recalled(t, e, callQuery("Bash", map[string]any{"command": "npm install lodash"})); !slices.Contains(got, "cor-npm") {
+		t.Errorf("npm install: %v", got)
+	}
+}

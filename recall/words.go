@@ -65,3 +65,9 @@ var stopWords = lexicon.StopCue
 // package", "run test").
 var keepWords = map[string]bool{"add": true, "new": true, "run": true, "all": true, "file": true, "files": true, "code": true,
 	"no": true, "not": true, "use": true, "make": true, "get": true, "out": true, "up": true, "down": true, "off": true}
+
+// notWordRune separates the words of code: anything but letters, digits,
+// "-" and "_".
+func notWordRune(r rune) bool {
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_'
+}

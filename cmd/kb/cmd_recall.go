@@ -348,7 +348,7 @@ noise, not recall.`,
 				return e.emit(rep)
 			}
 			for _, c := range rep.Injected {
-				e.printf("%s  %-6s %s\n    %s\n", shortID(c.Session), c.Tool, c.Action, strings.Join(c.IDs, ", "))
+				e.printf("%s  %-6s %s\n    %s\n", trShortID(c.Session), c.Tool, c.Action, strings.Join(c.IDs, ", "))
 			}
 			starts := 0
 			for _, n := range rep.StartItems {
@@ -382,12 +382,4 @@ func hookExe() string {
 		}
 	}
 	return ""
-}
-
-// shortID is the first 8 characters of a session id.
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
