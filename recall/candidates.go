@@ -48,6 +48,8 @@ type candidate struct {
 
 	trigTypes []string // triggerTypes, once computed
 	trigTyped bool
+	own       []string // ownTypes, once computed
+	ownTyped  bool
 	// pre holds what the activation index computed when it was compiled
 	// (compiled.go); nil for a hit of another Searcher.
 	pre *precomputed

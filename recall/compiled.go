@@ -41,7 +41,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT008"
+const compiledMagic = "KBACT009"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -127,6 +127,7 @@ type candRecord struct {
 	SigsSaid    []sigRecord `json:"ss,omitempty"`
 	SigsLesson  []sigRecord `json:"sl,omitempty"`
 	TrigTypes   []string    `json:"tt,omitempty"`
+	OwnTypes    []string    `json:"ot,omitempty"`
 }
 
 type sigRecord struct {
@@ -156,6 +157,7 @@ type precomputed struct {
 	sigsSaid, sigsLesson []signature
 	taxKey               string // the taxonomy trigTypes come from; "": none
 	trigTypes            []string
+	ownTypes             []string // ownTypes, from the same taxonomy
 }
 
 func sigRecords(sigs []signature) []sigRecord {
@@ -194,6 +196,7 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 	r.SigsLesson = sigRecords(signatures(c.lesson))
 	if tax != nil {
 		r.TrigTypes = c.triggerTypes(tax)
+		r.OwnTypes = c.ownTypes(tax)
 	}
 	return r
 }
@@ -206,7 +209,7 @@ func (r *candRecord) candidate(path, layer, typ, taxKey string) *candidate {
 		projects: r.Projects, importance: r.Importance, sessions: r.Sessions, excerpt: r.Excerpt, author: r.Author,
 		fromSession: r.FromSession, pasted: r.Pasted,
 		pre: &precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson),
-			taxKey: taxKey, trigTypes: r.TrigTypes}}
+			taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes}}
 	for _, f := range r.Files {
 		c.files = append(c.files, fileRef{base: f[0], parent: f[1]})
 	}

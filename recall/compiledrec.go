@@ -24,7 +24,7 @@ func (r *candRecord) marshal() []byte {
 	for _, s := range []string{r.ID, r.Title, r.Description, r.Status, r.Text, r.Lesson, r.Trigger, r.Excerpt, r.Author, r.Said} {
 		e.str(s)
 	}
-	for _, l := range [][]string{r.Types, r.Phrases, r.Projects, r.TrigTypes} {
+	for _, l := range [][]string{r.Types, r.Phrases, r.Projects, r.TrigTypes, r.OwnTypes} {
 		e.strs(l)
 	}
 	e.uint(uint64(len(r.Files)))
@@ -53,7 +53,7 @@ func (r *candRecord) unmarshal(b []byte) error {
 	for _, p := range []*string{&r.ID, &r.Title, &r.Description, &r.Status, &r.Text, &r.Lesson, &r.Trigger, &r.Excerpt, &r.Author, &r.Said} {
 		*p = d.str()
 	}
-	for _, p := range []*[]string{&r.Types, &r.Phrases, &r.Projects, &r.TrigTypes} {
+	for _, p := range []*[]string{&r.Types, &r.Phrases, &r.Projects, &r.TrigTypes, &r.OwnTypes} {
 		*p = d.strs()
 	}
 	if n := d.count(); n > 0 {

@@ -382,7 +382,8 @@ func (cu *cue) specific(c *candidate) bool {
 	// The lesson speaks of the action in its words, not by naming a file
 	// ("the change to `test_links.py`" is about that file, which the same
 	// file matches, not about editing tests).
-	if cu.tax != nil && cu.about(withoutFileNames(own, c.files), c.matchedAT) && (c.trigger != "" && cu.about(c.trigger, c.matchedAT) || c.trigger == "" && !c.prohibitsCode()) {
+	if cu.tax != nil && sameDomainVerb(c.ownTypes(cu.tax), c.matchedAT) &&
+		(c.trigger != "" && sameDomainVerb(c.triggerTypes(cu.tax), c.matchedAT) || c.trigger == "" && !c.prohibitsCode()) {
 		// The corrected moment was this kind of action and the lesson
 		// speaks of it ("committing": "use conventional commits"). A
 		// lesson without a corrected moment that bans a piece of code
@@ -393,14 +394,29 @@ func (cu *cue) specific(c *candidate) bool {
 	return namedOverlap(cu, own, c.matchedAT) >= minGeneralOverlap
 }
 
-// about reports whether text classifies as the domain:verb of type t.
-func (cu *cue) about(text, t string) bool {
-	for _, x := range cu.tax.ClassifyText(text) {
+// sameDomainVerb reports whether one of types has the domain:verb of t.
+func sameDomainVerb(types []string, t string) bool {
+	for _, x := range types {
 		if domainVerb(x) == domainVerb(t) {
 			return true
 		}
 	}
 	return false
+}
+
+// ownTypes are the action types the lesson speaks of in its own words:
+// less the "(about ...)" extraction added and the names of files ("the
+// change to `test_links.py`" is about that file, not about editing
+// tests). The activation index holds them (compiled with the same
+// taxonomy).
+func (c *candidate) ownTypes(tax *observations.Taxonomy) []string {
+	if !c.ownTyped && c.pre != nil && c.pre.taxKey != "" && c.pre.taxKey == tax.Key() {
+		c.own, c.ownTyped = c.pre.ownTypes, true
+	}
+	if !c.ownTyped {
+		c.own, c.ownTyped = tax.ClassifyText(withoutFileNames(withoutObject(c.lesson), c.files)), true
+	}
+	return c.own
 }
 
 // namesOtherTools reports whether named holds a tool of a family none of
