@@ -214,10 +214,7 @@ func Init(dir string) (*InitResult, error) {
 // Lock takes the KB write lock, waiting up to lock.timeout. The error names
 // the holder when it times out. Waits longer than a second are logged.
 func (k *KB) Lock(ctx context.Context) (*lock.Lock, error) {
-	timeout := k.Config.Lock.Timeout.D()
-	if timeout <= 0 {
-		timeout = 5 * time.Second
-	}
+	timeout := k.lockTimeout()
 	// The lock sits in .state/: if that (or the lock file) leads out of
 	// the KB, no writing command runs, and the error names the link.
 	if _, err := k.files().Resolve(k.LockPath()); err != nil {
@@ -286,4 +283,13 @@ func (k *KB) logf(format string, args ...any) {
 	if k.Logf != nil {
 		k.Logf(format, args...)
 	}
+}
+
+// lockTimeout is how long a command waits for another that holds the KB
+// lock or writes the search index (lock.timeout in kb.yaml, 5 s unset).
+func (k *KB) lockTimeout() time.Duration {
+	if t := k.Config.Lock.Timeout.D(); t > 0 {
+		return t
+	}
+	return 5 * time.Second
 }

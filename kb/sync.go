@@ -66,8 +66,19 @@ func (k *KB) OpenIndexToRead(ctx context.Context, layers []string, progress func
 }
 
 func (k *KB) openIndexRetry(ctx context.Context, layers []string, readOnly bool, progress func(done, total int)) (*Searcher, SyncStats, error) {
+	start := time.Now()
 	x, st, err := k.openIndex(ctx, layers, readOnly, progress)
 	if errors.Is(err, index.ErrBusy) && k.waitIndexer(ctx) {
+		x, st, err = k.openIndex(ctx, layers, readOnly, progress)
+	}
+	// Another command holds the index while it writes (an extract
+	// refreshing it, kb watch syncing an edit): a foreground command
+	// waits for it as long as it would for the KB lock, as a writer
+	// does, rather than failing after the index's own short wait.
+	for logged := false; errors.Is(err, index.ErrBusy) && time.Since(start) < k.lockTimeout() && ctx.Err() == nil; logged = true {
+		if !logged {
+			k.logf("waiting for another kb process that is writing the search index")
+		}
 		x, st, err = k.openIndex(ctx, layers, readOnly, progress)
 	}
 	return x, st, err

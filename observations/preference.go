@@ -90,6 +90,16 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 // a request ("keeping it simple", "without new dependencies"). A
 // question states no preference, but a constraint can sit in one.
 func preferenceIn(sent string) (string, bool) {
+	st, standing := preferenceRule(sent)
+	if wordCount(st) == 0 {
+		// A cue with nothing it is about ("I prefer .") states nothing.
+		return "", false
+	}
+	return st, standing
+}
+
+// preferenceRule is the rule that reads sent as a preference, if one does.
+func preferenceRule(sent string) (string, bool) {
 	q := isQuestion(sent)
 	if !q {
 		if loc := prefCues.find(sent); loc != nil && topicAfter(sent, loc) {
