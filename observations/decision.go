@@ -340,10 +340,14 @@ func (e *decisionExtractor) proposed(tl *timeline, u *utterance) *Observation {
 			}
 		} else if m := usingRE.FindStringSubmatch(sent); m != nil && comparativeRE.MatchString(sent) {
 			chosen = firstPhrase(m[1] + " using " + m[2])
-		} else if what := needless(sent); what != "" && agentNamed(tl, u, what) {
-			chosen = "do without " + what
+		} else if what := needless(sent); what != "" && agentNamed(tl, u, strings.TrimPrefix(what, "to ")) {
+			if act, ok := strings.CutPrefix(what, "to "); ok {
+				chosen = "not " + act // "no need to loop through all items": an act not to do
+			} else {
+				chosen = "do without " + what
+			}
 		}
-		if chosen == "" || !namesThing(strings.TrimPrefix(chosen, "do without ")) || wordCount(chosen) > 16 {
+		if chosen == "" || !namesThing(doneWithout(chosen)) || wordCount(chosen) > 16 {
 			continue
 		}
 		other := ""
@@ -357,8 +361,11 @@ func (e *decisionExtractor) proposed(tl *timeline, u *utterance) *Observation {
 			from = u.assistant[len(u.assistant)-1]
 		}
 		st := prefStatement(sent)
-		if what, ok := strings.CutPrefix(chosen, "do without "); ok {
-			st = "Do without " + what // not the question it was asked as
+		if what := doneWithout(chosen); what != chosen {
+			st = capitalize(strings.TrimSuffix(chosen, what)) + what // not the question it was asked as
+			if strings.HasPrefix(chosen, "not ") {
+				st = "Do not " + what
+			}
 		}
 		return &Observation{
 			Type: TypeDecision, Title: shorten(st, 80), Description: "Decision for another way than the agent's",
@@ -440,14 +447,24 @@ func needless(sent string) string {
 		return ""
 	}
 	what := firstPhrase(strings.TrimLeft(sent[end:], " :"))
-	what = strings.TrimPrefix(what, "to ") // "need to loop through all items"
 	for _, tail := range []string{" then", " at all", " anymore", " here"} {
 		what = strings.TrimSuffix(what, tail)
 	}
-	if wordCount(what) == 0 || wordCount(what) > 12 {
+	if wordCount(what) == 0 || wordCount(what) > 12 || what == "to" {
 		return ""
 	}
-	return what
+	return what // "to loop through all items" stays an act: needless() keeps the "to "
+}
+
+// doneWithout is what a decision to do without something leaves out: the
+// thing ("do without X") or the act ("not X"); chosen itself otherwise.
+func doneWithout(chosen string) string {
+	for _, p := range []string{"do without ", "not "} {
+		if w, ok := strings.CutPrefix(chosen, p); ok {
+			return w
+		}
+	}
+	return chosen
 }
 
 // namedRE is a concrete thing: a code span, a path, a file, a dotted or
