@@ -95,9 +95,19 @@ func fitLesson(said string, max int) string {
 	keep := make([]bool, len(sents))
 	keep[0] = true
 	n := len(sents[0])
+	// A question after the first sentence is asked of the agent in the
+	// moment ("Does this doc page help?"): it is no part of the lesson,
+	// and the asides after it are the conversation moving on (often a
+	// pasted page), not reasons for it.
+	asked := len(sents)
+	for i := 1; i < len(sents); i++ {
+		if isAsked(sents[i]) {
+			asked = min(asked, i)
+		}
+	}
 	for _, pass := range []bool{true, false} {
 		for i := 1; i < len(sents); i++ {
-			if keep[i] || insteadPart(sents[i]) != pass {
+			if keep[i] || insteadPart(sents[i]) != pass || isAsked(sents[i]) || (!pass && i > asked) {
 				continue
 			}
 			if n+1+len(sents[i]) <= max-4 {
@@ -145,6 +155,9 @@ func sentences(text string) []string {
 // holds one tells what to do (fitLesson); the last one before a code span
 // makes it advised (polarity).
 var adviceRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:instead|rather|but|use|run|add|put|pass|call|keep|move|switch|prefer|always|only|make sure|should|must|need to|has to|goes? (?:in|into|through)|comes? (?:in|from|through)|via|through|statt|stattdessen|sondern|verwende|nimm|benutze|immer|en su lugar|usa|utiliza|siempre|sino|plutôt|utilise|toujours|mais|вместо|используй|всегда)(?:[^\p{L}]|$)|请|改用|使用|代わりに|使って|대신`)
+
+// isAsked reports whether sentence s is a question.
+func isAsked(s string) bool { return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") }
 
 func insteadPart(s string) bool { return strings.Contains(s, "`") || adviceRE.MatchString(s) }
 

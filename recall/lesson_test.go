@@ -172,6 +172,17 @@ func TestFitLessonKeepsInsteadSentences(t *testing.T) {
 	if s := sentences("Use `x.y. z` here. Then go."); len(s) != 2 {
 		t.Errorf("sentences: %q", s)
 	}
+	// A question asked of the agent, and the page pasted after it, are no
+	// part of the lesson; an instruction after the question still is.
+	pasted := "We need to find a cleaner way to reinstall without hunting for cached files. Does this doc page help? " +
+		"Tools are Python packages that provide command-line interfaces. The tool interface includes a dedicated " +
+		"interface for interacting with tools. " + strings.Repeat("Tools can be upgraded in place. ", 3)
+	if got := fitLesson(pasted, 300); got != "We need to find a cleaner way to reinstall without hunting for cached files. …" {
+		t.Errorf("pasted page: %q", got)
+	}
+	if got := fitLesson("No npm here. "+strings.Repeat("It wrecks the lockfile. ", 6)+"Why npm? Use `pnpm add` instead.", 120); !strings.Contains(got, "pnpm add") || strings.Contains(got, "Why npm") {
+		t.Errorf("instead after a question: %q", got)
+	}
 	long := strings.Repeat("word ", 100)
 	if got := fitLesson(long, 50); len(got) > 50 || !strings.HasSuffix(got, "…") {
 		t.Errorf("one long sentence: %q", got)
