@@ -201,15 +201,27 @@ func firstSentence(s string) string {
 
 // followedBy summarizes what came after utterance k: the agent's next
 // message or call.
+//
+// Only what was done counts: the agent's prose after the report ("When I
+// modified X I may have affected…") is its diagnosis, not a way that
+// worked, and reads as advice when injected. A call that failed as well
+// is no way either.
 func followedBy(tl *timeline, k int) string {
-	for _, j := range tl.after[k] {
+	after := tl.after[k]
+	for n, j := range after {
 		r := tl.rec(j)
-		if isAgentText(r) {
-			return shorten(statementOf(r.Text), 140)
+		if !isToolCall(r) {
+			continue
 		}
-		if isToolCall(r) {
-			return callSummary(r)
+		for _, i := range after[n+1:] {
+			if res := tl.rec(i); res.Kind == traces.KindToolResult && (res.CallID == r.CallID || res.CallID == "") {
+				if res.IsError || res.Has(traces.MarkRejected) {
+					return ""
+				}
+				break
+			}
 		}
+		return callSummary(r)
 	}
 	return ""
 }

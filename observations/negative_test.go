@@ -70,6 +70,19 @@ func TestNegativeResultsFromWhatHappened(t *testing.T) {
 		say("Vercel applies its own redirect configuration before Next.js reads next.config.js.").s
 	got = negs(said)
 	if len(got) != 1 || !strings.Contains(got[0].Approach, "next.config.js") || got[0].AgentAuthored() {
-		t.Errorf("person's report: %+v", got)
+		t.Fatalf("person's report: %+v", got)
+	}
+	// What followed is what was done, never the agent's diagnosis.
+	if got[0].FollowedBy != "" {
+		t.Errorf("followed by the agent's prose: %q", got[0].FollowedBy)
+	}
+	moved := newSession("n5").
+		user("make the redirect go to /docs").
+		call("Edit", `{"file_path":"/w/next.config.js","old_string":"a","new_string":"b"}`, "ok").
+		user("the redirect still doesn't work on the preview deploy").
+		say("Vercel applies its own redirect configuration first; moving it.").
+		call("Edit", `{"file_path":"/w/vercel.json","old_string":"a","new_string":"b"}`, "ok").s
+	if got := negs(moved); len(got) != 1 || !strings.Contains(got[0].FollowedBy, "vercel.json") {
+		t.Errorf("followed by the next change: %+v", got)
 	}
 }
