@@ -96,7 +96,7 @@ func (e *Engine) relevant(ctx context.Context, cue *cue, q Query, cands []*candi
 			}
 			continue
 		}
-		if outOfScope(c, q, &e.Config, high) {
+		if outOfScope(c, q, &e.Config, high, cue.tax) {
 			continue
 		}
 		c.prelim = prelim(c)

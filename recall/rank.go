@@ -61,10 +61,14 @@ func byScore(items []Item) {
 // outOfScope reports whether c is a lesson of another project than the
 // query's, in a KB that holds many: it travels only when it is general
 // (seen in two projects, or promoted) or about a high-consequence action,
-// and is then marked otherProject. A lesson of no known project (written
-// by hand, or from a transcript without a working directory) stays in
-// scope.
-func outOfScope(c *candidate, q Query, cfg *Config, high map[string]bool) bool {
+// and is then marked otherProject. About it means in the lesson's own
+// words (tax, when given, reads them): a refusal of `rm -rf` in another
+// project followed by "find a cleaner way to reinstall" is about that
+// project's reinstall, not about deleting, and does not follow the agent
+// into every project where it deletes something. A lesson of no known
+// project (written by hand, or from a transcript without a working
+// directory) stays in scope.
+func outOfScope(c *candidate, q Query, cfg *Config, high map[string]bool, tax *observations.Taxonomy) bool {
 	if !cfg.ScopeProjects || q.Project == "" || inProject(c.projects, q.Project) {
 		return false
 	}
@@ -75,7 +79,8 @@ func outOfScope(c *candidate, q Query, cfg *Config, high map[string]bool) bool {
 	if len(c.projects) == 0 && !c.fromSession {
 		return false
 	}
-	if len(c.projects) < 2 && c.status != observations.StatusPromoted && !(c.typeScore >= 0.9 && high[c.matchedAT]) {
+	about := c.typeScore >= 0.9 && high[c.matchedAT] && (tax == nil || sameDomainVerb(c.ownTypes(tax), c.matchedAT))
+	if len(c.projects) < 2 && c.status != observations.StatusPromoted && !about {
 		return true
 	}
 	c.otherProject = true

@@ -48,23 +48,35 @@ func TestUnknownProjectTravelsLikeAnother(t *testing.T) {
 	cfg := &Config{ScopeProjects: true}
 	q := Query{Project: "/w/app"}
 	aider := &candidate{fromSession: true}
-	if !outOfScope(aider, q, cfg, nil) {
+	if !outOfScope(aider, q, cfg, nil, nil) {
 		t.Error("a one-off lesson of an unknown project reached another project")
 	}
 	high := &candidate{fromSession: true, typeScore: 1, matchedAT: "git:push-force"}
-	if outOfScope(high, q, cfg, map[string]bool{"git:push-force": true}) {
+	if outOfScope(high, q, cfg, map[string]bool{"git:push-force": true}, nil) {
 		t.Error("a high-consequence lesson of an unknown project was left out")
 	}
-	if outOfScope(&candidate{fromSession: true, status: "promoted"}, q, cfg, nil) {
+	if outOfScope(&candidate{fromSession: true, status: "promoted"}, q, cfg, nil, nil) {
 		t.Error("a promoted lesson was left out")
 	}
-	if outOfScope(&candidate{}, q, cfg, nil) {
+	// High-consequence means about it in the lesson's words: a refused
+	// rm -rf followed by "find a cleaner way to reinstall" stays home.
+	tax, _ := observations.NewTaxonomy(nil)
+	reinstall := &candidate{fromSession: true, typeScore: 1, matchedAT: "fs:delete-recursive", projects: []string{"/w/other"},
+		lesson: "Find a cleaner way to reinstall without manually going hunting for cached files."}
+	deleting := &candidate{fromSession: true, typeScore: 1, matchedAT: "fs:delete-recursive", projects: []string{"/w/other"},
+		lesson: "Never rm -rf a directory without asking; use git clean -n first."}
+	hi := map[string]bool{"fs:delete-recursive": true}
+	if !outOfScope(reinstall, q, cfg, hi, tax) || outOfScope(deleting, q, cfg, hi, tax) {
+		t.Errorf("high-consequence by its words: reinstall travelled %v, deleting stayed %v",
+			!outOfScope(reinstall, q, cfg, hi, tax), outOfScope(deleting, q, cfg, hi, tax))
+	}
+	if outOfScope(&candidate{}, q, cfg, nil, nil) {
 		t.Error("a hand-written lesson (no project, no session) was left out")
 	}
-	if outOfScope(aider, q, &Config{}, nil) || outOfScope(aider, Query{}, cfg, nil) {
+	if outOfScope(aider, q, &Config{}, nil, nil) || outOfScope(aider, Query{}, cfg, nil, nil) {
 		t.Error("scoped without ScopeProjects or without a project")
 	}
-	if outOfScope(&candidate{fromSession: true, projects: []string{"/w/app"}}, q, cfg, nil) {
+	if outOfScope(&candidate{fromSession: true, projects: []string{"/w/app"}}, q, cfg, nil, nil) {
 		t.Error("this project's lesson was left out")
 	}
 }
