@@ -60,6 +60,15 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 			if wordCount(st) < 3 {
 				continue
 			}
+			if proposalRefRE.MatchString(st) {
+				// "I very much like this idea": the idea is the agent's
+				// proposal, which the statement must name to stand alone.
+				obj := correctedObject(tl, u, -1)
+				if obj == "" {
+					continue // a taste about nothing anyone can name later
+				}
+				st = strings.TrimRight(st, ".。 ") + " (about " + obj + ")."
+			}
 			types := e.tax.ClassifyText(sent)
 			signals := []string{}
 			if severityRE.MatchString(sent) {
@@ -83,6 +92,11 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 	}
 	return out
 }
+
+// proposalRefRE is a preference's object pointed at, not named: "this
+// idea", "that approach", "diese Idee", "este enfoque", "cette idée",
+// "этот подход", "这个方案", "この案".
+var proposalRefRE = textutil.Lazy(`(?i)\b(?:this|that|the|your)\s+(?:idea|approach|proposal|plan|suggestion|solution|design|option|structure|convention)\b|\b(?:diese[rns]?|dieser|deine[nr]?)\s+(?:idee|ansatz|vorschlag|plan|lösung)\b|\b(?:este|esta|ese|esa|tu)\s+(?:idea|enfoque|propuesta|plan|solución)\b|\b(?:cette|ce|cet|ta|ton)\s+(?:idée|approche|proposition|plan|solution)\b|(?:эт[аоу]т?|эту|ваш[ау]?)\s+(?:идея|идею|подход|план|предложение|решение)|(?:这个|那个|你的)(?:想法|方案|主意|思路|建议)|(?:この|その)(?:案|アイデア|方法|提案)`)
 
 // preferenceIn returns the preference a sentence states, in any language,
 // and whether the person said it as one in so many words ("I prefer",

@@ -99,6 +99,11 @@ func TestPreferencesEveryLanguageAndFormat(t *testing.T) {
 		{"aider en simple", "en", traces.NewAider(), aiderHistory(agent, "I just want a very simple retry loop in the uploader."), "simple retry"},
 		{"claude en nothing lasting", "en", traces.NewClaudeCode(), claudeSession(agent, "I like it, thanks."), ""},
 		{"codex zh nothing lasting", "zh", traces.NewCodex(), codexRollout("/w/app", agent, "我喜欢。"), ""},
+		// "this idea" is the agent's proposal: the statement names it.
+		{"claude en this idea", "en", traces.NewClaudeCode(), claudeSession("I propose keeping reference docs in dev-docs/ and work items in work/ with archive/ and backlog/.",
+			"I really like it when we use this structure, it worked well in the clmail project."), "dev-docs/"},
+		{"codex de diese Idee", "de", traces.NewCodex(), codexRollout("/w/app", "I propose keeping reference docs in dev-docs/ and work items in work/ with archive/ and backlog/.",
+			"Ich bevorzuge diese Idee, sie hat sich im clmail-Projekt bewährt."), "dev-docs/"},
 	}
 	for _, tc := range cases {
 		s := parseWith(t, tc.parser, tc.name, tc.src)
