@@ -335,21 +335,52 @@ func programOf(q Query) string {
 
 // programsOf lists the programs the simple commands of cmd run, lower
 // case, without cd, sudo, env and assignments.
+//
+// A runner and the program it runs are both named: `uv run black` runs
+// uv and black, `npx prettier` npx and prettier, `python -m pytest`
+// python and pytest.
 func programsOf(cmd string) []string {
 	var out []string
+	add := func(f string) string {
+		p := strings.ToLower(filepath.Base(strings.Trim(f, "({")))
+		if p != "cd" && p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+		return p
+	}
 	for _, part := range shellSplitRE.Split(strings.NewReplacer("\n", ";", "$(", ";", "`", ";").Replace(cmd), -1) {
-		for _, f := range strings.Fields(part) {
+		fields := strings.Fields(part)
+		for i, f := range fields {
 			if f == "sudo" || f == "env" || f == "time" || f == "nice" || f == "exec" || strings.Contains(f, "=") || strings.HasPrefix(f, "-") {
 				continue
 			}
-			if p := strings.ToLower(filepath.Base(strings.Trim(f, "({"))); p != "cd" && p != "" && !slices.Contains(out, p) {
-				out = append(out, p)
+			if p := add(f); i+1 < len(fields) {
+				if run, ok := runners[p]; ok {
+					rest := fields[i+1:]
+					if run != "" {
+						if rest[0] != run {
+							break
+						}
+						rest = rest[1:]
+					}
+					for _, g := range rest {
+						if !strings.HasPrefix(g, "-") && !strings.Contains(g, "=") {
+							add(g)
+							break
+						}
+					}
+				}
 			}
 			break
 		}
 	}
 	return out
 }
+
+// runners are programs that run another one, with the subcommand that
+// does it ("" when the next word is the program): uv run X, npx X.
+var runners = map[string]string{"uv": "run", "uvx": "", "poetry": "run", "pipenv": "run", "pdm": "run", "hatch": "run",
+	"npx": "", "bunx": "", "pnpx": "", "pnpm": "exec", "bundle": "exec", "python": "-m", "python3": "-m"}
 
 // callTexts returns the code a proposed edit writes, its comments removed
 // in the language of its file, and the shell command a call runs.

@@ -308,9 +308,47 @@ func (cu *cue) matchSignatures(c *candidate) {
 			c.follow = s.text
 		}
 	}
+	if c.follow == "" && c.sigHit == "" && cu.command != "" {
+		c.follow = cu.followsProgram(c)
+	}
 	if c.sigHit != "" && c.typeScore < sigScore {
 		c.typeScore = sigScore
 	}
+}
+
+// followsProgram is the program the lesson advises when the proposal runs
+// it and none of the corrected call's: after "use uv - `uv add X`" for a
+// refused `pip install X`, `uv sync --locked` follows the lesson, even
+// though it is not the advised command itself. "" otherwise (a lesson
+// that advises one git command over another names git on both sides).
+func (cu *cue) followsProgram(c *candidate) string {
+	corrected := map[string]bool{}
+	for _, m := range backtickRE.FindAllStringSubmatch(c.trigger, -1) {
+		for _, p := range programsOf(m[1]) {
+			corrected[p] = true
+		}
+	}
+	for _, s := range c.lessonSignatures() {
+		if s.prohibited {
+			for _, p := range programsOf(s.text) {
+				corrected[p] = true
+			}
+		}
+	}
+	if len(corrected) == 0 || slices.ContainsFunc(cu.programs, func(p string) bool { return corrected[p] }) {
+		return ""
+	}
+	for _, s := range c.lessonSignatures() {
+		if s.prohibited {
+			continue
+		}
+		for _, p := range programsOf(s.text) {
+			if !corrected[p] && slices.Contains(cu.programs, p) && !plainWordTools[p] {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // matchWords measures lexical overlap, as a precision check on lexical

@@ -123,3 +123,28 @@ func TestObjectReferenceIsNotTheLessonsWords(t *testing.T) {
 		t.Errorf("npm install: %v", got)
 	}
 }
+
+// TestFollowingTheAdvisedProgram: a proposal that runs the program the
+// lesson advises, and none of the corrected call's, follows the lesson
+// even when it is not the advised command itself; another program of the
+// same kind, or the corrected one, still gets the lesson.
+func TestFollowingTheAdvisedProgram(t *testing.T) {
+	uv := &observations.Observation{ID: "cor-uv", Type: observations.TypeCorrection,
+		Trigger: "adding or installing a dependency: `pip install django-filter`", ActionTypes: []string{"pkg:install"},
+		Lesson: "Use uv - `uv add django-filter`. Pip does not touch uv.lock, and CI installs from the lock."}
+	e := noiseEngine(uv)
+	for cmd, want := range map[string]bool{
+		"uv sync --locked":             false,
+		"uv add --dev pytest-randomly": false,
+		"pip install requests":         true,
+		"python -m pip install httpx":  true,
+	} {
+		got := recalled(t, e, callQuery("Bash", map[string]any{"command": cmd}))
+		if (len(got) > 0) != want {
+			t.Errorf("%s: recalled %v, want %v", cmd, got, want)
+		}
+	}
+	if p := programsOf("uv run black apps && npx prettier -w . && python -m pytest -q"); !slices.Equal(p, []string{"uv", "black", "npx", "prettier", "python", "pytest"}) {
+		t.Errorf("programsOf: %v", p)
+	}
+}
