@@ -125,6 +125,11 @@ func ccRefusalOf(isErr bool, content json.RawMessage, text string, toolUseResult
 			if j := strings.Index(r, "\n\n"); j >= 0 {
 				r = strings.TrimSpace(r[:j])
 			}
+			if strings.HasPrefix(r, ccClarifyHead) {
+				// The question dialog's "clarify" choice: Claude Code's
+				// own words, no refusal of anything and nothing typed.
+				return "", ccNoRefusal
+			}
 			return r, ccReasonRefusal
 		}
 	}

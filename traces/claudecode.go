@@ -61,6 +61,12 @@ var ccReasonHeads = []string{
 	ccRejectHead + " To tell you how to proceed, the user said:",
 }
 
+// ccClarifyHead opens the text Claude Code writes in place of the reason
+// when the person picks "clarify" in the AskUserQuestion dialog (seen in
+// 2.1.56 transcripts: "...the user said:\nThe user wants to clarify these
+// questions.\n    This means they may have additional information...").
+const ccClarifyHead = "The user wants to clarify these questions."
+
 const ccInterruptPrefix = "[Request interrupted by user"
 
 // Parse implements Parser.

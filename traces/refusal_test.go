@@ -275,3 +275,28 @@ func TestAiderForgedPrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeCodeClarifyChoice: picking "clarify" in the AskUserQuestion
+// dialog makes Claude Code write its own paragraph where a typed reason
+// goes (2.1.56); it is no refusal and no words of the person.
+func TestClaudeCodeClarifyChoice(t *testing.T) {
+	clarify := ccReasonHeads[1] + "\n" + ccClarifyHead + "\n    This means they may have additional information, context or questions for you.\n" +
+		"    Take their response into account and then reformulate the questions if appropriate.\n\n    Questions asked:\n- \"Which ORM?\"\n  (No answer provided)"
+	src := ccToolUse(t, "2.1.56", "t1", "AskUserQuestion") + ccResult(t, "2.1.56", "t1", clarify, true, "Error: "+clarify)
+	recs, _, _ := parseReader(t, NewClaudeCode(), strings.NewReader(src), "x.jsonl", Pos{})
+	for _, r := range recs {
+		if r.Has(MarkRejected) || r.Human() {
+			t.Errorf("the clarify choice read as the person's refusal or words: %+v", r)
+		}
+	}
+	// A reason the person typed still is theirs.
+	typed := ccReasonHeads[1] + "\nuse SQLAlchemy, not Django"
+	recs, _, _ = parseReader(t, NewClaudeCode(), strings.NewReader(ccToolUse(t, "2.1.56", "t1", "AskUserQuestion")+ccResult(t, "2.1.56", "t1", typed, true, "Error: "+typed)), "x.jsonl", Pos{})
+	found := false
+	for _, r := range recs {
+		found = found || r.Human() && r.Has(MarkRejected) && r.Text == "use SQLAlchemy, not Django"
+	}
+	if !found {
+		t.Errorf("a typed reason was lost: %+v", recs)
+	}
+}
