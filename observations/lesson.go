@@ -2,6 +2,7 @@ package observations
 
 import (
 	"github.com/kbmem/kb/internal/textutil"
+	"strconv"
 	"strings"
 
 	"github.com/kbmem/kb/internal/lexicon"
@@ -273,9 +274,11 @@ func correctedObject(tl *timeline, u *utterance, call int) string {
 }
 
 // hasReferent reports whether a lesson points at something it does not
-// name ("revert that", "put it there").
+// name ("revert that", "put it there"). Only its first sentence is read:
+// a referent after it most often points back into the lesson ("all
+// arithmetic goes through Money - it rounds in one place").
 func hasReferent(s string) bool {
-	return lexicon.CueReferent.In(lower(s))
+	return lexicon.CueReferent.In(lower(firstSentence(s)))
 }
 
 func quoteText(s string) string { return "“" + s + "”" }
@@ -284,15 +287,33 @@ var (
 	markupEmphRE   = textutil.Lazy(`\*\*|__|~~`)
 	markupLeadRE   = textutil.Lazy(`(?m)^\s*(#{1,6}\s+|[-*+•]\s+|\d+[.)]\s+|>\s*)`)
 	markupSingleRE = textutil.Lazy(`(^|\s)\*(\S[^*]*\S|\S)\*(\s|[.,;:!?]|$)`)
+	markupCodeRE   = textutil.Lazy("`[^`\n]+`|\\b__[A-Za-z0-9]\\w*?__\\b")
+	markupKeptRE   = textutil.Lazy("\x00[0-9]+\x00")
 )
 
 // cleanMarkup removes Markdown fragments from a title or lesson: emphasis
 // markers, heading and bullet prefixes, quote markers, and a backtick
 // left without its pair.
+//
+// Code is left as written: a code span and a dunder name (`__all__`,
+// __init__) keep their underscores and stars.
 func cleanMarkup(s string) string {
+	var kept []string
+	s = markupCodeRE.ReplaceAllStringFunc(s, func(c string) string {
+		kept = append(kept, c)
+		return "\x00" + strconv.Itoa(len(kept)-1) + "\x00"
+	})
 	s = markupEmphRE.ReplaceAllString(s, "")
 	s = markupLeadRE.ReplaceAllString(s, "")
 	s = markupSingleRE.ReplaceAllString(s, "$1$2$3")
+	if len(kept) > 0 {
+		s = markupKeptRE.ReplaceAllStringFunc(s, func(m string) string {
+			if i, err := strconv.Atoi(strings.Trim(m, "\x00")); err == nil && i < len(kept) {
+				return kept[i]
+			}
+			return m
+		})
+	}
 	if strings.Count(s, "`")%2 == 1 {
 		i := strings.LastIndex(s, "`")
 		s = s[:i] + s[i+1:]

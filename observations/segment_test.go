@@ -88,12 +88,15 @@ func TestSplitPasted(t *testing.T) {
 
 func TestCleanMarkup(t *testing.T) {
 	for in, want := range map[string]string{
-		"Tests:** All 40 tests pass":  "Tests: All 40 tests pass",
-		"## Use pnpm":                 "Use pnpm",
-		"- **Never** push to main":    "Never push to main",
-		"Run `go test ./...":          "Run go test ./...",
-		"Nutze `pnpm` statt **npm**.": "Nutze `pnpm` statt npm.",
-		"**不要**直接改 `main`":            "不要直接改 `main`",
+		"Tests:** All 40 tests pass":     "Tests: All 40 tests pass",
+		"## Use pnpm":                    "Use pnpm",
+		"- **Never** push to main":       "Never push to main",
+		"Run `go test ./...":             "Run go test ./...",
+		"Nutze `pnpm` statt **npm**.":    "Nutze `pnpm` statt npm.",
+		"**不要**直接改 `main`":               "不要直接改 `main`",
+		"no `__all__` - list the fields": "no `__all__` - list the fields",
+		"no __all__ in serializers":      "no __all__ in serializers",
+		"keep `**kwargs` and **bold**":   "keep `**kwargs` and bold",
 	} {
 		if got := cleanMarkup(in); got != want {
 			t.Errorf("cleanMarkup(%q) = %q, want %q", in, got, want)
