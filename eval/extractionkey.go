@@ -63,7 +63,12 @@ func obsTypeOf(dim string) string {
 // DEV half (every other owner) and tune on it; the CHECK half is only
 // scored, so a gain measured on it was not fitted to it. The split is by
 // person, balanced roughly by size, language and agent.
-var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck"}
+//
+// The second blind key of the project workspace (keys3: 15 sessions of 9
+// owners, written 2026-12-02, split before its first run) holds out the
+// last four: English, Russian and Japanese (romaji) sessions.
+var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
+	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
