@@ -41,7 +41,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT009"
+const compiledMagic = "KBACT010"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {

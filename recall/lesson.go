@@ -224,7 +224,7 @@ var (
 func signatures(text string) []signature {
 	// "use Y instead of X": X is what is prohibited.
 	text = insteadOfRE.ReplaceAllString(text, ". not ")
-	var out []signature
+	var out, banned []signature
 	seen := map[string]bool{}
 	for _, cl := range clauseRE.Split(text, -1) {
 		neg := negRE.MatchString(cl)
@@ -245,9 +245,50 @@ func signatures(text string) []signature {
 				add(tok, m[0])
 			}
 		}
+		if neg {
+			for _, m := range bannedUseRE.FindAllStringSubmatchIndex(rest, -1) {
+				banned = append(banned, signature{text: rest[m[2]:m[3]], prohibited: true})
+			}
+		}
+	}
+	// "Do not use requests in this codebase ... a hung requests.get":
+	// the package itself is banned, so importing or installing it is the
+	// prohibited thing, when the lesson also writes it as code (a call or
+	// selector of it, a code span).
+	for _, b := range banned {
+		if seen[b.text] || stopWords[b.text] {
+			continue
+		}
+		asCode := strings.Contains(text, "`"+b.text) || strings.Contains(text, " "+b.text+".") && selectorAfter(text, b.text+".")
+		for _, sg := range out {
+			asCode = asCode || sg.prohibited && strings.HasPrefix(sg.text, b.text+".")
+		}
+		if asCode {
+			seen[b.text] = true
+			out = append(out, b)
+		}
 	}
 	return out
 }
+
+// selectorAfter reports whether prefix ("requests.") is followed in text by
+// a name somewhere (requests.get): the prefix is then a package in use.
+func selectorAfter(text, prefix string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], prefix)
+		if j < 0 {
+			return false
+		}
+		j += i + len(prefix)
+		if j < len(text) && (text[j] == '_' || text[j] >= 'a' && text[j] <= 'z' || text[j] >= 'A' && text[j] <= 'Z') {
+			return true
+		}
+		i = j
+	}
+}
+
+// bannedUseRE is "use X" in a negated clause: the X a lesson bans.
+var bannedUseRE = textutil.Lazy(`(?:^|[^\p{L}])(?:use|using|uses|import|importing|verwende|benutze|usar|uses|utilise|utiliser|используй|использовать)\s+([a-z][a-z0-9_-]{2,30})(?:[^\p{L}.(]|$)`)
 
 // productNames are CamelCase words that name a product, not code.
 var productNames = map[string]bool{"GitHub": true, "GitLab": true, "JavaScript": true, "TypeScript": true, "PostgreSQL": true,

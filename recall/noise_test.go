@@ -148,3 +148,33 @@ func TestFollowingTheAdvisedProgram(t *testing.T) {
 		t.Errorf("programsOf: %v", p)
 	}
 }
+
+// TestBannedPackage: "do not use requests ... a hung requests.get" bans
+// the package: a Write that imports it and a command that installs it get
+// the lesson; code that uses the advised client does not, nor a lesson
+// that names the word only as prose.
+func TestBannedPackage(t *testing.T) {
+	httpx := &observations.Observation{ID: "cor-http", Type: observations.TypeCorrection,
+		Trigger: "editing `integrations/portcall.py`", ActionTypes: []string{"code:modify"},
+		Lesson: "Do not use requests in this codebase - no default timeout, and a hung requests.get blocked a worker. Use the shared client: `from core.http import get_client`."}
+	// The search index finds the lesson by its words; here the match
+	// itself is checked, for what a Write writes and a command runs.
+	tax, _ := observations.NewTaxonomy(nil)
+	hit := func(q Query) string {
+		c := &candidate{typ: observations.TypeCorrection, lesson: httpx.Lesson, trigger: httpx.Trigger}
+		buildCue(tax, q).matchSignatures(c)
+		return c.sigHit
+	}
+	if got := hit(callQuery("Write", map[string]any{"file_path": "/p/payments/adyen.py", "content": "import requests\n\nsession = requests.Session()\n"})); got != "requests" {
+		t.Errorf("a Write importing the banned package: hit %q", got)
+	}
+	if got := hit(callQuery("Bash", map[string]any{"command": "uv add requests"})); got != "requests" {
+		t.Errorf("installing the banned package: hit %q", got)
+	}
+	if got := hit(callQuery("Write", map[string]any{"file_path": "/p/payments/adyen.py", "content": "from core.http import get_client\n\nclient = get_client()\n"})); got != "" {
+		t.Errorf("code that follows the lesson: hit %q", got)
+	}
+	if s := signatures("Please do not use tabs in this file; the formatter uses spaces."); slices.ContainsFunc(s, func(sg signature) bool { return sg.text == "tabs" }) {
+		t.Errorf("a word that is never code became a signature: %+v", s)
+	}
+}
