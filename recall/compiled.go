@@ -41,7 +41,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT010"
+const compiledMagic = "KBACT011"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -133,6 +133,7 @@ type candRecord struct {
 type sigRecord struct {
 	S string `json:"s"`
 	P bool   `json:"p,omitempty"`
+	W bool   `json:"w,omitempty"`
 }
 
 // itemRecord is what an item needs of the document's file (Engine.item):
@@ -163,7 +164,7 @@ type precomputed struct {
 func sigRecords(sigs []signature) []sigRecord {
 	out := make([]sigRecord, len(sigs))
 	for i, g := range sigs {
-		out[i] = sigRecord{g.text, g.prohibited}
+		out[i] = sigRecord{g.text, g.prohibited, g.weak}
 	}
 	return out
 }
@@ -171,7 +172,7 @@ func sigRecords(sigs []signature) []sigRecord {
 func signaturesOf(rs []sigRecord) []signature {
 	out := make([]signature, len(rs))
 	for i, r := range rs {
-		out[i] = signature{r.S, r.P}
+		out[i] = signature{r.S, r.P, r.W}
 	}
 	return out
 }

@@ -250,7 +250,7 @@ func TestCandRecordRoundTrip(t *testing.T) {
 	r := candRecord{ID: "cor-1", Title: "t", Description: "d", Status: "active", Types: []string{"git:push", "git:push-force"},
 		Phrases: []string{"merging"}, Text: "x", Lesson: "l", Trigger: "tr", Files: [][2]string{{"a.go", "pkg"}},
 		Projects: []string{"/p"}, Importance: 0.75, Sessions: 3, Excerpt: "User: no", Author: "agent", FromSession: true,
-		Pasted: true, Said: "no", SigsSaid: []sigRecord{{"rm -rf", true}}, SigsLesson: []sigRecord{{"make clean", false}},
+		Pasted: true, Said: "no", SigsSaid: []sigRecord{{"rm -rf", true, false}, {"float", true, true}}, SigsLesson: []sigRecord{{"make clean", false, false}},
 		TrigTypes: []string{"fs:delete"}}
 	b := r.marshal()
 	var got candRecord

@@ -41,6 +41,7 @@ func (r *candRecord) marshal() []byte {
 		for _, g := range sigs {
 			e.str(g.S)
 			e.flag(g.P)
+			e.flag(g.W)
 		}
 	}
 	return e.b
@@ -70,7 +71,7 @@ func (r *candRecord) unmarshal(b []byte) error {
 		if n := d.count(); n > 0 {
 			*p = make([]sigRecord, n)
 			for i := range *p {
-				(*p)[i] = sigRecord{S: d.str(), P: d.flag()}
+				(*p)[i] = sigRecord{S: d.str(), P: d.flag(), W: d.flag()}
 			}
 		}
 	}

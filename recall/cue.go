@@ -57,6 +57,10 @@ func buildCue(tax *observations.Taxonomy, q Query) *cue { return buildCueLex(tax
 
 // buildCueLex is buildCue with a lexicon of equivalents (nil: the
 // embedded one).
+// moneyRE is an amount of money in a request: a currency sign or code
+// next to a number (€2.50, $3, 12 EUR, 5 euros, ¥500).
+var moneyRE = textutil.Lazy(`[€$£¥₹₩]\s?\d|\d(?:[.,]\d+)?\s?(?:€|EUR|USD|GBP|JPY|CHF|euros?|dollars?|pounds?|yen|rubles?|yuan|元|円|원)\b`)
+
 func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 	if lex == nil {
 		lex = DefaultLexicon()
@@ -79,15 +83,23 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 			}
 		}
 	}
-	// A request in other words: the lexicon's canonical words classify.
+	// A request in other words: the lexicon's canonical words classify,
+	// and are words of the request ("pull the forecast from the Met
+	// Office API" asks for an HTTP client).
+	var canonical string
 	if q.Task != "" && !isQuestion(q.Task) {
 		if canon := lex.Canonical(q.Task); canon != "" {
+			canonical = canon
 			for _, t := range tax.ClassifyText(canon) {
 				if !slices.Contains(c.types, t) {
 					c.types = append(c.types, t)
 				}
 			}
 		}
+	}
+	if q.Task != "" && moneyRE.MatchString(q.Task) {
+		// "a port tax of €2.50": an amount of money is the word money.
+		canonical += " money amount price"
 	}
 	c.readOnly = q.Tool != "" && readOnlyTools[strings.ToLower(q.Tool)]
 	if c.types == nil {
@@ -119,7 +131,7 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 			c.words = append(c.words, q)
 		}
 	}
-	for _, w := range Words(reduced) {
+	for _, w := range Words(reduced + " " + canonical) {
 		s := stem(w)
 		if s == "" {
 			continue

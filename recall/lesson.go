@@ -202,6 +202,9 @@ func sharesSignature(a, b string) bool {
 type signature struct {
 	text       string
 	prohibited bool
+	// weak: a plain word taken as code ("no floats near money"): it
+	// fires only on code that is about the lesson's subject too.
+	weak bool
 }
 
 var (
@@ -249,6 +252,14 @@ func signatures(text string) []signature {
 			for _, m := range bannedUseRE.FindAllStringSubmatchIndex(rest, -1) {
 				banned = append(banned, signature{text: rest[m[2]:m[3]], prohibited: true})
 			}
+			// "no float", "never any": a type or keyword of a programming
+			// language, written as a plain word, is that code.
+			for _, m := range plainWordRE.FindAllStringIndex(rest, -1) {
+				if w := strings.TrimSuffix(rest[m[0]:m[1]], "s"); codeWords[w] && !seen[w] {
+					seen[w] = true
+					out = append(out, signature{text: w, prohibited: true, weak: true})
+				}
+			}
 		}
 	}
 	// "Do not use requests in this codebase ... a hung requests.get":
@@ -286,6 +297,14 @@ func selectorAfter(text, prefix string) bool {
 		i = j
 	}
 }
+
+// codeWords are language types and keywords that a lesson writes as plain
+// words ("no floats near money", "never use any"): in a negated clause they
+// are the code it prohibits.
+// ("any" is left out: it is an everyday word first.)
+var codeWords = map[string]bool{"float": true, "double": true, "eval": true, "goto": true, "unsafe": true, "var": true}
+
+var plainWordRE = textutil.Lazy(`\b[a-z]{3,8}\b`)
 
 // bannedUseRE is "use X" in a negated clause: the X a lesson bans.
 var bannedUseRE = textutil.Lazy(`(?:^|[^\p{L}])(?:use|using|uses|import|importing|verwende|benutze|usar|uses|utilise|utiliser|используй|использовать)\s+([a-z][a-z0-9_-]{2,30})(?:[^\p{L}.(]|$)`)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/kbmem/kb/observations"
 )
@@ -299,7 +300,7 @@ func (cu *cue) matchSignatures(c *candidate) {
 			continue
 		}
 		if s.prohibited {
-			if c.sigHit == "" {
+			if c.sigHit == "" && (!s.weak || cu.onSubject(c, s.text)) {
 				c.sigHit = s.text
 			}
 		} else if c.follow == "" && prohibits {
@@ -314,6 +315,41 @@ func (cu *cue) matchSignatures(c *candidate) {
 	if c.sigHit != "" && c.typeScore < sigScore {
 		c.typeScore = sigScore
 	}
+}
+
+// onSubject reports whether the code an edit writes (or the file it
+// writes) shares a word with the lesson besides sig: "no floats near
+// money" is about code that speaks of money, totals or euros, not about a
+// great-circle distance in floats.
+func (cu *cue) onSubject(c *candidate, sig string) bool {
+	mine := stemSet(cu.written + " " + strings.Join(cu.fileWords(), " "))
+	for st := range stemSet(c.lesson + " " + c.said) {
+		if st != stem(sig) && len(st) > 2 && mine[st] && !stopWords[st] && !codeKeywords()[st] {
+			return true
+		}
+	}
+	return false
+}
+
+// codeKeywords are the stems of words every program has: no subject in
+// common. Built on first use (a hook pays for nothing it does not use).
+var codeKeywords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("return import from def class self none true false func const let var else elif for while " +
+		"print type struct interface package public private static void new this null nil async await try except catch finally " +
+		"raise throw with yield lambda export default function string int bool list dict map error") {
+		m[stem(w)] = true
+	}
+	return m
+})
+
+// fileWords are the words of the files the proposal names.
+func (cu *cue) fileWords() []string {
+	var out []string
+	for _, f := range cu.files {
+		out = append(out, strings.NewReplacer("/", " ", "_", " ", "-", " ", ".", " ").Replace(f.parent+" "+f.base))
+	}
+	return out
 }
 
 // followsProgram is the program the lesson advises when the proposal runs

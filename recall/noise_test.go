@@ -178,3 +178,23 @@ func TestBannedPackage(t *testing.T) {
 		t.Errorf("a word that is never code became a signature: %+v", s)
 	}
 }
+
+// TestCodeWordOnSubject: a language type written as a plain word in a
+// prohibition ("no floats anywhere near money") is that code, on code that
+// is about the lesson's subject: a price computed in floats gets it, a
+// great-circle distance in floats does not.
+func TestCodeWordOnSubject(t *testing.T) {
+	tax, _ := observations.NewTaxonomy(nil)
+	lesson := "Do not use floats anywhere near money. Amounts are integer cents and go through core.money.Money; euros only show up in templates."
+	hit := func(content string) string {
+		c := &candidate{typ: observations.TypeCorrection, lesson: lesson, trigger: "editing `apps/pricing/fares.py`"}
+		buildCue(tax, callQuery("Write", map[string]any{"file_path": "/p/apps/x.py", "content": content})).matchSignatures(c)
+		return c.sigHit
+	}
+	if got := hit("def apply_promotion(total: float) -> float:\n    \"\"\"The discounted total in euros.\"\"\"\n    return total * 0.9\n"); got != "float" {
+		t.Errorf("money in floats: hit %q", got)
+	}
+	if got := hit("def distance_nm(lat1: float, lon1: float) -> float:\n    return 3440.065 * lat1\n"); got != "" {
+		t.Errorf("a distance in floats: hit %q", got)
+	}
+}
