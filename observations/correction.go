@@ -100,6 +100,10 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		return 0.65, signals
 	case strong && directive:
 		return 0.8, signals
+	case len(u.calls) > 0 && !question && !ack && (lexicon.CueRedo.AtStart(low) || onlyNotRE.MatchString(headOf(text, 200))):
+		// "refais le résumé", "仅改左右边距，不影响上下": the work just done,
+		// asked for again or cut back to what was asked, in any language.
+		return 0.7, append(signals, SignalExplicitCorrection)
 	case strong && len(u.calls) > 0 && relevant(tl, u, tax):
 		return 0.7, signals
 	case holdOnRE.MatchString(text) && directive && len(u.calls) > 0:
@@ -110,6 +114,10 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 	}
 	return 0, nil
 }
+
+// onlyNotRE narrows the work just done to what was asked: "only the left
+// and right margins, not top and bottom", "nur X, nicht Y", "仅改X，不影响Y".
+var onlyNotRE = textutil.Lazy(`(?i)^\s*(?:only|just)\s[^.?!]{1,60}?,?\s(?:not|don'?t|do not|leave)\b|^\s*nur\s[^.?!]{1,60}?\snicht\b|^\s*(?:seulement|uniquement)\s[^.?!]{1,60}?\s(?:pas|ne)\b|^\s*(?:solo|sólo|únicamente)\s[^.?!]{1,60}?\sno\b|^\s*только\s[^.?!]{1,60}?\sне\b|^\s*(?:仅|只)[^，,。！？]{1,20}[，,]\s*(?:不|别|不要)|だけ[^。]{0,20}(?:ないで|しないで)|만\s?[^.]{0,20}(?:말고|않)`)
 
 // acknowledges reports whether the person approves of what was done
 // ("perfect, thanks") without turning to a complaint ("great, but ...").

@@ -514,3 +514,43 @@ func TestCodexRefusalThenNextMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestRedoAndNarrowAnyLanguage: right after the agent's work, asking for it
+// again ("redo the summary") or cutting it back to what was asked ("only
+// the left and right margins, not top and bottom") corrects it, in any
+// language; a report of something lost since the change is a failure; a
+// new request or an approval is neither.
+func TestRedoAndNarrowAnyLanguage(t *testing.T) {
+	run := func(msg string) []*Observation {
+		s := (&ccFixture{}).user("tighten the card padding").
+			call("toolu_1", "Edit", `{"file_path":"/repo/web/card.css","old_string":"padding: 16px","new_string":"padding: 8px"}`).result("toolu_1", "ok").
+			say("Done: the card padding is now 8px on every side.").user(msg).say("OK.").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	for lang, msg := range map[string]string{
+		"en redo":   "redo it with the spacing tokens from the theme",
+		"fr redo":   "refais le résumé des changements",
+		"de redo":   "mach das nochmal mit den Abständen aus dem Theme",
+		"zh redo":   "重新生成这段样式",
+		"en narrow": "only the left and right padding, not top and bottom",
+		"zh narrow": "仅改左右边距,不影响上下",
+		"de narrow": "nur links und rechts, nicht oben und unten",
+		"ru narrow": "только слева и справа, не сверху",
+		"fr lost":   "il n'y a plus l'information pour les scripts déplacés",
+		"fr broken": "ça marche pas sur mobile",
+	} {
+		if cs := run(msg); len(cs) != 1 {
+			t.Errorf("%s: %d corrections from %q", lang, len(cs), msg)
+		}
+	}
+	for lang, msg := range map[string]string{
+		"en new":  "now add a dark mode toggle to the header",
+		"fr ok":   "parfait, merci",
+		"zh new":  "接下来给页眉加一个深色模式开关",
+		"en only": "only thing left: commit it",
+	} {
+		if cs := run(msg); len(cs) != 0 {
+			t.Errorf("%s: %q became a correction: %q", lang, msg, cs[0].Lesson)
+		}
+	}
+}

@@ -415,6 +415,20 @@ sigue dando
 todavía no
 ne marche pas
 ne fonctionne pas
+marche pas
+marche plus
+fonctionne plus
+n'y a plus
+funktioniert nicht mehr
+geht nicht mehr
+ya no funciona
+ya no aparece
+больше не работает
+не отображается
+不显示
+显示不出来
+表示されない
+안 나와
 toujours pas
 não funciona
 non funziona
@@ -706,6 +720,38 @@ ne sei sicuro
 확실해
 확실합니까
 정말요
+`)
+
+	// CueRedo: asking for the just-finished work again, done over
+	// ("redo the summary", "refais le résumé", "重新生成"): what was
+	// delivered is not what the person wanted.
+	CueRedo = NewCues(`
+redo
+do it again
+do that again
+start over
+rewrite it
+mach das nochmal
+mach es nochmal
+nochmal neu
+noch einmal neu
+rehaz
+vuelve a hacer
+hazlo de nuevo
+refais
+refaire
+recommence
+переделай
+сделай заново
+重新生成
+重新写
+重新做
+重做
+再做一次
+やり直
+作り直
+다시 해
+다시 만들어
 `)
 
 	// CueWhyYou: asking the agent why it did what it did, at the start of
