@@ -100,6 +100,16 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		return 0.65, signals
 	case strong && directive:
 		return 0.8, signals
+	case hadAction && !question && !ack && lexicon.CueNextTime.In(headOf(low, 300)) && (directive || n <= 60) &&
+		(lexicon.CueReferent.In(low) || echoes(tl, u) || relevant(tl, u, tax)):
+		// "la prochaine fois que tu fais ce résumé, ...", "以后所有的提交都…":
+		// a rule for the work to come, said about the work just done.
+		return 0.7, append(signals, SignalExplicitCorrection)
+	case len(u.assistant) > 0 && !question && !ack && n <= 30 && lexicon.CueRemove.AtStart(low) && removesNamed(tl, u, low) &&
+		lexicon.CueContinue.In(low):
+		// "去除(web),开始执行": take out a part of what the agent just
+		// proposed, which it named, and go ahead with the rest.
+		return 0.7, append(signals, SignalExplicitCorrection)
 	case len(u.calls) > 0 && !question && !ack && (lexicon.CueRedo.AtStart(low) || onlyNotRE.MatchString(headOf(text, 200))):
 		// "refais le résumé", "仅改左右边距，不影响上下": the work just done,
 		// asked for again or cut back to what was asked, in any language.
@@ -113,6 +123,35 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		return 0.65, append(signals, SignalExplicitCorrection)
 	}
 	return 0, nil
+}
+
+// removesNamed reports whether what u takes out ("remove the (web)
+// heading") is named in what the agent last said: a part of its work, not
+// a new task about something else.
+func removesNamed(tl *timeline, u *utterance, low string) bool {
+	_, end := lexicon.CueRemove.Span(low)
+	if end < 0 {
+		return false
+	}
+	what := low[end:]
+	if i := strings.IndexAny(what, ",.;:!?，。；：！？"); i >= 0 {
+		what = what[:i]
+	}
+	agent := lower(tl.lastAgentText(u))
+	for _, w := range Words(what) {
+		if len(w) >= 3 && strings.IndexFunc(w, isCJK) < 0 && !lexicon.StopCue[w] && strings.Contains(agent, w) {
+			return true
+		}
+	}
+	// Chinese and Japanese by two characters in a row ("去掉这个按钮" names
+	// 按钮, not 这 or 个 alone).
+	rs := []rune(what)
+	for i := 0; i+1 < len(rs); i++ {
+		if isCJK(rs[i]) && isCJK(rs[i+1]) && strings.Contains(agent, string(rs[i:i+2])) {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyNotRE narrows the work just done to what was asked: "only the left

@@ -554,3 +554,37 @@ func TestRedoAndNarrowAnyLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleForNextTimeAndRemovalAnyLanguage: after the agent's work, a rule
+// for the work to come ("next time", "la prochaine fois", "以后") corrects
+// it, and so does taking out a part the agent just named; a plan for
+// later that states no rule about the work, or a removal of something the
+// agent never named, does not.
+func TestRuleForNextTimeAndRemovalAnyLanguage(t *testing.T) {
+	run := func(msg string) []*Observation {
+		s := (&ccFixture{}).user("write the release notes").
+			call("toolu_1", "Write", `{"file_path":"/repo/RELEASE.md","content":"## 1.4 (web)\n- faster sync"}`).result("toolu_1", "File created").
+			say("Done: RELEASE.md lists the changes under a (web) heading.").user(msg).say("OK.").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	for lang, msg := range map[string]string{
+		"en next":   "next time you write release notes, list the moved scripts too",
+		"fr next":   "la prochaine fois que tu fais ce résumé, ajoute les scripts déplacés",
+		"zh next":   "以后写这个发布说明时也要列出移动的脚本",
+		"ja next":   "次からこのリリースノートに移動したスクリプトも書いてください",
+		"zh remove": "去除(web),开始执行",
+		"en remove": "remove the (web) heading and go on",
+	} {
+		if cs := run(msg); len(cs) != 1 {
+			t.Errorf("%s: %d corrections from %q", lang, len(cs), msg)
+		}
+	}
+	for lang, msg := range map[string]string{
+		"en other": "delete the tmp folder on my desktop please",
+		"en ask":   "next time, will you be able to run the tests too?",
+	} {
+		if cs := run(msg); len(cs) != 0 {
+			t.Errorf("%s: %q became a correction: %q", lang, msg, cs[0].Lesson)
+		}
+	}
+}

@@ -229,6 +229,7 @@ sbagliato
 不是
 不对
 不用
+不需要
 不能
 不行
 错了
@@ -480,6 +481,15 @@ même erreur
 같은 오류
 not helpful
 didn't find
+没找到
+找不到
+見つからない
+못 찾
+no encontró
+n'a pas trouvé
+nicht gefunden
+не нашёл
+не нашел
 did not find
 not a fan
 `)
@@ -545,6 +555,8 @@ continue
 давай дальше
 继续
 接着
+开始执行
+执行吧
 続けて
 続行
 계속
@@ -643,6 +655,9 @@ allí
 ça
 cela
 là
+ce
+cette
+ces
 isso
 isto
 это
@@ -658,6 +673,8 @@ isto
 これ
 そこ
 あれ
+この
+その
 그것
 그거
 이거
@@ -752,6 +769,65 @@ recommence
 作り直
 다시 해
 다시 만들어
+`)
+
+	// CueNextTime: a rule for the work to come, said after the work just
+	// done ("next time, ...", "la prochaine fois", "以后", "次から").
+	CueNextTime = NewCues(`
+next time
+from now on
+in the future
+going forward
+nächstes mal
+in zukunft
+ab jetzt
+la próxima vez
+de ahora en adelante
+en adelante
+la prochaine fois
+à l'avenir
+désormais
+dorénavant
+в следующий раз
+впредь
+отныне
+下次
+以后
+今后
+次から
+次回から
+今後
+다음부터
+앞으로
+`)
+
+	// CueRemove: taking something out ("remove the (web) part", "去掉").
+	CueRemove = NewCues(`
+remove
+drop
+delete
+take out
+get rid of
+entferne
+lösche
+nimm raus
+quita
+elimina
+enlève
+supprime
+retire
+убери
+удали
+去除
+去掉
+删掉
+删除
+移除
+消して
+削除して
+外して
+빼
+삭제해
 `)
 
 	// CueWhyYou: asking the agent why it did what it did, at the start of
