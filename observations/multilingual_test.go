@@ -527,7 +527,7 @@ func TestRedoAndNarrowAnyLanguage(t *testing.T) {
 			say("Done: the card padding is now 8px on every side.").user(msg).say("OK.").session(t)
 		return ofType(Extract(s, nil, nil), TypeCorrection)
 	}
-	for lang, msg := range map[string]string{
+	expectCorrections(t, run, map[string]string{
 		"en redo":   "redo it with the spacing tokens from the theme",
 		"fr redo":   "refais le résumé des changements",
 		"de redo":   "mach das nochmal mit den Abständen aus dem Theme",
@@ -538,21 +538,12 @@ func TestRedoAndNarrowAnyLanguage(t *testing.T) {
 		"ru narrow": "только слева и справа, не сверху",
 		"fr lost":   "il n'y a plus l'information pour les scripts déplacés",
 		"fr broken": "ça marche pas sur mobile",
-	} {
-		if cs := run(msg); len(cs) != 1 {
-			t.Errorf("%s: %d corrections from %q", lang, len(cs), msg)
-		}
-	}
-	for lang, msg := range map[string]string{
+	}, map[string]string{
 		"en new":  "now add a dark mode toggle to the header",
 		"fr ok":   "parfait, merci",
 		"zh new":  "接下来给页眉加一个深色模式开关",
 		"en only": "only thing left: commit it",
-	} {
-		if cs := run(msg); len(cs) != 0 {
-			t.Errorf("%s: %q became a correction: %q", lang, msg, cs[0].Lesson)
-		}
-	}
+	})
 }
 
 // TestRuleForNextTimeAndRemovalAnyLanguage: after the agent's work, a rule
@@ -567,22 +558,29 @@ func TestRuleForNextTimeAndRemovalAnyLanguage(t *testing.T) {
 			say("Done: RELEASE.md lists the changes under a (web) heading.").user(msg).say("OK.").session(t)
 		return ofType(Extract(s, nil, nil), TypeCorrection)
 	}
-	for lang, msg := range map[string]string{
+	expectCorrections(t, run, map[string]string{
 		"en next":   "next time you write release notes, list the moved scripts too",
 		"fr next":   "la prochaine fois que tu fais ce résumé, ajoute les scripts déplacés",
 		"zh next":   "以后写这个发布说明时也要列出移动的脚本",
 		"ja next":   "次からこのリリースノートに移動したスクリプトも書いてください",
 		"zh remove": "去除(web),开始执行",
 		"en remove": "remove the (web) heading and go on",
-	} {
+	}, map[string]string{
+		"en other": "delete the tmp folder on my desktop please",
+		"en ask":   "next time, will you be able to run the tests too?",
+	})
+}
+
+// expectCorrections checks that run makes one correction of each message
+// of yes and none of each of no.
+func expectCorrections(t *testing.T, run func(string) []*Observation, yes, no map[string]string) {
+	t.Helper()
+	for lang, msg := range yes {
 		if cs := run(msg); len(cs) != 1 {
 			t.Errorf("%s: %d corrections from %q", lang, len(cs), msg)
 		}
 	}
-	for lang, msg := range map[string]string{
-		"en other": "delete the tmp folder on my desktop please",
-		"en ask":   "next time, will you be able to run the tests too?",
-	} {
+	for lang, msg := range no {
 		if cs := run(msg); len(cs) != 0 {
 			t.Errorf("%s: %q became a correction: %q", lang, msg, cs[0].Lesson)
 		}
