@@ -39,6 +39,15 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 	if n == 0 {
 		return 0, nil
 	}
+	if u.cleared && !u.reason && (refused || u.interrupted) && !echoes(tl, u) && !relevant(tl, u, tax) {
+		// "/undo", "/clear", then a new task about something else: the
+		// conversation started over, and the message answers nothing
+		// that was refused, undone or interrupted before it.
+		v := *u
+		v.rejected, v.undone, v.interrupted = nil, false, false
+		u = &v
+		refused = false
+	}
 	if n < 2 && !refused && !u.interrupted {
 		return 0, nil
 	}

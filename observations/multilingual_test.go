@@ -452,6 +452,24 @@ func TestAiderCtrlCThenRedirect(t *testing.T) {
 	}
 }
 
+// TestClearedThenNewTask: an /undo (or a refusal, or Ctrl-C), then /clear,
+// then a task about something else: the conversation started over and the
+// new task corrects nothing; one that speaks of what was undone still does
+// (TestAiderCtrlCThenRedirect).
+func TestClearedThenNewTask(t *testing.T) {
+	src := "\n# aider chat started at 2024-06-11 02:29:05\n\n" +
+		"#### add an API_KEY variable to src/common/env.ts  \n\n" +
+		"I'll add it to the schema.\n\n> Applied edit to src/common/env.ts  \n> Commit bbde768 aider: Add API_KEY  \n\n" +
+		"#### /undo  \n> Commit `bbde768` was reset and removed from git.  \n\n" +
+		"#### /drop  \n> Dropping all files from the chat session.  \n\n#### /clear  \n>  \n>  \n> ^C again to exit  \n\n" +
+		"#### In this NestJS app, create a guard that checks each request for an api key.  \n\n" +
+		"To create a guard we will need to add src/guards/api-key.guard.ts.\n"
+	s := parseFixture(t, traces.NewAider(), ".aider.chat.history.md", src)
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 0 {
+		t.Errorf("a new task after /undo and /clear became a correction: %q", cs[0].Lesson)
+	}
+}
+
 // TestProposalAfterChangeIsAlsoACorrection: right after the agent changed
 // files, proposing another way of doing what it just did corrects it and
 // decides it: one message, both observations, in any language the

@@ -26,6 +26,7 @@ type utterance struct {
 	rejected    []int // indexes of rejected tool calls
 	interrupted bool
 	undone      bool  // the person undid the agent's last change (aider /undo)
+	cleared     bool  // the person cleared the conversation since (/clear)
 	assistant   []int // agent text messages
 	prev        int   // index of the previous utterance in the list, -1 if none
 }
@@ -67,6 +68,9 @@ func (tl *timeline) corrected(u *utterance, tax *Taxonomy) (float64, []string) {
 var (
 	// A command that takes back the agent's last change.
 	undoCommandRE = textutil.Lazy(`^/(undo|rewind|revert)\b`)
+	// A command that clears the conversation (aider /clear and /reset,
+	// Claude Code and Gemini /clear, Codex /new).
+	clearCommandRE = textutil.Lazy(`^/(clear|reset|new)\b`)
 	harnessTextRE = textutil.Lazy(`^(<command-|<local-command|<bash-|<system-reminder>|Caveat: |\[Request interrupted|This session is being continued)`)
 )
 
@@ -136,8 +140,14 @@ func newTimeline(s *Session) *timeline {
 			// The reason the person typed when refusing a call.
 			tl.push(&cur, i, r.Text, true)
 		case r.Human() && r.Has(traces.MarkSlash):
-			if undoCommandRE.MatchString(r.Text) {
+			switch {
+			case undoCommandRE.MatchString(r.Text):
 				cur.undone = true
+			case clearCommandRE.MatchString(r.Text):
+				// A cleared conversation starts over: what was refused,
+				// undone or interrupted before it is what the next message
+				// answers only if it speaks of it (correctionStrength).
+				cur.cleared = true
 			}
 		case r.Human() && !r.Has(traces.MarkCompaction):
 			text := cleanHuman(r.Text)
