@@ -71,7 +71,7 @@ var (
 	// A command that clears the conversation (aider /clear and /reset,
 	// Claude Code and Gemini /clear, Codex /new).
 	clearCommandRE = textutil.Lazy(`^/(clear|reset|new)\b`)
-	harnessTextRE = textutil.Lazy(`^(<command-|<local-command|<bash-|<system-reminder>|Caveat: |\[Request interrupted|This session is being continued)`)
+	harnessTextRE  = textutil.Lazy(`^(<command-|<local-command|<bash-|<system-reminder>|Caveat: |\[Request interrupted|This session is being continued)`)
 )
 
 func isToolCall(r *traces.Record) bool {
