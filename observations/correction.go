@@ -164,8 +164,9 @@ func removesNamed(tl *timeline, u *utterance, low string) bool {
 }
 
 // onlyNotRE narrows the work just done to what was asked: "only the left
-// and right margins, not top and bottom", "nur X, nicht Y", "仅改X，不影响Y".
-var onlyNotRE = textutil.Lazy(`(?i)^\s*(?:only|just)\s[^.?!]{1,60}?,?\s(?:not|don'?t|do not|leave)\b|^\s*nur\s[^.?!]{1,60}?\snicht\b|^\s*(?:seulement|uniquement)\s[^.?!]{1,60}?\s(?:pas|ne)\b|^\s*(?:solo|sólo|únicamente)\s[^.?!]{1,60}?\sno\b|^\s*только\s[^.?!]{1,60}?\sне\b|^\s*(?:仅|只)[^，,。！？]{1,20}[，,]\s*(?:不|别|不要)|だけ[^。]{0,20}(?:ないで|しないで)|만\s?[^.]{0,20}(?:말고|않)`)
+// and right margins, not top and bottom", "edit just env.ts, not the .env
+// file", "nur X, nicht Y", "仅改X，不影响Y".
+var onlyNotRE = textutil.Lazy(`(?i)^\s*(?:\pL+\s+)?(?:only|just)\s(?:[^.?!]|\.\S){1,60}?,?\s(?:not|don'?t|do not|leave)\b|^\s*nur\s(?:[^.?!]|\.\S){1,60}?\snicht\b|^\s*(?:seulement|uniquement)\s(?:[^.?!]|\.\S){1,60}?\s(?:pas|ne)\b|^\s*(?:solo|sólo|únicamente)\s(?:[^.?!]|\.\S){1,60}?\sno\b|^\s*только\s(?:[^.?!]|\.\S){1,60}?\sне\b|^\s*(?:仅|只)[^，,。！？]{1,20}[，,]\s*(?:不|别|不要)|だけ[^。]{0,20}(?:ないで|しないで)|만\s?[^.]{0,20}(?:말고|않)`)
 
 // acknowledges reports whether the person approves of what was done
 // ("perfect, thanks") without turning to a complaint ("great, but ...").

@@ -546,16 +546,17 @@ func TestRedoAndNarrowAnyLanguage(t *testing.T) {
 		return ofType(Extract(s, nil, nil), TypeCorrection)
 	}
 	expectCorrections(t, run, map[string]string{
-		"en redo":   "redo it with the spacing tokens from the theme",
-		"fr redo":   "refais le résumé des changements",
-		"de redo":   "mach das nochmal mit den Abständen aus dem Theme",
-		"zh redo":   "重新生成这段样式",
-		"en narrow": "only the left and right padding, not top and bottom",
-		"zh narrow": "仅改左右边距,不影响上下",
-		"de narrow": "nur links und rechts, nicht oben und unten",
-		"ru narrow": "только слева и справа, не сверху",
-		"fr lost":   "il n'y a plus l'information pour les scripts déplacés",
-		"fr broken": "ça marche pas sur mobile",
+		"en redo":      "redo it with the spacing tokens from the theme",
+		"fr redo":      "refais le résumé des changements",
+		"de redo":      "mach das nochmal mit den Abständen aus dem Theme",
+		"zh redo":      "重新生成这段样式",
+		"en narrow":    "only the left and right padding, not top and bottom",
+		"en edit just": "edit just the card.css file, not the theme file",
+		"zh narrow":    "仅改左右边距,不影响上下",
+		"de narrow":    "nur links und rechts, nicht oben und unten",
+		"ru narrow":    "только слева и справа, не сверху",
+		"fr lost":      "il n'y a plus l'information pour les scripts déplacés",
+		"fr broken":    "ça marche pas sur mobile",
 	}, map[string]string{
 		"en new":  "now add a dark mode toggle to the header",
 		"fr ok":   "parfait, merci",
