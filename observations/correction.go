@@ -119,7 +119,7 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// "去除(web),开始执行": take out a part of what the agent just
 		// proposed, which it named, and go ahead with the rest.
 		return 0.7, append(signals, SignalExplicitCorrection)
-	case len(u.calls) > 0 && !question && !ack && (lexicon.CueRedo.AtStart(low) || onlyNotRE.MatchString(headOf(text, 200))):
+	case hadAction && !question && !ack && (lexicon.CueRedo.AtStart(low) || onlyNotRE.MatchString(headOf(text, 200))):
 		// "refais le résumé", "仅改左右边距，不影响上下": the work just done,
 		// asked for again or cut back to what was asked, in any language.
 		return 0.7, append(signals, SignalExplicitCorrection)
