@@ -1,7 +1,9 @@
 package observations
 
 import (
+	"github.com/kbmem/kb/internal/textutil"
 	"sort"
+	"strings"
 
 	"github.com/kbmem/kb/traces"
 )
@@ -83,6 +85,7 @@ func Extract(s *Session, tax *Taxonomy, types []string) []*Observation {
 	for _, e := range Extractors(tax, types) {
 		obs = append(obs, e.Extract(s)...)
 	}
+	obs = withoutRetracted(s, obs)
 	for _, o := range obs {
 		finish(o)
 	}
@@ -134,4 +137,72 @@ func finish(o *Observation) {
 	if o.ID == "" {
 		o.ID = o.MakeID()
 	}
+}
+
+// retractRE is the person taking back what they just said: "never mind",
+// "actually, let's keep using bash", "vergiss es", "olvídalo", "laisse
+// tomber", "забудь", "算了", "やっぱり".
+var retractRE = textutil.Lazy(`(?i)^\s*(?:(?:oh\s+)?(?:never ?mind|nvm|scratch that|forget (?:it|that|about it)|ignore that)\b|actually\b[^.!?]{0,40}[.!?,]?\s*(?:\S+\s+){0,3}?(?:let'?s\s+)?(?:continue|keep|stick with|stay with|go back to|revert to)\b|vergiss (?:es|das)\b|doch nicht\b|olvídalo|olvida eso|mejor no\b|laisse tomber|oublie (?:ça|ca)\b|finalement non\b|забудь|неважно|算了|还是用回|やっぱり(?:いい|やめ|元)|됐어|아니 그냥)`)
+
+// withoutRetracted leaves out what the person took back in their next
+// message: the corrections, preferences and decisions whose source ends
+// at a message that the following one retracts ("Let's use python
+// instead of bash" ... "Actually, never mind. Let's continue using
+// bash").
+func withoutRetracted(s *Session, obs []*Observation) []*Observation {
+	tl := buildTimeline(s)
+	gone := map[int]string{} // Seq of the retracted message -> the retraction
+	for k := 1; k < len(tl.utts); k++ {
+		if retractRE.MatchString(tl.utts[k].text) {
+			gone[tl.rec(tl.utts[k-1].idx).Seq] = tl.utts[k].text
+		}
+	}
+	if len(gone) == 0 {
+		return obs
+	}
+	out := obs[:0]
+	for _, o := range obs {
+		personal := o.Type == TypeCorrection || o.Type == TypePreference || o.Type == TypeDecision
+		if back, ok := gone[lastTo(o)]; personal && ok && retracts(back, o) {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// retracts reports whether retraction back takes back o: it keeps to the
+// old way ("let's continue using bash") or names what o is about. "Never
+// mind! But add a details element" drops the request before it, not the
+// constraint the person stated with it.
+func retracts(back string, o *Observation) bool {
+	ss := sentences(back)
+	if len(ss) == 0 {
+		return false
+	}
+	if keepOldRE.MatchString(strings.Join(ss[:min(2, len(ss))], " ")) {
+		return true
+	}
+	return sharesTopic(ss[0], o.Summary())
+}
+
+// sharesTopic reports whether a and b share a topic token.
+func sharesTopic(a, b string) bool {
+	tb := topicTokens(b)
+	for t := range topicTokens(a) {
+		if tb[t] {
+			return true
+		}
+	}
+	return false
+}
+
+// keepOldRE is a retraction that keeps to the way before it.
+var keepOldRE = textutil.Lazy(`(?i)\b(?:continue|keep|stick with|stay with|go back to|revert to|bleiben bei|bleib bei|seguimos con|sigamos con|on garde|restons|оставим|вернёмся|还是用|继续用|のままで|그대로)\b`)
+
+func lastTo(o *Observation) int {
+	if len(o.Sources) == 0 {
+		return -1
+	}
+	return o.Sources[len(o.Sources)-1].To
 }

@@ -605,3 +605,36 @@ func expectCorrections(t *testing.T, run func(string) []*Observation, yes, no ma
 		}
 	}
 }
+
+// TestRetractedNextMessage (issue 14, kind 5): what the person takes back
+// in their next message ("Actually, never mind. Let's continue using bash",
+// "算了", "vergiss es") is no lesson; what they do not take back stays.
+func TestRetractedNextMessage(t *testing.T) {
+	run := func(back string) []*Observation {
+		s := (&ccFixture{}).user("write a script that runs these curl requests").
+			call("toolu_1", "Write", `{"file_path":"/repo/metrics.sh","content":"curl -s $API"}`).result("toolu_1", "File created").
+			say("Done: metrics.sh runs the requests.").user("Let's use python instead of bash").
+			say("OK, I'll rewrite it in Python.").user(back).say("OK.").session(t)
+		var out []*Observation
+		for _, o := range Extract(s, nil, nil) {
+			if strings.Contains(strings.ToLower(o.Summary()), "python") {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
+	for lang, back := range map[string]string{
+		"en":  "Actually, enver mind. Let's continue using bash, but make the output more verbose.",
+		"en2": "never mind, keep the shell script",
+		"de":  "vergiss es, wir bleiben bei bash",
+		"zh":  "算了，还是用 bash 吧",
+		"es":  "olvídalo, seguimos con bash",
+	} {
+		if got := run(back); len(got) != 0 {
+			t.Errorf("%s: a retracted message stayed a %s: %q", lang, got[0].Type, got[0].Summary())
+		}
+	}
+	if got := run("and make the output more verbose"); len(got) == 0 {
+		t.Errorf("a message not taken back was lost")
+	}
+}
