@@ -132,6 +132,11 @@ func preferenceRule(sent string) (string, bool) {
 	if m := simpleWayRE.FindStringSubmatch(sent); m != nil {
 		return "Prefer " + strings.ToLower(m[1]) + " " + strings.TrimRight(strings.TrimSpace(m[2]), ".?!") + ".", false
 	}
+	if workflowCues.match(sent) && wordCount(sent) >= 3 {
+		// "make a plan but don't execute, I want to review it first":
+		// how the person wants work to start, said for good.
+		return prefStatement(sent), true
+	}
 	if simplicityCues.match(sent) && wordCount(sent) >= 4 {
 		return prefStatement(sent), false
 	}

@@ -99,6 +99,10 @@ func TestPreferencesEveryLanguageAndFormat(t *testing.T) {
 		{"aider en simple", "en", traces.NewAider(), aiderHistory(agent, "I just want a very simple retry loop in the uploader."), "simple retry"},
 		{"claude en nothing lasting", "en", traces.NewClaudeCode(), claudeSession(agent, "I like it, thanks."), ""},
 		{"codex zh nothing lasting", "zh", traces.NewCodex(), codexRollout("/w/app", agent, "我喜欢。"), ""},
+		// How the person wants work to start: plan first, then their go.
+		{"codex en plan first", "en", traces.NewCodex(), codexRollout("/w/app", agent, "Make a plan for this but don't execute, I want to review your plan first."), "review your plan first"},
+		{"claude zh plan first", "zh", traces.NewClaudeCode(), claudeSession(agent, "生成commit message进行一次提交,先给我方案,同意后再执行"), "先给我方案"},
+		{"aider de plan first", "de", traces.NewAider(), aiderHistory(agent, "Zeig mir erst den Plan, dann änderst du die Dateien."), "erst den Plan"},
 		// "this idea" is the agent's proposal: the statement names it.
 		{"claude en this idea", "en", traces.NewClaudeCode(), claudeSession("I propose keeping reference docs in dev-docs/ and work items in work/ with archive/ and backlog/.",
 			"I really like it when we use this structure, it worked well in the clmail project."), "dev-docs/"},

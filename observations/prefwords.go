@@ -171,6 +171,7 @@ func (c *cueSet) all(s string) [][]int {
 var (
 	prefCues       = newCueSet(lexicon.PreferenceCues)
 	simplicityCues = newCueSet(lexicon.SimplicityCues)
+	workflowCues   = newCueSet(lexicon.WorkflowCues)
 	choiceCues     = newCueSet(lexicon.ChoiceCues, []string{"migrate to", "switch to", "move to", "reuse", "stick with"})
 	contrastCues   = newCueSet(lexicon.ContrastCues)
 	negationCues   = newCueSet(lexicon.NegationCues)

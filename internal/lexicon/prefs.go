@@ -36,12 +36,26 @@ var PreferenceCues = []string{
 	"впредь", "в будущем", "с этого момента", "всегда используй", "никогда не используй",
 	// zh
 	"我更喜欢", "我喜欢", "我不喜欢", "我不太喜欢", "我讨厌", "我偏好", "我倾向于", "我更倾向", "我习惯", "以后都", "以后请",
-	"今后", "永远不要", "始终", "一律", "不要再", "别再",
+	"今后", "永远不要", "始终", "一律", "不要再", "别再", "不再需要",
 	// ja
 	"好きです", "好きではない", "好きじゃない", "嫌いです", "嫌い", "の方が好き", "のほうが好き", "好みです",
 	"今後は", "これからは", "常に", "必ず", "絶対に",
 	// ko
 	"선호", "좋아해", "좋아합니다", "싫어해", "싫어합니다", "앞으로는", "앞으로", "항상", "절대로", "절대",
+}
+
+// WorkflowCues are how the person wants to be asked before work is done:
+// "show me the plan first", "先给我方案,同意后再执行", "erst den Plan".
+var WorkflowCues = []string{
+	"plan first", "show me the plan first", "give me the plan first", "review your plan first", "review the plan first",
+	"wait for my approval", "wait for my ok", "ask me before", "check with me before", "don't execute", "do not execute",
+	"zeig mir erst den plan", "erst den plan", "warte auf meine freigabe", "frag mich vorher", "frag mich bevor",
+	"primero el plan", "muéstrame el plan", "espera mi aprobación", "pregúntame antes",
+	"d'abord le plan", "montre-moi le plan", "attends ma validation", "demande-moi avant",
+	"сначала план", "покажи план", "жди моего подтверждения", "спроси меня перед",
+	"先给我方案", "先给我计划", "先出方案", "同意后再执行", "确认后再执行", "先不要执行", "等我确认",
+	"まず計画", "先に計画", "確認してから実行", "承認してから",
+	"먼저 계획", "확인 후 실행", "승인 후",
 }
 
 // SimplicityCues are standing constraints on how work is done: "keep it
