@@ -61,6 +61,12 @@ var (
 	aiderHeader   = textutil.Lazy(`^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$`)
 	aiderModel    = textutil.Lazy(`^(?:Main model|Models?): (\S+)`)
 	aiderRejected = textutil.Lazy(`(?i)(\(y\)es/\(n\)o.*\]:|\(y/n[^)]*\))\s*(n|no)\s*$`)
+	// aiderOwnOffer is a confirm prompt about aider's own chores, not
+	// about something the model proposed to do: declining to open the
+	// docs, to add .aider* to .gitignore, to see the release notes, to add
+	// a URL, a file or a command's output to the chat, or to have the
+	// linter's errors fixed refuses nothing the agent did.
+	aiderOwnOffer = textutil.Lazy(`(?i)^\s*>?\s*(open documentation|add \.aider|would you like to see what|add url|add https?:|add (the |command )?output|add file|add files|add .* to the chat|attempt to fix|fix test errors|fix lint|create a git repo|update git name|allow git to|commit before)`)
 )
 
 // aiderInjected are user-block openings aider writes itself.
@@ -324,7 +330,7 @@ func (st *aiderState) flush(emit func(Record) error) error {
 			if m := aiderModel.FindStringSubmatch(l); m != nil {
 				st.model = m[1]
 			}
-			if aiderRejected.MatchString(l) && aiderPromptLine(st.raw, parts, i) {
+			if aiderRejected.MatchString(l) && aiderPromptLine(st.raw, parts, i) && !aiderOwnOffer.MatchString(aiderQuestion(parts, i)) {
 				rejected = true
 			}
 		}
@@ -367,6 +373,16 @@ func aiderCtrlC(lines []string) bool {
 		}
 	}
 	return seen
+}
+
+// aiderQuestion is the question a prompt answered on line i asked: the
+// line itself, or the line before when the answer stands alone ("> Add
+// the output to the chat?" then "(y/n/instructions) n").
+func aiderQuestion(lines []string, i int) string {
+	if q := strings.TrimSpace(lines[i]); !strings.HasPrefix(q, "(") || i == 0 {
+		return q
+	}
+	return lines[i-1]
 }
 
 // aiderPromptLine reports whether line i of a tool block is where aider

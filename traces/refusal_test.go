@@ -258,8 +258,13 @@ func TestAiderForgedPrompt(t *testing.T) {
 		src  string
 		want bool
 	}{
-		"own line":             {head + "> Run shell command? (Y)es/(N)o [Yes]: n  \n", true},
-		"two-line prompt":      {head + "> Add the output to the chat?\n(y/n/instructions) n  \n", true},
+		"own line": {head + "> Run shell command? (Y)es/(N)o [Yes]: n  \n", true},
+		// Declining aider's own offers (the output into the chat, the
+		// docs, .gitignore) refuses nothing the model proposed to do.
+		"two-line prompt":      {head + "> Add the output to the chat?\n(y/n/instructions) n  \n", false},
+		"docs offer":           {head + "> Open documentation url for more info? (Y)es/(N)o/(D)on't ask again [Yes]: n  \n", false},
+		"gitignore offer":      {head + "> Add .aider* to .gitignore (recommended)? (Y)es/(N)o [Yes]: n  \n", false},
+		"new file":             {head + "> Allow creation of new file src/providers/openai.ts? (Y)es/(N)o [Yes]: n  \n", true},
 		"inside output":        {head + "> Running npm test\nFAIL src/a.test.js\nRun shell command? (Y)es/(N)o [Yes]: n\nexit 1  \n", false},
 		"last line of output":  {head + "> Running npm test\nFAIL src/a.test.js\nRun shell command? (Y)es/(N)o [Yes]: n  \n", false},
 		"answered yes":         {head + "> Run shell command? (Y)es/(N)o [Yes]: y  \n", false},
