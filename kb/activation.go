@@ -31,7 +31,7 @@ func (k *KB) activationPath() string { return filepath.Join(k.Root, IndexDir, re
 // after a sync that changed changed files, with the layer directories'
 // times dirs.
 func (k *KB) activationStale(changed int, dirs map[string]int64) bool {
-	if changed > 0 {
+	if changed > 0 || k.activationPending() {
 		return true
 	}
 	c, err := recall.OpenCompiled(k.activationPath())
@@ -44,6 +44,24 @@ func (k *KB) activationStale(changed int, dirs map[string]int64) bool {
 	// has its snapshot taken again (the hooks parse it until then).
 	m := c.Meta()
 	return m.Unloaded > 0 || !maps.Equal(m.Dirs, recallDirs(dirs)) || m.Config == nil || !m.Config.Current(k.Root)
+}
+
+// pendingPath is the marker of changes the activation index lacks
+// (recall.PendingFile).
+func (k *KB) pendingPath() string { return filepath.Join(k.Root, IndexDir, recall.PendingFile) }
+
+func (k *KB) activationPending() bool {
+	_, err := os.Stat(k.pendingPath())
+	return err == nil
+}
+
+// deferActivation leaves the compile of the activation index to the
+// background indexer: a read command that synced changes marks them, and
+// the next hook, finding the mark, starts one (ADR 0008).
+func (k *KB) deferActivation() {
+	if err := k.files().WriteFile(k.pendingPath(), []byte("pending\n"), 0o644); err != nil {
+		k.logf("activation index: %v (the next sync compiles it)", err)
+	}
 }
 
 // recallDirs are the directories of dirs that recall reads.
@@ -68,6 +86,12 @@ var activationFields = append([]string{"path", "layer", "type", "title", "descri
 // index recorded, as they are now; a sync of a few paths scanned no
 // directory), atomically.
 func (x *Searcher) compileActivation(dirs map[string]int64) error {
+	// The mark of deferred changes goes first: this compile reads them
+	// (the open index keeps other writers out), and one a read command
+	// writes after it is for the next compile.
+	if err := os.Remove(x.k.pendingPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("activation index: %w", err)
+	}
 	all, err := x.ix.AllOf(recallLayers, activationFields...)
 	if err != nil {
 		return fmt.Errorf("activation index: %w", err)

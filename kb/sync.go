@@ -133,7 +133,13 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 		// The hooks' freshness check and their activation index: only
 		// after a sync of every layer recall reads; and the keeper's,
 		// which watches those.
-		if k.activationStale(st.Added+st.Updated+st.Removed, sc.Dirs) {
+		switch changed := st.Added + st.Updated + st.Removed; {
+		case readOnly && changed > 0:
+			// A read command (search, show) answers now; the hooks'
+			// index follows in the background indexer the next hook
+			// starts (a compile at 100k notes takes tens of seconds).
+			k.deferActivation()
+		case k.activationStale(changed, sc.Dirs):
 			if err := x.compileActivation(sc.Dirs); err != nil {
 				k.logf("%v (hooks answer from the previous one)", err)
 			}
@@ -203,11 +209,9 @@ func (k *KB) openFresh(ctx context.Context, dir string, a watch.Answer, progress
 		return nil, st, true, false, err
 	}
 	if st.Added+st.Updated+st.Removed > 0 {
-		// The hooks' activation index, with the times of the directories
-		// the last one recorded (a full sync records new ones).
-		if err := x.compileActivation(nil); err != nil {
-			k.logf("%v (hooks answer from the previous one)", err)
-		}
+		// The hooks' activation index follows in the background indexer
+		// the next hook starts: this is a read command's sync.
+		k.deferActivation()
 	}
 	a.Done(ix.Gen())
 	return x, st, true, false, nil

@@ -631,6 +631,7 @@ func standingRank(f map[string]any) float64 {
 // safe for concurrent use.
 type Compiled struct {
 	data  []byte
+	path  string // the file, when opened from one
 	close func() error
 	h     compiledHeader
 	layer map[string]int
@@ -660,9 +661,15 @@ func OpenCompiled(path string) (*Compiled, error) {
 		closer()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	c.close = closer
+	c.close, c.path = closer, path
 	return c, nil
 }
+
+// PendingFile, beside the activation index, says that a read command
+// brought the search index up to date with changes the activation index
+// does not hold yet: a compile at 100,000 notes takes tens of seconds, so
+// kb search leaves it to the background indexer the next hook starts.
+const PendingFile = "activation.pending"
 
 // ParseCompiled reads an activation index from its bytes, which it keeps.
 // It checks the layout: a truncated or foreign file is an error, never a
@@ -1237,6 +1244,11 @@ func fieldNumber(v any) float64 {
 func (c *Compiled) Changed(root string) string {
 	if len(c.h.Meta.Dirs) == 0 {
 		return "no directory times recorded"
+	}
+	if c.path != "" {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(c.path), PendingFile)); err == nil {
+			return "changes synced by a read command since the last compile"
+		}
 	}
 	for rel, mt := range c.h.Meta.Dirs {
 		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
