@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
+	"github.com/kbmem/kb/internal/failpoint"
 	"github.com/kbmem/kb/internal/fsx"
 )
 
@@ -36,6 +38,10 @@ import (
 // internal/fsx, atomically) and removes the log: compaction. A rebuild
 // starts without one.
 const stampLogFile = "stamps.log"
+
+// failStampLog is the failpoint of an append to the stamps log (a short
+// write: internal/failpoint).
+const failStampLog = "index.stamplog"
 
 // stamps log format (little endian, varints from encoding/binary):
 //
@@ -453,7 +459,12 @@ func (s *stampSet) appendRecord(dir string, rec stampRecord) (err error) {
 		err = f.Truncate(s.logSize)
 	}
 	if err == nil {
-		_, err = f.WriteAt(b, s.logSize)
+		if n, short := failpoint.ShortWrite(failStampLog, len(b)); short {
+			_, err = f.WriteAt(b[:n], s.logSize) // a full disk, half-way
+			err = errors.Join(err, fmt.Errorf("write %s: %w (failpoint %s)", stampLogFile, syscall.ENOSPC, failStampLog))
+		} else {
+			_, err = f.WriteAt(b, s.logSize)
+		}
 	}
 	if err == nil {
 		err = f.Sync()

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kbmem/kb/internal/failpoint"
 )
 
 func sampleRecords() []stampRecord {
@@ -373,6 +375,30 @@ func TestStampLogNotThroughSymlink(t *testing.T) {
 	ix.Close()
 	ix, info, err := Open(dir)
 	if err != nil || info.Rebuilt {
+		t.Fatalf("reopen: %+v %v", info, err)
+	}
+	defer ix.Close()
+	m.check(t, ix, "reopened")
+}
+
+// An append cut short by a full disk leaves a torn record: the Apply
+// writes the stamps file whole instead, and the torn bytes go with the log.
+func TestStampLogShortWrite(t *testing.T) {
+	ix, dir := openNew(t)
+	m := model{stamps: map[string]Stamp{}, prog: map[string]Progress{}}
+	apply := func(cs ...Change) { mustApply(t, ix, cs...); m.apply(cs) }
+	apply(file("library/a.md"), file("library/b.md"))
+	failpoint.Arm(failStampLog + "=1:short")
+	defer failpoint.Arm("")
+	apply(file("library/c.md"), Change{Path: "library/a.md", Remove: true})
+	if _, err := os.Stat(filepath.Join(dir, stampLogFile)); !os.IsNotExist(err) {
+		t.Errorf("log with a torn record left: %v", err)
+	}
+	apply(file("library/d.md")) // appends again
+	m.check(t, ix, "in memory")
+	ix.Close()
+	ix, info, err := Open(dir)
+	if err != nil || info.Rebuilt || len(info.Resumed) > 0 {
 		t.Fatalf("reopen: %+v %v", info, err)
 	}
 	defer ix.Close()
