@@ -50,8 +50,13 @@ func TestHookNeverIndexes(t *testing.T) {
 	// A new lesson since the last sync: the hook answers from the index
 	// as it is (the force-push lesson), and does not index the new file.
 	rcCorrection(t, k, "deleting the cache", "Never rm -rf the cache; run make clean.", []string{"fs:delete-recursive"})
-	stamps := filepath.Join(k.Root, IndexDir, "stamps")
-	before, _ := os.ReadFile(stamps)
+	// The stamps file and the log of the updates since it was written.
+	stamps := func() []byte {
+		a, _ := os.ReadFile(filepath.Join(k.Root, IndexDir, "stamps"))
+		b, _ := os.ReadFile(filepath.Join(k.Root, IndexDir, "stamps.log"))
+		return append(a, b...)
+	}
+	before := stamps()
 	out, hs, err = k.hook(context.Background(), AgentClaudeCode, ev)
 	if err != nil || out == nil || !strings.Contains(out.HookSpecificOutput.AdditionalContext, "Never force-push main") {
 		t.Fatalf("stale index: %+v, %v", out, err)
@@ -59,7 +64,7 @@ func TestHookNeverIndexes(t *testing.T) {
 	if hs.stale == "" {
 		t.Error("a stale index was not reported stale")
 	}
-	if after, _ := os.ReadFile(stamps); !bytes.Equal(before, after) {
+	if !bytes.Equal(before, stamps()) {
 		t.Error("the hook synced the index")
 	}
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -305,6 +306,87 @@ func BenchmarkStamps100k(b *testing.B) {
 			}
 		}
 	})
+	// What an Apply of one file and an open that looks up one file cost
+	// with the log: one record appended (fsync), the stamps file checked
+	// and scanned for one path.
+	dir := b.TempDir()
+	if err := writeStamps(filepath.Join(dir, stampsFile), 1, m, nil); err != nil {
+		b.Fatal(err)
+	}
+	st, err := readStampSet(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("append-one", func(b *testing.B) {
+		defer func(n int) { stampLogMin = n }(stampLogMin)
+		stampLogMin = 1 << 62
+		cpu0 := cpuTime()
+		defer func() { reportCPU(b, cpu0) }()
+		for i := 0; i < b.N; i++ {
+			e := stampEntry{Path: "traces/2025/01/session-00000001.jsonl", Stamp: Stamp{Mtime: int64(i), Size: 1}}
+			if err := st.appendRecord(dir, stampRecord{Gen: st.gen + 1, Entries: []stampEntry{e}}); err != nil {
+				b.Fatal(err)
+			}
+			st.gen++
+		}
+	})
+	b.Run("open-find-one", func(b *testing.B) {
+		cpu0 := cpuTime()
+		defer func() { reportCPU(b, cpu0) }()
+		for i := 0; i < b.N; i++ {
+			s, err := readStampSet(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, _, ok := s.lookup("traces/2025/11/session-00050003.jsonl"); !ok {
+				b.Fatal("not found")
+			}
+		}
+	})
+}
+
+// BenchmarkEditOne100k is what an edit seen by kb watch costs the index
+// at 100,000 files: a writable Open, the sync of the one changed path
+// (SyncPaths: its stamp looked up, its doc replaced, the stamps recorded),
+// and Close. The files have no docs but the edited one's (bleve's share is
+// BenchmarkApplyOne's).
+func BenchmarkEditOne100k(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), ".index")
+	ix, _, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cs []Change
+	for i := range 100000 {
+		cs = append(cs, Change{Path: fmt.Sprintf("library/notes/%03d/note-%06d.md", i/1000, i), Stamp: Stamp{Mtime: time.Now().UnixNano(), Size: int64(i * 100)}})
+	}
+	if err := ix.Apply(cs); err != nil {
+		b.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		b.Fatal(err)
+	}
+	c := newCorpus()
+	edited := cs[50000]
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	defer func() { reportCPU(b, cpu0) }()
+	for i := 0; i < b.N; i++ {
+		ix, info, err := Open(dir)
+		if err != nil || info.Rebuilt {
+			b.Fatalf("open: %+v %v", info, err)
+		}
+		f := File{Rel: edited.Path, Layer: "library", Stamp: Stamp{Mtime: int64(i), Size: 1}}
+		load := func(f File, emit func(Part) bool) bool {
+			return emit(Part{Change: Change{Path: f.Rel, Stamp: f.Stamp, Docs: []Doc{note("edited", "note", "Edited", c.words(300))}}})
+		}
+		if st, err := ix.SyncPaths(context.Background(), []File{f}, []string{f.Rel}, load, nil); err != nil || st.Updated != 1 {
+			b.Fatalf("sync: %+v %v", st, err)
+		}
+		if err := ix.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // cpuTime is the process's user+system CPU time: on a shared machine it is

@@ -5,20 +5,37 @@
 // The markdown/JSONL files are the truth; everything here can be thrown away
 // and rebuilt. Layout of the index directory:
 //
-//	schema   text file holding SchemaVersion; an index of another version is rebuilt
-//	stamps   binary file: (mtime, size) of every indexed source file, the
-//	         progress of append-only files, and the generation of the last
-//	         Apply (see below); CRC-checked
-//	journal  JSON: the files the Apply in progress is changing (absent between Applies)
-//	bleve/   the bleve index (index_meta.json + store/)
+//	schema      text file holding SchemaVersion; an index of another version is rebuilt
+//	stamps      binary file: (mtime, size) of every indexed source file, the
+//	            progress of append-only files, and the generation of the last
+//	            Apply it holds (see below); CRC-checked
+//	stamps.log  binary, append-only: the stamps each Apply since the stamps
+//	            file was written changed, one CRC-checked record per Apply
+//	journal     JSON: the files the Apply in progress is changing (absent between Applies)
+//	bleve/      the bleve index (index_meta.json + store/)
 //
 // Everything is keyed by source file: one file may yield many docs (a trace
 // session file yields one doc per dialogue turn). Apply replaces all docs of a
-// file, then persists the stamps atomically with internal/fsx. Each Apply also
-// stores a generation counter inside bleve (in every batch) and in the stamps
-// file; Open compares the two, so a deleted store directory or a stamps file
-// from another index is detected and the index is rebuilt from scratch instead
-// of silently drifting from the files.
+// file, then persists the stamps it changed. Each Apply also stores a
+// generation counter inside bleve (in every batch) and with its stamps; Open
+// compares the two, so a deleted store directory or a stamps file from
+// another index is detected and the index is rebuilt from scratch instead of
+// silently drifting from the files.
+//
+// The stamps of an index are the stamps file's with the records of the
+// stamps log applied (see stampLogFile): an Apply appends one fsynced record
+// of the files it changed, so an edit costs one short write, not a rewrite
+// of the stamps of every file (5 MB at 100,000 files), and the log is
+// compacted into the stamps file (written whole, atomically with
+// internal/fsx) when it holds more than an eighth of its entries. The log
+// is bound to the stamps file it extends (generation and checksum), its
+// records follow one another by generation, and reading stops at the first
+// torn or corrupt record: a process killed while appending leaves the
+// stamps one generation behind bleve, the case the journal resumes (below),
+// and a writer cuts the torn bytes off before it appends. Open keeps the
+// stamps file undecoded: a search needs no stamp and a sync of a few
+// changed paths (kb watch's) looks a few up in one pass over it; they are
+// decoded when every stamp is needed (a full sync).
 //
 // Bounded and resumable work: Apply commits its docs in batches bounded by
 // count (batchDocs) and bytes (batchBytes), and a body over MaxBody is cut to

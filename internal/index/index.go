@@ -36,8 +36,9 @@ import (
 // truncated body. 3: text fields use kb_en (file names and identifiers
 // also by their parts). 4: observations' excerpt and author stored, so
 // recall reads the person's words without opening the file. 5: their
-// sources stored (recall tells a lesson of an unknown project).
-const SchemaVersion = 5
+// sources stored (recall tells a lesson of an unknown project). 6: the
+// stamps log (stamps.log) over the stamps file.
+const SchemaVersion = 6
 
 // BusyTimeout is how long Open waits for another process that holds the
 // index open before failing with ErrBusy.
@@ -187,21 +188,16 @@ type Index struct {
 	bi  bleve.Index
 	m   mapping.IndexMapping
 	an  analyzers
-	// stamps, prog, reg and gen describe what bi holds; see doc.go.
-	stamps map[string]Stamp
-	prog   map[string]Progress
-	reg    registry
-	gen    uint64
+	// st, reg and gen describe what bi holds; see doc.go.
+	st  *stampSet
+	reg registry
+	gen uint64
 	// carry lists the files of failed Applies that may have committed some
 	// batches: their stamps are incomplete in memory, and the next journal
 	// names them too, until a stamps write records that on disk.
 	carry []string
 	// resumed is what Open resumed (OpenInfo.Resumed).
 	resumed []string
-	// rawStamps is the stamps file of a read-only open, decoded into
-	// stamps and prog on first use (ensureStamps).
-	rawStamps  []byte
-	stampsOnce sync.Once
 }
 
 // Open opens the index in dir, creating it if needed. A missing, unreadable,
@@ -277,18 +273,10 @@ func openExisting(dir string, readOnly bool, wait time.Duration) (ix *Index, rea
 	return openExistingWith(dir, readOnly, wait, nil)
 }
 
-// readStampsResult is the stamps file as read (readStamps).
-type readStampsResult struct {
-	gen    uint64
-	stamps map[string]Stamp
-	prog   map[string]Progress
-	err    error
-}
-
-// openExistingWith is openExisting with the stamps file already read (pre,
-// when not nil), so that a caller that looked at them first does not decode
+// openExistingWith is openExisting with the stamps already read (pre, when
+// not nil), so that a caller that looked at them first does not decode
 // them twice.
-func openExistingWith(dir string, readOnly bool, wait time.Duration, pre *readStampsResult) (ix *Index, reason string, err error) {
+func openExistingWith(dir string, readOnly bool, wait time.Duration, pre *stampSet) (ix *Index, reason string, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, schemaFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -332,7 +320,7 @@ func (ix *Index) Resumed() []string { return ix.resumed }
 
 // load reads the generation, field registry and stamps of a freshly opened
 // bleve index and checks that they agree.
-func (ix *Index) load(pre *readStampsResult) (reason string, err error) {
+func (ix *Index) load(pre *stampSet) (reason string, err error) {
 	var err2 error
 	if ix.an, err2 = loadAnalyzers(ix.m); err2 != nil {
 		return "corrupt: " + err2.Error(), nil
@@ -357,21 +345,12 @@ func (ix *Index) load(pre *readStampsResult) (reason string, err error) {
 	if ix.reg, err = unmarshalRegistry(rb); err != nil {
 		return "corrupt: " + err.Error(), nil
 	}
-	if pre == nil && ix.readOnly {
-		// A reader rarely needs the stamps (a search needs none): check
-		// the file and its generation now, decode it when asked.
-		b, err := os.ReadFile(filepath.Join(ix.dir, stampsFile))
-		if sgen, gerr := stampsGen(b); err == nil && gerr == nil && sgen == bgen {
-			ix.rawStamps, ix.gen = b, bgen
-			return "", nil
-		}
+	// The stamps file is checked but decoded only when every stamp is
+	// needed: a search needs none, a sync of a few paths a few.
+	s := pre
+	if s == nil {
+		s, err = readStampSet(ix.dir)
 	}
-	if pre == nil {
-		r := readStampsResult{}
-		r.gen, r.stamps, r.prog, r.err = readStamps(filepath.Join(ix.dir, stampsFile))
-		pre = &r
-	}
-	sgen, stamps, prog, err := pre.gen, pre.stamps, pre.prog, pre.err
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "corrupt: stamps file missing", nil
@@ -380,7 +359,8 @@ func (ix *Index) load(pre *readStampsResult) (reason string, err error) {
 	case err != nil:
 		return "", fmt.Errorf("index: %w", err)
 	}
-	switch {
+	ix.st = s
+	switch sgen := s.gen; {
 	case bgen > sgen:
 		// A process was killed during an Apply, after some of its batches
 		// committed. Its journal says which files it was changing.
@@ -391,12 +371,13 @@ func (ix *Index) load(pre *readStampsResult) (reason string, err error) {
 		if !ok || j.Gen != bgen || bgen != sgen+1 {
 			return fmt.Sprintf("interrupted update: index generation %d, stamps %d", bgen, sgen), nil
 		}
-		j.resume(stamps, prog)
+		entries := j.resume(s)
+		s.gen = bgen
 		if !ix.readOnly {
 			// Record the resumed state, so that the stamps agree with
 			// bleve again; a failure here leaves the same state for the
 			// next Open to resume.
-			if err := writeStamps(filepath.Join(ix.dir, stampsFile), bgen, stamps, prog); err != nil {
+			if err := ix.persist(bgen, entries); err != nil {
 				return "", fmt.Errorf("index: write stamps: %w", err)
 			}
 			removeJournal(ix.dir)
@@ -406,8 +387,42 @@ func (ix *Index) load(pre *readStampsResult) (reason string, err error) {
 	case bgen < sgen:
 		return fmt.Sprintf("corrupt: index generation %d behind stamps %d (lost segments?)", bgen, sgen), nil
 	}
-	ix.stamps, ix.prog, ix.gen = stamps, prog, bgen
+	ix.gen = bgen
 	return "", nil
+}
+
+// persist records the stamps an Apply of generation gen changed (entries,
+// in order; the last of a path wins) in memory and on disk: as one record
+// appended to the stamps log, or by writing the stamps file whole when the
+// log is full (see stampLogFile). The lock is not held while it writes.
+func (ix *Index) persist(gen uint64, entries []stampEntry) error {
+	s := ix.st
+	ix.mu.Lock()
+	for _, e := range entries {
+		s.set(e)
+	}
+	s.gen = gen
+	var data []byte
+	if s.logFull(len(entries)) {
+		data = s.snapshot()
+	}
+	ix.mu.Unlock()
+	if data == nil {
+		err := s.appendRecord(ix.dir, stampRecord{Gen: gen, Entries: entries})
+		if err == nil {
+			return nil
+		}
+		// A log that cannot be appended to: the stamps file whole, which
+		// also gets rid of it.
+		ix.mu.Lock()
+		data = s.snapshot()
+		ix.mu.Unlock()
+		if werr := s.writeSnapshot(ix.dir, data); werr != nil {
+			return fmt.Errorf("%w (appending to %s: %v)", werr, stampLogFile, err)
+		}
+		return nil
+	}
+	return s.writeSnapshot(ix.dir, data)
 }
 
 // openBleve opens a bleve index, turning a panic inside bleve (garbage
@@ -447,9 +462,11 @@ func create(dir string) (*Index, error) {
 		}
 		return nil, fmt.Errorf("index: create %s: %w", dir, err)
 	}
-	ix := &Index{dir: dir, bi: bi, m: m, stamps: map[string]Stamp{}, prog: map[string]Progress{}, reg: registry{}}
+	ix := &Index{dir: dir, bi: bi, m: m, reg: registry{}}
 	if ix.an, err = loadAnalyzers(m); err == nil {
-		if err = writeStamps(filepath.Join(dir, stampsFile), 0, ix.stamps, ix.prog); err == nil {
+		data := encodeStamps(0, nil, nil)
+		ix.st = newStampSet(data)
+		if err = fsx.WriteFile(filepath.Join(dir, stampsFile), data, 0o644); err == nil {
 			err = fsx.WriteFile(filepath.Join(dir, schemaFile), []byte(strconv.Itoa(SchemaVersion)+"\n"), 0o644)
 		}
 	}
@@ -461,7 +478,7 @@ func create(dir string) (*Index, error) {
 }
 
 func removeFiles(dir string) error {
-	for _, name := range []string{schemaFile, stampsFile, journalFile, bleveDir} {
+	for _, name := range []string{schemaFile, stampsFile, stampLogFile, journalFile, bleveDir} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return fmt.Errorf("index: remove old index: %w", err)
 		}
@@ -507,7 +524,7 @@ func (ix *Index) Reset() error {
 		return err
 	}
 	ix.bi, ix.m, ix.an = fresh.bi, fresh.m, fresh.an
-	ix.stamps, ix.prog, ix.reg, ix.gen, ix.carry = fresh.stamps, fresh.prog, fresh.reg, fresh.gen, nil
+	ix.st, ix.reg, ix.gen, ix.carry = fresh.st, fresh.reg, fresh.gen, nil
 	return nil
 }
 
@@ -515,34 +532,31 @@ func (ix *Index) Reset() error {
 // A file indexed only in part (Change.Partial, or an interrupted update)
 // has a stamp that matches no file.
 func (ix *Index) Stamps() map[string]Stamp {
-	ix.ensureStamps()
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	return maps.Clone(ix.stamps)
-}
-
-// ensureStamps decodes the stamps a read-only open kept undecoded.
-func (ix *Index) ensureStamps() {
-	ix.stampsOnce.Do(func() {
-		if ix.rawStamps == nil {
-			return
-		}
-		ix.mu.Lock()
-		defer ix.mu.Unlock()
-		// The checksum was verified at open: a failure here is a bug,
-		// shown as an index with no files.
-		_, ix.stamps, ix.prog, _ = decodeStamps(ix.rawStamps)
-		ix.rawStamps = nil
-	})
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	m, _ := ix.st.all()
+	return maps.Clone(m)
 }
 
 // Progress returns the recorded progress of an append-only file.
 func (ix *Index) Progress(path string) (Progress, bool) {
-	ix.ensureStamps()
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	p, ok := ix.prog[path]
-	return p, ok
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	_, p, ok := ix.st.lookup(path)
+	return p, ok && p != (Progress{})
+}
+
+// known returns which of paths have a stamp (one pass over the stamps
+// file for those not looked up yet, when it is not decoded).
+func (ix *Index) known(paths []string) map[string]bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.st.find(paths)
+	out := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		_, _, out[p] = ix.st.lookup(p)
+	}
+	return out
 }
 
 // Count returns the number of docs in the index.
@@ -610,6 +624,13 @@ func (ix *Index) Apply(changes []Change) error {
 	var dels []string
 	var r bindex.IndexReader
 	j := journal{Gen: ix.gen + 1, Replace: slices.Clone(ix.carry)}
+	var replaced []string
+	for i := range changes {
+		if c := &changes[i]; !c.Append || c.Remove {
+			replaced = append(replaced, c.Path)
+		}
+	}
+	known := ix.known(replaced)
 	for i := range changes {
 		c := &changes[i]
 		if c.Append && !c.Remove {
@@ -617,7 +638,7 @@ func (ix *Index) Apply(changes []Change) error {
 			continue
 		}
 		j.Replace = append(j.Replace, c.Path)
-		if _, ok := ix.stamps[c.Path]; !ok {
+		if !known[c.Path] {
 			continue
 		}
 		if r == nil {
@@ -731,8 +752,7 @@ func (ix *Index) Apply(changes []Change) error {
 		// next sync takes them up again).
 		ix.mu.Lock()
 		for _, p := range j.Replace {
-			ix.stamps[p] = incomplete
-			delete(ix.prog, p)
+			ix.st.set(stampEntry{Path: p, Stamp: incomplete})
 		}
 		ix.carry = j.Replace
 		ix.mu.Unlock()
@@ -746,34 +766,32 @@ func (ix *Index) Apply(changes []Change) error {
 	// The docs are durable; record what they came from. If this write
 	// fails, the next Open resumes from the journal.
 	failpoint.Hit("index.stamps")
-	ix.mu.Lock()
+	// The files of failed Applies are incomplete on disk too (unless
+	// this one changed them).
+	entries := make([]stampEntry, 0, len(ix.carry)+len(changes))
+	for _, p := range ix.carry {
+		entries = append(entries, stampEntry{Path: p, Stamp: incomplete})
+	}
 	for i := range changes {
 		c := &changes[i]
+		e := stampEntry{Path: c.Path, Removed: c.Remove, Stamp: c.Stamp, Prog: c.Progress}
 		switch {
 		case c.Remove:
-			delete(ix.stamps, c.Path)
-			delete(ix.prog, c.Path)
-			continue
+			e.Stamp, e.Prog = Stamp{}, Progress{}
 		case c.Partial:
-			ix.stamps[c.Path] = incomplete
-		default:
-			ix.stamps[c.Path] = c.Stamp
+			e.Stamp = incomplete
 		}
-		if c.Progress != (Progress{}) {
-			ix.prog[c.Path] = c.Progress
-		} else {
-			delete(ix.prog, c.Path)
-		}
+		entries = append(entries, e)
 	}
+	ix.mu.Lock()
 	if len(add) > 0 {
 		merged := maps.Clone(ix.reg)
 		maps.Copy(merged, add)
 		ix.reg = merged
 	}
 	ix.gen = gen
-	data := encodeStamps(gen, ix.stamps, ix.prog)
 	ix.mu.Unlock()
-	if err := fsx.WriteFile(filepath.Join(ix.dir, stampsFile), data, 0o644); err != nil {
+	if err := ix.persist(gen, entries); err != nil {
 		return fmt.Errorf("index: write stamps: %w", err)
 	}
 	ix.carry = nil

@@ -536,11 +536,31 @@ func TestCorruption(t *testing.T) {
 			os.Remove(filepath.Join(dir, stampsFile))
 		}, "corrupt: stamps file missing"},
 		{"stamps behind index (crash before stamp write)", func(t *testing.T, dir string) {
-			gen, m, prog, err := readStamps(filepath.Join(dir, stampsFile))
+			st, err := readStampSet(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeStamps(filepath.Join(dir, stampsFile), gen-1, m, prog)
+			m, prog := st.all()
+			writeStamps(filepath.Join(dir, stampsFile), st.gen-1, m, prog)
+			os.Remove(filepath.Join(dir, stampLogFile))
+		}, "interrupted update"},
+		{"torn last record of the stamps log", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, stampLogFile)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(p, b[:len(b)-3], 0o644)
+		}, "interrupted update"},
+		{"garbage stamps log", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, stampLogFile), []byte("KBSTLOG1 garbage"), 0o644)
+		}, "interrupted update"},
+		{"stamps log not a file", func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, stampLogFile))
+			os.MkdirAll(filepath.Join(dir, stampLogFile, "x"), 0o755)
+		}, "corrupt: stamps"},
+		{"deleted stamps log", func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, stampLogFile))
 		}, "interrupted update"},
 	}
 	for _, tc := range cases {

@@ -62,20 +62,26 @@ func removeJournal(dir string) {
 	_ = os.Remove(filepath.Join(dir, journalFile))
 }
 
-// resume applies a journal to the stamps of the last completed Apply: the
-// state a resumed sync starts from.
-func (j journal) resume(stamps map[string]Stamp, prog map[string]Progress) {
+// resume sets, over the stamps of the last completed Apply, the state a
+// resumed sync starts from, and returns the entries it set.
+func (j journal) resume(s *stampSet) []stampEntry {
+	var out []stampEntry
+	set := func(p string) {
+		e := stampEntry{Path: p, Stamp: incomplete}
+		s.set(e)
+		out = append(out, e)
+	}
 	for _, p := range j.Replace {
-		stamps[p] = incomplete
-		delete(prog, p)
+		set(p)
 	}
 	// Appended files keep their stamps and progress: the docs committed
 	// past the recorded progress are produced again with the same ids. One
 	// without a stamp (never the case for kb's parts, which start with a
 	// replace) must still have its docs looked up.
 	for _, p := range j.Append {
-		if _, ok := stamps[p]; !ok {
-			stamps[p] = incomplete
+		if _, _, ok := s.lookup(p); !ok {
+			set(p)
 		}
 	}
+	return out
 }

@@ -107,7 +107,7 @@ func (ix *Index) Gen() uint64 {
 
 // cleanStamps reads the stamps of the index in dir when it looks healthy
 // without opening bleve: the current schema and no interrupted update.
-func cleanStamps(dir string) (*readStampsResult, bool) {
+func cleanStamps(dir string) (*stampSet, bool) {
 	b, err := os.ReadFile(filepath.Join(dir, schemaFile))
 	if err != nil || strings.TrimSpace(string(b)) != strconv.Itoa(SchemaVersion) {
 		return nil, false
@@ -115,7 +115,10 @@ func cleanStamps(dir string) (*readStampsResult, bool) {
 	if _, err := os.Lstat(filepath.Join(dir, journalFile)); err == nil {
 		return nil, false
 	}
-	r := &readStampsResult{}
-	r.gen, r.stamps, r.prog, r.err = readStamps(filepath.Join(dir, stampsFile))
-	return r, r.err == nil
+	s, err := readStampSet(dir)
+	if err != nil {
+		return nil, false
+	}
+	s.decode()
+	return s, true
 }

@@ -69,7 +69,7 @@ func encodeStamps(gen uint64, m map[string]Stamp, prog map[string]Progress) []by
 var errStampsCorrupt = errors.New("stamps file corrupt")
 
 func decodeStamps(b []byte) (gen uint64, m map[string]Stamp, prog map[string]Progress, err error) {
-	if _, err := stampsGen(b); err != nil {
+	if _, _, err := stampsHead(b); err != nil {
 		return 0, nil, nil, err
 	}
 	body := b[:len(b)-4]
@@ -137,23 +137,6 @@ func decodeStamps(b []byte) (gen uint64, m map[string]Stamp, prog map[string]Pro
 		return 0, nil, nil, fmt.Errorf("%w: %d trailing bytes", errStampsCorrupt, len(r))
 	}
 	return gen, m, prog, nil
-}
-
-// stampsGen checks a stamps file's header and checksum and returns its
-// generation, without decoding the entries.
-func stampsGen(b []byte) (uint64, error) {
-	if len(b) < len(stampMagic)+4 || string(b[:len(stampMagic)]) != stampMagic {
-		return 0, fmt.Errorf("%w: bad header", errStampsCorrupt)
-	}
-	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return 0, fmt.Errorf("%w: checksum mismatch", errStampsCorrupt)
-	}
-	gen, n := binary.Uvarint(body[len(stampMagic):])
-	if n <= 0 {
-		return 0, fmt.Errorf("%w: truncated varint", errStampsCorrupt)
-	}
-	return gen, nil
 }
 
 func readStamps(path string) (uint64, map[string]Stamp, map[string]Progress, error) {

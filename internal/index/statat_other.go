@@ -13,3 +13,6 @@ func statAt(dir *os.File, name, abs string) (Stamp, bool) {
 	}
 	return Stamp{Mtime: info.ModTime().UnixNano(), Size: info.Size()}, true
 }
+
+// oNoFollow is 0 where open has no O_NOFOLLOW.
+const oNoFollow = 0

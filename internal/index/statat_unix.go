@@ -23,3 +23,7 @@ func statAt(dir *os.File, name, abs string) (Stamp, bool) {
 	sec, nsec := st.Mtim.Unix()
 	return Stamp{Mtime: sec*1e9 + nsec, Size: st.Size}, true
 }
+
+// oNoFollow makes open fail on a symlink as the last path component: the
+// stamps log is appended to only where kb created it.
+const oNoFollow = unix.O_NOFOLLOW

@@ -263,11 +263,9 @@ func (ix *Index) SyncPaths(ctx context.Context, files []File, covered []string, 
 // their stamps are then looked up, not found by a walk over every stamp
 // (10 ms at 100k files). Nil when one is a directory.
 func (ix *Index) exactPaths(files []File, covered []string) []string {
-	ix.ensureStamps()
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
+	known := ix.known(covered)
 	for _, c := range covered {
-		if _, ok := ix.stamps[c]; !ok && !slices.ContainsFunc(files, func(f File) bool { return f.Rel == c }) {
+		if !known[c] && !slices.ContainsFunc(files, func(f File) bool { return f.Rel == c }) {
 			return nil
 		}
 	}
@@ -359,21 +357,22 @@ func (ix *Index) plan(files []File, in func(rel string) bool, exact []string) (s
 }
 
 // stampsIn is Stamps of the paths for which in is true (a sync of a few
-// changed paths copies a few stamps, not 100k).
+// changed paths looks up a few stamps: the stamps file is not decoded).
 func (ix *Index) stampsIn(in func(rel string) bool, exact []string) map[string]Stamp {
-	ix.ensureStamps()
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
 	m := map[string]Stamp{}
 	if exact != nil {
+		ix.st.find(exact)
 		for _, p := range exact {
-			if st, ok := ix.stamps[p]; ok {
+			if st, _, ok := ix.st.lookup(p); ok {
 				m[p] = st
 			}
 		}
 		return m
 	}
-	for p, st := range ix.stamps {
+	all, _ := ix.st.all()
+	for p, st := range all {
 		if in(p) {
 			m[p] = st
 		}

@@ -96,15 +96,20 @@ func TestBoundedHookStaleIndex(t *testing.T) {
 	k.must(t, "index")
 	importSession(t, k, 3000)
 	writeCorrection(t, k.Root, "cor-bounded-2", "fs:delete-recursive", "Never rm -rf the cache; run make clean.")
-	stamps := filepath.Join(k.Root, ".index", "stamps")
-	before, _ := os.ReadFile(stamps)
+	// The stamps file and the log of the updates since it was written.
+	stamps := func() []byte {
+		a, _ := os.ReadFile(filepath.Join(k.Root, ".index", "stamps"))
+		b, _ := os.ReadFile(filepath.Join(k.Root, ".index", "stamps.log"))
+		return append(a, b...)
+	}
+	before := stamps()
 	ev, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": k.Root,
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "git push --force origin main"}})
 	r := k.runIn(t, k.Root, ev, "hook", "claude-code")
 	if !strings.Contains(r.Stdout, "Never force-push main") {
 		t.Errorf("hook on a stale index: %q", r.Stdout)
 	}
-	if after, _ := os.ReadFile(stamps); !bytes.Equal(before, after) {
+	if !bytes.Equal(before, stamps()) {
 		t.Error("the hook synced the index")
 	}
 }

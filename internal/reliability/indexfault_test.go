@@ -41,6 +41,7 @@ var indexFaults = []indexFault{
 	{"deleted-schema", func(t *testing.T, idx string) { rm(t, filepath.Join(idx, "schema")) }},
 	{"deleted-stamps", func(t *testing.T, idx string) { rm(t, filepath.Join(idx, "stamps")) }},
 	{"garbage-stamps", func(t *testing.T, idx string) { write(t, filepath.Join(idx, "stamps"), "{{{{ garbage \x00") }},
+	{"garbage-stamps-log", func(t *testing.T, idx string) { write(t, filepath.Join(idx, "stamps.log"), "{{{{ garbage \x00") }},
 	{"deleted-bleve", func(t *testing.T, idx string) { rm(t, filepath.Join(idx, "bleve")) }},
 	{"deleted-index", func(t *testing.T, idx string) { rm(t, idx) }},
 	{"truncated-largest", func(t *testing.T, idx string) {
