@@ -227,3 +227,56 @@ func TestHookDamagedActivationIndex(t *testing.T) {
 		}
 	}
 }
+
+// A read command that syncs an edit (kb search) answers without compiling
+// the activation index (tens of seconds at 100k notes): it marks the
+// change; the next hook answers from the index it has, says it is stale,
+// and the background indexer's sync compiles it and clears the mark, after
+// which the hook answers with the edit.
+func TestReadCommandDefersActivation(t *testing.T) {
+	k := rcPushForceKB(t, "context")
+	syncIndex(t, k)
+	ev := hookEvent(t, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
+		"tool_input": map[string]any{"command": "git push --force origin main"}})
+	before, hs, err := k.hook(context.Background(), AgentClaudeCode, ev)
+	if err != nil || before == nil || hs.stale != "" {
+		t.Fatalf("healthy: %+v %q %v", before, hs.stale, err)
+	}
+	// Edit the lesson by hand, in place, then search.
+	files, _, err := k.LoadObservations(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var path string
+	for _, f := range files {
+		if strings.Contains(f.Obs.Lesson, "Never force-push main") {
+			path = filepath.Join(k.Root, filepath.FromSlash(f.Path))
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, []byte(strings.ReplaceAll(string(b), "open a revert PR instead", "open a revert PR against main instead")), 0o644)
+	compiled, _ := os.Stat(k.activationPath())
+	x, _, err := k.OpenIndexToRead(context.Background(), recallLayers, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	if after, _ := os.Stat(k.activationPath()); !after.ModTime().Equal(compiled.ModTime()) || !k.activationPending() {
+		t.Fatalf("the read command compiled (%v) or left no mark (%v)", !after.ModTime().Equal(compiled.ModTime()), k.activationPending())
+	}
+	out, hs, err := k.hook(context.Background(), AgentClaudeCode, ev)
+	if err != nil || out == nil || hs.stale == "" {
+		t.Fatalf("hook after the read command: %+v, stale %q, %v", out, hs.stale, err)
+	}
+	if _, ran, err := k.BackgroundIndex(context.Background()); err != nil || !ran {
+		t.Fatalf("background indexer: ran %v, %v", ran, err)
+	}
+	out, hs, err = k.hook(context.Background(), AgentClaudeCode, ev)
+	if err != nil || out == nil || hs.stale != "" || k.activationPending() ||
+		!strings.Contains(out.HookSpecificOutput.AdditionalContext, "revert PR against main") {
+		t.Errorf("after the background compile: %+v, stale %q, pending %v, %v", out, hs.stale, k.activationPending(), err)
+	}
+}
