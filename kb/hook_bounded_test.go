@@ -199,14 +199,7 @@ func TestTraceSyncKeepsHooksStale(t *testing.T) {
 // next sync compiles it again from the files, after which the hook
 // answers as before.
 func TestHookDamagedActivationIndex(t *testing.T) {
-	k := rcPushForceKB(t, "ask")
-	syncIndex(t, k)
-	ev := hookEvent(t, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
-		"tool_input": map[string]any{"command": "git push --force origin main"}})
-	want, _, err := k.hook(context.Background(), AgentClaudeCode, ev)
-	if err != nil || want == nil {
-		t.Fatalf("healthy: %+v %v", want, err)
-	}
+	k, ev, want := indexedPushForce(t, "ask")
 	p := k.activationPath()
 	good, _ := os.ReadFile(p)
 	for name, bad := range map[string][]byte{
@@ -234,14 +227,7 @@ func TestHookDamagedActivationIndex(t *testing.T) {
 // and the background indexer's sync compiles it and clears the mark, after
 // which the hook answers with the edit.
 func TestReadCommandDefersActivation(t *testing.T) {
-	k := rcPushForceKB(t, "context")
-	syncIndex(t, k)
-	ev := hookEvent(t, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
-		"tool_input": map[string]any{"command": "git push --force origin main"}})
-	before, hs, err := k.hook(context.Background(), AgentClaudeCode, ev)
-	if err != nil || before == nil || hs.stale != "" {
-		t.Fatalf("healthy: %+v %q %v", before, hs.stale, err)
-	}
+	k, ev, _ := indexedPushForce(t, "context")
 	// Edit the lesson by hand, in place, then search.
 	files, _, err := k.LoadObservations(context.Background())
 	if err != nil {
@@ -279,4 +265,19 @@ func TestReadCommandDefersActivation(t *testing.T) {
 		!strings.Contains(out.HookSpecificOutput.AdditionalContext, "revert PR against main") {
 		t.Errorf("after the background compile: %+v, stale %q, pending %v, %v", out, hs.stale, k.activationPending(), err)
 	}
+}
+
+// indexedPushForce is rcPushForceKB indexed, its PreToolUse event for a
+// force push, and the hook's answer to it, which must be given and fresh.
+func indexedPushForce(t *testing.T, mode string) (*KB, *HookInput, *HookOutput) {
+	t.Helper()
+	k := rcPushForceKB(t, mode)
+	syncIndex(t, k)
+	ev := hookEvent(t, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
+		"tool_input": map[string]any{"command": "git push --force origin main"}})
+	want, hs, err := k.hook(context.Background(), AgentClaudeCode, ev)
+	if err != nil || want == nil || hs.stale != "" {
+		t.Fatalf("healthy: %+v, stale %q, %v", want, hs.stale, err)
+	}
+	return k, ev, want
 }

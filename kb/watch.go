@@ -149,6 +149,13 @@ func (k *KB) watchSync(ctx context.Context) (added, updated, removed int, err er
 		x.Close()
 		added, updated, removed = added+st.Added, updated+st.Updated, removed+st.Removed
 	}
+	// The watcher compiles what its read syncs left to the background:
+	// it is the background.
+	if err := k.compilePending(ctx); errors.Is(err, index.ErrBusy) {
+		return added, updated, removed, agents.ErrIndexBusy
+	} else if err != nil {
+		k.logf("%v (hooks answer from the previous one)", err)
+	}
 	return added, updated, removed, nil
 }
 
