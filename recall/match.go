@@ -3,6 +3,7 @@ package recall
 import (
 	"github.com/kbmem/kb/internal/textutil"
 	"math"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -272,12 +273,58 @@ func (cu *cue) matchPhrases(c *candidate) {
 
 // matchFile: the same file, named by the proposal and by the candidate's
 // trigger or lesson, makes a lesson about that file.
+//
+// A lesson whose prohibition names a kind of file in words ("no JSON
+// fixtures for tests") is about a file whose path says the same words
+// (apps/payments/fixtures/refunds.json): two of them, beyond the words
+// every path has.
 func (cu *cue) matchFile(c *candidate) {
-	if f := sameFile(c.files, cu.files); f != "" && !cu.readOnly && !cu.inspects {
+	if cu.readOnly || cu.inspects {
+		return
+	}
+	f := sameFile(c.files, cu.files)
+	if f == "" {
+		f = cu.kindOfFile(c)
+	}
+	if f != "" {
 		c.fileHit = f // a specific signal, whatever else matched
 		c.typeScore = math.Max(c.typeScore, sameFileScore)
 	}
 }
+
+// kindOfFile is the file of the proposal whose directory and name carry
+// two words of the lesson's first sentence, "" when none does.
+func (cu *cue) kindOfFile(c *candidate) string {
+	if len(cu.files) == 0 || c.typ != observations.TypeCorrection {
+		return ""
+	}
+	said := stemSet(firstLessonSentence(withoutObject(c.lesson)))
+	for _, f := range cu.files {
+		n := 0
+		for st := range stemSet(strings.NewReplacer("_", " ", "-", " ", ".", " ").Replace(f.parent + " " + f.base)) {
+			if said[st] && !genericPathWords[st] {
+				n++
+			}
+		}
+		if n >= 2 {
+			return path.Join(f.parent, f.base)
+		}
+	}
+	return ""
+}
+
+// firstLessonSentence is the lesson's first sentence.
+func firstLessonSentence(s string) string {
+	if ss := sentences(s); len(ss) > 0 {
+		return ss[0]
+	}
+	return s
+}
+
+// genericPathWords are words most paths carry: no kind of file.
+var genericPathWords = map[string]bool{"src": true, "app": true, "apps": true, "lib": true, "pkg": true, "internal": true,
+	"cmd": true, "test": true, "tests": true, "spec": true, "py": true, "js": true, "ts": true, "tsx": true, "go": true,
+	"rs": true, "md": true, "main": true, "index": true, "util": true, "utils": true, "common": true, "core": true}
 
 // sigScore is the relevance of a prohibited signature of the lesson found
 // in the code an edit writes or the command a call runs.

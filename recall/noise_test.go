@@ -198,3 +198,26 @@ func TestCodeWordOnSubject(t *testing.T) {
 		t.Errorf("a distance in floats: hit %q", got)
 	}
 }
+
+// TestKindOfFileInThePath: a prohibition that names a kind of file in words
+// ("no JSON fixtures for tests") is about another file whose path says the
+// same (payments/fixtures/refunds.json), not about a path that shares one
+// everyday word (tests/factories.py).
+func TestKindOfFileInThePath(t *testing.T) {
+	tax, _ := observations.NewTaxonomy(nil)
+	c := func() *candidate {
+		return &candidate{typ: observations.TypeCorrection, trigger: "editing `bookings/fixtures/overbooking.json`",
+			lesson: "Do not use JSON fixtures for tests - they rot when a model changes. Use factory_boy in tests/factories.py."}
+	}
+	for file, want := range map[string]bool{
+		"/p/apps/payments/fixtures/refunds.json": true,
+		"/p/tests/factories.py":                  false,
+		"/p/apps/payments/models.py":             false,
+	} {
+		cd := c()
+		buildCue(tax, callQuery("Write", map[string]any{"file_path": file, "content": "x"})).matchFile(cd)
+		if (cd.fileHit != "") != want {
+			t.Errorf("%s: file hit %q, want %v", file, cd.fileHit, want)
+		}
+	}
+}
