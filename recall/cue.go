@@ -57,6 +57,27 @@ func buildCue(tax *observations.Taxonomy, q Query) *cue { return buildCueLex(tax
 
 // buildCueLex is buildCue with a lexicon of equivalents (nil: the
 // embedded one).
+// runScriptRE is the script an interpreter runs in a command.
+var runScriptRE = textutil.Lazy(`(?:^|[\s;&|("'])(?:python3?|node|ruby|bash|sh|zsh|perl|php|deno run|bun run|bun|go run|ts-node|tsx)\s+(?:-\S+\s+)*(?:\S*/)?([\w.-]+\.(?:py|js|mjs|cjs|ts|rb|sh|pl|php|go))\b`)
+
+// withoutRunScripts is files less the scripts cmd runs.
+func withoutRunScripts(files []fileRef, cmd string) []fileRef {
+	run := map[string]bool{}
+	for _, m := range runScriptRE.FindAllStringSubmatch(cmd, -1) {
+		run[m[1]] = true
+	}
+	if len(run) == 0 {
+		return files
+	}
+	out := files[:0:0]
+	for _, f := range files {
+		if !run[f.base] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // moneyRE is an amount of money in a request: a currency sign or code
 // next to a number (€2.50, $3, 12 EUR, 5 euros, ¥500).
 var moneyRE = textutil.Lazy(`[€$£¥₹₩]\s?\d|\d(?:[.,]\d+)?\s?(?:€|EUR|USD|GBP|JPY|CHF|euros?|dollars?|pounds?|yen|rubles?|yuan|元|円|원)\b`)
@@ -159,6 +180,12 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 				c.named[s] = true
 			}
 		}
+	}
+	if c.command != "" {
+		// The script a command runs (python manage.py ..., node build.js)
+		// is run, not changed: a lesson corrected while it ran is not
+		// about every other command that runs it.
+		c.files = withoutRunScripts(c.files, c.command)
 	}
 	c.inspects = c.command != "" && inspection(c.command)
 	if c.inspects {

@@ -221,3 +221,24 @@ func TestKindOfFileInThePath(t *testing.T) {
 		}
 	}
 }
+
+// TestRunScriptIsNotTheFileChanged: the script a command runs (python
+// manage.py ..., node build.js, inside quotes too) is run, not changed:
+// it is no file the call touches; a file the command writes still is.
+func TestRunScriptIsNotTheFileChanged(t *testing.T) {
+	tax, _ := observations.NewTaxonomy(nil)
+	for cmd, want := range map[string]string{
+		`fly ssh console -a app-staging -C "python manage.py showmigrations"`: "",
+		"uv run python manage.py test apps.bookings":                          "",
+		"node scripts/build.js && cp dist/app.js public/app.js":               "app.js",
+		"sed -i 's/a/b/' manage.py":                                           "manage.py",
+	} {
+		var got []string
+		for _, f := range buildCue(tax, callQuery("Bash", map[string]any{"command": cmd})).files {
+			got = append(got, f.base)
+		}
+		if want == "" && len(got) > 0 || want != "" && !slices.Contains(got, want) {
+			t.Errorf("%s: files %v, want %q", cmd, got, want)
+		}
+	}
+}
