@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/kbmem/kb/observations"
 )
@@ -343,6 +344,13 @@ func (cu *cue) matchSignatures(c *candidate) {
 	}
 	for _, s := range c.lessonSignatures() {
 		in := cu.written != "" && containsSpan(cu.written, s.text) || cu.command != "" && containsSpan(cu.command, s.text)
+		if !in && !s.prohibited && cu.written != "" {
+			// Code imports a qualified name once and uses it bare: the
+			// advised core.money.Money is followed by Money.from_cents(0).
+			if n := lastName(s.text); n != "" && containsSpan(cu.written, n) {
+				in = true
+			}
+		}
 		if !in {
 			continue
 		}
@@ -397,6 +405,24 @@ func (cu *cue) fileWords() []string {
 		out = append(out, strings.NewReplacer("/", " ", "_", " ", "-", " ", ".", " ").Replace(f.parent+" "+f.base))
 	}
 	return out
+}
+
+// lastName is the last identifier of a qualified name or an import
+// ("core.money.Money" -> "Money", "from core.http import get_client" ->
+// "get_client"), when it is long enough to be no everyday word; "" for a
+// span that is one name already.
+func lastName(span string) string {
+	span = strings.TrimSuffix(strings.TrimSpace(span), "()")
+	i := strings.LastIndexAny(span, ". ")
+	if i < 0 {
+		return ""
+	}
+	n := span[i+1:]
+	if len(n) < 4 || strings.IndexFunc(n, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }) >= 0 ||
+		strings.ToLower(n) == n && !strings.Contains(n, "_") {
+		return "" // Money, get_client; not "get" or "value"
+	}
+	return n
 }
 
 // followsProgram is the program the lesson advises when the proposal runs

@@ -242,3 +242,26 @@ func TestRunScriptIsNotTheFileChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvisedNameUsedBare: code that uses the advised qualified name bare
+// (Money.from_cents after "go through core.money.Money") follows the
+// lesson; code that writes the prohibited pattern still gets it, advised
+// name or not.
+func TestAdvisedNameUsedBare(t *testing.T) {
+	tax, _ := observations.NewTaxonomy(nil)
+	lesson := "Do not use floats anywhere near money: amounts are integer cents and all arithmetic goes through core.money.Money."
+	match := func(content string) *candidate {
+		c := &candidate{typ: observations.TypeCorrection, lesson: lesson, trigger: "editing `apps/pricing/fares.py`"}
+		buildCue(tax, callQuery("Edit", map[string]any{"file_path": "/p/apps/pricing/fares.py", "new_string": content})).matchSignatures(c)
+		return c
+	}
+	if c := match("def infant_fare(fare: Fare) -> Money:\n    return Money.from_cents(0)\n"); c.follow == "" || c.sigHit != "" {
+		t.Errorf("bare advised name: follow %q, hit %q", c.follow, c.sigHit)
+	}
+	if c := match("def child_fare(total: float) -> Money:\n    return Money.from_cents(int(total * 100))  # total money in euros\n"); c.sigHit == "" {
+		t.Errorf("the prohibited float beside the advised name: no hit")
+	}
+	if lastName("core.money.Money") != "Money" || lastName("from core.http import get_client") != "get_client" || lastName("x.get") != "" || lastName("Money") != "" {
+		t.Errorf("lastName")
+	}
+}
