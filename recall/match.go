@@ -293,16 +293,24 @@ func (cu *cue) matchFile(c *candidate) {
 	}
 }
 
-// kindOfFile is the file of the proposal whose directory and name carry
-// two words of the lesson's first sentence, "" when none does.
+// kindOfFile is the file of the proposal whose directory and extension
+// carry two words of the prose of the lesson's first sentence, "" when
+// none does.
 func (cu *cue) kindOfFile(c *candidate) string {
 	if len(cu.files) == 0 || c.typ != observations.TypeCorrection {
 		return ""
 	}
-	said := stemSet(firstLessonSentence(withoutObject(c.lesson)))
+	// The prose of the prohibition: names in code (`_generate_html_with_combined_link`)
+	// are no kind of file.
+	prose := backtickRE.ReplaceAllString(firstLessonSentence(withoutObject(c.lesson)), " ")
+	prose = codeTokenRE.ReplaceAllString(prose, " ")
+	said := stemSet(prose)
 	for _, f := range cu.files {
 		n := 0
-		for st := range stemSet(strings.NewReplacer("_", " ", "-", " ", ".", " ").Replace(f.parent + " " + f.base)) {
+		// The kind is in the directory and the extension (fixtures/,
+		// .json); a file's own name is mostly its feature's.
+		kind := f.parent + " " + strings.TrimPrefix(path.Ext(f.base), ".")
+		for st := range stemSet(strings.NewReplacer("_", " ", "-", " ", ".", " ").Replace(kind)) {
 			if said[st] && !genericPathWords[st] {
 				n++
 			}
