@@ -207,6 +207,13 @@ func TestContradicts(t *testing.T) {
 			t.Errorf("Contradicts(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
+	// Two reactions to "this idea" name the agent's words at different
+	// moments; the stance is in the person's words.
+	like := &Observation{Type: TypePreference, Statement: "I very much like this idea, I used it with success in the clmail project (about the agent's proposal “One idea file: dev-docs/ vs work/”)."}
+	dislike := &Observation{Type: TypePreference, Statement: "I actually don't like this idea, I struggled with it in the clmail project (about the agent's proposal “The convention's real value is intentionality”)."}
+	if !Contradicts(like, dislike) {
+		t.Errorf("opposite reactions to the same idea do not contradict")
+	}
 	alts := []Alternative{{Name: "Vite"}, {Name: "serve"}}
 	a := &Observation{Type: TypeDecision, Chosen: "Vite", Alternatives: alts}
 	b := &Observation{Type: TypeDecision, Chosen: "serve", Alternatives: alts}

@@ -175,16 +175,27 @@ func supersedeScope(a, b *Observation) bool {
 }
 
 // stance is the text that says what an observation holds.
+//
+// Without the object extraction added to name what "this" or "that"
+// pointed at ("(about the agent's proposal …)"): two reactions to the
+// same idea quote the agent's words at different moments, and their
+// stance is in the person's words.
 func stance(o *Observation) string {
+	var st string
 	switch o.Type {
 	case TypeDecision:
 		return o.Chosen
 	case TypeCorrection:
-		return o.Lesson
+		st = o.Lesson
 	case TypePreference:
-		return o.Statement
+		st = o.Statement
+	default:
+		return o.Summary()
 	}
-	return o.Summary()
+	if i := strings.LastIndex(st, " (about "); i > 0 && strings.HasSuffix(strings.TrimSpace(st), ").") {
+		st = st[:i] + "."
+	}
+	return st
 }
 
 // minTopicOverlap is how much of the shorter statement's topic the other
