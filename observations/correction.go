@@ -146,21 +146,8 @@ func removesNamed(tl *timeline, u *utterance, low string) bool {
 	if i := strings.IndexAny(what, ",.;:!?，。；：！？"); i >= 0 {
 		what = what[:i]
 	}
-	agent := lower(tl.lastAgentText(u))
-	for _, w := range Words(what) {
-		if len(w) >= 3 && strings.IndexFunc(w, isCJK) < 0 && !lexicon.StopCue[w] && strings.Contains(agent, w) {
-			return true
-		}
-	}
-	// Chinese and Japanese by two characters in a row ("去掉这个按钮" names
-	// 按钮, not 这 or 个 alone).
-	rs := []rune(what)
-	for i := 0; i+1 < len(rs); i++ {
-		if isCJK(rs[i]) && isCJK(rs[i+1]) && strings.Contains(agent, string(rs[i:i+2])) {
-			return true
-		}
-	}
-	return false
+	// A content word or CJK bigram of it (topicTokens), not 这 or 个 alone.
+	return sharesTopic(what, tl.lastAgentText(u))
 }
 
 // onlyNotRE narrows the work just done to what was asked: "only the left

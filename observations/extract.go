@@ -142,7 +142,12 @@ func finish(o *Observation) {
 // retractRE is the person taking back what they just said: "never mind",
 // "actually, let's keep using bash", "vergiss es", "olvídalo", "laisse
 // tomber", "забудь", "算了", "やっぱり".
-var retractRE = textutil.Lazy(`(?i)^\s*(?:(?:oh\s+)?(?:never ?mind|nvm|scratch that|forget (?:it|that|about it)|ignore that)\b|actually\b[^.!?]{0,40}[.!?,]?\s*(?:\S+\s+){0,3}?(?:let'?s\s+)?(?:continue|keep|stick with|stay with|go back to|revert to)\b|vergiss (?:es|das)\b|doch nicht\b|olvídalo|olvida eso|mejor no\b|laisse tomber|oublie (?:ça|ca)\b|finalement non\b|забудь|неважно|算了|还是用回|やっぱり(?:いい|やめ|元)|됐어|아니 그냥)`)
+var retractRE = textutil.Lazy(`(?i)^\s*(?:actually\b[^.!?]{0,40}[.!?,]?\s*(?:\S+\s+){0,3}?(?:let'?s\s+)?(?:continue|keep|stick with|stay with|go back to|revert to)\b|vergiss (?:es|das)\b|doch nicht\b|olvídalo|olvida eso|mejor no\b|laisse tomber|oublie (?:ça|ca)\b|finalement non\b|забудь|неважно|算了|还是用回|やっぱり(?:いい|やめ|元)|됐어|아니 그냥)`)
+
+// retracted reports whether text takes back the message before it: the
+// English "never mind" family the correction rules know (neverMindRE),
+// or retractRE.
+func retracted(text string) bool { return neverMindRE.MatchString(text) || retractRE.MatchString(text) }
 
 // withoutRetracted leaves out what the person took back in their next
 // message: the corrections, preferences and decisions whose source ends
@@ -153,7 +158,7 @@ func withoutRetracted(s *Session, obs []*Observation) []*Observation {
 	tl := buildTimeline(s)
 	gone := map[int]string{} // Seq of the retracted message -> the retraction
 	for k := 1; k < len(tl.utts); k++ {
-		if retractRE.MatchString(tl.utts[k].text) {
+		if retracted(tl.utts[k].text) {
 			gone[tl.rec(tl.utts[k-1].idx).Seq] = tl.utts[k].text
 		}
 	}

@@ -380,14 +380,13 @@ func (cu *cue) matchSignatures(c *candidate) {
 	}
 }
 
-// onSubject reports whether the code an edit writes (or the file it
-// writes) shares a word with the lesson besides sig: "no floats near
+// onSubject reports whether the proposal's words (cu.tokens: the code an
+// edit writes, the files it names) share one with the lesson besides sig: "no floats near
 // money" is about code that speaks of money, totals or euros, not about a
 // great-circle distance in floats.
 func (cu *cue) onSubject(c *candidate, sig string) bool {
-	mine := stemSet(cu.written + " " + strings.Join(cu.fileWords(), " "))
 	for st := range stemSet(c.lesson + " " + c.said) {
-		if st != stem(sig) && len(st) > 2 && mine[st] && !stopWords[st] && !codeKeywords()[st] {
+		if st != stem(sig) && len(st) > 2 && cu.tokens[st] && !stopWords[st] && !codeKeywords()[st] {
 			return true
 		}
 	}
@@ -405,15 +404,6 @@ var codeKeywords = sync.OnceValue(func() map[string]bool {
 	}
 	return m
 })
-
-// fileWords are the words of the files the proposal names.
-func (cu *cue) fileWords() []string {
-	var out []string
-	for _, f := range cu.files {
-		out = append(out, strings.NewReplacer("/", " ", "_", " ", "-", " ", ".", " ").Replace(f.parent+" "+f.base))
-	}
-	return out
-}
 
 // lastName is the last identifier of a qualified name or an import
 // ("core.money.Money" -> "Money", "from core.http import get_client" ->
