@@ -121,19 +121,6 @@ func (x *Searcher) compileActivation(dirs map[string]int64) error {
 		// under kb watch: 73 s, 24 s without the limit).
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	}
-	all, err := x.ix.AllOf(recallLayers, activationFields...)
-	if err != nil {
-		return fmt.Errorf("activation index: %w", err)
-	}
-	stamps := x.ix.Stamps()
-	docs := make([]recall.CompileDoc, 0, len(all))
-	for _, d := range all {
-		cd := compileDocOf(d)
-		if st, ok := stamps[d.Path]; ok {
-			cd.Stamp = recall.FileStamp(st.Size, st.Mtime)
-		}
-		docs = append(docs, cd)
-	}
 	o := recall.CompileOptions{Meta: recall.CompiledMeta{Compiled: time.Now().UTC()}, Load: x.k.loadItem}
 	if snap, ok := config.TakeSnapshot(x.k.Root); ok {
 		o.Meta.Config = &snap // kb.yaml for the hooks, while it stays as it is
@@ -149,19 +136,100 @@ func (x *Searcher) compileActivation(dirs map[string]int64) error {
 		}
 	}
 	o.Meta.Dirs = recallDirs(dirs)
-	// Streamed to the temp file an atomic replace renames into place: at
-	// 100,000 notes the file is 130 MB, not worth a copy in memory.
-	st, err := x.k.files().Stage(x.k.activationPath(), 0o644, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<20)
-		if err := recall.Compile(bw, docs, o); err != nil {
-			return err
-		}
-		return bw.Flush()
-	})
+	// The previous index's documents are reused only when its trigger
+	// types are this taxonomy's (Compile checks it too).
+	taxKey := ""
+	if o.Taxonomy != nil {
+		taxKey = o.Taxonomy.Key()
+	}
+	reuse := o.Prev != nil && o.Prev.Meta().TaxonomyKey == taxKey
+	docs, err := x.compileDocs(o.Prev, reuse)
 	if err != nil {
 		return err
 	}
-	return st.Commit(nil)
+	write := func(docs []recall.CompileDoc) error {
+		// Streamed to the temp file an atomic replace renames into place:
+		// at 100,000 notes the file is hundreds of MB, not worth a copy in
+		// memory.
+		st, err := x.k.files().Stage(x.k.activationPath(), 0o644, func(w io.Writer) error {
+			bw := bufio.NewWriterSize(w, 1<<20)
+			if err := recall.Compile(bw, docs, o); err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
+		if err != nil {
+			return err
+		}
+		return st.Commit(nil)
+	}
+	err = write(docs)
+	if errors.Is(err, recall.ErrNotReusable) {
+		// prev is of another taxonomy, or did not hold what Holds said:
+		// every document in full.
+		if docs, err = x.compileDocs(o.Prev, false); err == nil {
+			err = write(docs)
+		}
+	}
+	return err
+}
+
+// maxRefetch bounds the documents an incremental compile reads one by one
+// from the search index; past it (a first compile, a changed taxonomy, a
+// large import) one pass reads every document's stored fields.
+const maxRefetch = 2000
+
+// compileDocs are the documents of the layers recall reads, for Compile:
+// with reuse, those prev holds unchanged (path and stamp) are marked
+// Reuse and carry only their path and stamp, so that a compile after an
+// edit reads and analyzes the edited notes only, not the KB.
+func (x *Searcher) compileDocs(prev *recall.Compiled, reuse bool) ([]recall.CompileDoc, error) {
+	stamps := x.ix.Stamps()
+	stampOf := func(path string) string {
+		if st, ok := stamps[path]; ok {
+			return recall.FileStamp(st.Size, st.Mtime)
+		}
+		return ""
+	}
+	if reuse && prev != nil {
+		list, err := x.ix.AllOf(recallLayers, "path")
+		if err != nil {
+			return nil, fmt.Errorf("activation index: %w", err)
+		}
+		docs := make([]recall.CompileDoc, 0, len(list))
+		var fetch []string
+		for _, d := range list {
+			stamp := stampOf(d.Path)
+			if stamp != "" && prev.Holds(d.Path, stamp) {
+				docs = append(docs, recall.CompileDoc{Hit: recall.Hit{Path: d.Path}, Stamp: stamp, Reuse: true})
+			} else {
+				fetch = append(fetch, d.ID)
+			}
+		}
+		if len(fetch) <= maxRefetch {
+			for _, id := range fetch {
+				d, ok := x.ix.Get(id)
+				if !ok {
+					return nil, fmt.Errorf("activation index: %s: not in the search index", id)
+				}
+				cd := compileDocOf(*d)
+				cd.Stamp = stampOf(d.Path)
+				docs = append(docs, cd)
+			}
+			return docs, nil
+		}
+	}
+	all, err := x.ix.AllOf(recallLayers, activationFields...)
+	if err != nil {
+		return nil, fmt.Errorf("activation index: %w", err)
+	}
+	docs := make([]recall.CompileDoc, 0, len(all))
+	for _, d := range all {
+		cd := compileDocOf(d)
+		cd.Stamp = stampOf(d.Path)
+		docs = append(docs, cd)
+	}
+	return docs, nil
 }
 
 // compileDocOf is a search document as recall's Searcher returns it (the

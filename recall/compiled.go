@@ -74,7 +74,17 @@ type CompileDoc struct {
 	// Stamp identifies the file's version (size and time): a document
 	// whose path and stamp the previous index holds keeps its records.
 	Stamp string
+	// Reuse says the document is unchanged since CompileOptions.Prev
+	// (Prev.Holds its path and stamp): only Path and Stamp are set, and
+	// everything else (its records, its words and action types, its
+	// flags) is taken from Prev, which is what makes a compile after a
+	// few edits cost the edits, not the KB.
+	Reuse bool
 }
+
+// ErrNotReusable is returned by Compile when a document marked Reuse is
+// not in Prev as Holds found it (a caller compiles it in full instead).
+var ErrNotReusable = errors.New("activation index: a reused document is not in the previous index")
 
 // CompileOptions say what Compile works from besides the documents.
 type CompileOptions struct {
@@ -313,38 +323,39 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	postings := map[key][]posting{}
 	var (
 		table   = make([]byte, 0, len(docs)*docEntrySize)
-		recs    bytes.Buffer
+		recs    chunks // records, most of them prev's own bytes: not copied
 		keys    bytes.Buffer
 		total   float64
 		weights = map[string]float32{}
 		pi      = 0 // the next document of prev, in path order
 	)
-	// prevRecords are the records prev holds for path at stamp, if any.
-	prevRecords := func(path, stamp string) (cand, item []byte, ok bool) {
+	// prevRecords are the records prev holds for path at stamp, if any,
+	// and the document's number in prev.
+	prevRecords := func(path, stamp string) (at int, cand, item []byte, ok bool) {
 		if prev == nil || stamp == "" {
-			return nil, nil, false
+			return -1, nil, nil, false
 		}
 		for ; pi < prev.h.Docs; pi++ {
 			e := prev.doc(pi)
-			p, st, _ := strings.Cut(prev.key(e), "\x00")
-			if p < path {
+			p, st, _ := bytes.Cut(prev.keyBytes(e), []byte{0})
+			if string(p) < path {
 				continue
 			}
-			if p == path && st == stamp {
+			if string(p) == path && string(st) == stamp {
 				cand, cok := prev.slice(e.candOff, e.candLen)
 				item, iok := prev.slice(e.itemOff, e.itemLen)
-				return cand, item, cok && iok
+				return pi, cand, item, cok && iok
 			}
 			break
 		}
-		return nil, nil, false
-	}
-	if prev != nil {
-		recs.Grow(int(prev.h.End - prev.h.Records)) // about this compile's: no copy on growth
+		return -1, nil, nil, false
 	}
 	// The records prev holds for unchanged documents, and the item records
 	// of the others, loaded (at most MaxLoads, the most recurring first).
-	type records struct{ cand, item []byte }
+	type records struct {
+		cand, item []byte
+		prev       int // the document's number in prev, -1: none
+	}
 	// frontDoc is a standing document whose candidate record and key go
 	// first.
 	type frontDoc struct {
@@ -355,11 +366,28 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	}
 	var front []frontDoc
 	reused := make([]records, len(docs))
+	// remap is, for each document of prev, its number in this index when
+	// it is reused whole (Reuse), else -1: its postings are carried over.
+	var remap []int32
 	var load []int
 	for i, d := range docs {
-		cand, item, ok := prevRecords(d.Path, d.Stamp)
+		at, cand, item, ok := prevRecords(d.Path, d.Stamp)
+		reused[i].prev = -1
 		if ok {
-			reused[i] = records{cand, item}
+			reused[i] = records{cand, item, at}
+		}
+		if d.Reuse {
+			if !ok || len(item) == 0 {
+				return ErrNotReusable
+			}
+			if remap == nil {
+				remap = make([]int32, prev.h.Docs)
+				for j := range remap {
+					remap[j] = -1
+				}
+			}
+			remap[at] = int32(i)
+			continue
 		}
 		if !ok || len(item) == 0 {
 			load = append(load, i) // new, changed, or not loaded by an earlier compile
@@ -369,9 +397,59 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	if err != nil {
 		return err
 	}
+	// entry appends document i's entry to the table and its records.
+	entry := func(i int, cand, item []byte, key string, li, ti int, flags uint16, length, rank float32) error {
+		if len(item) == 0 {
+			h.Meta.Unloaded++
+		}
+		// A standing document's candidate record and key are written
+		// first, best first (front): a new session's hook reads the first
+		// thousand, and finds them on a few pages, not on one page each.
+		candOff, keyOff := 0, 0
+		if flags&flagStanding != 0 {
+			front = append(front, frontDoc{i, rank, cand, key})
+		} else {
+			candOff = recs.Len()
+			recs.Write(cand)
+			keyOff = keys.Len()
+			keys.WriteString(key)
+		}
+		itemOff := recs.Len()
+		recs.Write(item)
+		if recs.Len() > math.MaxUint32 || keys.Len() > math.MaxUint32 {
+			return errors.New("activation index: records over 4 GiB")
+		}
+		le := binary.LittleEndian
+		table = le.AppendUint32(table, uint32(candOff))
+		table = le.AppendUint32(table, uint32(len(cand)))
+		table = le.AppendUint32(table, uint32(itemOff))
+		table = le.AppendUint32(table, uint32(len(item)))
+		table = le.AppendUint32(table, uint32(keyOff))
+		table = le.AppendUint32(table, uint32(len(key)))
+		table = le.AppendUint16(table, uint16(li))
+		table = le.AppendUint16(table, uint16(ti))
+		table = le.AppendUint16(table, flags)
+		table = le.AppendUint16(table, 0)
+		table = le.AppendUint32(table, math.Float32bits(length))
+		table = le.AppendUint32(table, math.Float32bits(rank))
+		return nil
+	}
 	for i, d := range docs {
 		if len(h.Layers) >= math.MaxUint16 || len(h.Types) >= math.MaxUint16 {
 			return errors.New("activation index: too many layers or types")
+		}
+		if d.Reuse {
+			e := prev.doc(reused[i].prev)
+			if int(e.layer) >= len(prev.h.Layers) || int(e.typ) >= len(prev.h.Types) {
+				return ErrNotReusable
+			}
+			li := intern(layerIx, &h.Layers, prev.h.Layers[e.layer])
+			ti := intern(typeIx, &h.Types, prev.h.Types[e.typ])
+			total += float64(e.length)
+			if err := entry(i, reused[i].cand, reused[i].item, d.Path+"\x00"+d.Stamp, li, ti, e.flags, e.length, e.rank); err != nil {
+				return err
+			}
+			continue
 		}
 		li := intern(layerIx, &h.Layers, d.Layer)
 		ti := intern(typeIx, &h.Types, d.Type)
@@ -428,40 +506,9 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		if len(item) == 0 {
 			item = loaded[i]
 		}
-		if len(item) == 0 {
-			h.Meta.Unloaded++
+		if err := entry(i, cand, item, d.Path+"\x00"+d.Stamp, li, ti, flags, length, float32(standingRank(d.Fields))); err != nil {
+			return err
 		}
-		// A standing document's candidate record and key are written
-		// first, best first (front): a new session's hook reads the first
-		// thousand, and finds them on a few pages, not on one page each.
-		candOff, keyOff := 0, 0
-		key := d.Path + "\x00" + d.Stamp
-		if flags&flagStanding != 0 {
-			front = append(front, frontDoc{i, float32(standingRank(d.Fields)), cand, key})
-		} else {
-			candOff = recs.Len()
-			recs.Write(cand)
-			keyOff = keys.Len()
-			keys.WriteString(key)
-		}
-		itemOff := recs.Len()
-		recs.Write(item)
-		if recs.Len() > math.MaxUint32 || keys.Len() > math.MaxUint32 {
-			return errors.New("activation index: records over 4 GiB")
-		}
-		le := binary.LittleEndian
-		table = le.AppendUint32(table, uint32(candOff))
-		table = le.AppendUint32(table, uint32(len(cand)))
-		table = le.AppendUint32(table, uint32(itemOff))
-		table = le.AppendUint32(table, uint32(len(item)))
-		table = le.AppendUint32(table, uint32(keyOff))
-		table = le.AppendUint32(table, uint32(len(key)))
-		table = le.AppendUint16(table, uint16(li))
-		table = le.AppendUint16(table, uint16(ti))
-		table = le.AppendUint16(table, flags)
-		table = le.AppendUint16(table, 0)
-		table = le.AppendUint32(table, math.Float32bits(length))
-		table = le.AppendUint32(table, math.Float32bits(float32(standingRank(d.Fields))))
 	}
 	if len(docs) > 0 {
 		h.AvgLen = total / float64(len(docs))
@@ -469,7 +516,8 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	// The front: the standing documents in the order of their postings
 	// (below), then the rest's offsets moved past it.
 	slices.SortStableFunc(front, func(a, b frontDoc) int { return cmp.Compare(b.rank, a.rank) })
-	var frontRecs, frontKeys bytes.Buffer
+	var frontRecs chunks
+	var frontKeys bytes.Buffer
 	isFront := make([]bool, len(docs))
 	le := binary.LittleEndian
 	for _, f := range front {
@@ -495,29 +543,88 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	for k := range postings {
 		termKeys = append(termKeys, k)
 	}
-	slices.SortFunc(termKeys, func(a, b key) int {
+	compareKeys := func(a, b key) int {
 		if c := cmp.Compare(a.kind, b.kind); c != 0 {
 			return c
 		}
 		return strings.Compare(a.term, b.term)
-	})
-	h.Terms = len(termKeys)
+	}
+	slices.SortFunc(termKeys, compareKeys)
 	nposts := 0
 	for _, ps := range postings {
 		nposts += len(ps)
 	}
+	// The terms of prev's reused documents, in order: their postings,
+	// renumbered, are merged with this compile's.
+	prevTerms := 0
+	if remap != nil {
+		prevTerms = prev.h.Terms
+		nposts += int((prev.h.Records - prev.h.Posts) / postingSize)
+	}
 	var (
-		terms = make([]byte, 0, len(termKeys)*termEntrySize)
+		terms = make([]byte, 0, (len(termKeys)+prevTerms)*termEntrySize)
 		text  bytes.Buffer
 		posts = make([]byte, 0, nposts*postingSize)
+		ps    []posting // the term's postings when prev's are merged
 	)
-	for _, k := range termKeys {
-		ps := postings[k]
-		if k.kind == termStanding || k.kind == termTriggered {
-			// Best first (ties in document order): a search reads only as
-			// many as it returns (Search).
-			slices.SortStableFunc(ps, func(a, b posting) int { return cmp.Compare(b.w, a.w) })
+	for ti, pt := 0, 0; ti < len(termKeys) || pt < prevTerms; {
+		var k key
+		var fromPrev, fromNew bool
+		var pk key
+		var poff, pcount int
+		if pt < prevTerms {
+			pk.kind, pk.term, poff, pcount = prev.termAt(pt)
 		}
+		switch {
+		case pt >= prevTerms:
+			k, fromNew = termKeys[ti], true
+		case ti >= len(termKeys):
+			k, fromPrev = pk, true
+		default:
+			c := compareKeys(termKeys[ti], pk)
+			k, fromNew, fromPrev = termKeys[ti], c <= 0, c >= 0
+			if c > 0 {
+				k = pk
+			}
+		}
+		var mine []posting
+		if fromNew {
+			mine = postings[k]
+			ti++
+		}
+		if fromPrev {
+			pt++
+			// prev's postings of the documents reused, renumbered: in
+			// document order (both indexes are in path order), except the
+			// best-first lists, which are sorted again below.
+			ps = ps[:0]
+			j := 0
+			for n := range pcount {
+				d, w := prev.postingRaw(poff + n)
+				if d >= len(remap) || remap[d] < 0 {
+					continue
+				}
+				p := posting{uint32(remap[d]), w}
+				for ; j < len(mine) && mine[j].doc < p.doc; j++ {
+					ps = append(ps, mine[j])
+				}
+				ps = append(ps, p)
+			}
+			ps = append(ps, mine[j:]...)
+			mine = ps
+			if len(mine) == 0 {
+				continue
+			}
+		}
+		if k.kind == termStanding || k.kind == termTriggered {
+			slices.SortFunc(mine, func(a, b posting) int {
+				if c := cmp.Compare(b.w, a.w); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.doc, b.doc)
+			})
+		}
+		h.Terms++
 		t := k.term
 		if len(t) > math.MaxUint16 {
 			t = t[:math.MaxUint16]
@@ -526,9 +633,9 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		terms = binary.LittleEndian.AppendUint16(terms, uint16(len(t)))
 		terms = append(terms, k.kind, 0)
 		terms = binary.LittleEndian.AppendUint32(terms, uint32(len(posts)/postingSize))
-		terms = binary.LittleEndian.AppendUint32(terms, uint32(len(ps)))
+		terms = binary.LittleEndian.AppendUint32(terms, uint32(len(mine)))
 		text.WriteString(t)
-		for _, p := range ps {
+		for _, p := range mine {
 			posts = binary.LittleEndian.AppendUint32(posts, p.doc)
 			posts = binary.LittleEndian.AppendUint32(posts, math.Float32bits(p.w))
 		}
@@ -554,12 +661,31 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	head = append(head, compiledMagic...)
 	head = binary.LittleEndian.AppendUint32(head, uint32(len(hb)))
 	head = append(head, hb...)
-	for _, b := range [][]byte{head, table, terms, text.Bytes(), frontKeys.Bytes(), keys.Bytes(), posts, frontRecs.Bytes(), recs.Bytes()} {
+	parts := [][]byte{head, table, terms, text.Bytes(), frontKeys.Bytes(), keys.Bytes(), posts}
+	parts = append(append(parts, frontRecs.parts...), recs.parts...)
+	for _, b := range parts {
 		if _, err := w.Write(b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// chunks is a sequence of byte slices written out one after the other,
+// held by reference: the records of an unchanged document are prev's
+// mapped bytes, not a copy (at 100,000 notes, hundreds of MB).
+type chunks struct {
+	parts [][]byte
+	n     int
+}
+
+func (c *chunks) Len() int { return c.n }
+
+func (c *chunks) Write(b []byte) {
+	if len(b) > 0 {
+		c.parts = append(c.parts, b)
+		c.n += len(b)
+	}
 }
 
 // loadItems reads the item records of docs[load...] (Load), at most
@@ -745,12 +871,15 @@ func (c *Compiled) slice(off, n uint32) ([]byte, bool) {
 }
 
 // key is a document's "path NUL stamp".
-func (c *Compiled) key(e docEntry) string {
+func (c *Compiled) key(e docEntry) string { return string(c.keyBytes(e)) }
+
+// keyBytes is key without a copy.
+func (c *Compiled) keyBytes(e docEntry) []byte {
 	start, end := c.h.Keys+int64(e.keyOff), c.h.Keys+int64(e.keyOff)+int64(e.keyLen)
 	if end > c.h.Posts {
-		return ""
+		return nil
 	}
-	return string(c.data[start:end])
+	return c.data[start:end]
 }
 
 // term finds a term's postings: the offset of the first and their number.
@@ -780,6 +909,47 @@ func (c *Compiled) term(kind byte, t string) (off, count int, ok bool) {
 		return 0, 0, false
 	}
 	return off, count, true
+}
+
+// termAt is the i-th term of the term table and where its postings are.
+func (c *Compiled) termAt(i int) (kind byte, t string, off, count int) {
+	le := binary.LittleEndian
+	e := c.data[c.h.TermTable+int64(i)*termEntrySize:]
+	o, n := int64(le.Uint32(e)), int64(le.Uint16(e[4:]))
+	if c.h.Text+o+n <= c.h.Keys {
+		t = string(c.data[c.h.Text+o : c.h.Text+o+n])
+	}
+	off, count = int(le.Uint32(e[8:])), int(le.Uint32(e[12:]))
+	if int64(off+count)*postingSize > c.h.Records-c.h.Posts {
+		count = 0
+	}
+	return e[6], t, off, count
+}
+
+// Holds says whether the index holds the document at path with that
+// stamp, and its item record: a compile can reuse it whole (Reuse).
+func (c *Compiled) Holds(path, stamp string) bool {
+	i := sort.Search(c.h.Docs, func(i int) bool {
+		p, _, _ := bytes.Cut(c.keyBytes(c.doc(i)), []byte{0})
+		return string(p) >= path
+	})
+	if i == c.h.Docs {
+		return false
+	}
+	e := c.doc(i)
+	p, st, _ := bytes.Cut(c.keyBytes(e), []byte{0})
+	if string(p) != path || string(st) != stamp || e.itemLen == 0 {
+		return false
+	}
+	_, cok := c.slice(e.candOff, e.candLen)
+	_, iok := c.slice(e.itemOff, e.itemLen)
+	return cok && iok
+}
+
+// postingRaw is posting i as stored.
+func (c *Compiled) postingRaw(i int) (doc int, w float32) {
+	b := c.data[c.h.Posts+int64(i)*postingSize:]
+	return int(binary.LittleEndian.Uint32(b)), math.Float32frombits(binary.LittleEndian.Uint32(b[4:]))
 }
 
 func (c *Compiled) posting(i int) (doc int, w float64) {
