@@ -147,29 +147,138 @@ func (x *Searcher) compileActivation(dirs map[string]int64) error {
 	if err != nil {
 		return err
 	}
-	write := func(docs []recall.CompileDoc) error {
-		// Streamed to the temp file an atomic replace renames into place:
-		// at 100,000 notes the file is hundreds of MB, not worth a copy in
-		// memory.
-		st, err := x.k.files().Stage(x.k.activationPath(), 0o644, func(w io.Writer) error {
-			bw := bufio.NewWriterSize(w, 1<<20)
-			if err := recall.Compile(bw, docs, o); err != nil {
-				return err
-			}
-			return bw.Flush()
-		})
-		if err != nil {
-			return err
-		}
-		return st.Commit(nil)
+	if docs == nil {
+		return x.compileInRounds(o, reuse)
 	}
-	err = write(docs)
+	err = x.writeActivation(docs, o)
 	if errors.Is(err, recall.ErrNotReusable) {
 		// prev is of another taxonomy, or did not hold what Holds said:
 		// every document in full.
 		if docs, err = x.compileDocs(o.Prev, false); err == nil {
-			err = write(docs)
+			if docs == nil {
+				return x.compileInRounds(o, false)
+			}
+			err = x.writeActivation(docs, o)
 		}
+	}
+	return err
+}
+
+// writeActivation compiles docs into the activation index, streamed to
+// the temp file an atomic replace renames into place: at 100,000 notes
+// the file is hundreds of MB, not worth a copy in memory.
+func (x *Searcher) writeActivation(docs []recall.CompileDoc, o recall.CompileOptions) error {
+	st, err := x.k.files().Stage(x.k.activationPath(), 0o644, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if err := recall.Compile(bw, docs, o); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return err
+	}
+	return st.Commit(nil)
+}
+
+// roundDocs is the number of documents a compile of every document in
+// full reads and analyzes at a time: at 100,000 notes one pass held every
+// note's text and every posting at once (2.0 GB; rounds of 25,000: 1.25 GB,
+// rounds of 10,000: 1.16 GB but a fifth more CPU).
+var roundDocs = 25000
+
+// compileInRounds compiles every document in full, roundDocs at a time:
+// each round reuses the previous round's output whole (Reuse) and adds the
+// next documents in path order, so that memory holds one round's text and
+// postings besides the mapped file, not the KB's. The item records loaded
+// stay within MaxLoads over all rounds. The first round reuses the
+// records of the previous activation index, when reuse says it may.
+func (x *Searcher) compileInRounds(o recall.CompileOptions, reuse bool) error {
+	list, err := x.ix.AllOf(recallLayers, "path")
+	if err != nil {
+		return fmt.Errorf("activation index: %w", err)
+	}
+	slices.SortFunc(list, func(a, b index.Doc) int { return strings.Compare(a.Path, b.Path) })
+	stamps := x.ix.Stamps()
+	stampOf := func(path string) string {
+		if st, ok := stamps[path]; ok {
+			return recall.FileStamp(st.Size, st.Mtime)
+		}
+		return ""
+	}
+	tmp := x.k.activationPath() + ".round"
+	defer os.Remove(tmp)
+	prev := o.Prev
+	if !reuse {
+		prev = nil
+	}
+	var (
+		round    *recall.Compiled
+		loads    = recall.DefaultMaxLoads
+		unloaded = 0
+	)
+	defer func() { round.Close() }()
+	for start := 0; start < len(list); start += roundDocs {
+		end := min(len(list), start+roundDocs)
+		ids := make(map[string]bool, end-start)
+		for _, d := range list[start:end] {
+			ids[d.ID] = true
+		}
+		part, err := x.ix.AllWhere(recallLayers, func(id string) bool { return ids[id] }, activationFields...)
+		if err != nil {
+			return fmt.Errorf("activation index: %w", err)
+		}
+		docs := make([]recall.CompileDoc, 0, end)
+		for _, d := range list[:start] {
+			docs = append(docs, recall.CompileDoc{Hit: recall.Hit{Path: d.Path}, Stamp: stampOf(d.Path), Reuse: true})
+		}
+		for _, d := range part {
+			cd := compileDocOf(d)
+			cd.Stamp = stampOf(d.Path)
+			docs = append(docs, cd)
+		}
+		ro := o
+		ro.Prev, ro.MaxLoads = prev, loads
+		if loads <= 0 {
+			ro.MaxLoads = -1
+		}
+		if end == len(list) {
+			return x.writeActivation(docs, ro)
+		}
+		if err := writeRound(tmp+".new", docs, ro); err != nil {
+			return err
+		}
+		round.Close()
+		if err := os.Rename(tmp+".new", tmp); err != nil {
+			return fmt.Errorf("activation index: %w", err)
+		}
+		if round, err = recall.OpenCompiled(tmp); err != nil {
+			return fmt.Errorf("activation index: %w", err)
+		}
+		prev = round
+		// The documents of this round that got no item record: the rest
+		// of the loads go to the next rounds.
+		u := round.Meta().Unloaded
+		loads -= (end - start) - (u - unloaded)
+		unloaded = u
+	}
+	return nil // no documents: the caller's single pass wrote the index
+}
+
+// writeRound writes one round of compileInRounds to path (derived data,
+// removed after the compile: no atomic replace needed).
+func writeRound(path string, docs []recall.CompileDoc, o recall.CompileOptions) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("activation index: %w", err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = recall.Compile(bw, docs, o)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	return err
 }
@@ -217,6 +326,13 @@ func (x *Searcher) compileDocs(prev *recall.Compiled, reuse bool) ([]recall.Comp
 				docs = append(docs, cd)
 			}
 			return docs, nil
+		}
+	}
+	if n, err := x.ix.Count(); err == nil && n > uint64(roundDocs) {
+		// Possibly more than a round of documents in full: in rounds
+		// (the count includes other layers' documents).
+		if list, err := x.ix.AllOf(recallLayers, "path"); err == nil && len(list) > roundDocs {
+			return nil, nil
 		}
 	}
 	all, err := x.ix.AllOf(recallLayers, activationFields...)

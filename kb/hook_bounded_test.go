@@ -3,10 +3,13 @@ package kb
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -280,4 +283,62 @@ func indexedPushForce(t *testing.T, mode string) (*KB, *HookInput, *HookOutput) 
 		t.Fatalf("healthy: %+v, stale %q, %v", want, hs.stale, err)
 	}
 	return k, ev, want
+}
+
+// A compile of every document in rounds (a first compile of a large KB)
+// writes the same sections as one pass, and a hook answers from it as
+// before; an edit afterwards is compiled incrementally to the same bytes
+// as a compile from scratch.
+func TestCompileInRounds(t *testing.T) {
+	k, ev, want := indexedPushForce(t, "context")
+	words := strings.Fields("deploy staging cache token review merge schema renderer migration wipe")
+	for i := range 37 {
+		body := fmt.Sprintf("---\ntitle: Note %d about %s\ntags: [%s]\n---\n\nWhen you %s, %s first. See [[note-%d]].\n",
+			i, words[i%len(words)], words[(i+3)%len(words)], words[(i+1)%len(words)], words[(i+2)%len(words)], (i+1)%37)
+		p := filepath.Join(k.Root, "library", "notes", fmt.Sprintf("note-%d.md", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	syncIndex(t, k)
+	sections := func() []byte {
+		t.Helper()
+		b, err := os.ReadFile(k.activationPath())
+		if err != nil || len(b) < 12 {
+			t.Fatalf("activation index: %v", err)
+		}
+		return b[12+binary.LittleEndian.Uint32(b[8:12]):] // after the header, whose meta has the time
+	}
+	compileFresh := func(rounds int) []byte {
+		t.Helper()
+		defer func(n int) { roundDocs = n }(roundDocs)
+		roundDocs = rounds
+		os.Remove(k.activationPath())
+		x, _, err := k.OpenIndex(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Close()
+		if err := x.compileActivation(nil); err != nil {
+			t.Fatal(err)
+		}
+		return sections()
+	}
+	one := compileFresh(1 << 20)
+	if got := compileFresh(8); !bytes.Equal(got, one) {
+		t.Fatalf("compiled in rounds of 8: %d bytes of sections, in one pass %d", len(got), len(one))
+	}
+	if got, _, err := k.hook(context.Background(), AgentClaudeCode, ev); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("hook after rounds: %+v, %v; want %+v", got, err, want)
+	}
+	// An edit: the sync's incremental compile equals a compile from scratch.
+	p := filepath.Join(k.Root, "library", "notes", "note-5.md")
+	if err := os.WriteFile(p, []byte("---\ntitle: Note 5 rewritten\n---\n\nWipe the staging cache with care.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	syncIndex(t, k)
+	if inc, fresh := sections(), compileFresh(1<<20); !bytes.Equal(inc, fresh) {
+		t.Fatalf("incremental compile after an edit: %d bytes of sections, from scratch %d", len(inc), len(fresh))
+	}
 }

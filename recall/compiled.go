@@ -75,10 +75,11 @@ type CompileDoc struct {
 	// whose path and stamp the previous index holds keeps its records.
 	Stamp string
 	// Reuse says the document is unchanged since CompileOptions.Prev
-	// (Prev.Holds its path and stamp): only Path and Stamp are set, and
-	// everything else (its records, its words and action types, its
-	// flags) is taken from Prev, which is what makes a compile after a
-	// few edits cost the edits, not the KB.
+	// (which holds its path and stamp; Holds when with its item record):
+	// only Path and Stamp are set, and everything else (its records, its
+	// words and action types, its flags) is taken from Prev, which is
+	// what makes a compile after a few edits cost the edits, not the KB.
+	// A document Prev holds without an item record keeps none.
 	Reuse bool
 }
 
@@ -99,18 +100,19 @@ type CompileOptions struct {
 	Load func(path, layer string) (*observations.Observation, *doc.Document, error)
 	// Taxonomy, if set, classifies the candidates' triggers once, here.
 	Taxonomy *observations.Taxonomy
-	// MaxLoads bounds the files Load reads in one compile (0: 20,000); the
+	// MaxLoads bounds the files Load reads in one compile (0: 20,000,
+	// negative: none); the
 	// documents left without an item record (a first compile of a large
 	// KB) are read by the hooks that show them, and loaded by later
 	// compiles, the most recurring first. Loads run on every core.
 	MaxLoads int
 }
 
-// defaultMaxLoads is CompileOptions.MaxLoads when it is 0: parsing a file
+// DefaultMaxLoads is CompileOptions.MaxLoads when it is 0: parsing a file
 // takes a fraction of a millisecond, so a sync that changed a few files
 // stays short, and a first compile of 100,000 notes does not parse them
 // all.
-const defaultMaxLoads = 20000
+const DefaultMaxLoads = 20000
 
 // candRecord is a candidate as the activation index stores it: what
 // candidateOf derives from the stored fields, and the signatures of the
@@ -377,7 +379,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 			reused[i] = records{cand, item, at}
 		}
 		if d.Reuse {
-			if !ok || len(item) == 0 {
+			if !ok {
 				return ErrNotReusable
 			}
 			if remap == nil {
@@ -697,8 +699,11 @@ func loadItems(docs []CompileDoc, load []int, o CompileOptions) (map[int][]byte,
 		return out, nil
 	}
 	limit := o.MaxLoads
-	if limit <= 0 {
-		limit = defaultMaxLoads
+	switch {
+	case limit == 0:
+		limit = DefaultMaxLoads
+	case limit < 0:
+		limit = 0
 	}
 	if len(load) > limit {
 		slices.SortStableFunc(load, func(a, b int) int {

@@ -896,6 +896,13 @@ func (ix *Index) All(fields ...string) ([]Doc, error) { return ix.AllOf(nil, fie
 // none): the others are visited but not kept, so a listing of the notes
 // of a KB with a million trace turns holds only the notes.
 func (ix *Index) AllOf(layers []string, fields ...string) ([]Doc, error) {
+	return ix.AllWhere(layers, nil, fields...)
+}
+
+// AllWhere is AllOf for the docs whose id keep accepts (every doc when
+// keep is nil): the others' stored fields are not decoded, so that a
+// caller reads a large index a part at a time in bounded memory.
+func (ix *Index) AllWhere(layers []string, keepID func(id string) bool, fields ...string) ([]Doc, error) {
 	if len(fields) == 0 {
 		fields = DefaultAllFields
 	}
@@ -949,9 +956,14 @@ func (ix *Index) AllOf(layers []string, fields ...string) ([]Doc, error) {
 			it := seg.DocNumbersLive().Iterator()
 			for it.HasNext() {
 				var d Doc
+				skip := false
 				err := seg.VisitDocument(uint64(it.Next()), func(name string, typ byte, val []byte, _ []uint64) bool {
 					switch {
 					case name == "_id":
+						if keepID != nil && !keepID(string(val)) {
+							skip = true
+							return false // _id comes first: nothing else decoded
+						}
 						d.ID = string(val)
 					case !want[name]:
 					case typ == 't' && name != fTitle && name != fDescription && name != fBody:
@@ -964,7 +976,7 @@ func (ix *Index) AllOf(layers []string, fields ...string) ([]Doc, error) {
 				if err != nil {
 					return err
 				}
-				if keep(&d) {
+				if !skip && keep(&d) {
 					out = append(out, d)
 				}
 			}

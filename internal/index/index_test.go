@@ -371,6 +371,16 @@ func TestAll(t *testing.T) {
 	if !reflect.DeepEqual(byID["s1#2"].Links, []string{"adr-0001"}) {
 		t.Errorf("links = %v", byID["s1#2"].Links)
 	}
+	// AllWhere keeps the docs whose id it is told to, with the same fields.
+	part, err := ix.AllWhere(nil, func(id string) bool { return id == "adr-0001" || id == "s1#2" }, DefaultAllFields...)
+	if err != nil || len(part) != 2 {
+		t.Fatalf("AllWhere: %v %v", part, err)
+	}
+	for _, d := range part {
+		if !reflect.DeepEqual(d, byID[d.ID]) {
+			t.Errorf("AllWhere %s = %+v, All = %+v", d.ID, d, byID[d.ID])
+		}
+	}
 	some, err := ix.All("session", "seq")
 	if err != nil || some[0].Title != "" {
 		t.Fatalf("All(session, seq): %v %v", some, err)
