@@ -116,7 +116,7 @@ func (x *Searcher) compileActivation(dirs map[string]int64) error {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// Not under the soft limit a read command set for its own few MB
-		// (cmd/kb): a compile at 100,000 notes holds about a GB, and under
+		// (cmd/kb): a first compile at 100,000 notes holds about a GB, and under
 		// 48 MB the collector ran all the time (an edit seen by `kb search`
 		// under kb watch: 73 s, 24 s without the limit).
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))

@@ -137,7 +137,7 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 		case readOnly && changed > 0:
 			// A read command (search, show) answers now; the hooks'
 			// index follows in the background indexer the next hook
-			// starts (a compile at 100k notes takes tens of seconds).
+			// starts (a first compile at 100k notes takes tens of seconds).
 			k.deferActivation()
 		case k.activationStale(changed, sc.Dirs):
 			if err := x.compileActivation(sc.Dirs); err != nil {

@@ -798,7 +798,7 @@ func OpenCompiled(path string) (*Compiled, error) {
 
 // PendingFile, beside the activation index, says that a read command
 // brought the search index up to date with changes the activation index
-// does not hold yet: a compile at 100,000 notes takes tens of seconds, so
+// does not hold yet: a compile at 100,000 notes takes seconds, so
 // kb search leaves it to the background indexer the next hook starts.
 const PendingFile = "activation.pending"
 
