@@ -107,6 +107,16 @@ type aiderState struct {
 	// afterUser: the last block flushed was the person's message, so a
 	// Ctrl-C aider reports next stopped the model's reply to it.
 	afterUser bool
+
+	// bare: this session logs the person's input without the two-space
+	// hard break (seen in aider 0.50 on Windows: "#### /add x.md" and the
+	// "> " lines end at the text). The hard break then tells nothing: a
+	// "#### " line outside an assistant reply is input, and no "> " line
+	// continues past its own line.
+	bare bool
+	// broke: this session has logged input with the hard break, so a
+	// "#### " line without one is the model's Markdown.
+	broke bool
 }
 
 // Parse implements Parser.
@@ -117,6 +127,8 @@ func (a *Aider) Parse(r io.Reader, file string, start Pos, emit func(Record) err
 	st.assist = start.State["assist"]
 	st.editAsked = start.State["edit"] == "1"
 	st.afterUser = start.State["after"] == "user"
+	st.bare = start.State["bare"] == "1"
+	st.broke = start.State["broke"] == "1"
 	st.stamp = start.State["stamp"]
 	st.model = start.State["model"]
 	if t, err := time.Parse(time.RFC3339Nano, start.State["start"]); err == nil {
@@ -146,7 +158,7 @@ func (a *Aider) Parse(r io.Reader, file string, start Pos, emit func(Record) err
 		}
 		line := string(b)
 		if st.kind == aiderTool && st.cont {
-			if !aiderHeader.MatchString(line) && !aiderIsUser(line) {
+			if !aiderHeader.MatchString(line) && !aiderIsUser(line) && !st.bareUser(line) {
 				st.lines = append(st.lines, line)
 				st.raw = append(st.raw, true)
 				if aiderHardBreak(line) {
@@ -159,7 +171,12 @@ func (a *Aider) Parse(r io.Reader, file string, start Pos, emit func(Record) err
 		case aiderHeader.MatchString(line):
 			flush()
 			st.newSession(aiderHeader.FindStringSubmatch(line)[1], num)
-		case aiderIsUser(line):
+		case aiderIsUser(line) || st.bareUser(line):
+			if aiderIsUser(line) {
+				st.broke = st.broke || strings.TrimSpace(line[4:]) != ""
+			} else {
+				st.bare = true
+			}
 			if st.kind != aiderUser {
 				flush()
 				st.kind, st.first = aiderUser, num
@@ -172,7 +189,7 @@ func (a *Aider) Parse(r io.Reader, file string, start Pos, emit func(Record) err
 			}
 			st.lines = append(st.lines, line)
 			st.raw = append(st.raw, false)
-			if !strings.HasSuffix(line, "  ") && strings.TrimSpace(line[1:]) != "" {
+			if !st.bare && !strings.HasSuffix(line, "  ") && strings.TrimSpace(line[1:]) != "" {
 				st.cont = true
 			}
 		case strings.TrimSpace(line) == "":
@@ -219,6 +236,12 @@ func (st *aiderState) state() map[string]string {
 	if st.afterUser {
 		m["after"] = "user"
 	}
+	if st.bare {
+		m["bare"] = "1"
+	}
+	if st.broke {
+		m["broke"] = "1"
+	}
 	return m
 }
 
@@ -245,7 +268,7 @@ func (st *aiderState) newSession(stamp string, line int) {
 		id += fmt.Sprintf("-L%d", line)
 	}
 	st.session, st.start, st.stamp, st.model = id, t, stamp, ""
-	st.assist, st.assistBuf, st.editAsked, st.afterUser = "", st.assistBuf[:0], false, false
+	st.assist, st.assistBuf, st.editAsked, st.afterUser, st.bare, st.broke = "", st.assistBuf[:0], false, false, false, false
 }
 
 // aiderIsUser reports a user-input line: "####" then a space or the end,
@@ -259,6 +282,24 @@ func aiderIsUser(line string) bool {
 		return false
 	}
 	return strings.HasSuffix(line, "  ") || strings.TrimSpace(rest) == ""
+}
+
+// bareUser reports a "#### " line without the hard break that is the
+// person's input all the same: it does not stand inside an assistant
+// reply (where it is a Markdown heading), nor right after the person's
+// message in a session that writes the hard break (where it opens the
+// reply), and the session has not logged input with the hard break: a
+// session is one or the other. It continues an input block, follows the
+// session header or tool output (where aider's prompt comes back), or the
+// session is bare.
+func (st *aiderState) bareUser(line string) bool {
+	if !strings.HasPrefix(line, "#### ") || strings.TrimSpace(line[5:]) == "" || st.kind == aiderAssistant || st.broke && !st.bare {
+		return false
+	}
+	if st.kind == aiderUser || st.bare {
+		return true
+	}
+	return !st.afterUser
 }
 
 // aiderIsTool reports a tool-output line: ">" then a space or the end. A

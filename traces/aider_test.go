@@ -3,9 +3,11 @@ package traces
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -327,5 +329,49 @@ func TestAiderCtrlCInterrupt(t *testing.T) {
 	second, _, _ := trParse(t, NewAider(), []byte(src), "h.md", trJSON(t, mid))
 	if len(second) == 0 || second[0].Kind != KindToolResult || !second[0].Has(MarkInterrupt) {
 		t.Fatalf("resumed: %+v", second)
+	}
+}
+
+// TestAiderBareSession: some aider builds (0.50 on Windows, seen in a
+// public history) log the person's input without the two-space hard
+// break, and "> " lines end at their text. Such a session must still yield
+// the person's messages (it once came out as one tool result of 66 KB),
+// while a session of the same file that writes the break keeps reading a
+// break-less "#### " line as the model's heading.
+func TestAiderBareSession(t *testing.T) {
+	data := []byte("# aider chat started at 2024-08-20 14:08:19\n\n" +
+		"> Aider v0.50.1  \n> Use /help <question> for help\n\n" +
+		"#### /add instructions.md\n\n" +
+		"> Added instructions.md to the chat\n\n" +
+		"#### posun to trochu nahoru\n\n" +
+		"Rozumím, upravím styl.\n\n#### Změny\n\nhotovo\n\n" +
+		"> Applied edit to app.css\n\n" +
+		"#### odsad to navbar trochu z vrchu\n\n" +
+		"Dobře.\n\n" +
+		"# aider chat started at 2024-08-20 21:00:03\n\n" +
+		"> Aider v0.50.1  \n\n" +
+		"#### fix the navbar padding  \n\n" +
+		"#### Plan\n\nI will edit app.css.\n")
+	recs, _, probs := trParse(t, NewAider(), data, "/repo/.aider.chat.history.md", Pos{})
+	if len(probs) != 0 {
+		t.Fatalf("problems: %v", probs)
+	}
+	var users, assistant []string
+	for _, r := range recs {
+		switch r.Role {
+		case RoleUser:
+			users = append(users, fmt.Sprintf("%d %s", r.Source.Line, r.Text))
+		case RoleAssistant:
+			assistant = append(assistant, r.Text)
+		}
+	}
+	wantUsers := []string{"6 /add instructions.md", "10 posun to trochu nahoru", "20 odsad to navbar trochu z vrchu", "28 fix the navbar padding"}
+	if !slices.Equal(users, wantUsers) {
+		t.Errorf("user records:\n got %q\nwant %q", users, wantUsers)
+	}
+	// In the bare session "#### Změny" inside the reply stays the reply's.
+	wantAssistant := []string{"Rozumím, upravím styl.\n\n#### Změny\n\nhotovo", "Dobře.", "#### Plan\n\nI will edit app.css."}
+	if !slices.Equal(assistant, wantAssistant) {
+		t.Errorf("assistant records:\n got %q\nwant %q", assistant, wantAssistant)
 	}
 }
