@@ -68,7 +68,8 @@ func obsTypeOf(dim string) string {
 // owners, written 2026-12-02, split before its first run) holds out the
 // last four: English, Russian and Japanese (romaji) sessions.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
-	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk"}
+	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
+	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
@@ -100,8 +101,14 @@ var builtinLineLimits = map[string]map[string]int{
 }
 
 // nonProse are the kinds of keyed records the person did not type as prose:
-// they are left out of "non-corrections inside a correction".
-var nonProse = map[string]bool{"slash_command": true, "auto_generated": true, "template": true}
+// they are left out of "non-corrections inside a correction". A key that
+// labels the harness's interrupt and rejection markers ("[Request
+// interrupted by user]", "The user doesn't want to proceed...") gives them
+// the label of their convention (none: the message typed next carries the
+// correction); a correction kb takes from the marker and that message names
+// both, which is counted with the harness items, not as a none message.
+var nonProse = map[string]bool{"slash_command": true, "auto_generated": true, "template": true,
+	"interrupt": true, "rejection": true}
 
 var knownLabels = []string{"correction", "rule", "preference", "decision", "none"}
 
@@ -115,8 +122,8 @@ type keyItem struct {
 	Source    string
 	Language  string
 	Text      string
-	Label     string // label format; "" in the preference/decision format
-	Also      string
+	Label     string   // label format; "" in the preference/decision format
+	Also      []string // second labels: "rule", "preference", "decision"
 	Unsure    bool
 	Pref      bool // preference/decision format: the item records a preference
 	Dec       bool // ... a decision
@@ -156,11 +163,11 @@ func (it *keyItem) positive(dim string, prefsFmt bool) bool {
 	case dimCorrection:
 		return it.Label == "correction" || it.Label == "rule"
 	case dimRule:
-		return it.Label == "rule" || it.Also == "rule"
+		return it.Label == "rule" || slices.Contains(it.Also, "rule")
 	case dimPreference:
-		return it.Label == "preference" || it.Also == "preference"
+		return it.Label == "preference" || slices.Contains(it.Also, "preference")
 	case dimDecision:
-		return it.Label == "decision" || it.Also == "decision"
+		return it.Label == "decision" || slices.Contains(it.Also, "decision")
 	}
 	return false
 }
@@ -199,10 +206,34 @@ type rawItem struct {
 	Language   *string         `json:"language"`
 	Text       *string         `json:"text"`
 	Label      *string         `json:"label"`
-	Also       *string         `json:"also"`
+	Also       labelList       `json:"also"`
 	Unsure     bool            `json:"unsure"`
 	Preference json.RawMessage `json:"preference"`
 	Decision   json.RawMessage `json:"decision"`
+}
+
+// labelList is an item's "also": one label, a list of them, or null.
+type labelList []string
+
+func (l *labelList) UnmarshalJSON(b []byte) error {
+	if isNullJSON(b) {
+		*l = nil
+		return nil
+	}
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*l = labelList{one}
+		if one == "" {
+			*l = nil
+		}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return fmt.Errorf("also: want a label or a list of labels")
+	}
+	*l = many
+	return nil
 }
 
 func str(p *string) string {
@@ -278,7 +309,7 @@ func parseKey(name string, b []byte) (*extractionKey, string, error) {
 			return nil, "", fmt.Errorf("%s: item %d: %w: negative line", name, i+1, kb.ErrInvalidInput)
 		}
 		it := &keyItem{File: f, Line: *ri.Line, EventLine: ri.EventLine, UUID: str(ri.UUID), Kind: str(ri.Kind),
-			Source: str(ri.Source), Language: str(ri.Language), Text: str(ri.Text), Label: str(ri.Label), Also: str(ri.Also),
+			Source: str(ri.Source), Language: str(ri.Language), Text: str(ri.Text), Label: str(ri.Label), Also: ri.Also,
 			Unsure: ri.Unsure, Pref: !isNullJSON(ri.Preference), Dec: !isNullJSON(ri.Decision), half: halfOf(f), idx: i}
 		if it.Label != "" {
 			if !slices.Contains(knownLabels, it.Label) {
@@ -287,11 +318,11 @@ func parseKey(name string, b []byte) (*extractionKey, string, error) {
 			anyLabel = true
 			vocab[it.Label] = true
 		}
-		if it.Also != "" {
-			if !slices.Contains(knownLabels, it.Also) || it.Also == "none" {
-				return nil, "", fmt.Errorf("%s: item %d (%s): %w: unknown also %q", name, i+1, it.ref(), kb.ErrInvalidInput, it.Also)
+		for _, a := range it.Also {
+			if !slices.Contains(knownLabels, a) || a == "none" {
+				return nil, "", fmt.Errorf("%s: item %d (%s): %w: unknown also %q", name, i+1, it.ref(), kb.ErrInvalidInput, a)
 			}
-			vocab[it.Also] = true
+			vocab[a] = true
 		}
 		lines := k.byLineMap[f]
 		if lines == nil {

@@ -289,7 +289,7 @@ func (sc *scorer) details(ks *KeyScore, text map[place]string) {
 		if t == "" && it.EventLine > 0 {
 			t = text[place{it.File, it.EventLine}]
 		}
-		return ItemRef{File: it.File, Line: it.Line, Label: it.Label, Also: it.Also, Unsure: it.Unsure, Kind: it.Kind,
+		return ItemRef{File: it.File, Line: it.Line, Label: it.Label, Also: strings.Join(it.Also, ","), Unsure: it.Unsure, Kind: it.Kind,
 			Language: it.Language, Half: it.half, Text: textutil.FirstRunes(strings.Join(strings.Fields(t), " "), 80)}
 	}
 	if sc.k.prefsFmt {
