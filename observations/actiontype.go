@@ -68,6 +68,7 @@ type Taxonomy struct {
 	key     string
 	order   map[string]int
 	desc    map[string]string
+	ops     map[string]bool // types with a command or path matcher
 	paths   []pathPattern
 	content []contentPattern
 	known   map[string]bool // command names some pattern starts with
@@ -137,7 +138,7 @@ func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
 			cmds, paths, content, words = cmds+len(r.Commands), paths+len(r.Paths), content+len(r.Content), words+len(r.Words)
 		}
 	}
-	t := &Taxonomy{order: make(map[string]int, n), desc: make(map[string]string, n), known: make(map[string]bool, cmds),
+	t := &Taxonomy{order: make(map[string]int, n), desc: make(map[string]string, n), ops: make(map[string]bool, n), known: make(map[string]bool, cmds),
 		cmdSrc: make([]cmdSource, 0, cmds), byName: make(map[string][]int, cmds), paths: make([]pathPattern, 0, paths),
 		content: make([]contentPattern, 0, content), wordCues: make([]wordCue, 0, words)}
 	for i, r := range builtinRules {
@@ -212,6 +213,9 @@ func (t *Taxonomy) add(r Rule, check bool) error {
 	}
 	if r.Desc != "" {
 		t.desc[r.Type] = r.Desc
+	}
+	if len(r.Commands) > 0 || len(r.Paths) > 0 {
+		t.ops[r.Type] = true
 	}
 	for _, c := range r.Commands {
 		if check {
@@ -360,6 +364,11 @@ func globRE(g string) (string, error) {
 	b.WriteString(`$`)
 	return b.String(), nil
 }
+
+// Operation reports whether typ names what a call does (a command or a
+// path it writes matches it), not only what the written text contains
+// (js:console-log, go:error-wrap-v) or words about it.
+func (t *Taxonomy) Operation(typ string) bool { return t.ops[typ] }
 
 // Describe returns a short gerund phrase for an action type ("force-pushing
 // a branch"), or the type itself when it has no description.

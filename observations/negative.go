@@ -102,6 +102,13 @@ func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
 		if len(types) == 0 || slices.ContainsFunc(types, checkDomain) {
 			continue
 		}
+		// The purpose two calls share is what they do: a type read from
+		// the text a call writes (a script with console.log in it, a
+		// report quoting one) says nothing of it.
+		purpose := slices.IndexFunc(types, tax.Operation)
+		if purpose < 0 {
+			continue
+		}
 		alt := -1
 		for j := i + 1; j < len(s.Records) && j <= i+maxAbandonWindow; j++ {
 			d := &s.Records[j]
@@ -112,7 +119,7 @@ func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
 				continue
 			}
 			dt := s.callTypes(tax, j)
-			if !slices.Contains(dt, types[0]) {
+			if !slices.Contains(dt, types[purpose]) {
 				continue
 			}
 			if stepName(d) == stepName(c) && slices.Equal(dt, types) {
@@ -126,9 +133,11 @@ func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
 		if alt < 0 || rerun(s, i, alt) {
 			continue
 		}
+		// Named by what it did: the purpose first.
+		types = append([]string{types[purpose]}, slices.Delete(slices.Clone(types), purpose, purpose+1)...)
 		approach := describeCall(c, types, tax)
 		failure := firstLine(res.Output)
-		if failure == "" {
+		if failure == "" || syntaxErrorRE.MatchString(failure) {
 			continue
 		}
 		instead := describeCall(&s.Records[alt], s.callTypes(tax, alt), tax)
@@ -141,6 +150,11 @@ func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
 	}
 	return out
 }
+
+// syntaxErrorRE is a command that failed because the agent wrote it
+// wrong (a shell, Python or JavaScript parse error): a typo fixed on the
+// next try, not an approach that does not work.
+var syntaxErrorRE = textutil.Lazy(`(?i)syntax error near unexpected token|unexpected EOF while looking for matching|unexpected end of file|^\s*(?:File "<[^>]*>", line \d+|SyntaxError:|IndentationError:)|\bSyntaxError: (?:invalid syntax|Unexpected token|unterminated)`)
 
 // checkDomain: a failing check (tests, linters, type checkers) is feedback
 // on the code, not an approach that failed.

@@ -86,3 +86,36 @@ func TestNegativeResultsFromWhatHappened(t *testing.T) {
 		t.Errorf("followed by the next change: %+v", got)
 	}
 }
+
+// TestAbandonedCallsNeedAnOperation: two calls share a purpose by what they
+// do, never by a type read from the text they write; and a command the
+// agent wrote wrong (a parse error of the shell or the interpreter) is a
+// typo, not an approach that does not work. Seen on an unseen public
+// session: a heredoc test script with console.log in it failed on a bash
+// syntax error, a report quoting it was written next, and kb kept "did not
+// work: leaving console.log calls in code".
+func TestAbandonedCallsNeedAnOperation(t *testing.T) {
+	negs := func(s *Session) []*Observation { return ofType(Extract(s, nil, nil), TypeNegativeResult) }
+	content := newSession("a1").
+		user("check the corrections work").
+		fail("Bash", `{"command":"cat > /tmp/t.sh <<'EOF'\nnode -e 'console.log(1)'\necho $(\nEOF\nbash /tmp/t.sh"}`, "/tmp/t.sh: line 2: unexpected EOF while looking for matching `)'").
+		call("Write", `{"file_path":"/w/REPORT.md","content":"The test used console.log(1) to print."}`, "ok").s
+	if got := negs(content); len(got) != 0 {
+		t.Errorf("a content type as the shared purpose, or a syntax error as a failed approach: %+v", got[0])
+	}
+	syntax := newSession("a2").
+		user("build the frontend").
+		fail("Bash", `{"command":"sudo -u deploy bash -lc 'npm run build $(x'"}`, "/bin/bash: eval: line 14: syntax error near unexpected token `)'").
+		call("Bash", `{"command":"sudo -u deploy bash -c 'npm run build'"}`, "built").s
+	if got := negs(syntax); len(got) != 0 {
+		t.Errorf("a syntax error kept as a negative result: %+v", got[0])
+	}
+	// A missing program given up for another is kept, named by what it did.
+	missing := newSession("a3").
+		user("parse the config").
+		fail("Bash", `{"command":"python - <<'PY'\nimport yaml\nprint(1)\nPY"}`, "bash: python: command not found").
+		call("Bash", `{"command":"python3 - <<'PY'\nimport yaml\nprint(1)\nPY"}`, "1").s
+	if got := negs(missing); len(got) != 1 || !strings.Contains(got[0].Failure, "command not found") {
+		t.Errorf("python -> python3: %+v", got)
+	}
+}
