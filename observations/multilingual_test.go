@@ -638,3 +638,44 @@ func TestRetractedNextMessage(t *testing.T) {
 		t.Errorf("a message not taken back was lost")
 	}
 }
+
+// TestRequestWithNegationIsNoReport: after the agent's change, a message
+// that opens by asking for work is a task even when a "not" is in it
+// ("... see whether nothing broke", "... careful not to break the earlier
+// steps"), in any language the request lexicon knows and after Claude
+// Code's thinking keyword; a statement that the result does not work
+// still corrects the change. (Seen on unseen public sessions in
+// Portuguese, where each such request became "check that the change
+// really works; the person reported: ...".) Not covered: a failure word
+// itself under the negation ("make sure nothing is broken", "nicht
+// kaputt macht") still reads as a report.
+func TestRequestWithNegationIsNoReport(t *testing.T) {
+	after := func(msg string) *Session {
+		return newSession("r").
+			user("corrige o instalador").
+			call("Edit", `{"file_path":"/root/instalador.sh","old_string":"a","new_string":"b"}`, "ok").
+			say("Pronto, alterei o instalador.").
+			user(msg).s
+	}
+	for _, msg := range []string{
+		"ultrathink faça uma análise verificando o git sobre quais arquivos foram alterados e veja se não quebrou nada",
+		"ultrathink: implemente com muito cuidado para não quebrar as etapas anteriores",
+		"vérifie que le script ne casse pas les étapes précédentes",
+		"prüfe bitte, ob das Skript die alten Schritte nicht verändert",
+		"проверь, что скрипт не ломает предыдущие шаги",
+		"请检查一下脚本有没有破坏之前的步骤",
+		"check that the script does not break the earlier steps",
+	} {
+		if got := ofType(Extract(after(msg), nil, nil), TypeCorrection); len(got) != 0 {
+			t.Errorf("%q: a request read as a correction: %q", msg, got[0].Lesson)
+		}
+	}
+	for _, msg := range []string{
+		"o instalador ainda não funciona, a etapa 19 falha",
+		"le script ne marche toujours pas",
+	} {
+		if got := ofType(Extract(after(msg), nil, nil), TypeCorrection); len(got) != 1 {
+			t.Errorf("%q: a report of the result, %d corrections, want 1", msg, len(got))
+		}
+	}
+}

@@ -528,6 +528,123 @@ errore
 실패
 `)
 
+	// CueRequest: a message that opens by asking for work, in the
+	// imperative or a polite request ("faça uma análise ...", "vérifie
+	// que ...", "проверь, что ...", "帮我看看"): what follows is a task,
+	// not a report of how the last one turned out, even with a "not" in
+	// it ("... e veja se não quebrou nada"). English imperatives are
+	// read by the observations' directive pattern; this list is the
+	// other languages' common opening verbs and request forms (Japanese
+	// and Korean ask at the end of the sentence and are not listed).
+	CueRequest = NewCues(`
+por favor
+faça
+faz
+veja
+verifique
+implemente
+crie
+adicione
+remova
+altere
+corrija
+analise
+execute
+rode
+mostre
+coloque
+mude
+haz
+crea
+añade
+agrega
+quita
+elimina
+cambia
+corrige
+revisa
+verifica
+implementa
+ejecuta
+analiza
+muestra
+pon
+mueve
+fais
+faites
+crée
+créez
+ajoute
+ajoutez
+supprime
+supprimez
+enlève
+modifie
+modifiez
+corrige
+corrigez
+vérifie
+vérifiez
+utilise
+utilisez
+mets
+mettez
+implémente
+implémentez
+lance
+lancez
+exécute
+analyse
+analysez
+montre
+regarde
+s'il te plaît
+s'il vous plaît
+bitte
+mach
+erstelle
+füge
+entferne
+lösche
+ändere
+korrigiere
+prüfe
+überprüfe
+verwende
+nutze
+setze
+implementiere
+starte
+führe
+analysiere
+zeig
+schau
+aggiungi
+rimuovi
+correggi
+controlla
+esegui
+per favore
+пожалуйста
+сделай
+создай
+добавь
+удали
+убери
+измени
+исправь
+проверь
+используй
+реализуй
+запусти
+покажи
+посмотри
+请
+帮我
+麻烦
+给我
+`)
+
 	// CueContinue: carry on with the task ("keep going", "继续"): a nudge,
 	// not a correction.
 	CueContinue = NewCues(`
