@@ -197,6 +197,26 @@ func failureAfterChange(tl *timeline, u *utterance) bool {
 	return lexicon.CueErrorWord.In(head) || errorOutputRE.MatchString(u.pasted) && (wordCount(u.text) <= 60 || pasteLeadIn(u.text))
 }
 
+// degreeAfterChange reports whether u, right after the agent worked, asks
+// for more or less of what it just did ("move it a bit more to the left",
+// "odsaď to trochu víc", "再大一点"): a short statement (not a question,
+// not thanks) with a degree word in its first sentence. The change missed
+// by a degree; the message is the correction. It is not required to name
+// what the change touched: such tweaks rarely do ("a bit more", "trochu
+// zvrchu"), and on the development sets the requirement lost every one
+// of them while none of their non-corrections has this shape.
+func degreeAfterChange(tl *timeline, u *utterance) bool {
+	if u.prev < 0 || len(u.calls) == 0 && len(u.assistant) == 0 {
+		return false
+	}
+	if n := wordCount(u.text); n < 2 || n > 25 || isQuestion(u.text) {
+		return false
+	}
+	low := lower(u.text)
+	ss := sentences(headOf(low, 300))
+	return len(ss) > 0 && lexicon.CueDegree.In(ss[0]) && !acknowledges(low) && !lexicon.CueContinue.AtStart(low)
+}
+
 // proposalAfterChange reports whether u, right after the agent changed
 // files, proposes another way of doing what it just did ("could we reuse
 // session_nav.html for that?", "do we even need X then?", "könnten wir X
@@ -455,6 +475,9 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 			// A failure reported right after a change corrects it too;
 			// the negative-result extractor keeps what failed.
 			conf, signals = 0.7, []string{SignalFailure}
+		}
+		if conf == 0 && degreeAfterChange(tl, u) {
+			conf, signals = 0.6, []string{SignalExplicitCorrection}
 		}
 		if conf == 0 && proposalAfterChange(tl, u, e.tax) {
 			conf, signals = 0.6, []string{SignalExplicitCorrection}

@@ -679,3 +679,40 @@ func TestRequestWithNegationIsNoReport(t *testing.T) {
 		}
 	}
 }
+
+// TestDegreeAfterChange: right after the agent changed something, a short
+// statement asking for more or less of it corrects the change by a degree,
+// in any language the degree lexicon knows; a question, thanks, or the
+// same words before the agent did anything do not.
+func TestDegreeAfterChange(t *testing.T) {
+	after := func(msg string) *Session {
+		return newSession("d").
+			user("move the navbar down from the top").
+			call("Edit", `{"file_path":"/w/app/styles/app.css","old_string":".header {","new_string":".header { padding-top: 8px;"}`, "ok").
+			say("I added padding above the header.").
+			user(msg).s
+	}
+	for _, msg := range []string{
+		"a bit more, it is still too close to the top",
+		"odsad to navbar trochu z vrchu je to moc blizko k hornímu rohu",
+		"encore un peu plus, c'est trop près du bord",
+		"再往下一点",
+		"etwas mehr Abstand nach oben",
+	} {
+		if got := ofType(Extract(after(msg), nil, nil), TypeCorrection); len(got) != 1 {
+			t.Errorf("%q: %d corrections, want 1", msg, len(got))
+		}
+	}
+	for _, msg := range []string{
+		"could you make it a bit more compact?",
+		"perfect, thanks a lot",
+	} {
+		if got := ofType(Extract(after(msg), nil, nil), TypeCorrection); len(got) != 0 {
+			t.Errorf("%q: read as a correction: %q", msg, got[0].Lesson)
+		}
+	}
+	first := newSession("d0").user("make the header a bit more compact").s
+	if got := ofType(Extract(first, nil, nil), TypeCorrection); len(got) != 0 {
+		t.Errorf("a first request read as a correction: %q", got[0].Lesson)
+	}
+}

@@ -186,6 +186,12 @@ annulla
 되돌려
 원래대로
 잠깐
+zastav
+přestaň
+zruš
+vrať to
+vrať zpět
+počkej
 `)
 
 	// CueNegation: refusal and prohibition.
@@ -248,6 +254,12 @@ sbagliato
 틀렸
 안 돼
 안돼
+ne
+nedělej
+nikdy
+špatně
+není to
+to není
 `)
 
 	// CueInstead: the other way, the part of a correction an agent needs.
@@ -276,6 +288,10 @@ invece
 にして
 대신
 말고
+místo toho
+namísto
+radši
+raději
 `)
 
 	// CueNegatedResult: a negated verb of a result, in the contracted forms
@@ -336,6 +352,15 @@ ancora
 아직
 않아
 않는
+furt
+pořád
+stále
+zase
+nefunguje
+nejde
+není tam
+nic se nezměnilo
+nezměnilo
 `)
 
 	// CueFailure: what the agent did does not work, or the person does not
@@ -492,6 +517,15 @@ nicht gefunden
 не нашел
 did not find
 not a fan
+nefunguje
+nejde to
+pořád nic
+furt nic
+stále nic
+rozbité
+rozbilo
+spadlo
+chyba
 `)
 
 	// CueErrorWord: "error" and its kin. Weaker than CueFailure: "add
@@ -643,6 +677,86 @@ per favore
 帮我
 麻烦
 给我
+prosím
+udělej
+přidej
+odstraň
+smaž
+změň
+oprav
+zkontroluj
+použij
+vytvoř
+ukaž
+spusť
+implementuj
+`)
+
+	// CueDegree: more or less of what was just done ("a bit more", "too
+	// close", "trochu víc", "un peu plus", "再大一点"): said right after a
+	// change about it, the change missed by a degree.
+	CueDegree = NewCues(`
+a bit more
+a little more
+a bit less
+a little less
+bit more
+bit less
+slightly
+too close
+too far
+too big
+too small
+too much
+too little
+too wide
+too narrow
+too high
+too low
+too long
+too short
+etwas mehr
+etwas weniger
+ein bisschen
+ein wenig
+zu nah
+zu groß
+zu klein
+zu viel
+zu wenig
+un peu plus
+un peu moins
+trop
+un poco más
+un poco menos
+demasiado
+um pouco mais
+um pouco menos
+demais
+un po' più
+un po' meno
+troppo
+чуть
+немного больше
+немного меньше
+слишком
+trochu
+ještě víc
+víc
+míň
+moc blízko
+moc velk
+moc mal
+一点
+太大
+太小
+太近
+太远
+太多
+もう少し
+すぎ
+조금 더
+너무
 `)
 
 	// CueContinue: carry on with the task ("keep going", "继续"): a nudge,
@@ -678,6 +792,9 @@ continue
 続行
 계속
 진행해
+pokračuj
+pokračujte
+jeď dál
 `)
 
 	// CueAck: thanks and approval.
@@ -724,6 +841,13 @@ perfetto
 고마워
 완벽
 좋아
+díky
+děkuji
+děkuju
+super
+perfektní
+skvělé
+výborně
 `)
 
 	// CueContrast: "but", the turn from approval to a complaint.
