@@ -67,6 +67,8 @@ func obsTypeOf(dim string) string {
 // The second blind key of the project workspace (keys3: 15 sessions of 9
 // owners, written 2026-12-02, split before its first run) holds out the
 // last four: English, Russian and Japanese (romaji) sessions.
+// The third (keys5: 14 sessions of 11 owners, written 2026-12-03, split
+// by a rule fixed before the key existed) holds out the last five.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333"}
