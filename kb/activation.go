@@ -98,6 +98,10 @@ func recallDirs(dirs map[string]int64) map[string]int64 {
 	return out
 }
 
+// maxLoads bounds the item records one compile reads from the files
+// (recall.CompileOptions.MaxLoads); a variable for tests.
+var maxLoads = recall.DefaultMaxLoads
+
 // activationFields are the stored fields the activation index is compiled
 // from: what recall's Searcher returns (recall.StoredFields) and the text
 // its words are searched in.
@@ -121,7 +125,7 @@ func (x *Searcher) compileActivation(dirs map[string]int64) error {
 		// under kb watch: 73 s, 24 s without the limit).
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	}
-	o := recall.CompileOptions{Meta: recall.CompiledMeta{Compiled: time.Now().UTC()}, Load: x.k.loadItem}
+	o := recall.CompileOptions{Meta: recall.CompiledMeta{Compiled: time.Now().UTC()}, Load: x.k.loadItem, MaxLoads: maxLoads}
 	if snap, ok := config.TakeSnapshot(x.k.Root); ok {
 		o.Meta.Config = &snap // kb.yaml for the hooks, while it stays as it is
 	}
@@ -214,7 +218,7 @@ func (x *Searcher) compileInRounds(o recall.CompileOptions, reuse bool) error {
 	}
 	var (
 		round    *recall.Compiled
-		loads    = recall.DefaultMaxLoads
+		loads    = maxLoads
 		unloaded = 0
 	)
 	defer func() { round.Close() }()

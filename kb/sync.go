@@ -134,11 +134,16 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 		// after a sync of every layer recall reads; and the keeper's,
 		// which watches those.
 		switch changed := st.Added + st.Updated + st.Removed; {
-		case readOnly && changed > 0:
+		case readOnly && (changed > 0 || k.activationStale(changed, sc.Dirs)):
 			// A read command (search, show) answers now; the hooks'
 			// index follows in the background indexer the next hook
 			// starts (a first compile at 100k notes takes tens of seconds).
-			k.deferActivation()
+			// So does an index a first compile left without every item
+			// record: each compile loads more, and at 100,000 notes each
+			// took a search 40 s and 2 GB while it did.
+			if !k.activationPending() {
+				k.deferActivation()
+			}
 		case k.activationStale(changed, sc.Dirs):
 			if err := x.compileActivation(sc.Dirs); err != nil {
 				k.logf("%v (hooks answer from the previous one)", err)
