@@ -248,15 +248,7 @@ func TestReadCommandDefersActivation(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(path, []byte(strings.ReplaceAll(string(b), "open a revert PR instead", "open a revert PR against main instead")), 0o644)
-	compiled, _ := os.Stat(k.activationPath())
-	x, _, err := k.OpenIndexToRead(context.Background(), recallLayers, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x.Close()
-	if after, _ := os.Stat(k.activationPath()); !after.ModTime().Equal(compiled.ModTime()) || !k.activationPending() {
-		t.Fatalf("the read command compiled (%v) or left no mark (%v)", !after.ModTime().Equal(compiled.ModTime()), k.activationPending())
-	}
+	readCommandMarks(t, k)
 	out, hs, err := k.hook(context.Background(), AgentClaudeCode, ev)
 	if err != nil || out == nil || hs.stale == "" {
 		t.Fatalf("hook after the read command: %+v, stale %q, %v", out, hs.stale, err)
@@ -268,6 +260,21 @@ func TestReadCommandDefersActivation(t *testing.T) {
 	if err != nil || out == nil || hs.stale != "" || k.activationPending() ||
 		!strings.Contains(out.HookSpecificOutput.AdditionalContext, "revert PR against main") {
 		t.Errorf("after the background compile: %+v, stale %q, pending %v, %v", out, hs.stale, k.activationPending(), err)
+	}
+}
+
+// readCommandMarks runs a read command's sync (kb search) and checks that
+// it left the activation index as it was, marked pending.
+func readCommandMarks(t *testing.T, k *KB) {
+	t.Helper()
+	compiled, _ := os.Stat(k.activationPath())
+	x, _, err := k.OpenIndexToRead(context.Background(), recallLayers, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	if after, _ := os.Stat(k.activationPath()); !after.ModTime().Equal(compiled.ModTime()) || !k.activationPending() {
+		t.Fatalf("the read command compiled (%v) or left no mark (%v)", !after.ModTime().Equal(compiled.ModTime()), k.activationPending())
 	}
 }
 
@@ -369,15 +376,7 @@ func TestReadCommandLeavesUnloadedToIndexer(t *testing.T) {
 	if before.Unloaded == 0 {
 		t.Fatalf("first compile with MaxLoads 1 loaded everything: %+v", before)
 	}
-	compiled, _ := os.Stat(k.activationPath())
-	x, _, err := k.OpenIndexToRead(context.Background(), recallLayers, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x.Close()
-	if after, _ := os.Stat(k.activationPath()); !after.ModTime().Equal(compiled.ModTime()) || !k.activationPending() {
-		t.Fatalf("the read command compiled (%v) or left no mark (%v)", !after.ModTime().Equal(compiled.ModTime()), k.activationPending())
-	}
+	readCommandMarks(t, k)
 	syncIndex(t, k) // a writer's sync: loads one more
 	if got := meta().Unloaded; got >= before.Unloaded || k.activationPending() {
 		t.Errorf("after a writer's sync: %d unloaded (was %d), pending %v", got, before.Unloaded, k.activationPending())
