@@ -525,7 +525,6 @@ stále nic
 rozbité
 rozbilo
 spadlo
-chyba
 `)
 
 	// CueErrorWord: "error" and its kin. Weaker than CueFailure: "add
