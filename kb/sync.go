@@ -134,7 +134,7 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 		// after a sync of every layer recall reads; and the keeper's,
 		// which watches those.
 		switch changed := st.Added + st.Updated + st.Removed; {
-		case readOnly && (changed > 0 || k.activationStale(changed, sc.Dirs)):
+		case readOnly && k.activationStale(changed, sc.Dirs):
 			// A read command (search, show) answers now; the hooks'
 			// index follows in the background indexer the next hook
 			// starts (a first compile at 100k notes takes tens of seconds).

@@ -359,17 +359,11 @@ func negatedResult(u *utterance, head string) bool {
 		return false
 	}
 	first := ss[0]
-	if isQuestion(first) || wordCount(first) > 40 || directiveStartRE.MatchString(first) ||
-		lexicon.CueRequest.AtStart(thinkingWordRE.ReplaceAllString(first, "")) {
+	if isQuestion(first) || wordCount(first) > 40 || opensWithRequest(first) {
 		return false
 	}
 	return lexicon.CueNegatedResult.In(first) || lexicon.CueNegation.In(first) && !lexicon.CueNegation.AtStart(first)
 }
-
-// thinkingWordRE is Claude Code's thinking keyword opening a message
-// ("ultrathink: implement ..."): a setting for the model, not the
-// person's first word.
-var thinkingWordRE = textutil.Lazy(`^\s*(?i:(?:ultra|mega)?think(?:\s+(?:hard|harder|more))?)\b[\s:,.-]*`)
 
 // headOf returns the first n bytes of s, cut at a rune boundary: a
 // redirect is said at the start, a cue deep in a pasted document is the

@@ -1,8 +1,10 @@
 package observations
 
 import (
-	"github.com/kbmem/kb/internal/textutil"
 	"strings"
+
+	"github.com/kbmem/kb/internal/lexicon"
+	"github.com/kbmem/kb/internal/textutil"
 )
 
 // ---------------------------------------------------------------------------
@@ -45,12 +47,19 @@ func firstWords(s string, n int) []string {
 	return f
 }
 
+// opensWithRequest reports whether sentence s opens by asking for work: an
+// English imperative (directiveStartRE) or another language's opening verb
+// or request form (lexicon.CueRequest).
+func opensWithRequest(s string) bool {
+	return directiveStartRE.MatchString(s) || lexicon.CueRequest.AtStart(lower(s))
+}
+
 func isDirective(text string) bool {
 	if directiveAnyRE.MatchString(text) || imperativeNegRE.MatchString(text) {
 		return true
 	}
 	for _, s := range sentences(text) {
-		if directiveStartRE.MatchString(s) || directiveStartRE.MatchString(strings.TrimSpace(leadRE.ReplaceAllString(s, ""))) {
+		if opensWithRequest(s) || directiveStartRE.MatchString(strings.TrimSpace(leadRE.ReplaceAllString(s, ""))) {
 			return true
 		}
 	}

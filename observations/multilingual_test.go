@@ -639,6 +639,18 @@ func TestRetractedNextMessage(t *testing.T) {
 	}
 }
 
+// correctionsAfterEdit counts the corrections of a session where the
+// person asked for request, the agent edited file and said reply, and the
+// person answered msg.
+func correctionsAfterEdit(request, file, reply, msg string) int {
+	s := newSession("e").
+		user(request).
+		call("Edit", `{"file_path":"`+file+`","old_string":"a","new_string":"b"}`, "ok").
+		say(reply).
+		user(msg).s
+	return len(ofType(Extract(s, nil, nil), TypeCorrection))
+}
+
 // TestRequestWithNegationIsNoReport: after the agent's change, a message
 // that opens by asking for work is a task even when a "not" is in it
 // ("... see whether nothing broke", "... careful not to break the earlier
@@ -650,12 +662,8 @@ func TestRetractedNextMessage(t *testing.T) {
 // itself under the negation ("make sure nothing is broken", "nicht
 // kaputt macht") still reads as a report.
 func TestRequestWithNegationIsNoReport(t *testing.T) {
-	after := func(msg string) *Session {
-		return newSession("r").
-			user("corrige o instalador").
-			call("Edit", `{"file_path":"/root/instalador.sh","old_string":"a","new_string":"b"}`, "ok").
-			say("Pronto, alterei o instalador.").
-			user(msg).s
+	after := func(msg string) int {
+		return correctionsAfterEdit("corrige o instalador", "/root/instalador.sh", "Pronto, alterei o instalador.", msg)
 	}
 	for _, msg := range []string{
 		"ultrathink faça uma análise verificando o git sobre quais arquivos foram alterados e veja se não quebrou nada",
@@ -666,16 +674,16 @@ func TestRequestWithNegationIsNoReport(t *testing.T) {
 		"请检查一下脚本有没有破坏之前的步骤",
 		"check that the script does not break the earlier steps",
 	} {
-		if got := ofType(Extract(after(msg), nil, nil), TypeCorrection); len(got) != 0 {
-			t.Errorf("%q: a request read as a correction: %q", msg, got[0].Lesson)
+		if n := after(msg); n != 0 {
+			t.Errorf("%q: a request read as a correction (%d)", msg, n)
 		}
 	}
 	for _, msg := range []string{
 		"o instalador ainda não funciona, a etapa 19 falha",
 		"le script ne marche toujours pas",
 	} {
-		if got := ofType(Extract(after(msg), nil, nil), TypeCorrection); len(got) != 1 {
-			t.Errorf("%q: a report of the result, %d corrections, want 1", msg, len(got))
+		if n := after(msg); n != 1 {
+			t.Errorf("%q: a report of the result, %d corrections, want 1", msg, n)
 		}
 	}
 }
@@ -685,12 +693,8 @@ func TestRequestWithNegationIsNoReport(t *testing.T) {
 // in any language the degree lexicon knows; a question, thanks, or the
 // same words before the agent did anything do not.
 func TestDegreeAfterChange(t *testing.T) {
-	after := func(msg string) *Session {
-		return newSession("d").
-			user("move the navbar down from the top").
-			call("Edit", `{"file_path":"/w/app/styles/app.css","old_string":".header {","new_string":".header { padding-top: 8px;"}`, "ok").
-			say("I added padding above the header.").
-			user(msg).s
+	after := func(msg string) int {
+		return correctionsAfterEdit("move the navbar down from the top", "/w/app/styles/app.css", "I added padding above the header.", msg)
 	}
 	for _, msg := range []string{
 		"a bit more, it is still too close to the top",
@@ -699,16 +703,16 @@ func TestDegreeAfterChange(t *testing.T) {
 		"再往下一点",
 		"etwas mehr Abstand nach oben",
 	} {
-		if got := ofType(Extract(after(msg), nil, nil), TypeCorrection); len(got) != 1 {
-			t.Errorf("%q: %d corrections, want 1", msg, len(got))
+		if n := after(msg); n != 1 {
+			t.Errorf("%q: %d corrections, want 1", msg, n)
 		}
 	}
 	for _, msg := range []string{
 		"could you make it a bit more compact?",
 		"perfect, thanks a lot",
 	} {
-		if got := ofType(Extract(after(msg), nil, nil), TypeCorrection); len(got) != 0 {
-			t.Errorf("%q: read as a correction: %q", msg, got[0].Lesson)
+		if n := after(msg); n != 0 {
+			t.Errorf("%q: read as a correction (%d)", msg, n)
 		}
 	}
 	first := newSession("d0").user("make the header a bit more compact").s

@@ -134,7 +134,7 @@ func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
 			continue
 		}
 		// Named by what it did: the purpose first.
-		types = append([]string{types[purpose]}, slices.Delete(slices.Clone(types), purpose, purpose+1)...)
+		types = slices.Concat(types[purpose:purpose+1], types[:purpose], types[purpose+1:])
 		approach := describeCall(c, types, tax)
 		failure := firstLine(res.Output)
 		if failure == "" || syntaxErrorRE.MatchString(failure) {

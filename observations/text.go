@@ -145,8 +145,13 @@ func cleanHuman(s string) string {
 	s = strings.ReplaceAll(s, "\\\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "")
 	s = spaceRE.ReplaceAllString(s, " ")
-	return strings.TrimSpace(s)
+	return strings.TrimSpace(thinkingWordRE.ReplaceAllString(s, ""))
 }
+
+// thinkingWordRE is Claude Code's thinking keyword opening a message
+// ("ultrathink: implement ...", "think hard: ..."): a setting for the
+// model, not the person's words. A plain "think" is also a verb and stays.
+var thinkingWordRE = textutil.Lazy(`^\s*(?i:(?:ultra|mega)think\b[\s:,.-]*|think\s+hard(?:er)?\s*[:,]\s*)`)
 
 var fenceRE = textutil.Lazy("(?s)```[^\n]*\n(.*?)```")
 

@@ -614,7 +614,6 @@ supprimez
 enlève
 modifie
 modifiez
-corrige
 corrigez
 vérifie
 vérifiez
