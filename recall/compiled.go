@@ -324,12 +324,11 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	}
 	postings := map[key][]posting{}
 	var (
-		table   = make([]byte, 0, len(docs)*docEntrySize)
-		recs    chunks // records, most of them prev's own bytes: not copied
-		keys    bytes.Buffer
-		total   float64
-		weights = map[string]float32{}
-		pi      = 0 // the next document of prev, in path order
+		table = make([]byte, 0, len(docs)*docEntrySize)
+		recs  chunks // records, most of them prev's own bytes: not copied
+		keys  bytes.Buffer
+		total float64
+		pi    = 0 // the next document of prev, in path order
 	)
 	// prevRecords are the records prev holds for path at stamp, if any,
 	// and the document's number in prev.
@@ -354,10 +353,6 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	}
 	// The records prev holds for unchanged documents, and the item records
 	// of the others, loaded (at most MaxLoads, the most recurring first).
-	type records struct {
-		cand, item []byte
-		prev       int // the document's number in prev, -1: none
-	}
 	// frontDoc is a standing document whose candidate record and key go
 	// first.
 	type frontDoc struct {
@@ -367,7 +362,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		key  string
 	}
 	var front []frontDoc
-	reused := make([]records, len(docs))
+	reused := make([]docRecords, len(docs))
 	// remap is, for each document of prev, its number in this index when
 	// it is reused whole (Reuse), else -1: its postings are carried over.
 	var remap []int32
@@ -376,7 +371,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		at, cand, item, ok := prevRecords(d.Path, d.Stamp)
 		reused[i].prev = -1
 		if ok {
-			reused[i] = records{cand, item, at}
+			reused[i] = docRecords{cand, item, at}
 		}
 		if d.Reuse {
 			if !ok {
@@ -436,7 +431,16 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		table = le.AppendUint32(table, math.Float32bits(rank))
 		return nil
 	}
+	// The words and candidate record of each new or changed document are
+	// computed on every core, a chunk of documents at a time (the
+	// regexps of a candidate and the word analysis are most of a full
+	// compile's CPU); postings and records are then added in path order.
+	work := make([]docWork, min(len(docs), compileChunk))
 	for i, d := range docs {
+		base := i - i%compileChunk
+		if i == base {
+			analyzeDocs(docs[base:min(len(docs), base+compileChunk)], reused[base:], work, o.Taxonomy)
+		}
 		if len(h.Layers) >= math.MaxUint16 || len(h.Types) >= math.MaxUint16 {
 			return errors.New("activation index: too many layers or types")
 		}
@@ -478,32 +482,16 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 			k := key{termTriggered, ""}
 			postings[k] = append(postings[k], posting{uint32(i), 1})
 		}
-		clear(weights)
-		var length float32
-		add := func(text string, w float32) {
-			analyze(text, func(t string) {
-				weights[t] += w
-				length += w
-			})
+		wk := &work[i-base]
+		for _, tw := range wk.words {
+			k := key{termWord, tw.term}
+			postings[k] = append(postings[k], posting{uint32(i), tw.w})
 		}
-		add(d.Title, weightTitle)
-		add(d.Description, weightDesc)
-		for _, id := range append([]string{d.ID}, d.Tags...) {
-			if id = strings.ToLower(strings.TrimSpace(id)); id != "" {
-				weights[id] += weightID
-				length += weightID
-			}
-		}
-		add(d.Body, weightBody)
-		for t, w := range weights {
-			k := key{termWord, t}
-			postings[k] = append(postings[k], posting{uint32(i), w})
-		}
+		length := wk.length
 		total += float64(length)
 		cand, item := reused[i].cand, reused[i].item
-		if cand == nil { // a new or changed document: its candidate is built (regexps) only here
-			rec := candRecordOf(candidateOf(d.Hit), o.Taxonomy)
-			cand = rec.marshal()
+		if cand == nil {
+			cand = wk.cand
 		}
 		if len(item) == 0 {
 			item = loaded[i]
@@ -1279,6 +1267,83 @@ func (f compiledFiles) Document(path string) (*doc.Document, error) {
 // dropped and the rest stemmed (lexicon.Stem); a word with inner '.' or
 // '_' is kept whole, unstemmed, and also gives its parts, as the index's
 // analyzer does (internal/index, partsFilter).
+// docRecords are the records a compile takes from the previous
+// activation index for one document.
+type docRecords struct {
+	cand, item []byte
+	prev       int // the document's number in prev, -1: none
+}
+
+// compileChunk is the number of documents whose words and candidate
+// records Compile computes in parallel before it adds them in order.
+const compileChunk = 256
+
+// docWork is what Compile computes for one new or changed document
+// before it adds it: its words with their weights, its length, and its
+// candidate record (nil when the previous index's is reused).
+type docWork struct {
+	words  []termWeight
+	length float32
+	cand   []byte
+}
+
+type termWeight struct {
+	term string
+	w    float32
+}
+
+// analyzeDocs fills work[i] for each document docs[i] that is not reused
+// whole, on every core: its weighted words and, when rec[i] has none, its
+// candidate record.
+func analyzeDocs(docs []CompileDoc, rec []docRecords, work []docWork, tax *observations.Taxonomy) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(len(docs), max(1, runtime.GOMAXPROCS(0))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			weights := map[string]float32{}
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(docs) {
+					return
+				}
+				work[i] = docWork{}
+				d := &docs[i]
+				if d.Reuse {
+					continue
+				}
+				clear(weights)
+				wk := &work[i]
+				add := func(text string, w float32) {
+					analyze(text, func(t string) {
+						weights[t] += w
+						wk.length += w
+					})
+				}
+				add(d.Title, weightTitle)
+				add(d.Description, weightDesc)
+				for _, id := range append([]string{d.ID}, d.Tags...) {
+					if id = strings.ToLower(strings.TrimSpace(id)); id != "" {
+						weights[id] += weightID
+						wk.length += weightID
+					}
+				}
+				add(d.Body, weightBody)
+				wk.words = make([]termWeight, 0, len(weights))
+				for t, w := range weights {
+					wk.words = append(wk.words, termWeight{t, w})
+				}
+				if rec[i].cand == nil { // a new or changed document: its candidate is built (regexps) only here
+					r := candRecordOf(candidateOf(d.Hit), tax)
+					wk.cand = r.marshal()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 func analyze(text string, emit func(string)) {
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])

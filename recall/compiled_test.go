@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -332,7 +333,10 @@ func TestCompileIncrementalEqualsFull(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	version := map[int]int{}
-	for i := range 60 {
+	// Documents over several of the chunks Compile analyzes in parallel
+	// (compileChunk), so that order and reuse cross chunk boundaries.
+	n := 2*compileChunk + 88
+	for i := range n {
 		version[i] = 0
 	}
 	current := func() []CompileDoc {
@@ -342,14 +346,22 @@ func TestCompileIncrementalEqualsFull(t *testing.T) {
 		}
 		return out
 	}
-	prev, err := ParseCompiled(full(current(), nil))
+	first := full(current(), nil)
+	// On one core the same bytes: the parallel analysis changes nothing.
+	procs := runtime.GOMAXPROCS(1)
+	one := full(current(), nil)
+	runtime.GOMAXPROCS(procs)
+	if !bytes.Equal(one, first) {
+		t.Fatalf("a compile on one core differs from one on %d (%d vs %d bytes)", procs, len(one), len(first))
+	}
+	prev, err := ParseCompiled(first)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for round := range 30 {
 		changed := map[int]bool{}
 		for range 1 + rng.IntN(6) {
-			i := rng.IntN(80)
+			i := rng.IntN(n + 20)
 			switch _, ok := version[i]; {
 			case ok && rng.IntN(4) == 0:
 				delete(version, i)
