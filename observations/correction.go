@@ -130,8 +130,21 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 	case moderateRE.MatchString(headOf(text, 300)) && directive && len(u.calls) > 0 &&
 		!requestRE.MatchString(stripLead(text, true)) && relevant(tl, u, tax):
 		return 0.65, append(signals, SignalExplicitCorrection)
+	case !ack && conceded(tl, u):
+		// "Why are the commands in both prompts?" - "You're right,
+		// that's redundant": the agent granted the point, so the message
+		// corrected its work, in whatever form and language it was put.
+		return 0.65, append(signals, SignalConceded)
 	}
 	return 0, nil
+}
+
+// conceded reports whether the agent's first reply to u opens by granting
+// the person's point or apologising (lexicon.CueConcede), after leading
+// interjections ("Ah, you're right").
+func conceded(tl *timeline, u *utterance) bool {
+	reply := lower(headOf(tl.nextAgentText(u), 120))
+	return lexicon.CueConcede.AtStart(reply) || lexicon.CueConcede.AtStart(stripLead(reply, false))
 }
 
 // removesNamed reports whether what u takes out ("remove the (web)

@@ -242,6 +242,13 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 			lesson += failureReported + quoteText(said)
 		}
 		return lesson + ".", consequence
+	case !failure && !instructs && isQuestion(u.text) && conceded(tl, u):
+		// "Why is the list in both prompts?" - "You're right, that's
+		// redundant": the question is the correction, and the agent's
+		// answer says what was wrong.
+		reply := shorten(strings.TrimSpace(cleanMarkup(firstSentence(tl.nextAgentText(u)))), 140)
+		return "Rework " + what + " as the person questioned it: " + quoteText(shorten(strings.TrimSpace(cleanMarkup(firstSentence(u.text))), 160)) +
+			"; the agent agreed: " + quoteText(strings.TrimRight(reply, " .。")) + ".", consequence
 	case wordCount(lesson) < 4 && obj != "":
 		// "cancel", "undo that", "取消": the instruction is the structure.
 		lesson = "Do not go ahead with " + obj + " unasked; the person said: " + quoteText(said) + "."

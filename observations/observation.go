@@ -67,6 +67,8 @@ const (
 	SignalMarker             = "marker"
 	SignalRecurrence         = "recurrence"
 	SignalReturn             = "return"
+	// The agent's reply granted the person's point (lexicon.CueConcede).
+	SignalConceded = "conceded"
 )
 
 // SourceRef points at the records of a session an observation came from.

@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"cmp"
 	"github.com/kbmem/kb/internal/textutil"
 	"slices"
 	"strings"
@@ -222,6 +223,21 @@ func (tl *timeline) sourceRef(from, to int) SourceRef {
 		t = a.Time
 	}
 	return SourceRef{Session: sess, From: fs, To: ts, Time: t}
+}
+
+// nextAgentText returns the text of the agent's first message after u,
+// before the person speaks again ("" when it said nothing).
+func (tl *timeline) nextAgentText(u *utterance) string {
+	k, ok := slices.BinarySearchFunc(tl.utts, u.idx, func(v utterance, idx int) int { return cmp.Compare(v.idx, idx) })
+	if !ok {
+		return ""
+	}
+	for _, j := range tl.after[k] {
+		if r := tl.rec(j); isAgentText(r) {
+			return r.Text
+		}
+	}
+	return ""
 }
 
 // lastAgentText returns the text of the last agent message before u.

@@ -1123,22 +1123,48 @@ i said
 i told you
 i asked for
 i asked you
+i already told you
+i've told you
+i already said
+as i asked
 ich habe gesagt
 ich hab gesagt
+ich habe dir gesagt
+ich hab dir gesagt
+ich habe dich gebeten
+ich hatte dich gebeten
 ich sagte
 ich habe doch
 hab ich gesagt
 schon wieder
 te dije
 dije que
+te pedí
+te lo dije
+te había dicho
 otra vez
 je t'ai dit
 j'ai dit
+je t'avais dit
+je t'ai demandé
+je vous ai demandé
 encore une fois
 eu disse
+eu te disse
+te pedi
 ti ho detto
+ti avevo detto
+ti ho chiesto
 я же просил
 я просил
+я тебя просил
+я же тебя просил
+я вас просил
+я же вас просил
+я тебе говорил
+я же тебе говорил
+я тебе сказал
+я вам говорил
 я же говорил
 я говорил
 я сказал
@@ -1148,6 +1174,8 @@ ti ho detto
 我说的是
 我说了
 我让你
+我跟你说过
+我告诉过你
 我不是说
 又
 言ったでしょ
@@ -1356,6 +1384,92 @@ non serve
 必要ない
 필요 없
 필요한가
+`)
+
+// CueConcede: the agent's reply opens by granting the person's point or
+// apologising ("You're absolutely right", "Good catch", "Вы правы",
+// "你说得对", "おっしゃる通り"). Said right after the person spoke about the
+// work just done, it shows that the message corrected it, whatever its
+// form: a question ("Why is the list in both prompts?"), a doubt, a
+// remark. The agent writes in the person's language, so the list covers
+// the languages of the other cues. Matched at the start of the reply only.
+var CueConcede = NewCues(`
+you're right
+you are right
+you're absolutely right
+you are absolutely right
+you're correct
+you are correct
+you're absolutely correct
+good catch
+great catch
+nice catch
+good point
+fair point
+valid point
+my mistake
+my bad
+my apologies
+i apologize
+i apologise
+apologies
+sorry about that
+sorry for the confusion
+sorry, you're right
+oops
+i misunderstood
+du hast recht
+sie haben recht
+da hast du recht
+guter punkt
+mein fehler
+entschuldigung
+tienes razón
+tiene razón
+tienes toda la razón
+buena observación
+mi error
+disculpa
+vous avez raison
+tu as raison
+bonne remarque
+mon erreur
+toutes mes excuses
+você tem razão
+você está certo
+tem razão
+bem observado
+hai ragione
+ha ragione
+hai perfettamente ragione
+вы правы
+ты прав
+ты права
+вы абсолютно правы
+хорошее замечание
+моя ошибка
+прошу прощения
+извините
+你说得对
+您说得对
+你说的对
+您说的对
+你是对的
+抱歉
+对不起
+我的错
+おっしゃる通り
+おっしゃるとおり
+ご指摘
+申し訳
+すみません
+맞습니다
+맞아요
+말씀하신 대로
+좋은 지적
+죄송합니다
+bạn nói đúng
+xin lỗi
 `)
 
 // CueNo: a "no" that opens a message, said to what the agent just did or

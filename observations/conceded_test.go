@@ -1,0 +1,78 @@
+package observations
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestConcededQuestionIsCorrection: a question or remark about the work
+// just done, which the agent's reply grants ("You're right", "Вы правы",
+// "你说得对"), corrected that work whatever its form; the same question
+// answered as a question is not one. The lesson keeps the question and
+// what the agent granted.
+func TestConcededQuestionIsCorrection(t *testing.T) {
+	after := func(question, reply string) []*Observation {
+		s := newSession("q").
+			user("add the command list to the prompts").
+			call("Edit", `{"file_path":"/src/prompts.py","old_string":"a","new_string":"b"}`, "ok").
+			say("Done: both prompts now list the commands.").
+			user(question).
+			say(reply).s
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	for _, c := range []struct{ question, reply string }{
+		{"Why is the command list in both prompts?", "You're right to point that out - that's redundant. I'll keep it in one."},
+		{"Isn't that a little slow for every request?", "Good catch: querying on every request is slow; a cache would help."},
+		{"Зачем список команд в обоих промптах?", "Вы правы, это лишнее дублирование."},
+		{"为什么两个提示里都有命令列表？", "你说得对，这是重复的。"},
+		{"¿Por qué está la lista en los dos prompts?", "Tienes razón, está duplicada."},
+		{"Warum steht die Liste in beiden Prompts?", "Du hast recht, das ist doppelt."},
+	} {
+		got := after(c.question, c.reply)
+		if len(got) != 1 {
+			t.Errorf("%q then %q: %d corrections, want 1", c.question, c.reply, len(got))
+			continue
+		}
+		o := got[0]
+		if !slices.Contains(o.Signals, SignalConceded) {
+			t.Errorf("%q: signals %v, want %s", c.question, o.Signals, SignalConceded)
+		}
+		if !strings.Contains(o.Lesson, strings.TrimRight(c.question, "?？")) || !strings.Contains(o.Lesson, "the agent agreed") {
+			t.Errorf("%q: lesson %q does not keep the question and the agent's answer", c.question, o.Lesson)
+		}
+	}
+	// Answered, not granted: a question.
+	for _, c := range []struct{ question, reply string }{
+		{"Why do I have two prompts?", "You have two prompts because they serve different purposes."},
+		{"Зачем два промпта?", "Два промпта нужны для разных задач."},
+		{"Is the list in both prompts?", "Yes, both prompts list the commands."},
+	} {
+		if got := after(c.question, c.reply); len(got) != 0 {
+			t.Errorf("%q then %q: %d corrections (%q), want none", c.question, c.reply, len(got), got[0].Lesson)
+		}
+	}
+	// Thanks granted is no correction.
+	if got := after("thanks, that's great", "You're right, it's much tidier now."); len(got) != 0 {
+		t.Errorf("thanks: %d corrections, want none", len(got))
+	}
+}
+
+// TestReminderWithPronoun: the person reminds the agent of what they
+// asked before, with the object pronoun between subject and verb as
+// Russian, German, Spanish, French and Chinese put it ("я тебя просил",
+// "ich habe dir gesagt"): a correction of the work just done.
+func TestReminderWithPronoun(t *testing.T) {
+	for _, msg := range []string{
+		"локализация будет позже, я тебя просил работать со мной на русском",
+		"die Übersetzung kommt später, ich habe dir gesagt, du sollst auf Deutsch antworten",
+		"la traducción viene después, te pedí que me respondieras en español",
+		"la traduction viendra plus tard, je t'avais dit de me répondre en français",
+		"翻译以后再说，我跟你说过要用中文回答",
+		"translation comes later, I already told you to answer me in English",
+	} {
+		if n := correctionsAfterEdit("write the plan", "/spec/plan.md", "Done, the plan is written.", msg); n != 1 {
+			t.Errorf("%q: %d corrections, want 1", msg, n)
+		}
+	}
+}
