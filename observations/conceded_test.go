@@ -76,3 +76,48 @@ func TestReminderWithPronoun(t *testing.T) {
 		}
 	}
 }
+
+// TestSwapOfANamedThing: the person swaps a name the agent used for
+// another ('call the role "user" not "regular"', "`pnpm` statt `npm`"):
+// a correction, in any language; naming two things the agent never used
+// is a new request.
+func TestSwapOfANamedThing(t *testing.T) {
+	reply := `Plan: add a "regular" role next to "staff", and run npm install for the new package.`
+	for _, msg := range []string{
+		`Make this happen, but call the regular role "user" not "regular".`,
+		"Mach das, aber nimm `pnpm` statt `npm`.",
+		`Hazlo, pero llama al rol "user" y no "regular".`,
+		`可以，但是角色叫“user”，而不是“regular”。`,
+		`Сделай так, но роль назови "user", а не "regular".`,
+	} {
+		if n := correctionsAfterEdit("plan the roles", "/app/roles.ex", reply, msg); n != 1 {
+			t.Errorf("%q: %d corrections, want 1", msg, n)
+		}
+	}
+	for _, msg := range []string{
+		`Now add a "viewer" role, not "guest".`, // neither was the agent's
+		`Great, thanks.`,
+	} {
+		if n := correctionsAfterEdit("plan the roles", "/app/roles.ex", reply, msg); n != 0 {
+			t.Errorf("%q: %d corrections, want 0", msg, n)
+		}
+	}
+}
+
+// The lesson of a swap is its clause, not the rest of the message.
+func TestSwapLessonIsTheClause(t *testing.T) {
+	s := newSession("e").
+		user("plan the roles").
+		call("Edit", `{"file_path":"/app/roles.ex","old_string":"a","new_string":"b"}`, "ok").
+		say(`Plan: add a "regular" role next to "staff".`).
+		user(`Make this happen, but call the regular role "user" not "regular". Also, don't bother with the future stuff yet.`).s
+	got := ofType(Extract(s, nil, nil), TypeCorrection)
+	if len(got) != 1 || !strings.HasPrefix(got[0].Lesson, `Call the regular role "user" not "regular"`) || strings.Contains(got[0].Lesson, "future stuff") {
+		t.Fatalf("corrections %d, lesson %q", len(got), func() string {
+			if len(got) > 0 {
+				return got[0].Lesson
+			}
+			return ""
+		}())
+	}
+}

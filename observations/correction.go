@@ -130,6 +130,10 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 	case moderateRE.MatchString(headOf(text, 300)) && directive && len(u.calls) > 0 &&
 		!requestRE.MatchString(stripLead(text, true)) && relevant(tl, u, tax):
 		return 0.65, append(signals, SignalExplicitCorrection)
+	case hadAction && !ack && replacesNamed(tl, u):
+		// 'Make this happen, but call the role "user" not "regular"': a
+		// name the agent used, swapped for the person's.
+		return 0.7, append(signals, SignalExplicitCorrection)
 	case !ack && conceded(tl, u):
 		// "Why are the commands in both prompts?" - "You're right,
 		// that's redundant": the agent granted the point, so the message
@@ -137,6 +141,70 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		return 0.65, append(signals, SignalConceded)
 	}
 	return 0, nil
+}
+
+// nameSwapRE is a quoted name, a "not" or "instead of" in one of the cue
+// languages, and another quoted name: `"user" not "regular"`, "`pnpm`
+// statt `npm`", "「A」ではなく「B」", "“A”，而不是“B”".
+var nameSwapRE = textutil.Lazy("(?i)[\"'`“‘«„「『]([^\"'`”’»“「」『』\n]{1,60})[\"'`”’»“」』]\\s*[,，、]?\\s*" +
+	"(?:and not|not|instead of|rather than|nicht|statt|anstatt|anstelle von|en lugar de|en vez de|y no|no|et non|pas|au lieu de|e não|não|em vez de|" +
+	"invece di|e non|non|а не|не|вместо|而不是|而非|不是|不要|ではなく|じゃなくて|でなく|대신|가 아니라|이 아니라)\\s*" +
+	"[\"'`“‘«„「『]([^\"'`”’»“「」『』\n]{1,60})[\"'`”’»“」』]")
+
+// replacesNamed reports whether u swaps a name the agent used for
+// another (nameSwapRE): the second name is in what the agent last said or
+// called, the first is not the same.
+func replacesNamed(tl *timeline, u *utterance) bool { return swapped(tl, u) != "" }
+
+// swapped returns the sentence of u in which it swaps a name the agent
+// used for another, from the clause that holds the swap (after a "but":
+// 'call the role "user" not "regular"'), or "".
+func swapped(tl *timeline, u *utterance) string {
+	head := headOf(u.text, 2000)
+	if !nameSwapRE.MatchString(head) {
+		return ""
+	}
+	theirs := lower(agentWork(tl, u))
+	for _, sent := range sentences(head) {
+		at := swapsNamed(theirs, sent)
+		if at < 0 {
+			continue
+		}
+		clause := sent
+		if i, j := lexicon.CueContrast.Span(lower(sent)); i >= 0 && j <= at {
+			clause = strings.TrimLeft(sent[j:], " ,，、")
+		}
+		return lexicon.Capitalize(clause)
+	}
+	return ""
+}
+
+// swapsNamed returns where sentence sent swaps a name that is in theirs
+// (the agent's lower-cased work) for another, or -1.
+func swapsNamed(theirs, sent string) int {
+	for _, m := range nameSwapRE.FindAllStringSubmatchIndex(sent, 4) {
+		want, was := lower(strings.TrimSpace(sent[m[2]:m[3]])), lower(strings.TrimSpace(sent[m[4]:m[5]]))
+		if want == was || was == "" {
+			continue
+		}
+		for from := 0; ; {
+			i := strings.Index(theirs[from:], was)
+			if i < 0 {
+				break
+			}
+			i += from
+			if strings.IndexFunc(was, isCJK) >= 0 || wordEdge(theirs, i) && wordEdge(theirs, i+len(was)) {
+				return m[0]
+			}
+			from = i + 1
+		}
+	}
+	return -1
+}
+
+// wordEdge reports whether position i of s is not inside a word.
+func wordEdge(s string, i int) bool {
+	return i <= 0 || i >= len(s) || !isWordRune(lastRune(s[:i])) || !isWordRune(firstRune(s[i:]))
 }
 
 // conceded reports whether the agent's first reply to u opens by granting

@@ -411,11 +411,9 @@ func (e *decisionExtractor) respecified(tl *timeline, u *utterance) *Observation
 // since the person last spoke: a content word of it in the agent's words or
 // its last calls. "Do we even need X?" drops the agent's X; "do we need to
 // update the changelog too?" asks for more work.
-func agentNamed(tl *timeline, u *utterance, phrase string) bool {
-	ws := contentStems(phrase)
-	if len(ws) == 0 {
-		return false
-	}
+// agentWork is what the agent said and did since the person last spoke:
+// its messages and its last three calls, each cut to its head.
+func agentWork(tl *timeline, u *utterance) string {
 	var b strings.Builder
 	for _, a := range u.assistant {
 		b.WriteString(headOf(tl.rec(a).Text, 4000) + "\n")
@@ -427,7 +425,15 @@ func agentNamed(tl *timeline, u *utterance, phrase string) bool {
 	for _, c := range calls {
 		b.WriteString(callWords(tl.rec(c)) + " " + headOf(string(tl.rec(c).Input), 4000) + "\n")
 	}
-	theirs := contentStems(b.String())
+	return b.String()
+}
+
+func agentNamed(tl *timeline, u *utterance, phrase string) bool {
+	ws := contentStems(phrase)
+	if len(ws) == 0 {
+		return false
+	}
+	theirs := contentStems(agentWork(tl, u))
 	for w := range ws {
 		if len(w) >= 4 && theirs[w] {
 			return true

@@ -242,6 +242,11 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 			lesson += failureReported + quoteText(said)
 		}
 		return lesson + ".", consequence
+	case !failure && swapped(tl, u) != "":
+		// 'Make this happen, but call the role "user" not "regular".
+		// Also ...': the sentence of the swap is the lesson; the rest of
+		// the message is the next task.
+		return strings.TrimRight(swapped(tl, u), " .。") + " (about " + what + ").", consequence
 	case !failure && !instructs && isQuestion(u.text) && conceded(tl, u):
 		// "Why is the list in both prompts?" - "You're right, that's
 		// redundant": the question is the correction, and the agent's
