@@ -121,3 +121,36 @@ func TestSwapLessonIsTheClause(t *testing.T) {
 		}())
 	}
 }
+
+// TestConfirmedDoubtIsCorrection: a question that suggests a problem with
+// the work ("Isn't that a little slow?"), which the agent confirms with a
+// yes, corrected it; a plain question answered yes did not.
+func TestConfirmedDoubtIsCorrection(t *testing.T) {
+	after := func(q, reply string) int {
+		s := newSession("d").
+			user("check the API key in the guard").
+			call("Edit", `{"file_path":"/src/guard.ts","old_string":"a","new_string":"b"}`, "ok").
+			say("The guard now reads the key from the database.").
+			user(q).
+			say(reply).s
+		return len(ofType(Extract(s, nil, nil), TypeCorrection))
+	}
+	for _, c := range [][2]string{
+		{"Isn't that solution a little slow? Can you recommend an improvement?", "Yes, querying the database for every request can be slow; a cache would help."},
+		{"Не слишком ли это медленно?", "Да, запрос к базе на каждый вызов медленный."},
+		{"这样是不是太慢了？", "是的，每次请求都查数据库会很慢。"},
+		{"¿No es un poco lento?", "Sí, consultar la base en cada petición es lento."},
+	} {
+		if n := after(c[0], c[1]); n != 1 {
+			t.Errorf("%q / %q: %d corrections, want 1", c[0], c[1], n)
+		}
+	}
+	for _, c := range [][2]string{
+		{"Does the guard read the key from the database?", "Yes, on every request."},
+		{"Isn't that solution a little slow?", "No: the lookup is indexed and takes under a millisecond."},
+	} {
+		if n := after(c[0], c[1]); n != 0 {
+			t.Errorf("%q / %q: %d corrections, want 0", c[0], c[1], n)
+		}
+	}
+}

@@ -212,7 +212,12 @@ func wordEdge(s string, i int) bool {
 // interjections ("Ah, you're right").
 func conceded(tl *timeline, u *utterance) bool {
 	reply := lower(headOf(tl.nextAgentText(u), 120))
-	return lexicon.CueConcede.AtStart(reply) || lexicon.CueConcede.AtStart(stripLead(reply, false))
+	if lexicon.CueConcede.AtStart(reply) || lexicon.CueConcede.AtStart(stripLead(reply, false)) {
+		return true
+	}
+	// "Isn't that solution a little slow?" - "Yes, querying on every
+	// request is slow": a doubt the agent confirmed.
+	return isQuestion(u.text) && lexicon.CueDoubtful.In(lower(headOf(firstSentence(u.text), 80))) && lexicon.CueYes.AtStart(reply)
 }
 
 // removesNamed reports whether what u takes out ("remove the (web)

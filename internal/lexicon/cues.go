@@ -1472,6 +1472,82 @@ bạn nói đúng
 xin lỗi
 `)
 
+// CueDoubtful: a question that opens by suggesting the work has a problem
+// ("Isn't that solution a little slow?", "Wouldn't it be better to...",
+// "Не лучше ли...", "是不是太慢了"). Only with the agent's yes after it
+// (CueYes) does it count as a correction: the agent granted the problem.
+var CueDoubtful = NewCues(`
+isn't that
+isn't this
+isn't it
+wouldn't it be
+wouldn't that
+shouldn't it
+shouldn't we
+shouldn't this
+doesn't that
+won't that
+aren't we
+ist das nicht
+ist es nicht
+wäre es nicht
+sollten wir nicht
+¿no es
+no es
+¿no sería
+no sería
+¿no deberíamos
+n'est-ce pas
+ce n'est pas un peu
+ne serait-il pas
+não é
+não seria
+não deveríamos
+non è
+non sarebbe
+разве
+не слишком ли
+не лучше ли
+не будет ли
+是不是
+难道
+不是应该
+会不会太
+じゃないですか
+ではないですか
+のでは
+아닌가요
+않나요
+`)
+
+// CueYes: the agent's reply opens by agreeing ("Yes, querying the database
+// on every request is slow"): after a doubtful question (CueDoubtful), it
+// grants the problem.
+var CueYes = NewCues(`
+yes
+yeah
+indeed
+true
+that's true
+ja
+stimmt
+sí
+si
+oui
+en effet
+sim
+да
+действительно
+是的
+确实
+对
+はい
+確かに
+네
+맞아요
+có
+`)
+
 // CueNo: a "no" that opens a message, said to what the agent just did or
 // proposed ("No, that's not what I meant", "Nein, so nicht", "不对"). Not
 // an answer when the agent asked something (correction.go checks that),
