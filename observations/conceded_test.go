@@ -13,13 +13,8 @@ import (
 // what the agent granted.
 func TestConcededQuestionIsCorrection(t *testing.T) {
 	after := func(question, reply string) []*Observation {
-		s := newSession("q").
-			user("add the command list to the prompts").
-			call("Edit", `{"file_path":"/src/prompts.py","old_string":"a","new_string":"b"}`, "ok").
-			say("Done: both prompts now list the commands.").
-			user(question).
-			say(reply).s
-		return ofType(Extract(s, nil, nil), TypeCorrection)
+		return correctionsOfReply("add the command list to the prompts", "/src/prompts.py",
+			"Done: both prompts now list the commands.", question, reply)
 	}
 	for _, c := range []struct{ question, reply string }{
 		{"Why is the command list in both prompts?", "You're right to point that out - that's redundant. I'll keep it in one."},
@@ -127,13 +122,8 @@ func TestSwapLessonIsTheClause(t *testing.T) {
 // yes, corrected it; a plain question answered yes did not.
 func TestConfirmedDoubtIsCorrection(t *testing.T) {
 	after := func(q, reply string) int {
-		s := newSession("d").
-			user("check the API key in the guard").
-			call("Edit", `{"file_path":"/src/guard.ts","old_string":"a","new_string":"b"}`, "ok").
-			say("The guard now reads the key from the database.").
-			user(q).
-			say(reply).s
-		return len(ofType(Extract(s, nil, nil), TypeCorrection))
+		return len(correctionsOfReply("check the API key in the guard", "/src/guard.ts",
+			"The guard now reads the key from the database.", q, reply))
 	}
 	for _, c := range [][2]string{
 		{"Isn't that solution a little slow? Can you recommend an improvement?", "Yes, querying the database for every request can be slow; a cache would help."},
@@ -153,4 +143,17 @@ func TestConfirmedDoubtIsCorrection(t *testing.T) {
 			t.Errorf("%q / %q: %d corrections, want 0", c[0], c[1], n)
 		}
 	}
+}
+
+// correctionsOfReply are the corrections of a session in which the agent
+// edits file on request and says done, the person says msg and the agent
+// replies.
+func correctionsOfReply(request, file, done, msg, reply string) []*Observation {
+	s := newSession("r").
+		user(request).
+		call("Edit", `{"file_path":"`+file+`","old_string":"a","new_string":"b"}`, "ok").
+		say(done).
+		user(msg).
+		say(reply).s
+	return ofType(Extract(s, nil, nil), TypeCorrection)
 }
