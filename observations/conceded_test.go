@@ -157,3 +157,25 @@ func correctionsOfReply(request, file, done, msg, reply string) []*Observation {
 		say(reply).s
 	return ofType(Extract(s, nil, nil), TypeCorrection)
 }
+
+// TestChoiceOfInlineAlternatives: a short reply that names one of two
+// alternatives the agent put side by side ("single-role vs multi-role")
+// decides between them; one that names neither, or refuses one, does not.
+func TestChoiceOfInlineAlternatives(t *testing.T) {
+	after := func(msg string) []*Observation {
+		s := newSession("c").
+			user("how would you model roles?").
+			say("Add role data on `User`. If you want, next step I can propose a concrete schema (single-role vs multi-role) before any code changes.").
+			user(msg).s
+		return ofType(Extract(s, nil, nil), TypeDecision)
+	}
+	got := after("Single role is fine, a superuser is also a staff member.")
+	if len(got) != 1 || !strings.Contains(strings.ToLower(got[0].Chosen), "single") {
+		t.Fatalf("decisions %+v, want one choosing single-role", got)
+	}
+	for _, msg := range []string{"Go ahead and add the tests first.", "Not single role, please.", "What is the difference between them?"} {
+		if got := after(msg); len(got) != 0 {
+			t.Errorf("%q: decision %q, want none", msg, got[0].Chosen)
+		}
+	}
+}

@@ -122,12 +122,25 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		choice = strings.TrimSpace(u.text[loc[1]:])
 	}
 	idx := pickedIndex(u.text)
+	inline := false
 	if choice == "" && idx == -1 {
-		return nil
+		// "Single role is fine": a reply that opens by naming one of two
+		// alternatives the agent put side by side ("single-role vs
+		// multi-role").
+		if choice = inlineChoice(tl, u); choice == "" {
+			return nil
+		}
+		inline = true
 	}
 	// Alternatives the agent laid out since the previous utterance.
 	var alts []Alternative
+	if inline {
+		alts = inlineAlternatives(tl, u)
+	}
 	for _, a := range u.assistant {
+		if inline {
+			break
+		}
 		txt := tl.rec(a).Text
 		if !optionsWordRE.MatchString(txt) && !optionsAnyRE.MatchString(txt) {
 			continue
@@ -190,6 +203,52 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		Confidence:  0.6, Importance: 0.45,
 		Sources: []SourceRef{tl.sourceRef(u.assistant[0], u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
 	}
+}
+
+// inlineAltRE is two alternatives put side by side in a sentence:
+// "(single-role vs multi-role)", "REST vs. GraphQL", "Postgres versus
+// SQLite".
+var inlineAltRE = textutil.Lazy(`(?i)([\p{L}\p{N}_][\p{L}\p{N}_ /-]{0,40}?)\s+(?:vs\.?|versus)\s+([\p{L}\p{N}_][\p{L}\p{N}_ /-]{0,40})`)
+
+// inlineAlternatives are the last pair of alternatives the agent put side
+// by side since the previous utterance (inlineAltRE), each cut to its
+// last (left) or first (right) three words.
+func inlineAlternatives(tl *timeline, u *utterance) []Alternative {
+	var alts []Alternative
+	for _, a := range u.assistant {
+		for _, m := range inlineAltRE.FindAllStringSubmatch(tl.rec(a).Text, 8) {
+			l, r := strings.Fields(m[1]), strings.Fields(m[2])
+			l, r = l[max(0, len(l)-3):], r[:min(len(r), 3)]
+			alts = []Alternative{{Name: strings.Join(l, " ")}, {Name: strings.Join(r, " ")}}
+		}
+	}
+	return alts
+}
+
+// inlineChoice returns the opening clause of u when it is short and names
+// one of the alternatives the agent put side by side, clearly more than
+// the other, else "".
+func inlineChoice(tl *timeline, u *utterance) string {
+	if isQuestion(firstSentence(u.text)) {
+		return ""
+	}
+	opening := strings.TrimSpace(u.text)
+	if i := strings.IndexAny(opening, ",.;:!?，。；：！？\n"); i >= 0 {
+		opening = opening[:i]
+	}
+	if opening == "" || wordCount(opening) > 8 {
+		return ""
+	}
+	alts := inlineAlternatives(tl, u)
+	if len(alts) != 2 {
+		return ""
+	}
+	cw := topicTokens(opening)
+	a, b := overlap(cw, topicTokens(alts[0].Name)), overlap(cw, topicTokens(alts[1].Name))
+	if max(a, b) < 0.5 || a == b || negationCues.find(opening) != nil {
+		return ""
+	}
+	return opening
 }
 
 // optionsAnyRE finds a list of options in the agent's text in another
