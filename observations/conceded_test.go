@@ -179,3 +179,35 @@ func TestChoiceOfInlineAlternatives(t *testing.T) {
 		}
 	}
 }
+
+// TestDislikeOfAProposal: a dislike said right after the agent proposed
+// something and asked how to go on refuses the proposal: a correction,
+// not a preference, in any language; the same words with no proposal
+// before them state a taste.
+func TestDislikeOfAProposal(t *testing.T) {
+	proposal := map[string]string{
+		"en": "The plan says Angular, but the project uses plain DOM. I suggest adapting the remaining Angular tasks to plain DOM. Shall I do that?",
+		"ru": "В плане Angular, но проект на чистом DOM. Предлагаю адаптировать оставшиеся задачи под чистый DOM. Готов продолжить.",
+		"zh": "计划里写的是 Angular，但项目用的是纯 DOM。我建议把剩下的任务改成纯 DOM。",
+	}
+	for lang, msg := range map[string]string{
+		"en": "I don't like plain DOM, I want Angular as planned.",
+		"ru": "мне не нравится простой дом, я хочу именно ангуляр",
+		"zh": "我不喜欢纯 DOM，我就要 Angular。",
+	} {
+		s := newSession("p").
+			user("implement the tasks").
+			call("Edit", `{"file_path":"/src/main.ts","old_string":"a","new_string":"b"}`, "ok").
+			say(proposal[lang]).
+			user(msg).s
+		obs := Extract(s, nil, nil)
+		if c, p := ofType(obs, TypeCorrection), ofType(obs, TypePreference); len(c) != 1 || len(p) != 0 {
+			t.Errorf("%s: %d corrections, %d preferences, want 1 and 0", lang, len(c), len(p))
+		}
+	}
+	s := newSession("t").
+		user("I don't like long functions; keep each under forty lines in this repo.").s
+	if p := ofType(Extract(s, nil, nil), TypePreference); len(p) != 1 {
+		t.Errorf("a taste with no proposal before it: %d preferences, want 1", len(p))
+	}
+}

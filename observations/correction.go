@@ -130,6 +130,10 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 	case moderateRE.MatchString(headOf(text, 300)) && directive && len(u.calls) > 0 &&
 		!requestRE.MatchString(stripLead(text, true)) && relevant(tl, u, tax):
 		return 0.65, append(signals, SignalExplicitCorrection)
+	case !question && rejectsProposal(tl, u):
+		// "Предлагаю оставить чистый DOM вместо Angular. Хотите...?" -
+		// "мне не нравится простой дом, я хочу именно ангуляр".
+		return 0.7, append(signals, SignalExplicitCorrection)
 	case hadAction && !ack && replacesNamed(tl, u):
 		// 'Make this happen, but call the role "user" not "regular"': a
 		// name the agent used, swapped for the person's.
@@ -205,6 +209,17 @@ func swapsNamed(theirs, sent string) int {
 // wordEdge reports whether position i of s is not inside a word.
 func wordEdge(s string, i int) bool {
 	return i <= 0 || i >= len(s) || !isWordRune(lastRune(s[:i])) || !isWordRune(firstRune(s[i:]))
+}
+
+// rejectsProposal reports whether u opens by disliking or refusing
+// (lexicon.CueDislike) right after the agent proposed something and asked
+// how to go on: the person refuses the proposal, not states a taste.
+func rejectsProposal(tl *timeline, u *utterance) bool {
+	if !lexicon.CueDislike.AtStart(lower(stripLead(u.text, true))) {
+		return false
+	}
+	last := strings.TrimSpace(tl.lastAgentText(u))
+	return last != "" && (askedRE.MatchString(last[max(0, len(last)-600):]) || lexicon.CueProposal.In(lower(headOf(last, 4000))))
 }
 
 // conceded reports whether the agent's first reply to u opens by granting

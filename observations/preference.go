@@ -47,6 +47,9 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 	for k := range tl.utts {
 		u := &tl.utts[k]
 		corrected, _ := tl.corrected(u, e.tax)
+		if corrected > 0 && rejectsProposal(tl, u) {
+			continue // a refusal of what the agent proposed, not a taste
+		}
 		for _, sent := range clauses(u.text) {
 			st, explicit := preferenceIn(sent)
 			if st == "" && len(u.rejected) > 0 {

@@ -1548,6 +1548,95 @@ sim
 có
 `)
 
+// CueDislike: the person opens by disliking something ("I don't like
+// the polling", "мне не нравится простой DOM", "我不喜欢这个方案"). Said
+// to a proposal the agent just made, it refuses the proposal
+// (observations/correction.go, rejectsProposal); said otherwise, it is a
+// taste (the preference extractor reads it).
+var CueDislike = NewCues(`
+i don't like
+i do not like
+i don't really like
+i dislike
+i hate
+i'm not a fan of
+i am not a fan of
+not a fan of
+i don't want
+i do not want
+ich mag nicht
+ich mag das nicht
+mir gefällt nicht
+das gefällt mir nicht
+gefällt mir nicht
+ich will nicht
+no me gusta
+no quiero
+je n'aime pas
+je ne veux pas
+ça ne me plaît pas
+não gosto
+eu não gosto
+não quero
+non mi piace
+non voglio
+мне не нравится
+не нравится
+я не хочу
+не хочу
+我不喜欢
+不喜欢
+我不想要
+我不要
+気に入らない
+好きじゃない
+마음에 안 들
+싫어
+`)
+
+// CueProposal: the agent proposes a way to go on ("I suggest keeping the
+// DOM", "Предлагаю адаптировать задачи", "我建议"): what the person's next
+// message accepts or refuses.
+var CueProposal = NewCues(`
+i suggest
+i'd suggest
+i would suggest
+i propose
+i recommend
+i'd recommend
+i would recommend
+my suggestion
+my recommendation
+ich schlage vor
+ich empfehle
+mein vorschlag
+sugiero
+propongo
+recomiendo
+mi sugerencia
+je propose
+je suggère
+je recommande
+sugiro
+proponho
+recomendo
+suggerisco
+consiglio
+предлагаю
+рекомендую
+советую
+я бы предложил
+我建议
+建议
+我推荐
+推荐
+提案します
+提案です
+おすすめします
+제안합니다
+추천합니다
+`)
+
 // CueNo: a "no" that opens a message, said to what the agent just did or
 // proposed ("No, that's not what I meant", "Nein, so nicht", "不对"). Not
 // an answer when the agent asked something (correction.go checks that),
