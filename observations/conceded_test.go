@@ -211,3 +211,23 @@ func TestDislikeOfAProposal(t *testing.T) {
 		t.Errorf("a taste with no proposal before it: %d preferences, want 1", len(p))
 	}
 }
+
+// TestNotYetIsAnAnswer: "not yet, ..." answering the agent's offer of
+// more work reports no failure of the work done, in any language; "not
+// yet working" unasked still does.
+func TestNotYetIsAnAnswer(t *testing.T) {
+	offer := "Done. Shall I also polish the UI with Angular Material?"
+	for _, msg := range []string{
+		"not yet, improve the docs so that it is clear how to run it and check that it works",
+		"пока нет, улучши документацию чтобы было понятно как запустить и проверить что работает",
+		"noch nicht, verbessere erst die Doku, damit klar ist, wie man es startet und prüft, dass es nicht hängt",
+		"还没，先改进文档，说明怎么运行，不要漏掉检查步骤",
+	} {
+		if n := correctionsAfterEdit("make the release", "/src/app.ts", offer, msg); n != 0 {
+			t.Errorf("%q: %d corrections, want 0", msg, n)
+		}
+	}
+	if n := correctionsAfterEdit("make the release", "/src/app.ts", "Done, the release build is fixed.", "the build does not start, it exits at once"); n != 1 {
+		t.Errorf("a report of a failure: %d corrections, want 1", n)
+	}
+}

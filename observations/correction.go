@@ -289,7 +289,7 @@ func failureAfterChange(tl *timeline, u *utterance) bool {
 			return true
 		}
 	}
-	if negatedResult(u, head) || complaintAfterWork(tl, u, head) {
+	if negatedResult(tl, u, head) || complaintAfterWork(tl, u, head) {
 		return true
 	}
 	if u.pasted == "" {
@@ -451,7 +451,7 @@ func questionLike(s string) bool {
 // config isn't right still", "I didn't see the new fields in the gui",
 // "die Buttons sind immer noch da"), right after the agent changed
 // something.
-func negatedResult(u *utterance, head string) bool {
+func negatedResult(tl *timeline, u *utterance, head string) bool {
 	if len(u.calls) == 0 {
 		return false
 	}
@@ -463,7 +463,28 @@ func negatedResult(u *utterance, head string) bool {
 	if isQuestion(first) || wordCount(first) > 40 || opensWithRequest(first) {
 		return false
 	}
-	return lexicon.CueNegatedResult.In(first) || lexicon.CueNegation.In(first) && !lexicon.CueNegation.AtStart(first)
+	if lexicon.CueNegatedResult.In(first) {
+		return true
+	}
+	// A negation in the sentence, not at its start: "it does not load",
+	// but not the "not yet" of an answer to the agent's question ("Shall I
+	// polish the UI?" - "пока нет, улучши документацию").
+	if lexicon.CueNotYet.AtStart(first) && askedRE.MatchString(tailOf(strings.TrimSpace(tl.lastAgentText(u)), 600)) {
+		return false
+	}
+	return lexicon.CueNegation.In(first) && !lexicon.CueNegation.AtStart(first)
+}
+
+// tailOf returns the last n bytes of s, cut at a rune boundary.
+func tailOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
 }
 
 // headOf returns the first n bytes of s, cut at a rune boundary: a

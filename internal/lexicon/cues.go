@@ -1637,6 +1637,40 @@ consiglio
 추천합니다
 `)
 
+// CueNotYet: "not yet", the answer to an offer of more work ("Shall I
+// polish the UI?" - "пока нет, улучши документацию"): no report that the
+// work failed, whatever negation follows.
+var CueNotYet = NewCues(`
+not yet
+not now
+not for now
+noch nicht
+jetzt nicht
+todavía no
+aún no
+ahora no
+pas encore
+pas maintenant
+ainda não
+agora não
+non ancora
+non ora
+пока нет
+пока не надо
+пока не нужно
+ещё нет
+еще нет
+не сейчас
+还没
+先不
+暂时不
+现在不
+まだ
+今はいい
+아직
+지금은
+`)
+
 // CueNo: a "no" that opens a message, said to what the agent just did or
 // proposed ("No, that's not what I meant", "Nein, so nicht", "不对"). Not
 // an answer when the agent asked something (correction.go checks that),
