@@ -309,7 +309,7 @@ func (cu *cue) kindOfFile(c *candidate) string {
 		n := 0
 		// The kind is in the directory and the extension (fixtures/,
 		// .json); a file's own name is mostly its feature's.
-		kind := f.parent + " " + strings.TrimPrefix(path.Ext(f.base), ".")
+		kind := f.parent[strings.LastIndexByte(f.parent, '/')+1:] + " " + strings.TrimPrefix(path.Ext(f.base), ".")
 		for st := range stemSet(strings.NewReplacer("_", " ", "-", " ", ".", " ").Replace(kind)) {
 			if said[st] && !genericPathWords[st] {
 				n++

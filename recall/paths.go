@@ -13,7 +13,8 @@ import (
 // its own.
 
 // fileRef is a file a cue or a candidate names: its base name (lower case,
-// with its extension) and its parent directory's name, if given.
+// with its extension) and the names of its parent directory and the one
+// above it, if given ("netmiko/prompts").
 type fileRef struct{ base, parent string }
 
 // genericBase are file names that many directories hold: the same name is
@@ -86,6 +87,9 @@ func reduceToken(tok string, files *[]fileRef) string {
 		parent := ""
 		if d := path.Dir(p); d != "." && d != "/" {
 			parent = strings.ToLower(path.Base(d))
+			if g := path.Dir(d); g != "." && g != "/" && path.Base(g) != ".." && path.Base(g) != "~" {
+				parent = strings.ToLower(path.Base(g)) + "/" + parent
+			}
 		}
 		*files = append(*files, fileRef{base: strings.ToLower(base), parent: parent})
 	} else {
@@ -104,12 +108,26 @@ func sameFile(a, b []fileRef) string {
 			continue
 		}
 		for _, y := range b {
-			if x.base == y.base && (x.parent == "" || y.parent == "" || x.parent == y.parent) {
+			if x.base == y.base && sameDir(x.parent, y.parent) {
 				return x.base
 			}
 		}
 	}
 	return ""
+}
+
+// sameDir reports whether two parents of the same file name can be the
+// same directory: one is unknown, or one ends the other ("prompts" and
+// "netmiko/prompts"); "netmiko/prompts" and "infrahub/prompts" are two
+// modules' files.
+func sameDir(a, b string) bool {
+	if a == "" || b == "" || a == b {
+		return true
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return strings.HasSuffix(b, "/"+a)
 }
 
 // inProject reports whether dir is one of the projects (the same

@@ -11,7 +11,7 @@ func TestReducePaths(t *testing.T) {
 	if got != want {
 		t.Errorf("text\n got %q\nwant %q", got, want)
 	}
-	wantFiles := []fileRef{{"renderer.py", "claude_code_log"}, {"guide.md", "docs"}, {"process.env", ""}}
+	wantFiles := []fileRef{{"renderer.py", "claude-code-log/claude_code_log"}, {"guide.md", "docs"}, {"process.env", ""}}
 	if !reflect.DeepEqual(files, wantFiles) {
 		t.Errorf("files %+v, want %+v", files, wantFiles)
 	}
@@ -20,6 +20,17 @@ func TestReducePaths(t *testing.T) {
 	}
 	if f := sameFile([]fileRef{{"renderer.py", "a"}}, []fileRef{{"renderer.py", "b"}}); f != "" {
 		t.Errorf("other directory matched: %q", f)
+	}
+	// Two directories up: the same name in another module is another file;
+	// a parent named on one side only as its last directory is the same.
+	if f := sameFile([]fileRef{{"prompts.py", "netmiko/prompts"}}, []fileRef{{"prompts.py", "infrahub/prompts"}}); f != "" {
+		t.Errorf("another module's file matched: %q", f)
+	}
+	if f := sameFile([]fileRef{{"prompts.py", "netmiko/prompts"}}, []fileRef{{"prompts.py", "prompts"}}); f != "prompts.py" {
+		t.Errorf("same file, one side naming less of its path: %q", f)
+	}
+	if f := sameFile([]fileRef{{"prompts.py", "xnetmiko/prompts"}}, []fileRef{{"prompts.py", "netmiko/prompts"}}); f != "" {
+		t.Errorf("a directory name's suffix matched: %q", f)
 	}
 	if f := sameFile([]fileRef{{"__init__.py", ""}}, []fileRef{{"__init__.py", ""}}); f != "" {
 		t.Errorf("generic name matched: %q", f)
