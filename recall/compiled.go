@@ -540,80 +540,91 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		return strings.Compare(a.term, b.term)
 	}
 	slices.SortFunc(termKeys, compareKeys)
-	nposts := 0
-	for _, ps := range postings {
-		nposts += len(ps)
-	}
 	// The terms of prev's reused documents, in order: their postings,
 	// renumbered, are merged with this compile's.
 	prevTerms := 0
 	if remap != nil {
 		prevTerms = prev.h.Terms
-		nposts += int((prev.h.Records - prev.h.Posts) / postingSize)
 	}
-	var (
-		terms = make([]byte, 0, (len(termKeys)+prevTerms)*termEntrySize)
-		text  bytes.Buffer
-		posts = make([]byte, 0, nposts*postingSize)
-		ps    []posting // the term's postings when prev's are merged
-	)
-	for ti, pt := 0, 0; ti < len(termKeys) || pt < prevTerms; {
-		var k key
-		var fromPrev, fromNew bool
-		var pk key
-		var poff, pcount int
-		if pt < prevTerms {
-			pk.kind, pk.term, poff, pcount = prev.termAt(pt)
-		}
-		switch {
-		case pt >= prevTerms:
-			k, fromNew = termKeys[ti], true
-		case ti >= len(termKeys):
-			k, fromPrev = pk, true
-		default:
-			c := compareKeys(termKeys[ti], pk)
-			k, fromNew, fromPrev = termKeys[ti], c <= 0, c >= 0
-			if c > 0 {
-				k = pk
+	var ps []posting // the term's postings when prev's are merged
+	// mergeTerms calls emit with every term in order and its postings:
+	// this compile's and prev's of the documents reused. It runs twice:
+	// once to lay out the term table, once to write the postings straight
+	// to w, so that they are never all in memory (at 100,000 notes, tens
+	// of millions of postings: a quarter of a GB).
+	mergeTerms := func(emit func(k key, mine []posting) error) error {
+		for ti, pt := 0, 0; ti < len(termKeys) || pt < prevTerms; {
+			var k key
+			var fromPrev, fromNew bool
+			var pk key
+			var poff, pcount int
+			if pt < prevTerms {
+				pk.kind, pk.term, poff, pcount = prev.termAt(pt)
 			}
-		}
-		var mine []posting
-		if fromNew {
-			mine = postings[k]
-			ti++
-		}
-		if fromPrev {
-			pt++
-			// prev's postings of the documents reused, renumbered: in
-			// document order (both indexes are in path order), except the
-			// best-first lists, which are sorted again below.
-			ps = ps[:0]
-			j := 0
-			for n := range pcount {
-				d, w := prev.postingRaw(poff + n)
-				if d >= len(remap) || remap[d] < 0 {
+			switch {
+			case pt >= prevTerms:
+				k, fromNew = termKeys[ti], true
+			case ti >= len(termKeys):
+				k, fromPrev = pk, true
+			default:
+				c := compareKeys(termKeys[ti], pk)
+				k, fromNew, fromPrev = termKeys[ti], c <= 0, c >= 0
+				if c > 0 {
+					k = pk
+				}
+			}
+			var mine []posting
+			if fromNew {
+				mine = postings[k]
+				ti++
+			}
+			if fromPrev {
+				pt++
+				// prev's postings of the documents reused, renumbered: in
+				// document order (both indexes are in path order), except the
+				// best-first lists, which are sorted again below.
+				ps = ps[:0]
+				j := 0
+				for n := range pcount {
+					d, w := prev.postingRaw(poff + n)
+					if d >= len(remap) || remap[d] < 0 {
+						continue
+					}
+					p := posting{uint32(remap[d]), w}
+					for ; j < len(mine) && mine[j].doc < p.doc; j++ {
+						ps = append(ps, mine[j])
+					}
+					ps = append(ps, p)
+				}
+				ps = append(ps, mine[j:]...)
+				mine = ps
+				if len(mine) == 0 {
 					continue
 				}
-				p := posting{uint32(remap[d]), w}
-				for ; j < len(mine) && mine[j].doc < p.doc; j++ {
-					ps = append(ps, mine[j])
-				}
-				ps = append(ps, p)
 			}
-			ps = append(ps, mine[j:]...)
-			mine = ps
-			if len(mine) == 0 {
-				continue
+			if k.kind == termStanding || k.kind == termTriggered {
+				if !fromPrev {
+					mine = append(ps[:0], mine...) // postings[k] stays as it is for the next pass
+				}
+				slices.SortFunc(mine, func(a, b posting) int {
+					if c := cmp.Compare(b.w, a.w); c != 0 {
+						return c
+					}
+					return cmp.Compare(a.doc, b.doc)
+				})
+			}
+			if err := emit(k, mine); err != nil {
+				return err
 			}
 		}
-		if k.kind == termStanding || k.kind == termTriggered {
-			slices.SortFunc(mine, func(a, b posting) int {
-				if c := cmp.Compare(b.w, a.w); c != 0 {
-					return c
-				}
-				return cmp.Compare(a.doc, b.doc)
-			})
-		}
+		return nil
+	}
+	var (
+		terms  = make([]byte, 0, (len(termKeys)+prevTerms)*termEntrySize)
+		text   bytes.Buffer
+		nposts int
+	)
+	_ = mergeTerms(func(k key, mine []posting) error {
 		h.Terms++
 		t := k.term
 		if len(t) > math.MaxUint16 {
@@ -622,13 +633,14 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		terms = binary.LittleEndian.AppendUint32(terms, uint32(text.Len()))
 		terms = binary.LittleEndian.AppendUint16(terms, uint16(len(t)))
 		terms = append(terms, k.kind, 0)
-		terms = binary.LittleEndian.AppendUint32(terms, uint32(len(posts)/postingSize))
+		terms = binary.LittleEndian.AppendUint32(terms, uint32(nposts))
 		terms = binary.LittleEndian.AppendUint32(terms, uint32(len(mine)))
 		text.WriteString(t)
-		for _, p := range mine {
-			posts = binary.LittleEndian.AppendUint32(posts, p.doc)
-			posts = binary.LittleEndian.AppendUint32(posts, math.Float32bits(p.w))
-		}
+		nposts += len(mine)
+		return nil
+	})
+	if int64(nposts)*postingSize > math.MaxUint32*postingSize {
+		return errors.New("activation index: too many postings")
 	}
 	// The header holds the offsets, which depend on its own length: lay
 	// the sections out after it until its length stops changing.
@@ -640,7 +652,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		h.Text = h.TermTable + int64(len(terms))
 		h.Keys = h.Text + int64(text.Len())
 		h.Posts = h.Keys + int64(frontKeys.Len()+keys.Len())
-		h.Records = h.Posts + int64(len(posts))
+		h.Records = h.Posts + int64(nposts)*postingSize
 		h.End = h.Records + int64(frontRecs.Len()+recs.Len())
 		nb := h.marshal()
 		// The offsets only grow with the header's length, so this ends.
@@ -651,9 +663,37 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	head = append(head, compiledMagic...)
 	head = binary.LittleEndian.AppendUint32(head, uint32(len(hb)))
 	head = append(head, hb...)
-	parts := [][]byte{head, table, terms, text.Bytes(), frontKeys.Bytes(), keys.Bytes(), posts}
-	parts = append(append(parts, frontRecs.parts...), recs.parts...)
-	for _, b := range parts {
+	for _, b := range [][]byte{head, table, terms, text.Bytes(), frontKeys.Bytes(), keys.Bytes()} {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	written := 0
+	buf := make([]byte, 0, 64<<10)
+	err = mergeTerms(func(_ key, mine []posting) error {
+		for _, p := range mine {
+			buf = binary.LittleEndian.AppendUint32(buf, p.doc)
+			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(p.w))
+		}
+		written += len(mine)
+		if len(buf) >= 60<<10 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		return nil
+	})
+	if err == nil {
+		_, err = w.Write(buf)
+	}
+	if err != nil {
+		return err
+	}
+	if written != nposts {
+		return fmt.Errorf("activation index: %d postings written, %d laid out", written, nposts)
+	}
+	for _, b := range append(frontRecs.parts, recs.parts...) {
 		if _, err := w.Write(b); err != nil {
 			return err
 		}
