@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +40,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT011"
+const compiledMagic = "KBACT012"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -150,18 +149,19 @@ type sigRecord struct {
 
 // itemRecord is what an item needs of the document's file (Engine.item):
 // the parsed observation, or the document's dates and text.
+// Its binary form is in compiledrec.go.
 type itemRecord struct {
-	Obs *observations.Observation `json:"o,omitempty"`
-	Doc *docRecord                `json:"d,omitempty"`
+	Obs *observations.Observation
+	Doc *docRecord
 }
 
 type docRecord struct {
-	Type        string `json:"ty,omitempty"`
-	Title       string `json:"t,omitempty"`
-	Description string `json:"d,omitempty"`
-	Body        string `json:"b,omitempty"` // its first paragraph
-	Created     string `json:"c,omitempty"`
-	Updated     string `json:"u,omitempty"`
+	Type        string
+	Title       string
+	Description string
+	Body        string // its first paragraph
+	Created     string
+	Updated     string
 }
 
 // precomputed is what a compiled candidate brings beyond its fields.
@@ -243,10 +243,10 @@ func itemRecordOf(o *observations.Observation, d *doc.Document) itemRecord {
 
 // Binary layout, little-endian (docs/format.md):
 //
-//	magic [8]byte | header length u32 | header JSON
+//	magic [8]byte | header length u32 | header (binary, compiledrec.go)
 //	doc table   ndocs x docEntry, in path order
 //	term table  nterms x termEntry, sorted by (kind, term)
-//	term text | keys (path NUL stamp) | postings (nposts x {doc u32, weight f32}) | records (JSON)
+//	term text | keys (path NUL stamp) | postings (nposts x {doc u32, weight f32}) | records (binary, compiledrec.go)
 //
 // The header's offsets are from the start of the file.
 const (
@@ -718,9 +718,10 @@ func loadItems(docs []CompileDoc, load []int, o CompileOptions) (map[int][]byte,
 				ob, dc, err := o.Load(d.Path, d.Layer)
 				var b []byte
 				if err != nil {
-					b = []byte("{}") // tried: a hook reads the file
+					b = []byte{itemNone} // tried: a hook reads the file
 				} else {
-					b, err = json.Marshal(itemRecordOf(ob, dc))
+					r := itemRecordOf(ob, dc)
+					b, err = r.marshal()
 				}
 				mu.Lock()
 				if err != nil && fail == nil {
@@ -1220,7 +1221,7 @@ func (c *Compiled) item(root, path string) (itemRecord, bool) {
 	}
 	b, ok := c.slice(e.itemOff, e.itemLen)
 	var r itemRecord
-	if !ok || len(b) == 0 || json.Unmarshal(b, &r) != nil {
+	if !ok || r.unmarshal(b) != nil {
 		return itemRecord{}, false
 	}
 	return r, true
