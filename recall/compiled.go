@@ -40,7 +40,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT012"
+const compiledMagic = "KBACT014"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -139,6 +139,12 @@ type candRecord struct {
 	SigsLesson  []sigRecord `json:"sl,omitempty"`
 	TrigTypes   []string    `json:"tt,omitempty"`
 	OwnTypes    []string    `json:"ot,omitempty"`
+	// Negated: the lesson holds a negation or a removal (negRE);
+	// TrigPrograms: the programs the trigger's quoted commands run.
+	Negated      bool     `json:"ng,omitempty"`
+	TrigPrograms []string `json:"tp,omitempty"`
+	// SpecificTools: candidate.specificTools.
+	SpecificTools []string `json:"sp,omitempty"`
 }
 
 type sigRecord struct {
@@ -171,6 +177,9 @@ type precomputed struct {
 	taxKey               string // the taxonomy trigTypes come from; "": none
 	trigTypes            []string
 	ownTypes             []string // ownTypes, from the same taxonomy
+	negated              bool     // candidate.negated
+	trigPrograms         []string // candidate.triggerPrograms
+	specificTools        wordSet  // candidate.specificTools
 }
 
 func sigRecords(sigs []signature) []sigRecord {
@@ -207,6 +216,9 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 		r.SigsSaid = sigRecords(signatures(r.Said))
 	}
 	r.SigsLesson = sigRecords(signatures(c.lesson))
+	r.Negated = c.negated()
+	r.TrigPrograms = c.triggerPrograms()
+	r.SpecificTools = c.specificTools()
 	if tax != nil {
 		r.TrigTypes = c.triggerTypes(tax)
 		r.OwnTypes = c.ownTypes(tax)
@@ -222,7 +234,8 @@ func (r *candRecord) candidate(path, layer, typ, taxKey string) *candidate {
 		projects: r.Projects, importance: r.Importance, sessions: r.Sessions, excerpt: r.Excerpt, author: r.Author,
 		fromSession: r.FromSession, pasted: r.Pasted,
 		pre: &precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson),
-			taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes}}
+			taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes, negated: r.Negated, trigPrograms: r.TrigPrograms,
+			specificTools: r.SpecificTools}}
 	for _, f := range r.Files {
 		c.files = append(c.files, fileRef{base: f[0], parent: f[1]})
 	}

@@ -25,7 +25,7 @@ func (r *candRecord) marshal() []byte {
 	for _, s := range []string{r.ID, r.Title, r.Description, r.Status, r.Text, r.Lesson, r.Trigger, r.Excerpt, r.Author, r.Said} {
 		e.str(s)
 	}
-	for _, l := range [][]string{r.Types, r.Phrases, r.Projects, r.TrigTypes, r.OwnTypes} {
+	for _, l := range [][]string{r.Types, r.Phrases, r.Projects, r.TrigTypes, r.OwnTypes, r.TrigPrograms, r.SpecificTools} {
 		e.strs(l)
 	}
 	e.uint(uint64(len(r.Files)))
@@ -37,6 +37,7 @@ func (r *candRecord) marshal() []byte {
 	e.f64(r.Sessions)
 	e.flag(r.FromSession)
 	e.flag(r.Pasted)
+	e.flag(r.Negated)
 	for _, sigs := range [][]sigRecord{r.SigsSaid, r.SigsLesson} {
 		e.uint(uint64(len(sigs)))
 		for _, g := range sigs {
@@ -55,7 +56,7 @@ func (r *candRecord) unmarshal(b []byte) error {
 	for _, p := range []*string{&r.ID, &r.Title, &r.Description, &r.Status, &r.Text, &r.Lesson, &r.Trigger, &r.Excerpt, &r.Author, &r.Said} {
 		*p = d.str()
 	}
-	for _, p := range []*[]string{&r.Types, &r.Phrases, &r.Projects, &r.TrigTypes, &r.OwnTypes} {
+	for _, p := range []*[]string{&r.Types, &r.Phrases, &r.Projects, &r.TrigTypes, &r.OwnTypes, &r.TrigPrograms, &r.SpecificTools} {
 		*p = d.strs()
 	}
 	if n := d.count(); n > 0 {
@@ -68,6 +69,7 @@ func (r *candRecord) unmarshal(b []byte) error {
 	r.Sessions = d.f64()
 	r.FromSession = d.flag()
 	r.Pasted = d.flag()
+	r.Negated = d.flag()
 	for _, p := range []*[]sigRecord{&r.SigsSaid, &r.SigsLesson} {
 		if n := d.count(); n > 0 {
 			*p = make([]sigRecord, n)

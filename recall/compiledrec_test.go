@@ -29,6 +29,10 @@ func fill(t *testing.T, v reflect.Value, n *int) {
 			fill(t, s.Index(i), n)
 		}
 		v.Set(s)
+	case reflect.Array:
+		for i := range v.Len() {
+			fill(t, v.Index(i), n)
+		}
 	case reflect.Pointer:
 		p := reflect.New(v.Type().Elem())
 		fill(t, p.Elem(), n)

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"github.com/kbmem/kb/internal/textutil"
+	"maps"
 	"math"
 	"path"
 	"slices"
@@ -430,10 +431,8 @@ func lastName(span string) string {
 // that advises one git command over another names git on both sides).
 func (cu *cue) followsProgram(c *candidate) string {
 	corrected := map[string]bool{}
-	for _, m := range backtickRE.FindAllStringSubmatch(c.trigger, -1) {
-		for _, p := range programsOf(m[1]) {
-			corrected[p] = true
-		}
+	for _, p := range c.triggerPrograms() {
+		corrected[p] = true
 	}
 	for _, s := range c.lessonSignatures() {
 		if s.prohibited {
@@ -456,6 +455,52 @@ func (cu *cue) followsProgram(c *candidate) string {
 		}
 	}
 	return ""
+}
+
+// negated reports whether the lesson holds a negation or a removal
+// (negRE); the activation index holds it, so that a hook runs the
+// expression over no lesson.
+func (c *candidate) negated() bool {
+	if c.pre != nil {
+		return c.pre.negated
+	}
+	return negRE.MatchString(c.lesson)
+}
+
+// wordSet is a sorted set of words.
+type wordSet []string
+
+func (s wordSet) has(w string) bool { _, ok := slices.BinarySearch(s, w); return ok }
+
+// specificTools are the words cue.specific takes for the tools the lesson
+// names: the call kb quoted (the trigger, the "(about ...)") names the
+// lesson's tool only for a lesson that prohibits something ("don't do
+// that" after `npm install`), not for one that asks for something else
+// ("reuse session_nav.html for that"); so the lesson's own words, or all
+// of its text for a lesson without a trigger or with a negation. The
+// activation index holds them.
+func (c *candidate) specificTools() wordSet {
+	if c.pre != nil {
+		return c.pre.specificTools
+	}
+	named := toolWords(withoutObject(c.lesson), map[string]bool{})
+	if c.trigger == "" || c.negated() {
+		named = namedTools(c)
+	}
+	return wordSet(slices.Sorted(maps.Keys(named)))
+}
+
+// triggerPrograms are the programs the commands the trigger quotes run
+// (`npm install`: npm); the activation index holds them.
+func (c *candidate) triggerPrograms() []string {
+	if c.pre != nil {
+		return c.pre.trigPrograms
+	}
+	var out []string
+	for _, m := range backtickRE.FindAllStringSubmatch(c.trigger, -1) {
+		out = append(out, programsOf(m[1])...)
+	}
+	return out
 }
 
 // matchWords measures lexical overlap, as a precision check on lexical
@@ -509,18 +554,15 @@ func (cu *cue) specific(c *candidate) bool {
 		// lesson's tool only for a lesson that prohibits something
 		// ("don't do that" after `npm install`), not for one that asks
 		// for something else ("reuse session_nav.html for that").
-		named := toolWords(own, map[string]bool{})
-		if c.trigger == "" || negRE.MatchString(c.lesson) {
-			named = namedTools(c)
-		}
+		named := c.specificTools()
 		for _, p := range cu.programs {
 			for _, t := range toolFamily(p) {
-				if named[t] {
+				if named.has(t) {
 					return true
 				}
 			}
 		}
-		if namesOtherTools(named, cu.programs) {
+		if namesOtherTools(named.has, cu.programs) {
 			return false // a lesson about another ecosystem's tools
 		}
 	}
@@ -566,7 +608,7 @@ func (c *candidate) ownTypes(tax *observations.Taxonomy) []string {
 
 // namesOtherTools reports whether named holds a tool of a family none of
 // programs belongs to, and programs hold one of a known family.
-func namesOtherTools(named map[string]bool, programs []string) bool {
+func namesOtherTools(named func(string) bool, programs []string) bool {
 	mine := -1
 	for i, f := range toolFamilies {
 		for _, p := range programs {
@@ -583,7 +625,7 @@ func namesOtherTools(named map[string]bool, programs []string) bool {
 			continue
 		}
 		for _, t := range f {
-			if named[t] && !plainWordTools[t] {
+			if named(t) && !plainWordTools[t] {
 				return true
 			}
 		}
