@@ -253,8 +253,7 @@ func FuzzParseCompiled(f *testing.F) {
 // is refused.
 func TestCandRecordRoundTrip(t *testing.T) {
 	var r candRecord
-	n := 0
-	fill(t, reflect.ValueOf(&r).Elem(), &n)
+	fillAll(t, &r)
 	b := r.marshal()
 	var got candRecord
 	if err := got.unmarshal(b); err != nil || !reflect.DeepEqual(got, r) {

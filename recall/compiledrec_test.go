@@ -5,51 +5,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbmem/kb/internal/fill"
 	"github.com/kbmem/kb/observations"
 )
 
-// fill sets every field of the value v points to, recursively, to a value
-// of its own (n counts them), so that a round trip that drops or swaps a
-// field shows.
-func fill(t *testing.T, v reflect.Value, n *int) {
+func fillAll(t *testing.T, v any) {
 	t.Helper()
-	*n++
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString("s" + string(rune('a'+*n%26)) + time.Duration(*n).String())
-	case reflect.Bool:
-		v.SetBool(true)
-	case reflect.Int, reflect.Int64:
-		v.SetInt(int64(-*n * 7))
-	case reflect.Float64:
-		v.SetFloat(float64(*n) + 0.25)
-	case reflect.Slice:
-		s := reflect.MakeSlice(v.Type(), 2, 2)
-		for i := range 2 {
-			fill(t, s.Index(i), n)
-		}
-		v.Set(s)
-	case reflect.Array:
-		for i := range v.Len() {
-			fill(t, v.Index(i), n)
-		}
-	case reflect.Pointer:
-		p := reflect.New(v.Type().Elem())
-		fill(t, p.Elem(), n)
-		v.Set(p)
-	case reflect.Struct:
-		if v.Type() == reflect.TypeFor[time.Time]() {
-			v.Set(reflect.ValueOf(time.Date(2025, 11, 17, 23, 50, *n, 38000+*n, time.UTC)))
-			return
-		}
-		for i := range v.NumField() {
-			if !v.Type().Field(i).IsExported() {
-				t.Fatalf("%s.%s: an unexported field the item record cannot see", v.Type(), v.Type().Field(i).Name)
-			}
-			fill(t, v.Field(i), n)
-		}
-	default:
-		t.Fatalf("%s: a kind fill does not know (%s); teach it, and the item record's codec", v.Type(), v.Kind())
+	n := 0
+	if err := fill.Fill(reflect.ValueOf(v).Elem(), &n); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -58,9 +22,8 @@ func fill(t *testing.T, v reflect.Value, n *int) {
 func TestItemRecordRoundTrip(t *testing.T) {
 	var o observations.Observation
 	var d docRecord
-	n := 0
-	fill(t, reflect.ValueOf(&o).Elem(), &n)
-	fill(t, reflect.ValueOf(&d).Elem(), &n)
+	fillAll(t, &o)
+	fillAll(t, &d)
 	for _, r := range []itemRecord{{Obs: &o}, {Doc: &d}, {}, {Obs: &observations.Observation{}}} {
 		b, err := r.marshal()
 		if err != nil {
