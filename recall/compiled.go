@@ -40,7 +40,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT014"
+const compiledMagic = "KBACT016"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -145,6 +145,8 @@ type candRecord struct {
 	TrigPrograms []string `json:"tp,omitempty"`
 	// SpecificTools: candidate.specificTools.
 	SpecificTools []string `json:"sp,omitempty"`
+	// MatchStems: candidate.matchStems.
+	MatchStems []string `json:"ms,omitempty"`
 }
 
 type sigRecord struct {
@@ -180,6 +182,7 @@ type precomputed struct {
 	negated              bool     // candidate.negated
 	trigPrograms         []string // candidate.triggerPrograms
 	specificTools        wordSet  // candidate.specificTools
+	matchStems           wordSet  // candidate.matchStems
 }
 
 func sigRecords(sigs []signature) []sigRecord {
@@ -219,6 +222,7 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 	r.Negated = c.negated()
 	r.TrigPrograms = c.triggerPrograms()
 	r.SpecificTools = c.specificTools()
+	r.MatchStems = c.matchStems()
 	if tax != nil {
 		r.TrigTypes = c.triggerTypes(tax)
 		r.OwnTypes = c.ownTypes(tax)
@@ -235,7 +239,7 @@ func (r *candRecord) candidate(path, layer, typ, taxKey string) *candidate {
 		fromSession: r.FromSession, pasted: r.Pasted,
 		pre: &precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson),
 			taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes, negated: r.Negated, trigPrograms: r.TrigPrograms,
-			specificTools: r.SpecificTools}}
+			specificTools: r.SpecificTools, matchStems: r.MatchStems}}
 	for _, f := range r.Files {
 		c.files = append(c.files, fileRef{base: f[0], parent: f[1]})
 	}

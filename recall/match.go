@@ -467,6 +467,20 @@ func (c *candidate) negated() bool {
 	return negRE.MatchString(c.lesson)
 }
 
+// matchStems are the stems matchWords compares: of the candidate's text,
+// or of its lesson for a typed candidate with a trigger; sorted. The
+// activation index holds them.
+func (c *candidate) matchStems() wordSet {
+	if c.pre != nil {
+		return c.pre.matchStems
+	}
+	text := c.text
+	if len(c.types) > 0 && c.trigger != "" {
+		text = c.lesson
+	}
+	return wordSet(slices.Sorted(maps.Keys(stemSet(text))))
+}
+
 // wordSet is a sorted set of words.
 type wordSet []string
 
@@ -509,11 +523,8 @@ func (c *candidate) triggerPrograms() []string {
 // quotes the corrected command: its words (flags, program names) are what
 // the action type already compared, so only the lesson's words count.
 func (cu *cue) matchWords(c *candidate) (n int, cov float64) {
-	cs := stemSet(c.text)
-	if len(c.types) > 0 && c.trigger != "" {
-		cs = stemSet(c.lesson)
-	}
-	for s := range cs {
+	cs := c.matchStems()
+	for _, s := range cs {
 		if cu.tokens[s] {
 			c.overlap = append(c.overlap, s)
 		}
