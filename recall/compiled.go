@@ -230,16 +230,17 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 	return r
 }
 
-// candidate is the candidate of a record, with the hit's path and kind;
-// taxKey is the key of the taxonomy the record's trigger types come from.
-func (r *candRecord) candidate(path, layer, typ, taxKey string) *candidate {
-	c := &candidate{path: path, id: r.ID, layer: layer, typ: typ, title: r.Title, description: r.Description,
+// candidate is the candidate of a record, with the hit's path and kind,
+// written to c and pre; taxKey is the key of the taxonomy the record's
+// trigger types come from.
+func (r *candRecord) candidate(c *candidate, pre *precomputed, path, layer, typ, taxKey string) *candidate {
+	*pre = precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson),
+		taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes, negated: r.Negated, trigPrograms: r.TrigPrograms,
+		specificTools: r.SpecificTools, matchStems: r.MatchStems}
+	*c = candidate{path: path, id: r.ID, layer: layer, typ: typ, title: r.Title, description: r.Description,
 		status: r.Status, types: r.Types, phrases: r.Phrases, text: r.Text, lesson: r.Lesson, trigger: r.Trigger,
 		projects: r.Projects, importance: r.Importance, sessions: r.Sessions, excerpt: r.Excerpt, author: r.Author,
-		fromSession: r.FromSession, pasted: r.Pasted,
-		pre: &precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson),
-			taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes, negated: r.Negated, trigPrograms: r.TrigPrograms,
-			specificTools: r.SpecificTools, matchStems: r.MatchStems}}
+		fromSession: r.FromSession, pasted: r.Pasted, pre: pre}
 	for _, f := range r.Files {
 		c.files = append(c.files, fileRef{base: f[0], parent: f[1]})
 	}
@@ -1041,8 +1042,16 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 	}
 	order := acc.top(limit)
 	hits := make([]Hit, 0, len(order))
-	for _, o := range order {
-		h, err := c.hit(o.doc)
+	// The candidates in two allocations, not two per hit (a SessionStart
+	// builds a thousand), and the map of paths sized once.
+	cands, pres := make([]candidate, len(order)), make([]precomputed, len(order))
+	c.mu.Lock()
+	if len(c.byPath) == 0 {
+		c.byPath = make(map[string]int, len(order))
+	}
+	c.mu.Unlock()
+	for i, o := range order {
+		h, err := c.hit(o.doc, &cands[i], &pres[i])
 		if err != nil {
 			return nil, err
 		}
@@ -1201,8 +1210,8 @@ func (c *Compiled) docFlags(d int) uint16 {
 }
 
 // hit decodes document d: its hit, with the candidate built when the
-// index was compiled.
-func (c *Compiled) hit(d int) (Hit, error) {
+// index was compiled, in cand and pre.
+func (c *Compiled) hit(d int, cand *candidate, pre *precomputed) (Hit, error) {
 	e := c.doc(d)
 	b, ok := c.slice(e.candOff, e.candLen)
 	if !ok || int(e.layer) >= len(c.h.Layers) || int(e.typ) >= len(c.h.Types) {
@@ -1218,7 +1227,7 @@ func (c *Compiled) hit(d int) (Hit, error) {
 	c.byPath[path] = d
 	c.mu.Unlock()
 	return Hit{Path: path, ID: r.ID, Layer: layer, Type: typ, Title: r.Title, Description: r.Description,
-		cand: r.candidate(path, layer, typ, c.h.Meta.TaxonomyKey)}, nil
+		cand: r.candidate(cand, pre, path, layer, typ, c.h.Meta.TaxonomyKey)}, nil
 }
 
 // item decodes the item record of the document at path, one this index
