@@ -232,19 +232,67 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 
 // candidate is the candidate of a record, with the hit's path and kind,
 // written to c and pre; taxKey is the key of the taxonomy the record's
-// trigger types come from.
+// trigger types come from. Only the record's fields are written: what
+// matching set on c stays (a standing candidate is completed after
+// Engine.relevant, candidate.load).
 func (r *candRecord) candidate(c *candidate, pre *precomputed, path, layer, typ, taxKey string) *candidate {
 	*pre = precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson),
 		taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes, negated: r.Negated, trigPrograms: r.TrigPrograms,
 		specificTools: r.SpecificTools, matchStems: r.MatchStems}
-	*c = candidate{path: path, id: r.ID, layer: layer, typ: typ, title: r.Title, description: r.Description,
-		status: r.Status, types: r.Types, phrases: r.Phrases, text: r.Text, lesson: r.Lesson, trigger: r.Trigger,
-		projects: r.Projects, importance: r.Importance, sessions: r.Sessions, excerpt: r.Excerpt, author: r.Author,
-		fromSession: r.FromSession, pasted: r.Pasted, pre: pre}
+	c.path, c.id, c.layer, c.typ, c.title, c.description = path, r.ID, layer, typ, r.Title, r.Description
+	c.status, c.types, c.phrases, c.text, c.lesson, c.trigger = r.Status, r.Types, r.Phrases, r.Text, r.Lesson, r.Trigger
+	c.projects, c.importance, c.sessions, c.excerpt, c.author = r.Projects, r.Importance, r.Sessions, r.Excerpt, r.Author
+	c.fromSession, c.pasted, c.pre, c.files = r.FromSession, r.Pasted, pre, nil
 	for _, f := range r.Files {
 		c.files = append(c.files, fileRef{base: f[0], parent: f[1]})
 	}
 	return c
+}
+
+// standingRecord is what Engine.relevant reads of a standing candidate
+// (its kind, status, importance, sessions, projects and whether it came
+// from a session), with the hit's id, title and description: a
+// SessionStart searches a thousand and reads the files of a few dozen, so
+// the rest of each record is decoded only for those (complete).
+func (c *Compiled) standingRecord(b []byte, cand *candidate, d int, path, layer, typ string) error {
+	r := recDecoder{b: b}
+	cand.path, cand.layer, cand.typ = path, layer, typ
+	cand.id, cand.title, cand.description, cand.status = r.str(), r.str(), r.str(), r.str()
+	for range 6 { // text, lesson, trigger, excerpt, author, said
+		r.skipStr()
+	}
+	r.skipStrs() // types
+	r.skipStrs() // phrases
+	cand.projects = r.strs()
+	for range 5 { // trigger types, own types, trigger programs, specific tools, match stems
+		r.skipStrs()
+	}
+	for n := r.count(); n > 0; n-- { // files
+		r.skipStr()
+		r.skipStr()
+	}
+	cand.importance, cand.sessions, cand.fromSession = r.f64(), r.f64(), r.flag()
+	if r.bad {
+		return errRecord
+	}
+	cand.partial, cand.doc = c, d
+	return nil
+}
+
+// complete decodes the rest of a standing candidate's record (false when
+// it cannot: the index was closed, or the record is damaged).
+func (c *Compiled) complete(cand *candidate) bool {
+	if c.data == nil || cand.doc < 0 || cand.doc >= c.h.Docs {
+		return false
+	}
+	e := c.doc(cand.doc)
+	b, ok := c.slice(e.candOff, e.candLen)
+	var r candRecord
+	if !ok || r.unmarshal(b) != nil {
+		return false
+	}
+	r.candidate(cand, &precomputed{}, cand.path, cand.layer, cand.typ, c.h.Meta.TaxonomyKey)
+	return true
 }
 
 // itemRecordOf is the item record of a document's file.
@@ -855,7 +903,8 @@ func (c *Compiled) Close() error {
 		return nil
 	}
 	err := c.close()
-	c.close = nil
+	// Nothing reads the unmapped file after this (complete, item).
+	c.close, c.data = nil, nil
 	return err
 }
 
@@ -1051,7 +1100,7 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 	}
 	c.mu.Unlock()
 	for i, o := range order {
-		h, err := c.hit(o.doc, &cands[i], &pres[i])
+		h, err := c.hit(o.doc, &cands[i], &pres[i], s.Standing)
 		if err != nil {
 			return nil, err
 		}
@@ -1210,12 +1259,24 @@ func (c *Compiled) docFlags(d int) uint16 {
 }
 
 // hit decodes document d: its hit, with the candidate built when the
-// index was compiled, in cand and pre.
-func (c *Compiled) hit(d int, cand *candidate, pre *precomputed) (Hit, error) {
+// index was compiled, in cand and pre; for a standing search, only what
+// Engine.relevant reads of it (standingRecord).
+func (c *Compiled) hit(d int, cand *candidate, pre *precomputed, standing bool) (Hit, error) {
 	e := c.doc(d)
 	b, ok := c.slice(e.candOff, e.candLen)
 	if !ok || int(e.layer) >= len(c.h.Layers) || int(e.typ) >= len(c.h.Types) {
 		return Hit{}, errors.New("activation index: a record out of bounds")
+	}
+	if standing {
+		path, _, _ := strings.Cut(c.key(e), "\x00")
+		layer, typ := c.h.Layers[e.layer], c.h.Types[e.typ]
+		if err := c.standingRecord(b, cand, d, path, layer, typ); err != nil {
+			return Hit{}, fmt.Errorf("activation index: record %d: %w", d, err)
+		}
+		c.mu.Lock()
+		c.byPath[path] = d
+		c.mu.Unlock()
+		return Hit{Path: path, ID: cand.id, Layer: layer, Type: typ, Title: cand.title, Description: cand.description, cand: cand}, nil
 	}
 	var r candRecord
 	if err := r.unmarshal(b); err != nil {
@@ -1237,7 +1298,7 @@ func (c *Compiled) item(root, path string) (itemRecord, bool) {
 	c.mu.Lock()
 	d, ok := c.byPath[path]
 	c.mu.Unlock()
-	if !ok {
+	if !ok || c.data == nil {
 		return itemRecord{}, false
 	}
 	e := c.doc(d)

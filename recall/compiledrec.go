@@ -146,6 +146,14 @@ func (d *recDecoder) str() string {
 	return s
 }
 
+func (d *recDecoder) skipStr() { d.b = d.b[d.count():] }
+
+func (d *recDecoder) skipStrs() {
+	for n := d.count(); n > 0; n-- {
+		d.skipStr()
+	}
+}
+
 func (d *recDecoder) strs() []string {
 	n := d.count()
 	if n == 0 {
