@@ -40,7 +40,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT016"
+const compiledMagic = "KBACT017"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -147,6 +147,9 @@ type candRecord struct {
 	SpecificTools []string `json:"sp,omitempty"`
 	// MatchStems: candidate.matchStems.
 	MatchStems []string `json:"ms,omitempty"`
+	// LessonStems, OwnStems: candidate.lessonStems and ownStems.
+	LessonStems []string `json:"ls,omitempty"`
+	OwnStems    []string `json:"os,omitempty"`
 }
 
 type sigRecord struct {
@@ -183,6 +186,8 @@ type precomputed struct {
 	trigPrograms         []string // candidate.triggerPrograms
 	specificTools        wordSet  // candidate.specificTools
 	matchStems           wordSet  // candidate.matchStems
+	lessonStems          wordSet  // candidate.lessonStems
+	ownStems             wordSet  // candidate.ownStems
 }
 
 func sigRecords(sigs []signature) []sigRecord {
@@ -223,6 +228,7 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 	r.TrigPrograms = c.triggerPrograms()
 	r.SpecificTools = c.specificTools()
 	r.MatchStems = c.matchStems()
+	r.LessonStems, r.OwnStems = c.lessonStems(), c.ownStems()
 	if tax != nil {
 		r.TrigTypes = c.triggerTypes(tax)
 		r.OwnTypes = c.ownTypes(tax)
@@ -238,7 +244,7 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 func (r *candRecord) candidate(c *candidate, pre *precomputed, path, layer, typ, taxKey string) *candidate {
 	*pre = precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson),
 		taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes, negated: r.Negated, trigPrograms: r.TrigPrograms,
-		specificTools: r.SpecificTools, matchStems: r.MatchStems}
+		specificTools: r.SpecificTools, matchStems: r.MatchStems, lessonStems: r.LessonStems, ownStems: r.OwnStems}
 	c.path, c.id, c.layer, c.typ, c.title, c.description = path, r.ID, layer, typ, r.Title, r.Description
 	c.status, c.types, c.phrases, c.text, c.lesson, c.trigger = r.Status, r.Types, r.Phrases, r.Text, r.Lesson, r.Trigger
 	c.projects, c.importance, c.sessions, c.excerpt, c.author = r.Projects, r.Importance, r.Sessions, r.Excerpt, r.Author
@@ -264,7 +270,7 @@ func (c *Compiled) standingRecord(b []byte, cand *candidate, d int, path, layer,
 	r.skipStrs() // types
 	r.skipStrs() // phrases
 	cand.projects = r.strs()
-	for range 5 { // trigger types, own types, trigger programs, specific tools, match stems
+	for range 7 { // trigger types, own types, trigger programs, specific tools, match stems, lesson and own stems
 		r.skipStrs()
 	}
 	for n := r.count(); n > 0; n-- { // files

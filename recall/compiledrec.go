@@ -25,7 +25,7 @@ func (r *candRecord) marshal() []byte {
 	for _, s := range []string{r.ID, r.Title, r.Description, r.Status, r.Text, r.Lesson, r.Trigger, r.Excerpt, r.Author, r.Said} {
 		e.str(s)
 	}
-	for _, l := range [][]string{r.Types, r.Phrases, r.Projects, r.TrigTypes, r.OwnTypes, r.TrigPrograms, r.SpecificTools, r.MatchStems} {
+	for _, l := range [][]string{r.Types, r.Phrases, r.Projects, r.TrigTypes, r.OwnTypes, r.TrigPrograms, r.SpecificTools, r.MatchStems, r.LessonStems, r.OwnStems} {
 		e.strs(l)
 	}
 	e.uint(uint64(len(r.Files)))
@@ -56,7 +56,7 @@ func (r *candRecord) unmarshal(b []byte) error {
 	for _, p := range []*string{&r.ID, &r.Title, &r.Description, &r.Status, &r.Text, &r.Lesson, &r.Trigger, &r.Excerpt, &r.Author, &r.Said} {
 		*p = d.str()
 	}
-	for _, p := range []*[]string{&r.Types, &r.Phrases, &r.Projects, &r.TrigTypes, &r.OwnTypes, &r.TrigPrograms, &r.SpecificTools, &r.MatchStems} {
+	for _, p := range []*[]string{&r.Types, &r.Phrases, &r.Projects, &r.TrigTypes, &r.OwnTypes, &r.TrigPrograms, &r.SpecificTools, &r.MatchStems, &r.LessonStems, &r.OwnStems} {
 		*p = d.strs()
 	}
 	if n := d.count(); n > 0 {

@@ -30,32 +30,50 @@ const (
 	sameFileScore = 0.85
 )
 
-// lessonOverlap counts the cue's stems in the lesson text.
-// Words of the matched action type itself ("git", "push" for git:push)
-// are no extra support.
-func lessonOverlap(cu *cue, lesson, matched string) int {
+// lessonOverlap counts the cue's stems among a lesson's (lessonStems,
+// ownStems). Words of the matched action type itself ("git", "push" for
+// git:push) are no extra support.
+func lessonOverlap(cu *cue, lesson wordSet, matched string) int {
 	return overlapIn(cu.tokens, lesson, matched)
 }
 
 // namedOverlap is lessonOverlap over what the call names (cue.named), not
 // the content it writes.
-func namedOverlap(cu *cue, lesson, matched string) int {
+func namedOverlap(cu *cue, lesson wordSet, matched string) int {
 	if cu.named == nil {
 		return lessonOverlap(cu, lesson, matched)
 	}
 	return overlapIn(cu.named, lesson, matched)
 }
 
-func overlapIn(tokens map[string]bool, lesson, matched string) int {
+func overlapIn(tokens map[string]bool, lesson wordSet, matched string) int {
 	typeWords := stemSet(strings.NewReplacer(":", " ", "-", " ").Replace(matched))
 	n := 0
-	for s := range stemSet(lesson) {
+	for _, s := range lesson {
 		if tokens[s] && !typeWords[s] {
 			n++
 		}
 	}
 	return n
 }
+
+// lessonStems are the stems of the lesson, sorted; ownStems those of its
+// own words (withoutObject). The activation index holds both.
+func (c *candidate) lessonStems() wordSet {
+	if c.pre != nil {
+		return c.pre.lessonStems
+	}
+	return stemsOf(c.lesson)
+}
+
+func (c *candidate) ownStems() wordSet {
+	if c.pre != nil {
+		return c.pre.ownStems
+	}
+	return stemsOf(withoutObject(c.lesson))
+}
+
+func stemsOf(text string) wordSet { return wordSet(slices.Sorted(maps.Keys(stemSet(text)))) }
 
 // follows reports whether the proposal only matches c through a type the
 // lesson's own advice brought in, while running the program the lesson
@@ -478,7 +496,7 @@ func (c *candidate) matchStems() wordSet {
 	if len(c.types) > 0 && c.trigger != "" {
 		text = c.lesson
 	}
-	return wordSet(slices.Sorted(maps.Keys(stemSet(text))))
+	return stemsOf(text)
 }
 
 // wordSet is a sorted set of words.
@@ -556,10 +574,6 @@ func (cu *cue) specific(c *candidate) bool {
 	if !broadTypes[c.matchedAT] && !broadTypes[c.candAT] {
 		return true
 	}
-	// The lesson's own words: less the "(about ...)" extraction added to
-	// resolve a "that", which quotes the corrected call as the trigger
-	// does.
-	own := withoutObject(c.lesson)
 	if len(cu.programs) > 0 {
 		// The call kb quoted (the trigger, the "(about ...)") names the
 		// lesson's tool only for a lesson that prohibits something
@@ -589,7 +603,10 @@ func (cu *cue) specific(c *candidate) bool {
 		// code, not on every commit.
 		return true
 	}
-	return namedOverlap(cu, own, c.matchedAT) >= minGeneralOverlap
+	// The lesson's own words: less the "(about ...)" extraction added to
+	// resolve a "that", which quotes the corrected call as the trigger
+	// does.
+	return namedOverlap(cu, c.ownStems(), c.matchedAT) >= minGeneralOverlap
 }
 
 // sameDomainVerb reports whether one of types has the domain:verb of t.
@@ -717,8 +734,8 @@ func toolWords(text string, set map[string]bool) map[string]bool {
 // is what the lesson advises, an incidental type, or a question that names
 // nothing of the lesson.
 func (cu *cue) ruledOut(c *candidate, generalized bool) bool {
-	return generalized && lessonOverlap(cu, c.lesson, c.matchedAT) < minGeneralOverlap || cu.follows(c) || cu.incidental(c) || cu.advised(c) ||
-		cu.question && lessonOverlap(cu, c.lesson, c.matchedAT) == 0
+	return generalized && lessonOverlap(cu, c.lessonStems(), c.matchedAT) < minGeneralOverlap || cu.follows(c) || cu.incidental(c) || cu.advised(c) ||
+		cu.question && lessonOverlap(cu, c.lessonStems(), c.matchedAT) == 0
 }
 
 // triggerTypes are the action types the candidate's trigger classifies
