@@ -158,6 +158,22 @@ func TestActivationIndexRecallsAsTheIndex(t *testing.T) {
 		}
 	}
 	t.Logf("%d calls, %d answered by the index, %d answered differently by the activation index", tried, fired, differ)
+	// A new session's standing context, whose candidates the activation
+	// index decodes in part until their files are read
+	// (Compiled.standingRecord), is the index's, word for word.
+	for _, q := range []recall.Query{{Standing: true}, {Standing: true, Project: calls[0].Project, Cwd: calls[0].Cwd}} {
+		want, err := x.Recall(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.Recall(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Markdown() != want.Markdown() || q.Project == "" && len(want.Items) == 0 {
+			t.Errorf("standing context (project %q): activation index\n%s\nindex\n%s", q.Project, got.Markdown(), want.Markdown())
+		}
+	}
 	if fired == 0 || differ > tried/50 {
 		t.Errorf("%d of %d calls answered differently", differ, tried)
 	}

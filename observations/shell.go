@@ -26,7 +26,9 @@ func (t *Taxonomy) shell(h hits, cmd string, depth int) {
 	if len(cmd) > 100000 {
 		cmd = cmd[:100000]
 	}
-	if curlPipeRE.MatchString(cmd) {
+	// The expression needs a pipe and curl or wget: most commands have
+	// neither, and a hook does not compile it for them.
+	if strings.Contains(cmd, "|") && (strings.Contains(cmd, "curl") || strings.Contains(cmd, "wget")) && curlPipeRE.MatchString(cmd) {
 		h.add("sys:curl-pipe-shell", 3)
 	}
 	f, err := parseShell(cmd)

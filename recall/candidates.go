@@ -53,6 +53,22 @@ type candidate struct {
 	// pre holds what the activation index computed when it was compiled
 	// (compiled.go); nil for a hit of another Searcher.
 	pre *precomputed
+	// partial, when set, is the activation index whose record doc this
+	// standing candidate was decoded from in part (Compiled.standingRecord):
+	// load decodes the rest.
+	partial *Compiled
+	doc     int
+}
+
+// load completes a candidate decoded in part, before anything but
+// Engine.relevant reads it; false when its record cannot be read.
+func (c *candidate) load() bool {
+	if c.partial == nil {
+		return true
+	}
+	x := c.partial
+	c.partial = nil
+	return x.complete(c)
 }
 
 // StoredFields are the stored fields recall reads from hits (a Searcher

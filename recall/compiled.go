@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +40,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT011"
+const compiledMagic = "KBACT017"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -140,6 +139,17 @@ type candRecord struct {
 	SigsLesson  []sigRecord `json:"sl,omitempty"`
 	TrigTypes   []string    `json:"tt,omitempty"`
 	OwnTypes    []string    `json:"ot,omitempty"`
+	// Negated: the lesson holds a negation or a removal (negRE);
+	// TrigPrograms: the programs the trigger's quoted commands run.
+	Negated      bool     `json:"ng,omitempty"`
+	TrigPrograms []string `json:"tp,omitempty"`
+	// SpecificTools: candidate.specificTools.
+	SpecificTools []string `json:"sp,omitempty"`
+	// MatchStems: candidate.matchStems.
+	MatchStems []string `json:"ms,omitempty"`
+	// LessonStems, OwnStems: candidate.lessonStems and ownStems.
+	LessonStems []string `json:"ls,omitempty"`
+	OwnStems    []string `json:"os,omitempty"`
 }
 
 type sigRecord struct {
@@ -150,18 +160,19 @@ type sigRecord struct {
 
 // itemRecord is what an item needs of the document's file (Engine.item):
 // the parsed observation, or the document's dates and text.
+// Its binary form is in compiledrec.go.
 type itemRecord struct {
-	Obs *observations.Observation `json:"o,omitempty"`
-	Doc *docRecord                `json:"d,omitempty"`
+	Obs *observations.Observation
+	Doc *docRecord
 }
 
 type docRecord struct {
-	Type        string `json:"ty,omitempty"`
-	Title       string `json:"t,omitempty"`
-	Description string `json:"d,omitempty"`
-	Body        string `json:"b,omitempty"` // its first paragraph
-	Created     string `json:"c,omitempty"`
-	Updated     string `json:"u,omitempty"`
+	Type        string
+	Title       string
+	Description string
+	Body        string // its first paragraph
+	Created     string
+	Updated     string
 }
 
 // precomputed is what a compiled candidate brings beyond its fields.
@@ -171,6 +182,12 @@ type precomputed struct {
 	taxKey               string // the taxonomy trigTypes come from; "": none
 	trigTypes            []string
 	ownTypes             []string // ownTypes, from the same taxonomy
+	negated              bool     // candidate.negated
+	trigPrograms         []string // candidate.triggerPrograms
+	specificTools        wordSet  // candidate.specificTools
+	matchStems           wordSet  // candidate.matchStems
+	lessonStems          wordSet  // candidate.lessonStems
+	ownStems             wordSet  // candidate.ownStems
 }
 
 func sigRecords(sigs []signature) []sigRecord {
@@ -207,6 +224,11 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 		r.SigsSaid = sigRecords(signatures(r.Said))
 	}
 	r.SigsLesson = sigRecords(signatures(c.lesson))
+	r.Negated = c.negated()
+	r.TrigPrograms = c.triggerPrograms()
+	r.SpecificTools = c.specificTools()
+	r.MatchStems = c.matchStems()
+	r.LessonStems, r.OwnStems = c.lessonStems(), c.ownStems()
 	if tax != nil {
 		r.TrigTypes = c.triggerTypes(tax)
 		r.OwnTypes = c.ownTypes(tax)
@@ -214,19 +236,69 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 	return r
 }
 
-// candidate is the candidate of a record, with the hit's path and kind;
-// taxKey is the key of the taxonomy the record's trigger types come from.
-func (r *candRecord) candidate(path, layer, typ, taxKey string) *candidate {
-	c := &candidate{path: path, id: r.ID, layer: layer, typ: typ, title: r.Title, description: r.Description,
-		status: r.Status, types: r.Types, phrases: r.Phrases, text: r.Text, lesson: r.Lesson, trigger: r.Trigger,
-		projects: r.Projects, importance: r.Importance, sessions: r.Sessions, excerpt: r.Excerpt, author: r.Author,
-		fromSession: r.FromSession, pasted: r.Pasted,
-		pre: &precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson),
-			taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes}}
+// candidate is the candidate of a record, with the hit's path and kind,
+// written to c and pre; taxKey is the key of the taxonomy the record's
+// trigger types come from. Only the record's fields are written: what
+// matching set on c stays (a standing candidate is completed after
+// Engine.relevant, candidate.load).
+func (r *candRecord) candidate(c *candidate, pre *precomputed, path, layer, typ, taxKey string) *candidate {
+	*pre = precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson),
+		taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes, negated: r.Negated, trigPrograms: r.TrigPrograms,
+		specificTools: r.SpecificTools, matchStems: r.MatchStems, lessonStems: r.LessonStems, ownStems: r.OwnStems}
+	c.path, c.id, c.layer, c.typ, c.title, c.description = path, r.ID, layer, typ, r.Title, r.Description
+	c.status, c.types, c.phrases, c.text, c.lesson, c.trigger = r.Status, r.Types, r.Phrases, r.Text, r.Lesson, r.Trigger
+	c.projects, c.importance, c.sessions, c.excerpt, c.author = r.Projects, r.Importance, r.Sessions, r.Excerpt, r.Author
+	c.fromSession, c.pasted, c.pre, c.files = r.FromSession, r.Pasted, pre, nil
 	for _, f := range r.Files {
 		c.files = append(c.files, fileRef{base: f[0], parent: f[1]})
 	}
 	return c
+}
+
+// standingRecord is what Engine.relevant reads of a standing candidate
+// (its kind, status, importance, sessions, projects and whether it came
+// from a session), with the hit's id, title and description: a
+// SessionStart searches a thousand and reads the files of a few dozen, so
+// the rest of each record is decoded only for those (complete).
+func (c *Compiled) standingRecord(b []byte, cand *candidate, d int, path, layer, typ string) error {
+	r := recDecoder{b: b}
+	cand.path, cand.layer, cand.typ = path, layer, typ
+	cand.id, cand.title, cand.description, cand.status = r.str(), r.str(), r.str(), r.str()
+	for range 6 { // text, lesson, trigger, excerpt, author, said
+		r.skipStr()
+	}
+	r.skipStrs() // types
+	r.skipStrs() // phrases
+	cand.projects = r.strs()
+	for range 7 { // trigger types, own types, trigger programs, specific tools, match stems, lesson and own stems
+		r.skipStrs()
+	}
+	for n := r.count(); n > 0; n-- { // files
+		r.skipStr()
+		r.skipStr()
+	}
+	cand.importance, cand.sessions, cand.fromSession = r.f64(), r.f64(), r.flag()
+	if r.bad {
+		return errRecord
+	}
+	cand.partial, cand.doc = c, d
+	return nil
+}
+
+// complete decodes the rest of a standing candidate's record (false when
+// it cannot: the index was closed, or the record is damaged).
+func (c *Compiled) complete(cand *candidate) bool {
+	if c.data == nil || cand.doc < 0 || cand.doc >= c.h.Docs {
+		return false
+	}
+	e := c.doc(cand.doc)
+	b, ok := c.slice(e.candOff, e.candLen)
+	var r candRecord
+	if !ok || r.unmarshal(b) != nil {
+		return false
+	}
+	r.candidate(cand, &precomputed{}, cand.path, cand.layer, cand.typ, c.h.Meta.TaxonomyKey)
+	return true
 }
 
 // itemRecordOf is the item record of a document's file.
@@ -243,10 +315,10 @@ func itemRecordOf(o *observations.Observation, d *doc.Document) itemRecord {
 
 // Binary layout, little-endian (docs/format.md):
 //
-//	magic [8]byte | header length u32 | header JSON
+//	magic [8]byte | header length u32 | header (binary, compiledrec.go)
 //	doc table   ndocs x docEntry, in path order
 //	term table  nterms x termEntry, sorted by (kind, term)
-//	term text | keys (path NUL stamp) | postings (nposts x {doc u32, weight f32}) | records (JSON)
+//	term text | keys (path NUL stamp) | postings (nposts x {doc u32, weight f32}) | records (binary, compiledrec.go)
 //
 // The header's offsets are from the start of the file.
 const (
@@ -758,9 +830,10 @@ func loadItems(docs []CompileDoc, load []int, o CompileOptions) (map[int][]byte,
 				ob, dc, err := o.Load(d.Path, d.Layer)
 				var b []byte
 				if err != nil {
-					b = []byte("{}") // tried: a hook reads the file
+					b = []byte{itemNone} // tried: a hook reads the file
 				} else {
-					b, err = json.Marshal(itemRecordOf(ob, dc))
+					r := itemRecordOf(ob, dc)
+					b, err = r.marshal()
 				}
 				mu.Lock()
 				if err != nil && fail == nil {
@@ -876,7 +949,8 @@ func (c *Compiled) Close() error {
 		return nil
 	}
 	err := c.close()
-	c.close = nil
+	// Nothing reads the unmapped file after this (complete, item).
+	c.close, c.data = nil, nil
 	return err
 }
 
@@ -1063,8 +1137,16 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 	}
 	order := acc.top(limit)
 	hits := make([]Hit, 0, len(order))
-	for _, o := range order {
-		h, err := c.hit(o.doc)
+	// The candidates in two allocations, not two per hit (a SessionStart
+	// builds a thousand), and the map of paths sized once.
+	cands, pres := make([]candidate, len(order)), make([]precomputed, len(order))
+	c.mu.Lock()
+	if len(c.byPath) == 0 {
+		c.byPath = make(map[string]int, len(order))
+	}
+	c.mu.Unlock()
+	for i, o := range order {
+		h, err := c.hit(o.doc, &cands[i], &pres[i], s.Standing)
 		if err != nil {
 			return nil, err
 		}
@@ -1223,12 +1305,24 @@ func (c *Compiled) docFlags(d int) uint16 {
 }
 
 // hit decodes document d: its hit, with the candidate built when the
-// index was compiled.
-func (c *Compiled) hit(d int) (Hit, error) {
+// index was compiled, in cand and pre; for a standing search, only what
+// Engine.relevant reads of it (standingRecord).
+func (c *Compiled) hit(d int, cand *candidate, pre *precomputed, standing bool) (Hit, error) {
 	e := c.doc(d)
 	b, ok := c.slice(e.candOff, e.candLen)
 	if !ok || int(e.layer) >= len(c.h.Layers) || int(e.typ) >= len(c.h.Types) {
 		return Hit{}, errors.New("activation index: a record out of bounds")
+	}
+	if standing {
+		path, _, _ := strings.Cut(c.key(e), "\x00")
+		layer, typ := c.h.Layers[e.layer], c.h.Types[e.typ]
+		if err := c.standingRecord(b, cand, d, path, layer, typ); err != nil {
+			return Hit{}, fmt.Errorf("activation index: record %d: %w", d, err)
+		}
+		c.mu.Lock()
+		c.byPath[path] = d
+		c.mu.Unlock()
+		return Hit{Path: path, ID: cand.id, Layer: layer, Type: typ, Title: cand.title, Description: cand.description, cand: cand}, nil
 	}
 	var r candRecord
 	if err := r.unmarshal(b); err != nil {
@@ -1240,7 +1334,7 @@ func (c *Compiled) hit(d int) (Hit, error) {
 	c.byPath[path] = d
 	c.mu.Unlock()
 	return Hit{Path: path, ID: r.ID, Layer: layer, Type: typ, Title: r.Title, Description: r.Description,
-		cand: r.candidate(path, layer, typ, c.h.Meta.TaxonomyKey)}, nil
+		cand: r.candidate(cand, pre, path, layer, typ, c.h.Meta.TaxonomyKey)}, nil
 }
 
 // item decodes the item record of the document at path, one this index
@@ -1250,7 +1344,7 @@ func (c *Compiled) item(root, path string) (itemRecord, bool) {
 	c.mu.Lock()
 	d, ok := c.byPath[path]
 	c.mu.Unlock()
-	if !ok {
+	if !ok || c.data == nil {
 		return itemRecord{}, false
 	}
 	e := c.doc(d)
@@ -1260,7 +1354,7 @@ func (c *Compiled) item(root, path string) (itemRecord, bool) {
 	}
 	b, ok := c.slice(e.itemOff, e.itemLen)
 	var r itemRecord
-	if !ok || len(b) == 0 || json.Unmarshal(b, &r) != nil {
+	if !ok || r.unmarshal(b) != nil {
 		return itemRecord{}, false
 	}
 	return r, true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/config"
+	"github.com/kbmem/kb/observations"
 )
 
 // The candidate record's binary form: a hook decodes up to a thousand of
@@ -24,7 +25,7 @@ func (r *candRecord) marshal() []byte {
 	for _, s := range []string{r.ID, r.Title, r.Description, r.Status, r.Text, r.Lesson, r.Trigger, r.Excerpt, r.Author, r.Said} {
 		e.str(s)
 	}
-	for _, l := range [][]string{r.Types, r.Phrases, r.Projects, r.TrigTypes, r.OwnTypes} {
+	for _, l := range [][]string{r.Types, r.Phrases, r.Projects, r.TrigTypes, r.OwnTypes, r.TrigPrograms, r.SpecificTools, r.MatchStems, r.LessonStems, r.OwnStems} {
 		e.strs(l)
 	}
 	e.uint(uint64(len(r.Files)))
@@ -36,6 +37,7 @@ func (r *candRecord) marshal() []byte {
 	e.f64(r.Sessions)
 	e.flag(r.FromSession)
 	e.flag(r.Pasted)
+	e.flag(r.Negated)
 	for _, sigs := range [][]sigRecord{r.SigsSaid, r.SigsLesson} {
 		e.uint(uint64(len(sigs)))
 		for _, g := range sigs {
@@ -54,7 +56,7 @@ func (r *candRecord) unmarshal(b []byte) error {
 	for _, p := range []*string{&r.ID, &r.Title, &r.Description, &r.Status, &r.Text, &r.Lesson, &r.Trigger, &r.Excerpt, &r.Author, &r.Said} {
 		*p = d.str()
 	}
-	for _, p := range []*[]string{&r.Types, &r.Phrases, &r.Projects, &r.TrigTypes, &r.OwnTypes} {
+	for _, p := range []*[]string{&r.Types, &r.Phrases, &r.Projects, &r.TrigTypes, &r.OwnTypes, &r.TrigPrograms, &r.SpecificTools, &r.MatchStems, &r.LessonStems, &r.OwnStems} {
 		*p = d.strs()
 	}
 	if n := d.count(); n > 0 {
@@ -67,6 +69,7 @@ func (r *candRecord) unmarshal(b []byte) error {
 	r.Sessions = d.f64()
 	r.FromSession = d.flag()
 	r.Pasted = d.flag()
+	r.Negated = d.flag()
 	for _, p := range []*[]sigRecord{&r.SigsSaid, &r.SigsLesson} {
 		if n := d.count(); n > 0 {
 			*p = make([]sigRecord, n)
@@ -141,6 +144,14 @@ func (d *recDecoder) str() string {
 	}
 	d.b = d.b[n:]
 	return s
+}
+
+func (d *recDecoder) skipStr() { d.b = d.b[d.count():] }
+
+func (d *recDecoder) skipStrs() {
+	for n := d.count(); n > 0; n-- {
+		d.skipStr()
+	}
 }
 
 func (d *recDecoder) strs() []string {
@@ -251,4 +262,165 @@ func (e *recEncoder) int(v int64) { e.uint(uint64(v<<1) ^ uint64(v>>63)) }
 func (d *recDecoder) int() int64 {
 	u := d.uint()
 	return int64(u>>1) ^ -int64(u&1)
+}
+
+// The item record's binary form: a hook decodes one per item it shows,
+// and encoding/json spent most of a PreToolUse's decoding on them (its
+// reflection over Observation's fields). A kind byte (itemNone: tried,
+// the hook reads the file; itemObs; itemDoc), then the fields in a fixed
+// order, as the candidate record writes them; a time is its
+// MarshalBinary form, as a string. TestItemRecordRoundTrip fills every
+// field by reflection, so that a field added to Observation or docRecord
+// and not written here fails it.
+
+const (
+	itemNone byte = iota
+	itemObs
+	itemDoc
+)
+
+func (r *itemRecord) marshal() ([]byte, error) {
+	var e recEncoder
+	switch {
+	case r.Obs != nil:
+		e.b = append(e.b, itemObs)
+		if err := e.observation(r.Obs); err != nil {
+			return nil, err
+		}
+	case r.Doc != nil:
+		e.b = append(e.b, itemDoc)
+		d := r.Doc
+		for _, s := range []string{d.Type, d.Title, d.Description, d.Body, d.Created, d.Updated} {
+			e.str(s)
+		}
+	default:
+		e.b = append(e.b, itemNone)
+	}
+	return e.b, nil
+}
+
+func (r *itemRecord) unmarshal(b []byte) error {
+	if len(b) == 0 {
+		return errRecord
+	}
+	d := recDecoder{b: b[1:], s: string(b[1:])}
+	*r = itemRecord{}
+	switch b[0] {
+	case itemNone:
+	case itemObs:
+		r.Obs = d.observation()
+	case itemDoc:
+		r.Doc = &docRecord{}
+		for _, p := range []*string{&r.Doc.Type, &r.Doc.Title, &r.Doc.Description, &r.Doc.Body, &r.Doc.Created, &r.Doc.Updated} {
+			*p = d.str()
+		}
+	default:
+		return errRecord
+	}
+	if d.bad || len(d.b) != 0 {
+		*r = itemRecord{}
+		return errRecord
+	}
+	return nil
+}
+
+func (e *recEncoder) observation(o *observations.Observation) error {
+	for _, s := range []string{o.ID, o.Type, o.Title, o.Description, o.Lifecycle, o.Status, o.Author, o.Origin,
+		o.SupersededBy, o.Trigger, o.ActionType, o.Lesson, o.Consequence, o.Domain, o.Statement, o.Goal,
+		o.Question, o.Chosen, o.Approach, o.Failure, o.FollowedBy, o.Claim, o.Marker, o.Excerpt} {
+		e.str(s)
+	}
+	for _, l := range [][]string{o.Signals, o.Projects, o.Supersedes, o.ActionTypes, o.Steps, o.Reasons, o.References} {
+		e.strs(l)
+	}
+	for _, v := range []float64{o.Confidence, o.Importance, o.Consistency} {
+		e.f64(v)
+	}
+	for _, v := range []int{o.Sessions, o.Accepts, o.Rejects} {
+		e.int(int64(v))
+	}
+	for _, t := range []time.Time{o.FirstSeen, o.LastSeen, o.Reviewed} {
+		if err := e.time(t); err != nil {
+			return err
+		}
+	}
+	e.flag(o.Answered)
+	e.uint(uint64(len(o.Sources)))
+	for _, s := range o.Sources {
+		e.str(s.Session)
+		e.int(int64(s.From))
+		e.int(int64(s.To))
+		if err := e.time(s.Time); err != nil {
+			return err
+		}
+	}
+	e.uint(uint64(len(o.Alternatives)))
+	for _, a := range o.Alternatives {
+		e.str(a.Name)
+		e.str(a.Reasoning)
+	}
+	return nil
+}
+
+func (d *recDecoder) observation() *observations.Observation {
+	o := &observations.Observation{}
+	for _, p := range []*string{&o.ID, &o.Type, &o.Title, &o.Description, &o.Lifecycle, &o.Status, &o.Author, &o.Origin,
+		&o.SupersededBy, &o.Trigger, &o.ActionType, &o.Lesson, &o.Consequence, &o.Domain, &o.Statement, &o.Goal,
+		&o.Question, &o.Chosen, &o.Approach, &o.Failure, &o.FollowedBy, &o.Claim, &o.Marker, &o.Excerpt} {
+		*p = d.str()
+	}
+	for _, p := range []*[]string{&o.Signals, &o.Projects, &o.Supersedes, &o.ActionTypes, &o.Steps, &o.Reasons, &o.References} {
+		*p = d.strs()
+	}
+	for _, p := range []*float64{&o.Confidence, &o.Importance, &o.Consistency} {
+		*p = d.f64()
+	}
+	for _, p := range []*int{&o.Sessions, &o.Accepts, &o.Rejects} {
+		*p = int(d.int())
+	}
+	for _, p := range []*time.Time{&o.FirstSeen, &o.LastSeen, &o.Reviewed} {
+		*p = d.time()
+	}
+	o.Answered = d.flag()
+	if n := d.count(); n > 0 {
+		o.Sources = make([]observations.SourceRef, n)
+		for i := range o.Sources {
+			s := &o.Sources[i]
+			s.Session = d.str()
+			s.From = int(d.int())
+			s.To = int(d.int())
+			s.Time = d.time()
+		}
+	}
+	if n := d.count(); n > 0 {
+		o.Alternatives = make([]observations.Alternative, n)
+		for i := range o.Alternatives {
+			o.Alternatives[i] = observations.Alternative{Name: d.str(), Reasoning: d.str()}
+		}
+	}
+	return o
+}
+
+// time writes t as MarshalBinary does (its instant and zone offset, as
+// encoding/json's RFC 3339 form keeps them); the zero time as "".
+func (e *recEncoder) time(t time.Time) error {
+	if t.IsZero() {
+		e.str("")
+		return nil
+	}
+	b, err := t.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	e.str(string(b))
+	return nil
+}
+
+func (d *recDecoder) time() time.Time {
+	s := d.str()
+	var t time.Time
+	if s != "" && t.UnmarshalBinary([]byte(s)) != nil {
+		d.bad = true
+	}
+	return t
 }

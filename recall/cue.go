@@ -60,8 +60,15 @@ func buildCue(tax *observations.Taxonomy, q Query) *cue { return buildCueLex(tax
 // runScriptRE is the script an interpreter runs in a command.
 var runScriptRE = textutil.Lazy(`(?:^|[\s;&|("'])(?:python3?|node|ruby|bash|sh|zsh|perl|php|deno run|bun run|bun|go run|ts-node|tsx)\s+(?:-\S+\s+)*(?:\S*/)?([\w.-]+\.(?:py|js|mjs|cjs|ts|rb|sh|pl|php|go))\b`)
 
+// runScriptExts are the extensions runScriptRE's script ends with: a
+// command without one runs no script, and the expression is not compiled.
+var runScriptExts = []string{".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh", ".pl", ".php", ".go"}
+
 // withoutRunScripts is files less the scripts cmd runs.
 func withoutRunScripts(files []fileRef, cmd string) []fileRef {
+	if !slices.ContainsFunc(runScriptExts, func(x string) bool { return strings.Contains(cmd, x) }) {
+		return files
+	}
 	run := map[string]bool{}
 	for _, m := range runScriptRE.FindAllStringSubmatch(cmd, -1) {
 		run[m[1]] = true
@@ -387,7 +394,7 @@ func programsOf(cmd string) []string {
 		}
 		return p
 	}
-	for _, part := range shellSplitRE.Split(strings.NewReplacer("\n", ";", "$(", ";", "`", ";").Replace(cmd), -1) {
+	for _, part := range splitShell(strings.NewReplacer("\n", ";", "$(", ";", "`", ";").Replace(cmd)) {
 		fields := strings.Fields(part)
 		for i, f := range fields {
 			if f == "sudo" || f == "env" || f == "time" || f == "nice" || f == "exec" || strings.Contains(f, "=") || strings.HasPrefix(f, "-") {

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"time"
 
@@ -43,6 +44,8 @@ func (e *Engine) Recall(ctx context.Context, q Query) (*Result, error) {
 	}
 	semantic := e.semanticOn(q, cue)
 	if semantic {
+		// The semantic layer compares every candidate's text.
+		cands = slices.DeleteFunc(cands, func(c *candidate) bool { return !c.load() })
 		cands = e.semanticPool(cands)
 	}
 	if err := ctx.Err(); err != nil {
@@ -159,6 +162,10 @@ func (e *Engine) read(relevant []*candidate, cue *cue, q Query, high map[string]
 	for _, c := range relevant {
 		kd := kindOf(c.layer, c.typ)
 		if perKind[kd] >= maxReadPerKind {
+			skipped++
+			continue
+		}
+		if !c.load() {
 			skipped++
 			continue
 		}

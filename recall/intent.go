@@ -214,8 +214,10 @@ func inspection(cmd string) bool {
 		return false
 	}
 	// Quoted words are arguments: a "|" inside a quoted pattern is no pipe.
-	cmd = quotedRE.ReplaceAllString(cmd, "ARG")
-	for _, part := range shellSplitRE.Split(cmd, -1) {
+	if strings.ContainsAny(cmd, `"'`) {
+		cmd = quotedRE.ReplaceAllString(cmd, "ARG")
+	}
+	for _, part := range splitShell(cmd) {
 		f := strings.Fields(part)
 		if len(f) == 0 {
 			continue
@@ -241,6 +243,16 @@ func inspection(cmd string) bool {
 		}
 	}
 	return true
+}
+
+// splitShell splits cmd at its shell operators (shellSplitRE), without
+// compiling the expression for a command that has none (a hook's usual
+// call).
+func splitShell(cmd string) []string {
+	if !strings.ContainsAny(cmd, ";|&") {
+		return []string{cmd}
+	}
+	return shellSplitRE.Split(cmd, -1)
 }
 
 var (

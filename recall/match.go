@@ -2,6 +2,7 @@ package recall
 
 import (
 	"github.com/kbmem/kb/internal/textutil"
+	"maps"
 	"math"
 	"path"
 	"slices"
@@ -29,32 +30,50 @@ const (
 	sameFileScore = 0.85
 )
 
-// lessonOverlap counts the cue's stems in the lesson text.
-// Words of the matched action type itself ("git", "push" for git:push)
-// are no extra support.
-func lessonOverlap(cu *cue, lesson, matched string) int {
+// lessonOverlap counts the cue's stems among a lesson's (lessonStems,
+// ownStems). Words of the matched action type itself ("git", "push" for
+// git:push) are no extra support.
+func lessonOverlap(cu *cue, lesson wordSet, matched string) int {
 	return overlapIn(cu.tokens, lesson, matched)
 }
 
 // namedOverlap is lessonOverlap over what the call names (cue.named), not
 // the content it writes.
-func namedOverlap(cu *cue, lesson, matched string) int {
+func namedOverlap(cu *cue, lesson wordSet, matched string) int {
 	if cu.named == nil {
 		return lessonOverlap(cu, lesson, matched)
 	}
 	return overlapIn(cu.named, lesson, matched)
 }
 
-func overlapIn(tokens map[string]bool, lesson, matched string) int {
+func overlapIn(tokens map[string]bool, lesson wordSet, matched string) int {
 	typeWords := stemSet(strings.NewReplacer(":", " ", "-", " ").Replace(matched))
 	n := 0
-	for s := range stemSet(lesson) {
+	for _, s := range lesson {
 		if tokens[s] && !typeWords[s] {
 			n++
 		}
 	}
 	return n
 }
+
+// lessonStems are the stems of the lesson, sorted; ownStems those of its
+// own words (withoutObject). The activation index holds both.
+func (c *candidate) lessonStems() wordSet {
+	if c.pre != nil {
+		return c.pre.lessonStems
+	}
+	return stemsOf(c.lesson)
+}
+
+func (c *candidate) ownStems() wordSet {
+	if c.pre != nil {
+		return c.pre.ownStems
+	}
+	return stemsOf(withoutObject(c.lesson))
+}
+
+func stemsOf(text string) wordSet { return wordSet(slices.Sorted(maps.Keys(stemSet(text)))) }
 
 // follows reports whether the proposal only matches c through a type the
 // lesson's own advice brought in, while running the program the lesson
@@ -430,10 +449,8 @@ func lastName(span string) string {
 // that advises one git command over another names git on both sides).
 func (cu *cue) followsProgram(c *candidate) string {
 	corrected := map[string]bool{}
-	for _, m := range backtickRE.FindAllStringSubmatch(c.trigger, -1) {
-		for _, p := range programsOf(m[1]) {
-			corrected[p] = true
-		}
+	for _, p := range c.triggerPrograms() {
+		corrected[p] = true
 	}
 	for _, s := range c.lessonSignatures() {
 		if s.prohibited {
@@ -458,17 +475,74 @@ func (cu *cue) followsProgram(c *candidate) string {
 	return ""
 }
 
+// negated reports whether the lesson holds a negation or a removal
+// (negRE); the activation index holds it, so that a hook runs the
+// expression over no lesson.
+func (c *candidate) negated() bool {
+	if c.pre != nil {
+		return c.pre.negated
+	}
+	return negRE.MatchString(c.lesson)
+}
+
+// matchStems are the stems matchWords compares: of the candidate's text,
+// or of its lesson for a typed candidate with a trigger; sorted. The
+// activation index holds them.
+func (c *candidate) matchStems() wordSet {
+	if c.pre != nil {
+		return c.pre.matchStems
+	}
+	text := c.text
+	if len(c.types) > 0 && c.trigger != "" {
+		text = c.lesson
+	}
+	return stemsOf(text)
+}
+
+// wordSet is a sorted set of words.
+type wordSet []string
+
+func (s wordSet) has(w string) bool { _, ok := slices.BinarySearch(s, w); return ok }
+
+// specificTools are the words cue.specific takes for the tools the lesson
+// names: the call kb quoted (the trigger, the "(about ...)") names the
+// lesson's tool only for a lesson that prohibits something ("don't do
+// that" after `npm install`), not for one that asks for something else
+// ("reuse session_nav.html for that"); so the lesson's own words, or all
+// of its text for a lesson without a trigger or with a negation. The
+// activation index holds them.
+func (c *candidate) specificTools() wordSet {
+	if c.pre != nil {
+		return c.pre.specificTools
+	}
+	named := toolWords(withoutObject(c.lesson), map[string]bool{})
+	if c.trigger == "" || c.negated() {
+		named = namedTools(c)
+	}
+	return wordSet(slices.Sorted(maps.Keys(named)))
+}
+
+// triggerPrograms are the programs the commands the trigger quotes run
+// (`npm install`: npm); the activation index holds them.
+func (c *candidate) triggerPrograms() []string {
+	if c.pre != nil {
+		return c.pre.trigPrograms
+	}
+	var out []string
+	for _, m := range backtickRE.FindAllStringSubmatch(c.trigger, -1) {
+		out = append(out, programsOf(m[1])...)
+	}
+	return out
+}
+
 // matchWords measures lexical overlap, as a precision check on lexical
 // retrieval: the shared stems (c.overlap), their number and the share of
 // the candidate's stems they cover. The trigger of a typed candidate
 // quotes the corrected command: its words (flags, program names) are what
 // the action type already compared, so only the lesson's words count.
 func (cu *cue) matchWords(c *candidate) (n int, cov float64) {
-	cs := stemSet(c.text)
-	if len(c.types) > 0 && c.trigger != "" {
-		cs = stemSet(c.lesson)
-	}
-	for s := range cs {
+	cs := c.matchStems()
+	for _, s := range cs {
 		if cu.tokens[s] {
 			c.overlap = append(c.overlap, s)
 		}
@@ -500,27 +574,20 @@ func (cu *cue) specific(c *candidate) bool {
 	if !broadTypes[c.matchedAT] && !broadTypes[c.candAT] {
 		return true
 	}
-	// The lesson's own words: less the "(about ...)" extraction added to
-	// resolve a "that", which quotes the corrected call as the trigger
-	// does.
-	own := withoutObject(c.lesson)
 	if len(cu.programs) > 0 {
 		// The call kb quoted (the trigger, the "(about ...)") names the
 		// lesson's tool only for a lesson that prohibits something
 		// ("don't do that" after `npm install`), not for one that asks
 		// for something else ("reuse session_nav.html for that").
-		named := toolWords(own, map[string]bool{})
-		if c.trigger == "" || negRE.MatchString(c.lesson) {
-			named = namedTools(c)
-		}
+		named := c.specificTools()
 		for _, p := range cu.programs {
 			for _, t := range toolFamily(p) {
-				if named[t] {
+				if named.has(t) {
 					return true
 				}
 			}
 		}
-		if namesOtherTools(named, cu.programs) {
+		if namesOtherTools(named.has, cu.programs) {
 			return false // a lesson about another ecosystem's tools
 		}
 	}
@@ -536,7 +603,10 @@ func (cu *cue) specific(c *candidate) bool {
 		// code, not on every commit.
 		return true
 	}
-	return namedOverlap(cu, own, c.matchedAT) >= minGeneralOverlap
+	// The lesson's own words: less the "(about ...)" extraction added to
+	// resolve a "that", which quotes the corrected call as the trigger
+	// does.
+	return namedOverlap(cu, c.ownStems(), c.matchedAT) >= minGeneralOverlap
 }
 
 // sameDomainVerb reports whether one of types has the domain:verb of t.
@@ -566,7 +636,7 @@ func (c *candidate) ownTypes(tax *observations.Taxonomy) []string {
 
 // namesOtherTools reports whether named holds a tool of a family none of
 // programs belongs to, and programs hold one of a known family.
-func namesOtherTools(named map[string]bool, programs []string) bool {
+func namesOtherTools(named func(string) bool, programs []string) bool {
 	mine := -1
 	for i, f := range toolFamilies {
 		for _, p := range programs {
@@ -583,7 +653,7 @@ func namesOtherTools(named map[string]bool, programs []string) bool {
 			continue
 		}
 		for _, t := range f {
-			if named[t] && !plainWordTools[t] {
+			if named(t) && !plainWordTools[t] {
 				return true
 			}
 		}
@@ -664,8 +734,8 @@ func toolWords(text string, set map[string]bool) map[string]bool {
 // is what the lesson advises, an incidental type, or a question that names
 // nothing of the lesson.
 func (cu *cue) ruledOut(c *candidate, generalized bool) bool {
-	return generalized && lessonOverlap(cu, c.lesson, c.matchedAT) < minGeneralOverlap || cu.follows(c) || cu.incidental(c) || cu.advised(c) ||
-		cu.question && lessonOverlap(cu, c.lesson, c.matchedAT) == 0
+	return generalized && lessonOverlap(cu, c.lessonStems(), c.matchedAT) < minGeneralOverlap || cu.follows(c) || cu.incidental(c) || cu.advised(c) ||
+		cu.question && lessonOverlap(cu, c.lessonStems(), c.matchedAT) == 0
 }
 
 // triggerTypes are the action types the candidate's trigger classifies

@@ -1,9 +1,8 @@
 package config
 
 import (
-	"encoding/json"
 	"fmt"
-	"hash/crc64"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,8 +19,8 @@ type Snapshot struct {
 	Stamp string `json:"stamp"` // FileStamp of kb.yaml
 	// Key is the snapshotKey of the program that took it: a program with
 	// other settings or other defaults parses kb.yaml itself.
-	Key    string          `json:"key"`
-	Config json.RawMessage `json:"config"` // the Config, as JSON
+	Key    string `json:"key"`
+	Config []byte `json:"config"` // the Config, in its binary form (snapcodec.go)
 }
 
 // snapshotKey identifies what a Config means to this program: the shape
@@ -32,7 +31,7 @@ type Snapshot struct {
 var snapshotKey = sync.OnceValue(shapeKey)
 
 func shapeKey() string {
-	h := crc64.New(crc64.MakeTable(crc64.ECMA))
+	h := fnv.New64a() // no table to build: a hook computes it once a call
 	put := func(s ...string) {
 		for _, x := range s {
 			h.Write([]byte(x))
@@ -59,6 +58,7 @@ func shapeKey() string {
 		}
 		put(")")
 	}
+	put("binary 1") // the form the Config is written in (snapcodec.go)
 	walk(reflect.TypeFor[Config]())
 	h.Write([]byte(DefaultConfigYAML))
 	return strconv.FormatUint(h.Sum64(), 36)
@@ -88,7 +88,7 @@ func TakeSnapshot(root string) (Snapshot, bool) {
 	if err != nil || FileStamp(root) != before {
 		return Snapshot{}, false
 	}
-	b, err := json.Marshal(c)
+	b, err := encodeConfig(&c)
 	if err != nil {
 		return Snapshot{}, false
 	}
@@ -101,7 +101,7 @@ func TakeSnapshot(root string) (Snapshot, bool) {
 func LoadSnapshot(root string, s Snapshot) (Config, error) {
 	if s.Current(root) {
 		var c Config
-		if json.Unmarshal(s.Config, &c) == nil {
+		if decodeConfig(s.Config, &c) == nil {
 			return c, nil
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/kbmem/kb/internal/fill"
 )
 
 func writeKB(t *testing.T, dir, yaml string, mtime time.Time) {
@@ -17,6 +19,17 @@ func writeKB(t *testing.T, dir, yaml string, mtime time.Time) {
 	if err := os.Chtimes(p, mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// budget7 is c with a recall budget of 7, in the snapshot's form.
+func budget7(t *testing.T, c Config) []byte {
+	t.Helper()
+	c.Recall.Budget = 7
+	b, err := encodeConfig(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // A snapshot reads back as the Config Load parses, while kb.yaml is
@@ -46,7 +59,7 @@ func TestSnapshot(t *testing.T) {
 		// The same file, read from the snapshot even if it says otherwise:
 		// the stamp decides.
 		s2 := s
-		s2.Config = []byte(`{"Recall":{"Budget":7}}`)
+		s2.Config = budget7(t, want)
 		if got, _ := LoadSnapshot(dir, s2); got.Recall.Budget != 7 {
 			t.Fatalf("an unchanged stamp did not read the snapshot: %+v", got.Recall)
 		}
@@ -55,7 +68,7 @@ func TestSnapshot(t *testing.T) {
 	// A snapshot of a kb with other settings or defaults is not read.
 	other := s
 	other.Key = "another kb"
-	other.Config = []byte(`{"Recall":{"Budget":7}}`)
+	other.Config = budget7(t, Config{})
 	if got, _ := LoadSnapshot(dir, other); got.Recall.Budget == 7 {
 		t.Fatal("a snapshot of another key was read")
 	}
@@ -87,5 +100,38 @@ func TestSnapshot(t *testing.T) {
 	os.Remove(filepath.Join(dir, File))
 	if _, err := LoadSnapshot(dir, s); err != ErrNoConfig {
 		t.Fatalf("no kb.yaml: %v", err)
+	}
+}
+
+// Every field of Config survives the snapshot's form, an empty list stays
+// empty and a missing one nil; a damaged or cut snapshot is refused.
+func TestSnapshotCodecRoundTrip(t *testing.T) {
+	var c Config
+	n := 0
+	if err := fill.Fill(reflect.ValueOf(&c).Elem(), &n); err != nil {
+		t.Fatal(err)
+	}
+	def, err := ParseConfig([]byte(DefaultConfigYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	def.Recall.HighConsequence = []string{}
+	for _, want := range []Config{c, {}, def} {
+		b, err := encodeConfig(&want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Config
+		if err := decodeConfig(b, &got); err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("round trip: %v\n got %+v\nwant %+v", err, got, want)
+		}
+		for i := range len(b) {
+			if decodeConfig(b[:i], &got) == nil {
+				t.Fatalf("a snapshot cut at %d of %d decoded", i, len(b))
+			}
+		}
+		if decodeConfig(append(b, 0), &got) == nil {
+			t.Fatal("a snapshot with bytes after it decoded")
+		}
 	}
 }

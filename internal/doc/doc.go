@@ -6,8 +6,9 @@
 //
 // It is a pure leaf: no file system access, no imports from the rest of kb.
 //
-//   - Parse splits frontmatter from body (github.com/adrg/frontmatter with a
-//     gopkg.in/yaml.v3 format, so keys keep their line numbers), decodes the
+//   - Parse splits frontmatter from body (its delimiter lines found as
+//     github.com/adrg/frontmatter found them, the YAML decoded by
+//     gopkg.in/yaml.v3 into nodes, so keys keep their line numbers), decodes the
 //     known keys with type checks, and extracts links and inline #tags from
 //     the body in one goldmark pass that skips code.
 //   - Update changes only the frontmatter keys it is given (and optionally

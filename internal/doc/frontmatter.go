@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/adrg/frontmatter"
 	"github.com/kbmem/kb/internal/diag"
 	"gopkg.in/yaml.v3"
 )
@@ -40,19 +39,35 @@ const (
 	msgNotMapping   = "frontmatter is not a mapping of keys to values"
 )
 
-// yamlFormat is the adrg/frontmatter format for `---` YAML blocks. Its
-// unmarshal function decodes into a *yaml.Node so that positions survive.
-func yamlFormat(captured *[]byte, yerr *error) *frontmatter.Format {
-	return frontmatter.NewFormat("---", "---", func(data []byte, v any) (err error) {
-		*captured = data
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("yaml: internal error: %v", r)
-			}
-			*yerr = err
-		}()
-		return yaml.Unmarshal(data, v.(*yaml.Node))
-	})
+// unmarshalYAML decodes a frontmatter block into a *yaml.Node, so that
+// positions survive; a panic of the decoder is an error.
+func unmarshalYAML(data []byte, node *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: internal error: %v", r)
+		}
+	}()
+	return yaml.Unmarshal(data, node)
+}
+
+// closingDelimiter finds the line that closes a frontmatter block in rest,
+// whose first line (open bytes) opened it: the first line after it that is
+// "---" once trimmed of white space, as adrg/frontmatter found it (kb used
+// it before; its init cost every hook process gopkg.in/yaml.v2's). It
+// returns the YAML between the two and where the closing line ends; false
+// when no line closes the block.
+func closingDelimiter(rest []byte, open int) (data []byte, end int, ok bool) {
+	for pos := open; pos < len(rest); {
+		next := len(rest)
+		if i := bytes.IndexByte(rest[pos:], '\n'); i >= 0 {
+			next = pos + i + 1
+		}
+		if string(bytes.TrimSpace(rest[pos:next])) == "---" {
+			return rest[open:pos], next, true
+		}
+		pos = next
+	}
+	return nil, 0, false
 }
 
 // locate splits src into BOM, frontmatter and body and parses the YAML. The
@@ -77,30 +92,17 @@ func locate(src []byte) (*layout, error) {
 	l.dataStart = l.bom + len(first)
 	l.dataLine = 2
 
-	var data []byte
-	var yerr error
-	var node yaml.Node
-	called := false
-	format := yamlFormat(&data, &yerr)
-	inner := format.Unmarshal
-	format.Unmarshal = func(b []byte, v any) error { called = true; return inner(b, v) }
-	body, err := frontmatter.Parse(bytes.NewReader(rest), &node, format)
-	if err != nil {
-		if yerr != nil && called {
-			return nil, yamlParseError(yerr, data, l.dataLine)
-		}
-		return nil, &ParseError{Line: 1, Msg: "frontmatter: " + err.Error()}
-	}
-	if !called {
+	data, end, ok := closingDelimiter(rest, len(first))
+	if !ok {
 		return nil, &ParseError{Line: 1, Msg: msgUnterminated}
 	}
-	l.dataEnd = l.dataStart + len(data)
-	l.closeEnd = len(src) - len(body)
-	if l.closeEnd < l.dataEnd || l.dataEnd > len(src) {
-		// Cannot happen with adrg/frontmatter's parser; refuse rather than
-		// slice out of range.
-		return nil, &ParseError{Line: 1, Msg: "frontmatter: inconsistent delimiters"}
+	var node yaml.Node
+	if err := unmarshalYAML(data, &node); err != nil {
+		return nil, yamlParseError(err, data, l.dataLine)
 	}
+	body := rest[end:]
+	l.dataEnd = l.dataStart + len(data)
+	l.closeEnd = l.bom + end
 	l.bodyStart = l.closeEnd
 	switch {
 	case bytes.HasPrefix(body, []byte("\r\n")):
