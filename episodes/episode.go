@@ -12,6 +12,7 @@ import (
 
 	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/markdown"
 	"github.com/kbmem/kb/internal/textutil"
 )
 
@@ -87,7 +88,7 @@ func Render(e *Episode) ([]byte, error) {
 	}
 	// The digest is taken over the file as it reads back, so that Edited
 	// sees exactly what it hashed.
-	d, err := doc.Parse("", out)
+	d, err := markdown.Parse("", out)
 	if err != nil {
 		return nil, fmt.Errorf("render episode %s: %w", e.ID, err)
 	}
@@ -148,7 +149,7 @@ func renderBody(e *Episode) string {
 // carry a hash of their bytes instead (byteDigest): either one matching
 // means unedited.
 func Edited(src []byte) bool {
-	d, err := doc.Parse("", src)
+	d, err := markdown.Parse("", src)
 	if err != nil {
 		return true
 	}
@@ -175,7 +176,7 @@ type ParseError = diag.Problem
 // Parse reads an episode file. Missing fields stay empty; a field of the
 // wrong shape or a file of another type is a *ParseError with its line.
 func Parse(path string, src []byte) (*Episode, error) {
-	d, err := doc.Parse(path, src)
+	d, err := markdown.Parse(path, src)
 	if err != nil {
 		var pe *doc.ParseError
 		if ok := asParseError(err, &pe); ok {

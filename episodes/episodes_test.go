@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/markdown"
 	"github.com/kbmem/kb/observations"
 	"github.com/kbmem/kb/traces"
 )
@@ -265,7 +266,7 @@ func TestEditedReadsBothDigests(t *testing.T) {
 	if Edited(now) {
 		t.Error("fresh render reads as edited")
 	}
-	d, _ := doc.Parse("", now)
+	d, _ := markdown.Parse("", now)
 	if d.Fields[DigestKey] != doc.Digest(d.Fields, d.Body, nil, nil) {
 		t.Errorf("Render's digest %v is not doc.Digest", d.Fields[DigestKey])
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/markdown"
 )
 
 // Dir is the layer's directory in a KB root: one markdown file per
@@ -36,7 +37,7 @@ func ParseFile(rel string, b []byte) (*File, *diag.Problem) {
 		return nil, p
 	}
 	body := ""
-	if d, err := doc.Parse(rel, b); err == nil {
+	if d, err := markdown.Parse(rel, b); err == nil {
 		body = d.Body
 	}
 	return &File{Episode: e, Path: rel, Edited: Edited(b), Body: body}, nil

@@ -12,8 +12,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/gitx"
+	"github.com/kbmem/kb/internal/markdown"
 	"github.com/kbmem/kb/library"
 	"github.com/kbmem/kb/observations"
 )
@@ -238,7 +238,7 @@ func TestPromoteFixture(t *testing.T) {
 		if got := strings.Join(shortSessions(g.Sessions), ","); got != strings.Join(w.sessions, ",") {
 			t.Errorf("%s: sessions %s, want %v", g.Title, got, w.sessions)
 		}
-		d, err := doc.Parse(g.Path, g.Content)
+		d, err := markdown.Parse(g.Path, g.Content)
 		if err != nil {
 			t.Fatalf("%s does not parse: %v\n%s", g.Path, err, g.Content)
 		}
@@ -262,7 +262,7 @@ func TestPromoteFixture(t *testing.T) {
 	}
 	if sk := dry.Graduations[3].Skill; sk == nil || !strings.HasPrefix(sk.Path, ".claude/skills/") {
 		t.Errorf("procedure without skill: %+v", sk)
-	} else if d, err := doc.Parse(sk.Path, sk.Content); err != nil || d.Fields["name"] != sk.Name || d.Fields["description"] == nil {
+	} else if d, err := markdown.Parse(sk.Path, sk.Content); err != nil || d.Fields["name"] != sk.Name || d.Fields["description"] == nil {
 		t.Errorf("skill frontmatter: %v %v", err, sk.Content)
 	}
 	if !strings.Contains(dry.Diff, "+++ b/.kb/library/conventions/") || !strings.Contains(dry.Diff, "AGENTS.md") {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/markdown"
 	"github.com/kbmem/kb/library"
 	"github.com/kbmem/kb/observations"
 	"github.com/kbmem/kb/recall"
@@ -57,7 +58,7 @@ func (k *KB) Why(ctx context.Context, query string, limit int) (*WhyAnswer, erro
 		if err != nil {
 			return nil, err // deleted since it was indexed (or a path out of the KB)
 		}
-		return doc.Parse(p, b)
+		return markdown.Parse(p, b)
 	})
 	return ans, nil
 }

@@ -5,11 +5,12 @@ import (
 
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/links"
+	"github.com/kbmem/kb/internal/markdown"
 )
 
 func TestLint(t *testing.T) {
 	parse := func(path, src string) *doc.Document {
-		d, err := doc.Parse(path, []byte(src))
+		d, err := markdown.Parse(path, []byte(src))
 		if err != nil {
 			t.Fatal(err)
 		}

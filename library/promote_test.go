@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/markdown"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -55,7 +55,7 @@ func TestPlanPromotionsRules(t *testing.T) {
 	if grads[2].Skill == nil || grads[3].Skill != nil {
 		t.Errorf("skills: %v %v", grads[2].Skill, grads[3].Skill)
 	}
-	d, err := doc.Parse(grads[0].Path, grads[0].Content)
+	d, err := markdown.Parse(grads[0].Path, grads[0].Content)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestDraftADR(t *testing.T) {
 			t.Errorf("draft lacks %q:\n%s", want, body)
 		}
 	}
-	if _, err := doc.Parse(c.RelPath, c.Content); err != nil {
+	if _, err := markdown.Parse(c.RelPath, c.Content); err != nil {
 		t.Error(err)
 	}
 }

@@ -59,7 +59,7 @@ func ReadHoldings(root, dir, prefix string) Holdings {
 		if err != nil {
 			return nil
 		}
-		dd, err := doc.Parse(rel, b)
+		dd, err := doc.ParseFrontmatter(rel, b)
 		if err != nil {
 			return nil
 		}

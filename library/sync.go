@@ -48,7 +48,7 @@ func Sync(in SyncInput) (*SyncResult, error) {
 			if err != nil {
 				continue
 			}
-			d, err := doc.Parse(p, content)
+			d, err := doc.ParseFrontmatter(p, content)
 			if err != nil {
 				continue
 			}

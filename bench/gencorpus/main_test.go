@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/markdown"
 )
 
 func readTree(t *testing.T, root string) map[string][]byte {
@@ -88,7 +89,7 @@ func TestNotesAreValid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := doc.Parse(rel, b)
+		d, err := markdown.Parse(rel, b)
 		if err != nil {
 			t.Fatalf("%s: %v", rel, err)
 		}

@@ -122,21 +122,17 @@ func ParseTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("date %q is neither YYYY-MM-DD nor RFC 3339", s)
 }
 
-// Parse parses a markdown document with optional YAML frontmatter. path is
-// only recorded (and used in errors); src is not modified. The error is
-// always a *ParseError.
-func Parse(path string, src []byte) (d *Document, err error) {
-	return parse(path, src, true)
-}
-
-// ParseFrontmatter is Parse without reading the body's markdown: Links and
-// the body's #tags stay empty. For callers that need only the fields and
-// the body text (observation files, recall), it skips the markdown parser.
+// ParseFrontmatter parses a markdown document with optional YAML
+// frontmatter: its fields, relations and body text. The body's markdown
+// (its links and #tags) is internal/markdown's to read (markdown.Parse):
+// goldmark, which that needs, is no package a hook links. path is only
+// recorded (and used in errors); src is not modified. The error is always
+// a *ParseError.
 func ParseFrontmatter(path string, src []byte) (*Document, error) {
-	return parse(path, src, false)
+	return parse(path, src)
 }
 
-func parse(path string, src []byte, body bool) (d *Document, err error) {
+func parse(path string, src []byte) (d *Document, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			d, err = nil, &ParseError{Path: path, Msg: fmt.Sprintf("internal error: %v", r)}
@@ -159,32 +155,6 @@ func parse(path string, src []byte, body bool) (d *Document, err error) {
 			return nil, withPath(err, path)
 		}
 	}
-	if !body {
-		return d, nil
-	}
-	scan, err := scanBody(src[l.bodyStart:], d.BodyLine)
-	if err != nil {
-		return nil, withPath(err, path)
-	}
-	d.Links = append(d.Links, scan.links...)
-	d.Tags = dedupeFold(append(d.Tags, scan.tags...))
-	text, pos, line := src[l.bodyStart:], 0, d.BodyLine
-	for _, r := range scan.fallback { // in order: lines are counted once
-		line += bytes.Count(text[pos:r.start], []byte("\n"))
-		from := line
-		line += bytes.Count(text[r.start:r.end], []byte("\n"))
-		pos = r.end
-		to := line
-		if r.end > r.start && text[r.end-1] == '\n' {
-			to--
-		}
-		if n := len(d.Fallback); n > 0 && d.Fallback[n-1].To+1 >= from {
-			d.Fallback[n-1].To = max(d.Fallback[n-1].To, to)
-			continue
-		}
-		d.Fallback = append(d.Fallback, LineRange{from, to})
-	}
-	sort.SliceStable(d.Links, func(i, j int) bool { return d.Links[i].Line < d.Links[j].Line })
 	return d, nil
 }
 
@@ -257,8 +227,8 @@ func (d *Document) fill(l *layout) error {
 		for _, it := range items {
 			// Obsidian properties hold links as "[[Note|alias]]".
 			if v := it.value; strings.HasPrefix(v, "[[") && strings.HasSuffix(v, "]]") && len(v) > 4 {
-				if w := parseWikiInner(v[2 : len(v)-2]); w != nil && w.target != "" {
-					it.value = w.target
+				if target, _, _, ok := SplitWiki(v[2 : len(v)-2]); ok && target != "" {
+					it.value = target
 				}
 			}
 			if it.value == "" {
@@ -475,4 +445,32 @@ func dedupeFold(in []string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// SplitWiki splits the inside of a wiki link, "target#heading|alias";
+// false when it names neither a target nor a heading.
+func SplitWiki(s string) (target, heading, alias string, ok bool) {
+	if i := strings.IndexByte(s, '|'); i >= 0 {
+		alias = strings.TrimSpace(s[i+1:])
+		s = s[:i]
+		// In tables the pipe is escaped: [[target\|alias]].
+		s = strings.TrimSuffix(s, `\`)
+	}
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		heading = strings.TrimSpace(s[i+1:])
+		s = s[:i]
+	}
+	target = strings.TrimSpace(s)
+	return target, heading, alias, target != "" || heading != ""
+}
+
+// AddBody adds what a reader of the body's markdown found
+// (internal/markdown): its links, its #tags (once each, whatever their
+// case) and the line ranges it read without a markdown parser. Links end
+// in line order.
+func (d *Document) AddBody(links []Link, tags []string, fallback []LineRange) {
+	d.Links = append(d.Links, links...)
+	d.Tags = dedupeFold(append(d.Tags, tags...))
+	d.Fallback = append(d.Fallback, fallback...)
+	sort.SliceStable(d.Links, func(i, j int) bool { return d.Links[i].Line < d.Links[j].Line })
 }

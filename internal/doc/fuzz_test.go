@@ -2,38 +2,22 @@ package doc
 
 import (
 	"bytes"
+	"github.com/kbmem/kb/internal/testenv"
 	"reflect"
 	"strings"
 	"testing"
 )
 
-var fuzzSeeds = []string{
-	sampleNote,
-	handWritten,
-	"",
-	"---",
-	"---\n---\n",
-	"---\na: 1\n---",
-	"\xef\xbb\xbf---\r\ntitle: x\r\n---\r\n\r\nbody\r\n",
-	"---\n{a: 1, b: [x]}\n---\n",
-	"---\na: &x [1, 2]\nb: *x\n---\n",
-	"---\nb: |+\n  keep\n\n\nc: 1\n---\n",
-	"---\ntags: 5\n---\n",
-	"---\n- a\n---\n",
-	"no frontmatter [[x|y]] #tag [m](a.md)\n",
-	"```\n[[code]]\n```\n`[[span]]` ![[embed#h|a]]",
-	"---\nrelations:\n  related: [a, b]\n---\n[[a\\|b]]",
-	"---\n  a: 1\n  b: 2\n---\n",
-	"---\n? a\n: 1\n---\n",
-	"---\n\"q\": \"multi\n  line\"\n---\n",
-}
+// fuzzSeeds are the seeds of this package's fuzz tests and of
+// internal/markdown's: the two sample notes and testdata/fuzz-seeds.json.
+var fuzzSeeds = append([]string{sampleNote, handWritten}, testenv.Strings("testdata/fuzz-seeds.json")...)
 
 func FuzzParse(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		d, err := Parse("f.md", src)
+		d, err := ParseFrontmatter("f.md", src)
 		if err != nil {
 			if strings.Contains(err.Error(), "internal error") {
 				t.Fatalf("recovered panic: %v", err)
@@ -55,46 +39,6 @@ func FuzzParse(f *testing.F) {
 		}
 		if !bytes.Equal(out, src) {
 			t.Fatalf("no-op Update changed the file:\n%q\n%q", src, out)
-		}
-	})
-}
-
-// FuzzLinks checks link extraction on arbitrary bodies.
-func FuzzLinks(f *testing.F) {
-	for _, s := range fuzzSeeds {
-		f.Add(s)
-	}
-	f.Add("[[a]] [[b|c]] [[d#e]] [[f#g|h]] ![[i]] [j](k.md) [l](m.md#n) [o](http://p/q.md)")
-	f.Fuzz(func(t *testing.T, body string) {
-		d, err := Parse("l.md", []byte(body))
-		if err != nil {
-			if strings.Contains(err.Error(), "internal error") {
-				t.Fatalf("recovered panic: %v", err)
-			}
-			return
-		}
-		lines := 1 + strings.Count(body, "\n")
-		for _, l := range d.Links {
-			if l.Line < 1 || l.Line > lines {
-				t.Fatalf("link %+v line outside 1..%d", l, lines)
-			}
-			switch l.Kind {
-			case KindWiki:
-				if strings.Contains(l.Target, "]]") || strings.ContainsAny(l.Target, "\n|#") {
-					t.Fatalf("bad wiki target %q", l.Target)
-				}
-			case KindMarkdown:
-				if !strings.HasSuffix(strings.ToLower(l.Target), ".md") || strings.HasPrefix(l.Target, "/") {
-					t.Fatalf("bad markdown target %q", l.Target)
-				}
-			case KindTag:
-				if l.Target == "" || strings.HasPrefix(l.Target, "#") || strings.ContainsAny(l.Target, " \t\n,") {
-					t.Fatalf("bad tag %q", l.Target)
-				}
-			case KindRelation:
-			default:
-				t.Fatalf("unknown kind %q", l.Kind)
-			}
 		}
 	})
 }

@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/markdown"
 )
 
 func TestFromDocument(t *testing.T) {
-	d, err := doc.Parse("observations/correction/x.md", []byte("---\ntype: correction\ntitle: \"\"\nlesson: Stage by name\naction_types: [git:stage-all]\nimportance: 0.7\nsessions: 2\n---\nSee [[other]] #tag\n"))
+	d, err := markdown.Parse("observations/correction/x.md", []byte("---\ntype: correction\ntitle: \"\"\nlesson: Stage by name\naction_types: [git:stage-all]\nimportance: 0.7\nsessions: 2\n---\nSee [[other]] #tag\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

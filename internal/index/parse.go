@@ -8,6 +8,7 @@ import (
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/links"
+	"github.com/kbmem/kb/internal/markdown"
 )
 
 // ParsedDoc is a markdown document of some layer, parsed.
@@ -34,7 +35,7 @@ func ParseDocs(ctx context.Context, files []File, streamLayer string) ([]ParsedD
 			probs = append(probs, diag.Problem{Path: f.Rel, Msg: err.Error(), Rule: "unreadable"})
 			continue
 		}
-		d, err := doc.Parse(f.Rel, b)
+		d, err := markdown.Parse(f.Rel, b)
 		if err != nil {
 			var pe *doc.ParseError
 			if errors.As(err, &pe) {

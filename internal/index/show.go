@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/links"
+	"github.com/kbmem/kb/internal/markdown"
 )
 
 // Show reads the document ref names (links.Graph.Lookup, whose errors it
@@ -31,7 +31,7 @@ func (ix *Index) Show(tree fsx.Tree, root, ref, skip string, layers []string) (*
 	if err != nil {
 		return nil, fmt.Errorf("show %s: %w", n.Path, err)
 	}
-	d, err := doc.Parse(n.Path, b)
+	d, err := markdown.Parse(n.Path, b)
 	if err != nil {
 		return nil, err
 	}

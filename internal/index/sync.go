@@ -21,6 +21,7 @@ import (
 	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/fsx"
+	"github.com/kbmem/kb/internal/markdown"
 )
 
 // Keeping the index in step with the files: which files of the layer
@@ -485,7 +486,7 @@ func markdownDocs(f File) ([]Doc, []diag.Problem) {
 	if err != nil {
 		return nil, []diag.Problem{{Path: f.Rel, Msg: err.Error(), Rule: "unreadable"}}
 	}
-	d, err := doc.Parse(f.Rel, b)
+	d, err := markdown.Parse(f.Rel, b)
 	if err != nil {
 		var pe *doc.ParseError
 		line := 0

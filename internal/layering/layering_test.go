@@ -281,6 +281,7 @@ func TestArchitectureTable(t *testing.T) {
 // internal/llm, which kb hands to recall through internal/llm/port) and
 // crypto/tls with it.
 var hookMustNotLink = []string{"github.com/blevesearch/", "github.com/go-git/", "github.com/spf13/cobra", "github.com/zricethezav/gitleaks",
+	"github.com/yuin/goldmark", "github.com/kbmem/kb/internal/markdown",
 	"net/http", "crypto/tls", "github.com/kbmem/kb/internal/llm"}
 
 // hookMayLink are packages under one of hookMustNotLink that the hook

@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/markdown"
 )
 
 // parse builds a Node the way the kb package will: from a parsed document.
 func parse(t testing.TB, path, src string) Node {
 	t.Helper()
-	d, err := doc.Parse(path, []byte(src))
+	d, err := markdown.Parse(path, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/index"
+	"github.com/kbmem/kb/internal/markdown"
 	"github.com/kbmem/kb/kb"
 	"github.com/kbmem/kb/observations"
 )
@@ -229,7 +229,7 @@ func TestBoundedPathologicalNotes(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(k.Root, "library", name+".md"), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		d, err := doc.Parse(name+".md", []byte(body))
+		d, err := markdown.Parse(name+".md", []byte(body))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,8 @@
 package testenv
 
 import (
+	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -116,4 +118,25 @@ func Git(t testing.TB, dir string, args ...string) string {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// File is the text of a test data file (a path relative to the package
+// directory under `go test`), for package-level test fixtures: it panics
+// when the file cannot be read, as a fixture that is not there is a broken
+// test.
+func File(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// Strings are the strings of the JSON list in test data file path (File).
+func Strings(path string) []string {
+	var out []string
+	if err := json.Unmarshal([]byte(File(path)), &out); err != nil {
+		panic(fmt.Sprintf("%s: %v", path, err))
+	}
+	return out
 }

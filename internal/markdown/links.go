@@ -1,8 +1,9 @@
-package doc
+package markdown
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/kbmem/kb/internal/doc"
 	"net/url"
 	"sort"
 	"strings"
@@ -103,28 +104,17 @@ func (wikiParser) Parse(_ ast.Node, block text.Reader, pc parser.Context) ast.No
 	return n
 }
 
-// parseWikiInner splits "target#heading|alias".
+// parseWikiInner splits "target#heading|alias" (doc.SplitWiki).
 func parseWikiInner(s string) *wikiNode {
-	n := &wikiNode{}
-	if i := strings.IndexByte(s, '|'); i >= 0 {
-		n.alias = strings.TrimSpace(s[i+1:])
-		s = s[:i]
-		// In tables the pipe is escaped: [[target\|alias]].
-		s = strings.TrimSuffix(s, `\`)
-	}
-	if i := strings.IndexByte(s, '#'); i >= 0 {
-		n.heading = strings.TrimSpace(s[i+1:])
-		s = s[:i]
-	}
-	n.target = strings.TrimSpace(s)
-	if n.target == "" && n.heading == "" {
+	target, heading, alias, ok := doc.SplitWiki(s)
+	if !ok {
 		return nil
 	}
-	return n
+	return &wikiNode{target: target, heading: heading, alias: alias}
 }
 
 type bodyScan struct {
-	links    []Link
+	links    []doc.Link
 	tags     []string
 	fallback []region // what goldmark did not see
 }
@@ -137,7 +127,7 @@ var goldmarkBytes atomic.Int64
 func scanBody(body []byte, firstLine int) (res bodyScan, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = &ParseError{Line: firstLine, Msg: fmt.Sprintf("markdown: internal error: %v", r)}
+			err = &doc.ParseError{Line: firstLine, Msg: fmt.Sprintf("markdown: internal error: %v", r)}
 		}
 	}()
 	if len(body) == 0 {
@@ -170,7 +160,7 @@ func scanBody(body []byte, firstLine int) (res bodyScan, err error) {
 			if pos < 0 {
 				pos = lastPos
 			}
-			res.links = append(res.links, Link{Kind: KindWiki, Target: n.target, Heading: n.heading, Alias: n.alias, Line: lineOf(pos), Embed: n.embed})
+			res.links = append(res.links, doc.Link{Kind: doc.KindWiki, Target: n.target, Heading: n.heading, Alias: n.alias, Line: lineOf(pos), Embed: n.embed})
 		case *ast.Link:
 			pos := n.Pos()
 			if pos < 0 {
@@ -184,7 +174,7 @@ func scanBody(body []byte, firstLine int) (res bodyScan, err error) {
 		case *ast.Text:
 			lastPos = n.Segment.Start
 			res.tags = append(res.tags, inlineTags(md, n.Segment.Start, n.Segment.Stop, func(t string, off int) {
-				res.links = append(res.links, Link{Kind: KindTag, Target: t, Line: lineOf(off)})
+				res.links = append(res.links, doc.Link{Kind: doc.KindTag, Target: t, Line: lineOf(off)})
 			})...)
 		}
 		return ast.WalkContinue, nil
@@ -231,10 +221,10 @@ func inlineText(n ast.Node, src []byte) string {
 }
 
 // markdownLink keeps relative links to .md files.
-func markdownLink(dest string) (Link, bool) {
+func markdownLink(dest string) (doc.Link, bool) {
 	dest = strings.TrimSpace(dest)
 	if dest == "" || strings.HasPrefix(dest, "/") || strings.HasPrefix(dest, `\`) || strings.HasPrefix(dest, "#") {
-		return Link{}, false
+		return doc.Link{}, false
 	}
 	frag := ""
 	if i := strings.IndexByte(dest, '#'); i >= 0 {
@@ -245,7 +235,7 @@ func markdownLink(dest string) (Link, bool) {
 	}
 	// A scheme (http:, mailto:, file:, C:) means not a relative path.
 	if i := strings.IndexByte(dest, ':'); i >= 0 && !strings.ContainsAny(dest[:i], "/") {
-		return Link{}, false
+		return doc.Link{}, false
 	}
 	if p, err := url.PathUnescape(dest); err == nil {
 		dest = p
@@ -254,9 +244,9 @@ func markdownLink(dest string) (Link, bool) {
 		frag = f
 	}
 	if !strings.HasSuffix(strings.ToLower(dest), ".md") || strings.HasPrefix(dest, "/") {
-		return Link{}, false
+		return doc.Link{}, false
 	}
-	return Link{Kind: KindMarkdown, Target: dest, Heading: frag}, true
+	return doc.Link{Kind: doc.KindMarkdown, Target: dest, Heading: frag}, true
 }
 
 // inlineTags finds #tags in body[start:stop]: '#' at the start of a line or

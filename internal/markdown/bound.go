@@ -1,7 +1,8 @@
-package doc
+package markdown
 
 import (
 	"bytes"
+	"github.com/kbmem/kb/internal/doc"
 	"strings"
 )
 
@@ -311,7 +312,7 @@ func scanLine(body []byte, s, e int, lineOf func(int) int, res *bodyScan) {
 		switch c {
 		case '#':
 			res.tags = append(res.tags, inlineTags(body, s+i, s+i+1, func(t string, off int) {
-				res.links = append(res.links, Link{Kind: KindTag, Target: t, Line: lineOf(off)})
+				res.links = append(res.links, doc.Link{Kind: doc.KindTag, Target: t, Line: lineOf(off)})
 			})...)
 		case '[':
 			embed := i > 0 && line[i-1] == '!'
@@ -331,7 +332,7 @@ func scanLine(body []byte, s, e int, lineOf func(int) int, res *bodyScan) {
 				}
 				if wikiClose < len(line) && wikiClose > from && wikiClose-from <= maxWikiInner && wikiBad < from {
 					if n := parseWikiInner(string(line[from:wikiClose])); n != nil {
-						res.links = append(res.links, Link{Kind: KindWiki, Target: n.target, Heading: n.heading, Alias: n.alias, Line: lineOf(s + i), Embed: embed})
+						res.links = append(res.links, doc.Link{Kind: doc.KindWiki, Target: n.target, Heading: n.heading, Alias: n.alias, Line: lineOf(s + i), Embed: embed})
 						i = wikiClose + 1
 						opener = -1
 						continue

@@ -1,8 +1,9 @@
-package doc
+package markdown
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/kbmem/kb/internal/doc"
 	"reflect"
 	"slices"
 	"strings"
@@ -48,7 +49,7 @@ func TestBoundedPathologicalLine(t *testing.T) {
 					t.Errorf("link %s: line %d, want %d (links %v)", k, got[k], line, got)
 				}
 			}
-			if !reflect.DeepEqual(d.Fallback, []LineRange{{6, 6}}) {
+			if !reflect.DeepEqual(d.Fallback, []doc.LineRange{{From: 6, To: 6}}) {
 				t.Errorf("Fallback = %v, want line 6 only", d.Fallback)
 			}
 		})
@@ -132,17 +133,17 @@ See [[a]], [[b|B]], [[c#h]], ![[img.png]], [t](x.md), [u](sub/y.md#z), [v](<w.md
 	}
 	lineOf := func(off int) int { return d.BodyLine + sortSearch(nl, off) }
 	scanLinear(body, region{0, len(body), false}, lineOf, &res)
-	key := func(l Link) string {
+	key := func(l doc.Link) string {
 		return fmt.Sprintf("%s|%s|%s|%d|%v", l.Kind, l.Target, l.Heading, l.Line, l.Embed)
 	}
 	var want, got []string
 	for _, l := range d.Links {
-		if l.Kind == KindWiki || l.Kind == KindMarkdown {
+		if l.Kind == doc.KindWiki || l.Kind == doc.KindMarkdown {
 			want = append(want, key(l))
 		}
 	}
 	for _, l := range res.links {
-		if l.Kind == KindWiki || l.Kind == KindMarkdown {
+		if l.Kind == doc.KindWiki || l.Kind == doc.KindMarkdown {
 			got = append(got, key(l))
 		}
 	}
