@@ -102,6 +102,22 @@ func recallDirs(dirs map[string]int64) map[string]int64 {
 // (recall.CompileOptions.MaxLoads); a variable for tests.
 var maxLoads = recall.DefaultMaxLoads
 
+// LoadEveryItem makes this KB's activation compiles read every item
+// record, unbounded: for kb index, the foreground command whose job is to
+// build. Bounded (maxLoads), a first compile of 100,000 notes left 80,000
+// to the compiles after it, and while the watcher ran them (seconds each,
+// the index held open) a search that had an edit to apply waited for the
+// index and failed.
+func (k *KB) LoadEveryItem() { k.everyItem = true }
+
+// loads is the bound on the item records one compile reads.
+func (k *KB) loads() int {
+	if k.everyItem {
+		return math.MaxInt
+	}
+	return maxLoads
+}
+
 // activationFields are the stored fields the activation index is compiled
 // from: what recall's Searcher returns (recall.StoredFields) and the text
 // its words are searched in.
@@ -125,7 +141,7 @@ func (x *Searcher) compileActivation(dirs map[string]int64) error {
 		// under kb watch: 73 s, 24 s without the limit).
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	}
-	o := recall.CompileOptions{Meta: recall.CompiledMeta{Compiled: time.Now().UTC()}, Load: x.k.loadItem, MaxLoads: maxLoads}
+	o := recall.CompileOptions{Meta: recall.CompiledMeta{Compiled: time.Now().UTC()}, Load: x.k.loadItem, MaxLoads: x.k.loads()}
 	if snap, ok := config.TakeSnapshot(x.k.Root); ok {
 		o.Meta.Config = &snap // kb.yaml for the hooks, while it stays as it is
 	}
@@ -218,7 +234,7 @@ func (x *Searcher) compileInRounds(o recall.CompileOptions, reuse bool) error {
 	}
 	var (
 		round    *recall.Compiled
-		loads    = maxLoads
+		loads    = x.k.loads()
 		unloaded = 0
 	)
 	defer func() { round.Close() }()

@@ -61,6 +61,8 @@ type KB struct {
 	Config      Config
 	// Logf receives one-line notices (index rebuilt, lock waits). Defaults to stderr.
 	Logf func(format string, args ...any)
+
+	everyItem bool // LoadEveryItem
 }
 
 // FindOptions says where to look for a KB.

@@ -3,8 +3,10 @@ package kb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -200,5 +202,50 @@ func TestSearchUnderKeeper(t *testing.T) {
 	}
 	if st, _ := search("balloon"); st.Scanned != 0 {
 		t.Errorf("after the scan that caught up: %+v, want clean again", st)
+	}
+}
+
+// A search with an edit to apply while another process only reads the
+// index (kb watch compiling the hooks' index holds it shared for seconds
+// at 100,000 notes) answers at once from the index as it is, and says so,
+// rather than waiting for the reader and failing as busy; once the reader
+// is gone, the next search applies the edit.
+func TestSearchAnswersAsIsWhileAReaderHoldsTheIndex(t *testing.T) {
+	k := trNewKB(t)
+	var logged []string
+	k.Logf = func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }
+	p := filepath.Join(k.Root, LayerLibrary, "notes", "a.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("---\ntitle: A note\ntype: note\n---\nThe zeppelin landed.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, got := searchToRead(t, k, "zeppelin"); len(got) != 1 {
+		t.Fatalf("first search: %v", got)
+	}
+	if err := os.WriteFile(p, []byte("---\ntitle: A note\ntype: note\n---\nThe dirigible landed.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := k.indexDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader, err := index.OpenReadOnly(dir) // another process reading
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := index.BusyTimeout
+	index.BusyTimeout = 50 * time.Millisecond
+	defer func() { index.BusyTimeout = old }()
+	if ro, got := searchToRead(t, k, "zeppelin"); !ro || len(got) != 1 {
+		t.Fatalf("search while a reader holds the index: read-only %v, hits %v; want the index as it is", ro, got)
+	}
+	if !slices.ContainsFunc(logged, func(s string) bool { return strings.Contains(s, "answering from the index as it is") }) {
+		t.Errorf("no notice that the answer is the index as it is: %q", logged)
+	}
+	reader.Close()
+	if _, got := searchToRead(t, k, "dirigible"); len(got) != 1 {
+		t.Fatalf("after the reader: hits %v, want the edit applied", got)
 	}
 }

@@ -76,12 +76,37 @@ func (k *KB) openIndexRetry(ctx context.Context, layers []string, readOnly bool,
 	// waits for it as long as it would for the KB lock, as a writer
 	// does, rather than failing after the index's own short wait.
 	for logged := false; errors.Is(err, index.ErrBusy) && time.Since(start) < k.lockTimeout() && ctx.Err() == nil; logged = true {
+		if readOnly {
+			// A read that has changes to apply waits for a writer, but
+			// not for a reader that holds the index for long (kb watch
+			// compiling the hooks' index at 100,000 notes, seconds): it
+			// answers from the index as it is, and says so.
+			if x, ok := k.openAsIs(); ok {
+				return x, SyncStats{}, nil
+			}
+		}
 		if !logged {
 			k.logf("waiting for another kb process that is writing the search index")
 		}
 		x, st, err = k.openIndex(ctx, layers, readOnly, progress)
 	}
 	return x, st, err
+}
+
+// openAsIs opens the index to read as it is, without applying the changes
+// of the files since the last sync, when another process only reads it;
+// false when one writes it (or it must be rebuilt).
+func (k *KB) openAsIs() (*Searcher, bool) {
+	dir, err := k.indexDir()
+	if err != nil {
+		return nil, false
+	}
+	ix, err := index.OpenReadOnlyWait(dir, 10*time.Millisecond)
+	if err != nil {
+		return nil, false
+	}
+	k.logf("another kb process holds the search index (compiling the hooks' index); answering from the index as it is: files changed since its last sync are not in these results")
+	return &Searcher{ix: ix, k: k}, true
 }
 
 func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, progress func(done, total int)) (*Searcher, SyncStats, error) {

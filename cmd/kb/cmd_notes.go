@@ -72,6 +72,7 @@ never required; use it to see what changed, or --rebuild to start over.`,
 					time.Now().UTC().Format(time.RFC3339), st.Scanned, st.Added, st.Updated, st.Removed, st.Docs)
 				return nil
 			}
+			k.LoadEveryItem() // the hooks' index complete: no file read by a hook, no compile left to the watcher
 			x, st, err := k.OpenIndex(ctx, e.progress("indexing KiB"))
 			if err != nil {
 				return err
