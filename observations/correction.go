@@ -134,7 +134,7 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// "Предлагаю оставить чистый DOM вместо Angular. Хотите...?" -
 		// "мне не нравится простой дом, я хочу именно ангуляр".
 		return 0.7, append(signals, SignalExplicitCorrection)
-	case hadAction && !ack && replacesNamed(tl, u):
+	case hadAction && !ack && swapped(tl, u) != "":
 		// 'Make this happen, but call the role "user" not "regular"': a
 		// name the agent used, swapped for the person's.
 		return 0.7, append(signals, SignalExplicitCorrection)
@@ -155,14 +155,10 @@ var nameSwapRE = textutil.Lazy("(?i)[\"'`“‘«„「『]([^\"'`”’»“「
 	"invece di|e non|non|а не|не|вместо|而不是|而非|不是|不要|ではなく|じゃなくて|でなく|대신|가 아니라|이 아니라)\\s*" +
 	"[\"'`“‘«„「『]([^\"'`”’»“「」『』\n]{1,60})[\"'`”’»“」』]")
 
-// replacesNamed reports whether u swaps a name the agent used for
-// another (nameSwapRE): the second name is in what the agent last said or
-// called, the first is not the same.
-func replacesNamed(tl *timeline, u *utterance) bool { return swapped(tl, u) != "" }
-
 // swapped returns the sentence of u in which it swaps a name the agent
-// used for another, from the clause that holds the swap (after a "but":
-// 'call the role "user" not "regular"'), or "".
+// used for another (nameSwapRE: the second name is in what the agent last
+// said or called, the first is not the same), from the clause that holds
+// the swap (after a "but": 'call the role "user" not "regular"'), or "".
 func swapped(tl *timeline, u *utterance) string {
 	head := headOf(u.text, 2000)
 	if !nameSwapRE.MatchString(head) {
@@ -188,27 +184,11 @@ func swapped(tl *timeline, u *utterance) string {
 func swapsNamed(theirs, sent string) int {
 	for _, m := range nameSwapRE.FindAllStringSubmatchIndex(sent, 4) {
 		want, was := lower(strings.TrimSpace(sent[m[2]:m[3]])), lower(strings.TrimSpace(sent[m[4]:m[5]]))
-		if want == was || was == "" {
-			continue
-		}
-		for from := 0; ; {
-			i := strings.Index(theirs[from:], was)
-			if i < 0 {
-				break
-			}
-			i += from
-			if strings.IndexFunc(was, isCJK) >= 0 || wordEdge(theirs, i) && wordEdge(theirs, i+len(was)) {
-				return m[0]
-			}
-			from = i + 1
+		if want != was && was != "" && lexicon.IndexWord(theirs, was) >= 0 {
+			return m[0]
 		}
 	}
 	return -1
-}
-
-// wordEdge reports whether position i of s is not inside a word.
-func wordEdge(s string, i int) bool {
-	return i <= 0 || i >= len(s) || !isWordRune(lastRune(s[:i])) || !isWordRune(firstRune(s[i:]))
 }
 
 // rejectsProposal reports whether u opens by disliking or refusing
@@ -219,7 +199,7 @@ func rejectsProposal(tl *timeline, u *utterance) bool {
 		return false
 	}
 	last := strings.TrimSpace(tl.lastAgentText(u))
-	return last != "" && (askedRE.MatchString(last[max(0, len(last)-600):]) || lexicon.CueProposal.In(lower(headOf(last, 4000))))
+	return last != "" && (askedRE.MatchString(tailOf(last, 600)) || lexicon.CueProposal.In(lower(headOf(last, 4000))))
 }
 
 // conceded reports whether the agent's first reply to u opens by granting

@@ -219,6 +219,10 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 		what = "the answer " + quoteText(shorten(cleanMarkup(a), 80))
 	}
 	first := lower(firstSentence(u.text))
+	swap := ""
+	if !failure {
+		swap = swapped(tl, u)
+	}
 	switch {
 	case failure && lexicon.CueDoubt.AtStart(first):
 		// "Are you sure the HTML is the issue?": the agent stated more than
@@ -242,11 +246,11 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 			lesson += failureReported + quoteText(said)
 		}
 		return lesson + ".", consequence
-	case !failure && swapped(tl, u) != "":
+	case swap != "":
 		// 'Make this happen, but call the role "user" not "regular".
 		// Also ...': the sentence of the swap is the lesson; the rest of
 		// the message is the next task.
-		return strings.TrimRight(swapped(tl, u), " .。") + " (about " + what + ").", consequence
+		return strings.TrimRight(swap, " .。") + " (about " + what + ").", consequence
 	case !failure && !instructs && isQuestion(u.text) && conceded(tl, u):
 		// "Why is the list in both prompts?" - "You're right, that's
 		// redundant": the question is the correction, and the agent's

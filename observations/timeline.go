@@ -1,7 +1,6 @@
 package observations
 
 import (
-	"cmp"
 	"github.com/kbmem/kb/internal/textutil"
 	"slices"
 	"strings"
@@ -228,8 +227,8 @@ func (tl *timeline) sourceRef(from, to int) SourceRef {
 // nextAgentText returns the text of the agent's first message after u,
 // before the person speaks again ("" when it said nothing).
 func (tl *timeline) nextAgentText(u *utterance) string {
-	k, ok := slices.BinarySearchFunc(tl.utts, u.idx, func(v utterance, idx int) int { return cmp.Compare(v.idx, idx) })
-	if !ok {
+	k := u.prev + 1 // u's place in tl.utts
+	if k >= len(tl.utts) || tl.utts[k].idx != u.idx {
 		return ""
 	}
 	for _, j := range tl.after[k] {

@@ -45,8 +45,7 @@ func (c *Cues) cues() []cue {
 				if p == "" {
 					continue
 				}
-				r, _ := utf8.DecodeRuneInString(p)
-				c.phrases = append(c.phrases, cue{p: p, bound: !IsCJK(r) && !unicode.Is(unicode.Hangul, r)})
+				c.phrases = append(c.phrases, cue{p: p, bound: wordBound(p)})
 			}
 		}
 	})
@@ -71,23 +70,39 @@ func (c *Cues) Find(s string) int {
 func (c *Cues) Span(s string) (start, end int) {
 	start, end = -1, -1
 	for _, q := range c.cues() {
-		from := 0
-		for {
-			i := strings.Index(s[from:], q.p)
-			if i < 0 {
-				break
-			}
-			i += from
-			if !q.bound || (boundaryBefore(s, i) && boundaryAfter(s, i+len(q.p))) {
-				if start < 0 || i < start || i == start && i+len(q.p) > end {
-					start, end = i, i+len(q.p)
-				}
-				break
-			}
-			from = i + 1
+		if i := index(s, q.p, q.bound); i >= 0 && (start < 0 || i < start || i == start && i+len(q.p) > end) {
+			start, end = i, i+len(q.p)
 		}
 	}
 	return start, end
+}
+
+// IndexWord returns where w first stands in s as a whole word, or -1; a
+// word in a script written without spaces (Chinese, Japanese) or Korean
+// counts anywhere, as a cue in those scripts does.
+func IndexWord(s, w string) int { return index(s, w, wordBound(w)) }
+
+// wordBound reports whether p matches on word boundaries only: not a
+// phrase in a script written without spaces, nor Korean, which inflects
+// by suffix.
+func wordBound(p string) bool {
+	r, _ := utf8.DecodeRuneInString(p)
+	return !IsCJK(r) && !unicode.Is(unicode.Hangul, r)
+}
+
+// index returns where p first stands in s, on word boundaries when bound.
+func index(s, p string, bound bool) int {
+	for from := 0; ; {
+		i := strings.Index(s[from:], p)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		if !bound || boundaryBefore(s, i) && boundaryAfter(s, i+len(p)) {
+			return i
+		}
+		from = i + 1
+	}
 }
 
 // In reports whether lower-cased text s holds a cue.
