@@ -105,7 +105,7 @@ func (k *KB) openAsIs() (*Searcher, bool) {
 	if err != nil {
 		return nil, false
 	}
-	k.logf("another kb process holds the search index (compiling the hooks' index); answering from the index as it is: files changed since its last sync are not in these results")
+	k.logf("another kb process is reading the search index (kb watch compiling the hooks' index, most often); answering from the index as it is: files changed since its last sync are not in these results")
 	return &Searcher{ix: ix, k: k}, true
 }
 

@@ -20,6 +20,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kbmem/kb/internal/binrec"
 	"github.com/kbmem/kb/internal/config"
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/lexicon"
@@ -261,24 +262,24 @@ func (r *candRecord) candidate(c *candidate, pre *precomputed, path, layer, typ,
 // SessionStart searches a thousand and reads the files of a few dozen, so
 // the rest of each record is decoded only for those (complete).
 func (c *Compiled) standingRecord(b []byte, cand *candidate, d int, path, layer, typ string) error {
-	r := recDecoder{b: b}
+	r := recDecoder{binrec.Decoder{B: b}}
 	cand.path, cand.layer, cand.typ = path, layer, typ
-	cand.id, cand.title, cand.description, cand.status = r.str(), r.str(), r.str(), r.str()
+	cand.id, cand.title, cand.description, cand.status = r.Str(), r.Str(), r.Str(), r.Str()
 	for range 6 { // text, lesson, trigger, excerpt, author, said
-		r.skipStr()
+		r.SkipStr()
 	}
-	r.skipStrs() // types
-	r.skipStrs() // phrases
-	cand.projects = r.strs()
+	r.SkipStrs() // types
+	r.SkipStrs() // phrases
+	cand.projects = r.Strs()
 	for range 7 { // trigger types, own types, trigger programs, specific tools, match stems, lesson and own stems
-		r.skipStrs()
+		r.SkipStrs()
 	}
-	for n := r.count(); n > 0; n-- { // files
-		r.skipStr()
-		r.skipStr()
+	for n := r.Count(); n > 0; n-- { // files
+		r.SkipStr()
+		r.SkipStr()
 	}
-	cand.importance, cand.sessions, cand.fromSession = r.f64(), r.f64(), r.flag()
-	if r.bad {
+	cand.importance, cand.sessions, cand.fromSession = r.F64(), r.F64(), r.Flag()
+	if r.Bad {
 		return errRecord
 	}
 	cand.partial, cand.doc = c, d
@@ -675,9 +676,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 				}
 			}
 			if k.kind == termStanding || k.kind == termTriggered {
-				if !fromPrev {
-					mine = append(ps[:0], mine...) // postings[k] stays as it is for the next pass
-				}
+				// In place: the second pass sorts the same list the same way.
 				slices.SortFunc(mine, func(a, b posting) int {
 					if c := cmp.Compare(b.w, a.w); c != 0 {
 						return c
@@ -711,8 +710,8 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		nposts += len(mine)
 		return nil
 	})
-	if int64(nposts)*postingSize > math.MaxUint32*postingSize {
-		return errors.New("activation index: too many postings")
+	if nposts > math.MaxUint32 {
+		return errors.New("activation index: too many postings") // the term table numbers them in 32 bits
 	}
 	// The header holds the offsets, which depend on its own length: lay
 	// the sections out after it until its length stops changing.

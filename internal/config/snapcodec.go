@@ -2,10 +2,9 @@ package config
 
 import (
 	"cmp"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
+	"github.com/kbmem/kb/internal/binrec"
 	"reflect"
 	"slices"
 )
@@ -25,56 +24,54 @@ import (
 var errSnapshotKind = errors.New("config snapshot: a field of a kind the codec does not write")
 
 func encodeConfig(c *Config) ([]byte, error) {
-	var b []byte
-	if err := encodeValue(&b, reflect.ValueOf(c).Elem()); err != nil {
+	var e binrec.Encoder
+	if err := encodeValue(&e, reflect.ValueOf(c).Elem()); err != nil {
 		return nil, err
 	}
-	return b, nil
+	return e.B, nil
 }
 
 func decodeConfig(b []byte, c *Config) error {
-	d := snapDecoder{b: b}
+	d := snapDecoder{Decoder: binrec.Decoder{B: b}}
 	var x Config
 	d.value(reflect.ValueOf(&x).Elem())
+	if d.err == nil && d.Bad {
+		d.err = errors.New("config snapshot: damaged")
+	}
 	if d.err != nil {
 		return d.err
 	}
-	if len(d.b) != 0 {
+	if len(d.B) != 0 {
 		return errors.New("config snapshot: bytes after the settings")
 	}
 	*c = x
 	return nil
 }
 
-func encodeValue(b *[]byte, v reflect.Value) error {
+func encodeValue(e *binrec.Encoder, v reflect.Value) error {
 	switch v.Kind() {
 	case reflect.Bool:
-		if v.Bool() {
-			*b = append(*b, 1)
-		} else {
-			*b = append(*b, 0)
-		}
+		e.Flag(v.Bool())
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		*b = binary.AppendVarint(*b, v.Int())
+		e.Int(v.Int())
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		*b = binary.AppendUvarint(*b, v.Uint())
+		e.Uint(v.Uint())
 	case reflect.Float32, reflect.Float64:
-		*b = binary.LittleEndian.AppendUint64(*b, math.Float64bits(v.Float()))
+		e.F64(v.Float())
 	case reflect.String:
-		*b = binary.AppendUvarint(*b, uint64(v.Len()))
-		*b = append(*b, v.String()...)
+		e.Str(v.String())
 	case reflect.Slice, reflect.Array:
 		n := uint64(v.Len())
 		if v.Kind() == reflect.Slice {
 			if v.IsNil() {
-				*b = append(*b, 0)
+				e.Byte(0)
 				return nil
 			}
 			n++
 		}
-		*b = binary.AppendUvarint(*b, n)
+		e.Uint(n)
 		for i := range v.Len() {
-			if err := encodeValue(b, v.Index(i)); err != nil {
+			if err := encodeValue(e, v.Index(i)); err != nil {
 				return err
 			}
 		}
@@ -85,31 +82,31 @@ func encodeValue(b *[]byte, v reflect.Value) error {
 		}
 		slices.SortFunc(keys, func(x, y reflect.Value) int { return cmp.Compare(x.String(), y.String()) })
 		if v.IsNil() {
-			*b = append(*b, 0)
+			e.Byte(0)
 			return nil
 		}
-		*b = binary.AppendUvarint(*b, uint64(len(keys))+1)
+		e.Uint(uint64(len(keys)) + 1)
 		for _, k := range keys {
-			if err := encodeValue(b, k); err != nil {
+			if err := encodeValue(e, k); err != nil {
 				return err
 			}
-			if err := encodeValue(b, v.MapIndex(k)); err != nil {
+			if err := encodeValue(e, v.MapIndex(k)); err != nil {
 				return err
 			}
 		}
 	case reflect.Pointer:
 		if v.IsNil() {
-			*b = append(*b, 0)
+			e.Byte(0)
 			return nil
 		}
-		*b = append(*b, 1)
-		return encodeValue(b, v.Elem())
+		e.Byte(1)
+		return encodeValue(e, v.Elem())
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if !v.Type().Field(i).IsExported() {
 				return fmt.Errorf("%w: %s.%s is unexported", errSnapshotKind, v.Type(), v.Type().Field(i).Name)
 			}
-			if err := encodeValue(b, v.Field(i)); err != nil {
+			if err := encodeValue(e, v.Field(i)); err != nil {
 				return err
 			}
 		}
@@ -119,90 +116,42 @@ func encodeValue(b *[]byte, v reflect.Value) error {
 	return nil
 }
 
+// snapDecoder is a binrec.Decoder that also stops at a field of a kind
+// the codec does not write (err).
 type snapDecoder struct {
-	b   []byte
+	binrec.Decoder
 	err error
-}
-
-func (d *snapDecoder) fail() {
-	if d.err == nil {
-		d.err = errors.New("config snapshot: damaged")
-	}
-	d.b = nil
-}
-
-func (d *snapDecoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// count is a length, bounded by the bytes left.
-func (d *snapDecoder) count() int {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.fail()
-		return 0
-	}
-	return int(n)
 }
 
 // nilCount is a slice's or a map's count plus one, bounded by the bytes
 // left: -1 for nil.
 func (d *snapDecoder) nilCount() int {
-	n := d.uvarint()
+	n := d.Uint()
 	if n == 0 {
 		return -1
 	}
-	if n-1 > uint64(len(d.b)) {
-		d.fail()
+	if n-1 > uint64(len(d.B)) {
+		d.Bad, d.B = true, nil
 		return -1
 	}
 	return int(n - 1)
 }
 
-func (d *snapDecoder) byte() byte {
-	if len(d.b) < 1 {
-		d.fail()
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
 func (d *snapDecoder) value(v reflect.Value) {
-	if d.err != nil {
+	if d.err != nil || d.Bad {
 		return
 	}
 	switch v.Kind() {
 	case reflect.Bool:
-		v.SetBool(d.byte() != 0)
+		v.SetBool(d.Flag())
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		x, n := binary.Varint(d.b)
-		if n <= 0 {
-			d.fail()
-			return
-		}
-		d.b = d.b[n:]
-		v.SetInt(x)
+		v.SetInt(d.Int())
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		v.SetUint(d.uvarint())
+		v.SetUint(d.Uint())
 	case reflect.Float32, reflect.Float64:
-		if len(d.b) < 8 {
-			d.fail()
-			return
-		}
-		v.SetFloat(math.Float64frombits(binary.LittleEndian.Uint64(d.b)))
-		d.b = d.b[8:]
+		v.SetFloat(d.F64())
 	case reflect.String:
-		n := d.count()
-		v.SetString(string(d.b[:n]))
-		d.b = d.b[n:]
+		v.SetString(d.Str())
 	case reflect.Slice:
 		n := d.nilCount()
 		if n < 0 {
@@ -214,8 +163,8 @@ func (d *snapDecoder) value(v reflect.Value) {
 		}
 		v.Set(s)
 	case reflect.Array:
-		if d.count() != v.Len() {
-			d.fail()
+		if d.Count() != v.Len() {
+			d.Bad, d.B = true, nil
 			return
 		}
 		for i := range v.Len() {
@@ -236,7 +185,7 @@ func (d *snapDecoder) value(v reflect.Value) {
 		}
 		v.Set(m)
 	case reflect.Pointer:
-		if d.byte() == 0 {
+		if d.Byte() == 0 {
 			return
 		}
 		p := reflect.New(v.Type().Elem())
