@@ -137,17 +137,22 @@ func (e *Engine) cueCandidates(c *cue) ([]*candidate, error) {
 	return order, nil
 }
 
+// standingSets are the sets of documents a new session starts with: the
+// corrections and preferences, and the library's conventions and
+// preferences.
+var standingSets = []struct {
+	layer string
+	types []string
+}{
+	{LayerObservations, []string{observations.TypeCorrection, observations.TypePreference}},
+	{LayerLibrary, []string{"convention", "preference"}},
+}
+
 // standingCandidates are the corrections, preferences and conventions a new
-// session starts with.
+// session starts with, from a Searcher that is not a standingLister.
 func (e *Engine) standingCandidates() ([]*candidate, error) {
 	var out []*candidate
-	for _, s := range []struct {
-		layer string
-		types []string
-	}{
-		{LayerObservations, []string{observations.TypeCorrection, observations.TypePreference}},
-		{LayerLibrary, []string{"convention", "preference"}},
-	} {
+	for _, s := range standingSets {
 		hits, err := e.Index.Search(Search{Layers: []string{s.layer}, DocTypes: s.types, Standing: true, Limit: 1000, Fields: StoredFields})
 		if err != nil {
 			return nil, fmt.Errorf("recall: %w", err)

@@ -41,7 +41,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT017"
+const compiledMagic = "KBACT018"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -259,8 +259,9 @@ func (r *candRecord) candidate(c *candidate, pre *precomputed, path, layer, typ,
 // standingRecord is what Engine.relevant reads of a standing candidate
 // (its kind, status, importance, sessions, projects and whether it came
 // from a session), with the hit's id, title and description: a
-// SessionStart searches a thousand and reads the files of a few dozen, so
-// the rest of each record is decoded only for those (complete).
+// SessionStart looks at a few dozen (Engine.readStanding) and reads the
+// files of those it keeps, so the rest of each record is decoded only for
+// those (complete).
 func (c *Compiled) standingRecord(b []byte, cand *candidate, d int, path, layer, typ string) error {
 	r := recDecoder{binrec.Decoder{B: b}}
 	cand.path, cand.layer, cand.typ = path, layer, typ
@@ -474,7 +475,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		}
 		// A standing document's candidate record and key are written
 		// first, best first (front): a new session's hook reads the first
-		// thousand, and finds them on a few pages, not on one page each.
+		// few dozen, and finds them on a few pages, not on one page each.
 		candOff, keyOff := 0, 0
 		if flags&flagStanding != 0 {
 			front = append(front, frontDoc{i, rank, cand, key})
@@ -848,14 +849,11 @@ func loadItems(docs []CompileDoc, load []int, o CompileOptions) (map[int][]byte,
 }
 
 // standingRank orders the documents of a search without words or types
-// (the standing context's): those that recurred and matter most first, so
-// that a limit keeps the best, not the first by path.
+// (the standing context's): those that recurred and matter most first, in
+// the order the engine ranks standing candidates (standingWeight), so that
+// the first ones listed are the ones a new session reads.
 func standingRank(f map[string]any) float64 {
-	s, imp := fieldNumber(f["sessions"]), fieldNumber(f["importance"])
-	if fieldString(f["status"]) == "promoted" {
-		s += 100
-	}
-	return s*10 + imp
+	return standingWeight(fieldNumber(f["importance"]), fieldNumber(f["sessions"]))
 }
 
 // Compiled is an open activation index. It is a Searcher; its methods are
@@ -1153,6 +1151,39 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		hits = append(hits, h)
 	}
 	return hits, nil
+}
+
+// eachStanding visits the documents a new session may start with (the
+// standing list, Search's Standing) of s.Layers and s.DocTypes, best first
+// (standingRank, the order Engine.readStanding relies on), each as a
+// standing candidate (standingRecord: completed by candidate.load), until
+// visit returns false. Unlike Search it has no limit: the caller stops
+// when it has what it reads, after a few dozen documents, not a thousand.
+func (c *Compiled) eachStanding(s Search, visit func(*candidate) bool) error {
+	off, n, ok := c.term(termStanding, "")
+	if !ok {
+		return nil
+	}
+	keep := c.filter(s)
+	c.mu.Lock()
+	if c.byPath == nil {
+		c.byPath = map[string]int{}
+	}
+	c.mu.Unlock()
+	for i := off; i < off+n; i++ {
+		d, _ := c.posting(i)
+		if !keep(d) {
+			continue
+		}
+		cand := new(candidate)
+		if _, err := c.hit(d, cand, nil, true); err != nil {
+			return err
+		}
+		if !visit(cand) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // scores accumulates the scores of the documents a search touches.

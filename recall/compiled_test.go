@@ -65,7 +65,10 @@ func paths(hits []Hit) []string {
 // The activation index answers each kind of question recall asks: action
 // types whole, words through the analyzer (stems, file names whole and in
 // parts, stop words dropped), triggered library notes, and a layer and
-// type listing ranked by recurrence; filters and limits hold.
+// type listing ranked as the engine ranks standing candidates (consequence
+// x recurrence, standingWeight: the correction of importance 0.9 seen in 2
+// sessions before the preference of 3 sessions and no importance); filters
+// and limits hold.
 func TestCompiledSearch(t *testing.T) {
 	c := compile(t, compiledDocs(), CompileOptions{Meta: CompiledMeta{Dirs: map[string]int64{"observations": 1}}, Taxonomy: observations.Default()})
 	if c.Meta().Docs != 4 {
@@ -86,11 +89,11 @@ func TestCompiledSearch(t *testing.T) {
 		{"stop words only", Search{Words: []string{"the", "before"}}, nil},
 		{"layer filter", Search{Words: []string{"review"}, Layers: []string{LayerObservations}}, nil},
 		{"triggered", Search{Triggered: true, Layers: []string{LayerLibrary}}, []string{"library/conventions/review.md"}},
-		{"standing, recurrence first", Search{Layers: []string{LayerObservations}, DocTypes: []string{observations.TypeCorrection, observations.TypePreference}},
-			[]string{"observations/preferences/tabs.md", "observations/corrections/push.md", "observations/corrections/migrate.md"}},
+		{"standing, consequence x recurrence first", Search{Layers: []string{LayerObservations}, DocTypes: []string{observations.TypeCorrection, observations.TypePreference}},
+			[]string{"observations/corrections/push.md", "observations/preferences/tabs.md", "observations/corrections/migrate.md"}},
 		{"standing only", Search{Layers: []string{LayerObservations}, Standing: true},
-			[]string{"observations/preferences/tabs.md", "observations/corrections/push.md"}},
-		{"limit", Search{Layers: []string{LayerObservations}, Limit: 1}, []string{"observations/preferences/tabs.md"}},
+			[]string{"observations/corrections/push.md", "observations/preferences/tabs.md"}},
+		{"limit", Search{Layers: []string{LayerObservations}, Limit: 1}, []string{"observations/corrections/push.md"}},
 	} {
 		hits, err := c.Search(tc.s)
 		if err != nil {

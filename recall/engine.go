@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"time"
@@ -30,41 +31,27 @@ func (e *Engine) Recall(ctx context.Context, q Query) (*Result, error) {
 	res := &Result{Budget: budget, Items: []Item{}, ActionTypes: []string{}, Standing: q.Standing}
 	cue := buildCueLex(tax, e.Config.Lexicon, q)
 	res.ActionTypes = append(res.ActionTypes, cue.types...)
-	var (
-		cands []*candidate
-		err   error
-	)
-	if q.Standing {
-		cands, err = e.standingCandidates()
-	} else {
-		cands, err = e.cueCandidates(cue)
-	}
-	if err != nil {
-		return nil, err
-	}
-	semantic := e.semanticOn(q, cue)
-	if semantic {
-		// The semantic layer compares every candidate's text.
-		cands = slices.DeleteFunc(cands, func(c *candidate) bool { return !c.load() })
-		cands = e.semanticPool(cands)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	high := map[string]bool{}
 	for _, t := range e.Config.HighConsequence {
 		high[t] = true
 	}
-	relevant := e.relevant(ctx, cue, q, cands, high, semantic)
-	// Rank roughly on the index's fields (without recency, which needs the
-	// file), and read only the files of the best few per kind.
-	sort.SliceStable(relevant, func(i, j int) bool { return relevant[i].prelim > relevant[j].prelim })
-	items, skipped := e.read(relevant, cue, q, high, e.now())
-	byScore(items)
-	byPath := make(map[string]*candidate, len(relevant))
-	for _, c := range relevant {
-		byPath[c.path] = c
+	var (
+		items   []Item
+		skipped int
+		byPath  map[string]*candidate
+	)
+	if sl, ok := e.Index.(standingLister); ok && q.Standing {
+		var err error
+		if items, skipped, byPath, err = e.readStanding(sl, cue, q, high, e.now()); err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if items, skipped, byPath, err = e.search(ctx, cue, q, high); err != nil {
+			return nil, err
+		}
 	}
+	byScore(items)
 	items = foldCovered(items, byPath)
 	before := len(items)
 	items = e.judge(ctx, q, items)
@@ -75,6 +62,98 @@ func (e *Engine) Recall(ctx context.Context, q Query) (*Result, error) {
 	return res, nil
 }
 
+// search finds the candidates of q (its cue's, or the standing ones when
+// the index cannot list them best first), keeps the relevant ones and
+// reads the best few per kind; byPath holds every relevant candidate.
+func (e *Engine) search(ctx context.Context, cue *cue, q Query, high map[string]bool) (items []Item, skipped int, byPath map[string]*candidate, err error) {
+	var cands []*candidate
+	if q.Standing {
+		cands, err = e.standingCandidates()
+	} else {
+		cands, err = e.cueCandidates(cue)
+	}
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	semantic := e.semanticOn(q, cue)
+	if semantic {
+		// The semantic layer compares every candidate's text.
+		cands = slices.DeleteFunc(cands, func(c *candidate) bool { return !c.load() })
+		cands = e.semanticPool(cands)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, nil, err
+	}
+	relevant := e.relevant(ctx, cue, q, cands, high, semantic)
+	// Rank roughly on the index's fields (without recency, which needs the
+	// file), and read only the files of the best few per kind.
+	sort.SliceStable(relevant, func(i, j int) bool { return relevant[i].prelim > relevant[j].prelim })
+	items, skipped = e.read(relevant, cue, q, high, e.now())
+	byPath = make(map[string]*candidate, len(relevant))
+	for _, c := range relevant {
+		byPath[c.path] = c
+	}
+	return items, skipped, byPath, nil
+}
+
+// standingLister is a Searcher that lists the standing documents best
+// first (the activation index, Compiled.eachStanding): a new session then
+// reads them in that order and stops when every kind has its share,
+// instead of ranking a thousand candidates to read a few dozen.
+type standingLister interface {
+	eachStanding(s Search, visit func(*candidate) bool) error
+}
+
+// readStanding is search for a new session's standing context over a
+// standingLister: the same candidates, filtered and read in the same
+// order (standingWeight is their prelim), but only until each kind of a
+// set has maxReadPerKind items. skipped counts the relevant candidates it
+// passed over on the way, not those it never looked at.
+func (e *Engine) readStanding(sl standingLister, cue *cue, q Query, high map[string]bool, now time.Time) (items []Item, skipped int, byPath map[string]*candidate, err error) {
+	perKind := map[string]int{}
+	byPath = map[string]*candidate{}
+	for _, set := range standingSets {
+		var kinds []string
+		for _, t := range set.types {
+			if kd := kindOf(set.layer, t); kd != "" && !slices.Contains(kinds, kd) {
+				kinds = append(kinds, kd)
+			}
+		}
+		full := func() bool {
+			for _, kd := range kinds {
+				if perKind[kd] < maxReadPerKind {
+					return false
+				}
+			}
+			return true
+		}
+		if full() {
+			continue
+		}
+		err := sl.eachStanding(Search{Layers: []string{set.layer}, DocTypes: set.types, Standing: true}, func(c *candidate) bool {
+			if !e.keepStanding(c, q, high, cue.tax) {
+				return true
+			}
+			byPath[c.path] = c
+			kd := kindOf(c.layer, c.typ)
+			switch {
+			case perKind[kd] >= maxReadPerKind, !c.load():
+				skipped++
+			default:
+				if it, ok := e.item(c, cue, q, high, now); ok {
+					perKind[kd]++
+					items = append(items, it)
+				}
+			}
+			return !full()
+		})
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("recall: %w", err)
+		}
+	}
+	return items, skipped, byPath, nil
+}
+
 // relevant matches the candidates to the cue on the index's fields and
 // returns those that apply, each with its rough rank (prelim). With the
 // semantic layer on, the candidates no cue matched are compared by
@@ -82,18 +161,17 @@ func (e *Engine) Recall(ctx context.Context, q Query) (*Result, error) {
 func (e *Engine) relevant(ctx context.Context, cue *cue, q Query, cands []*candidate, high map[string]bool, semantic bool) []*candidate {
 	var relevant, unmatched []*candidate
 	for _, c := range cands {
-		if c.status == observations.StatusSuperseded || c.status == observations.StatusRejected || kindOf(c.layer, c.typ) == "" {
+		if q.Standing {
+			if e.keepStanding(c, q, high, cue.tax) {
+				relevant = append(relevant, c)
+			}
 			continue
 		}
-		if !q.Standing {
-			cue.readSaid(c)
+		if !surfaces(c) {
+			continue
 		}
-		if q.Standing {
-			if !e.standing(c, q) {
-				continue // comes back at its moment, through the action's own cue
-			}
-			c.relevance = 1
-		} else if cue.match(c); c.relevance <= 0 {
+		cue.readSaid(c)
+		if cue.match(c); c.relevance <= 0 {
 			if semantic && !c.rejected {
 				unmatched = append(unmatched, c)
 			}
@@ -118,6 +196,30 @@ func (e *Engine) relevant(ctx context.Context, cue *cue, q Query, cands []*candi
 		relevant = append(relevant, c)
 	}
 	return relevant
+}
+
+// surfaces reports whether a candidate is of a kind recall puts in front of
+// an agent and still stands (not superseded or rejected).
+func surfaces(c *candidate) bool {
+	return c.status != observations.StatusSuperseded && c.status != observations.StatusRejected && kindOf(c.layer, c.typ) != ""
+}
+
+// keepStanding is relevant for a standing candidate: a kind recall
+// surfaces, not superseded or rejected, earning its place (standing) and
+// in scope; it sets the candidate's relevance (1) and prelim.
+func (e *Engine) keepStanding(c *candidate, q Query, high map[string]bool, tax *observations.Taxonomy) bool {
+	if !surfaces(c) {
+		return false
+	}
+	if !e.standing(c, q) {
+		return false // comes back at its moment, through the action's own cue
+	}
+	c.relevance = 1
+	if outOfScope(c, q, &e.Config, high, tax) {
+		return false
+	}
+	c.prelim = prelim(c)
+	return true
 }
 
 // standing reports whether a candidate earns a place in the standing

@@ -18,7 +18,16 @@ const maxReadPerKind = 16
 // prelim is a candidate's rough rank on the index's fields, before its
 // file is read: relevance x consequence x frequency, without recency.
 func prelim(c *candidate) float64 {
-	return c.relevance * (0.5 + math.Max(c.importance, 0.1)) * (1 + math.Log(math.Max(1, c.sessions)))
+	return c.relevance * standingWeight(c.importance, c.sessions)
+}
+
+// standingWeight is prelim without the relevance: consequence x frequency.
+// It is a standing candidate's prelim (its relevance is 1), and the order
+// in which the activation index lists the standing documents
+// (standingRank), so that a new session reads them best first and stops
+// when each kind has its share (Engine.readStanding).
+func standingWeight(importance, sessions float64) float64 {
+	return (0.5 + math.Max(importance, 0.1)) * (1 + math.Log(math.Max(1, sessions)))
 }
 
 // priority is an item's score: relevance x recency x consequence x

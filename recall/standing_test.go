@@ -1,0 +1,94 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+
+	"github.com/kbmem/kb/observations"
+)
+
+// searchOnly hides the activation index's standing list: the engine then
+// takes the path of any other Searcher (a thousand candidates ranked).
+type searchOnly struct{ Searcher }
+
+// countingLister counts the standing documents the engine looked at.
+type countingLister struct {
+	*Compiled
+	visited int
+}
+
+func (c *countingLister) eachStanding(s Search, visit func(*candidate) bool) error {
+	return c.Compiled.eachStanding(s, func(cand *candidate) bool { c.visited++; return visit(cand) })
+}
+
+// A new session's standing context read from the activation index's
+// standing list, best first and only until each kind has its share, is the
+// one the engine builds from every candidate ranked: the same items in the
+// same order, with other projects' one-off preferences, superseded and
+// rejected lessons and one-off corrections left out, for a KB with many
+// more candidates of each kind than are read.
+func TestStandingReadsBestFirstAsTheRankingDoes(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	var docs []CompileDoc
+	files := memFiles{obs: map[string]*observations.Observation{}}
+	statuses := []string{"", "", "", "", observations.StatusPromoted, observations.StatusSuperseded, observations.StatusRejected}
+	projects := [][]string{nil, {"/work/app"}, {"/work/other"}, {"/work/app", "/work/other"}}
+	for i := range 300 {
+		typ := observations.TypeCorrection
+		if i%2 == 1 {
+			typ = observations.TypePreference
+		}
+		dir := map[string]string{observations.TypeCorrection: "corrections", observations.TypePreference: "preferences"}[typ]
+		path := fmt.Sprintf("observations/%s/o%03d.md", dir, i)
+		f := map[string]any{
+			"sessions":   float64(1 + rng.Intn(5)),
+			"importance": float64(rng.Intn(10)) / 10,
+			"status":     statuses[rng.Intn(len(statuses))],
+			"sources":    []string{fmt.Sprintf("traces/s%d.jsonl#3", i)},
+			"lesson":     fmt.Sprintf("Lesson %d: run the check %d first.", i, i),
+			"trigger":    fmt.Sprintf("running step %d", i),
+			"statement":  fmt.Sprintf("Prefer tool %d for job %d.", i, i),
+		}
+		if p := projects[rng.Intn(len(projects))]; p != nil {
+			f["projects"] = p
+		}
+		id := fmt.Sprintf("o%03d", i)
+		docs = append(docs, CompileDoc{Hit: Hit{Path: path, ID: id, Layer: LayerObservations, Type: typ,
+			Title: fmt.Sprintf("Lesson %d", i), Fields: f}, Body: fmt.Sprint(f["lesson"]), Stamp: "1:1"})
+		files.obs[path] = &observations.Observation{ID: id, Type: typ, Title: fmt.Sprintf("Lesson %d", i),
+			Sessions: int(f["sessions"].(float64)), Importance: f["importance"].(float64), Status: f["status"].(string),
+			Lesson: fmt.Sprint(f["lesson"]), Trigger: fmt.Sprint(f["trigger"]), Statement: fmt.Sprint(f["statement"])}
+	}
+	c := compile(t, docs, CompileOptions{})
+	for _, q := range []Query{
+		{Standing: true, Project: "/work/app"},
+		{Standing: true, Project: "/work/app", Budget: 100000},
+		{Standing: true},
+	} {
+		var got [2][]string
+		lister := &countingLister{Compiled: c}
+		for i, ix := range []Searcher{lister, searchOnly{c}} {
+			e := &Engine{Index: ix, Files: files, Config: Config{ScopeProjects: true}}
+			res, err := e.Recall(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range res.Items {
+				got[i] = append(got[i], it.ID)
+			}
+			got[i] = append(got[i], res.Markdown())
+		}
+		if !slices.Equal(got[0], got[1]) {
+			t.Errorf("%+v: from the standing list\n%q\nranked\n%q", q, got[0], got[1])
+		}
+		if len(got[0]) < 2 {
+			t.Errorf("%+v: nothing stands: %q", q, got[0])
+		}
+		if lister.visited >= 150 {
+			t.Errorf("%+v: looked at %d standing documents of 300 to read %d", q, lister.visited, len(got[0])-1)
+		}
+	}
+}
