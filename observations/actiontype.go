@@ -71,13 +71,15 @@ type Taxonomy struct {
 	ops     map[string]bool // types with a command or path matcher
 	paths   []pathPattern
 	content []contentPattern
-	known   map[string]bool // command names some pattern starts with
-	// The command patterns by the names they start with, compiled for a
-	// name on its first use (commandsOf): a hook classifies one command.
-	cmdSrc  []cmdSource
-	byName  map[string][]int // indexes in cmdSrc
-	cmdMu   sync.Mutex
-	cmdsFor map[string][]cmdPattern
+	// The command patterns, each with the names it starts with, compiled
+	// for a name on its first use (commandsOf): a hook classifies one
+	// command, and finds its few dozen patterns by a scan, not through a
+	// map of every name built first.
+	cmdSrc    []cmdSource
+	cmdMu     sync.Mutex
+	cmdsFor   map[string][]cmdPattern
+	knownOnce sync.Once
+	known     map[string]bool // command names some pattern starts with (knownNames)
 	// The word cues are stemmed on first use (wordPatterns): stemming
 	// them is most of building a taxonomy, and a hook that classifies a
 	// tool call and no text never needs them.
@@ -88,7 +90,9 @@ type Taxonomy struct {
 
 type wordCue struct{ typ, cue string }
 
-type cmdSource struct{ typ, pat string }
+// cmdSource is a command pattern as written, with its first field: the
+// names it starts with, "|" between alternatives.
+type cmdSource struct{ typ, pat, names string }
 
 type token struct {
 	alts     []string
@@ -138,8 +142,8 @@ func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
 			cmds, paths, content, words = cmds+len(r.Commands), paths+len(r.Paths), content+len(r.Content), words+len(r.Words)
 		}
 	}
-	t := &Taxonomy{order: make(map[string]int, n), desc: make(map[string]string, n), ops: make(map[string]bool, n), known: make(map[string]bool, cmds),
-		cmdSrc: make([]cmdSource, 0, cmds), byName: make(map[string][]int, cmds), paths: make([]pathPattern, 0, paths),
+	t := &Taxonomy{order: make(map[string]int, n), desc: make(map[string]string, n), ops: make(map[string]bool, n),
+		cmdSrc: make([]cmdSource, 0, cmds), paths: make([]pathPattern, 0, paths),
 		content: make([]contentPattern, 0, content), wordCues: make([]wordCue, 0, words)}
 	for i, r := range builtinRules {
 		if err := t.add(r, false); err != nil {
@@ -227,21 +231,27 @@ func (t *Taxonomy) add(r Rule, check bool) error {
 		if i := strings.IndexFunc(first, unicode.IsSpace); i >= 0 {
 			first = first[:i]
 		}
-		for _, n := range strings.Split(first, "|") {
-			t.known[n] = true
-			t.byName[n] = append(t.byName[n], len(t.cmdSrc))
-		}
-		t.cmdSrc = append(t.cmdSrc, cmdSource{r.Type, c})
+		t.cmdSrc = append(t.cmdSrc, cmdSource{r.Type, c, first})
 	}
 	for _, g := range r.Paths {
-		src, err := globRE(g)
-		if err == nil && check {
-			_, err = regexp.Compile(src)
+		if check {
+			src, err := globRE(g)
+			if err == nil {
+				_, err = regexp.Compile(src)
+			}
+			if err != nil {
+				return fmt.Errorf("%w: path glob %q: %v", ErrBadRule, g, err)
+			}
 		}
-		if err != nil {
-			return fmt.Errorf("%w: path glob %q: %v", ErrBadRule, g, err)
-		}
-		t.paths = append(t.paths, pathPattern{r.Type, textutil.Lazy(src)})
+		// Translated on first use: the built-in globs are checked by the
+		// tests (TestBuiltinPatternsCompile); one that does not translate
+		// matches nothing.
+		t.paths = append(t.paths, pathPattern{r.Type, textutil.LazyOf(func() string {
+			if src, err := globRE(g); err == nil {
+				return src
+			}
+			return `[^\x00-\x{10FFFF}]`
+		})})
 	}
 	for _, c := range r.Content {
 		if check {
@@ -507,7 +517,7 @@ func (t *Taxonomy) text(h hits, s string) {
 		if f := strings.Fields(code); len(f) > 0 {
 			first = path.Base(f[0])
 		}
-		if t.known[first] || first == "sudo" {
+		if t.knownNames()[first] || first == "sudo" {
 			t.shell(h, code, 0)
 		} else {
 			t.contentHits(h, code)
@@ -621,8 +631,11 @@ func (t *Taxonomy) commandsOf(name string) []cmdPattern {
 		return ps
 	}
 	var ps []cmdPattern
-	for _, i := range t.byName[name] {
-		if p, err := compileCommand(t.cmdSrc[i].typ, t.cmdSrc[i].pat); err == nil && in(name, p.name) {
+	for _, src := range t.cmdSrc {
+		if !startsWith(src.names, name) {
+			continue
+		}
+		if p, err := compileCommand(src.typ, src.pat); err == nil && in(name, p.name) {
 			ps = append(ps, p)
 		}
 	}
@@ -631,6 +644,31 @@ func (t *Taxonomy) commandsOf(name string) []cmdPattern {
 	}
 	t.cmdsFor[name] = ps
 	return ps
+}
+
+// startsWith reports whether name is one of a pattern's names ("git",
+// "npm|pnpm|yarn").
+func startsWith(names, name string) bool {
+	for n := range strings.SplitSeq(names, "|") {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// knownNames are the command names some pattern starts with, as a set,
+// made on first use (quoted code in text, a lesson's things named).
+func (t *Taxonomy) knownNames() map[string]bool {
+	t.knownOnce.Do(func() {
+		t.known = make(map[string]bool, len(t.cmdSrc))
+		for _, src := range t.cmdSrc {
+			for n := range strings.SplitSeq(src.names, "|") {
+				t.known[n] = true
+			}
+		}
+	})
+	return t.known
 }
 
 func matchTokens(tokens []token, args []string, pos []int) bool {

@@ -403,7 +403,7 @@ var (
 // its stem, so that it compares with the lesson's stems).
 func thingsNamed(text string) map[string]bool {
 	out := map[string]bool{}
-	known := defaultTaxonomy().known
+	known := defaultTaxonomy().knownNames()
 	for _, m := range thingSpanRE.FindAllStringSubmatch(text, -1) {
 		for _, w := range strings.Fields(m[1]) {
 			if w = strings.ToLower(strings.Trim(w, ".,;:()'\"")); len(w) >= 2 {

@@ -13,6 +13,7 @@ import (
 // package's tests reach.
 type LazyRE struct {
 	src  string
+	make func() string // the source, when it is made on first use too
 	once sync.Once
 	re   *regexp.Regexp
 }
@@ -20,13 +21,23 @@ type LazyRE struct {
 // Lazy is the regular expression src, compiled when first used.
 func Lazy(src string) *LazyRE { return &LazyRE{src: src} }
 
+// LazyOf is the regular expression src returns, made and compiled when
+// first used (a translated glob: translating a table of them is work a
+// process that matches none of them need not do).
+func LazyOf(src func() string) *LazyRE { return &LazyRE{make: src} }
+
 // RE is the compiled expression.
 func (l *LazyRE) RE() *regexp.Regexp {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	l.once.Do(func() {
+		if l.make != nil {
+			l.src = l.make()
+		}
+		l.re = regexp.MustCompile(l.src)
+	})
 	return l.re
 }
 
-func (l *LazyRE) String() string                         { return l.src }
+func (l *LazyRE) String() string                         { l.RE(); return l.src }
 func (l *LazyRE) MatchString(s string) bool              { return l.RE().MatchString(s) }
 func (l *LazyRE) Match(b []byte) bool                    { return l.RE().Match(b) }
 func (l *LazyRE) FindString(s string) string             { return l.RE().FindString(s) }
