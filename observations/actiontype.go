@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/kbmem/kb/internal/textutil"
 	"hash/fnv"
 	"path"
@@ -110,8 +111,8 @@ type cmdPattern struct {
 // Path and content patterns are compiled on first use: a hook classifies
 // one action, and most actions have no path or no content to match.
 type pathPattern struct {
-	typ string
-	re  *textutil.LazyRE
+	typ  string
+	glob string // lower case, without a leading "/" (globMatch)
 }
 
 type contentPattern struct {
@@ -234,24 +235,11 @@ func (t *Taxonomy) add(r Rule, check bool) error {
 		t.cmdSrc = append(t.cmdSrc, cmdSource{r.Type, c, first})
 	}
 	for _, g := range r.Paths {
-		if check {
-			src, err := globRE(g)
-			if err == nil {
-				_, err = regexp.Compile(src)
-			}
-			if err != nil {
-				return fmt.Errorf("%w: path glob %q: %v", ErrBadRule, g, err)
-			}
+		glob := strings.ToLower(strings.TrimPrefix(g, "/"))
+		if g == "" || !doublestar.ValidatePattern(glob) {
+			return fmt.Errorf("%w: path glob %q is not a glob", ErrBadRule, g)
 		}
-		// Translated on first use: the built-in globs are checked by the
-		// tests (TestBuiltinPatternsCompile); one that does not translate
-		// matches nothing.
-		t.paths = append(t.paths, pathPattern{r.Type, textutil.LazyOf(func() string {
-			if src, err := globRE(g); err == nil {
-				return src
-			}
-			return `[^\x00-\x{10FFFF}]`
-		})})
+		t.paths = append(t.paths, pathPattern{r.Type, glob})
 	}
 	for _, c := range r.Content {
 		if check {
@@ -341,38 +329,23 @@ func compileCommand(typ, pat string) (cmdPattern, error) {
 	return p, nil
 }
 
-// globRE turns a path glob into the source of a regexp anchored at a path-segment
-// boundary: "*.pb.go" matches any base name, "**/gen/**" any path with a
-// "gen" directory, ".github/workflows/*" such a directory anywhere.
-func globRE(g string) (string, error) {
-	if g == "" {
-		return "", errors.New("empty glob")
-	}
-	var b strings.Builder
-	b.WriteString(`(?i)(^|/)`)
-	rs := []rune(strings.TrimPrefix(g, "/"))
-	for i := 0; i < len(rs); i++ {
-		switch c := rs[i]; c {
-		case '*':
-			if i+1 < len(rs) && rs[i+1] == '*' {
-				i++
-				if i+1 < len(rs) && rs[i+1] == '/' {
-					i++
-					b.WriteString(`(.*/)?`)
-				} else {
-					b.WriteString(`.*`)
-				}
-			} else {
-				b.WriteString(`[^/]*`)
-			}
-		case '?':
-			b.WriteString(`[^/]`)
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+// globMatch reports whether a path glob (lower case, doublestar syntax)
+// matches p from a path-segment boundary on, case-insensitively: "*.pb.go"
+// matches any base name, "**/gen/**" any path with a "gen" directory,
+// ".github/workflows/*" such a directory anywhere. No regexp: a hook
+// matches one path against a hundred globs, and compiling them was most of
+// its first classification of an edit.
+func globMatch(glob, p string) bool {
+	for {
+		if ok, _ := doublestar.Match(glob, p); ok {
+			return true
 		}
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			return false
+		}
+		p = p[i+1:]
 	}
-	b.WriteString(`$`)
-	return b.String(), nil
 }
 
 // Operation reports whether typ names what a call does (a command or a
@@ -485,8 +458,9 @@ func (t *Taxonomy) path(h hits, p string) {
 	if p == "" || p == "/dev/null" {
 		return
 	}
+	lp := strings.ToLower(p)
 	for _, pp := range t.paths {
-		if pp.re.MatchString(p) {
+		if globMatch(pp.glob, lp) {
 			h.add(pp.typ, 2)
 		}
 	}

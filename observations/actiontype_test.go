@@ -3,6 +3,7 @@ package observations
 import (
 	"encoding/json"
 	"errors"
+	"github.com/bmatcuk/doublestar/v4"
 	"regexp"
 	"slices"
 	"strings"
@@ -273,12 +274,8 @@ func TestBuiltinPatternsCompile(t *testing.T) {
 			t.Errorf("built-in type %q is not domain:verb[:object] in lower case", r.Type)
 		}
 		for _, g := range r.Paths {
-			src, err := globRE(g)
-			if err == nil {
-				_, err = regexp.Compile(src)
-			}
-			if err != nil {
-				t.Errorf("%s: path glob %q: %v", r.Type, g, err)
+			if !doublestar.ValidatePattern(strings.ToLower(g)) {
+				t.Errorf("%s: path glob %q is not a glob", r.Type, g)
 			}
 		}
 		for _, c := range r.Content {
@@ -296,5 +293,68 @@ func TestBuiltinPatternsCompile(t *testing.T) {
 				t.Errorf("%s: %v", r.Type, err)
 			}
 		}
+	}
+}
+
+// The built-in path globs match what they matched as regexps (the
+// translation kb used before globMatch: anchored at a path-segment
+// boundary, "**/" any directories, "**" anything, "*" and "?" within a
+// segment, case-insensitive), on paths of many languages and layouts.
+func TestGlobMatchAsTheRegexpsDid(t *testing.T) {
+	legacy := func(g string) *regexp.Regexp {
+		var b strings.Builder
+		b.WriteString(`(?i)(^|/)`)
+		rs := []rune(strings.TrimPrefix(g, "/"))
+		for i := 0; i < len(rs); i++ {
+			switch c := rs[i]; c {
+			case '*':
+				if i+1 < len(rs) && rs[i+1] == '*' {
+					i++
+					if i+1 < len(rs) && rs[i+1] == '/' {
+						i++
+						b.WriteString(`(.*/)?`)
+					} else {
+						b.WriteString(`.*`)
+					}
+				} else {
+					b.WriteString(`[^/]*`)
+				}
+			case '?':
+				b.WriteString(`[^/]`)
+			default:
+				b.WriteString(regexp.QuoteMeta(string(c)))
+			}
+		}
+		b.WriteString(`$`)
+		return regexp.MustCompile(b.String())
+	}
+	paths := []string{"main.go", "cmd/kb/main.go", "/work/app/src/server/handlers_test.go", "api/v1/service.pb.go",
+		"internal/gen/models.go", "gen/x.go", "web/src/App.test.tsx", "src/components/Button.spec.js", "tests/test_api.py",
+		"app/models.py", "app/models/user.py", "db/migrate/20240101_add_users.rb", "migrations/0001_initial.py",
+		"alembic/versions/abc_add.py", "sql/001.up.sql", "sql/001.down.sql", "prisma/schema.prisma", "src/user.entity.ts",
+		".github/workflows/ci.yml", "repo/.github/workflows/release.yaml", ".env", ".env.local", "config/.env.production",
+		"vendor/github.com/x/y.go", "node_modules/react/index.js", "third_party/lib.c", ".venv/lib/site-packages/x.py",
+		"Dockerfile", "deploy/k8s/deployment.yaml", "charts/app/values.yaml", "terraform/main.tf", "infra/prod.tfvars",
+		"package.json", "package-lock.json", "go.mod", "go.sum", "Cargo.toml", "Cargo.lock", "requirements.txt", "poetry.lock",
+		"README.md", "docs/guide.md", "CHANGELOG.md", "Makefile", "scripts/deploy.sh", "notebooks/analysis.ipynb",
+		"src/Main.java", "src/lib.rs", "app/controllers/users_controller.rb", "lib/foo.ex", "test/foo_test.exs",
+		"DB/SCHEMA.RB", "Src/Models/User.PY", "a/b/c/d/e/f/schema.graphql", "x/generated/api.ts", "foo.min.js", "/dev/stdin"}
+	n := 0
+	for _, r := range builtinRules {
+		for _, g := range r.Paths {
+			re, glob := legacy(g), strings.ToLower(strings.TrimPrefix(g, "/"))
+			for _, p := range paths {
+				want := re.MatchString(p)
+				if got := globMatch(glob, strings.ToLower(p)); got != want {
+					t.Errorf("%s: glob %q on %q: %v, the regexp %v", r.Type, g, p, got, want)
+				}
+				if want {
+					n++
+				}
+			}
+		}
+	}
+	if n < 30 {
+		t.Errorf("only %d matches: the paths do not exercise the globs", n)
 	}
 }

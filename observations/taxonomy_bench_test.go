@@ -12,3 +12,19 @@ func BenchmarkNewTaxonomy(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClassifyEditCold: a hook's first classification of a file
+// edit, on a taxonomy built for it (every path pattern compiled).
+func BenchmarkClassifyEditCold(b *testing.B) {
+	b.ReportAllocs()
+	in := []byte(`{"file_path":"/work/app/src/server/handlers_test.go","old_string":"a","new_string":"b"}`)
+	for b.Loop() {
+		t, err := NewTaxonomy(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(t.ClassifyCall("Edit", in)) == 0 {
+			b.Fatal("no type")
+		}
+	}
+}
