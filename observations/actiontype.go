@@ -118,6 +118,10 @@ type pathPattern struct {
 type contentPattern struct {
 	typ string
 	re  *textutil.LazyRE
+	// lits are literals one of which every match holds (requiredLiterals;
+	// of the built-in patterns, builtinRequired): content without them
+	// is not matched, and the pattern not compiled.
+	lits []string
 }
 
 type wordPattern struct {
@@ -247,7 +251,11 @@ func (t *Taxonomy) add(r Rule, check bool) error {
 				return fmt.Errorf("%w: content regexp %q: %v", ErrBadRule, c, err)
 			}
 		}
-		t.content = append(t.content, contentPattern{r.Type, textutil.Lazy(c)})
+		lits, ok := builtinRequired[c]
+		if check || !ok {
+			lits = requiredLiterals(c)
+		}
+		t.content = append(t.content, contentPattern{r.Type, textutil.Lazy(c), lits})
 	}
 	for _, w := range r.Words {
 		if check {
@@ -470,8 +478,9 @@ func (t *Taxonomy) contentHits(h hits, s string) {
 	if len(s) > 200000 {
 		s = s[:200000]
 	}
+	lower := strings.ToLower(s)
 	for _, cp := range t.content {
-		if cp.re.MatchString(s) {
+		if mayMatch(cp.lits, lower) && cp.re.MatchString(s) {
 			h.add(cp.typ, 3)
 		}
 	}

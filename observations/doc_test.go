@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite ACTIONTYPES.md from the built-in rules")
+var update = flag.Bool("update", false, "rewrite the files generated from the built-in rules (ACTIONTYPES.md, required_builtin.go)")
 
 // actionTypesDoc renders the built-in taxonomy as a Markdown table.
 func actionTypesDoc() string {
