@@ -21,11 +21,13 @@
 #   peak RSS        /usr/bin/time -v of the full index and of `kb search`
 #   disk            du -sb of .index/, of library/ and of the FTS5 db
 #   issue 16        a rare, a mid-frequency and a common word: `kb search`
-#                   plain (every file stat'ed) and under `kb watch` (its
-#                   freshness keeper), vs `rg -l -i` and ranked FTS5, as CPU
-#                   time and wall time; the hits of each engine and whether
-#                   kb found every file rg found (a single word); edit ->
-#                   search plain and under kb watch; peak RSS of both
+#                   plain (watch.keeper_files: 0, every file stat'ed) and
+#                   with the freshness keeper the first search starts (the
+#                   default at 5,000 files and more; "watch" in the file
+#                   names: kb watch runs the same keeper), vs `rg -l -i` and
+#                   ranked FTS5, as CPU time and wall time; the hits of each
+#                   engine and whether kb found every file rg found (a single
+#                   word); edit -> search plain and with the keeper; peak RSS of both
 #                   searches. With --old BIN (a kb binary of another commit)
 #                   the same searches and edit run on a copy of the corpus
 #                   indexed by BIN, in the same hyperfine runs: bench/out/
@@ -137,10 +139,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# keeper_files DIR N: kb.yaml's watch.keeper_files of the KB at DIR (0: no
+# search starts a freshness keeper; kb's default is 5000).
+keeper_files() {
+	if grep -q '^  keeper_files:' "$1/kb.yaml"; then
+		sed -i "s/^  keeper_files: .*/  keeper_files: $2/" "$1/kb.yaml"
+	else
+		printf 'watch:\n  keeper_files: %s\n' "$2" >>"$1/kb.yaml"
+	fi
+}
+# stop_keeper DIR: stops the freshness keeper a search started for DIR.
+keeper_dir=""
+stop_keeper() { [ -n "$keeper_dir" ] && pkill -f -- "--kb $keeper_dir watch --keeper" 2>/dev/null; keeper_dir=""; }
+
 # issue16 LABEL N SRC RES DB: the figures issue 16 asks for (see the header).
-watch_pid=""
-stop_watch() { [ -n "$watch_pid" ] && kill "$watch_pid" 2>/dev/null && wait "$watch_pid" 2>/dev/null; watch_pid=""; }
-trap 'stop_watch; cleanup' EXIT
+trap 'stop_keeper; cleanup' EXIT
 issue16() {
 	local label=$1 n=$2 src=$3 res=$4 db=$5
 	local lib="$src/library" oldsrc="$out/old-$label"
@@ -159,7 +172,6 @@ issue16() {
 		"$old" -q init "$tmp/k" >/dev/null && cp "$tmp/k/kb.yaml" "$oldsrc/kb.yaml"; rm -rf "$tmp"
 		"$old" -q --kb "$oldsrc" index >/dev/null
 	fi
-	local home="$out/home"; mkdir -p "$home"
 	log "$label: issue 16 searches, plain"
 	# (no -n names with -L: bench/report tells the commands apart)
 	local cmds=("$KB --kb $src search {word}")
@@ -205,21 +217,23 @@ issue16() {
 	[ -n "$old" ] && mv "$oldsrc/$rel.bak" "$oldsrc/$rel" && "$old" -q --kb "$oldsrc" index >/dev/null
 	"$KB" -q --kb "$src" index >/dev/null
 
-	# the same under kb watch (HOME is an empty directory: the watcher
-	# imports no transcript of this machine)
-	log "$label: issue 16 searches under kb watch"
-	HOME="$home" CODEX_HOME="" "$KB" --kb "$src" watch >"$res/watch.log" 2>&1 &
-	watch_pid=$!
+	# the same with the freshness keeper a search starts (kb's default at
+	# watch.keeper_files = 5,000 files and more; here at every size; kb
+	# watch runs the same keeper)
+	log "$label: issue 16 searches with the freshness keeper"
+	keeper_files "$src" 1; keeper_dir="$src"
+	"$KB" -q --kb "$src" search "$rare" >/dev/null # stats every file, starts the keeper
 	for _ in $(seq 100); do [ -e "$src/.index/fresh/keeper.lock" ] && break; sleep 0.1; done
+	sleep 0.5
 	"$KB" -q --kb "$src" search "$rare" >/dev/null # the keeper's first answer is "all": one full scan
 	hyperfine -N --warmup 3 --runs 20 -L word "$rare,$mid,$common" --export-json "$res/search16-watch.json" \
 		"$KB --kb $src search {word}" >&2
 	[ $have_time = 1 ] && /usr/bin/time -v -o "$res/rss16-watch.txt" "$KB" -q --kb "$src" search "$common" >/dev/null
 	cp "$note" "$note.bak"; restore_note="$note"
 	hyperfine -N --warmup 1 --runs 10 --export-json "$res/edit16-watch.json" \
-		-n kb-watch-edit "sh -c 'w=zqx\$(date +%s%N | tr 0-9 a-j); printf \" %s\\n\" \$w >> $note; $KB --kb $src search \$w --limit 1 | grep -q $rel'" >&2
+		-n kb-keeper-edit "sh -c 'w=zqx\$(date +%s%N | tr 0-9 a-j); printf \" %s\\n\" \$w >> $note; $KB --kb $src search \$w --limit 1 | grep -q $rel'" >&2
 	cleanup; restore_note=""
-	stop_watch
+	stop_keeper; keeper_files "$src" 0
 	"$KB" -q --kb "$src" index >/dev/null
 	rm -rf "$oldsrc"
 	echo "end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$res/load16"
@@ -249,6 +263,7 @@ for label in "${labels[@]}"; do
 	else
 		log "$label: using cached corpus $src"
 	fi
+	keeper_files "$src" 0 # every search stats every file, unless a section says otherwise
 	meta="$src/bench-meta.json"
 	cp "$meta" "$res/meta.json"
 	mapfile -t words < <(jq -r '.mid_words[:3][]' "$meta")

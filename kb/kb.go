@@ -62,7 +62,14 @@ type KB struct {
 	// Logf receives one-line notices (index rebuilt, lock waits). Defaults to stderr.
 	Logf func(format string, args ...any)
 
-	everyItem bool // LoadEveryItem
+	// StartKeeper, when set, starts a freshness keeper for this KB in the
+	// background, exiting after idle without a query (cmd/kb: a detached
+	// `kb watch --keeper --idle`): a read that stat'ed watch.keeper_files
+	// files or more to find what changed calls it (startKeeper).
+	StartKeeper func(idle time.Duration) error
+
+	everyItem     bool // LoadEveryItem
+	keeperStarted bool
 }
 
 // FindOptions says where to look for a KB.

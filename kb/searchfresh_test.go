@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbmem/kb/internal/config"
 	"github.com/kbmem/kb/internal/index"
+	"github.com/kbmem/kb/internal/watch"
 )
 
 // searchToRead opens the index as `kb search` does and runs one query of
@@ -247,5 +249,66 @@ func TestSearchAnswersAsIsWhileAReaderHoldsTheIndex(t *testing.T) {
 	reader.Close()
 	if _, got := searchToRead(t, k, "dirigible"); len(got) != 1 {
 		t.Fatalf("after the reader: hits %v, want the edit applied", got)
+	}
+}
+
+// A read that stat'ed watch.keeper_files files or more with no keeper
+// running starts one (StartKeeper, once per process, with
+// watch.keeper_idle); with it running, the next reads stat only what
+// changed and find an edit made in place; a KB under the threshold, or
+// with it 0, starts none.
+func TestReadStartsAKeeperAtScale(t *testing.T) {
+	k := trNewKB(t)
+	for i := range 4 {
+		p := filepath.Join(k.Root, LayerLibrary, "notes", fmt.Sprintf("n%d.md", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("---\ntitle: Note %d\ntype: note\n---\nThe zeppelin number %d.\n", i, i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	searchToRead(t, k, "zeppelin") // indexed
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var idles []time.Duration
+	k.StartKeeper = func(idle time.Duration) error {
+		idles = append(idles, idle)
+		go func() { done <- k.KeepFresh(ctx, idle) }()
+		return nil
+	}
+	t.Cleanup(func() {
+		cancel()
+		if len(idles) > 0 {
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	k.Config.Watch.KeeperFiles, k.Config.Watch.KeeperIdle = 5, config.Duration(time.Minute)
+	searchToRead(t, k, "zeppelin")
+	if len(idles) != 0 {
+		t.Fatalf("4 files, keeper_files 5: started a keeper")
+	}
+	k.Config.Watch.KeeperFiles = 4
+	searchToRead(t, k, "zeppelin")
+	if !slices.Equal(idles, []time.Duration{time.Minute}) {
+		t.Fatalf("keepers started: %v, want one with watch.keeper_idle", idles)
+	}
+	dir := filepath.Join(k.Root, IndexDir, freshDir)
+	for i := 0; i < 500 && !watch.Ask(dir, time.Second).Known; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	searchToRead(t, k, "zeppelin") // the keeper knew nothing yet: this read scans and says done
+	p := filepath.Join(k.Root, LayerLibrary, "notes", "n2.md")
+	if err := os.WriteFile(p, []byte("---\ntitle: Note 2\ntype: note\n---\nThe dirigible number 2.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, st, got := searchStats(t, k, "dirigible")
+	if len(got) != 1 || st.Scanned >= 4 {
+		t.Fatalf("after an edit under the keeper: hits %v, scanned %d of 4 files; want the edit found, the others not stat'ed", got, st.Scanned)
+	}
+	if len(idles) != 1 {
+		t.Errorf("keepers started: %d, want 1", len(idles))
 	}
 }

@@ -117,7 +117,9 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 	// Under kb watch, its freshness keeper says what changed since the
 	// index last caught up, so that a read does not stat every file.
 	var fresh watch.Answer
+	asked := false
 	if readOnly && len(layers) > 0 && !slices.ContainsFunc(layers, func(l string) bool { return !slices.Contains(recallLayers, l) }) {
+		asked = true
 		// An index at another generation than the answer's was most
 		// often just synced by another reader (kb watch's own sync), whose
 		// done the keeper has by now: ask once more before a full scan.
@@ -145,6 +147,11 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 	ix, info, sc, err := open(dir, so)
 	if err != nil {
 		return nil, SyncStats{}, fmt.Errorf("open index: %w", err)
+	}
+	if asked && !fresh.Known {
+		// No keeper answered: this read stat'ed every file; at scale,
+		// start one for the next reads.
+		k.startKeeper(len(sc.Files))
 	}
 	x := &Searcher{ix: ix, k: k}
 	var st SyncStats

@@ -102,11 +102,7 @@ func (k *KB) Watch(ctx context.Context, o WatchOptions) error {
 // those layers (kb search) asks it what changed instead of stat'ing every
 // file. Traces are left out: they change all through a session.
 func (k *KB) keepFresh(ctx context.Context) (stop func()) {
-	var roots []string
-	for _, l := range recallLayers {
-		roots = append(roots, filepath.Join(k.Root, l))
-	}
-	kp := &watch.Keeper{Dir: filepath.Join(k.Root, IndexDir, freshDir), Roots: roots, Logf: k.logf}
+	kp := k.keeper(0)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -116,6 +112,60 @@ func (k *KB) keepFresh(ctx context.Context) (stop func()) {
 		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// keeper is the KB's freshness keeper: over the layers recall reads, in
+// the index directory; idle as watch.Keeper's.
+func (k *KB) keeper(idle time.Duration) *watch.Keeper {
+	var roots []string
+	for _, l := range recallLayers {
+		roots = append(roots, filepath.Join(k.Root, l))
+	}
+	return &watch.Keeper{Dir: filepath.Join(k.Root, IndexDir, freshDir), Roots: roots, Logf: k.logf, Idle: idle}
+}
+
+// KeepFresh runs only the freshness keeper of the layers recall reads
+// (kb watch --keeper), until ctx is done or, with idle > 0, until no read
+// asked it anything for idle (and it stops when the index directory goes
+// away). With another keeper running it returns nil at once: that one
+// serves the KB.
+func (k *KB) KeepFresh(ctx context.Context, idle time.Duration) error {
+	if err := k.keeper(idle).Run(ctx); err != nil && !errors.Is(err, watch.ErrKeeperRunning) {
+		return err
+	}
+	return nil
+}
+
+// KeeperStarter is a StartKeeper that starts `exe watch --keeper` for the
+// KB, detached, its output appended to .state/keeper.log; nothing when a
+// keeper runs.
+func (k *KB) KeeperStarter(exe string) func(idle time.Duration) error {
+	return func(idle time.Duration) error {
+		b := agents.Background{Root: k.Root, Lock: filepath.Join(k.Root, IndexDir, freshDir, watch.KeeperLock),
+			Log: filepath.Join(k.Root, StateDir, "keeper.log"), MaxLog: 1 << 20}
+		_, err := b.Start(exe, "--kb", k.Root, "watch", "--keeper", "--idle", idle.String())
+		return err
+	}
+}
+
+// startKeeper starts a freshness keeper in the background after a read
+// stat'ed files files to find what changed, when kb.yaml's
+// watch.keeper_files says that many are worth it and the KB's
+// StartKeeper is set (cmd/kb: a detached kb watch --keeper), once per
+// process.
+func (k *KB) startKeeper(files int) {
+	n := k.Config.Watch.KeeperFiles
+	if k.StartKeeper == nil || n <= 0 || files < n || k.keeperStarted {
+		return
+	}
+	k.keeperStarted = true
+	idle := k.Config.Watch.KeeperIdle.D()
+	if idle <= 0 {
+		idle = 30 * time.Minute
+	}
+	if err := k.StartKeeper(idle); err != nil {
+		k.logf("freshness keeper: %v (searches stat every file)", err)
+	}
 }
 
 // watchLock is the KB write lock, for the watcher.

@@ -10,7 +10,7 @@ import (
 
 // issue16 prints the figures issue 16 asks of `kb search` for one size
 // (run.sh's issue16 function): per word, CPU time (user+sys, mean) and
-// median wall time of kb plain, kb under kb watch, the --old binary, rg and
+// median wall time of kb plain, kb with the freshness keeper (search16-watch.json), the --old binary, rg and
 // ranked FTS5, each with its ratio to FTS5 and to rg; the hits each found;
 // edit -> search; peak RSS.
 func issue16(w io.Writer, dir string) error {
@@ -55,7 +55,7 @@ func issue16(w io.Writer, dir string) error {
 		}
 	}
 	add("search16.json", "")
-	add("search16-watch.json", "kb-watch")
+	add("search16-watch.json", "kb-keeper")
 	hits := map[string]string{}
 	if b, err := os.ReadFile(s.path("hits16.txt")); err == nil {
 		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
@@ -69,7 +69,7 @@ func issue16(w io.Writer, dir string) error {
 	for _, word := range words {
 		cells := res[word]
 		f, r := cells["fts5-ranked"], cells["rg"]
-		for _, e := range []string{"kb-old", "kb", "kb-watch", "rg", "fts5-ranked"} {
+		for _, e := range []string{"kb-old", "kb", "kb-keeper", "rg", "fts5-ranked"} {
 			c, ok := cells[e]
 			if !ok {
 				continue
@@ -96,7 +96,11 @@ func issue16(w io.Writer, dir string) error {
 	var rss []string
 	for _, f := range []string{"rss16-plain.txt", "rss16-watch.txt"} {
 		if v, ok := s.rss(f); ok {
-			rss = append(rss, strings.TrimSuffix(strings.TrimPrefix(f, "rss16-"), ".txt")+" "+mb(v))
+			kind := strings.TrimSuffix(strings.TrimPrefix(f, "rss16-"), ".txt")
+			if kind == "watch" {
+				kind = "with the keeper"
+			}
+			rss = append(rss, kind+" "+mb(v))
 		}
 	}
 	if len(rss) > 0 {

@@ -16,8 +16,8 @@ import (
 func init() { register(newWatchCmd) }
 
 func newWatchCmd(e *env) *cobra.Command {
-	var once, noRedact bool
-	var learnEvery time.Duration
+	var once, noRedact, keeper bool
+	var learnEvery, idle time.Duration
 	c := &cobra.Command{
 		Use:   "watch",
 		Short: "Import transcripts as agents write them; keep the index current",
@@ -34,8 +34,14 @@ action on stderr, or JSON lines on stdout with --json. Stops on Ctrl-C or
 SIGTERM.
 
 --once imports what is new, re-indexes, runs the pipeline on sessions that
-are already quiet, and exits: suitable for cron or a git hook.`,
-		Example: "  kb watch\n  kb watch --learn-every 1h\n  kb watch --once --json",
+are already quiet, and exits: suitable for cron or a git hook.
+
+--keeper runs only the freshness keeper (which kb watch runs too): it
+watches the layers with inotify and tells each search what changed, so
+that a search does not stat every file; with --idle it exits after that
+long without a search. A search that stat'ed watch.keeper_files files
+(default 5000) starts one in the background this way.`,
+		Example: "  kb watch\n  kb watch --learn-every 1h\n  kb watch --once --json\n  kb watch --keeper --idle 30m",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			k, err := e.open()
@@ -44,6 +50,9 @@ are already quiet, and exits: suitable for cron or a git hook.`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if keeper {
+				return k.KeepFresh(ctx, idle)
+			}
 			enc := json.NewEncoder(e.out)
 			enc.SetEscapeHTML(false)
 			o := kb.WatchOptions{Once: once, NoRedact: noRedact, OnQuiet: kb.ExtractPipeline, LearnEvery: learnEvery,
@@ -65,6 +74,8 @@ are already quiet, and exits: suitable for cron or a git hook.`,
 	}
 	c.Flags().BoolVar(&once, "once", false, "import and re-index once, then exit")
 	c.Flags().BoolVar(&noRedact, "no-redact", false, "store secrets as they are")
+	c.Flags().BoolVar(&keeper, "keeper", false, "run only the freshness keeper the searches ask what changed")
+	c.Flags().DurationVar(&idle, "idle", 0, "with --keeper: exit after this long without a search (0: run until stopped)")
 	c.Flags().DurationVar(&learnEvery, "learn-every", 0, "run the 'kb learn' tick this often and after sessions end (default watch.learn_every)")
 	return c
 }

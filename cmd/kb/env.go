@@ -88,6 +88,9 @@ func (e *env) open() (*kb.KB, error) {
 			fmt.Fprintf(e.err, "kb: "+format+"\n", args...)
 		}
 	}
+	if exe := kbExe(); exe != "" {
+		k.StartKeeper = k.KeeperStarter(exe)
+	}
 	return k, nil
 }
 

@@ -110,6 +110,12 @@ type WatchConfig struct {
 	QuietAfter Duration `yaml:"quiet_after"`
 	Debounce   Duration `yaml:"debounce"`
 	LearnEvery Duration `yaml:"learn_every"`
+	// KeeperFiles: a read that stat'ed at least this many files, with no
+	// freshness keeper running, starts one in the background (kb watch
+	// --keeper); 0: never.
+	KeeperFiles int `yaml:"keeper_files"`
+	// KeeperIdle: such a keeper exits after this long without a query.
+	KeeperIdle Duration `yaml:"keeper_idle"`
 }
 
 // LLMConfig selects the optional LLM provider used by extraction, episode
@@ -251,6 +257,9 @@ func (c Config) validate() error {
 	}
 	if c.Recall.Budget < 0 {
 		return &Error{Msg: "recall.budget must not be negative"}
+	}
+	if c.Watch.KeeperFiles < 0 || c.Watch.KeeperIdle.D() < 0 {
+		return &Error{Msg: "watch.keeper_files and watch.keeper_idle must not be negative"}
 	}
 	if err := c.Share.validate(); err != nil {
 		return &Error{Msg: err.Error()}

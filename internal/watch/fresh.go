@@ -32,6 +32,10 @@ import (
 // not running (its lock is free), or that does not answer in time, means a
 // full scan, as without it.
 
+// KeeperLock is the file in the keeper's directory a running keeper holds
+// locked.
+const KeeperLock = freshLock
+
 // Names in the keeper's directory.
 const (
 	freshLock = "keeper.lock"
@@ -54,6 +58,11 @@ type Keeper struct {
 	Logf  func(format string, args ...any)
 	// Ready, if set, is called once the trees are watched.
 	Ready func()
+	// Idle, when positive, makes a keeper started on demand (a search
+	// that found none): it stops after Idle without a query's ping, and
+	// when Dir goes away (the index removed, the KB deleted) it stops
+	// instead of starting over.
+	Idle time.Duration
 
 	w       *fsnotify.Watcher
 	seq     uint64              // changes seen
@@ -70,7 +79,7 @@ var ErrKeeperRunning = errors.New("a freshness keeper is already running")
 // keeper holds Dir.
 func (k *Keeper) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
-		if err := k.run(ctx); err != nil || ctx.Err() != nil {
+		if err := k.run(ctx); err != nil || ctx.Err() != nil || k.Idle > 0 {
 			return err
 		}
 		k.logf("freshness keeper: %s was removed or moved; starting over", k.Dir)
@@ -81,7 +90,11 @@ func (k *Keeper) Run(ctx context.Context) error {
 // run keeps Dir until ctx is done (nil) or Dir itself goes away (nil, with
 // ctx not done: Run starts over).
 func (k *Keeper) run(ctx context.Context) error {
-	if err := os.MkdirAll(k.Dir, 0o755); err != nil {
+	mkdir := os.MkdirAll
+	if k.Idle > 0 {
+		mkdir = os.Mkdir // on demand: never remake the index directory of a KB removed
+	}
+	if err := mkdir(k.Dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	// A query probes the lock for a moment (Ask); retry past that.
@@ -195,9 +208,19 @@ const (
 
 // loop handles events until it must stop or start again.
 func (k *Keeper) loop(ctx context.Context) int {
+	var idle <-chan time.Time
+	var timer *time.Timer
+	if k.Idle > 0 {
+		timer = time.NewTimer(k.Idle)
+		defer timer.Stop()
+		idle = timer.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
+			return stopped
+		case <-idle:
+			k.logf("freshness keeper: no query for %s; stopping", k.Idle)
 			return stopped
 		case err, ok := <-k.w.Errors:
 			if !ok {
@@ -215,7 +238,9 @@ func (k *Keeper) loop(ctx context.Context) int {
 				return lostDir
 			}
 			if filepath.Dir(ev.Name) == k.Dir {
-				k.control(ev)
+				if k.control(ev) && timer != nil {
+					timer.Reset(k.Idle)
+				}
 				continue
 			}
 			if k.isRootParent(filepath.Dir(ev.Name)) {
@@ -255,17 +280,17 @@ func (k *Keeper) watched(p string) bool {
 	return false
 }
 
-// control answers a query's ping, or takes its done.
-func (k *Keeper) control(ev fsnotify.Event) {
+// control answers a query's ping, or takes its done; true for a ping.
+func (k *Keeper) control(ev fsnotify.Event) bool {
 	if !ev.Has(fsnotify.Create) {
-		return
+		return false
 	}
 	name := filepath.Base(ev.Name)
 	switch {
 	case strings.HasSuffix(name, pingExt):
 		id := strings.TrimSuffix(name, pingExt)
 		if _, err := os.Lstat(filepath.Join(k.Dir, id+pongExt)); err == nil {
-			return // answered already (found by a restart, then its event)
+			return true // answered already (found by a restart, then its event)
 		}
 		// The first line: all, or clean or changed and the index
 		// generation the last done recorded; then the changed paths.
@@ -290,6 +315,7 @@ func (k *Keeper) control(ev fsnotify.Event) {
 		if os.WriteFile(tmp, []byte(answer), 0o644) == nil {
 			os.Rename(tmp, filepath.Join(k.Dir, id+pongExt))
 		}
+		return true
 	case strings.HasSuffix(name, doneExt):
 		id, g, _ := strings.Cut(strings.TrimSuffix(name, doneExt), "~")
 		gen, err := strconv.ParseUint(g, 10, 64)
@@ -298,6 +324,7 @@ func (k *Keeper) control(ev fsnotify.Event) {
 		}
 		delete(k.pings, id)
 	}
+	return false
 }
 
 // Answer is a keeper's answer to a query (Ask).

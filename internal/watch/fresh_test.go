@@ -170,3 +170,63 @@ func keeperKB(t *testing.T) (root, lib, dir string) {
 	startKeeper(t, dir, lib)
 	return root, lib, dir
 }
+
+// A keeper started on demand (Idle) answers while queries come, stops
+// after Idle without one, and stops, without making it again, when its
+// directory goes away.
+func TestKeeperOnDemand(t *testing.T) {
+	run := func(t *testing.T, idle time.Duration) (root, dir string, done chan error) {
+		root = t.TempDir()
+		lib := filepath.Join(root, "library")
+		os.MkdirAll(lib, 0o755)
+		os.MkdirAll(filepath.Join(root, ".index"), 0o755)
+		dir = filepath.Join(root, ".index", "fresh")
+		ready := make(chan struct{})
+		done = make(chan error, 1)
+		kp := &Keeper{Dir: dir, Roots: []string{lib}, Logf: t.Logf, Ready: func() { close(ready) }, Idle: idle}
+		go func() { done <- kp.Run(context.Background()) }()
+		select {
+		case <-ready:
+		case err := <-done:
+			t.Fatalf("keeper: %v", err)
+		}
+		return root, dir, done
+	}
+	t.Run("idle", func(t *testing.T) {
+		_, dir, done := run(t, 300*time.Millisecond)
+		for range 5 { // queries every 100 ms keep it running past its idle time
+			if !ask(t, dir).Known {
+				t.Fatal("no answer while queries come")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("still running long after its idle time")
+		}
+		if Ask(dir, 100*time.Millisecond).Known {
+			t.Error("an answer after it stopped")
+		}
+	})
+	t.Run("removed", func(t *testing.T) {
+		root, _, done := run(t, time.Hour)
+		if err := os.RemoveAll(filepath.Join(root, ".index")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("still running after its directory was removed")
+		}
+		if _, err := os.Stat(filepath.Join(root, ".index")); err == nil {
+			t.Error("the index directory was made again")
+		}
+	})
+}
