@@ -85,26 +85,26 @@ func completeLesson(o *observations.Observation) string {
 // asides) while they fit, in their order, "…" where one was left out. A
 // first sentence over max is cut at a clause.
 func fitLesson(said string, max int) string {
-	if len(said) <= max {
-		return said
-	}
 	sents := sentences(said)
-	if len(sents[0]) > max {
-		return cutClause(sents[0], max)
-	}
-	keep := make([]bool, len(sents))
-	keep[0] = true
-	n := len(sents[0])
 	// A question after the first sentence is asked of the agent in the
 	// moment ("Does this doc page help?"): it is no part of the lesson,
 	// and the asides after it are the conversation moving on (often a
-	// pasted page), not reasons for it.
+	// pasted page), not reasons for it, however short the whole is.
 	asked := len(sents)
 	for i := 1; i < len(sents); i++ {
 		if isAsked(sents[i]) {
 			asked = min(asked, i)
 		}
 	}
+	if len(said) <= max && asked == len(sents) {
+		return said
+	}
+	if len(sents[0]) > max {
+		return cutClause(sents[0], max)
+	}
+	keep := make([]bool, len(sents))
+	keep[0] = true
+	n := len(sents[0])
 	for _, pass := range []bool{true, false} {
 		for i := 1; i < len(sents); i++ {
 			if keep[i] || insteadPart(sents[i]) != pass || isAsked(sents[i]) || (!pass && i > asked) {

@@ -177,8 +177,10 @@ func TestFitLessonKeepsInsteadSentences(t *testing.T) {
 	pasted := "We need to find a cleaner way to reinstall without hunting for cached files. Does this doc page help? " +
 		"Tools are Python packages that provide command-line interfaces. The tool interface includes a dedicated " +
 		"interface for interacting with tools. " + strings.Repeat("Tools can be upgraded in place. ", 3)
-	if got := fitLesson(pasted, 300); got != "We need to find a cleaner way to reinstall without hunting for cached files. …" {
-		t.Errorf("pasted page: %q", got)
+	for _, max := range []int{300, 1000} { // also when the whole would fit
+		if got := fitLesson(pasted, max); got != "We need to find a cleaner way to reinstall without hunting for cached files. …" {
+			t.Errorf("pasted page, max %d: %q", max, got)
+		}
 	}
 	if got := fitLesson("No npm here. "+strings.Repeat("It wrecks the lockfile. ", 6)+"Why npm? Use `pnpm add` instead.", 120); !strings.Contains(got, "pnpm add") || strings.Contains(got, "Why npm") {
 		t.Errorf("instead after a question: %q", got)
