@@ -70,11 +70,13 @@ func obsTypeOf(dim string) string {
 // The third (keys5: 14 sessions of 11 owners, written 2026-12-03, split
 // by a rule fixed before the key existed) holds out the next five; the
 // fourth (keys6: 13 sessions of 10 owners, written 2026-12-04 by the same
-// rule) the last five.
+// rule) the next five; the fifth (keys7: 14 sessions of 10 owners, written
+// 2026-12-04 by the same rule) the last five.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
-	"BeauCranston", "borja-rojo-ilvento", "deder01", "LuisUma92", "Xu-Wentao"}
+	"BeauCranston", "borja-rojo-ilvento", "deder01", "LuisUma92", "Xu-Wentao",
+	"aistrad", "augustoFranke", "Awhitter", "EdouardZemb", "Hoper-J"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (

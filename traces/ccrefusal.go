@@ -60,6 +60,13 @@ const (
 	ccReasonRefusal
 )
 
+// ccUserRejected is the toolUseResult Claude Code 2.1 writes for a refused
+// call (its createUserRejectedToolResult; real: Claude Code 2.1.56, a
+// refused Write), where earlier versions repeated the content: a failed
+// tool's toolUseResult is "Error: " + its content, so a tool cannot write
+// this one.
+const ccUserRejected = "User rejected tool use"
+
 // ccAwaitMark marks a possible refusal while Parse waits for the record
 // that decides it. It never leaves the parser (ccResolveAwait).
 const ccAwaitMark = "kb:await-interrupt"
@@ -109,7 +116,7 @@ func ccRefusalOf(isErr bool, content json.RawMessage, text string, toolUseResult
 	c := text // content decoded (ccText of a string is the string)
 	if len(toolUseResult) > 0 && !isNull(toolUseResult) {
 		s, ok := asString(toolUseResult)
-		if !ok || (s != c && s != "Error: "+c) {
+		if !ok || (s != c && s != "Error: "+c && s != ccUserRejected) {
 			return "", ccNoRefusal // a structured result: the tool ran
 		}
 	}

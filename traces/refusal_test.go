@@ -215,6 +215,23 @@ func TestClaudeCodeRefusalConfirmed(t *testing.T) {
 		t.Errorf("refusal then the person's text: %+v", recs)
 	}
 
+	// Claude Code 2.1 writes "User rejected tool use" as the line's
+	// toolUseResult, not the content again.
+	v21 := ccToolUse(t, "2.1.56", "t1", "Write") + ccResult(t, "2.1.56", "t1", ccRejectStop, true, ccUserRejected) +
+		ccUserText(t, "2.1.56", ccInterruptUse) + ccUserText(t, "2.1.56", "because LoginViewModel already exists")
+	recs, _, _ = parseReader(t, NewClaudeCode(), strings.NewReader(v21), "x.jsonl", Pos{})
+	if len(recs) != 4 || !recs[1].Has(MarkRejected) || !recs[3].Human() {
+		t.Errorf("2.1 refusal: %+v", recs)
+	}
+	// A tool's failure is "Error: " + its content, never that text.
+	failed := ccToolUse(t, "1.0.51", "t1", "Bash") + ccResult(t, "1.0.51", "t1", ccRejectStop, true, "Error: something else")
+	recs, _, _ = parseReader(t, NewClaudeCode(), strings.NewReader(failed), "x.jsonl", Pos{})
+	for _, r := range recs {
+		if r.Has(MarkRejected) {
+			t.Errorf("a failed tool's result read as a refusal: %+v", r)
+		}
+	}
+
 	reason := ccReasonHeads[0] + "  use pnpm"
 	for _, tc := range []struct{ version, tool string }{{"1.0.51", "Edit"}, {"2.0.37", "ExitPlanMode"}, {"2.0.42", "Bash"}, {"", "MultiEdit"}} {
 		src := ccToolUse(t, tc.version, "t1", tc.tool) + ccResult(t, tc.version, "t1", reason, true, "Error: "+reason)
