@@ -618,3 +618,22 @@ func TestConstraintPreference(t *testing.T) {
 		}
 	}
 }
+
+// A reason typed right after a refused call, in any of the lexicon's
+// languages, is why the call was wrong: the lesson names the call and keeps
+// the reason with it.
+func TestCorrectionFromReasonAfterRefusal(t *testing.T) {
+	for _, said := range []string{"because LoginViewModel already exists", "weil LoginViewModel schon existiert", "因为 LoginViewModel 已经存在"} {
+		s := newSession("r1").
+			user("refactor the login page to StateFlow").
+			reject("Write", `{"file_path":"/app/src/model/data/LoginModels.kt","content":"package x"}`).
+			user(said).s
+		cs := ofType(Extract(s, nil, nil), TypeCorrection)
+		if len(cs) != 1 {
+			t.Fatalf("%q: %d corrections", said, len(cs))
+		}
+		if l := cs[0].Lesson; !strings.HasPrefix(l, "Do not go ahead with write of `model/data/LoginModels.kt`; the person's reason: “") || !strings.Contains(l, "LoginViewModel") {
+			t.Errorf("%q: lesson %q", said, l)
+		}
+	}
+}

@@ -258,6 +258,10 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 		reply := shorten(strings.TrimSpace(cleanMarkup(firstSentence(tl.nextAgentText(u)))), 140)
 		return "Rework " + what + " as the person questioned it: " + quoteText(shorten(strings.TrimSpace(cleanMarkup(firstSentence(u.text))), 160)) +
 			"; the agent agreed: " + quoteText(strings.TrimRight(reply, " .。")) + ".", consequence
+	case !failure && !instructs && obj != "" && (len(u.rejected) > 0 || u.interrupted) && lexicon.CueBecause.AtStart(first):
+		// "because LoginViewModel already exists", right after a refused
+		// Write: why the call was wrong, which the lesson keeps with it.
+		return "Do not go ahead with " + obj + "; the person's reason: " + quoteText(said) + ".", consequence
 	case wordCount(lesson) < 4 && obj != "":
 		// "cancel", "undo that", "取消": the instruction is the structure.
 		lesson = "Do not go ahead with " + obj + " unasked; the person said: " + quoteText(said) + "."

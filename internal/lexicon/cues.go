@@ -493,6 +493,31 @@ non funziona
 여전히 안
 we lost
 lost the
+is missing
+are missing
+still missing
+missing some
+you missed
+you left out
+fehlt noch
+fehlen noch
+falta algo
+faltan
+il manque
+manque encore
+está faltando
+estão faltando
+manca ancora
+mancano
+не хватает
+упустил
+缺少
+遗漏
+漏了
+抜けている
+足りない
+누락
+빠졌
 disappeared
 is gone
 are gone
@@ -1684,6 +1709,37 @@ non ora
 今はいい
 아직
 지금은
+`)
+
+// CueBecause: a reason that opens a message, said right after the person
+// refused a call ("because LoginViewModel already exists", "weil die
+// Datei schon existiert", "因为已经有了"): the message is why the call was
+// wrong, not a new request.
+var CueBecause = NewCues(`
+because
+since
+cause
+'cause
+cos
+weil
+denn
+porque
+ya que
+puesto que
+parce que
+puisque
+pois
+já que
+perché
+poiché
+потому что
+так как
+ведь
+因为
+由于
+なぜなら
+だって
+왜냐하면
 `)
 
 // CueNo: a "no" that opens a message, said to what the agent just did or
