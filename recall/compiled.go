@@ -1097,8 +1097,12 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 	}
 	switch {
 	case len(s.ActionTypes) > 0:
+		// Among documents of the same types, the limit keeps those that
+		// recurred and matter most (the rank, a millionth of a point: it
+		// never outweighs a type), not the first by path: at 100,000
+		// observations a common type has more than a limit's worth.
 		for _, v := range dedupe(s.ActionTypes) {
-			list(termAction, v, false, func(_ int, _, df float64) float64 { return idf(int(df)) })
+			list(termAction, v, false, func(d int, _, df float64) float64 { return idf(int(df)) + 1e-6*c.docRank(d) })
 		}
 	case len(s.Words) > 0:
 		const k1, b = 1.2, 0.75
@@ -1330,6 +1334,11 @@ func (c *Compiled) docLength(d int) float32 {
 }
 
 // docFlags is document d's flags, read alone.
+// docRank is a document's standing rank (standingRank).
+func (c *Compiled) docRank(d int) float64 {
+	return float64(math.Float32frombits(binary.LittleEndian.Uint32(c.data[c.h.DocTable+int64(d)*docEntrySize+36:])))
+}
+
 func (c *Compiled) docFlags(d int) uint16 {
 	return binary.LittleEndian.Uint16(c.data[c.h.DocTable+int64(d)*docEntrySize+28:])
 }

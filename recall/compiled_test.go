@@ -397,3 +397,35 @@ func TestCompileIncrementalEqualsFull(t *testing.T) {
 		t.Fatalf("err %v, want ErrNotReusable", err)
 	}
 }
+
+// More documents of an action type than a search's limit: the limit keeps
+// those that recurred and matter most, wherever their paths sort, and a
+// document of two of the types asked still comes first.
+func TestCompiledTypeSearchKeepsTheBestOfALimit(t *testing.T) {
+	var docs []CompileDoc
+	for i := range 150 {
+		f := map[string]any{"action_type": "git:push", "sessions": 1.0, "importance": 0.1}
+		if i >= 140 {
+			f["sessions"], f["importance"] = 4.0, 0.9 // recurring and important, last by path
+		}
+		if i == 70 {
+			f["action_types"] = []string{"git:push", "git:push-force"}
+		}
+		docs = append(docs, CompileDoc{Hit: Hit{Path: fmt.Sprintf("observations/corrections/c%03d.md", i), Layer: LayerObservations,
+			Type: observations.TypeCorrection, Fields: f}, Stamp: "1:1"})
+	}
+	c := compile(t, docs, CompileOptions{})
+	hits, err := c.Search(Search{ActionTypes: []string{"git:push", "git:push-force"}, Limit: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := paths(hits)
+	if len(got) != 20 || got[0] != "observations/corrections/c070.md" {
+		t.Fatalf("first %v", got)
+	}
+	for i := 140; i < 150; i++ {
+		if !slices.Contains(got, fmt.Sprintf("observations/corrections/c%03d.md", i)) {
+			t.Errorf("the recurring c%03d.md is not among the 20 kept: %v", i, got)
+		}
+	}
+}
