@@ -134,6 +134,11 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// "Предлагаю оставить чистый DOM вместо Angular. Хотите...?" -
 		// "мне не нравится простой дом, я хочу именно ангуляр".
 		return 0.7, append(signals, SignalExplicitCorrection)
+	case hadAction && !question && !ack && lexicon.CueConform.In(headOf(low, 300)) && namesAgentWork(tl, u):
+		// "adjust specs/plan.md so that it matches the chosen stack",
+		// right after the agent wrote that plan: what it produced strayed
+		// from a reference the person names.
+		return 0.65, append(signals, SignalExplicitCorrection)
 	case hadAction && !ack && swapped(tl, u) != "":
 		// 'Make this happen, but call the role "user" not "regular"': a
 		// name the agent used, swapped for the person's.
@@ -531,6 +536,31 @@ func echoes(tl *timeline, u *utterance) bool {
 	for _, m := range mine {
 		m = strings.ToLower(strings.Trim(m, "`"))
 		if len(m) >= 4 && strings.Contains(prior, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesAgentWork reports whether u's first lines name a concrete thing (a
+// path, an identifier: namedRE) that the agent's replies or calls since
+// the person's previous message hold: the person speaks of what the agent
+// just produced, not of something new.
+func namesAgentWork(tl *timeline, u *utterance) bool {
+	mine := namedRE.RE().FindAllString(headOf(u.text, 300), 8)
+	if len(mine) == 0 {
+		return false
+	}
+	var work strings.Builder
+	for _, a := range u.assistant {
+		work.WriteString("\n" + headOf(tl.rec(a).Text, 4000))
+	}
+	for _, c := range u.calls {
+		work.WriteString("\n" + callWords(tl.rec(c)))
+	}
+	done := strings.ToLower(work.String())
+	for _, m := range mine {
+		if m = strings.ToLower(strings.Trim(m, "`")); len(m) >= 4 && strings.Contains(done, m) {
 			return true
 		}
 	}

@@ -637,3 +637,37 @@ func TestCorrectionFromReasonAfterRefusal(t *testing.T) {
 		}
 	}
 }
+
+// A request that what the agent just produced match a reference the
+// person names is a correction, in the lexicon's languages; its lesson is
+// the request, without the document pasted after it and without an
+// "(about ...)" for an "it" the sentence already named.
+func TestCorrectionFromConformance(t *testing.T) {
+	for _, tc := range []struct{ said, lesson string }{
+		{"adjust specs/plan.md so that it matches the chosen tech stack in spec.md ## 5. Technology Stack\n\n| Layer | Choice |\n|---|---|\n| Frontend | Vue 3 |",
+			"Adjust specs/plan.md so that it matches the chosen tech stack in spec.md"},
+		{"bitte specs/plan.md passend zu spec.md überarbeiten", ""},
+	} {
+		s := newSession("c1").
+			user("write the implementation plan").
+			call("apply_patch", `{"input":"*** Begin Patch\n*** Update File: specs/plan.md\n+stack: TS/Fastify\n*** End Patch"}`, "ok").
+			say("Updated `specs/plan.md`: the plan now defines a TS/Fastify stack.").
+			user(tc.said).s
+		cs := ofType(Extract(s, nil, nil), TypeCorrection)
+		if len(cs) != 1 {
+			t.Fatalf("%q: %d corrections", tc.said, len(cs))
+		}
+		if tc.lesson != "" && cs[0].Lesson != tc.lesson {
+			t.Errorf("%q: lesson %q", tc.said, cs[0].Lesson)
+		}
+	}
+	// A new request that names nothing the agent produced is not one.
+	s := newSession("c2").
+		user("write the implementation plan").
+		call("apply_patch", `{"input":"*** Begin Patch\n*** Update File: specs/plan.md\n+stack: TS/Fastify\n*** End Patch"}`, "ok").
+		say("Updated `specs/plan.md`.").
+		user("now write docs/api.md consistent with the OpenAPI file").s
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 0 {
+		t.Errorf("a new request: %+v", cs[0])
+	}
+}

@@ -266,7 +266,7 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 		// "cancel", "undo that", "取消": the instruction is the structure.
 		lesson = "Do not go ahead with " + obj + " unasked; the person said: " + quoteText(said) + "."
 		return lesson, consequence
-	case obj != "" && hasReferent(lesson):
+	case obj != "" && hasReferent(lesson) && addsObject(obj, lesson):
 		lesson = strings.TrimRight(lesson, ".。 ") + " (about " + obj + ")."
 	}
 	return lesson, consequence
@@ -301,6 +301,24 @@ func hasReferent(s string) bool {
 	return lexicon.CueReferent.In(lower(firstSentence(s)))
 }
 
+// addsObject reports whether naming obj after a lesson tells more than the
+// lesson does: not a bare tool name ("apply_patch"), not code the lesson
+// already quotes or names ("Adjust specs/plan.md so that it matches..."
+// after a patch of specs/plan.md).
+func addsObject(obj, lesson string) bool {
+	spans := markupCodeRE.RE().FindAllString(obj, -1)
+	if len(spans) == 0 {
+		return strings.ContainsAny(strings.TrimSpace(obj), " \t")
+	}
+	low := strings.ToLower(lesson)
+	for _, sp := range spans {
+		if !strings.Contains(low, strings.ToLower(strings.Trim(sp, "`"))) {
+			return true
+		}
+	}
+	return false
+}
+
 func quoteText(s string) string { return "“" + s + "”" }
 
 var (
@@ -310,6 +328,9 @@ var (
 	markupCodeRE   = textutil.Lazy("`[^`\n]+`|\\b__[A-Za-z0-9]\\w*?__\\b")
 	markupKeptRE   = textutil.Lazy("\x00[0-9]+\x00")
 )
+
+// inlineHeadingRE is a markdown heading marker after words on the same line.
+var inlineHeadingRE = textutil.Lazy(`\s#{2,6}\s+\S`)
 
 // cleanMarkup removes Markdown fragments from a title or lesson: emphasis
 // markers, heading and bullet prefixes, quote markers, and a backtick
@@ -323,6 +344,11 @@ func cleanMarkup(s string) string {
 		kept = append(kept, c)
 		return "\x00" + strconv.Itoa(len(kept)-1) + "\x00"
 	})
+	if loc := inlineHeadingRE.FindStringIndex(s); loc != nil && loc[0] > 0 {
+		// "... in spec.md ## 5. Technology Stack": a heading inside a
+		// sentence starts a document the person pasted after their words.
+		s = s[:loc[0]]
+	}
 	s = markupEmphRE.ReplaceAllString(s, "")
 	s = markupLeadRE.ReplaceAllString(s, "")
 	s = markupSingleRE.ReplaceAllString(s, "$1$2$3")

@@ -1742,6 +1742,50 @@ poiché
 왜냐하면
 `)
 
+// CueConform: the work should match something else ("adjust plan.md so
+// that it matches the chosen stack", "passend zu", "使其符合"): said of what
+// the agent just produced, it deviated from a reference the person names.
+var CueConform = NewCues(`
+so that it matches
+so it matches
+so that they match
+to match the
+to match what
+matches the
+consistent with
+in line with
+as specified in
+as described in
+as defined in
+aligned with
+align it with
+passend zu
+damit es passt
+übereinstimmt mit
+para que coincida
+que coincida con
+de acuerdo con
+conforme a
+pour qu'il corresponde
+pour que ça corresponde
+conformément à
+para que corresponda
+de acordo com
+in modo che corrisponda
+coerente con
+чтобы соответствовал
+чтобы соответствовало
+чтобы совпадал
+в соответствии с
+使其符合
+使之符合
+保持一致
+与之一致
+に合わせて
+と一致するように
+에 맞게
+`)
+
 // CueNo: a "no" that opens a message, said to what the agent just did or
 // proposed ("No, that's not what I meant", "Nein, so nicht", "不对"). Not
 // an answer when the agent asked something (correction.go checks that),
