@@ -144,6 +144,8 @@ trap cleanup EXIT
 keeper_files() {
 	if grep -q '^  keeper_files:' "$1/kb.yaml"; then
 		sed -i "s/^  keeper_files: .*/  keeper_files: $2/" "$1/kb.yaml"
+	elif grep -q '^watch:' "$1/kb.yaml"; then
+		sed -i "s/^watch:.*/watch:\n  keeper_files: $2/" "$1/kb.yaml"
 	else
 		printf 'watch:\n  keeper_files: %s\n' "$2" >>"$1/kb.yaml"
 	fi
