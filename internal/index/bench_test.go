@@ -398,3 +398,36 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkSearchPhrase runs phrases of two words of the vocabulary (the
+// common ones often) against a 10k-note index: the body's phrases are
+// checked on the stored text of every document holding both words.
+func BenchmarkSearchPhrase(b *testing.B) {
+	c := newCorpus()
+	dir := build(b, c.notes(10000, 300))
+	var qs []string
+	for i := 0; i < 200; i++ {
+		qs = append(qs, fmt.Sprintf(`"%s %s"`, c.vocab[c.zipf.Uint64()%500], c.vocab[c.zipf.Uint64()%500]))
+	}
+	ix, _, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	ds := make([]time.Duration, 0, b.N)
+	var hits uint64
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		res, err := ix.Search(Query{Text: qs[i%len(qs)], Limit: 10, Highlight: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		hits += res.Total
+		ds = append(ds, time.Since(t0))
+	}
+	reportCPU(b, cpu0)
+	reportPercentiles(b, ds)
+	b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
+}

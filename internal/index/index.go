@@ -37,8 +37,9 @@ import (
 // also by their parts). 4: observations' excerpt and author stored, so
 // recall reads the person's words without opening the file. 5: their
 // sources stored (recall tells a lesson of an unknown project). 6: the
-// stamps log (stamps.log) over the stamps file.
-const SchemaVersion = 6
+// stamps log (stamps.log) over the stamps file. 7: the body without term
+// positions (a phrase on it is checked on the stored text).
+const SchemaVersion = 7
 
 // BusyTimeout is how long Open waits for another process that holds the
 // index open before failing with ErrBusy.

@@ -304,6 +304,9 @@ func (rw *rewriter) rewrite(q query.Query, negated bool) query.Query {
 		}
 		if q.FieldVal == "" {
 			return rw.expand(func(field string, boost float64, text bool) query.Query {
+				if rw.withoutPositions(field) {
+					return &storedPhraseQuery{phrase: q.MatchPhrase, field: field, boost: q.Boost() * boost, ix: rw.ix}
+				}
 				c := *q
 				c.SetField(field)
 				c.SetBoost(q.Boost() * boost)
@@ -312,6 +315,9 @@ func (rw *rewriter) rewrite(q query.Query, negated bool) query.Query {
 				}
 				return &c
 			})
+		}
+		if rw.withoutPositions(q.FieldVal) {
+			return &storedPhraseQuery{phrase: q.MatchPhrase, field: q.FieldVal, boost: q.Boost(), ix: rw.ix}
 		}
 		if rw.isText(q.FieldVal) {
 			q.Analyzer = queryAnalyzer
@@ -362,6 +368,13 @@ func (rw *rewriter) isKeyword(field string) bool {
 	}
 	def, ok := staticFields[field]
 	return ok && def.kind == kindKeyword
+}
+
+// withoutPositions reports whether field is a static text field indexed
+// without term positions, whose phrases storedPhraseQuery answers.
+func (rw *rewriter) withoutPositions(field string) bool {
+	def, ok := staticFields[field]
+	return ok && def.kind == kindText && !def.positions
 }
 
 func (rw *rewriter) isText(field string) bool {
