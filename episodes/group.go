@@ -57,7 +57,7 @@ func contentWords(s string) int {
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '\'')
 	}) {
-		if len(w) > 1 && !vagueWords[w] {
+		if len(w) > 1 && !vagueWords.Has(w) {
 			n++
 		}
 	}
@@ -186,7 +186,7 @@ func Tasks(text string) []string {
 func topicWords(text string) map[string]bool {
 	w := map[string]bool{}
 	for _, x := range wordRE.FindAllString(strings.ToLower(text), -1) {
-		if !topicStop[x] {
+		if !topicStop.Has(x) {
 			w[x] = true
 		}
 	}

@@ -141,7 +141,7 @@ func PlainQuery(s string) string {
 	var words []string
 	seen := map[string]bool{}
 	add := func(w string) {
-		if w == "" || stopwords[w] || seen[w] {
+		if w == "" || stopwords.Has(w) || seen[w] {
 			return
 		}
 		seen[w] = true

@@ -154,7 +154,7 @@ func normalizeFact(s string) factNorm {
 			n.negated = true
 			continue
 		}
-		if stopWords[w] {
+		if stopWords.Has(w) {
 			continue
 		}
 		n.all[lexicon.Stem(w)] = true

@@ -149,7 +149,7 @@ func factStems(s string) (map[string]bool, bool) {
 			neg = true
 			continue
 		}
-		if lexicon.StopFacts[w] {
+		if lexicon.StopFacts.Has(w) {
 			continue
 		}
 		out[lexicon.Stem(w)] = true
@@ -208,7 +208,7 @@ func Obvious(o *Observation) bool {
 		return false
 	}
 	for s := range stems {
-		if !genericPractice[s] {
+		if !genericPractice.Has(s) {
 			return false
 		}
 	}

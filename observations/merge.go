@@ -318,7 +318,7 @@ func failureReport(o *Observation) map[string]bool {
 	}
 	r := map[string]bool{}
 	for w := range contentStems(o.Lesson[i+len(failureReported):]) {
-		if !lexicon.StopCue[w] {
+		if !lexicon.StopCue.Has(w) {
 			r[w] = true
 		}
 	}
@@ -337,7 +337,7 @@ func prepareRecurrence(o *Observation) *recurrence {
 		r.things = thingsNamed(o.mainText())
 		r.stems = map[string]bool{}
 		for w := range contentStems(o.mainText()) {
-			if !r.things[w] && !lexicon.StopCue[w] {
+			if !r.things[w] && !lexicon.StopCue.Has(w) {
 				r.stems[w] = true
 			}
 		}

@@ -308,7 +308,7 @@ func sharedRequest(reqs map[string]string, minSessions int) (string, []string) {
 	for w, n := range count {
 		if n >= minSessions {
 			core[w] = true
-			concrete = concrete || !genericPractice[w]
+			concrete = concrete || !genericPractice.Has(w)
 		}
 	}
 	if !concrete {

@@ -85,11 +85,11 @@ var stopwords = lexicon.StopExtract
 func contentStems(s string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range words(s) {
-		if stopwords[w] || len(w) < 2 {
+		if stopwords.Has(w) || len(w) < 2 {
 			continue
 		}
 		st := stem(w)
-		if stopwords[st] {
+		if stopwords.Has(st) {
 			continue
 		}
 		out[st] = true

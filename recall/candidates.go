@@ -244,9 +244,12 @@ func candidateOf(h Hit) *candidate {
 // domainVerb is the domain:verb of an action type ("git:push" of
 // "git:push:force").
 func domainVerb(t string) string {
-	p := strings.SplitN(t, ":", 3)
-	if len(p) < 2 {
+	i := strings.IndexByte(t, ':')
+	if i < 0 {
 		return t
 	}
-	return p[0] + ":" + p[1]
+	if j := strings.IndexByte(t[i+1:], ':'); j >= 0 {
+		return t[:i+1+j]
+	}
+	return t
 }

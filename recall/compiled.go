@@ -1071,24 +1071,52 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		limit = 10
 	}
 	keep := c.filter(s)
-	acc := c.scratch()
+	// The postings lists the search reads, each looked up once; how many
+	// postings they hold decides how the scores are kept (scratch).
+	type plist struct{ off, n int }
+	lists := func(kind byte, terms []string) []plist {
+		var out []plist
+		for _, t := range terms {
+			if off, n, ok := c.term(kind, t); ok {
+				out = append(out, plist{off, n})
+			}
+		}
+		return out
+	}
+	var pls []plist
+	standingKind := byte(termStanding)
+	if !s.Standing {
+		standingKind = termTriggered
+	}
+	visits := c.h.Docs
+	switch {
+	case len(s.ActionTypes) > 0:
+		pls = lists(termAction, dedupe(s.ActionTypes))
+	case len(s.Words) > 0:
+		pls = lists(termWord, queryTerms(s.Words))
+	case s.Standing || s.Triggered:
+		pls = lists(standingKind, []string{""})
+	}
+	if len(s.ActionTypes) > 0 || len(s.Words) > 0 || s.Standing || s.Triggered {
+		visits = 0
+		for _, l := range pls {
+			visits += l.n
+		}
+	}
+	acc := c.scratch(visits)
 	defer c.release(acc)
 	idf := func(df int) float64 {
 		n := float64(c.h.Docs)
 		return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 	}
-	// list adds the postings of one term with weight w(posting weight);
+	// list adds the postings of one list with weight w(posting weight);
 	// with first set, the postings are in order of their weight, best
 	// first (the standing and triggered lists, Compile), w keeps that
 	// order, and only the first limit documents that count are read.
-	list := func(kind byte, t string, first bool, w func(d int, pw, df float64) float64) {
-		off, n, ok := c.term(kind, t)
-		if !ok {
-			return
-		}
-		for i := off; i < off+n; i++ {
+	list := func(l plist, first bool, w func(d int, pw, df float64) float64) {
+		for i := l.off; i < l.off+l.n; i++ {
 			if d, pw := c.posting(i); keep(d) {
-				acc.add(d, w(d, pw, float64(n)))
+				acc.add(d, w(d, pw, float64(l.n)))
 				if first && len(acc.touched) >= limit {
 					return
 				}
@@ -1101,13 +1129,13 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		// recurred and matter most (the rank, a millionth of a point: it
 		// never outweighs a type), not the first by path: at 100,000
 		// observations a common type has more than a limit's worth.
-		for _, v := range dedupe(s.ActionTypes) {
-			list(termAction, v, false, func(d int, _, df float64) float64 { return idf(int(df)) + 1e-6*c.docRank(d) })
+		for _, l := range pls {
+			list(l, false, func(d int, _, df float64) float64 { return idf(int(df)) + 1e-6*c.docRank(d) })
 		}
 	case len(s.Words) > 0:
 		const k1, b = 1.2, 0.75
-		for _, t := range queryTerms(s.Words) {
-			list(termWord, t, false, func(d int, tf, df float64) float64 {
+		for _, l := range pls {
+			list(l, false, func(d int, tf, df float64) float64 {
 				norm := 1.0
 				if c.h.AvgLen > 0 {
 					norm = 1 - b + b*float64(c.docLength(d))/c.h.AvgLen
@@ -1116,19 +1144,17 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 			})
 		}
 	case s.Standing || s.Triggered:
-		kind := byte(termStanding)
-		if !s.Standing {
-			kind = termTriggered
-		}
 		// The rank, kept positive: in the order of the postings, so the
 		// first limit documents kept are the best (ties in document order,
 		// as scores.top breaks them).
-		list(kind, "", true, func(d int, pw, _ float64) float64 {
-			if s.Standing && s.Triggered && c.docFlags(d)&flagTriggered == 0 {
-				return 0
-			}
-			return pw + 1
-		})
+		for _, l := range pls {
+			list(l, true, func(d int, pw, _ float64) float64 {
+				if s.Standing && s.Triggered && c.docFlags(d)&flagTriggered == 0 {
+					return 0
+				}
+				return pw + 1
+			})
+		}
 	default:
 		for d := range c.h.Docs {
 			if keep(d) {
@@ -1146,8 +1172,9 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		c.byPath = make(map[string]int, len(order))
 	}
 	c.mu.Unlock()
+	var arena []string // the records' lists, cut from a few allocations
 	for i, o := range order {
-		h, err := c.hit(o.doc, &cands[i], &pres[i], s.Standing)
+		h, err := c.hit(o.doc, &cands[i], &pres[i], s.Standing, &arena)
 		if err != nil {
 			return nil, err
 		}
@@ -1180,7 +1207,7 @@ func (c *Compiled) eachStanding(s Search, visit func(*candidate) bool) error {
 			continue
 		}
 		cand := new(candidate)
-		if _, err := c.hit(d, cand, nil, true); err != nil {
+		if _, err := c.hit(d, cand, nil, true, nil); err != nil {
 			return err
 		}
 		if !visit(cand) {
@@ -1192,15 +1219,22 @@ func (c *Compiled) eachStanding(s Search, visit func(*candidate) bool) error {
 
 // scores accumulates the scores of the documents a search touches.
 type scores struct {
-	s       []float64 // by document; 0: not touched
+	s       []float64       // by document; 0: not touched
+	m       map[int]float64 // instead of s, for a search of few postings
 	touched []int
 }
 
-// scratch is a zeroed scores for one search: the one the last search
-// released when no other search holds it. A hook makes a few searches in
-// a row; one array of the index's size serves them all (at 100,000
-// documents it is 800 KB, which a new process pays for in page faults).
-func (c *Compiled) scratch() *scores {
+// scratch is a zeroed scores for one search that reads visits postings.
+// A search of few postings in a large index keeps its scores in a map: an
+// array of the index's size is 800 KB at 100,000 documents, which a new
+// process pays for in page faults on every page a scattered posting
+// touches. Otherwise it is the array the last search released when no
+// other search holds it: a hook makes a few searches in a row, and one
+// array serves them all.
+func (c *Compiled) scratch(visits int) *scores {
+	if visits*sparseScores < c.h.Docs {
+		return &scores{m: make(map[int]float64, visits)}
+	}
 	c.mu.Lock()
 	a := c.free
 	c.free = nil
@@ -1211,8 +1245,19 @@ func (c *Compiled) scratch() *scores {
 	return a
 }
 
+// sparseScores: a search keeps its scores in a map when it reads fewer
+// postings than the index's documents over this. A page of the array
+// holds 512 documents' scores, so scattered postings fault in nearly
+// every page of it down to about one posting in 512 documents; a map
+// write costs a small fraction of a fault (estimated, and measured as a
+// whole by bench/hooks.sh at 100k).
+var sparseScores = 32 // a variable for the test that compares both ways
+
 // release zeroes what a search touched and keeps a for the next.
 func (c *Compiled) release(a *scores) {
+	if a.s == nil {
+		return
+	}
 	for _, d := range a.touched {
 		a.s[d] = 0
 	}
@@ -1226,10 +1271,26 @@ func (a *scores) add(d int, w float64) {
 	if w <= 0 {
 		return
 	}
+	if a.s == nil {
+		v, ok := a.m[d]
+		if !ok {
+			a.touched = append(a.touched, d)
+		}
+		a.m[d] = v + w
+		return
+	}
 	if a.s[d] == 0 {
 		a.touched = append(a.touched, d)
 	}
 	a.s[d] += w
+}
+
+// score is document d's score.
+func (a *scores) score(d int) float64 {
+	if a.s == nil {
+		return a.m[d]
+	}
+	return a.s[d]
 }
 
 type scored struct {
@@ -1265,7 +1326,7 @@ func (a *scores) top(limit int) []scored {
 		}
 	}
 	for _, d := range a.touched {
-		x := scored{d, a.s[d]}
+		x := scored{d, a.score(d)}
 		switch {
 		case len(h) < limit:
 			h = append(h, x)
@@ -1345,8 +1406,9 @@ func (c *Compiled) docFlags(d int) uint16 {
 
 // hit decodes document d: its hit, with the candidate built when the
 // index was compiled, in cand and pre; for a standing search, only what
-// Engine.relevant reads of it (standingRecord).
-func (c *Compiled) hit(d int, cand *candidate, pre *precomputed, standing bool) (Hit, error) {
+// Engine.relevant reads of it (standingRecord). The record's lists are
+// cut from arena when it is not nil (binrec.Decoder.Arena).
+func (c *Compiled) hit(d int, cand *candidate, pre *precomputed, standing bool, arena *[]string) (Hit, error) {
 	e := c.doc(d)
 	b, ok := c.slice(e.candOff, e.candLen)
 	if !ok || int(e.layer) >= len(c.h.Layers) || int(e.typ) >= len(c.h.Types) {
@@ -1364,7 +1426,7 @@ func (c *Compiled) hit(d int, cand *candidate, pre *precomputed, standing bool) 
 		return Hit{Path: path, ID: cand.id, Layer: layer, Type: typ, Title: cand.title, Description: cand.description, cand: cand}, nil
 	}
 	var r candRecord
-	if err := r.unmarshal(b); err != nil {
+	if err := r.unmarshalIn(b, arena); err != nil {
 		return Hit{}, fmt.Errorf("activation index: record %d: %w", d, err)
 	}
 	path, _, _ := strings.Cut(c.key(e), "\x00")

@@ -429,3 +429,68 @@ func TestCompiledTypeSearchKeepsTheBestOfALimit(t *testing.T) {
 		}
 	}
 }
+
+// Scores kept in a map (a search of few postings) and in an array rank
+// the same documents with the same scores, for every kind of search, rare
+// and common terms, with filters and limits.
+func TestCompiledSearchSparseScoresAgree(t *testing.T) {
+	types := []string{"git:push", "git:push-force", "db:migrate", "pkg:npm", "test:run", "deploy:prod"}
+	words := strings.Fields("alpha beta gamma delta ledger rates importer client store balance invoice")
+	var docs []CompileDoc
+	for i := range 3000 {
+		typ := observations.TypeCorrection
+		if i%3 == 1 {
+			typ = observations.TypePreference
+		}
+		f := map[string]any{"action_types": []string{types[i%len(types)], types[(i*7)%len(types)]},
+			"sessions": float64(1 + i%4), "importance": float64(i%10) / 10, "lesson": "Lesson " + words[i%len(words)]}
+		if i%97 == 0 {
+			f["action_types"] = []string{"infra:rare"}
+		}
+		body := words[(i*3)%len(words)] + " " + words[(i*5)%len(words)]
+		if i%500 == 0 {
+			body += " zanzibar"
+		}
+		docs = append(docs, CompileDoc{Hit: Hit{Path: fmt.Sprintf("observations/x/d%04d.md", i), Layer: LayerObservations, Type: typ,
+			Title: "doc " + words[i%len(words)], Fields: f}, Body: body, Stamp: "1:1"})
+	}
+	c := compile(t, docs, CompileOptions{Taxonomy: observations.Default()})
+	searches := []Search{
+		{ActionTypes: []string{"infra:rare"}},
+		{ActionTypes: []string{"git:push", "git:push-force"}, Limit: 100},
+		{ActionTypes: []string{"test:run", "db:migrate"}, Layers: []string{LayerObservations}, DocTypes: []string{observations.TypePreference}, Limit: 30},
+		{Words: []string{"zanzibar"}},
+		{Words: []string{"ledger", "rates"}, Limit: 60},
+		{Words: []string{"alpha"}, Limit: 500},
+		{Standing: true, Layers: []string{LayerObservations}, Limit: 50},
+		{Layers: []string{LayerObservations}, Limit: 20},
+	}
+	run := func(threshold int) [][]Hit {
+		defer func(v int) { sparseScores = v }(sparseScores)
+		sparseScores = threshold
+		var out [][]Hit
+		for _, s := range searches {
+			hits, err := c.Search(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, hits)
+		}
+		return out
+	}
+	sparse, dense := run(0), run(1<<30)
+	for i := range searches {
+		if len(dense[i]) == 0 {
+			t.Errorf("search %d finds nothing: the test does not test it", i)
+		}
+		if !slices.Equal(paths(sparse[i]), paths(dense[i])) {
+			t.Errorf("search %d: map %v, array %v", i, paths(sparse[i]), paths(dense[i]))
+			continue
+		}
+		for j := range dense[i] {
+			if sparse[i][j].Score != dense[i][j].Score {
+				t.Errorf("search %d hit %d: score %v by map, %v by array", i, j, sparse[i][j].Score, dense[i][j].Score)
+			}
+		}
+	}
+}

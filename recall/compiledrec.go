@@ -48,10 +48,14 @@ func (r *candRecord) marshal() []byte {
 	return e.B
 }
 
-func (r *candRecord) unmarshal(b []byte) error {
+func (r *candRecord) unmarshal(b []byte) error { return r.unmarshalIn(b, nil) }
+
+// unmarshalIn is unmarshal with the record's lists cut from arena (see
+// binrec.Decoder.Arena) when it is not nil.
+func (r *candRecord) unmarshalIn(b []byte, arena *[]string) error {
 	// The strings are cut from one copy of the record: one allocation,
 	// not one per field (a SessionStart decodes a thousand records).
-	d := recDecoder{binrec.Decoder{B: b, S: string(b)}}
+	d := recDecoder{binrec.Decoder{B: b, S: string(b), Arena: arena}}
 	for _, p := range []*string{&r.ID, &r.Title, &r.Description, &r.Status, &r.Text, &r.Lesson, &r.Trigger, &r.Excerpt, &r.Author, &r.Said} {
 		*p = d.Str()
 	}

@@ -90,9 +90,6 @@ func withoutRunScripts(files []fileRef, cmd string) []fileRef {
 var moneyRE = textutil.Lazy(`[€$£¥₹₩]\s?\d|\d(?:[.,]\d+)?\s?(?:€|EUR|USD|GBP|JPY|CHF|euros?|dollars?|pounds?|yen|rubles?|yuan|元|円|원)\b`)
 
 func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
-	if lex == nil {
-		lex = DefaultLexicon()
-	}
 	c := &cue{tokens: map[string]bool{}, wordOf: map[string]string{}, tax: tax}
 	// The task is free text (word cues); the action is a shell command.
 	a := observations.Action{Tool: q.Tool, Input: q.Input, Paths: q.Files, Command: q.Action, Text: q.Task}
@@ -116,6 +113,9 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 	// Office API" asks for an HTTP client).
 	var canonical string
 	if q.Task != "" && !isQuestion(q.Task) {
+		if lex == nil {
+			lex = DefaultLexicon() // parsed on first use: a tool call has no task
+		}
 		if canon := lex.Canonical(q.Task); canon != "" {
 			canonical = canon
 			for _, t := range tax.ClassifyText(canon) {
@@ -228,7 +228,7 @@ func condense(s string) string {
 			continue
 		}
 		lw := strings.ToLower(w)
-		if stopWords[lw] && !keepWords[lw] {
+		if stopWords.Has(lw) && !keepWords[lw] {
 			continue
 		}
 		keep = append(keep, lw)

@@ -267,7 +267,7 @@ func signatures(text string) []signature {
 	// prohibited thing, when the lesson also writes it as code (a call or
 	// selector of it, a code span).
 	for _, b := range banned {
-		if seen[b.text] || stopWords[b.text] {
+		if seen[b.text] || stopWords.Has(b.text) {
 			continue
 		}
 		asCode := strings.Contains(text, "`"+b.text) || strings.Contains(text, " "+b.text+".") && selectorAfter(text, b.text+".")

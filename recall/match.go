@@ -405,7 +405,7 @@ func (cu *cue) matchSignatures(c *candidate) {
 // great-circle distance in floats.
 func (cu *cue) onSubject(c *candidate, sig string) bool {
 	for st := range stemSet(c.lesson + " " + c.said) {
-		if st != stem(sig) && len(st) > 2 && cu.tokens[st] && !stopWords[st] && !codeKeywords()[st] {
+		if st != stem(sig) && len(st) > 2 && cu.tokens[st] && !stopWords.Has(st) && !codeKeywords()[st] {
 			return true
 		}
 	}

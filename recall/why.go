@@ -60,7 +60,7 @@ func WhyTerms(q string) string {
 	})
 	var keep []string
 	for _, w := range words {
-		if !whyStop[w] {
+		if !whyStop.Has(w) {
 			keep = append(keep, w)
 		}
 	}

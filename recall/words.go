@@ -23,7 +23,7 @@ func Words(s string) []string {
 	})
 	out := f[:0]
 	for _, w := range f {
-		if len(w) < 2 || len(w) > 40 || stopWords[w] {
+		if len(w) < 2 || len(w) > 40 || stopWords.Has(w) {
 			continue
 		}
 		if allDigits(w) && len(w) < 3 {

@@ -48,6 +48,10 @@ type Decoder struct {
 	B   []byte
 	S   string
 	Bad bool
+	// Arena, when set, is where Strs cuts its slices from: one
+	// allocation for the lists of many records, not one per list. Each
+	// slice it returns has no spare capacity, so an append copies it.
+	Arena *[]string
 }
 
 func (d *Decoder) fail() { d.Bad, d.B = true, nil }
@@ -131,9 +135,21 @@ func (d *Decoder) Strs() []string {
 	if n == 0 {
 		return nil
 	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = d.Str()
+	if d.Arena == nil {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = d.Str()
+		}
+		return out
 	}
-	return out
+	a := *d.Arena
+	if cap(a)-len(a) < n {
+		a = make([]string, 0, max(n, 2*cap(a), 256))
+	}
+	start := len(a)
+	for range n {
+		a = append(a, d.Str())
+	}
+	*d.Arena = a
+	return a[start:len(a):len(a)]
 }

@@ -1,41 +1,62 @@
 package lexicon
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
-// Set is a set of lower-case words.
-type Set map[string]bool
+// Set is a set of lower-case words, built on first use: a process that
+// never looks a word up (a hook, most commands) does not pay for the
+// maps of the lists it links.
+type Set struct {
+	once  sync.Once
+	lists []string
+	stem  func(string) string
+	base  *Set
+	m     map[string]bool
+}
 
 // NewSet holds the whitespace-separated words of each list.
-func NewSet(lists ...string) Set {
-	var words [][]string
-	n := 0
-	for _, l := range lists {
-		f := strings.Fields(l)
-		words = append(words, f)
-		n += len(f)
-	}
-	s := make(Set, n) // sized once: the sets are built at start-up
-	for _, f := range words {
-		for _, w := range f {
-			s[w] = true
+func NewSet(lists ...string) *Set { return &Set{lists: lists} }
+
+// words is the set's map, built once.
+func (s *Set) words() map[string]bool {
+	s.once.Do(func() {
+		if s.base != nil {
+			b := s.base.words()
+			s.m = make(map[string]bool, 2*len(b))
+			for w := range b {
+				s.m[w] = true
+				s.m[s.stem(w)] = true
+			}
+			return
 		}
-	}
-	return s
+		var words [][]string
+		n := 0
+		for _, l := range s.lists {
+			f := strings.Fields(l)
+			words = append(words, f)
+			n += len(f)
+		}
+		s.m = make(map[string]bool, n) // sized once
+		for _, f := range words {
+			for _, w := range f {
+				s.m[w] = true
+			}
+		}
+	})
+	return s.m
 }
 
 // Has reports whether w is in the set.
-func (s Set) Has(w string) bool { return s[w] }
+func (s *Set) Has(w string) bool { return s.words()[w] }
+
+// Words is the set as a map, which the caller must not change.
+func (s *Set) Words() map[string]bool { return s.words() }
 
 // WithStems returns the set with the stem of each of its words added, for
 // callers that look a word up after stemming it.
-func (s Set) WithStems(stem func(string) string) Set {
-	out := make(Set, 2*len(s))
-	for w := range s {
-		out[w] = true
-		out[stem(w)] = true
-	}
-	return out
-}
+func (s *Set) WithStems(stem func(string) string) *Set { return &Set{base: s, stem: stem} }
 
 // core are the English function words every caller drops: articles,
 // pronouns, prepositions, conjunctions and the commonest auxiliaries.
