@@ -234,6 +234,16 @@ const (
 	ruleMaxWords           = 8
 )
 
+// TaskBound reports whether a lesson's text reads as an instruction about
+// the task at hand rather than a rule for future work: it points at
+// "this/that/it" or starts as a request or an investigation ("can you",
+// "check whether"), without the wording of a rule ("always", "from now
+// on"). English only, as the gate's other word rules.
+func TaskBound(text string) bool {
+	text = strings.TrimSpace(text)
+	return (taskStartRE.MatchString(text) || taskBoundRE.MatchString(text)) && !explicitRuleRE.MatchString(text)
+}
+
 // OneOff reports whether o, with the sessions it was seen in so far, is
 // tied to the task at hand. Recurrence (two sessions) lifts it.
 func OneOff(o *Observation) bool {
@@ -246,7 +256,7 @@ func OneOff(o *Observation) bool {
 			return false
 		}
 		text := strings.TrimSpace(standingText(o))
-		if taskStartRE.MatchString(text) || taskBoundRE.MatchString(text) {
+		if TaskBound(text) {
 			return true
 		}
 		// Seen once, without "always/never/we use": only an important,

@@ -214,6 +214,18 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
+	if c.fileHit != "" && cu.hasCall && c.sigHit == "" && c.phraseHit == "" && (c.matchedAT == "" || !cu.specific(c)) &&
+		c.sessions < 2 && c.status != observations.StatusPromoted && !composedRE.MatchString(c.lesson) && !c.negated() && observations.TaskBound(c.lesson) {
+		// The person's request about the task at hand ("can you replace
+		// them with one link", "check whether we need X"), seen once,
+		// names the file it was made on: the file alone is no evidence
+		// that it applies to a later change of that file. (A lesson kb
+		// composed, "check that the change to X really works", is not
+		// the person's request.)
+		c.typeScore, c.matchedAT, c.candAT, c.fileHit = 0, "", "", ""
+		c.rejected = true
+		return
+	}
 	need := minOverlap
 	if len(cu.types) > 0 && len(c.types) > 0 && c.typeScore == 0 {
 		need = typedMismatchMin
@@ -231,6 +243,11 @@ func (cu *cue) match(c *candidate) {
 		c.relevance = math.Min(0.8, lexicalWeight*float64(n)+0.5*cov)
 	}
 }
+
+// composedRE: a lesson kb composed around the person's words, which it
+// quotes ("...; the person reported: “...”", "as the person questioned
+// it: “...”", observations/lesson.go).
+var composedRE = textutil.Lazy(`\bthe person \w+(?: \w+)?: “`)
 
 // matchTypes compares the action types: exact, or the same domain:verb.
 // It reports whether the best match was on a broader type of the

@@ -78,6 +78,39 @@ func TestNoiseMechanisms(t *testing.T) {
 	}
 }
 
+// The person's request about the task at hand, seen once, names the file
+// it was made on; a later edit of that file is no moment for it (on the
+// replay of the shared transcripts, two such requests came back on every
+// edit of renderer.py across three sessions). A rule about the file, the
+// same request seen in two sessions, and a lesson kb composed around the
+// person's words still fire. TaskBound's words are English: a request in
+// another language fires as before.
+func TestTaskBoundRequestIsNotAboutTheFile(t *testing.T) {
+	lesson := func(id, text string) *observations.Observation {
+		return &observations.Observation{ID: id, Type: observations.TypeCorrection, Trigger: "editing `app/render.py`",
+			ActionTypes: []string{"file:modify"}, Lesson: text}
+	}
+	edit := callQuery("Edit", map[string]any{"file_path": "/p/app/render.py", "old_string": "a", "new_string": "b"})
+	for _, tc := range []struct {
+		name, text string
+		sessions   float64
+		fires      bool
+	}{
+		{"a request with a referent", "I didn't find those links helpful, can you please replace them with a single link to `app/render.py`'s index", 1, false},
+		{"an investigation", "Check whether we need `render_combined` in `app/render.py`.", 1, false},
+		{"the same request in two sessions", "I didn't find those links helpful, can you please replace them with a single link to `app/render.py`'s index", 2, true},
+		{"a rule about the file", "Never hand-edit `app/render.py`: regenerate it with make render.", 1, true},
+		{"composed by kb", "Check that the change to `app/render.py` really works before calling it done; the person reported: “the links are gone”.", 1, true},
+		{"a request in Chinese", "这些链接没用，请把 `app/render.py` 里的它们换成一个链接", 1, true},
+	} {
+		e := noiseEngine(lesson("cor-x", tc.text))
+		e.Index.(*memIndex).hits[0].Fields["sessions"] = tc.sessions
+		if got := recalled(t, e, edit); (len(got) == 1) != tc.fires {
+			t.Errorf("%s: recalled %v, want fired %v", tc.name, got, tc.fires)
+		}
+	}
+}
+
 // A project's session starts with its own preferences and those written
 // by hand (no project), not with another project's; a query that names no
 // project is not scoped.
