@@ -597,10 +597,16 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 	for k := range tl.utts {
 		u := &tl.utts[k]
 		conf, signals := tl.corrected(u, e.tax)
-		if conf == 0 && failureAfterChange(tl, u) {
+		switch {
+		case conf == 0 && failureAfterChange(tl, u):
 			// A failure reported right after a change corrects it too;
 			// the negative-result extractor keeps what failed.
 			conf, signals = 0.7, []string{SignalFailure}
+		case conf > 0 && len(u.rejected) == 0 && !u.interrupted && !slices.Contains(signals, SignalFailure) && failureAfterChange(tl, u):
+			// "Oh no, we lost the navigation section": frustration and a
+			// failure report at once; what failed is the change before it,
+			// and the lesson is built from it, not the complaint.
+			signals = append(signals, SignalFailure)
 		}
 		if conf == 0 && degreeAfterChange(tl, u) {
 			conf, signals = 0.6, []string{SignalExplicitCorrection}

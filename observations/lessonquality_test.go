@@ -111,3 +111,31 @@ func TestPastedStampedLogAndTerminal(t *testing.T) {
 		t.Errorf("terminal: words %q pasted %q", words, pasted)
 	}
 }
+
+// A failure report with frustration ("Oh no, ... :(") that the agent
+// concedes is a correction on both counts; its lesson is built from the
+// change that failed, with the report quoted, not the exclamation as an
+// instruction; in any language.
+func TestFrustratedFailureReportIsAFailure(t *testing.T) {
+	for _, tc := range []struct{ report, concede string }{
+		{"Oh no, we lost the download button from the export page somehow :(", "You're absolutely right, the button is gone. Let me restore it."},
+		{"Oh nein, der Download-Knopf ist verschwunden :(", "Sie haben recht, der Knopf fehlt. Ich stelle ihn wieder her."},
+		{"啊，下载按钮不见了 :(", "你说得对，按钮不见了。我来恢复它。"},
+	} {
+		s := (&ccFixture{}).user("add the exporter").
+			call("toolu_1", "Write", `{"file_path":"/repo/export.py","content":"def export(): pass"}`).result("toolu_1", "File created").
+			call("toolu_2", "Bash", `{"command":"uv run python -c 'import export'"}`).result("toolu_2", "ok").
+			say("Done: the exporter is in export.py.").
+			user(tc.report).say(tc.concede).
+			call("toolu_3", "Edit", `{"file_path":"/repo/export.py","old_string":"pass","new_string":"return 1"}`).result("toolu_3", "ok").
+			session(t)
+		cs := ofType(Extract(s, nil, nil), TypeCorrection)
+		if len(cs) != 1 {
+			t.Errorf("%q: %d corrections", tc.report, len(cs))
+			continue
+		}
+		if l := cs[0].Lesson; !strings.Contains(l, "export.py") || !strings.Contains(l, "really works") {
+			t.Errorf("%q: lesson %q (signals %v)", tc.report, l, cs[0].Signals)
+		}
+	}
+}
