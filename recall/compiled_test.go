@@ -430,10 +430,11 @@ func TestCompiledTypeSearchKeepsTheBestOfALimit(t *testing.T) {
 	}
 }
 
-// Scores kept in a map (a search of few postings) and in an array rank
-// the same documents with the same scores, for every kind of search, rare
-// and common terms, with filters and limits.
-func TestCompiledSearchSparseScoresAgree(t *testing.T) {
+// Scores kept in a map (a search of few postings), in an array, and
+// summed by merging lists in document order (merged) rank the same
+// documents with the same scores, for every kind of search, rare and
+// common terms, with filters and limits.
+func TestCompiledSearchScoresAgree(t *testing.T) {
 	types := []string{"git:push", "git:push-force", "db:migrate", "pkg:npm", "test:run", "deploy:prod"}
 	words := strings.Fields("alpha beta gamma delta ledger rates importer client store balance invoice")
 	var docs []CompileDoc
@@ -465,9 +466,9 @@ func TestCompiledSearchSparseScoresAgree(t *testing.T) {
 		{Standing: true, Layers: []string{LayerObservations}, Limit: 50},
 		{Layers: []string{LayerObservations}, Limit: 20},
 	}
-	run := func(threshold int) [][]Hit {
-		defer func(v int) { sparseScores = v }(sparseScores)
-		sparseScores = threshold
+	run := func(threshold int, merge bool) [][]Hit {
+		defer func(v int, m bool) { sparseScores, mergeLists = v, m }(sparseScores, mergeLists)
+		sparseScores, mergeLists = threshold, merge
 		var out [][]Hit
 		for _, s := range searches {
 			hits, err := c.Search(s)
@@ -478,18 +479,23 @@ func TestCompiledSearchSparseScoresAgree(t *testing.T) {
 		}
 		return out
 	}
-	sparse, dense := run(0), run(1<<30)
-	for i := range searches {
-		if len(dense[i]) == 0 {
-			t.Errorf("search %d finds nothing: the test does not test it", i)
-		}
-		if !slices.Equal(paths(sparse[i]), paths(dense[i])) {
-			t.Errorf("search %d: map %v, array %v", i, paths(sparse[i]), paths(dense[i]))
-			continue
-		}
-		for j := range dense[i] {
-			if sparse[i][j].Score != dense[i][j].Score {
-				t.Errorf("search %d hit %d: score %v by map, %v by array", i, j, sparse[i][j].Score, dense[i][j].Score)
+	dense := run(1<<30, false)
+	for _, way := range []struct {
+		name string
+		hits [][]Hit
+	}{{"map", run(0, false)}, {"merge", run(1<<30, true)}, {"merge, map", run(0, true)}} {
+		for i := range searches {
+			if len(dense[i]) == 0 {
+				t.Errorf("search %d finds nothing: the test does not test it", i)
+			}
+			if !slices.Equal(paths(way.hits[i]), paths(dense[i])) {
+				t.Errorf("search %d: %s %v, array %v", i, way.name, paths(way.hits[i]), paths(dense[i]))
+				continue
+			}
+			for j := range dense[i] {
+				if way.hits[i][j].Score != dense[i][j].Score {
+					t.Errorf("search %d hit %d: score %v by %s, %v by array", i, j, way.hits[i][j].Score, way.name, dense[i][j].Score)
+				}
 			}
 		}
 	}
