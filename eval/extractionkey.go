@@ -71,12 +71,15 @@ func obsTypeOf(dim string) string {
 // by a rule fixed before the key existed) holds out the next five; the
 // fourth (keys6: 13 sessions of 10 owners, written 2026-12-04 by the same
 // rule) the next five; the fifth (keys7: 14 sessions of 10 owners, written
-// 2026-12-04 by the same rule) the last five.
+// 2026-12-04 by the same rule) the next five; the sixth (keys8: 11 aider
+// and Claude Code sessions of 9 owners, written 2026-12-04 by the same
+// rule) the last five.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
 	"BeauCranston", "borja-rojo-ilvento", "deder01", "LuisUma92", "Xu-Wentao",
-	"aistrad", "augustoFranke", "Awhitter", "EdouardZemb", "Hoper-J"}
+	"aistrad", "augustoFranke", "Awhitter", "EdouardZemb", "Hoper-J",
+	"0202alcc", "87maxi", "Adimas-Prakoso", "Ahmedrali", "entireio"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
