@@ -86,6 +86,11 @@ func changedFiles(tl *timeline, u *utterance) []string {
 			}
 		}
 	}
+	for _, f := range u.edited {
+		if f = shortPath(f); !agentMemoryPath(f) && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
 	return out
 }
 

@@ -29,6 +29,12 @@ type utterance struct {
 	cleared     bool  // the person cleared the conversation since (/clear)
 	assistant   []int // agent text messages
 	prev        int   // index of the previous utterance in the list, -1 if none
+	// edited are the files the agent's log says it changed, where the
+	// change is no tool call (aider applies the model's edits itself:
+	// traces.AiderTurn); shown: the person had a command's output added to
+	// the conversation (aider's "Added 11 lines of output to the chat").
+	edited []string
+	shown  bool
 }
 
 type timeline struct {
@@ -157,6 +163,15 @@ func newTimeline(s *Session) *timeline {
 			tl.push(&cur, i, text, false)
 		case isAgentText(r):
 			cur.assistant = append(cur.assistant, i)
+		case r.Kind == traces.KindToolResult && !r.Has(traces.MarkSidechain):
+			if edited, shown := traces.AiderTurn(r); len(edited) > 0 || shown {
+				for _, f := range edited {
+					if !slices.Contains(cur.edited, f) {
+						cur.edited = append(cur.edited, f)
+					}
+				}
+				cur.shown = cur.shown || shown
+			}
 		}
 	}
 	// Records after each utterance, up to the next one.

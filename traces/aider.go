@@ -7,6 +7,7 @@ import (
 	"github.com/kbmem/kb/internal/textutil"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -441,4 +442,44 @@ func aiderPromptLine(raw []bool, lines []string, i int) bool {
 		return true
 	}
 	return i > 0 && !raw[i-1] && strings.HasSuffix(strings.TrimSpace(lines[i-1]), "?")
+}
+
+var (
+	aiderAppliedEdit = textutil.Lazy(`^Applied edit to (\S.*?)\s*$`)
+	// aiderOutputAdded: aider's report that a command's output went into
+	// the chat ("Added 11 lines of output to the chat."), or the person's
+	// yes to its offer ("Add command output to the chat? (Y)es/(N)o...
+	// [Yes]: y", "Add 0.2k tokens of command output to the chat? ...: y";
+	// older: "Add the output to the chat?" then "(y/n/instructions) y").
+	aiderOutputAdded = textutil.Lazy(`(?i)^(?:added \d+ lines? of output to the chat\.?|add (?:the |command |[\d.]+k tokens of command )?output to the chat\?.*(?:\]|\)):?\s*y(?:es)?)\s*$`)
+	aiderOutputOffer = textutil.Lazy(`(?i)^add (?:the |command |[\d.]+k tokens of command )?output to the chat\?\s*$`)
+	aiderYes         = textutil.Lazy(`(?i)^\(y/n[^)]*\):?\s*y(?:es)?\s*$`)
+)
+
+// AiderTurn reads what one of aider's tool records (its "> " lines
+// between the model's reply and the person's next message) tells of the
+// turn: the files aider applied the model's edits to ("Applied edit to
+// X"), and whether the person had a command's output added to the chat,
+// which is aider's way of pasting it: the person ran the program or the
+// tests (aider's suggested command, /run, /test) and showed the model
+// what came out. The output itself is not in the history file. Nothing
+// for another record.
+func AiderTurn(r *Record) (edited []string, outputShown bool) {
+	if r.Agent != AgentAider || r.Kind != KindToolResult || r.Has(MarkRejected) {
+		return nil, false
+	}
+	lines := strings.Split(r.Output, "\n")
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		if m := aiderAppliedEdit.FindStringSubmatch(l); m != nil {
+			if !slices.Contains(edited, m[1]) {
+				edited = append(edited, m[1])
+			}
+			continue
+		}
+		if aiderOutputAdded.MatchString(l) || i > 0 && aiderYes.MatchString(l) && aiderOutputOffer.MatchString(strings.TrimSpace(lines[i-1])) {
+			outputShown = true
+		}
+	}
+	return edited, outputShown
 }

@@ -375,3 +375,31 @@ func TestAiderBareSession(t *testing.T) {
 		t.Errorf("assistant records:\n got %q\nwant %q", assistant, wantAssistant)
 	}
 }
+
+// TestAiderTurn: the files aider applied edits to and whether the person
+// had a command's output added to the chat, in the prompt forms of aider's
+// versions; a "no" adds nothing, and another record tells nothing.
+func TestAiderTurn(t *testing.T) {
+	for _, c := range []struct {
+		out    string
+		edited []string
+		shown  bool
+	}{
+		{"Applied edit to a/b.py\nApplied edit to c.py\nApplied edit to a/b.py\nCommit 1 x\nRunning python main.py\nAdd command output to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: y\nAdded 11 lines of output to the chat.", []string{"a/b.py", "c.py"}, true},
+		{"Applied edit to x.go\nRunning go test\nAdd command output to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: n", []string{"x.go"}, false},
+		{"Add 0.2k tokens of command output to the chat? (Y)es/(N)o [Yes]: y", nil, true},
+		{"Add the output to the chat?\n(y/n/instructions) y", nil, true},
+		{"Add the output to the chat?\n(y/n/instructions) n", nil, false},
+		{"Tokens: 5k sent, 1k received.", nil, false},
+	} {
+		r := Record{Agent: AgentAider, Role: RoleTool, Kind: KindToolResult, Tool: "aider", Output: c.out}
+		edited, shown := AiderTurn(&r)
+		if !slices.Equal(edited, c.edited) || shown != c.shown {
+			t.Errorf("%q: edited %v shown %v, want %v %v", c.out, edited, shown, c.edited, c.shown)
+		}
+	}
+	r := Record{Agent: AgentClaudeCode, Role: RoleTool, Kind: KindToolResult, Output: "Applied edit to a.py\nAdded 3 lines of output to the chat."}
+	if edited, shown := AiderTurn(&r); edited != nil || shown {
+		t.Errorf("a Claude Code record: %v %v", edited, shown)
+	}
+}
