@@ -253,8 +253,9 @@ func acknowledges(low string) bool {
 
 // failureAfterChange reports whether u tells the agent that what it just
 // did does not work: the agent acted since the person last spoke, and the
-// message reports a failure in words (in any of the lexicon's languages)
-// or pastes an error.
+// message reports a failure in words (in any of the lexicon's languages),
+// pastes an error, or comes with the output of a run of the changed code
+// the person had added to the conversation.
 func failureAfterChange(tl *timeline, u *utterance) bool {
 	if len(u.calls) == 0 && len(u.assistant) == 0 || u.prev < 0 || wordCount(u.text) < 2 {
 		return false
@@ -275,6 +276,13 @@ func failureAfterChange(tl *timeline, u *utterance) bool {
 		}
 	}
 	if negatedResult(tl, u, head) || complaintAfterWork(tl, u, head) {
+		return true
+	}
+	if u.shown && len(changedFiles(tl, u)) > 0 {
+		// The person ran what the agent just changed and showed it the
+		// output (aider's "Add command output to the chat? y"): the
+		// output is their paste, and what they write with it, in any
+		// language, reports how the change turned out.
 		return true
 	}
 	if u.pasted == "" {
@@ -673,9 +681,12 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 			Sources:     []SourceRef{tl.sourceRef(from, u.idx)},
 			Excerpt:     correctionExcerpt(tl, call, u),
 		}
-		if trigger != "" {
+		switch {
+		case strings.HasPrefix(trigger, "after ") || strings.HasPrefix(trigger, "when "):
+			o.Description = "Correction " + trigger
+		case trigger != "":
 			o.Description = "Correction after " + trigger
-		} else {
+		default:
 			o.Description = "Correction: " + shorten(lesson, 100)
 		}
 		out = append(out, o)

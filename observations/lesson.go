@@ -243,7 +243,7 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 		}
 		lesson = "Check that " + what + " really works before calling it done"
 		if said != "" {
-			lesson += failureReported + quoteText(said)
+			lesson += failureReported + quoteText(reportQuote(u.text, said, 160))
 		}
 		return lesson + ".", consequence
 	case swap != "":
@@ -426,4 +426,41 @@ func shortfallRule(text string) string {
 		return ""
 	}
 	return head + rest + "."
+}
+
+// reportQuote is what a failure lesson quotes of the person's report: the
+// first sentence (said, as the lesson cut it), and the sentences after it
+// while the quote stays within max bytes. A report's first sentence is
+// often only the request ("you saw the errors, fix them", "hataları
+// gördün ve bunları düzelt"); the next says what broke ("I clicked an
+// element and the app crashed").
+func reportQuote(text, said string, max int) string {
+	ss := sentences(cleanHuman(text))
+	if len(ss) < 2 || len(said) >= max {
+		return said
+	}
+	q := strings.TrimSpace(cleanMarkup(ss[0]))
+	if !strings.HasPrefix(q, said) || codeish(q) {
+		return said
+	}
+	n := 0
+	for _, x := range ss[1:] {
+		x = strings.TrimSpace(cleanMarkup(x))
+		if x == "" || len(q)+1+len(x) > max || codeish(x) {
+			break
+		}
+		q += " " + x
+		n++
+	}
+	if n == 0 {
+		return said
+	}
+	return strings.TrimRight(q, " .。:：")
+}
+
+// codeish reports whether a sentence reads as code the person typed or
+// pasted inline ("self.run_one(msg)", "x = 1;", "if not n == 1:"), not as
+// prose: a quote adds no such sentence.
+func codeish(s string) bool {
+	return strings.ContainsAny(s, "(){}=;_<>") || strings.Contains(s, `"""`) || strings.Contains(s, "->")
 }

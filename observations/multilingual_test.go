@@ -720,3 +720,69 @@ func TestDegreeAfterChange(t *testing.T) {
 		t.Errorf("a first request read as a correction: %q", got[0].Lesson)
 	}
 }
+
+// aiderRun is an aider turn: the person's request, the model's edit of
+// file, aider applying it and running the program, the person's answer to
+// "Add command output to the chat?" (add), then the person's next message.
+func aiderRun(file, next string, add bool) string {
+	yes := "n"
+	added := ""
+	if add {
+		yes, added = "y", "> Added 11 lines of output to the chat.  \n"
+	}
+	return "\n# aider chat started at 2025-01-01 10:00:00\n\n" +
+		"#### make the app start  \n\n" +
+		file + "\n```python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n\n" +
+		"> Applied edit to " + file + "  \n> Commit abc1234 fix: start  \n> python main.py  \n" +
+		"> Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: y  \n> Running python main.py  \n" +
+		"> Add command output to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: " + yes + "  \n" + added +
+		"> You can use /undo to undo and discard each aider commit.  \n\n" +
+		"#### " + next + "  \n\n" +
+		"Let me look at that.\n"
+}
+
+// TestAiderShownOutputAfterChange: the person ran what the agent just
+// changed and had aider add the output to the chat: that is their paste,
+// and the message with it reports how the change turned out, in any
+// language, with no failure word needed. The lesson names the changed file
+// and keeps the sentence that says what broke. Without the output shown,
+// or when the person only thanks, or with no change before the run, it is
+// no correction.
+func TestAiderShownOutputAfterChange(t *testing.T) {
+	for lang, msg := range map[string]string{
+		"tr": "hataları gördün ve bunları düzelt. Bir devre elemanına tıkladım ve uygulama çöktü.",
+		"en": "you saw the output, sort it out. I clicked a component and the window closed.",
+		"es": "ya viste la salida, arréglalo. Hice clic en un componente y se cerró la ventana.",
+		"id": "kamu sudah lihat outputnya, tolong betulkan. Saya klik komponen dan aplikasinya tertutup.",
+	} {
+		s := parseFixture(t, traces.NewAider(), ".aider.chat.history.md", aiderRun("lsfl/gui/canvas.py", msg, true))
+		cs := ofType(Extract(s, nil, nil), TypeCorrection)
+		if len(cs) != 1 {
+			t.Errorf("%s: %d corrections, want 1: %+v", lang, len(cs), cs)
+			continue
+		}
+		l := cs[0].Lesson
+		second := strings.TrimRight(sentences(msg)[1], ".")
+		if !strings.Contains(l, "canvas.py") || !strings.Contains(l, second) || !strings.HasPrefix(l, "Check that") {
+			t.Errorf("%s: lesson %q: want the changed file and the report's second sentence", lang, l)
+		}
+		if strings.HasPrefix(cs[0].Description, "Correction after after") {
+			t.Errorf("%s: description %q", lang, cs[0].Description)
+		}
+	}
+	tr := "hataları gördün ve bunları düzelt. Bir devre elemanına tıkladım ve uygulama çöktü."
+	s := parseFixture(t, traces.NewAider(), ".aider.chat.history.md", aiderRun("lsfl/gui/canvas.py", tr, false))
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 0 {
+		t.Errorf("output not shown: %+v", cs)
+	}
+	s = parseFixture(t, traces.NewAider(), ".aider.chat.history.md", aiderRun("lsfl/gui/canvas.py", "perfect, thanks! it works now.", true))
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 0 {
+		t.Errorf("thanks after the output: %+v", cs)
+	}
+	noChange := strings.Replace(aiderRun("lsfl/gui/canvas.py", tr, true), "> Applied edit to lsfl/gui/canvas.py  \n> Commit abc1234 fix: start  \n", "", 1)
+	noChange = strings.Replace(noChange, "lsfl/gui/canvas.py\n```python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n\n", "I ran it.\n\n", 1)
+	s = parseFixture(t, traces.NewAider(), ".aider.chat.history.md", noChange)
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 0 {
+		t.Errorf("no change before the run: %+v", cs)
+	}
+}
