@@ -61,13 +61,17 @@ func (*Aider) Resumable() bool { return true }
 var (
 	aiderHeader   = textutil.Lazy(`^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$`)
 	aiderModel    = textutil.Lazy(`^(?:Main model|Models?): (\S+)`)
-	aiderRejected = textutil.Lazy(`(?i)(\(y\)es/\(n\)o.*\]:|\(y/n[^)]*\))\s*(n|no)\s*$`)
+	// aiderRejected: a confirm prompt answered no. Aider before 0.50
+	// logged the question and the answer alone ("Allow creation of new
+	// file src/x.ts? n", "Run pip install? n"); later versions list the
+	// options ("(Y)es/(N)o [Yes]: n", "(y/n/instructions) n").
+	aiderRejected = textutil.Lazy(`(?i)(\(y\)es/\(n\)o.*\]:|\(y/n[^)]*\)|\?)\s*(n|no)\s*$`)
 	// aiderOwnOffer is a confirm prompt about aider's own chores, not
 	// about something the model proposed to do: declining to open the
 	// docs, to add .aider* to .gitignore, to see the release notes, to add
 	// a URL, a file or a command's output to the chat, or to have the
 	// linter's errors fixed refuses nothing the agent did.
-	aiderOwnOffer = textutil.Lazy(`(?i)^\s*>?\s*(open documentation|add \.aider|would you like to see what|add url|add https?:|add (the |command )?output|add file|add files|add .* to the chat|attempt to fix|fix test errors|fix lint|create a git repo|update git name|allow git to|commit before)`)
+	aiderOwnOffer = textutil.Lazy(`(?i)^\s*>?\s*(open documentation|no files matched|add \.aider|would you like to see what|add url|add https?:|add (the |command )?output|add file|add files|add .* to the chat|attempt to fix|fix test errors|fix lint|create a git repo|update git name|allow git to|commit before)`)
 )
 
 // aiderInjected are user-block openings aider writes itself.

@@ -403,3 +403,32 @@ func TestAiderTurn(t *testing.T) {
 		t.Errorf("a Claude Code record: %v %v", edited, shown)
 	}
 }
+
+// TestAiderOldPromptRefusal: aider before 0.50 logged a confirm prompt as
+// the question and the answer alone. A no to what the model proposed
+// (creating a file, running a command) is a refusal; a no to aider's own
+// offers (a URL or files into the chat, a lint fix, creating a file the
+// person's /add did not match) refuses nothing.
+func TestAiderOldPromptRefusal(t *testing.T) {
+	for block, want := range map[string]bool{
+		"> Allow creation of new file src/providers/openai.provider.ts? n  \n> Skipping edits to src/providers/openai.provider.ts  \n": true,
+		"> Run pip install? n  \n":                                           true,
+		"> Allow creation of new file src/x.ts? y  \n":                       false,
+		"> Add https://openrouter.ai/api/v1 to the chat? n  \n":              false,
+		"> Add these files to the chat? n  \n":                               false,
+		"> Attempt to fix lint errors? n  \n":                                false,
+		"> No files matched 'app.mod'. Do you want to create app.mod? n  \n": false,
+	} {
+		src := "\n# aider chat started at 2024-06-11 02:29:05\n\n#### make a provider  \n\nHere it is.\n\n" + block + "\n#### ok  \n"
+		var got bool
+		_, _, err := NewAider().Parse(strings.NewReader(src), ".aider.chat.history.md", Pos{}, func(r Record) error {
+			if r.Kind == KindToolResult && r.Has(MarkRejected) {
+				got = true
+			}
+			return nil
+		})
+		if err != nil || got != want {
+			t.Errorf("%q: rejected %v, want %v (%v)", block, got, want, err)
+		}
+	}
+}
