@@ -59,8 +59,8 @@ func (*Aider) Format() string { return AgentAider }
 func (*Aider) Resumable() bool { return true }
 
 var (
-	aiderHeader   = textutil.Lazy(`^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$`)
-	aiderModel    = textutil.Lazy(`^(?:Main model|Models?): (\S+)`)
+	aiderHeader = textutil.Lazy(`^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$`)
+	aiderModel  = textutil.Lazy(`^(?:Main model|Models?): (\S+)`)
 	// aiderRejected: a confirm prompt answered no. Aider before 0.50
 	// logged the question and the answer alone ("Allow creation of new
 	// file src/x.ts? n", "Run pip install? n"); later versions list the
