@@ -34,6 +34,18 @@ type HookKB struct {
 	// could not be opened.
 	compiled    *recall.Compiled
 	compiledErr error
+	// oneShot: the process answers one event and exits (OpenHookKB, for
+	// HookMain), so the activation index is opened pinned
+	// (recall.OpenCompiledPinned: no copies of the records it decodes).
+	oneShot bool
+}
+
+// openCompiled opens the activation index, pinned in a one-shot process.
+func (h *HookKB) openCompiled() (*recall.Compiled, error) {
+	if h.oneShot {
+		return recall.OpenCompiledPinned(h.ActivationPath())
+	}
+	return recall.OpenCompiled(h.ActivationPath())
 }
 
 // FindHookRoot finds the KB of a hook: dir when given (--kb, $KB_DIR),
@@ -70,12 +82,12 @@ func OpenHookKB(dir, cwd string) (*HookKB, error) {
 	if root == "" {
 		return nil, err
 	}
-	h := &HookKB{Root: root, ProjectRoot: root}
+	h := &HookKB{Root: root, ProjectRoot: root, oneShot: true}
 	if top, ok := gitdir.TopLevel(root); ok {
 		h.ProjectRoot = top
 	}
 	var snap config.Snapshot
-	h.compiled, h.compiledErr = recall.OpenCompiled(h.ActivationPath())
+	h.compiled, h.compiledErr = h.openCompiled()
 	if h.compiled != nil && h.compiled.Meta().Config != nil {
 		snap = *h.compiled.Meta().Config
 	}
@@ -124,7 +136,7 @@ func (h *HookKB) Answer(ctx context.Context, agent string, in *HookInput) (*Hook
 	c, err := h.compiled, h.compiledErr
 	h.compiled, h.compiledErr = nil, nil
 	if c == nil && err == nil {
-		c, err = recall.OpenCompiled(h.ActivationPath())
+		c, err = h.openCompiled()
 	}
 	switch {
 	case errors.Is(err, recall.ErrNoCompiled):

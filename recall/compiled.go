@@ -19,6 +19,7 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/kbmem/kb/internal/binrec"
 	"github.com/kbmem/kb/internal/config"
@@ -296,7 +297,7 @@ func (c *Compiled) complete(cand *candidate) bool {
 	e := c.doc(cand.doc)
 	b, ok := c.slice(e.candOff, e.candLen)
 	var r candRecord
-	if !ok || r.unmarshal(b) != nil {
+	if !ok || r.unmarshalIn(b, c.recString(b), nil) != nil {
 		return false
 	}
 	r.candidate(cand, &precomputed{}, cand.path, cand.layer, cand.typ, c.h.Meta.TaxonomyKey)
@@ -427,15 +428,17 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	}
 	// The records prev holds for unchanged documents, and the item records
 	// of the others, loaded (at most MaxLoads, the most recurring first).
-	// frontDoc is a standing document whose candidate record and key go
-	// first.
-	type frontDoc struct {
-		doc  int
-		rank float32
-		cand []byte
-		key  string
+	// laid is a document's records and key, placed once every document is
+	// known (layout, below).
+	type laid struct {
+		doc        int
+		rank       float32
+		standing   bool
+		group      string // its candidate's primary action type
+		cand, item []byte
+		key        string
 	}
-	var front []frontDoc
+	lay := make([]laid, 0, len(docs))
 	reused := make([]docRecords, len(docs))
 	// remap is, for each document of prev, its number in this index when
 	// it is reused whole (Reuse), else -1: its postings are carried over.
@@ -473,29 +476,14 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		if len(item) == 0 {
 			h.Meta.Unloaded++
 		}
-		// A standing document's candidate record and key are written
-		// first, best first (front): a new session's hook reads the first
-		// few dozen, and finds them on a few pages, not on one page each.
-		candOff, keyOff := 0, 0
-		if flags&flagStanding != 0 {
-			front = append(front, frontDoc{i, rank, cand, key})
-		} else {
-			candOff = recs.Len()
-			recs.Write(cand)
-			keyOff = keys.Len()
-			keys.WriteString(key)
-		}
-		itemOff := recs.Len()
-		recs.Write(item)
-		if recs.Len() > math.MaxUint32 || keys.Len() > math.MaxUint32 {
-			return errors.New("activation index: records over 4 GiB")
-		}
+		lay = append(lay, laid{doc: i, rank: rank, standing: flags&flagStanding != 0, group: primaryType(cand),
+			cand: cand, item: item, key: key})
 		le := binary.LittleEndian
-		table = le.AppendUint32(table, uint32(candOff))
+		table = le.AppendUint32(table, 0) // the offsets: layout, below
 		table = le.AppendUint32(table, uint32(len(cand)))
-		table = le.AppendUint32(table, uint32(itemOff))
+		table = le.AppendUint32(table, 0)
 		table = le.AppendUint32(table, uint32(len(item)))
-		table = le.AppendUint32(table, uint32(keyOff))
+		table = le.AppendUint32(table, 0)
 		table = le.AppendUint32(table, uint32(len(key)))
 		table = le.AppendUint16(table, uint16(li))
 		table = le.AppendUint16(table, uint16(ti))
@@ -577,31 +565,47 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	if len(docs) > 0 {
 		h.AvgLen = total / float64(len(docs))
 	}
-	// The front: the standing documents in the order of their postings
-	// (below), then the rest's offsets moved past it.
-	slices.SortStableFunc(front, func(a, b frontDoc) int { return cmp.Compare(b.rank, a.rank) })
-	var frontRecs chunks
-	var frontKeys bytes.Buffer
-	isFront := make([]bool, len(docs))
-	le := binary.LittleEndian
-	for _, f := range front {
-		e := table[f.doc*docEntrySize:]
-		le.PutUint32(e, uint32(frontRecs.Len()))
-		frontRecs.Write(f.cand)
-		le.PutUint32(e[16:], uint32(frontKeys.Len()))
-		frontKeys.WriteString(f.key)
-		isFront[f.doc] = true
-	}
-	if int64(frontRecs.Len())+int64(recs.Len()) > math.MaxUint32 || int64(frontKeys.Len())+int64(keys.Len()) > math.MaxUint32 {
-		return errors.New("activation index: records over 4 GiB")
-	}
-	for i := range docs {
-		e := table[i*docEntrySize:]
-		if !isFront[i] {
-			le.PutUint32(e, le.Uint32(e)+uint32(frontRecs.Len()))
-			le.PutUint32(e[16:], le.Uint32(e[16:])+uint32(frontKeys.Len()))
+	// The layout of the records and keys, which the doc table locates
+	// (any order reads the same): what one hook reads lies together, on a
+	// few pages rather than one page each, as a new process pays a page
+	// fault for every page it touches of the mapped file.
+	//   - the standing documents' candidate records and keys first, best
+	//     first, in the order of their postings: a new session's hook
+	//     reads the first few dozen;
+	//   - then the other candidate records and keys grouped by the
+	//     candidate's primary action type, best first within a group: a
+	//     hook before a tool call reads the best hundred of the call's
+	//     types;
+	//   - then every item record, in path order (a hook reads a few).
+	slices.SortStableFunc(lay, func(a, b laid) int {
+		if a.standing != b.standing {
+			if a.standing {
+				return -1
+			}
+			return 1
 		}
-		le.PutUint32(e[8:], le.Uint32(e[8:])+uint32(frontRecs.Len()))
+		if !a.standing {
+			if c := strings.Compare(a.group, b.group); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(b.rank, a.rank)
+	})
+	le := binary.LittleEndian
+	for _, l := range lay {
+		e := table[l.doc*docEntrySize:]
+		le.PutUint32(e, uint32(recs.Len()))
+		recs.Write(l.cand)
+		le.PutUint32(e[16:], uint32(keys.Len()))
+		keys.WriteString(l.key)
+	}
+	slices.SortFunc(lay, func(a, b laid) int { return cmp.Compare(a.doc, b.doc) })
+	for _, l := range lay {
+		le.PutUint32(table[l.doc*docEntrySize+8:], uint32(recs.Len()))
+		recs.Write(l.item)
+	}
+	if int64(recs.Len()) > math.MaxUint32 || int64(keys.Len()) > math.MaxUint32 {
+		return errors.New("activation index: records over 4 GiB")
 	}
 	termKeys := make([]key, 0, len(postings))
 	for k := range postings {
@@ -723,9 +727,9 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		h.TermTable = h.DocTable + int64(len(table))
 		h.Text = h.TermTable + int64(len(terms))
 		h.Keys = h.Text + int64(text.Len())
-		h.Posts = h.Keys + int64(frontKeys.Len()+keys.Len())
+		h.Posts = h.Keys + int64(keys.Len())
 		h.Records = h.Posts + int64(nposts)*postingSize
-		h.End = h.Records + int64(frontRecs.Len()+recs.Len())
+		h.End = h.Records + int64(recs.Len())
 		nb := h.marshal()
 		// The offsets only grow with the header's length, so this ends.
 		stable = len(nb) == len(hb)
@@ -735,7 +739,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	head = append(head, compiledMagic...)
 	head = binary.LittleEndian.AppendUint32(head, uint32(len(hb)))
 	head = append(head, hb...)
-	for _, b := range [][]byte{head, table, terms, text.Bytes(), frontKeys.Bytes(), keys.Bytes()} {
+	for _, b := range [][]byte{head, table, terms, text.Bytes(), keys.Bytes()} {
 		if _, err := w.Write(b); err != nil {
 			return err
 		}
@@ -765,7 +769,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	if written != nposts {
 		return fmt.Errorf("activation index: %d postings written, %d laid out", written, nposts)
 	}
-	for _, b := range append(frontRecs.parts, recs.parts...) {
+	for _, b := range recs.parts {
 		if _, err := w.Write(b); err != nil {
 			return err
 		}
@@ -859,12 +863,13 @@ func standingRank(f map[string]any) float64 {
 // Compiled is an open activation index. It is a Searcher; its methods are
 // safe for concurrent use.
 type Compiled struct {
-	data  []byte
-	path  string // the file, when opened from one
-	close func() error
-	h     compiledHeader
-	layer map[string]int
-	typ   map[string]int
+	data   []byte
+	path   string // the file, when opened from one
+	close  func() error
+	pinned bool // OpenCompiledPinned: data is never unmapped
+	h      compiledHeader
+	layer  map[string]int
+	typ    map[string]int
 
 	mu     sync.Mutex
 	byPath map[string]int // the documents Search returned, by path
@@ -892,6 +897,30 @@ func OpenCompiled(path string) (*Compiled, error) {
 	}
 	c.close, c.path = closer, path
 	return c, nil
+}
+
+// OpenCompiledPinned is OpenCompiled for a process that answers once and
+// exits (a hook): the mapping is never unmapped (Close leaves it to the
+// exit), so the strings decoded from records are the mapped bytes
+// themselves, not copies. A new process pays a page fault for every page
+// of heap it first writes, and copying the hundred-odd records a hook
+// decodes was most of its heap. The file is replaced by a rename, never
+// rewritten in place, so the mapped bytes do not change under it.
+func OpenCompiledPinned(path string) (*Compiled, error) {
+	c, err := OpenCompiled(path)
+	if c != nil {
+		c.pinned = true
+	}
+	return c, err
+}
+
+// recString is record b as a string for decoding: its mapped bytes when
+// c is pinned, else a copy that outlives Close.
+func (c *Compiled) recString(b []byte) string {
+	if c.pinned && len(b) > 0 {
+		return unsafe.String(unsafe.SliceData(b), len(b))
+	}
+	return string(b)
 }
 
 // PendingFile, beside the activation index, says that a read command
@@ -943,6 +972,11 @@ func (c *Compiled) Meta() CompiledMeta { return c.h.Meta }
 // Close releases the file.
 func (c *Compiled) Close() error {
 	if c == nil || c.close == nil {
+		return nil
+	}
+	if c.pinned {
+		// What was decoded may point into the mapping: the exit unmaps it.
+		c.close, c.data = nil, nil
 		return nil
 	}
 	err := c.close()
@@ -1507,7 +1541,7 @@ func (c *Compiled) hit(d int, cand *candidate, pre *precomputed, standing bool, 
 		return Hit{Path: path, ID: cand.id, Layer: layer, Type: typ, Title: cand.title, Description: cand.description, cand: cand}, nil
 	}
 	var r candRecord
-	if err := r.unmarshalIn(b, arena); err != nil {
+	if err := r.unmarshalIn(b, c.recString(b), arena); err != nil {
 		return Hit{}, fmt.Errorf("activation index: record %d: %w", d, err)
 	}
 	path, _, _ := strings.Cut(c.key(e), "\x00")
@@ -1536,7 +1570,7 @@ func (c *Compiled) item(root, path string) (itemRecord, bool) {
 	}
 	b, ok := c.slice(e.itemOff, e.itemLen)
 	var r itemRecord
-	if !ok || r.unmarshal(b) != nil {
+	if !ok || r.unmarshalIn(b, c.recString(b)) != nil {
 		return itemRecord{}, false
 	}
 	return r, true

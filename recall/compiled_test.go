@@ -2,6 +2,7 @@ package recall
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -498,5 +499,129 @@ func TestCompiledSearchScoresAgree(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The compile lays out what one hook reads together: the standing
+// documents' candidate records first, best first; then the others grouped
+// by the candidate's primary action type (primaryType, which reads what
+// the record's decoding reads), best first within a group; the item
+// records after every candidate record. A search reads the same either
+// way (the doc table locates every record).
+func TestCompiledLayoutGroupsByPrimaryType(t *testing.T) {
+	types := []string{"git:push", "db:migrate", "test:run"}
+	var docs []CompileDoc
+	for i := range 90 {
+		typ := observations.TypeCorrection
+		status := "candidate"
+		if i%9 == 0 {
+			status = "active" // may stand
+		}
+		f := map[string]any{"action_types": []string{types[i%3]}, "sessions": float64(1 + i%4), "importance": float64(i%10) / 10,
+			"lesson": fmt.Sprintf("Lesson %d about pushing", i), "status": status}
+		docs = append(docs, CompileDoc{Hit: Hit{Path: fmt.Sprintf("observations/x/d%03d.md", i), Layer: LayerObservations, Type: typ,
+			Title: fmt.Sprintf("doc %d", i), Fields: f}, Body: "push", Stamp: "1:1"})
+	}
+	o := CompileOptions{Taxonomy: observations.Default(), Load: func(path, layer string) (*observations.Observation, *doc.Document, error) {
+		return &observations.Observation{ID: path, Type: observations.TypeCorrection, Lesson: "x"}, nil, nil
+	}}
+	c := compile(t, docs, o)
+	type at struct {
+		off          uint32
+		standing     bool
+		group        string
+		rank         float32
+		itemOff, doc int
+	}
+	var all []at
+	maxCand := uint32(0)
+	for d := range c.h.Docs {
+		e := c.doc(d)
+		b, ok := c.slice(e.candOff, e.candLen)
+		if !ok {
+			t.Fatalf("doc %d: no candidate record", d)
+		}
+		var r candRecord
+		if err := r.unmarshal(b); err != nil {
+			t.Fatal(err)
+		}
+		want := ""
+		if len(r.Types) > 0 {
+			want = r.Types[0]
+		}
+		if got := primaryType(b); got != want {
+			t.Errorf("doc %d: primaryType %q, the record's first type %q", d, got, want)
+		}
+		all = append(all, at{e.candOff, e.flags&flagStanding != 0, want, e.rank, int(e.itemOff), d})
+		maxCand = max(maxCand, e.candOff+e.candLen)
+	}
+	slices.SortFunc(all, func(a, b at) int { return cmp.Compare(a.off, b.off) })
+	for i := 1; i < len(all); i++ {
+		a, b := all[i-1], all[i]
+		switch {
+		case a.standing != b.standing:
+			if !a.standing {
+				t.Fatalf("doc %d (standing) after doc %d (not)", b.doc, a.doc)
+			}
+		case a.standing || a.group == b.group:
+			if a.rank < b.rank {
+				t.Errorf("doc %d (rank %v) before doc %d (rank %v)", a.doc, a.rank, b.doc, b.rank)
+			}
+		case a.group > b.group:
+			t.Errorf("group %q before %q", a.group, b.group)
+		}
+	}
+	if all[0].standing != true || all[len(all)-1].standing {
+		t.Errorf("standing documents not first")
+	}
+	for _, x := range all {
+		if uint32(x.itemOff) < maxCand {
+			t.Errorf("doc %d: item record at %d, among the candidate records (they end at %d)", x.doc, x.itemOff, maxCand)
+		}
+	}
+	hits, err := c.Search(Search{ActionTypes: []string{"git:push"}, Limit: 50})
+	if err != nil || len(hits) != 30 {
+		t.Fatalf("%d hits, %v", len(hits), err)
+	}
+}
+
+// A pinned index (OpenCompiledPinned) decodes the same hits as one opened
+// plainly, and what it decoded stays readable after Close: the mapping is
+// left to the process's exit.
+func TestCompiledPinned(t *testing.T) {
+	var docs []CompileDoc
+	for i := range 50 {
+		docs = append(docs, CompileDoc{Hit: Hit{Path: fmt.Sprintf("observations/x/d%03d.md", i), Layer: LayerObservations,
+			Type: observations.TypeCorrection, Title: fmt.Sprintf("doc %d", i),
+			Fields: map[string]any{"action_types": []string{"git:push"}, "lesson": fmt.Sprintf("Never force push, case %d", i)}},
+			Body: "push", Stamp: "1:1"})
+	}
+	path := filepath.Join(t.TempDir(), CompiledFile)
+	var buf bytes.Buffer
+	if err := Compile(&buf, docs, CompileOptions{Taxonomy: observations.Default()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	search := func(open func(string) (*Compiled, error)) []string {
+		c, err := open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := c.Search(Search{ActionTypes: []string{"git:push"}, Limit: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Path+" "+h.Title+" "+h.cand.lesson)
+		}
+		return out
+	}
+	plain, pinned := search(OpenCompiled), search(OpenCompiledPinned)
+	if len(plain) != 50 || !slices.Equal(plain, pinned) {
+		t.Fatalf("plain %v\npinned %v", plain, pinned)
 	}
 }

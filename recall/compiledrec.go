@@ -48,14 +48,27 @@ func (r *candRecord) marshal() []byte {
 	return e.B
 }
 
-func (r *candRecord) unmarshal(b []byte) error { return r.unmarshalIn(b, nil) }
+func (r *candRecord) unmarshal(b []byte) error { return r.unmarshalIn(b, string(b), nil) }
 
-// unmarshalIn is unmarshal with the record's lists cut from arena (see
-// binrec.Decoder.Arena) when it is not nil.
-func (r *candRecord) unmarshalIn(b []byte, arena *[]string) error {
-	// The strings are cut from one copy of the record: one allocation,
-	// not one per field (a SessionStart decodes a thousand records).
-	d := recDecoder{binrec.Decoder{B: b, S: string(b), Arena: arena}}
+// primaryType is the first of a candidate record's action types (Types),
+// "" for none or a damaged record, read without decoding the rest.
+func primaryType(b []byte) string {
+	d := binrec.Decoder{B: b}
+	for range 10 { // the strings before Types (marshal)
+		d.SkipStr()
+	}
+	if n := d.Count(); d.Bad || n == 0 {
+		return ""
+	}
+	return d.Str()
+}
+
+// unmarshalIn is unmarshal with the record's strings cut from s, which
+// holds b's bytes (one copy, not one per field: a SessionStart decodes a
+// thousand records; or b itself, Compiled.recString), and its lists from
+// arena (see binrec.Decoder.Arena) when it is not nil.
+func (r *candRecord) unmarshalIn(b []byte, s string, arena *[]string) error {
+	d := recDecoder{binrec.Decoder{B: b, S: s, Arena: arena}}
 	for _, p := range []*string{&r.ID, &r.Title, &r.Description, &r.Status, &r.Text, &r.Lesson, &r.Trigger, &r.Excerpt, &r.Author, &r.Said} {
 		*p = d.Str()
 	}
@@ -197,11 +210,15 @@ func (r *itemRecord) marshal() ([]byte, error) {
 	return e.B, nil
 }
 
-func (r *itemRecord) unmarshal(b []byte) error {
-	if len(b) == 0 {
+func (r *itemRecord) unmarshal(b []byte) error { return r.unmarshalIn(b, string(b)) }
+
+// unmarshalIn is unmarshal with the record's strings cut from s, which
+// holds b's bytes (candRecord.unmarshalIn).
+func (r *itemRecord) unmarshalIn(b []byte, s string) error {
+	if len(b) == 0 || len(s) != len(b) {
 		return errRecord
 	}
-	d := recDecoder{binrec.Decoder{B: b[1:], S: string(b[1:])}}
+	d := recDecoder{binrec.Decoder{B: b[1:], S: s[1:]}}
 	*r = itemRecord{}
 	switch b[0] {
 	case itemNone:
