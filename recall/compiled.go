@@ -576,7 +576,8 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	//     candidate's primary action type, best first within a group: a
 	//     hook before a tool call reads the best hundred of the call's
 	//     types;
-	//   - then every item record, in path order (a hook reads a few).
+	//   - then the item records in the same order: a hook reads those of
+	//     the few candidates it shows, which it found together.
 	slices.SortStableFunc(lay, func(a, b laid) int {
 		if a.standing != b.standing {
 			if a.standing {
@@ -599,7 +600,6 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		le.PutUint32(e[16:], uint32(keys.Len()))
 		keys.WriteString(l.key)
 	}
-	slices.SortFunc(lay, func(a, b laid) int { return cmp.Compare(a.doc, b.doc) })
 	for _, l := range lay {
 		le.PutUint32(table[l.doc*docEntrySize+8:], uint32(recs.Len()))
 		recs.Write(l.item)

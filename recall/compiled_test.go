@@ -506,7 +506,7 @@ func TestCompiledSearchScoresAgree(t *testing.T) {
 // documents' candidate records first, best first; then the others grouped
 // by the candidate's primary action type (primaryType, which reads what
 // the record's decoding reads), best first within a group; the item
-// records after every candidate record. A search reads the same either
+// records after every candidate record, in the same order. A search reads the same either
 // way (the doc table locates every record).
 func TestCompiledLayoutGroupsByPrimaryType(t *testing.T) {
 	types := []string{"git:push", "db:migrate", "test:run"}
@@ -574,9 +574,12 @@ func TestCompiledLayoutGroupsByPrimaryType(t *testing.T) {
 	if all[0].standing != true || all[len(all)-1].standing {
 		t.Errorf("standing documents not first")
 	}
-	for _, x := range all {
+	for i, x := range all {
 		if uint32(x.itemOff) < maxCand {
 			t.Errorf("doc %d: item record at %d, among the candidate records (they end at %d)", x.doc, x.itemOff, maxCand)
+		}
+		if i > 0 && x.itemOff < all[i-1].itemOff {
+			t.Errorf("doc %d: item record before the one of doc %d, whose candidate record comes first", x.doc, all[i-1].doc)
 		}
 	}
 	hits, err := c.Search(Search{ActionTypes: []string{"git:push"}, Limit: 50})
