@@ -73,13 +73,16 @@ func obsTypeOf(dim string) string {
 // rule) the next five; the fifth (keys7: 14 sessions of 10 owners, written
 // 2026-12-04 by the same rule) the next five; the sixth (keys8: 11 aider
 // and Claude Code sessions of 9 owners, written 2026-12-04 by the same
-// rule) the last five.
+// rule) the next five; the seventh (keys9: 12 Claude Code and Codex
+// sessions of 8 owners, mostly Chinese, written 2026-12-04 by the same
+// rule) the last four.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
 	"BeauCranston", "borja-rojo-ilvento", "deder01", "LuisUma92", "Xu-Wentao",
 	"aistrad", "augustoFranke", "Awhitter", "EdouardZemb", "Hoper-J",
-	"0202alcc", "87maxi", "Adimas-Prakoso", "Ahmedrali", "entireio"}
+	"0202alcc", "87maxi", "Adimas-Prakoso", "Ahmedrali", "entireio",
+	"7567491", "Aduson-Inc", "ikn7", "MikeLockz"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
