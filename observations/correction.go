@@ -257,7 +257,14 @@ func acknowledges(low string) bool {
 // pastes an error, or comes with the output of a run of the changed code
 // the person had added to the conversation.
 func failureAfterChange(tl *timeline, u *utterance) bool {
-	if len(u.calls) == 0 && len(u.assistant) == 0 || u.prev < 0 || wordCount(u.text) < 2 {
+	// The person's first message answers the agent's work too when the
+	// agent worked before it and the message is short: a session opened
+	// by a slash command or a prompt template (spec-kit's
+	// /speckit.implement) has no message of the person's before "the
+	// homepage does not open". A long first message sets the task, even
+	// after /init wrote a file ("... and fix the broken APIs").
+	n := wordCount(u.text)
+	if len(u.calls) == 0 && len(u.assistant) == 0 || u.prev < 0 && (len(u.calls) == 0 || n > 15) || n < 2 {
 		return false
 	}
 	low := lower(u.text)

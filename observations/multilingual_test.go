@@ -786,3 +786,61 @@ func TestAiderShownOutputAfterChange(t *testing.T) {
 		t.Errorf("no change before the run: %+v", cs)
 	}
 }
+
+// TestFailureReportsTraditionalKoreanNo: the cue lists read Traditional
+// Chinese through lexicon.FoldHant, Korean with or without the space
+// before a verb ("안 열려", "안열려"), and a Chinese "不是，" opening the
+// answer to the agent's "is this what you wanted?" after it worked is a
+// "no" to that work.
+func TestFailureReportsTraditionalKoreanNo(t *testing.T) {
+	run := func(asked, msg string) []*Observation {
+		s := (&ccFixture{}).user("把推送改成按平台分组").
+			call("toolu_1", "Write", `{"file_path":"/repo/pusher.py","content":"x"}`).result("toolu_1", "File created").
+			say(asked).user(msg).say("明白。").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	for name, msg := range map[string]string{
+		"zh-Hant":    "還是不行，頁面沒有顯示任何東西",
+		"ko spaced":  "홈페이지가 안 열려요",
+		"ko joined":  "홈페이지가 안열려",
+		"zh no":      "不是，链接需要放到每一条分析的下面",
+		"zh-Hant no": "不是，連結要放在每一條分析的下面",
+	} {
+		if cs := run("推送成功了，现在是你想要的格式了。", msg); len(cs) != 1 {
+			t.Errorf("%s: %d corrections, want 1", name, len(cs))
+		}
+	}
+	for name, msg := range map[string]string{
+		"zh-Hant thanks": "好的，謝謝，沒問題了",
+		"ko thanks":      "잘 되네요 감사합니다",
+		"zh new task":    "接下来把日志也加上",
+	} {
+		if cs := run("推送成功了，现在是你想要的格式了。", msg); len(cs) != 0 {
+			t.Errorf("%s: %d corrections, want 0: %+v", name, len(cs), cs)
+		}
+	}
+}
+
+// TestShortReportOpensSessionAfterTemplate: a session opened by a prompt
+// template the agent then worked through has no message of the person's
+// before their short report that the result does not work: it is still a
+// report on the work. A long first message after the work sets a task.
+func TestShortReportOpensSessionAfterTemplate(t *testing.T) {
+	run := func(msg string) []*Observation {
+		f := &ccFixture{}
+		f.add("user", map[string]any{"role": "user", "content": "<command-name>/speckit.implement</command-name>"}, nil)
+		f.add("user", map[string]any{"role": "user", "content": "## User Input\n\n$ARGUMENTS\n\nYou **MUST** consider the user input before proceeding."}, map[string]any{"isMeta": true})
+		s := f.call("toolu_1", "Write", `{"file_path":"/repo/src/App.tsx","content":"x"}`).result("toolu_1", "File created").
+			say("Implemented the frontend.").user(msg).say("Let me check.").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	for _, msg := range []string{"홈페이지가 안열려", "the homepage does not open", "页面打不开"} {
+		if cs := run(msg); len(cs) != 1 {
+			t.Errorf("%q: %d corrections, want 1", msg, len(cs))
+		}
+	}
+	long := "This was the old site; after a decade I want to pick it up again and fix the broken APIs, then figure out the simplest way to serve it locally, and after that we will look at the build."
+	if cs := run(long); len(cs) != 0 {
+		t.Errorf("a long first message: %d corrections, want 0", len(cs))
+	}
+}

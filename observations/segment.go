@@ -63,4 +63,4 @@ func isQuestion(s string) bool {
 }
 
 // lower lower-cases s and straightens apostrophes, for the lexicon's cues.
-func lower(s string) string { return lexicon.Straighten(strings.ToLower(s)) }
+func lower(s string) string { return lexicon.FoldHant(lexicon.Straighten(strings.ToLower(s))) }

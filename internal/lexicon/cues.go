@@ -46,10 +46,25 @@ func (c *Cues) cues() []cue {
 					continue
 				}
 				c.phrases = append(c.phrases, cue{p: p, bound: wordBound(p)})
+				if q := strings.ReplaceAll(p, " ", ""); q != p && hasHangul(p) {
+					// Korean is spaced loosely: "안 열려" is often typed
+					// "안열려", "작동 안 해" "작동안해".
+					c.phrases = append(c.phrases, cue{p: q, bound: wordBound(q)})
+				}
 			}
 		}
 	})
 	return c.phrases
+}
+
+// hasHangul reports whether s holds a Korean letter.
+func hasHangul(s string) bool {
+	for _, r := range s {
+		if unicode.Is(unicode.Hangul, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // IsCJK reports whether r is a Han, Hiragana or Katakana character: a
@@ -470,6 +485,14 @@ ya no aparece
 显示不出来
 表示されない
 안 나와
+打不开
+开不了
+进不去
+開かない
+開けない
+안 열
+안 보여
+안 떠
 toujours pas
 não funciona
 non funziona
@@ -491,6 +514,9 @@ non funziona
 작동하지
 작동 안
 여전히 안
+안 돼
+안 돌아가
+실행이 안
 we lost
 lost the
 is missing
@@ -1808,6 +1834,7 @@ no così
 нет
 не так
 не то
+不是
 不对
 不是这样
 不是的

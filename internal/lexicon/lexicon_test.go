@@ -143,3 +143,25 @@ func FuzzCasing(f *testing.F) {
 		}
 	})
 }
+
+// FoldHant folds Traditional characters to Simplified and keeps the byte
+// length, so a cue list written in Simplified matches Traditional text;
+// text without them is returned as it is.
+func TestFoldHant(t *testing.T) {
+	for in, want := range map[string]string{
+		"還是沒有顯示，錯誤一樣":  "还是没有显示，错误一样",
+		"不對，這個檔案不應該刪除": "不对，这个档案不应该删除",
+		"plain ASCII":  "plain ASCII",
+		"已经是简体":        "已经是简体",
+		"日本語のテキスト":     "日本語のテキスト",
+		"":             "",
+	} {
+		got := FoldHant(in)
+		if got != want || len(got) != len(in) {
+			t.Errorf("FoldHant(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if !CueFailure.In(FoldHant("還是不行")) || !CueErrorWord.In(FoldHant("又出現錯誤")) {
+		t.Error("a Traditional failure report does not match the cue lists once folded")
+	}
+}
