@@ -333,6 +333,17 @@ func (st *aiderState) flush(emit func(Record) error) error {
 		Cwd:     st.cwd,
 		Source:  Source{File: st.file, Line: st.first},
 	}
+	if st.kind == aiderUser && aiderPromptBlock(st.lines) {
+		// Aider logged its own confirm prompt and the answer with the
+		// person's "#### " marker ("#### Add file to the chat?
+		// (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: skip"): the
+		// text is aider's, the choice the person's, as in its "> " lines.
+		for i, l := range st.lines {
+			st.lines[i] = ">" + strings.TrimPrefix(l, "####")
+		}
+		st.raw = make([]bool, len(st.lines))
+		st.kind = aiderTool
+	}
 	switch st.kind {
 	case aiderUser:
 		parts := make([]string, len(st.lines))
@@ -486,4 +497,27 @@ func AiderTurn(r *Record) (edited []string, outputShown bool) {
 		}
 	}
 	return edited, outputShown
+}
+
+// aiderConfirmLine is one of aider's confirm prompts with its answer:
+// the question, its options, the answer ("Add file to the chat?
+// (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: skip", "Run shell
+// command? (y/n) y").
+var aiderConfirmLine = textutil.Lazy(`(?i)^[^\n]*\?\s*(?:\(y\)es/\(n\)o[^\]\n]*\]|\(y/n[^)\n]*\)):?\s*\S+\s*$`)
+
+// aiderPromptBlock reports whether the lines of a "#### " block are all
+// aider's confirm prompts and their answers (aiderConfirmLine).
+func aiderPromptBlock(lines []string) bool {
+	n := 0
+	for _, l := range lines {
+		t := strings.TrimSpace(strings.TrimPrefix(l, "####"))
+		if t == "" {
+			continue
+		}
+		if !aiderConfirmLine.MatchString(t) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }

@@ -432,3 +432,37 @@ func TestAiderOldPromptRefusal(t *testing.T) {
 		}
 	}
 }
+
+// TestAiderPromptLoggedAsInput: some aider versions log a confirm prompt
+// and its answer with the person's "#### " marker. The text is aider's: it
+// becomes a tool record as its "> " lines do, never a person's message,
+// and a no to the model's proposal there is a refusal.
+func TestAiderPromptLoggedAsInput(t *testing.T) {
+	src := "\n# aider chat started at 2025-05-01 10:00:00\n\n#### add the validator  \n\nI need these files.\n\n" +
+		"> validators/PoIValidator.ts  \n\n" +
+		"#### Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: skip  \n" +
+		"> Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: s  \n\n" +
+		"Here is the change.\n\n" +
+		"#### Create new file src/x.ts? (Y)es/(N)o [Yes]: n  \n\n" +
+		"#### are you sure? use the existing module instead  \n"
+	var users []string
+	rejected := 0
+	_, _, err := NewAider().Parse(strings.NewReader(src), ".aider.chat.history.md", Pos{}, func(r Record) error {
+		if r.Role == RoleUser {
+			users = append(users, r.Text)
+		}
+		if r.Has(MarkRejected) {
+			rejected++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(users, []string{"add the validator", "are you sure? use the existing module instead"}) {
+		t.Errorf("person messages %q", users)
+	}
+	if rejected != 1 {
+		t.Errorf("%d refusals, want 1 (the no to creating src/x.ts)", rejected)
+	}
+}
