@@ -336,16 +336,24 @@ func (x *Searcher) compileDocs(prev *recall.Compiled, reuse bool) ([]recall.Comp
 			}
 		}
 		if len(fetch) <= maxRefetch {
+			complete := true
 			for _, id := range fetch {
 				d, ok := x.ix.Get(id)
-				if !ok {
-					return nil, fmt.Errorf("activation index: %s: not in the search index", id)
+				if !ok || d.Path == "" {
+					// Read one at a time, a document just replaced can come
+					// back without its stored fields (seen under load right
+					// after a sync): the listing below reads them all from
+					// one snapshot.
+					complete = false
+					break
 				}
 				cd := compileDocOf(*d)
 				cd.Stamp = stampOf(d.Path)
 				docs = append(docs, cd)
 			}
-			return docs, nil
+			if complete {
+				return docs, nil
+			}
 		}
 	}
 	if n, err := x.ix.Count(); err == nil && n > uint64(roundDocs) {

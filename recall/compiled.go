@@ -834,7 +834,10 @@ func loadItems(docs []CompileDoc, load []int, o CompileOptions) (map[int][]byte,
 				ob, dc, err := o.Load(d.Path, d.Layer)
 				var b []byte
 				if err != nil {
-					b = []byte{itemNone} // tried: a hook reads the file
+					// Tried: a hook reads the file. A file that cannot be
+					// read now is no reason to keep every other change
+					// from the hooks.
+					b, err = []byte{itemNone}, nil
 				} else {
 					r := itemRecordOf(ob, dc)
 					b, err = r.marshal()

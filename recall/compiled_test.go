@@ -628,3 +628,31 @@ func TestCompiledPinned(t *testing.T) {
 		t.Fatalf("plain %v\npinned %v", plain, pinned)
 	}
 }
+
+// A file that cannot be read when the compile loads item records leaves
+// that document without one (a hook reads the file) and the compile goes
+// on: one unreadable file never keeps the other changes from the hooks.
+func TestCompileLoadErrorLeavesItemToHook(t *testing.T) {
+	var docs []CompileDoc
+	for i := range 3 {
+		docs = append(docs, CompileDoc{Hit: Hit{Path: fmt.Sprintf("observations/x/d%d.md", i), Layer: LayerObservations,
+			Type: observations.TypeCorrection, Title: "doc", Fields: map[string]any{"lesson": "Never force push"}}, Stamp: "1:1"})
+	}
+	o := CompileOptions{Taxonomy: observations.Default(), Load: func(path, layer string) (*observations.Observation, *doc.Document, error) {
+		if path == "observations/x/d1.md" {
+			return nil, nil, errors.New("read: is a directory")
+		}
+		return &observations.Observation{ID: path, Type: observations.TypeCorrection, Lesson: "x"}, nil, nil
+	}}
+	c := compile(t, docs, o)
+	for d := range c.h.Docs {
+		e := c.doc(d)
+		b, ok := c.slice(e.itemOff, e.itemLen)
+		if !ok || len(b) == 0 {
+			t.Fatalf("doc %d: no item record", d)
+		}
+		if path, _, _ := strings.Cut(c.key(e), "\x00"); (path == "observations/x/d1.md") != (b[0] == itemNone) {
+			t.Errorf("%s: item kind %d", path, b[0])
+		}
+	}
+}
