@@ -844,3 +844,28 @@ func TestShortReportOpensSessionAfterTemplate(t *testing.T) {
 		t.Errorf("a long first message: %d corrections, want 0", len(cs))
 	}
 }
+
+// TestMisunderstoodAfterWork: "that's not what I meant", right after the
+// agent delivered, corrects the work in any language; the same words with
+// no work before them correct nothing.
+func TestMisunderstoodAfterWork(t *testing.T) {
+	for lang, msg := range map[string]string{
+		"en": "that's not what I meant, keep the original format and put the link at the end",
+		"zh": "重新理解一下我的意思，按刚开始的格式，最后附上链接即可",
+		"de": "du hast mich falsch verstanden, das alte Format bitte, nur der Link ans Ende",
+		"es": "no es lo que quise decir, deja el formato original y pon el enlace al final",
+		"ru": "ты неправильно понял, оставь прежний формат и добавь ссылку в конец",
+		"ja": "そういう意味じゃなくて、元の形式のままでリンクを最後に付けて",
+	} {
+		s := (&ccFixture{}).user("change the digest format").
+			call("toolu_1", "Write", `{"file_path":"/repo/pusher.py","content":"x"}`).result("toolu_1", "File updated").
+			say("Done: the digest is now split per platform.").user(msg).say("Understood.").session(t)
+		if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 1 {
+			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
+		}
+		first := (&ccFixture{}).user(msg).say("OK.").session(t)
+		if cs := ofType(Extract(first, nil, nil), TypeCorrection); len(cs) != 0 {
+			t.Errorf("%s, no work before it: %d corrections", lang, len(cs))
+		}
+	}
+}

@@ -1293,12 +1293,43 @@ non hai
 `)
 
 	// CueMistake: the person names the agent's mistake ("we need to
-	// address an oversight").
+	// address an oversight"), or that it took the request another way
+	// than meant ("that's not what I meant", "重新理解一下我的意思").
 	CueMistake = NewCues(`
 oversight
 mistake
 regression
 a typo
+not what i meant
+not what i asked
+you misunderstood
+misunderstood me
+falsch verstanden
+missverstanden
+nicht gemeint
+no me entendiste
+me has entendido mal
+no es lo que quise decir
+mal compris
+pas ce que je voulais dire
+entendeu errado
+não foi isso que eu quis dizer
+hai frainteso
+non intendevo
+неправильно понял
+не так понял
+я имел в виду
+理解错
+误解了
+没理解
+不是这个意思
+我的意思是
+重新理解
+誤解
+そういう意味じゃ
+意味が違
+잘못 이해
+그런 뜻이 아니
 versehen
 ein fehler von dir
 descuido
