@@ -214,6 +214,16 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
+	if c.typeScore > 0 && cu.hasCall && c.sigHit == "" && c.fileHit == "" && c.phraseHit == "" && c.sessions < 2 &&
+		c.status != observations.StatusPromoted && !composedRE.MatchString(c.lesson) && !c.negated() && observations.Asks(c.said) {
+		// The person's question after a call they refused or stopped
+		// ("I want to connect GitHub, how?", "so iss_build=1 is right
+		// too, isn't it?"), kept as the lesson and seen once: a call of
+		// the same type is no evidence that the question applies to it.
+		c.typeScore, c.matchedAT, c.candAT = 0, "", ""
+		c.rejected = true
+		return
+	}
 	if c.fileHit != "" && cu.hasCall && c.sigHit == "" && c.phraseHit == "" && (c.matchedAT == "" || !cu.specific(c)) &&
 		c.sessions < 2 && c.status != observations.StatusPromoted && !composedRE.MatchString(c.lesson) && !c.negated() && observations.TaskBound(c.lesson) {
 		// The person's request about the task at hand ("can you replace

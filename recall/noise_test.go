@@ -298,3 +298,24 @@ func TestAdvisedNameUsedBare(t *testing.T) {
 		t.Errorf("lastName")
 	}
 }
+
+// The person's question after a call they refused, kept as a correction's
+// lesson and seen once, does not fire on a later call of the same type
+// alone; an instruction that ends in a polite question still does.
+func TestQuestionLessonNeedsMoreThanType(t *testing.T) {
+	mk := func(id, said string) *observations.Observation {
+		return &observations.Observation{ID: id, Type: observations.TypeCorrection, ActionTypes: []string{"edit:agent-instructions"},
+			Trigger: "editing agent instruction files (CLAUDE.md, AGENTS.md): Write `.claude/.gitignore`", Lesson: said}
+	}
+	ask := mk("cor-ask", "我想接入github怎么做，这样每一次操作都能记录在github")
+	tell := mk("cor-tell", "Please don't write into .claude at all. Could you keep the notes in the repo instead?")
+	e := noiseEngine(ask, tell)
+	for _, h := range e.Index.(*memIndex).hits {
+		h.Fields["excerpt"] = "User: " + h.Fields["lesson"].(string)
+	}
+	q := callQuery("Write", map[string]any{"file_path": "/p/.claude/plans/plan.md", "content": "# plan"})
+	got := recalled(t, e, q)
+	if slices.Contains(got, "cor-ask") || !slices.Contains(got, "cor-tell") {
+		t.Errorf("recalled %v: want cor-tell and not cor-ask", got)
+	}
+}
