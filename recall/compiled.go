@@ -42,7 +42,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT018"
+const compiledMagic = "KBACT019"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -145,6 +145,8 @@ type candRecord struct {
 	// TrigPrograms: the programs the trigger's quoted commands run.
 	Negated      bool     `json:"ng,omitempty"`
 	TrigPrograms []string `json:"tp,omitempty"`
+	// Asks: the person's words open by asking (observations.Asks).
+	Asks bool `json:"as,omitempty"`
 	// SpecificTools: candidate.specificTools.
 	SpecificTools []string `json:"sp,omitempty"`
 	// MatchStems: candidate.matchStems.
@@ -185,6 +187,7 @@ type precomputed struct {
 	trigTypes            []string
 	ownTypes             []string // ownTypes, from the same taxonomy
 	negated              bool     // candidate.negated
+	asks                 bool     // candidate.asks
 	trigPrograms         []string // candidate.triggerPrograms
 	specificTools        wordSet  // candidate.specificTools
 	matchStems           wordSet  // candidate.matchStems
@@ -227,6 +230,7 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 	}
 	r.SigsLesson = sigRecords(signatures(c.lesson))
 	r.Negated = c.negated()
+	r.Asks = observations.Asks(r.Said)
 	r.TrigPrograms = c.triggerPrograms()
 	r.SpecificTools = c.specificTools()
 	r.MatchStems = c.matchStems()
@@ -245,7 +249,7 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 // Engine.relevant, candidate.load).
 func (r *candRecord) candidate(c *candidate, pre *precomputed, path, layer, typ, taxKey string) *candidate {
 	*pre = precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson),
-		taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes, negated: r.Negated, trigPrograms: r.TrigPrograms,
+		taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes, negated: r.Negated, asks: r.Asks, trigPrograms: r.TrigPrograms,
 		specificTools: r.SpecificTools, matchStems: r.MatchStems, lessonStems: r.LessonStems, ownStems: r.OwnStems}
 	c.path, c.id, c.layer, c.typ, c.title, c.description = path, r.ID, layer, typ, r.Title, r.Description
 	c.status, c.types, c.phrases, c.text, c.lesson, c.trigger = r.Status, r.Types, r.Phrases, r.Text, r.Lesson, r.Trigger
@@ -335,7 +339,7 @@ const (
 const (
 	termAction    = 'a' // an action_types, action_type or triggers value, whole
 	termWord      = 'w' // an analyzed word of the text fields
-	termStanding  = 's' // "": the documents that may stand (flagStanding), weighted by their rank
+	termStanding  = 's' // a layer: its documents that may stand (flagStanding), weighted by their rank
 	termTriggered = 't' // "": the documents with triggers (flagTriggered)
 )
 
@@ -537,7 +541,9 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		}
 		if mayStand(d.Layer, d.Type, fieldString(d.Fields["status"]), fieldNumber(d.Fields["sessions"])) {
 			flags |= flagStanding
-			k := key{termStanding, ""}
+			// One list per layer: a new session reads the observations'
+			// and the library's apart, and neither walks the other's.
+			k := key{termStanding, d.Layer}
 			postings[k] = append(postings[k], posting{uint32(i), float32(standingRank(d.Fields))})
 		}
 		if flags&flagTriggered != 0 {
@@ -1128,7 +1134,9 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		pls = lists(termAction, dedupe(s.ActionTypes))
 	case len(s.Words) > 0:
 		pls = lists(termWord, queryTerms(s.Words))
-	case s.Standing || s.Triggered:
+	case s.Standing:
+		pls = lists(standingKind, c.standingTerms(s))
+	case s.Triggered:
 		pls = lists(standingKind, []string{""})
 	}
 	idf := func(df int) float64 {
@@ -1275,10 +1283,13 @@ func (c *Compiled) accumulated(pls []plist, keep func(int) bool, limit int, w fu
 		return acc.top(limit)
 	}
 	for _, l := range pls {
+		counted := 0 // of this list: each list gives its best limit (first)
 		for i := l.off; i < l.off+l.n; i++ {
 			if d, pw := c.posting(i); keep(d) {
+				before := len(acc.touched)
 				acc.add(d, w(d, pw, float64(l.n)))
-				if first && len(acc.touched) >= limit {
+				counted += len(acc.touched) - before
+				if first && counted >= limit {
 					break
 				}
 			}
@@ -1294,9 +1305,11 @@ func (c *Compiled) accumulated(pls []plist, keep func(int) bool, limit int, w fu
 // visit returns false. Unlike Search it has no limit: the caller stops
 // when it has what it reads, after a few dozen documents, not a thousand.
 func (c *Compiled) eachStanding(s Search, visit func(*candidate) bool) error {
-	off, n, ok := c.term(termStanding, "")
-	if !ok {
-		return nil
+	var lists []plist
+	for _, t := range c.standingTerms(s) {
+		if off, n, ok := c.term(termStanding, t); ok {
+			lists = append(lists, plist{off, n})
+		}
 	}
 	keep := c.filter(s)
 	c.mu.Lock()
@@ -1304,8 +1317,24 @@ func (c *Compiled) eachStanding(s Search, visit func(*candidate) bool) error {
 		c.byPath = map[string]int{}
 	}
 	c.mu.Unlock()
-	for i := off; i < off+n; i++ {
-		d, _ := c.posting(i)
+	// The layers' lists merged best first (rank, then document), as one
+	// list of every layer was.
+	next := make([]int, len(lists))
+	for {
+		best, bd, bw := -1, 0, float64(0)
+		for j, l := range lists {
+			if next[j] >= l.n {
+				continue
+			}
+			if d, w := c.posting(l.off + next[j]); best < 0 || w > bw || w == bw && d < bd {
+				best, bd, bw = j, d, w
+			}
+		}
+		if best < 0 {
+			return nil
+		}
+		next[best]++
+		d := bd
 		if !keep(d) {
 			continue
 		}
@@ -1317,7 +1346,15 @@ func (c *Compiled) eachStanding(s Search, visit func(*candidate) bool) error {
 			return nil
 		}
 	}
-	return nil
+}
+
+// standingTerms are the standing lists a search reads: those of its
+// layers, or of every layer.
+func (c *Compiled) standingTerms(s Search) []string {
+	if len(s.Layers) > 0 {
+		return dedupe(s.Layers)
+	}
+	return c.h.Layers
 }
 
 // scores accumulates the scores of the documents a search touches.

@@ -37,6 +37,7 @@ func (r *candRecord) marshal() []byte {
 	e.Flag(r.FromSession)
 	e.Flag(r.Pasted)
 	e.Flag(r.Negated)
+	e.Flag(r.Asks)
 	for _, sigs := range [][]sigRecord{r.SigsSaid, r.SigsLesson} {
 		e.Uint(uint64(len(sigs)))
 		for _, g := range sigs {
@@ -86,6 +87,7 @@ func (r *candRecord) unmarshalIn(b []byte, s string, arena *[]string) error {
 	r.FromSession = d.Flag()
 	r.Pasted = d.Flag()
 	r.Negated = d.Flag()
+	r.Asks = d.Flag()
 	for _, p := range []*[]sigRecord{&r.SigsSaid, &r.SigsLesson} {
 		if n := d.Count(); n > 0 {
 			*p = make([]sigRecord, n)

@@ -215,7 +215,7 @@ func (cu *cue) match(c *candidate) {
 		return
 	}
 	if c.typeScore > 0 && cu.hasCall && c.sigHit == "" && c.fileHit == "" && c.phraseHit == "" && c.sessions < 2 &&
-		c.status != observations.StatusPromoted && !composedRE.MatchString(c.lesson) && !c.negated() && observations.Asks(c.said) {
+		c.asks() && !c.negated() && c.status != observations.StatusPromoted && !composedRE.MatchString(c.lesson) {
 		// The person's question after a call they refused or stopped
 		// ("I want to connect GitHub, how?", "so iss_build=1 is right
 		// too, isn't it?"), kept as the lesson and seen once: a call of
@@ -505,6 +505,15 @@ func (cu *cue) followsProgram(c *candidate) string {
 // negated reports whether the lesson holds a negation or a removal
 // (negRE); the activation index holds it, so that a hook runs the
 // expression over no lesson.
+// asks reports whether the person's words open by asking
+// (observations.Asks), as the activation index computed it.
+func (c *candidate) asks() bool {
+	if c.pre != nil {
+		return c.pre.asks
+	}
+	return observations.Asks(c.said)
+}
+
 func (c *candidate) negated() bool {
 	if c.pre != nil {
 		return c.pre.negated

@@ -92,3 +92,52 @@ func TestStandingReadsBestFirstAsTheRankingDoes(t *testing.T) {
 		}
 	}
 }
+
+// The standing lists are one per layer: a search of the library's reads
+// the library's alone (it walked every observation's posting before), and
+// one of every layer visits them merged best first, as one list did.
+func TestStandingListsPerLayer(t *testing.T) {
+	var docs []CompileDoc
+	for i := range 60 {
+		layer, typ := LayerObservations, observations.TypePreference
+		if i%4 == 0 {
+			layer, typ = LayerLibrary, "convention"
+		}
+		docs = append(docs, CompileDoc{Hit: Hit{Path: fmt.Sprintf("%s/x/d%02d.md", layer, i), Layer: layer, Type: typ, Title: "doc",
+			Fields: map[string]any{"importance": float64(i%10) / 10, "sessions": float64(1 + i%3), "lesson": "Prefer x"}}, Stamp: "1:1"})
+	}
+	c := compile(t, docs, CompileOptions{Taxonomy: observations.Default()})
+	visit := func(s Search) (paths []string, ranks []float32) {
+		err := c.eachStanding(s, func(cand *candidate) bool {
+			paths = append(paths, cand.path)
+			ranks = append(ranks, c.doc(cand.doc).rank)
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return paths, ranks
+	}
+	lib, _ := visit(Search{Layers: []string{LayerLibrary}})
+	if len(lib) != 15 {
+		t.Fatalf("library: %d documents, want 15", len(lib))
+	}
+	all, ranks := visit(Search{})
+	if len(all) != 60 {
+		t.Fatalf("every layer: %d documents, want 60", len(all))
+	}
+	for i := 1; i < len(ranks); i++ {
+		if ranks[i] > ranks[i-1] {
+			t.Fatalf("not best first at %d: %v after %v", i, ranks[i], ranks[i-1])
+		}
+	}
+	hits, err := c.Search(Search{Standing: true, Layers: []string{LayerObservations, LayerLibrary}, Limit: 10})
+	if err != nil || len(hits) != 10 {
+		t.Fatalf("standing search of both layers: %d hits, %v", len(hits), err)
+	}
+	for i := range hits {
+		if hits[i].Path != all[i] {
+			t.Errorf("hit %d: %s, the merged list's %s", i, hits[i].Path, all[i])
+		}
+	}
+}
