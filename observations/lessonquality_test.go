@@ -157,6 +157,7 @@ func TestRepeatedLinesArePasted(t *testing.T) {
 		}
 	}
 	for _, msg := range []string{
+		"add tests for parser.go\nadd tests for lexer.go\nadd tests for printer.go",
 		"fix the login form\nand the signup form\nthen run the tests",
 		"ok\nok\nplease also update the README",
 		"| a | b |\n|---|---|\n|---|---|\nkeep the table as it is",
