@@ -75,14 +75,17 @@ func obsTypeOf(dim string) string {
 // and Claude Code sessions of 9 owners, written 2026-12-04 by the same
 // rule) the next five; the seventh (keys9: 12 Claude Code and Codex
 // sessions of 8 owners, mostly Chinese, written 2026-12-04 by the same
-// rule) the last four.
+// rule) the next four; the eighth (keys10: 7 sessions of 5 owners,
+// written 2026-12-04 after this stop's extraction changes) is held out
+// whole.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
 	"BeauCranston", "borja-rojo-ilvento", "deder01", "LuisUma92", "Xu-Wentao",
 	"aistrad", "augustoFranke", "Awhitter", "EdouardZemb", "Hoper-J",
 	"0202alcc", "87maxi", "Adimas-Prakoso", "Ahmedrali", "entireio",
-	"7567491", "Aduson-Inc", "ikn7", "MikeLockz"}
+	"7567491", "Aduson-Inc", "ikn7", "MikeLockz",
+	"0xf1e", "jo030304", "ksuke0322", "oliyoung", "tyzerrr"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
