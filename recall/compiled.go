@@ -1114,69 +1114,8 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 		limit = 10
 	}
 	keep := c.filter(s)
-	// The postings lists the search reads, each looked up once.
-	lists := func(kind byte, terms []string) []plist {
-		var out []plist
-		for _, t := range terms {
-			if off, n, ok := c.term(kind, t); ok {
-				out = append(out, plist{off, n})
-			}
-		}
-		return out
-	}
-	var pls []plist
-	standingKind := byte(termStanding)
-	if !s.Standing {
-		standingKind = termTriggered
-	}
-	switch {
-	case len(s.ActionTypes) > 0:
-		pls = lists(termAction, dedupe(s.ActionTypes))
-	case len(s.Words) > 0:
-		pls = lists(termWord, queryTerms(s.Words))
-	case s.Standing:
-		pls = lists(standingKind, c.standingTerms(s))
-	case s.Triggered:
-		pls = lists(standingKind, []string{""})
-	}
-	idf := func(df int) float64 {
-		n := float64(c.h.Docs)
-		return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-	}
-	// w is a posting's weight in the document's score (pw: the posting's
-	// own weight, df: its list's length).
-	var w func(d int, pw, df float64) float64
-	first := false // the lists are in order of their weight, best first
-	switch {
-	case len(s.ActionTypes) > 0:
-		// Among documents of the same types, the limit keeps those that
-		// recurred and matter most (the rank, a millionth of a point: it
-		// never outweighs a type), not the first by path: at 100,000
-		// observations a common type has more than a limit's worth.
-		w = func(d int, _, df float64) float64 { return idf(int(df)) + 1e-6*c.docRank(d) }
-	case len(s.Words) > 0:
-		const k1, b = 1.2, 0.75
-		w = func(d int, tf, df float64) float64 {
-			norm := 1.0
-			if c.h.AvgLen > 0 {
-				norm = 1 - b + b*float64(c.docLength(d))/c.h.AvgLen
-			}
-			return idf(int(df)) * tf * (k1 + 1) / (tf + k1*norm)
-		}
-	case s.Standing || s.Triggered:
-		// The rank, kept positive: in the order of the postings, so the
-		// first limit documents kept are the best (ties in document order,
-		// as scores.top breaks them).
-		first = true
-		w = func(d int, pw, _ float64) float64 {
-			if s.Standing && s.Triggered && c.docFlags(d)&flagTriggered == 0 {
-				return 0
-			}
-			return pw + 1
-		}
-	}
 	var order []scored
-	if w != nil && !first && mergeLists {
+	if pls, w, first := c.scoring(s); w != nil && !first {
 		order = c.merged(pls, keep, limit, w)
 	} else {
 		order = c.accumulated(pls, keep, limit, w, first)
@@ -1202,13 +1141,66 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 	return hits, nil
 }
 
+// weight is a posting's weight in a document's score (pw: the posting's
+// own weight, df: its list's length).
+type weight func(d int, pw, df float64) float64
+
+// scoring is how Search scores s: the postings lists it reads, each
+// looked up once, and each posting's weight; first: the lists are in order
+// of their weight, best first (the standing and triggered lists). No
+// weight: every document counts by its rank.
+func (c *Compiled) scoring(s Search) (pls []plist, w weight, first bool) {
+	// The postings lists the search reads, each looked up once.
+	lists := func(kind byte, terms []string) []plist {
+		var out []plist
+		for _, t := range terms {
+			if off, n, ok := c.term(kind, t); ok {
+				out = append(out, plist{off, n})
+			}
+		}
+		return out
+	}
+	idf := func(df int) float64 {
+		n := float64(c.h.Docs)
+		return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+	}
+	// The rank, kept positive: in the order of the postings, so the first
+	// limit documents kept are the best (ties in document order, as
+	// scores.top breaks them).
+	rank := func(d int, pw, _ float64) float64 {
+		if s.Standing && s.Triggered && c.docFlags(d)&flagTriggered == 0 {
+			return 0
+		}
+		return pw + 1
+	}
+	switch {
+	case len(s.ActionTypes) > 0:
+		// Among documents of the same types, the limit keeps those that
+		// recurred and matter most (the rank, a millionth of a point: it
+		// never outweighs a type), not the first by path: at 100,000
+		// observations a common type has more than a limit's worth.
+		pls = lists(termAction, dedupe(s.ActionTypes))
+		w = func(d int, _, df float64) float64 { return idf(int(df)) + 1e-6*c.docRank(d) }
+	case len(s.Words) > 0:
+		const k1, b = 1.2, 0.75
+		pls = lists(termWord, queryTerms(s.Words))
+		w = func(d int, tf, df float64) float64 {
+			norm := 1.0
+			if c.h.AvgLen > 0 {
+				norm = 1 - b + b*float64(c.docLength(d))/c.h.AvgLen
+			}
+			return idf(int(df)) * tf * (k1 + 1) / (tf + k1*norm)
+		}
+	case s.Standing:
+		pls, w, first = lists(termStanding, c.standingTerms(s)), rank, true
+	case s.Triggered:
+		pls, w, first = lists(termTriggered, []string{""}), rank, true
+	}
+	return pls, w, first
+}
+
 // plist is a term's postings: the offset of the first and their number.
 type plist struct{ off, n int }
-
-// mergeLists: Search scores lists in document order (the action and word
-// lists) by merging them (merged), not in a table (accumulated); a
-// variable for the test that compares both ways.
-var mergeLists = true
 
 // merged scores the documents of lists in document order in one pass over
 // them all, a document at a time, and keeps the best limit. A document's
@@ -1217,7 +1209,7 @@ var mergeLists = true
 // bit. Nothing of the index's size is allocated or touched: in a new
 // process, the score table of a search that reads many postings was a
 // page fault on most of its 800 KB at 100,000 documents.
-func (c *Compiled) merged(pls []plist, keep func(int) bool, limit int, w func(d int, pw, df float64) float64) []scored {
+func (c *Compiled) merged(pls []plist, keep func(int) bool, limit int, w weight) []scored {
 	next := make([]int, len(pls)) // each list's next posting
 	total := 0
 	for _, l := range pls {
@@ -1264,7 +1256,7 @@ func (c *Compiled) merged(pls []plist, keep func(int) bool, limit int, w func(d 
 // the best limit: with first set, the lists are in order of their weight,
 // best first, and only the first limit documents that count are read;
 // with no w, every document kept by keep counts by its rank.
-func (c *Compiled) accumulated(pls []plist, keep func(int) bool, limit int, w func(d int, pw, df float64) float64, first bool) []scored {
+func (c *Compiled) accumulated(pls []plist, keep func(int) bool, limit int, w weight, first bool) []scored {
 	visits := c.h.Docs
 	if w != nil {
 		visits = 0

@@ -434,7 +434,7 @@ func TestCompiledTypeSearchKeepsTheBestOfALimit(t *testing.T) {
 // Scores kept in a map (a search of few postings), in an array, and
 // summed by merging lists in document order (merged) rank the same
 // documents with the same scores, for every kind of search, rare and
-// common terms, with filters and limits.
+// common terms, with filters and limits; Search returns them.
 func TestCompiledSearchScoresAgree(t *testing.T) {
 	types := []string{"git:push", "git:push-force", "db:migrate", "pkg:npm", "test:run", "deploy:prod"}
 	words := strings.Fields("alpha beta gamma delta ledger rates importer client store balance invoice")
@@ -467,36 +467,48 @@ func TestCompiledSearchScoresAgree(t *testing.T) {
 		{Standing: true, Layers: []string{LayerObservations}, Limit: 50},
 		{Layers: []string{LayerObservations}, Limit: 20},
 	}
-	run := func(threshold int, merge bool) [][]Hit {
-		defer func(v int, m bool) { sparseScores, mergeLists = v, m }(sparseScores, mergeLists)
-		sparseScores, mergeLists = threshold, merge
-		var out [][]Hit
-		for _, s := range searches {
-			hits, err := c.Search(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, hits)
+	// Each search scored every way it can be: in an array of the index's
+	// size, in a map, and (lists in document order) merged; Search returns
+	// the way it takes.
+	ways := func(s Search) map[string][]scored {
+		limit := s.Limit
+		if limit <= 0 {
+			limit = 10
+		}
+		pls, w, first := c.scoring(s)
+		keep := c.filter(s)
+		table := func(threshold int) []scored {
+			defer func(v int) { sparseScores = v }(sparseScores)
+			sparseScores = threshold
+			return c.accumulated(pls, keep, limit, w, first)
+		}
+		out := map[string][]scored{"array": table(1 << 30), "map": table(0)}
+		if w != nil && !first {
+			out["merge"] = c.merged(pls, keep, limit, w)
 		}
 		return out
 	}
-	dense := run(1<<30, false)
-	for _, way := range []struct {
-		name string
-		hits [][]Hit
-	}{{"map", run(0, false)}, {"merge", run(1<<30, true)}, {"merge, map", run(0, true)}} {
-		for i := range searches {
-			if len(dense[i]) == 0 {
-				t.Errorf("search %d finds nothing: the test does not test it", i)
+	for i, s := range searches {
+		got := ways(s)
+		dense := got["array"]
+		if len(dense) == 0 {
+			t.Errorf("search %d finds nothing: the test does not test it", i)
+		}
+		for name, order := range got {
+			if !slices.Equal(order, dense) {
+				t.Errorf("search %d: %s %v, array %v", i, name, order, dense)
 			}
-			if !slices.Equal(paths(way.hits[i]), paths(dense[i])) {
-				t.Errorf("search %d: %s %v, array %v", i, way.name, paths(way.hits[i]), paths(dense[i]))
-				continue
-			}
-			for j := range dense[i] {
-				if way.hits[i][j].Score != dense[i][j].Score {
-					t.Errorf("search %d hit %d: score %v by %s, %v by array", i, j, way.hits[i][j].Score, way.name, dense[i][j].Score)
-				}
+		}
+		hits, err := c.Search(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != len(dense) {
+			t.Fatalf("search %d: %d hits, %d scored", i, len(hits), len(dense))
+		}
+		for j, h := range hits {
+			if d := c.byPath[h.Path]; d != dense[j].doc || h.Score != dense[j].score {
+				t.Errorf("search %d hit %d: %s %v, scored doc %d %v", i, j, h.Path, h.Score, dense[j].doc, dense[j].score)
 			}
 		}
 	}
@@ -506,8 +518,8 @@ func TestCompiledSearchScoresAgree(t *testing.T) {
 // documents' candidate records first, best first; then the others grouped
 // by the candidate's primary action type (primaryType, which reads what
 // the record's decoding reads), best first within a group; the item
-// records after every candidate record, in the same order. A search reads the same either
-// way (the doc table locates every record).
+// records after every candidate record, in the same order. A search
+// reads the same either way (the doc table locates every record).
 func TestCompiledLayoutGroupsByPrimaryType(t *testing.T) {
 	types := []string{"git:push", "db:migrate", "test:run"}
 	var docs []CompileDoc

@@ -214,8 +214,7 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
-	if c.typeScore > 0 && cu.hasCall && c.sigHit == "" && c.fileHit == "" && c.phraseHit == "" && c.sessions < 2 &&
-		c.asks() && !c.negated() && c.status != observations.StatusPromoted && !composedRE.MatchString(c.lesson) {
+	if c.typeScore > 0 && cu.hasCall && c.sigHit == "" && c.fileHit == "" && c.phraseHit == "" && c.asks() && c.personOnce() {
 		// The person's question after a call they refused or stopped
 		// ("I want to connect GitHub, how?", "so iss_build=1 is right
 		// too, isn't it?"), kept as the lesson and seen once: a call of
@@ -225,7 +224,7 @@ func (cu *cue) match(c *candidate) {
 		return
 	}
 	if c.fileHit != "" && cu.hasCall && c.sigHit == "" && c.phraseHit == "" && (c.matchedAT == "" || !cu.specific(c)) &&
-		c.sessions < 2 && c.status != observations.StatusPromoted && !composedRE.MatchString(c.lesson) && !c.negated() && observations.TaskBound(c.lesson) {
+		c.personOnce() && observations.TaskBound(c.lesson) {
 		// The person's request about the task at hand ("can you replace
 		// them with one link", "check whether we need X"), seen once,
 		// names the file it was made on: the file alone is no evidence
@@ -502,9 +501,6 @@ func (cu *cue) followsProgram(c *candidate) string {
 	return ""
 }
 
-// negated reports whether the lesson holds a negation or a removal
-// (negRE); the activation index holds it, so that a hook runs the
-// expression over no lesson.
 // asks reports whether the person's words open by asking
 // (observations.Asks), as the activation index computed it.
 func (c *candidate) asks() bool {
@@ -514,6 +510,17 @@ func (c *candidate) asks() bool {
 	return observations.Asks(c.said)
 }
 
+// personOnce reports whether the lesson is the person's own words, seen in
+// one session and neither promoted nor a prohibition: a request or a
+// question of that kind is about the task it was made in, until it
+// recurs. The cheap tests first; composedRE runs last.
+func (c *candidate) personOnce() bool {
+	return c.sessions < 2 && c.status != observations.StatusPromoted && !c.negated() && !composedRE.MatchString(c.lesson)
+}
+
+// negated reports whether the lesson holds a negation or a removal
+// (negRE); the activation index holds it, so that a hook runs the
+// expression over no lesson.
 func (c *candidate) negated() bool {
 	if c.pre != nil {
 		return c.pre.negated
