@@ -65,13 +65,22 @@ var (
 	// logged the question and the answer alone ("Allow creation of new
 	// file src/x.ts? n", "Run pip install? n"); later versions list the
 	// options ("(Y)es/(N)o [Yes]: n", "(y/n/instructions) n").
-	aiderRejected = textutil.Lazy(`(?i)(\(y\)es/\(n\)o.*\]:|\(y/n[^)]*\)|\?)\s*(n|no)\s*$`)
+	aiderRejected = textutil.Lazy(`(?i)(` + aiderOptions + `|\?)\s*(n|no)\s*$`)
 	// aiderOwnOffer is a confirm prompt about aider's own chores, not
 	// about something the model proposed to do: declining to open the
 	// docs, to add .aider* to .gitignore, to see the release notes, to add
 	// a URL, a file or a command's output to the chat, or to have the
 	// linter's errors fixed refuses nothing the agent did.
 	aiderOwnOffer = textutil.Lazy(`(?i)^\s*>?\s*(open documentation|no files matched|add \.aider|would you like to see what|add url|add https?:|add (the |command )?output|add file|add files|add .* to the chat|attempt to fix|fix test errors|fix lint|create a git repo|update git name|allow git to|commit before)`)
+)
+
+// The parts of aider's confirm prompts: the options it lists before the
+// answer ("(Y)es/(N)o/(D)on't ask again [Yes]:", "(y/n/instructions)"),
+// and the question of its offer to add a command's output to the chat.
+const (
+	aiderOptions  = `\(y\)es/\(n\)o[^\]\n]*\]:?|\(y/n[^)\n]*\):?`
+	aiderOutputQ  = `add (?:the |command |[\d.]+k tokens of command )?output to the chat\?`
+	aiderYesAfter = `\s*y(?:es)?\s*$`
 )
 
 // aiderInjected are user-block openings aider writes itself.
@@ -466,9 +475,9 @@ var (
 	// yes to its offer ("Add command output to the chat? (Y)es/(N)o...
 	// [Yes]: y", "Add 0.2k tokens of command output to the chat? ...: y";
 	// older: "Add the output to the chat?" then "(y/n/instructions) y").
-	aiderOutputAdded = textutil.Lazy(`(?i)^(?:added \d+ lines? of output to the chat\.?|add (?:the |command |[\d.]+k tokens of command )?output to the chat\?.*(?:\]|\)):?\s*y(?:es)?)\s*$`)
-	aiderOutputOffer = textutil.Lazy(`(?i)^add (?:the |command |[\d.]+k tokens of command )?output to the chat\?\s*$`)
-	aiderYes         = textutil.Lazy(`(?i)^\(y/n[^)]*\):?\s*y(?:es)?\s*$`)
+	aiderOutputAdded = textutil.Lazy(`(?i)^(?:added \d+ lines? of output to the chat\.?\s*$|` + aiderOutputQ + `\s*(?:` + aiderOptions + `)` + aiderYesAfter + `)`)
+	aiderOutputOffer = textutil.Lazy(`(?i)^` + aiderOutputQ + `\s*$`)
+	aiderYes         = textutil.Lazy(`(?i)^(?:` + aiderOptions + `)` + aiderYesAfter)
 )
 
 // AiderTurn reads what one of aider's tool records (its "> " lines
@@ -503,7 +512,7 @@ func AiderTurn(r *Record) (edited []string, outputShown bool) {
 // the question, its options, the answer ("Add file to the chat?
 // (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: skip", "Run shell
 // command? (y/n) y").
-var aiderConfirmLine = textutil.Lazy(`(?i)^[^\n]*\?\s*(?:\(y\)es/\(n\)o[^\]\n]*\]|\(y/n[^)\n]*\)):?\s*\S+\s*$`)
+var aiderConfirmLine = textutil.Lazy(`(?i)^[^\n]*\?\s*(?:` + aiderOptions + `)\s*\S+\s*$`)
 
 // aiderPromptBlock reports whether the lines of a "#### " block are all
 // aider's confirm prompts and their answers (aiderConfirmLine).
