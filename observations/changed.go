@@ -72,24 +72,22 @@ func agentMemoryPath(p string) bool {
 // changed since the person last spoke (its own memory left out).
 func changedFiles(tl *timeline, u *utterance) []string {
 	var out []string
-	for _, c := range u.calls {
-		fs, ok := editedFiles(tl.rec(c))
-		if !ok {
-			continue
+	add := func(f string) {
+		if f == "" || agentMemoryPath(f) {
+			return
 		}
+		if f = shortPath(f); !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	for _, c := range u.calls {
+		fs, _ := editedFiles(tl.rec(c))
 		for _, f := range fs {
-			if f == "" || agentMemoryPath(f) {
-				continue
-			}
-			if f = shortPath(f); !slices.Contains(out, f) {
-				out = append(out, f)
-			}
+			add(f)
 		}
 	}
 	for _, f := range u.edited {
-		if f = shortPath(f); !agentMemoryPath(f) && !slices.Contains(out, f) {
-			out = append(out, f)
-		}
+		add(f)
 	}
 	return out
 }

@@ -247,19 +247,16 @@ func TaskBound(text string) bool {
 // Asks reports whether the person's words open by asking: their first
 // sentence is a question (a question mark, or the particle Chinese,
 // Japanese and Korean end one with) or holds an interrogative of a
-// language that asks without a question mark (怎么, 是不是, 對吧, どうして,
-// 어떻게). "Please don't edit X. Could you fix it in Y instead?" opens by
+// language that asks without a question mark (lexicon.CueAsk: 怎么, 是不是,
+// 對吧, どうして, 어떻게). "Please don't edit X. Could you fix it in Y instead?" opens by
 // instructing.
 func Asks(text string) bool {
 	ss := sentences(text)
 	if len(ss) == 0 {
 		return false
 	}
-	return questionLike(ss[0]) || cjkAskRE.MatchString(ss[0])
+	return questionLike(ss[0]) || lexicon.CueAsk.In(lower(ss[0]))
 }
-
-// cjkAskRE: interrogatives of Chinese, Japanese and Korean.
-var cjkAskRE = textutil.Lazy(`怎么|怎麼|为什么|為什麼|如何|是不是|对吧|對吧|能不能|有没有|有沒有|どうして|なぜ|어떻게|왜`)
 
 // OneOff reports whether o, with the sessions it was seen in so far, is
 // tied to the task at hand. Recurrence (two sessions) lifts it.

@@ -792,13 +792,16 @@ func TestAiderShownOutputAfterChange(t *testing.T) {
 // before a verb ("안 열려", "안열려"), and a Chinese "不是，" opening the
 // answer to the agent's "is this what you wanted?" after it worked is a
 // "no" to that work.
+// correctionsAfterWrite are the corrections of msg, sent after the agent
+// wrote pusher.py and said said.
+func correctionsAfterWrite(t *testing.T, said, msg string) []*Observation {
+	s := (&ccFixture{}).user("change the digest format").
+		call("toolu_1", "Write", `{"file_path":"/repo/pusher.py","content":"x"}`).result("toolu_1", "File updated").
+		say(said).user(msg).say("OK.").session(t)
+	return ofType(Extract(s, nil, nil), TypeCorrection)
+}
+
 func TestFailureReportsTraditionalKoreanNo(t *testing.T) {
-	run := func(asked, msg string) []*Observation {
-		s := (&ccFixture{}).user("把推送改成按平台分组").
-			call("toolu_1", "Write", `{"file_path":"/repo/pusher.py","content":"x"}`).result("toolu_1", "File created").
-			say(asked).user(msg).say("明白。").session(t)
-		return ofType(Extract(s, nil, nil), TypeCorrection)
-	}
 	for name, msg := range map[string]string{
 		"zh-Hant":    "還是不行，頁面沒有顯示任何東西",
 		"ko spaced":  "홈페이지가 안 열려요",
@@ -806,7 +809,7 @@ func TestFailureReportsTraditionalKoreanNo(t *testing.T) {
 		"zh no":      "不是，链接需要放到每一条分析的下面",
 		"zh-Hant no": "不是，連結要放在每一條分析的下面",
 	} {
-		if cs := run("推送成功了，现在是你想要的格式了。", msg); len(cs) != 1 {
+		if cs := correctionsAfterWrite(t, "推送成功了，现在是你想要的格式了。", msg); len(cs) != 1 {
 			t.Errorf("%s: %d corrections, want 1", name, len(cs))
 		}
 	}
@@ -815,7 +818,7 @@ func TestFailureReportsTraditionalKoreanNo(t *testing.T) {
 		"ko thanks":      "잘 되네요 감사합니다",
 		"zh new task":    "接下来把日志也加上",
 	} {
-		if cs := run("推送成功了，现在是你想要的格式了。", msg); len(cs) != 0 {
+		if cs := correctionsAfterWrite(t, "推送成功了，现在是你想要的格式了。", msg); len(cs) != 0 {
 			t.Errorf("%s: %d corrections, want 0: %+v", name, len(cs), cs)
 		}
 	}
@@ -857,10 +860,7 @@ func TestMisunderstoodAfterWork(t *testing.T) {
 		"ru": "ты неправильно понял, оставь прежний формат и добавь ссылку в конец",
 		"ja": "そういう意味じゃなくて、元の形式のままでリンクを最後に付けて",
 	} {
-		s := (&ccFixture{}).user("change the digest format").
-			call("toolu_1", "Write", `{"file_path":"/repo/pusher.py","content":"x"}`).result("toolu_1", "File updated").
-			say("Done: the digest is now split per platform.").user(msg).say("Understood.").session(t)
-		if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 1 {
+		if cs := correctionsAfterWrite(t, "Done: the digest is now split per platform.", msg); len(cs) != 1 {
 			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
 		}
 		first := (&ccFixture{}).user(msg).say("OK.").session(t)

@@ -168,11 +168,12 @@ func splitPasted(s string) (words, pasted string) {
 // line that recurs in the message, whole or but for one word (the name
 // that changes from one line of output to the next: "'x' is not
 // recognized as an internal or external command", "Der Befehl \"x\" ist
-// ..."; a word with letters: not a list's marker). People rarely type one sentence twice in a message; programs
+// ..."). People rarely type one sentence twice in a message; programs
 // print the same line for every item they report. Lines under 4
 // characters ("ok"), markup rows, and lines past the first 200 do not
-// count; a line equal but for one word needs 10 characters besides it and
-// at most 40 words.
+// count; a line equal but for one word needs 10 characters besides it, at
+// most 40 words, a word with letters (not a list's marker) and not to read
+// as an instruction.
 func repeatedLines(lines []string) map[int]bool {
 	if len(lines) < 2 {
 		return nil

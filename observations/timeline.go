@@ -164,14 +164,9 @@ func newTimeline(s *Session) *timeline {
 		case isAgentText(r):
 			cur.assistant = append(cur.assistant, i)
 		case r.Kind == traces.KindToolResult && !r.Has(traces.MarkSidechain):
-			if edited, shown := traces.AiderTurn(r); len(edited) > 0 || shown {
-				for _, f := range edited {
-					if !slices.Contains(cur.edited, f) {
-						cur.edited = append(cur.edited, f)
-					}
-				}
-				cur.shown = cur.shown || shown
-			}
+			edited, shown := traces.AiderTurn(r)
+			cur.edited = append(cur.edited, edited...) // changedFiles drops repeats
+			cur.shown = cur.shown || shown
 		}
 	}
 	// Records after each utterance, up to the next one.

@@ -1292,6 +1292,23 @@ non hai
 안 했
 `)
 
+	// CueAsk: interrogatives of the languages that ask without a question
+	// mark as often as with one (Chinese, Japanese, Korean; Traditional
+	// Chinese reads through FoldHant): a sentence holding one asks.
+	CueAsk = NewCues(`
+怎么
+为什么
+如何
+是不是
+对吧
+能不能
+有没有
+どうして
+なぜ
+어떻게
+왜
+`)
+
 	// CueMistake: the person names the agent's mistake ("we need to
 	// address an oversight"), or that it took the request another way
 	// than meant ("that's not what I meant", "重新理解一下我的意思").
