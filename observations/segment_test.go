@@ -78,6 +78,11 @@ func TestSplitPasted(t *testing.T) {
 		"go compiler":  {"build broke\n./main.go:12:3: undefined: foo", "build broke", "main.go:12"},
 		"shell":        {"I ran\n$ npm run build\nnpm ERR! missing script: build", "I ran", "npm ERR!"},
 		"prose stays":  {"Please keep the config in .env.local and never commit it.", "Please keep the config in .env.local and never commit it.", ""},
+		// An exception type the person names is no output (a traceback's
+		// last line has its colon).
+		"error type named": {"no unwrap() in the library. add a CoreError variant and return it with ?.", "no unwrap() in the library. add a CoreError variant and return it with ?.", ""},
+		"error type ja":    {"unwrap() は使わないでください。thiserror の CoreError にバリアントを追加してください。", "unwrap() は使わないでください。thiserror の CoreError にバリアントを追加してください。", ""},
+		"error type last":  {"the import fails now:\nModuleNotFoundError: No module named 'x'", "the import fails now:", "ModuleNotFoundError"},
 	} {
 		w, p := splitPasted(c.in)
 		if w != c.words || c.pastedHas != "" && !strings.Contains(p, c.pastedHas) || c.pastedHas == "" && p != "" {
