@@ -244,6 +244,19 @@ func TaskBound(text string) bool {
 	return (taskStartRE.MatchString(text) || taskBoundRE.MatchString(text)) && !explicitRuleRE.MatchString(text)
 }
 
+// Guesses reports whether the person's words open with a guess at what is
+// going on ("I think the library is setting it, there's no data-groupid",
+// "maybe the cache", "我觉得是缓存"): a diagnosis of the task at hand, and
+// its negations describe rather than prohibit. A guess that states a rule
+// ("I think we should never ...") is no guess.
+func Guesses(text string) bool {
+	low := lower(strings.TrimSpace(text))
+	return lexicon.CueGuess.AtStart(low) && !explicitRuleRE.MatchString(low) && !ruleModalRE.MatchString(low)
+}
+
+// ruleModalRE: words that make a guess an instruction.
+var ruleModalRE = textutil.Lazy(`(?i)\b(should|shouldn'?t|must|mustn'?t|need to|have to|don'?t|do not|please)\b`)
+
 // Asks reports whether the person's words open by asking: their first
 // sentence is a question (a question mark, or the particle Chinese,
 // Japanese and Korean end one with) or holds an interrogative of a

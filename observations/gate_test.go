@@ -38,3 +38,20 @@ func TestGateObviousAndOneOff(t *testing.T) {
 		t.Error("only obvious and derivable are final")
 	}
 }
+
+func TestGuesses(t *testing.T) {
+	for text, want := range map[string]bool{
+		"I think the library is setting it, it's an inline style (and there's no data-groupid": true,
+		"maybe the cache isn't cleared between runs":                                           true,
+		"我觉得是缓存没有清掉":                                                                           true,
+		"たぶんキャッシュが残っていない":                                                                      true,
+		"I think we should never call the API from the view":                                   false,
+		"I think you shouldn't touch the lockfile":                                             false,
+		"Don't edit the generated client":                                                      false,
+		"no, use pnpm":                                                                         false,
+	} {
+		if got := Guesses(text); got != want {
+			t.Errorf("Guesses(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

@@ -1292,6 +1292,49 @@ non hai
 안 했
 `)
 
+	// CueGuess: the person guessing at what is going on ("I think the
+	// library sets it", "maybe the cache", "我觉得", "たぶん"): a diagnosis
+	// of the task at hand, whatever negation it holds ("there's no
+	// data-groupid"), not a rule.
+	CueGuess = NewCues(`
+i think
+i guess
+i believe
+i suspect
+i'm pretty sure
+im pretty sure
+maybe
+perhaps
+probably
+it seems
+seems like
+looks like
+je pense
+je crois
+peut-être
+ich glaube
+ich denke
+vielleicht
+creo que
+quizás
+quizá
+tal vez
+acho que
+talvez
+penso che
+forse
+我觉得
+我认为
+我猜
+可能
+好像
+たぶん
+多分
+かもしれない
+아마
+것 같아
+`)
+
 	// CueAsk: interrogatives of the languages that ask without a question
 	// mark as often as with one (Chinese, Japanese, Korean; Traditional
 	// Chinese reads through FoldHant): a sentence holding one asks.
