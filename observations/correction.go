@@ -130,6 +130,11 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 	case moderateRE.MatchString(headOf(text, 300)) && directive && len(u.calls) > 0 &&
 		!requestRE.MatchString(stripLead(text, true)) && relevant(tl, u, tax):
 		return 0.65, append(signals, SignalExplicitCorrection)
+	case hadAction && !question && !ack && prohibitsAgentCode(tl, u):
+		// "the print goes: no print() in the backend", "不要用 `any`",
+		// right after the agent wrote that code: the person names what the
+		// agent just did and prohibits it, in whatever language.
+		return 0.7, append(signals, SignalExplicitCorrection)
 	case !question && rejectsProposal(tl, u):
 		// "Предлагаю оставить чистый DOM вместо Angular. Хотите...?" -
 		// "мне не нравится простой дом, я хочу именно ангуляр".
@@ -658,7 +663,14 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 				trigger = "when asked to " + shorten(lowerFirst(cleanMarkup(p)), 90)
 			}
 		}
-		types = unionStrings(types, e.tax.ClassifyText(lesson+" "+consequence))
+		if strings.HasPrefix(lesson, unaskedLead) && call >= 0 {
+			// The refused call is the action; the person's words quoted
+			// after it say what to do instead ("no. `docker compose
+			// restart db`"), and their actions are not the corrected one.
+			types = unionStrings(types, e.tax.ClassifyText(firstSentence(u.text)+" "+consequence))
+		} else {
+			types = unionStrings(types, e.tax.ClassifyText(lesson+" "+consequence))
+		}
 		if len(types) > 8 {
 			types = types[:8]
 		}
@@ -775,7 +787,7 @@ func correctionExcerpt(tl *timeline, call int, u *utterance) string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("User: " + shorten(u.text, 400))
+	b.WriteString("User: " + shorten(u.text, 600))
 	if u.pasted != "" {
 		// Pasted output is context, never the lesson.
 		b.WriteString("\nPasted: " + shorten(u.pasted, 400))
@@ -833,3 +845,46 @@ func describeCall(r *traces.Record, types []string, tax *Taxonomy) string {
 }
 
 var lowerFirst = lexicon.LowerFirst
+
+// codeRefRE is code named in a message: a code span, a call (print(),
+// fmt.Println()), or a dotted name (fmt.Println, console.log).
+var codeRefRE = textutil.Lazy("`([^`\n]{2,60})`|\\b([A-Za-z_][\\w]*(?:\\.[A-Za-z_]\\w*)*\\(\\))|\\b([A-Za-z_]\\w*\\.[A-Za-z_]\\w*)\\b")
+
+// clauseStopRE ends a clause: a sentence stop (CJK ones need no space), a
+// semicolon, a comma.
+var clauseStopRE = textutil.Lazy(`[.!?;]\s+|[。！？；，]|,\s+`)
+
+// prohibitsAgentCode reports whether the person's message prohibits code
+// the agent just wrote or ran: a clause with a negation (lexicon, any
+// language) names code (codeRefRE) that the input of one of the agent's
+// last calls holds ("print()" as a call of print).
+func prohibitsAgentCode(tl *timeline, u *utterance) bool {
+	calls := u.calls
+	if len(calls) > 8 {
+		calls = calls[len(calls)-8:]
+	}
+	var work strings.Builder
+	for _, c := range calls {
+		work.WriteString(headOf(string(tl.rec(c).Input), 8000))
+		work.WriteByte('\n')
+	}
+	w := work.String()
+	if strings.TrimSpace(w) == "" {
+		return false
+	}
+	for _, cl := range clauseStopRE.Split(headOf(u.text, 2000), -1) {
+		if !lexicon.CueNegation.In(lower(cl)) {
+			continue
+		}
+		for _, m := range codeRefRE.FindAllStringSubmatch(cl, -1) {
+			tok := m[1] + m[2] + m[3]
+			if call, ok := strings.CutSuffix(tok, "()"); ok {
+				tok = call + "("
+			}
+			if len(tok) >= 3 && strings.Contains(w, tok) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -164,7 +164,7 @@ func phrase(s string) string {
 	s = strings.TrimSuffix(s, " then.")
 	s = strings.TrimRight(s, ":：,，、;； ")
 	s = capitalize(s)
-	if s != "" && !strings.ContainsAny(s[len(s)-1:], ".!)`\"'") {
+	if s != "" && !strings.ContainsAny(s[len(s)-1:], ".!)`\"'") && !strings.HasSuffix(s, "。") && !strings.HasSuffix(s, "！") {
 		s += "."
 	}
 	return s
@@ -264,7 +264,11 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 		return "Do not go ahead with " + obj + "; the person's reason: " + quoteText(said) + ".", consequence
 	case wordCount(lesson) < 4 && obj != "":
 		// "cancel", "undo that", "取消": the instruction is the structure.
-		lesson = "Do not go ahead with " + obj + " unasked; the person said: " + quoteText(said) + "."
+		// The person's whole message is quoted, not its first sentence:
+		// in "no. uv add. pip bypasses the lock" what to do instead comes
+		// after the "no".
+		whole := shorten(strings.TrimRight(cleanMarkup(textutil.OneLine(u.text)), " .。:："), 240)
+		lesson = unaskedLead + obj + " unasked; the person said: " + quoteText(whole) + "."
 		return lesson, consequence
 	case obj != "" && hasReferent(lesson) && addsObject(obj, lesson):
 		lesson = strings.TrimRight(lesson, ".。 ") + " (about " + obj + ")."
@@ -320,6 +324,10 @@ func addsObject(obj, lesson string) bool {
 }
 
 func quoteText(s string) string { return "“" + s + "”" }
+
+// unaskedLead opens the lesson of a refusal whose words are terse: the
+// refused call is what it prohibits.
+const unaskedLead = "Do not go ahead with "
 
 var (
 	markupEmphRE   = textutil.Lazy(`\*\*|__|~~`)

@@ -869,3 +869,31 @@ func TestMisunderstoodAfterWork(t *testing.T) {
 		}
 	}
 }
+
+// TestProhibitsCodeTheAgentWrote: a message after the agent's change that
+// prohibits code the change holds ("no print() in the backend") corrects
+// it, in any language, without a refusal or an interrupt; the same words
+// about code the agent did not write are a rule for later, not a
+// correction of this change.
+func TestProhibitsCodeTheAgentWrote(t *testing.T) {
+	write := func(code, msg string) []*Observation {
+		in, _ := json.Marshal(map[string]string{"file_path": "/repo/apps/fx.py", "content": code})
+		s := (&ccFixture{}).user("fix the rounding in the fx conversion").
+			call("toolu_1", "Write", string(in)).result("toolu_1", "File created").
+			say("Fixed: lines are rounded before the total.").user(msg).say("OK.").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	code := "def convert(line):\n    print(\"convert\", line)\n    return round(line.amount * rate, 2)\n"
+	for name, msg := range map[string]string{
+		"en": "two things before you commit. the print goes: no print() in the backend, stdout ends up in CloudWatch as junk. log through structlog",
+		"zh": "提交之前：后端代码里不要用 print()，日志走 structlog",
+		"de": "bitte kein print() im Backend, nimm structlog",
+	} {
+		if cs := write(code, msg); len(cs) != 1 {
+			t.Errorf("%s: %d corrections, want 1", name, len(cs))
+		}
+	}
+	if cs := write("def convert(line):\n    return round(line.amount * rate, 2)\n", "two things before you commit. the print goes: no print() in the backend, stdout ends up in CloudWatch as junk. log through structlog"); len(cs) != 0 {
+		t.Errorf("code the agent did not write: %+v", cs)
+	}
+}

@@ -88,7 +88,7 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 				Type: TypePreference, Title: shorten(st, 80), Description: "Stated preference",
 				Statement: st, Domain: domainOf(sent, types), ActionTypes: types,
 				Accepts: 1, Consistency: 1, Confidence: 0.7, Importance: imp, Signals: signals,
-				Sources: []SourceRef{tl.sourceRef(u.idx, u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
+				Sources: []SourceRef{tl.sourceRef(u.idx, u.idx)}, Excerpt: "User: " + shorten(u.text, 500),
 			})
 			break
 		}
