@@ -235,8 +235,12 @@ func candidateOf(h Hit) *candidate {
 	if t, _ := cutPasted(c.trigger); t != c.trigger {
 		c.text = strings.Replace(c.text, c.trigger, t, 1)
 	}
-	// Paths count as their file names (see paths.go).
+	// Paths count as their file names (see paths.go). A script the
+	// lesson runs ("run python hoge.py") is not a file it is about
+	// changing, as a script a call runs is not (buildCueLex).
+	raw := c.text
 	c.text, c.files = reducePaths(c.text)
+	c.files = withoutRunScripts(c.files, raw)
 	c.lesson, _ = reducePaths(c.lesson)
 	return c
 }

@@ -64,6 +64,10 @@ var runScriptRE = textutil.Lazy(`(?:^|[\s;&|("'])(?:python3?|node|ruby|bash|sh|z
 // command without one runs no script, and the expression is not compiled.
 var runScriptExts = []string{".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh", ".pl", ".php", ".go"}
 
+// runDirectRE is a script a command runs as its program
+// ("./scripts/deploy.sh prod", "bin/setup.py"): run, not changed.
+var runDirectRE = textutil.Lazy(`(?:^|[;&|(]|\$\()\s*(?:[\w.~-]*/)+([\w.-]+\.(?:py|js|mjs|cjs|ts|rb|sh|bash|pl|php))(?:\s|$|[;&|)])`)
+
 // withoutRunScripts is files less the scripts cmd runs.
 func withoutRunScripts(files []fileRef, cmd string) []fileRef {
 	if !slices.ContainsFunc(runScriptExts, func(x string) bool { return strings.Contains(cmd, x) }) {
@@ -71,6 +75,9 @@ func withoutRunScripts(files []fileRef, cmd string) []fileRef {
 	}
 	run := map[string]bool{}
 	for _, m := range runScriptRE.FindAllStringSubmatch(cmd, -1) {
+		run[m[1]] = true
+	}
+	for _, m := range runDirectRE.FindAllStringSubmatch(cmd, -1) {
 		run[m[1]] = true
 	}
 	if len(run) == 0 {
@@ -211,11 +218,20 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 	c.question = !c.hasCall && q.Action == "" && isQuestion(q.Task)
 	if c.hasCall {
 		c.kind = "edit"
-		if c.program != "" {
+		if c.program != "" && !editsInPlace(c.command) {
 			c.kind = "shell"
 		}
 	}
 	return c
+}
+
+// inPlaceRE is a command that rewrites a file where it is: sed -i, perl
+// -pi, ruby -pi. It edits as an Edit call does, through another tool.
+var inPlaceRE = textutil.Lazy(`(?:^|[\s;&|(])(?:sed|gsed)\s+(?:-[A-Za-z]*i|--in-place)|(?:^|[\s;&|(])(?:perl|ruby)\s+-[A-Za-z]*(?:pi|ip)`)
+
+// editsInPlace reports whether a shell command edits files in place.
+func editsInPlace(cmd string) bool {
+	return (strings.Contains(cmd, "sed") || strings.Contains(cmd, "perl") || strings.Contains(cmd, "ruby")) && inPlaceRE.MatchString(cmd)
 }
 
 // condense keeps the plain words of a text: no identifiers (snake_case,

@@ -53,6 +53,7 @@ func (e *Engine) Recall(ctx context.Context, q Query) (*Result, error) {
 	}
 	byScore(items)
 	items = foldCovered(items, byPath)
+	items = foldRepeated(items)
 	before := len(items)
 	items = e.judge(ctx, q, items)
 	res.Items, res.Dropped = packBudget(items, budget, e.Config.Budgets)

@@ -59,16 +59,9 @@ func personWordsOf(excerpt string) string {
 // it was cut from, when the lesson is their beginning or a part of them,
 // cut at a sentence end within maxLessonText; otherwise the lesson.
 func completeLesson(o *observations.Observation) string {
-	lesson := textutil.OneLine(o.Lesson)
-	said := textutil.OneLine(personWords(o))
-	if said == "" || len(said) <= len(lesson) {
+	lesson, said, key := wordsOf(o, o.Lesson)
+	if key == "" {
 		return lesson
-	}
-	// Compared with contractions spelled out: extraction writes the
-	// person's "don't put keys in code" as "Do not put keys in code".
-	key := spelledOut(strings.TrimRight(lesson, ".!"))
-	if len(key) > 40 {
-		key = key[:40]
 	}
 	// The lesson may be the person's words lightly rewritten ("no rm -rf"
 	// -> "Do not use rm -rf"): its signatures or its longest words must
@@ -77,6 +70,52 @@ func completeLesson(o *observations.Observation) string {
 		return lesson
 	}
 	return fitLesson(said, maxLessonText)
+}
+
+// wordsOf is text (a lesson or statement of o) on one line, the person's
+// words it may have been cut from, and the key it is found by in them: its
+// first 40 bytes with contractions spelled out, as extraction writes the
+// person's "don't put keys in code" as "Do not put keys in code". key is
+// "" when the person's words hold nothing more than text.
+func wordsOf(o *observations.Observation, text string) (line, said, key string) {
+	line = textutil.OneLine(text)
+	said = textutil.OneLine(personWords(o))
+	if said == "" || len(said) <= len(line) {
+		return line, said, ""
+	}
+	key = spelledOut(strings.TrimRight(line, ".!。"))
+	if len(key) > 40 {
+		key = key[:40]
+	}
+	return line, said, key
+}
+
+// maxStatementText bounds the complete statement of a preference.
+const maxStatementText = 300
+
+// completeStatement is a preference's statement with what the person said
+// after it in the same message: the statement is one sentence of their
+// words, and the sentences after it often say what to do instead ("take
+// the fmt.Println out ... use the slog logger from the context"). The
+// words before it (an acknowledgement, the answer to a question) are not
+// part of the preference, and the statement stands as extraction worded
+// it.
+func completeStatement(o *observations.Observation) string {
+	st, said, key := wordsOf(o, o.Statement)
+	if key == "" {
+		return st
+	}
+	sents := sentences(said)
+	for i, s := range sents {
+		if strings.Contains(spelledOut(s), key) {
+			if i+1 < len(sents) {
+				// The statement as extraction worded it, then the rest.
+				return fitLesson(st+" "+strings.Join(sents[i+1:], " "), maxStatementText)
+			}
+			break
+		}
+	}
+	return st
 }
 
 // fitLesson cuts the person's words to max bytes by whole sentences: the
@@ -212,15 +251,18 @@ var (
 	// codeTokenRE finds code written without backticks: dotted calls and
 	// selectors (time.Now(), console.log, fmt.Println), format verbs (%v),
 	// flags with their program (rm -rf), SQL shapes (SELECT *).
-	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)`)
-	// clauseRE splits a text into clauses: sentences, and the turns of
-	// "X, use Y instead" / "X; Y" / "X — Y".
-	clauseRE    = textutil.Lazy(`[.!?;]\s+|\s+[—–]\s+|,\s+(?:use|nimm|usa|utilise|verwende|instead|but|sondern|sino|mais)\b|\s+instead\b`)
+	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))`)
+	// clauseRE splits a text into clauses: sentences (CJK ones need no
+	// space after their stop), and the turns of "X, use Y instead" /
+	// "X; Y" / "X — Y".
+	clauseRE    = textutil.Lazy(`[.!?;]\s+|[。！？；]\s*|\s+[—–]\s+|,\s+(?:use|nimm|usa|utilise|verwende|instead|but|sondern|sino|mais)\b|\s+instead\b`)
 	insteadOfRE = textutil.Lazy(`(?i)\b(?:instead of|rather than|statt|anstatt|en lugar de|en vez de|au lieu de)\b`)
 	// negRE: a negation or a removal ("drop the console.log", "take the
 	// fmt.Println out"), in the languages of the shared data and a few
-	// more (English, German, Spanish, French, Portuguese, Italian).
-	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:not|no|never|drop|remove|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned)(?:[^\p{L}]|$)`)
+	// more (English, German, Spanish, French, Portuguese, Italian), and
+	// the negations of Chinese, Japanese and Korean, which need no
+	// spaces around them (不要, 别, 使わないで, 하지 마).
+	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:not|no|never|drop|remove|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned)(?:[^\p{L}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
 )
 
 // signatures returns the code spans of a text with their polarity.
@@ -231,8 +273,14 @@ func signatures(text string) []signature {
 	seen := map[string]bool{}
 	for _, cl := range clauseRE.Split(text, -1) {
 		neg := negRE.MatchString(cl)
-		add := func(s string, at int) {
-			s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), ".,;:"))
+		add := func(s string, at int, span bool) {
+			if span {
+				// A code span is code to the letter: the "." of `git add .`
+				// is what makes it the prohibited command.
+				s = strings.TrimSpace(s)
+			} else {
+				s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), ".,;:"))
+			}
 			if len(s) < 2 || seen[s] {
 				return
 			}
@@ -240,12 +288,12 @@ func signatures(text string) []signature {
 			out = append(out, signature{text: s, prohibited: polarity(cl[:at], neg)})
 		}
 		for _, m := range backtickRE.FindAllStringSubmatchIndex(cl, -1) {
-			add(cl[m[2]:m[3]], m[0])
+			add(cl[m[2]:m[3]], m[0], true)
 		}
 		rest := backtickRE.ReplaceAllStringFunc(cl, func(m string) string { return strings.Repeat(" ", len(m)) })
 		for _, m := range codeTokenRE.FindAllStringIndex(rest, -1) {
 			if tok := rest[m[0]:m[1]]; !(strings.Count(tok, ".") == 1 && looksLikeFileOrHost(tok)) && !productNames[tok] {
-				add(tok, m[0])
+				add(tok, m[0], false)
 			}
 		}
 		if neg {
@@ -302,9 +350,10 @@ func selectorAfter(text, prefix string) bool {
 // words ("no floats near money", "never use any"): in a negated clause they
 // are the code it prohibits.
 // ("any" is left out: it is an everyday word first.)
-var codeWords = map[string]bool{"float": true, "double": true, "eval": true, "goto": true, "unsafe": true, "var": true}
+var codeWords = map[string]bool{"float": true, "double": true, "eval": true, "goto": true, "unsafe": true, "var": true,
+	"f32": true, "f64": true, "float32": true, "float64": true}
 
-var plainWordRE = textutil.Lazy(`\b[a-z]{3,8}\b`)
+var plainWordRE = textutil.Lazy(`\b[a-z][a-z0-9]{2,7}\b`)
 
 // bannedUseRE is "use X" in a negated clause: the X a lesson bans.
 var bannedUseRE = textutil.Lazy(`(?:^|[^\p{L}])(?:use|using|uses|import|importing|verwende|benutze|usar|uses|utilise|utiliser|используй|использовать)\s+([a-z][a-z0-9_-]{2,30})(?:[^\p{L}.(]|$)`)

@@ -219,3 +219,234 @@ func TestSignaturePolarityWithinClause(t *testing.T) {
 		}
 	}
 }
+
+// A code span is code to the letter: "`git add .`" prohibits staging
+// everything, not every git add.
+func TestSignatureSpanKeepsItsDot(t *testing.T) {
+	said := "Never `git add -A` or `git add .` in this repo: stage files by name."
+	c := &candidate{typ: observations.TypeCorrection, said: said}
+	cu := buildCue(observations.Default(), Query{Tool: "Bash", Input: json.RawMessage(`{"command":"git add src/a.go src/a_test.go"}`), Cwd: "/p"})
+	cu.matchSignatures(c)
+	if c.sigHit != "" {
+		t.Fatalf("staging by name fired %q", c.sigHit)
+	}
+	c = &candidate{typ: observations.TypeCorrection, said: said}
+	cu = buildCue(observations.Default(), Query{Tool: "Bash", Input: json.RawMessage(`{"command":"git add . && git commit -m x"}`), Cwd: "/p"})
+	if cu.matchSignatures(c); c.sigHit != "git add ." {
+		t.Fatalf("git add . not matched: %+v", c)
+	}
+}
+
+// A prohibited Go print or log call is the whole family of its format
+// suffixes; another function of the package is not.
+func TestFormatVariantsFire(t *testing.T) {
+	said := "take the fmt.Println out; use the slog logger from the context."
+	edit := func(code string) *cue {
+		in, _ := json.Marshal(map[string]string{"file_path": "/p/svc/a.go", "old_string": "x", "new_string": code})
+		return buildCue(observations.Default(), Query{Tool: "Edit", Input: in, Cwd: "/p"})
+	}
+	for code, want := range map[string]bool{
+		"\tfmt.Printf(\"n=%d\\n\", n)":               true,
+		"\tfmt.Print(n)":                             true,
+		"\treturn fmt.Errorf(\"route: %w\", err)":    false,
+		"\ts := fmt.Sprintf(\"%d\", n)":              false,
+		"\tlogging.FromContext(ctx).Debug(\"n\", n)": false,
+	} {
+		c := &candidate{typ: observations.TypeCorrection, said: said}
+		if edit(code).matchSignatures(c); (c.sigHit != "") != want {
+			t.Errorf("%q: hit %q, want a hit %v", code, c.sigHit, want)
+		}
+	}
+	if v := formatVariants("log.Fatalf"); !slicesEqual(v, []string{"log.Fatal", "log.Fatalln"}) {
+		t.Errorf("log.Fatalf variants %v", v)
+	}
+	for _, s := range []string{"console.log", "time.Now()", "Exit", "x"} {
+		if v := formatVariants(s); v != nil {
+			t.Errorf("%s has variants %v", s, v)
+		}
+	}
+}
+
+func slicesEqual(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }
+
+// A preference is shown with what the person said after it in the same
+// message (the instead-part), not with what came before it.
+func TestCompleteStatementKeepsInsteadPart(t *testing.T) {
+	o := &observations.Observation{Type: observations.TypePreference,
+		Statement: "Take the fmt.Println out before you commit — we never leave prints in Go code.",
+		Excerpt:   "User: good catch. but take the fmt.Println out before you commit — we never leave prints in Go code. if something's worth logging, use the slog logger from the context: logging.FromContext(ctx).Debug(...)"}
+	got := completeStatement(o)
+	if !strings.HasPrefix(got, o.Statement) || !strings.Contains(got, "logging.FromContext") || strings.Contains(got, "good catch") {
+		t.Fatalf("statement %q", got)
+	}
+	o.Excerpt = "User: 我更喜欢小的提交。每个提交只做一件事。"
+	o.Statement = "我更喜欢小的提交。"
+	if got := completeStatement(o); got != o.Statement && !strings.Contains(got, "每个提交") {
+		t.Fatalf("CJK statement %q", got)
+	}
+	o.Excerpt = "User: something else"
+	if got := completeStatement(o); got != o.Statement {
+		t.Fatalf("unrelated words replaced the statement: %q", got)
+	}
+}
+
+// One message can yield a correction and a preference: the agent reads
+// the words once.
+func TestFoldRepeated(t *testing.T) {
+	items := []Item{
+		{ID: "cor-1", Text: "You are about to run `git add -A`. This was corrected: Never commit secrets, and never `git add -A`: stage files by name.", Lesson: "Never commit secrets, and never `git add -A`: stage files by name."},
+		{ID: "pref-1", Text: "PREFER: Never commit secrets, and never `git add -A`: stage files by name. Secrets live in SOPS.", Lesson: "Never commit secrets, and never `git add -A`: stage files by name. Secrets live in SOPS."},
+		{ID: "cor-2", Text: "BEFORE editing a.go: use r.Context().", Lesson: "use r.Context() in handlers, not context.Background()."},
+	}
+	got := foldRepeated(items)
+	if len(got) != 2 || got[0].ID != "cor-1" || got[1].ID != "cor-2" {
+		t.Fatalf("folded %+v", got)
+	}
+}
+
+// A prohibited call fires on its family (codefamilies.txt), and a family
+// member is matched as written: datetime.now() is not the advised
+// datetime.now(timezone.utc).
+func TestCodeFamiliesFire(t *testing.T) {
+	edit := func(code string) *cue {
+		in, _ := json.Marshal(map[string]string{"file_path": "/p/svc/a.py", "content": code})
+		return buildCue(observations.Default(), Query{Tool: "Write", Input: in, Cwd: "/p"})
+	}
+	for _, tc := range []struct {
+		said, code string
+		want       bool
+	}{
+		{"use r.Context() there, not context.Background().", "ctx := context.TODO()", true},
+		{"never datetime.utcnow(): it is naive; use datetime.now(timezone.utc).", "t = datetime.now()", true},
+		{"never datetime.utcnow(): it is naive; use datetime.now(timezone.utc).", "t = datetime.now(timezone.utc)", false},
+		{"no console.log in web/, log through @fleet/logger.", "console.debug('x', v)", true},
+		{"no console.log in web/, log through @fleet/logger.", "console.error('x', v)", false},
+		{"never a bare `except: pass`, it hides the error.", "try:\n    f()\nexcept Exception: pass\n", true},
+	} {
+		c := &candidate{typ: observations.TypeCorrection, said: tc.said}
+		if edit(tc.code).matchSignatures(c); (c.sigHit != "") != tc.want {
+			t.Errorf("%q on %q: hit %q, want a hit %v", tc.said, tc.code, c.sigHit, tc.want)
+		}
+	}
+	for k, v := range parseCodeFamilies(builtinCodeFamilies) {
+		if len(v) == 0 || slicesContain(v, k) {
+			t.Errorf("family of %q: %v", k, v)
+		}
+	}
+}
+
+func slicesContain(s []string, x string) bool {
+	return strings.Contains("\x00"+strings.Join(s, "\x00")+"\x00", "\x00"+x+"\x00")
+}
+
+// A span written as a call is any call of a bare name ("print()" is
+// print(x), "unwrap()" is .unwrap()), and a dotted name passed by name
+// (default=datetime.now); a dotted name called with arguments is not.
+func TestCallIn(t *testing.T) {
+	for _, tc := range []struct {
+		code, span string
+		want       bool
+	}{
+		{`print("sync", pk)`, "print()", true},
+		{`pprint(x)`, "print()", false},
+		{`blueprint(app)`, "print()", false},
+		{`let d = s.parse().unwrap();`, "unwrap()", true},
+		{`let d = s.parse().unwrap_or(0);`, "unwrap()", false},
+		{`signed_up_at = models.DateTimeField(default=datetime.now)`, "datetime.now()", true},
+		{`t = datetime.now(timezone.utc)`, "datetime.now()", false},
+		{`t = mydatetime.now`, "datetime.now()", false},
+		{`x = float(total) * 0.02`, "float()", true},
+		{`x = total`, "float()", false},
+	} {
+		if got := callIn(tc.code, tc.span); got != tc.want {
+			t.Errorf("callIn(%q, %q) = %v, want %v", tc.code, tc.span, got, tc.want)
+		}
+	}
+}
+
+// Chinese, Japanese and Korean negations make a span prohibited, and a
+// CJK full stop ends a clause: what comes after it is advised.
+func TestSignaturesCJKNegation(t *testing.T) {
+	for _, tc := range []struct{ said, prohibited, advised string }{
+		{"ledger-core はライブラリなので unwrap() も expect() も使わないでください。", "unwrap()", ""},
+		{"别！不要 `docker compose down -v`。然后 `docker compose restart db`。", "docker compose down -v", "docker compose restart db"},
+		{"`git push --force` 하지 마세요.", "git push --force", ""},
+	} {
+		pol := map[string]bool{}
+		for _, s := range signatures(tc.said) {
+			pol[s.text] = s.prohibited
+		}
+		if p, ok := pol[tc.prohibited]; !ok || !p {
+			t.Errorf("%q: %q not prohibited: %v", tc.said, tc.prohibited, pol)
+		}
+		if tc.advised != "" {
+			if p, ok := pol[tc.advised]; !ok || p {
+				t.Errorf("%q: %q not advised: %v", tc.said, tc.advised, pol)
+			}
+		}
+	}
+}
+
+// A lesson that says it does not hold in tests does not fire on test code.
+func TestLessonExemptsTests(t *testing.T) {
+	said := "ledger-core はライブラリなので unwrap() も expect() も使わないでください。テストの中の unwrap() は大丈夫です。"
+	write := func(path, code string) *cue {
+		in, _ := json.Marshal(map[string]string{"file_path": path, "content": code})
+		return buildCue(observations.Default(), Query{Tool: "Write", Input: in, Cwd: "/p"})
+	}
+	c := &candidate{typ: observations.TypeCorrection, said: said, lesson: said}
+	write("/p/crates/core/src/fx.rs", "fn rate() -> f64 { s.parse().unwrap() }").match(c)
+	if c.sigHit == "" || c.rejected {
+		t.Fatalf("library code: %+v", c)
+	}
+	c = &candidate{typ: observations.TypeCorrection, said: said, lesson: said}
+	write("/p/crates/core/src/fx.rs", "#[test]\nfn rate() { s.parse().unwrap(); }").match(c)
+	if !c.rejected {
+		t.Fatalf("test code: %+v", c)
+	}
+	for text, want := range map[string]bool{
+		"no print() in the backend; in tests it's fine": true,
+		"never mock the database, except in tests":      true,
+		"测试里可以用 unwrap()":                               true,
+		"no print() in the backend":                     false,
+		"run the tests before you push":                 false,
+	} {
+		if got := exemptsTests(text); got != want {
+			t.Errorf("exemptsTests(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// A call against one environment is not the situation of a lesson
+// corrected against another: environments are read from the words tools
+// and people use, and only for actions that target one.
+func TestOtherEnvironment(t *testing.T) {
+	for text, want := range map[string]string{
+		`psql "$PROD_DATABASE_URL" -c "UPDATE x"`:         "prod",
+		"helm upgrade api charts/api --namespace staging": "staging",
+		"aws ecs update-service --cluster ledger-prod":    "prod",
+		"./scripts/deploy.sh local":                       "dev",
+		"git push origin main":                            "",
+	} {
+		got := ""
+		for e := range environments(text) {
+			got = e
+		}
+		if got != want {
+			t.Errorf("environments(%q) = %q, want %q", text, got, want)
+		}
+	}
+	c := &candidate{typ: observations.TypeCorrection, trigger: "deploying to production: `./scripts/deploy.sh prod`"}
+	shell := func(cmd string) *cue {
+		in, _ := json.Marshal(map[string]string{"command": cmd})
+		return buildCue(observations.Default(), Query{Tool: "Bash", Input: in, Cwd: "/p"})
+	}
+	if !shell("./scripts/deploy.sh staging").otherEnvironment(c) {
+		t.Error("staging deploy read as the prod lesson's situation")
+	}
+	for _, cmd := range []string{"./scripts/deploy.sh prod", "helm upgrade api charts/api --namespace production", "terraform apply"} {
+		if shell(cmd).otherEnvironment(c) {
+			t.Errorf("%q ruled out", cmd)
+		}
+	}
+}

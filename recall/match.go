@@ -200,6 +200,21 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
+	if (c.sigHit != "" || c.fileHit != "" || c.typeScore > 0) && cu.testCode() && exemptsTests(c.said+" "+c.lesson) {
+		// "unwrap() in tests is fine": the lesson says itself that it
+		// does not hold in test code, and this is test code.
+		c.typeScore, c.matchedAT, c.candAT, c.sigHit, c.fileHit = 0, "", "", "", ""
+		c.rejected = true
+		return
+	}
+	if (c.typeScore > 0 || c.sigHit != "") && envDomains[typeDomain(c.candAT)] && cu.otherEnvironment(c) {
+		// The corrected call ran against production; this one runs
+		// against staging (or the other way round): another situation,
+		// whatever else they share ("deploy.sh is for staging only").
+		c.typeScore, c.matchedAT, c.candAT, c.sigHit = 0, "", "", ""
+		c.rejected = true
+		return
+	}
 	if c.typeScore > 0 && cu.ruledOut(c, generalized) {
 		// A rejected type match is not rescued by the words the
 		// proposal shares with the quoted command of the trigger.
@@ -224,7 +239,7 @@ func (cu *cue) match(c *candidate) {
 		return
 	}
 	if c.fileHit != "" && cu.hasCall && c.sigHit == "" && c.phraseHit == "" && (c.matchedAT == "" || !cu.specific(c)) &&
-		c.personOnce() && observations.TaskBound(c.lesson) {
+		c.personOnce() && observations.TaskBound(firstLessonSentence(c.lesson)) {
 		// The person's request about the task at hand ("can you replace
 		// them with one link", "check whether we need X"), seen once,
 		// names the file it was made on: the file alone is no evidence
@@ -396,7 +411,18 @@ func (cu *cue) matchSignatures(c *candidate) {
 		prohibits = prohibits || s.prohibited
 	}
 	for _, s := range c.lessonSignatures() {
-		in := cu.written != "" && containsSpan(cu.written, s.text) || cu.command != "" && containsSpan(cu.command, s.text)
+		in := cu.written != "" && containsSpan(cu.written, s.text) || cu.command != "" && containsSpan(cu.command, s.text) ||
+			s.prohibited && callIn(cu.written, s.text)
+		if !in && s.prohibited {
+			// fmt.Println prohibited is fmt.Printf too, and
+			// context.Background() is context.TODO() (code.go).
+			for _, v := range siblings(s.text) {
+				if cu.written != "" && containsSpan(cu.written, v) || cu.command != "" && containsSpan(cu.command, v) {
+					in = true
+					break
+				}
+			}
+		}
 		if !in && !s.prohibited && cu.written != "" {
 			// Code imports a qualified name once and uses it bare: the
 			// advised core.money.Money is followed by Money.from_cents(0).
@@ -424,6 +450,78 @@ func (cu *cue) matchSignatures(c *candidate) {
 		c.typeScore = sigScore
 	}
 }
+
+// environments names the deployment environments a command or request
+// speaks of, by the words people and their tools use for them
+// ("$PROD_DATABASE_URL", "--namespace prod", "deploy.sh staging",
+// "ledger-prod"). Local and development ones are one environment.
+func environments(text string) map[string]bool {
+	var out map[string]bool
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		if env := envWords[w]; env != "" {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[env] = true
+		}
+	}
+	return out
+}
+
+// envDomains are the action types that act on an environment (a deploy,
+// a database, a cluster, infrastructure): for them the environment a call
+// names is its target. For a commit or an edit it is only a word of a file
+// name or a message.
+var envDomains = map[string]bool{"deploy": true, "db": true, "sql": true, "k8s": true, "infra": true}
+
+var envWords = map[string]string{"prod": "prod", "production": "prod", "prd": "prod", "live": "prod",
+	"staging": "staging", "stage": "staging", "stg": "staging", "preprod": "staging", "uat": "staging",
+	"dev": "dev", "development": "dev", "local": "dev", "localhost": "dev", "sandbox": "dev"}
+
+// otherEnvironment reports whether the proposal names deployment
+// environments and the call the lesson corrected named others, none of
+// the proposal's: a lesson about production is not about staging.
+func (cu *cue) otherEnvironment(c *candidate) bool {
+	text := cu.command
+	if text == "" && !cu.hasCall {
+		text = cu.text
+	}
+	if text == "" || c.trigger == "" {
+		return false
+	}
+	mine := environments(text)
+	if len(mine) == 0 {
+		return false
+	}
+	theirs := environments(c.trigger)
+	if len(theirs) == 0 {
+		return false
+	}
+	for e := range mine {
+		if theirs[e] {
+			return false
+		}
+	}
+	return true
+}
+
+// testCode reports whether the proposal writes test code: a test file
+// (the taxonomy's test:modify) or a test written inline (#[test],
+// def test_, func Test..., it(...)).
+func (cu *cue) testCode() bool {
+	return slices.Contains(cu.types, "test:modify") || cu.written != "" && testMarkRE.MatchString(cu.written)
+}
+
+var testMarkRE = textutil.Lazy(`#\[test\]|#\[cfg\(test\)\]|(?m)^\s*(?:async\s+)?def test_|(?m)^\s*func Test|(?m)^\s*(?:it|test|describe)\(|@Test\b|@pytest\.`)
+
+// exemptsTestsRE: a lesson that says it does not hold in tests ("unwrap
+// in tests is fine", "except in tests", "テストの中の unwrap() は大丈夫",
+// "测试里可以", "테스트에서는 괜찮").
+var exemptsTestsRE = textutil.Lazy(`(?i)\b(?:in|inside|within)\s+(?:the\s+|our\s+)?(?:unit\s+)?tests?\b[^.!?]{0,30}\b(?:fine|ok|okay|allowed|acceptable|no problem)\b|\b(?:except|but not|outside of|apart from)\s+(?:in\s+)?(?:the\s+)?tests?\b|\btests?\s+(?:are|is|can)\s+(?:fine|exempt|ok)\b|テスト.{0,24}(?:大丈夫|構いません|いい|OK)|测试.{0,16}(?:可以|没关系|没问题)|테스트.{0,16}(?:괜찮|돼)|\b(?:en|dans les)\s+tests?\b[^.!?]{0,20}\b(?:ok|permis)\b|\bin\s+Tests\b[^.!?]{0,20}\b(?:ok|erlaubt|in Ordnung)\b|\ben\s+(?:los\s+)?tests?\b[^.!?]{0,20}\b(?:está bien|vale|se permite)`)
+
+func exemptsTests(text string) bool { return exemptsTestsRE.MatchString(text) }
 
 // onSubject reports whether the proposal's words (cu.tokens: the code an
 // edit writes, the files it names) share one with the lesson besides sig: "no floats near
@@ -511,11 +609,13 @@ func (c *candidate) asks() bool {
 }
 
 // personOnce reports whether the lesson is the person's own words, seen in
-// one session and neither promoted nor a prohibition: a request or a
-// question of that kind is about the task it was made in, until it
-// recurs. The cheap tests first; composedRE runs last.
+// one session and neither promoted nor a prohibition (a guess at what is
+// going on prohibits nothing, whatever negation it holds): a request, a
+// question or a guess of that kind is about the task it was made in,
+// until it recurs. The cheap tests first; composedRE runs last.
 func (c *candidate) personOnce() bool {
-	return c.sessions < 2 && c.status != observations.StatusPromoted && !c.negated() && !composedRE.MatchString(c.lesson)
+	return c.sessions < 2 && c.status != observations.StatusPromoted && (!c.negated() || observations.Guesses(c.lesson)) &&
+		!composedRE.MatchString(c.lesson)
 }
 
 // negated reports whether the lesson holds a negation or a removal

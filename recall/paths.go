@@ -27,7 +27,7 @@ var genericBase = map[string]bool{"index.js": true, "index.ts": true, "index.tsx
 // characters holding a slash ("/home/me/shop/api/rates.go", "docs/",
 // "./x"), or a bare file name with a short extension ("rates.go"); dotted
 // words that are not file names ("e.g", "v1.2", "process.env.API_KEY")
-// stay text. A hand scanner: recall runs it on every candidate of every
+// and URLs stay text. A hand scanner: recall runs it on every candidate of every
 // hook.
 func reducePaths(s string) (string, []fileRef) {
 	if !strings.ContainsAny(s, "/.") {
@@ -48,6 +48,13 @@ func reducePaths(s string) (string, []fileRef) {
 		}
 		tok := s[i:j]
 		core := strings.TrimRight(tok, ".-")
+		if strings.HasPrefix(tok, "//") && i > 0 && s[i-1] == ':' {
+			// A URL (https://host/a/page.html) names a page, not a file
+			// of the project.
+			b.WriteString(tok)
+			i = j
+			continue
+		}
 		if core == "" {
 			b.WriteString(tok)
 		} else {

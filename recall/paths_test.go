@@ -1,8 +1,12 @@
 package recall
 
 import (
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/kbmem/kb/observations"
 )
 
 func TestReducePaths(t *testing.T) {
@@ -14,6 +18,11 @@ func TestReducePaths(t *testing.T) {
 	wantFiles := []fileRef{{"renderer.py", "claude-code-log/claude_code_log"}, {"guide.md", "docs"}, {"process.env", ""}}
 	if !reflect.DeepEqual(files, wantFiles) {
 		t.Errorf("files %+v, want %+v", files, wantFiles)
+	}
+	// A URL names a page, not a file of the project.
+	if got, files := reducePaths("the link is https://github.com/me/site/blob/main/public/tokenizer.html now"); len(files) != 0 ||
+		!strings.Contains(got, "tokenizer.html") {
+		t.Errorf("URL read as a file: %q %+v", got, files)
 	}
 	if f := sameFile([]fileRef{{"renderer.py", "claude_code_log"}}, []fileRef{{"renderer.py", ""}}); f != "renderer.py" {
 		t.Errorf("same file %q", f)
@@ -54,5 +63,64 @@ func TestInProject(t *testing.T) {
 		if got := inProject(c.projects, c.dir); got != c.want {
 			t.Errorf("inProject(%v, %q) = %v", c.projects, c.dir, got)
 		}
+	}
+}
+
+// A script a lesson runs is not a file it is about changing: writing
+// hoge.py is not the moment for "to run python hoge.py, use python3".
+func TestCandidateRunScriptIsNoFile(t *testing.T) {
+	c := candidateOf(Hit{Path: "observations/procedure/p.md", Layer: LayerObservations, Type: observations.TypeProcedure,
+		Fields: map[string]any{"goal": "cd to myapp and run python hoge.py", "noteid": "p"}})
+	if len(c.files) != 0 {
+		t.Fatalf("run script kept as a file: %+v", c.files)
+	}
+	c = candidateOf(Hit{Path: "observations/correction/c.md", Layer: LayerObservations, Type: observations.TypeCorrection,
+		Fields: map[string]any{"lesson": "Do not edit api/gen/client.py by hand: edit api/openapi.yaml", "noteid": "c"}})
+	if len(c.files) != 2 {
+		t.Fatalf("edited files lost: %+v", c.files)
+	}
+}
+
+// A script a command runs as its program is run, not changed; sed -i and
+// perl -pi edit in place, as an Edit call does.
+func TestRunScriptsAndInPlaceEdits(t *testing.T) {
+	files := []fileRef{{"deploy.sh", "scripts"}, {"utils.py", "vendor/pyswift"}}
+	if got := withoutRunScripts(files, "./scripts/deploy.sh staging && echo ok"); len(got) != 1 || got[0].base != "utils.py" {
+		t.Errorf("direct run: %+v", got)
+	}
+	if got := withoutRunScripts(files, "cat scripts/deploy.sh"); len(got) != 2 {
+		t.Errorf("a script read is no script run: %+v", got)
+	}
+	for cmd, want := range map[string]bool{
+		"sed -i 's/a/b/' backend/vendor/x.py":    true,
+		"sed -i.bak -e 's/a/b/' x.py":            true,
+		"perl -pi -e 's/a/b/' x.py":              true,
+		"sed -n '1,20p' x.py":                    false,
+		"grep -r 'sed -i' docs/":                 false,
+		"cd web && sed --in-place 's/a/b/' x.ts": true,
+	} {
+		if got := editsInPlace(cmd); got != want {
+			t.Errorf("editsInPlace(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+// A lesson about a file, seen once, whose later sentences point back into
+// it ("progenitor builds it from ...") is no request about the task at
+// hand: it fires on the next edit of that file. A request is.
+func TestFileLessonNotTaskBoundByLaterReferent(t *testing.T) {
+	edit := buildCue(observations.Default(), Query{Tool: "Edit", Cwd: "/p",
+		Input: json.RawMessage(`{"file_path":"/p/cli/crates/ledger-api/src/generated.rs","old_string":"a","new_string":"b"}`)})
+	hit := func(lesson string) bool {
+		c := candidateOf(Hit{Path: "observations/correction/c.md", Layer: LayerObservations, Type: observations.TypeCorrection,
+			Fields: map[string]any{"trigger": "editing `ledger-api/src/generated.rs`", "lesson": lesson, "noteid": "c", "sessions": 1.0}})
+		edit.match(c)
+		return c.relevance > 0
+	}
+	if !hit("Generated.rs is generated. Progenitor builds it from backend/schema/openapi.yaml; run `just schema`.") {
+		t.Error("a lesson about the file did not fire on it")
+	}
+	if hit("Can you replace them with one link.") {
+		t.Error("a one-time request fired on a later edit of its file")
 	}
 }

@@ -103,6 +103,27 @@ func outOfScope(c *candidate, q Query, cfg *Config, high map[string]bool, tax *o
 // tied to the action at hand and to its sessions; the note is named on it
 // ("[cor-..., stage-files-by-name]") so the agent can open it, and its
 // budget goes to the next item.
+// foldRepeated drops an item whose lesson a better item already shows
+// word for word: one message of the person's can yield a correction and a
+// preference, and the agent gains nothing from reading it twice. items
+// are best first.
+func foldRepeated(items []Item) []Item {
+	out := items[:0]
+	for _, it := range items {
+		key := strings.ToLower(strings.TrimRight(strings.TrimSpace(it.Lesson), ".!…"))
+		if len(key) > 60 {
+			key = key[:60]
+		}
+		repeated := len(key) >= 20 && slices.ContainsFunc(out, func(k Item) bool {
+			return strings.Contains(strings.ToLower(k.Text), key)
+		})
+		if !repeated {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 func foldCovered(items []Item, byPath map[string]*candidate) []Item {
 	var notes []library.Note
 	var at []int

@@ -194,7 +194,8 @@ func itemText(c *candidate, o *observations.Observation, d *doc.Document, cu *cu
 			if o.Statement == "" {
 				return "", ""
 			}
-			return "PREFER: " + clip(o.Statement, 250), clip(o.Statement, 250)
+			st := clip(completeStatement(o), maxStatementText+40)
+			return "PREFER: " + st, st
 		case observations.TypeProcedure:
 			if len(o.Steps) == 0 {
 				return "", ""
