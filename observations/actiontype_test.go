@@ -33,6 +33,23 @@ func TestClassifyShell(t *testing.T) {
 		{cmd: "git commit --amend --no-edit", want: []string{"git:commit-amend"}, first: "git:commit-amend"},
 		{cmd: "git reset --hard HEAD~1", want: []string{"git:reset-hard"}},
 		{cmd: "git commit --no-verify -m x", want: []string{"git:no-verify"}},
+		// Hooks skipped by the hook managers' own switches.
+		{cmd: `HUSKY=0 git commit -m "x"`, want: []string{"git:no-verify", "git:commit"}},
+		{cmd: `SKIP=mypy,ruff git commit -m "wip"`, want: []string{"git:no-verify"}},
+		{cmd: "env LEFTHOOK=0 git push", want: []string{"git:no-verify"}},
+		{cmd: "git -c core.hooksPath=/dev/null commit -m x", want: []string{"git:no-verify"}},
+		{cmd: `FOO=1 git commit -m x`, want: []string{"git:commit"}, notWant: []string{"git:no-verify"}},
+		// A key-value store flushed, from its client, a container or code.
+		{cmd: "redis-cli -h redis.staging.internal FLUSHDB", want: []string{"db:flush-cache"}},
+		{cmd: "kubectl --context stg -n app exec redis-0 -- redis-cli FLUSHALL", want: []string{"db:flush-cache"}},
+		{cmd: "docker compose exec redis redis-cli flushall", want: []string{"db:flush-cache"}},
+		{cmd: `node -e "const c=createClient();await c.connect();await c.flushDb()"`, want: []string{"db:flush-cache"}},
+		{cmd: "redis-cli --scan --pattern 'avail:*' | xargs redis-cli unlink", notWant: []string{"db:flush-cache"}},
+		{cmd: "kubectl -n app exec api-0 -- python manage.py migrate", want: []string{"db:migration"}},
+		// CocoaPods.
+		{cmd: "cd ios && pod install", want: []string{"pkg:install"}},
+		{cmd: "npx pod-install ios", want: []string{"pkg:install"}},
+		{cmd: "pod update hermes-engine", want: []string{"pkg:upgrade"}},
 		{cmd: "rm -rf build/", want: []string{"fs:delete-recursive", "fs:delete"}, first: "fs:delete-recursive"},
 		{cmd: "rm -r -f node_modules", want: []string{"fs:delete-recursive"}},
 		{cmd: "rm -fr /tmp/x", want: []string{"fs:delete-recursive"}},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/kbmem/kb/internal/textutil"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -88,6 +89,13 @@ func (t *Taxonomy) stmt(h hits, st *syntax.Stmt, depth int) {
 		}
 	}
 	final := t.simple(h, argv, depth)
+	if len(call.Assigns) > 0 && len(final) > 1 && path.Base(final[0]) == "git" {
+		for _, a := range call.Assigns {
+			if a != nil && a.Name != nil && skipsHooks(a.Name.Value, wordString(a.Value)) {
+				h.add("git:no-verify", 3)
+			}
+		}
+	}
 	for _, o := range outs {
 		t.path(h, o)
 	}
@@ -102,6 +110,24 @@ func (t *Taxonomy) stmt(h hits, st *syntax.Stmt, depth int) {
 	}
 }
 
+// skipsHooks reports whether an environment variable set for a git
+// command turns its hooks off: husky's HUSKY=0, pre-commit's SKIP=ids,
+// lefthook's LEFTHOOK=0, overcommit's OVERCOMMIT_DISABLE=1.
+func skipsHooks(name, value string) bool {
+	switch name {
+	case "HUSKY", "LEFTHOOK":
+		return value == "0" || value == "false"
+	case "SKIP":
+		return value != ""
+	case "OVERCOMMIT_DISABLE", "HUSKY_SKIP_HOOKS":
+		return value == "1" || value == "true"
+	}
+	return false
+}
+
+// cacheClients are the command-line clients of key-value stores.
+var cacheClients = map[string]bool{"redis-cli": true, "valkey-cli": true, "keydb-cli": true}
+
 // simple classifies one simple command and every command it wraps; it
 // returns the innermost argv.
 func (t *Taxonomy) simple(h hits, argv []string, depth int) []string {
@@ -109,6 +135,26 @@ func (t *Taxonomy) simple(h hits, argv []string, depth int) []string {
 		t.matchArgv(h, argv)
 		t.argvWrites(h, argv)
 		name := path.Base(argv[0])
+		switch {
+		case cacheClients[name]:
+			for _, a := range argv[1:] {
+				if la := strings.ToLower(a); la == "flushall" || la == "flushdb" {
+					h.add("db:flush-cache", 3)
+				}
+			}
+		case name == "git":
+			for i, a := range argv[1:] {
+				if strings.HasPrefix(a, "core.hooksPath=") && i > 0 && argv[i] == "-c" {
+					h.add("git:no-verify", 3)
+				}
+			}
+		case name == "env":
+			for _, a := range argv[1:] {
+				if k, v, ok := strings.Cut(a, "="); ok && skipsHooks(k, v) && slices.Contains(argv, "git") {
+					h.add("git:no-verify", 3)
+				}
+			}
+		}
 		if dbClients[name] || name == "python" || name == "python3" || name == "node" {
 			for _, a := range argv[1:] {
 				if len(a) > 6 && strings.ContainsAny(a, " \n") {
@@ -189,6 +235,25 @@ func unwrap(argv []string) []string {
 				// "npm run test" runs a script, not a command named test; the
 				// script name is classified by the npm patterns themselves.
 				return nil
+			}
+		}
+	case "kubectl", "oc":
+		// kubectl exec POD -- cmd: the command run in the container.
+		if slices.Contains(rest, "exec") {
+			if i := slices.Index(rest, "--"); i >= 0 {
+				out = rest[i+1:]
+			}
+		}
+	case "docker", "podman":
+		// docker exec [flags] CONTAINER cmd, docker compose exec SERVICE cmd.
+		r := rest
+		if len(r) > 1 && r[0] == "compose" {
+			r = r[1:]
+		}
+		if len(r) > 0 && r[0] == "exec" {
+			r = skipFlags(r[1:])
+			if len(r) > 1 {
+				out = r[1:]
 			}
 		}
 	case "python", "python3", "python2", "py", "pypy3":
