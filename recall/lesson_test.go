@@ -450,3 +450,43 @@ func TestOtherEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// After a refused command, a proposal that runs what the person said to
+// run instead follows the lesson, unless it also does the corrected thing
+// apart from that.
+func TestFollowsAfterRefusal(t *testing.T) {
+	shell := func(cmd string) *cue {
+		in, _ := json.Marshal(map[string]string{"command": cmd})
+		return buildCue(observations.Default(), Query{Tool: "Bash", Input: in, Cwd: "/p"})
+	}
+	lesson := func(trigger, said string) *candidate {
+		return &candidate{typ: observations.TypeCorrection, trigger: trigger, said: said, lesson: said,
+			types: observations.Default().ClassifyText(trigger), typeScore: 1}
+	}
+	c := lesson("adding or installing a dependency: `cd mobile/ios && pod install --repo-update`",
+		"bundle exec. same as last time — pods only through the Gemfile")
+	if cu := shell("cd mobile/ios && bundle exec pod install"); cu.followsWords(c) != "bundle exec" {
+		t.Errorf("bundle exec not followed: %q", cu.followsWords(c))
+	} else if c.follow = "bundle exec"; cu.besides(c) {
+		t.Error("the advised command read as the corrected one besides")
+	}
+	c = lesson("running the whole test suite: `go test ./...`", "use go test -short ./... here")
+	if f := shell("go test -v ./...").followsWords(c); f != "" {
+		t.Errorf("the corrected program's own words read as advice: %q", f)
+	}
+	c = lesson("force-pushing a branch: `git push --force origin main`", "never. git pull --rebase, then a normal push")
+	c.follow = "git pull"
+	if !shell("git pull --rebase && git push --force origin main").besides(c) {
+		t.Error("a force push after the advised pull read as following")
+	}
+}
+
+func TestFollowsWordsNotInANegatedClause(t *testing.T) {
+	in, _ := json.Marshal(map[string]string{"command": "sudo chmod 777 ./cache"})
+	cu := buildCue(observations.Default(), Query{Tool: "Bash", Input: in, Cwd: "/p"})
+	c := &candidate{typ: observations.TypeCorrection, trigger: "running with sudo: `sudo chmod -R 777 /var/cache`",
+		said: "don't use sudo in the dev container and never chmod 777. Fix the ownership in the Dockerfile with a USER and chown instead."}
+	if f := cu.followsWords(c); f != "" {
+		t.Fatalf("prohibited words read as advice: %q", f)
+	}
+}

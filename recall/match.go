@@ -193,7 +193,7 @@ func (cu *cue) match(c *candidate) {
 	cu.matchFile(c)
 	cu.matchSignatures(c)
 	n, cov := cu.matchWords(c)
-	if c.follow != "" && c.sigHit == "" {
+	if c.follow != "" && c.sigHit == "" && !cu.besides(c) {
 		// The proposal does what the lesson advises and nothing it
 		// prohibits: the agent is following it.
 		c.typeScore, c.matchedAT, c.candAT = 0, "", ""
@@ -406,7 +406,10 @@ func (cu *cue) matchSignatures(c *candidate) {
 	if cu.readOnly || cu.written == "" && cu.command == "" {
 		return
 	}
-	prohibits := false
+	// A refused shell command is what the lesson prohibits, whether or
+	// not the person's words quote it: an advised span after it is the
+	// instead-part ("not the global pod. `bundle exec pod install`").
+	prohibits := c.typ == observations.TypeCorrection && callKind(c.trigger) == "shell"
 	for _, s := range c.lessonSignatures() {
 		prohibits = prohibits || s.prohibited
 	}
@@ -445,6 +448,9 @@ func (cu *cue) matchSignatures(c *candidate) {
 	}
 	if c.follow == "" && c.sigHit == "" && cu.command != "" {
 		c.follow = cu.followsProgram(c)
+		if c.follow == "" {
+			c.follow = cu.followsWords(c)
+		}
 	}
 	if c.sigHit != "" && c.typeScore < sigScore {
 		c.typeScore = sigScore
@@ -478,7 +484,9 @@ var envDomains = map[string]bool{"deploy": true, "db": true, "sql": true, "k8s":
 
 var envWords = map[string]string{"prod": "prod", "production": "prod", "prd": "prod", "live": "prod",
 	"staging": "staging", "stage": "staging", "stg": "staging", "preprod": "staging", "uat": "staging",
-	"dev": "dev", "development": "dev", "local": "dev", "localhost": "dev", "sandbox": "dev"}
+	"dev": "dev", "development": "dev", "local": "dev", "localhost": "dev", "sandbox": "dev",
+	// docker compose runs the local stack far more often than a shared one.
+	"compose": "dev"}
 
 // otherEnvironment reports whether the proposal names deployment
 // environments and the call the lesson corrected named others, none of
@@ -505,6 +513,62 @@ func (cu *cue) otherEnvironment(c *candidate) bool {
 		}
 	}
 	return true
+}
+
+// followsWords returns the words of the person's reply to a refused
+// command that name how to run it instead ("bundle exec. same as last
+// time", "no. uv add"), when the proposal runs them and the refused
+// command did not: a program the proposal runs and the word after it, as
+// the person wrote them in a clause without a negation ("never chmod 777"
+// names what not to run). "" otherwise.
+func (cu *cue) followsWords(c *candidate) string {
+	if c.typ != observations.TypeCorrection || c.said == "" || callKind(c.trigger) != "shell" || len(cu.programs) == 0 {
+		return ""
+	}
+	refused := " " + strings.Join(strings.Fields(strings.ToLower(strings.Trim(backtickRE.FindString(c.trigger), "`"))), " ") + " "
+	cmd := " " + strings.Join(strings.Fields(strings.ToLower(cu.command)), " ") + " "
+	for _, cl := range clauseRE.Split(c.said, -1) {
+		if negRE.MatchString(cl) {
+			continue // "never chmod 777" names what not to run
+		}
+		words := strings.FieldsFunc(strings.ToLower(cl), func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' || r == '/')
+		})
+		for i := 0; i+1 < len(words); i++ {
+			w, next := strings.Trim(words[i], "."), strings.Trim(words[i+1], ".")
+			if w == "" || next == "" || !slices.Contains(cu.programs, w) {
+				continue
+			}
+			pair := " " + w + " " + next + " "
+			if strings.Contains(cmd, pair) && !strings.Contains(refused, pair) {
+				return w + " " + next
+			}
+		}
+	}
+	return ""
+}
+
+// besides reports whether a command that runs what the lesson advises
+// (c.follow) also does, apart from it, the corrected kind of action:
+// "git pull --rebase && git push --force" follows "git pull --rebase" and
+// force-pushes all the same.
+func (cu *cue) besides(c *candidate) bool {
+	if cu.command == "" || cu.tax == nil || len(c.types) == 0 {
+		return false
+	}
+	// The simple command that runs the advice goes whole ("bundle exec
+	// pod install" for "bundle exec"); what the rest runs is classified.
+	i := strings.Index(cu.command, c.follow)
+	if i < 0 {
+		return false
+	}
+	start := strings.LastIndexAny(cu.command[:i], ";&|\n") + 1
+	end := len(cu.command)
+	if j := strings.IndexAny(cu.command[i:], ";&|\n"); j >= 0 {
+		end = i + j
+	}
+	rest := cu.command[:start] + " " + cu.command[end:]
+	return slices.Contains(cu.tax.Classify(observations.Action{Command: rest}), c.types[0])
 }
 
 // testCode reports whether the proposal writes test code: a test file
