@@ -42,7 +42,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT020"
+const compiledMagic = "KBACT021"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {

@@ -193,7 +193,7 @@ func sentences(text string) []string {
 // replacement), in the languages of the signature rules: a sentence that
 // holds one tells what to do (fitLesson); the last one before a code span
 // makes it advised (polarity).
-var adviceRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:instead|rather|but|use|run|add|put|pass|call|keep|move|switch|prefer|always|only|make sure|should|must|need to|has to|goes? (?:in|into|through)|comes? (?:in|from|through)|via|through|statt|stattdessen|sondern|verwende|nimm|benutze|immer|en su lugar|usa|utiliza|siempre|sino|plutôt|utilise|toujours|mais|вместо|используй|всегда)(?:[^\p{L}]|$)|请|改用|使用|代わりに|使って|대신`)
+var adviceRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:instead|rather|but|use|run|add|put|pass|call|keep|move|switch|prefer|always|only|make sure|should|must|need to|has to|go(?:es)? (?:in|into|through)|comes? (?:in|from|through)|via|through|statt|stattdessen|sondern|verwende|nimm|benutze|immer|en su lugar|usa|utiliza|siempre|sino|plutôt|utilise|toujours|mais|вместо|используй|всегда)(?:[^\p{L}]|$)|请|改用|使用|代わりに|使って|대신`)
 
 // isAsked reports whether sentence s is a question.
 func isAsked(s string) bool { return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") }
@@ -251,7 +251,7 @@ var (
 	// codeTokenRE finds code written without backticks: dotted calls and
 	// selectors (time.Now(), console.log, fmt.Println), format verbs (%v),
 	// flags with their program (rm -rf), SQL shapes (SELECT *).
-	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))`)
+	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))|(?:@[A-Za-z][\w.]+)`)
 	// clauseRE splits a text into clauses: sentences (CJK ones need no
 	// space after their stop), and the turns of "X, use Y instead" /
 	// "X; Y" / "X — Y".
@@ -262,7 +262,7 @@ var (
 	// more (English, German, Spanish, French, Portuguese, Italian), and
 	// the negations of Chinese, Japanese and Korean, which need no
 	// spaces around them (不要, 别, 使わないで, 하지 마).
-	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:not|no|never|drop|remove|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned)(?:[^\p{L}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
+	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:not|no|never|drop|remove|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza)(?:[^\p{L}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
 )
 
 // signatures returns the code spans of a text with their polarity.
@@ -303,7 +303,8 @@ func signatures(text string) []signature {
 			// "no float", "never any": a type or keyword of a programming
 			// language, written as a plain word, is that code.
 			for _, m := range plainWordRE.FindAllStringIndex(rest, -1) {
-				if w := strings.TrimSuffix(rest[m[0]:m[1]], "s"); codeWords[w] && !seen[w] {
+				// "kein Double für Geld": a type named as a noun.
+				if w := strings.ToLower(strings.TrimSuffix(rest[m[0]:m[1]], "s")); codeWords[w] && !seen[w] {
 					seen[w] = true
 					out = append(out, signature{text: w, prohibited: true, weak: true})
 				}
@@ -353,7 +354,7 @@ func selectorAfter(text, prefix string) bool {
 var codeWords = map[string]bool{"float": true, "double": true, "eval": true, "goto": true, "unsafe": true, "var": true,
 	"f32": true, "f64": true, "float32": true, "float64": true}
 
-var plainWordRE = textutil.Lazy(`\b[a-z][a-z0-9]{2,7}\b`)
+var plainWordRE = textutil.Lazy(`\b[A-Za-z][a-z0-9]{2,7}\b`)
 
 // bannedUseRE is "use X" in a negated clause: the X a lesson bans.
 var bannedUseRE = textutil.Lazy(`(?:^|[^\p{L}])(?:use|using|uses|import|importing|verwende|benutze|usar|uses|utilise|utiliser|используй|использовать)\s+([a-z][a-z0-9_-]{2,30})(?:[^\p{L}.(]|$)`)
@@ -447,7 +448,7 @@ func containsSpan(code, span string) bool {
 		// A dotted span is not inside a longer selector; a bare name may
 		// be selected ("FloatField" in "models.FloatField(...)").
 		dotOK := before != '.' || !strings.Contains(needle, ".")
-		if !identByte(before) && dotOK && !(identByte(needle[len(needle)-1]) && identByte(after)) {
+		if (!identByte(before) || !identByte(needle[0])) && dotOK && !(identByte(needle[len(needle)-1]) && identByte(after)) {
 			return true
 		}
 		i = j + 1

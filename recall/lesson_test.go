@@ -490,3 +490,28 @@ func TestFollowsWordsNotInANegatedClause(t *testing.T) {
 		t.Fatalf("prohibited words read as advice: %q", f)
 	}
 }
+
+// Spans of punctuation (!!, ?:) match after an identifier; annotations
+// are code; a type named as a noun ("kein Double") and negations of more
+// languages (Russian, Polish, Turkish, Vietnamese, Dutch) prohibit.
+func TestSignaturesMoreCodeAndLanguages(t *testing.T) {
+	if !containsSpan("val b = repo.findById(id)!!", "!!") {
+		t.Error("!! after an identifier")
+	}
+	for _, tc := range []struct{ said, prohibited string }{
+		{"no `!!` — use `?: throw NotFoundException(id)`", "!!"},
+		{"and no @Autowired fields: constructor injection", "@Autowired"},
+		{"Nein, kein Double für Geld, Beträge als Long in Minor Units.", "double"},
+		{"Нет, FetchType.EAGER не ставим — оставь LAZY.", "FetchType.EAGER"},
+		{"Nie używaj datetime.utcnow() w modelach.", "datetime.utcnow()"},
+		{"Gebruik geen console.log in de app.", "console.log"},
+	} {
+		pol := map[string]bool{}
+		for _, s := range signatures(tc.said) {
+			pol[s.text] = s.prohibited
+		}
+		if p, ok := pol[tc.prohibited]; !ok || !p {
+			t.Errorf("%q: %q not prohibited: %v", tc.said, tc.prohibited, pol)
+		}
+	}
+}

@@ -446,6 +446,24 @@ func (cu *cue) matchSignatures(c *candidate) {
 			c.follow = s.text
 		}
 	}
+	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && cu.written != "" && c.prohibitsCodeNotFile() {
+		// "kein Double für Geld", corrected in Restaurant.kt: the lesson
+		// is about code, and this edit of the same file writes none of
+		// it (a latitude in Doubles).
+		c.fileHit, c.typeScore = "", 0
+	}
+	if c.sigHit == "" && c.said != "" {
+		// "the hex values live only in src/theme/tokens.ts", "add it to
+		// the Restaurant type in bff/schema.graphql": a file the lesson
+		// sends the agent to is where it is followed, whether the file or
+		// its type (api:schema) matched.
+		for _, f := range cu.files {
+			if !strings.Contains(c.trigger, f.base) && advisedFile(c.said, f.base) {
+				c.follow, c.fileHit = f.base, ""
+				break
+			}
+		}
+	}
 	if c.follow == "" && c.sigHit == "" && cu.command != "" {
 		c.follow = cu.followsProgram(c)
 		if c.follow == "" {
@@ -869,6 +887,67 @@ func namesOtherTools(named func(string) bool, programs []string) bool {
 }
 
 // prohibitsCode reports whether the lesson bans a signature.
+// prohibitsCodeNotFile reports whether the lesson prohibits code that is
+// no file name (fmt.Println, Double, !!), as opposed to a file
+// (generated.ts) or nothing.
+func (c *candidate) prohibitsCodeNotFile() bool {
+	for _, s := range c.lessonSignatures() {
+		if s.prohibited && !strings.Contains(s.text, "/") && !looksLikeFileOrHost(s.text) && !c.namesFile(s.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesFile reports whether span is one of the candidate's files, as the
+// lesson text holds it once its paths are reduced ("render" for
+// app/render.py).
+func (c *candidate) namesFile(span string) bool {
+	span = strings.TrimSpace(span)
+	for _, f := range c.files {
+		if span == f.base || span == strings.TrimSuffix(f.base, path.Ext(f.base)) {
+			return true
+		}
+	}
+	return false
+}
+
+// advisedFile reports whether every mention of file (a base name) in the
+// person's words is where they send the agent: in its sentence, an
+// advice word comes before it after any negation ("add it in
+// bff/schema.graphql", "the hex values live only in tokens.ts", "versions
+// go in the version catalog — gradle/libs.versions.toml"), and there is
+// one. A file described ("progenitor builds it from openapi.yaml") or
+// prohibited is not advised.
+func advisedFile(said, file string) bool {
+	if said == "" || file == "" || !strings.Contains(said, file) {
+		return false
+	}
+	seen := false
+	for _, sent := range sentences(said) {
+		for at := 0; ; {
+			i := strings.Index(sent[at:], file)
+			if i < 0 {
+				break
+			}
+			i += at
+			before := sent[:i]
+			lastNeg, lastAdvice := -1, -1
+			for _, m := range negRE.FindAllStringIndex(before, -1) {
+				lastNeg = m[0]
+			}
+			for _, m := range adviceRE.FindAllStringIndex(before, -1) {
+				lastAdvice = m[0]
+			}
+			if lastAdvice < 0 || lastAdvice < lastNeg {
+				return false
+			}
+			seen, at = true, i+len(file)
+		}
+	}
+	return seen
+}
+
 func (c *candidate) prohibitsCode() bool {
 	for _, s := range c.lessonSignatures() {
 		if s.prohibited {

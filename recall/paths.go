@@ -84,7 +84,14 @@ func reduceToken(tok string, files *[]fileRef) string {
 	}
 	ext := path.Ext(base)
 	stem := strings.TrimSuffix(base, ext)
-	isExt := len(ext) >= 3 && len(ext) <= 6 && isLetter(ext[1]) && stem != ""
+	// A bare name needs a short extension ("rates.go", not
+	// "django.contrib"); in a path a longer one is a file too
+	// ("bff/schema.graphql", "services/x/gradle.lockfile").
+	maxExt := 6
+	if slash {
+		maxExt = 10
+	}
+	isExt := len(ext) >= 3 && len(ext) <= maxExt && isLetter(ext[1]) && stem != ""
 	if !slash {
 		if !isExt || len(stem) < 2 {
 			return tok // "e.g", "v1.2", "process.env.API_KEY": not a file name

@@ -124,3 +124,57 @@ func TestFileLessonNotTaskBoundByLaterReferent(t *testing.T) {
 		t.Error("a one-time request fired on a later edit of its file")
 	}
 }
+
+// A path with a longer extension is a file; a bare dotted name needs a
+// short one.
+func TestReducePathsLongExtensions(t *testing.T) {
+	_, files := reducePaths("edit bff/schema.graphql and services/booking/gradle.lockfile, not django.contrib")
+	if len(files) != 2 || files[0].base != "schema.graphql" || files[1].base != "gradle.lockfile" {
+		t.Fatalf("files %+v", files)
+	}
+}
+
+// The file a lesson sends the agent to is where it is followed; a file it
+// describes or prohibits is not.
+func TestAdvisedFile(t *testing.T) {
+	for _, tc := range []struct {
+		said, file string
+		want       bool
+	}{
+		{"no hex codes in screens. the hex values live only in src/theme/tokens.ts, otherwise dark mode breaks", "tokens.ts", true},
+		{"versions go in the version catalog — gradle/libs.versions.toml — and the build file only says `libs.x`", "libs.versions.toml", true},
+		{"don't touch generated.ts. add the field in bff/schema.graphql, then run `yarn codegen`", "schema.graphql", true},
+		{"don't touch generated.ts. add the field in bff/schema.graphql, then run `yarn codegen`", "generated.ts", false},
+		{"progenitor builds it from backend/schema/openapi.yaml, and that one is generated too", "openapi.yaml", false},
+		{"never edit db/migration/V12__init.sql, add a new file", "V12__init.sql", false},
+	} {
+		if got := advisedFile(tc.said, tc.file); got != tc.want {
+			t.Errorf("advisedFile(%q, %q) = %v, want %v", tc.said, tc.file, got, tc.want)
+		}
+	}
+	// A lesson about code does not fire on an edit of its file that
+	// writes none of that code.
+	edit := func(code string) *cue {
+		in, _ := json.Marshal(map[string]string{"file_path": "/p/booking/restaurant/Restaurant.kt", "old_string": "a", "new_string": code})
+		return buildCue(observations.Default(), Query{Tool: "Edit", Input: in, Cwd: "/p"})
+	}
+	said := "Nein, kein Double für Geld. Beträge immer als Long in Minor Units, also depositPerPersonMinor."
+	mk := func() *candidate {
+		return candidateOf(Hit{Path: "observations/correction/c.md", Layer: LayerObservations, Type: observations.TypeCorrection,
+			Fields: map[string]any{"trigger": "editing `booking/restaurant/Restaurant.kt`", "lesson": said, "noteid": "c",
+				"excerpt": "User: " + said}})
+	}
+	c := mk()
+	cu := edit("    var latitude: Double? = null,")
+	cu.readSaid(c)
+	if cu.match(c); c.relevance > 0 {
+		t.Errorf("fired on an unrelated edit of its file: %+v", c)
+	}
+	said = "no Double for money: amounts are Long minor units."
+	c = mk()
+	cu = edit("    val amount: Double,")
+	cu.readSaid(c)
+	if cu.match(c); c.relevance <= 0 {
+		t.Errorf("did not fire on a Double for money: %+v", c)
+	}
+}
