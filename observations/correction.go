@@ -785,6 +785,12 @@ func correctionExcerpt(tl *timeline, call int, u *utterance) string {
 		if len(u.rejected) > 0 {
 			b.WriteString(" (refused)")
 		}
+		if w := prohibitedWritten(r, u.text); len(w) > 0 {
+			// What the agent wrote that the person's negation names, as
+			// code: "don't call services with axios" after an edit that
+			// imports axios. Recall reads it as prohibited code.
+			b.WriteString(WroteMark + "`" + strings.Join(w, "`, `") + "`")
+		}
 		b.WriteString("\n")
 	}
 	b.WriteString("User: " + shorten(u.text, 600))
@@ -887,4 +893,177 @@ func prohibitsAgentCode(tl *timeline, u *utterance) bool {
 		}
 	}
 	return false
+}
+
+// WroteMark opens, on the "Agent:" line of a correction's excerpt, the
+// code the agent wrote that the person's words prohibit (recall reads it).
+const WroteMark = "; wrote "
+
+// wordTokenRE is a word as code and prose share it: an identifier, a
+// dotted or annotated name (FetchType.EAGER, @Autowired, lodash.get).
+var wordTokenRE = textutil.Lazy(`@?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*`)
+
+// prohibitedWritten returns what edit r added (the new text of an edit,
+// the content written, a patch's + lines) that a clause with a negation of the
+// person's message names: at most four words of three letters or more,
+// as r wrote them, none of the words every program or sentence has, none
+// already in the text the edit replaced.
+func prohibitedWritten(r *traces.Record, said string) []string {
+	if callCommand(r) != "" {
+		return nil // a command's words are hosts and arguments; its type and text say what it does
+	}
+	added, old := addedText(r)
+	if added == "" {
+		return nil
+	}
+	inAdded := map[string]string{}
+	for _, w := range wordTokenRE.FindAllString(headOf(added, 20000), -1) {
+		for _, p := range dottedPrefixes(w) {
+			if _, ok := inAdded[strings.ToLower(p)]; !ok {
+				inAdded[strings.ToLower(p)] = p
+			}
+		}
+	}
+	inOld := map[string]bool{}
+	for _, w := range wordTokenRE.FindAllString(headOf(old, 20000), -1) {
+		for _, p := range dottedPrefixes(w) {
+			inOld[strings.ToLower(p)] = true
+		}
+	}
+	var out []string
+	for _, cl := range clauseStopRE.Split(headOf(said, 2000), -1) {
+		if !lexicon.CueNegation.In(lower(cl)) {
+			continue
+		}
+		for _, w := range wordTokenRE.FindAllString(cl, -1) {
+			lw := strings.ToLower(strings.Trim(w, "."))
+			as, ok := inAdded[lw]
+			if !ok || len(lw) < 3 || inOld[lw] || lexicon.StopExtract.Has(lw) || codeCommonWords[lw] || slices.Contains(out, as) ||
+				!codeShaped(as) && !imported(added, as) && !selected(added, as) {
+				continue
+			}
+			if out = append(out, as); len(out) == 4 {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// dottedPrefixes are a dotted name and its prefixes: axios.get names
+// axios too.
+func dottedPrefixes(w string) []string {
+	var out []string
+	for i := len(w); i > 0; i = strings.LastIndexByte(w[:i], '.') {
+		out = append(out, w[:i])
+	}
+	return out
+}
+
+// codeShaped reports whether a word can only be code: a dotted or
+// annotated name, an underscore, a digit, a capital inside it
+// (FetchType.EAGER, @Autowired, find_by_id, int64, useState).
+func codeShaped(w string) bool {
+	if strings.ContainsAny(w, "._@$0123456789") {
+		return true
+	}
+	for i := 1; i < len(w); i++ {
+		if w[i] >= 'A' && w[i] <= 'Z' && w[i-1] >= 'a' && w[i-1] <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// importedRE finds what a line of code imports or requires.
+var importedRE = textutil.Lazy(`(?m)^\s*(?:import|from|use|using|require|#include)\b[^\n]*|require\(\s*['"][^'"]+['"]\s*\)`)
+
+// imported reports whether code imports w (a package written as a plain
+// word: axios, lodash, requests, moment).
+func imported(code, w string) bool {
+	for _, ln := range importedRE.FindAllString(headOf(code, 20000), -1) {
+		for _, x := range wordTokenRE.FindAllString(ln, -1) {
+			if strings.EqualFold(x, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// selected reports whether code calls a member of w (axios.get, lodash.map):
+// w is then a package or an object in use.
+func selected(code, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(code[i:], w+".")
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j == 0 || !isIdentByte(code[j-1]) && code[j-1] != '.' {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// codeCommonWords are words most code holds: naming one is naming no
+// code in particular.
+var codeCommonWords = map[string]bool{"return": true, "import": true, "from": true, "const": true, "let": true, "var": true,
+	"val": true, "fun": true, "func": true, "def": true, "class": true, "new": true, "this": true, "self": true, "true": true,
+	"false": true, "null": true, "nil": true, "none": true, "async": true, "await": true, "string": true, "int": true,
+	"function": true, "export": true, "default": true, "public": true, "private": true, "static": true, "void": true,
+	"data": true, "value": true, "type": true, "test": true, "tests": true, "file": true, "code": true, "here": true,
+	"there": true, "that": true, "the": true, "and": true, "for": true, "with": true, "not": true, "use": true}
+
+// addedText is what an edit adds, and the text it replaces: an edit's new
+// and old strings (every edit of a MultiEdit), a write's content, an
+// apply_patch's + and - lines.
+func addedText(r *traces.Record) (added, old string) {
+	var m map[string]any
+	if json.Unmarshal(r.Input, &m) != nil {
+		var s string
+		if json.Unmarshal(r.Input, &s) != nil {
+			s = string(r.Input)
+		}
+		m = map[string]any{"patch": s}
+	}
+	var a, o strings.Builder
+	add := func(mm map[string]any) {
+		for _, k := range []string{"new_string", "content", "new_str", "file_text", "new_source", "code_edit", "insert_text", "new_content"} {
+			if v, ok := mm[k].(string); ok {
+				a.WriteString(v + "\n")
+			}
+		}
+		for _, k := range []string{"old_string", "old_str"} {
+			if v, ok := mm[k].(string); ok {
+				o.WriteString(v + "\n")
+			}
+		}
+		for _, k := range []string{"patch", "input", "diff"} {
+			if v, ok := mm[k].(string); ok && strings.Contains(v, "\n+") {
+				for _, ln := range strings.Split(v, "\n") {
+					switch {
+					case strings.HasPrefix(ln, "+") && !strings.HasPrefix(ln, "+++"):
+						a.WriteString(ln[1:] + "\n")
+					case strings.HasPrefix(ln, "-") && !strings.HasPrefix(ln, "---"):
+						o.WriteString(ln[1:] + "\n")
+					}
+				}
+			}
+		}
+	}
+	add(m)
+	if edits, ok := m["edits"].([]any); ok {
+		for _, e := range edits {
+			if em, ok := e.(map[string]any); ok {
+				add(em)
+			}
+		}
+	}
+	return a.String(), o.String()
 }

@@ -897,3 +897,36 @@ func TestProhibitsCodeTheAgentWrote(t *testing.T) {
 		t.Errorf("code the agent did not write: %+v", cs)
 	}
 }
+
+// TestProhibitedWrittenInExcerpt: the code an edit added that the person's
+// negation names is recorded on the excerpt's Agent line, whether the
+// person wrote it as code or as a plain package name; prose words, words
+// the edit replaced, and commands' words are not.
+func TestProhibitedWrittenInExcerpt(t *testing.T) {
+	rec := func(tool string, in map[string]string) *traces.Record {
+		b, _ := json.Marshal(in)
+		return &traces.Record{Tool: tool, Input: b}
+	}
+	for _, tc := range []struct {
+		r    *traces.Record
+		said string
+		want []string
+	}{
+		{rec("Edit", map[string]string{"file_path": "a.ts", "old_string": "x", "new_string": "const { data } = await axios.get(url)"}),
+			"don't call services with axios (or bare fetch) from the BFF. use upstream('loyalty', ctx)", []string{"axios"}},
+		{rec("Write", map[string]string{"file_path": "Svc.kt", "content": "@Autowired\nlateinit var repo: Repo"}),
+			"and no @Autowired fields: constructor injection", []string{"@Autowired"}},
+		{rec("Edit", map[string]string{"file_path": "B.kt", "old_string": "@ManyToOne", "new_string": "@ManyToOne(fetch = FetchType.EAGER)"}),
+			"Нет, FetchType.EAGER не ставим", []string{"FetchType.EAGER"}},
+		{rec("Edit", map[string]string{"file_path": "a.py", "old_string": "x", "new_string": "table = load_table()"}),
+			"no, don't touch the table", nil},
+		{rec("Edit", map[string]string{"file_path": "a.py", "old_string": "axios.get(u)", "new_string": "axios.get(v)"}),
+			"don't use axios", nil},
+		{rec("Bash", map[string]string{"command": "redis-cli -h redis.staging.internal FLUSHDB"}),
+			"never FLUSHDB on the staging redis", nil},
+	} {
+		if got := prohibitedWritten(tc.r, tc.said); strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%q: %v, want %v", tc.said, got, tc.want)
+		}
+	}
+}

@@ -42,7 +42,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT021"
+const compiledMagic = "KBACT022"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -226,7 +226,7 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 		r.Said = personWordsOf(c.excerpt)
 	}
 	if r.Said != "" {
-		r.SigsSaid = sigRecords(signatures(r.Said))
+		r.SigsSaid = sigRecords(saidSignatures(c.excerpt, r.Said))
 	}
 	r.SigsLesson = sigRecords(signatures(c.lesson))
 	r.Negated = c.negated()

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -41,6 +42,40 @@ func (cu *cue) readSaid(c *candidate) {
 		c.author != observations.AuthorAgent {
 		c.said = personWordsOf(c.excerpt)
 	}
+}
+
+// wroteSignatures are the prohibited signatures an excerpt's "Agent:"
+// line records (observations.WroteMark): code the agent wrote that the
+// person's negation named ("don't call services with axios" after an edit
+// that imports axios).
+func wroteSignatures(excerpt string) []signature {
+	var out []signature
+	for _, ln := range strings.Split(excerpt, "\n") {
+		ln = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(ln), ">"))
+		if !strings.HasPrefix(ln, "Agent:") {
+			continue
+		}
+		_, wrote, ok := strings.Cut(ln, observations.WroteMark)
+		if !ok {
+			continue
+		}
+		for _, m := range backtickRE.FindAllStringSubmatch(wrote, -1) {
+			out = append(out, signature{text: m[1], prohibited: true})
+		}
+	}
+	return out
+}
+
+// saidSignatures are the signatures of the person's words and of what the
+// excerpt records the agent wrote against them.
+func saidSignatures(excerpt, said string) []signature {
+	sigs := signatures(said)
+	for _, w := range wroteSignatures(excerpt) {
+		if !slices.ContainsFunc(sigs, func(s signature) bool { return s.text == w.text }) {
+			sigs = append(sigs, w)
+		}
+	}
+	return sigs
 }
 
 // personWordsOf is the "User:" lines of an excerpt, joined.
@@ -410,11 +445,11 @@ func (c *candidate) lessonSignatures() []signature {
 		}
 	}
 	if c.sigs == nil {
-		text := c.said
-		if text == "" {
-			text = c.lesson
+		if c.said != "" {
+			c.sigs = saidSignatures(c.excerpt, c.said)
+		} else {
+			c.sigs = signatures(c.lesson)
 		}
-		c.sigs = signatures(text)
 		if c.sigs == nil {
 			c.sigs = []signature{}
 		}

@@ -515,3 +515,19 @@ func TestSignaturesMoreCodeAndLanguages(t *testing.T) {
 		}
 	}
 }
+
+// The code an excerpt records the agent wrote against the person's words
+// is prohibited, beside the signatures of the words.
+func TestWroteSignatures(t *testing.T) {
+	ex := "Agent: Edit `src/resolvers/guest.ts` (refused)" + observations.WroteMark + "`axios`, `axios.get`\nUser: don't call services with axios from the BFF"
+	sigs := saidSignatures(ex, personWordsOf(ex))
+	n := 0
+	for _, s := range sigs {
+		if (s.text == "axios" || s.text == "axios.get") && s.prohibited {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("signatures %+v", sigs)
+	}
+}
