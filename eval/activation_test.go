@@ -69,3 +69,31 @@ func FuzzReadProbes(f *testing.F) {
 		}
 	})
 }
+
+// TestActivationScenarios runs the scenario sets written blind at stop 31
+// (testdata/scenarios/README.md) and fails when recall falls below, or
+// near-miss output rises above, what they scored at the end of that stop:
+// a ratchet against regressions, not the targets.
+func TestActivationScenarios(t *testing.T) {
+	floors := map[string]struct {
+		recalled, withOutput int
+	}{
+		"dev3": {30, 3},
+		"dev4": {24, 2},
+		"dev5": {20, 4},
+	}
+	for name, floor := range floors {
+		t.Run(name, func(t *testing.T) {
+			rep, err := Activation(context.Background(), filepath.Join("testdata", "scenarios", name), ActivationOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: recall %.2f (%d/%d), distractors with output %d/%d", name, rep.Recall, rep.Recalled, rep.Positive,
+				rep.WithOutput, rep.Negative)
+			if rep.Recalled < floor.recalled || rep.WithOutput > floor.withOutput {
+				t.Errorf("%s: %d/%d recalled (floor %d), %d near misses with output (ceiling %d)", name, rep.Recalled,
+					rep.Positive, floor.recalled, rep.WithOutput, floor.withOutput)
+			}
+		})
+	}
+}
