@@ -78,9 +78,9 @@ func TestActivationScenarios(t *testing.T) {
 	floors := map[string]struct {
 		recalled, withOutput int
 	}{
-		"dev3": {30, 3},
-		"dev4": {24, 2},
-		"dev5": {20, 4},
+		"dev3": {32, 3},
+		"dev4": {26, 2},
+		"dev5": {21, 4},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

@@ -100,9 +100,12 @@ func TestContentSignatureFiresOnWrittenCode(t *testing.T) {
 func TestLexiconEquivalents(t *testing.T) {
 	tax := observations.Default()
 	for prompt, want := range map[string]string{
-		"get rid of the stale caches in the repo": "fs:delete-recursive",
-		"ship it to prod":                         "deploy:production",
-		"fold this fix into my last commit":       "git:commit-amend",
+		"get rid of the stale caches in the repo":                     "fs:delete-recursive",
+		"ship it to prod":                                             "deploy:production",
+		"fold this fix into my last commit":                           "git:commit-amend",
+		"the hook keeps failing, get the commit in without it":        "git:no-verify",
+		"the new build throws 502s in production, roll it back":       "deploy:production",
+		"undo yesterday's merge, make it look like it never happened": "git:push-force",
 	} {
 		cu := buildCue(tax, Query{Task: prompt})
 		found := false
