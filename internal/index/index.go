@@ -954,8 +954,12 @@ func (ix *Index) AllWhere(layers []string, keepID func(id string) bool, fields .
 			return s
 		}
 		for _, seg := range snap.Segments() {
+			drop := mappedFile(seg.Segment())
 			it := seg.DocNumbersLive().Iterator()
-			for it.HasNext() {
+			for n := 1; it.HasNext(); n++ {
+				if n%dropEvery == 0 {
+					fsx.DropMapped(drop)
+				}
 				var d Doc
 				skip := false
 				err := seg.VisitDocument(uint64(it.Next()), func(name string, typ byte, val []byte, _ []uint64) bool {
@@ -981,6 +985,7 @@ func (ix *Index) AllWhere(layers []string, keepID func(id string) bool, fields .
 					out = append(out, d)
 				}
 			}
+			fsx.DropMapped(drop)
 		}
 		return nil
 	})
@@ -988,6 +993,24 @@ func (ix *Index) AllWhere(layers []string, keepID func(id string) bool, fields .
 		return nil, fmt.Errorf("index: all: %w", err)
 	}
 	return out, nil
+}
+
+// dropEvery is the number of documents AllWhere reads from a segment
+// between two releases of the segment's mapped pages (fsx.DropMapped):
+// a listing of every stored body at 100,000 notes otherwise left 320 MB
+// of bleve's files counted in the process's RSS.
+const dropEvery = 4096
+
+// mappedFile is the memory map of a segment persisted in a file, nil for
+// one in memory (whose bytes are the heap's, not to be released).
+func mappedFile(seg any) []byte {
+	if z, ok := seg.(interface {
+		Path() string
+		Data() []byte
+	}); ok && z.Path() != "" {
+		return z.Data()
+	}
+	return nil
 }
 
 // decodeField sets one stored field on d. Callers hold ix.mu.
