@@ -154,6 +154,12 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 		k.startKeeper(len(sc.Files))
 	}
 	x := &Searcher{ix: ix, k: k}
+	if !ix.ReadOnly() {
+		// The sync's merges and the compile read most of bleve's files:
+		// their pages are not kept counted in kb's RSS (kb index at
+		// 100,000 notes).
+		defer ix.ReleaseMappedEvery(time.Second)()
+	}
 	var st SyncStats
 	if ix.ReadOnly() {
 		st.Scanned = countLayers(sc.Files, layers) // up to date: nothing to apply

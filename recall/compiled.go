@@ -24,6 +24,7 @@ import (
 	"github.com/kbmem/kb/internal/binrec"
 	"github.com/kbmem/kb/internal/config"
 	"github.com/kbmem/kb/internal/doc"
+	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/observations"
 )
@@ -382,6 +383,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	if prev != nil && prev.h.Meta.TaxonomyKey != meta.TaxonomyKey {
 		prev = nil // its trigger types are another taxonomy's
 	}
+	drop := pageDropper{c: prev}
 	h := compiledHeader{Meta: meta, Docs: len(docs)}
 	layerIx, typeIx := map[string]int{}, map[string]int{}
 	intern := func(m map[string]int, list *[]string, s string) int {
@@ -515,6 +517,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 			if int(e.layer) >= len(prev.h.Layers) || int(e.typ) >= len(prev.h.Types) {
 				return ErrNotReusable
 			}
+			drop.read(docEntrySize + len(reused[i].cand)) // entry reads its primary type
 			li := intern(layerIx, &h.Layers, prev.h.Layers[e.layer])
 			ti := intern(typeIx, &h.Types, prev.h.Types[e.typ])
 			total += float64(e.length)
@@ -680,6 +683,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 					}
 					ps = append(ps, p)
 				}
+				drop.read(pcount * postingSize)
 				ps = append(ps, mine[j:]...)
 				mine = ps
 				if len(mine) == 0 {
@@ -779,6 +783,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		if _, err := w.Write(b); err != nil {
 			return err
 		}
+		drop.read(len(b))
 	}
 	return nil
 }
@@ -876,6 +881,7 @@ type Compiled struct {
 	path   string // the file, when opened from one
 	close  func() error
 	pinned bool // OpenCompiledPinned: data is never unmapped
+	mapped bool // data is a file's memory map (mapFile), not the heap's
 	h      compiledHeader
 	layer  map[string]int
 	typ    map[string]int
@@ -904,8 +910,30 @@ func OpenCompiled(path string) (*Compiled, error) {
 		closer()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	c.close, c.path = closer, path
+	c.close, c.path, c.mapped = closer, path, true
 	return c, nil
+}
+
+// dropEvery is how many bytes of a mapped previous index Compile reads
+// between two releases of its pages (fsx.DropMapped): a round of a full
+// compile at 100,000 notes reads the whole previous round (hundreds of
+// MB), whose pages would otherwise stay counted in the process's RSS.
+const dropEvery = 32 << 20
+
+// pageDropper counts the bytes read of c and releases its mapped pages
+// after every dropEvery of them.
+type pageDropper struct {
+	c *Compiled
+	n int
+}
+
+func (d *pageDropper) read(n int) {
+	if d.n += n; d.n >= dropEvery {
+		d.n = 0
+		if d.c != nil && d.c.mapped && d.c.data != nil {
+			fsx.DropMapped(d.c.data)
+		}
+	}
 }
 
 // OpenCompiledPinned is OpenCompiled for a process that answers once and

@@ -9,3 +9,6 @@ const oNoFollow = 0
 // sameDevice cannot tell without Stat_t: temp files go beside their
 // target, and `kb doctor` cleans those an interrupted write leaves.
 func sameDevice(a, b string) bool { return false }
+
+// DropMapped does nothing where files are read, not mapped.
+func DropMapped(b []byte) {}

@@ -756,3 +756,32 @@ func FuzzPartsFilter(f *testing.F) {
 		}
 	})
 }
+
+// Releasing the mapped pages of the segments while documents are added,
+// listed and searched, and after the index is closed, changes nothing of
+// what is read (the pages are read again from the files).
+func TestReleaseMappedEvery(t *testing.T) {
+	ix, _ := openNew(t)
+	stop := ix.ReleaseMappedEvery(time.Millisecond)
+	defer stop()
+	fixture(t, ix)
+	want, err := ix.All(DefaultAllFields...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 50 {
+		ix.releaseMapped()
+		got, err := ix.All(DefaultAllFields...)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("All after a release: %v %v, want %v", got, err, want)
+		}
+		wantIDs(t, ix, Query{Text: `action_type:"git:push-force"`}, "c1")
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix.releaseMapped() // closed: nothing to release
+	time.Sleep(5 * time.Millisecond)
+	stop()
+	stop()
+}
