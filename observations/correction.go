@@ -642,7 +642,7 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 		if failure {
 			call = lastChange(tl, u, e.tax) // what failed is what was changed
 		}
-		lesson, consequence := correctionLesson(tl, u, call, failure)
+		lesson, consequence, typed := correctionLesson(tl, u, call, failure)
 		if wordCount(lesson) < 2 {
 			continue
 		}
@@ -663,14 +663,10 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 				trigger = "when asked to " + shorten(lowerFirst(cleanMarkup(p)), 90)
 			}
 		}
-		if strings.HasPrefix(lesson, unaskedLead) && call >= 0 {
-			// The refused call is the action; the person's words quoted
-			// after it say what to do instead ("no. `docker compose
-			// restart db`"), and their actions are not the corrected one.
-			types = unionStrings(types, e.tax.ClassifyText(firstSentence(u.text)+" "+consequence))
-		} else {
-			types = unionStrings(types, e.tax.ClassifyText(lesson+" "+consequence))
+		if typed == "" {
+			typed = lesson + " " + consequence
 		}
+		types = unionStrings(types, e.tax.ClassifyText(typed))
 		if len(types) > 8 {
 			types = types[:8]
 		}
@@ -1000,15 +996,11 @@ func selected(code, w string) bool {
 			return false
 		}
 		j += i
-		if j == 0 || !isIdentByte(code[j-1]) && code[j-1] != '.' {
+		if j == 0 || !textutil.IdentByte(code[j-1]) && code[j-1] != '.' {
 			return true
 		}
 		i = j + 1
 	}
-}
-
-func isIdentByte(b byte) bool {
-	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // codeCommonWords are words most code holds: naming one is naming no

@@ -193,7 +193,7 @@ func joinLimited(parts []string, n int) string {
 // output left out, and no markup. A terse redirect ("cancel", "取消") or a
 // failure report without an instruction becomes an instruction built from
 // the structure: what was refused or what failed.
-func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesson, consequence string) {
+func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesson, consequence, typed string) {
 	if failure && u.pasted != "" && pasteLeadIn(u.text) {
 		// "A couple of tests are unhappy now:" and the output: the lead-in
 		// is the person's report; what the prose test kept of the paste is
@@ -228,52 +228,55 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 		// "Are you sure the HTML is the issue?": the agent stated more than
 		// it had checked.
 		return "Check a diagnosis or claim against the evidence before stating it (about " + what +
-			"); the person asked: " + quoteText(said) + ".", consequence
+			"); the person asked: " + quoteText(said) + ".", consequence, ""
 	case failure && lexicon.CueWhyYou.AtStart(first):
 		// "Why did you delete the file?": the agent did what was not asked.
-		return "Do not go ahead with " + what + " unasked; the person asked: " + quoteText(said) + ".", consequence
+		return "Do not go ahead with " + what + " unasked; the person asked: " + quoteText(said) + ".", consequence, ""
 	case failure && !instructs && lexicon.CueNo.AtStart(first):
 		// "No, that's not what I meant": the work went another way than
 		// the person's.
-		return "Do not go ahead with " + what + " that way; the person said: " + quoteText(said) + ".", consequence
+		return "Do not go ahead with " + what + " that way; the person said: " + quoteText(said) + ".", consequence, ""
 	case failure && !instructs:
 		if rule := shortfallRule(u.text); rule != "" {
 			// "you are not adding tests": the person states the rule.
-			return rule, consequence
+			return rule, consequence, ""
 		}
 		lesson = "Check that " + what + " really works before calling it done"
 		if said != "" {
 			lesson += failureReported + quoteText(reportQuote(u.text, said, 160))
 		}
-		return lesson + ".", consequence
+		return lesson + ".", consequence, ""
 	case swap != "":
 		// 'Make this happen, but call the role "user" not "regular".
 		// Also ...': the sentence of the swap is the lesson; the rest of
 		// the message is the next task.
-		return strings.TrimRight(swap, " .。") + " (about " + what + ").", consequence
+		return strings.TrimRight(swap, " .。") + " (about " + what + ").", consequence, ""
 	case !failure && !instructs && isQuestion(u.text) && conceded(tl, u):
 		// "Why is the list in both prompts?" - "You're right, that's
 		// redundant": the question is the correction, and the agent's
 		// answer says what was wrong.
 		reply := shorten(strings.TrimSpace(cleanMarkup(firstSentence(tl.nextAgentText(u)))), 140)
 		return "Rework " + what + " as the person questioned it: " + quoteText(shorten(strings.TrimSpace(cleanMarkup(firstSentence(u.text))), 160)) +
-			"; the agent agreed: " + quoteText(strings.TrimRight(reply, " .。")) + ".", consequence
+			"; the agent agreed: " + quoteText(strings.TrimRight(reply, " .。")) + ".", consequence, ""
 	case !failure && !instructs && obj != "" && (len(u.rejected) > 0 || u.interrupted) && lexicon.CueBecause.AtStart(first):
 		// "because LoginViewModel already exists", right after a refused
 		// Write: why the call was wrong, which the lesson keeps with it.
-		return "Do not go ahead with " + obj + "; the person's reason: " + quoteText(said) + ".", consequence
+		return "Do not go ahead with " + obj + "; the person's reason: " + quoteText(said) + ".", consequence, ""
 	case wordCount(lesson) < 4 && obj != "":
 		// "cancel", "undo that", "取消": the instruction is the structure.
 		// The person's whole message is quoted, not its first sentence:
 		// in "no. uv add. pip bypasses the lock" what to do instead comes
 		// after the "no".
 		whole := shorten(strings.TrimRight(cleanMarkup(textutil.OneLine(u.text)), " .。:："), 240)
-		lesson = unaskedLead + obj + " unasked; the person said: " + quoteText(whole) + "."
-		return lesson, consequence
+		lesson = "Do not go ahead with " + obj + " unasked; the person said: " + quoteText(whole) + "."
+		// The refused call is the action; the words after the first
+		// sentence say what to do instead, and their actions are not the
+		// corrected one.
+		return lesson, consequence, firstSentence(u.text) + " " + consequence
 	case obj != "" && hasReferent(lesson) && addsObject(obj, lesson):
 		lesson = strings.TrimRight(lesson, ".。 ") + " (about " + obj + ")."
 	}
-	return lesson, consequence
+	return lesson, consequence, ""
 }
 
 // correctedObject names what a correction is about: the refused or last
@@ -324,10 +327,6 @@ func addsObject(obj, lesson string) bool {
 }
 
 func quoteText(s string) string { return "“" + s + "”" }
-
-// unaskedLead opens the lesson of a refusal whose words are terse: the
-// refused call is what it prohibits.
-const unaskedLead = "Do not go ahead with "
 
 var (
 	markupEmphRE   = textutil.Lazy(`\*\*|__|~~`)

@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"strings"
 	"sync"
+
+	"github.com/kbmem/kb/internal/textutil"
 )
 
 // Code families: the same thing written another way. A lesson prohibits
@@ -108,7 +110,7 @@ func callIn(code, span string) bool {
 		}
 		j += i
 		i = j + 1
-		if j > 0 && (identByte(code[j-1]) || dotted && code[j-1] == '.') {
+		if j > 0 && (textutil.IdentByte(code[j-1]) || dotted && code[j-1] == '.') {
 			continue
 		}
 		k := j + len(name)
@@ -119,7 +121,7 @@ func callIn(code, span string) bool {
 			continue
 		}
 		next := code[k]
-		if next == '(' && !dotted || dotted && next != '(' && next != '.' && !identByte(next) {
+		if next == '(' && !dotted || dotted && next != '(' && next != '.' && !textutil.IdentByte(next) {
 			return true
 		}
 	}

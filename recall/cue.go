@@ -47,6 +47,8 @@ type cue struct {
 	// kubectl get): the files it names are not being changed, so a lesson
 	// about changing one of them is not for this moment.
 	inspects bool
+	// test caches testCode: 0 not yet known, 1 test code, -1 not.
+	test int8
 }
 
 var readOnlyTools = map[string]bool{"read": true, "grep": true, "glob": true, "ls": true, "webfetch": true, "websearch": true,

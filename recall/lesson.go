@@ -483,15 +483,11 @@ func containsSpan(code, span string) bool {
 		// A dotted span is not inside a longer selector; a bare name may
 		// be selected ("FloatField" in "models.FloatField(...)").
 		dotOK := before != '.' || !strings.Contains(needle, ".")
-		if (!identByte(before) || !identByte(needle[0])) && dotOK && !(identByte(needle[len(needle)-1]) && identByte(after)) {
+		if (!textutil.IdentByte(before) || !textutil.IdentByte(needle[0])) && dotOK && !(textutil.IdentByte(needle[len(needle)-1]) && textutil.IdentByte(after)) {
 			return true
 		}
 		i = j + 1
 	}
-}
-
-func identByte(b byte) bool {
-	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // stripComments removes the comments of code in the file's language, so

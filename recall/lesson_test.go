@@ -245,8 +245,7 @@ func TestSignatureSpanKeepsItsDot(t *testing.T) {
 func TestFormatVariantsFire(t *testing.T) {
 	said := "take the fmt.Println out; use the slog logger from the context."
 	edit := func(code string) *cue {
-		in, _ := json.Marshal(map[string]string{"file_path": "/p/svc/a.go", "old_string": "x", "new_string": code})
-		return buildCue(observations.Default(), Query{Tool: "Edit", Input: in, Cwd: "/p"})
+		return toolCue("Edit", "file_path", "/p/svc/a.go", "old_string", "x", "new_string", code)
 	}
 	for code, want := range map[string]bool{
 		"\tfmt.Printf(\"n=%d\\n\", n)":               true,
@@ -311,10 +310,7 @@ func TestFoldRepeated(t *testing.T) {
 // member is matched as written: datetime.now() is not the advised
 // datetime.now(timezone.utc).
 func TestCodeFamiliesFire(t *testing.T) {
-	edit := func(code string) *cue {
-		in, _ := json.Marshal(map[string]string{"file_path": "/p/svc/a.py", "content": code})
-		return buildCue(observations.Default(), Query{Tool: "Write", Input: in, Cwd: "/p"})
-	}
+	edit := func(code string) *cue { return toolCue("Write", "file_path", "/p/svc/a.py", "content", code) }
 	for _, tc := range []struct {
 		said, code string
 		want       bool
@@ -393,10 +389,7 @@ func TestSignaturesCJKNegation(t *testing.T) {
 // A lesson that says it does not hold in tests does not fire on test code.
 func TestLessonExemptsTests(t *testing.T) {
 	said := "ledger-core はライブラリなので unwrap() も expect() も使わないでください。テストの中の unwrap() は大丈夫です。"
-	write := func(path, code string) *cue {
-		in, _ := json.Marshal(map[string]string{"file_path": path, "content": code})
-		return buildCue(observations.Default(), Query{Tool: "Write", Input: in, Cwd: "/p"})
-	}
+	write := func(path, code string) *cue { return toolCue("Write", "file_path", path, "content", code) }
 	c := &candidate{typ: observations.TypeCorrection, said: said, lesson: said}
 	write("/p/crates/core/src/fx.rs", "fn rate() -> f64 { s.parse().unwrap() }").match(c)
 	if c.sigHit == "" || c.rejected {
@@ -414,9 +407,7 @@ func TestLessonExemptsTests(t *testing.T) {
 		"no print() in the backend":                     false,
 		"run the tests before you push":                 false,
 	} {
-		if got := exemptsTests(text); got != want {
-			t.Errorf("exemptsTests(%q) = %v, want %v", text, got, want)
-		}
+		checkEach(t, "exemptsTests", exemptsTests, text, want)
 	}
 }
 
@@ -440,10 +431,7 @@ func TestOtherEnvironment(t *testing.T) {
 		}
 	}
 	c := &candidate{typ: observations.TypeCorrection, trigger: "deploying to production: `./scripts/deploy.sh prod`"}
-	shell := func(cmd string) *cue {
-		in, _ := json.Marshal(map[string]string{"command": cmd})
-		return buildCue(observations.Default(), Query{Tool: "Bash", Input: in, Cwd: "/p"})
-	}
+	shell := func(cmd string) *cue { return toolCue("Bash", "command", cmd) }
 	if !shell("./scripts/deploy.sh staging").otherEnvironment(c) {
 		t.Error("staging deploy read as the prod lesson's situation")
 	}
@@ -458,10 +446,7 @@ func TestOtherEnvironment(t *testing.T) {
 // run instead follows the lesson, unless it also does the corrected thing
 // apart from that.
 func TestFollowsAfterRefusal(t *testing.T) {
-	shell := func(cmd string) *cue {
-		in, _ := json.Marshal(map[string]string{"command": cmd})
-		return buildCue(observations.Default(), Query{Tool: "Bash", Input: in, Cwd: "/p"})
-	}
+	shell := func(cmd string) *cue { return toolCue("Bash", "command", cmd) }
 	lesson := func(trigger, said string) *candidate {
 		return &candidate{typ: observations.TypeCorrection, trigger: trigger, said: said, lesson: said,
 			types: observations.Default().ClassifyText(trigger), typeScore: 1}
@@ -532,5 +517,24 @@ func TestWroteSignatures(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("signatures %+v", sigs)
+	}
+}
+
+// toolCue is the cue of a tool call in project /p whose input holds the
+// given keys and values.
+func toolCue(tool string, kv ...string) *cue {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	in, _ := json.Marshal(m)
+	return buildCue(observations.Default(), Query{Tool: tool, Input: in, Cwd: "/p"})
+}
+
+// checkEach reports f(in) when it is not want.
+func checkEach(t *testing.T, name string, f func(string) bool, in string, want bool) {
+	t.Helper()
+	if got := f(in); got != want {
+		t.Errorf("%s(%q) = %v, want %v", name, in, got, want)
 	}
 }

@@ -466,7 +466,8 @@ func (cu *cue) matchSignatures(c *candidate) {
 	}
 	if c.follow == "" && c.sigHit == "" && cu.command != "" {
 		c.follow = cu.followsProgram(c)
-		if c.follow == "" {
+		if c.follow == "" && (c.typeScore > 0 || c.fileHit != "") {
+			// Only a candidate that would fire is read clause by clause.
 			c.follow = cu.followsWords(c)
 		}
 	}
@@ -592,8 +593,15 @@ func (cu *cue) besides(c *candidate) bool {
 // testCode reports whether the proposal writes test code: a test file
 // (the taxonomy's test:modify) or a test written inline (#[test],
 // def test_, func Test..., it(...)).
+// Computed once per cue, on the first candidate that asks.
 func (cu *cue) testCode() bool {
-	return slices.Contains(cu.types, "test:modify") || cu.written != "" && testMarkRE.MatchString(cu.written)
+	if cu.test == 0 {
+		cu.test = -1
+		if slices.Contains(cu.types, "test:modify") || cu.written != "" && testMarkRE.MatchString(cu.written) {
+			cu.test = 1
+		}
+	}
+	return cu.test > 0
 }
 
 var testMarkRE = textutil.Lazy(`#\[test\]|#\[cfg\(test\)\]|(?m)^\s*(?:async\s+)?def test_|(?m)^\s*func Test|(?m)^\s*(?:it|test|describe)\(|@Test\b|@pytest\.`)

@@ -99,9 +99,7 @@ func TestRunScriptsAndInPlaceEdits(t *testing.T) {
 		"grep -r 'sed -i' docs/":                 false,
 		"cd web && sed --in-place 's/a/b/' x.ts": true,
 	} {
-		if got := editsInPlace(cmd); got != want {
-			t.Errorf("editsInPlace(%q) = %v, want %v", cmd, got, want)
-		}
+		checkEach(t, "editsInPlace", editsInPlace, cmd, want)
 	}
 }
 
@@ -155,8 +153,7 @@ func TestAdvisedFile(t *testing.T) {
 	// A lesson about code does not fire on an edit of its file that
 	// writes none of that code.
 	edit := func(code string) *cue {
-		in, _ := json.Marshal(map[string]string{"file_path": "/p/booking/restaurant/Restaurant.kt", "old_string": "a", "new_string": code})
-		return buildCue(observations.Default(), Query{Tool: "Edit", Input: in, Cwd: "/p"})
+		return toolCue("Edit", "file_path", "/p/booking/restaurant/Restaurant.kt", "old_string", "a", "new_string", code)
 	}
 	said := "Nein, kein Double für Geld. Beträge immer als Long in Minor Units, also depositPerPersonMinor."
 	mk := func() *candidate {

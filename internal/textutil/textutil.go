@@ -62,3 +62,10 @@ func StripControl(s string) string {
 		return r
 	}, s)
 }
+
+// IdentByte reports whether b can be part of an identifier in most
+// programming languages (a letter, a digit, _ or $): code matching uses it
+// to tell a name from the name inside a longer one.
+func IdentByte(b byte) bool {
+	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
