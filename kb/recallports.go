@@ -88,6 +88,10 @@ func (r recallIndex) Search(s recall.Search) ([]recall.Hit, error) {
 		text = strings.Join(terms, " ")
 	case len(s.Words) > 0:
 		text = strings.Join(s.Words, " ")
+	case len(s.Anchors) > 0:
+		// bleve holds no anchors: the words of the code rank the lessons
+		// that name them.
+		text = strings.Join(s.Anchors, " ")
 	case s.Triggered:
 		text = "triggers:*"
 	}

@@ -252,7 +252,7 @@ var builtinRules = []Rule{
 
 	// deploy and infrastructure
 	{Type: "deploy:production", Desc: "deploying to or changing production",
-		Commands: []string{"kubectl|helm|terraform|tofu|aws|gcloud|az|flyctl|fly|heroku *prod*|*production*", "vercel|netlify --prod",
+		Commands: []string{"kubectl|helm|terraform|tofu|aws|gcloud|az|flyctl|fly|heroku|dbt|sqlmesh *prod*|*production*", "vercel|netlify --prod",
 			"vercel|netlify deploy --prod", "fly|flyctl deploy", "git push heroku|production|prod|live", "firebase deploy",
 			"gcloud app deploy", "eb deploy", "cap production", "serverless|sls deploy *prod*", "kubectl apply|delete|rollout|scale *prod*"},
 		Words: []string{"deploy|push|release|ship production|live", "production deploy|deployment|database|server|cluster|environment|data",

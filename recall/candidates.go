@@ -128,6 +128,15 @@ func (e *Engine) cueCandidates(c *cue) ([]*candidate, error) {
 		}
 		add(hits, true)
 	}
+	if anchors := codeAnchors(c.written, c.command); len(anchors) > 0 {
+		// A lesson about code is found by its code, whatever language its
+		// words are in ("别用强制解包。`as!` 一律不要" for a Swift edit).
+		hits, err := e.Index.Search(Search{Anchors: anchors, Layers: layers, Limit: anchorCandidates, Fields: StoredFields})
+		if err != nil {
+			return nil, fmt.Errorf("recall: %w", err)
+		}
+		add(hits, false)
+	}
 	// Library notes with trigger phrases are few; they are cues too, even
 	// when the lexical score ranks them low.
 	hits, err := e.Index.Search(Search{Triggered: true, Layers: []string{LayerLibrary}, Limit: 200, Fields: StoredFields})

@@ -43,7 +43,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT022"
+const compiledMagic = "KBACT023"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -342,6 +342,7 @@ const (
 	termWord      = 'w' // an analyzed word of the text fields
 	termStanding  = 's' // a layer: its documents that may stand (flagStanding), weighted by their rank
 	termTriggered = 't' // "": the documents with triggers (flagTriggered)
+	termAnchor    = 'g' // the anchor of a prohibited signature of the candidate (sigAnchors)
 )
 
 const (
@@ -557,6 +558,10 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		for _, tw := range wk.words {
 			k := key{termWord, tw.term}
 			postings[k] = append(postings[k], posting{uint32(i), tw.w})
+		}
+		for _, a := range wk.anchors {
+			k := key{termAnchor, a}
+			postings[k] = append(postings[k], posting{uint32(i), 1})
 		}
 		length := wk.length
 		total += float64(length)
@@ -1219,6 +1224,11 @@ func (c *Compiled) scoring(s Search) (pls []plist, w weight, first bool) {
 			}
 			return idf(int(df)) * tf * (k1 + 1) / (tf + k1*norm)
 		}
+	case len(s.Anchors) > 0:
+		// The rarest anchors first: "as" is in many lessons' code,
+		// "flushdb" in one.
+		pls = lists(termAnchor, dedupe(s.Anchors))
+		w = func(d int, _, df float64) float64 { return idf(int(df)) + 1e-6*c.docRank(d) }
 	case s.Standing:
 		pls, w, first = lists(termStanding, c.standingTerms(s)), rank, true
 	case s.Triggered:
@@ -1692,9 +1702,10 @@ const compileChunk = 256
 // before it adds it: its words with their weights, its length, and its
 // candidate record (nil when the previous index's is reused).
 type docWork struct {
-	words  []termWeight
-	length float32
-	cand   []byte
+	words   []termWeight
+	length  float32
+	cand    []byte
+	anchors []string // sigAnchors of its candidate
 }
 
 type termWeight struct {
@@ -1747,6 +1758,9 @@ func analyzeDocs(docs []CompileDoc, rec []docRecords, work []docWork, tax *obser
 				if rec[i].cand == nil { // a new or changed document: its candidate is built (regexps) only here
 					r := candRecordOf(candidateOf(d.Hit), tax)
 					wk.cand = r.marshal()
+					wk.anchors = r.anchors()
+				} else if r := (candRecord{}); r.unmarshal(rec[i].cand) == nil {
+					wk.anchors = r.anchors()
 				}
 			}
 		}()

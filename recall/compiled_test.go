@@ -668,3 +668,33 @@ func TestCompileLoadErrorLeavesItemToHook(t *testing.T) {
 		}
 	}
 }
+
+// A lesson about code is found by the code a call writes, whatever
+// language its words are in: the activation index files each prohibited
+// signature under its anchor, and the code's identifier runs look them up.
+func TestCompiledAnchors(t *testing.T) {
+	said := "别用强制解包。`try!`、`as!` 在 app 代码里一律不要。用 `guard let`。"
+	docs := append(compiledDocs(), CompileDoc{Hit: Hit{Path: "observations/corrections/unwrap.md", ID: "unwrap", Layer: LayerObservations,
+		Type: observations.TypeCorrection, Title: "别用强制解包",
+		Fields: map[string]any{"lesson": said, "trigger": "editing `Features/Orders/ReorderButton.swift`",
+			"excerpt": "Agent: Edit `Features/Orders/ReorderButton.swift`\nUser: " + said}}, Body: said, Stamp: "3:3"})
+	c := compile(t, docs, CompileOptions{Taxonomy: observations.Default()})
+	for code, want := range map[string][]string{
+		"let coupon = note.object as! Coupon":  {"observations/corrections/unwrap.md"},
+		"let data = try! JSONDecoder().decode": {"observations/corrections/unwrap.md"},
+		"guard let coupon = note.object":       nil, // advised, not prohibited: no anchor
+	} {
+		hits, err := c.Search(Search{Anchors: codeAnchors(code, "")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := paths(hits); !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", code, got, want)
+		}
+	}
+	for sig, want := range map[string]string{"bigquery.Client()": "bigquery", "as!": "as", "!": "", "%v": "", "NOT IN": "not"} {
+		if got := sigAnchor(sig); got != want {
+			t.Errorf("sigAnchor(%q) = %q, want %q", sig, got, want)
+		}
+	}
+}

@@ -282,7 +282,7 @@ type signature struct {
 }
 
 var (
-	backtickRE = textutil.Lazy("`([^`\n]{2,80})`")
+	backtickRE = textutil.Lazy("`([^`\n]{2,200})`")
 	// codeTokenRE finds code written without backticks: dotted calls and
 	// selectors (time.Now(), console.log, fmt.Println), format verbs (%v),
 	// flags with their program (rm -rf), SQL shapes (SELECT *).
@@ -297,7 +297,7 @@ var (
 	// more (English, German, Spanish, French, Portuguese, Italian), and
 	// the negations of Chinese, Japanese and Korean, which need no
 	// spaces around them (不要, 别, 使わないで, 하지 마).
-	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:not|no|never|drop|remove|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza)(?:[^\p{L}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
+	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:not|no|never|drop|remove|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma)(?:[^\p{L}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
 )
 
 // signatures returns the code spans of a text with their polarity.
@@ -311,8 +311,13 @@ func signatures(text string) []signature {
 		add := func(s string, at int, span bool) {
 			if span {
 				// A code span is code to the letter: the "." of `git add .`
-				// is what makes it the prohibited command.
+				// is what makes it the prohibited command. One that ends in
+				// an ellipsis is a prefix (`gridwise-prod.marts...`):
+				// containsSpan reads the "…" so.
 				s = strings.TrimSpace(s)
+				if p, ok := strings.CutSuffix(s, "..."); ok && len(p) >= 2 {
+					s = p + "…"
+				}
 			} else {
 				s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), ".,;:"))
 			}
@@ -327,6 +332,10 @@ func signatures(text string) []signature {
 		}
 		rest := backtickRE.ReplaceAllStringFunc(cl, func(m string) string { return strings.Repeat(" ", len(m)) })
 		for _, m := range codeTokenRE.FindAllStringIndex(rest, -1) {
+			if m[0] > 0 && (textutil.IdentByte(rest[m[0]-1]) || strings.IndexByte("-@", rest[m[0]-1]) >= 0) {
+				// Inside a longer word: "dagster-dev@gridwise-dev.iam...".
+				continue
+			}
 			if tok := rest[m[0]:m[1]]; !(strings.Count(tok, ".") == 1 && looksLikeFileOrHost(tok)) && !productNames[tok] {
 				add(tok, m[0], false)
 			}
@@ -462,6 +471,11 @@ func (c *candidate) lessonSignatures() []signature {
 // not inside a longer identifier or selector ("time.Now()" is not in
 // "clock.time.Now()"'s ... but is in "t := time.Now()").
 func containsSpan(code, span string) bool {
+	prefix := false
+	if p, ok := strings.CutSuffix(span, "…"); ok && len(p) >= 2 {
+		// `gridwise-prod.marts...`: any name that begins so.
+		span, prefix = p, true
+	}
 	hay, needle := code, span
 	if strings.ToUpper(span) == span || strings.ToLower(span) == span && !strings.ContainsAny(span, "._$()") {
 		hay, needle = strings.ToLower(code), strings.ToLower(span)
@@ -483,7 +497,7 @@ func containsSpan(code, span string) bool {
 		// A dotted span is not inside a longer selector; a bare name may
 		// be selected ("FloatField" in "models.FloatField(...)").
 		dotOK := before != '.' || !strings.Contains(needle, ".")
-		if (!textutil.IdentByte(before) || !textutil.IdentByte(needle[0])) && dotOK && !(textutil.IdentByte(needle[len(needle)-1]) && textutil.IdentByte(after)) {
+		if (!textutil.IdentByte(before) || !textutil.IdentByte(needle[0])) && dotOK && (prefix || !(textutil.IdentByte(needle[len(needle)-1]) && textutil.IdentByte(after))) {
 			return true
 		}
 		i = j + 1
@@ -546,4 +560,72 @@ func commentStart(ln, marker string) int {
 		}
 	}
 	return -1
+}
+
+// anchorCandidates is how many candidates a call's code anchors retrieve.
+const anchorCandidates = 60
+
+// sigAnchor is what the activation index files a prohibited signature
+// under: its longest run of identifier characters, lower case
+// ("bigquery.Client()": "bigquery"; "as!": "as"), "" when it has none of
+// two characters or more.
+func sigAnchor(sig string) string {
+	best := ""
+	identRuns(sig, func(run string) {
+		if len(run) > len(best) {
+			best = run
+		}
+	})
+	if len(best) < 2 {
+		return ""
+	}
+	return strings.ToLower(best)
+}
+
+// identRuns calls f with each maximal run of identifier characters of text.
+func identRuns(text string, f func(string)) {
+	for i := 0; i < len(text); {
+		if !textutil.IdentByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && textutil.IdentByte(text[j]) {
+			j++
+		}
+		f(text[i:j])
+		i = j
+	}
+}
+
+// anchors are the anchors of the record's prohibited signatures.
+func (r *candRecord) anchors() []string {
+	var out []string
+	for _, rs := range [][]sigRecord{r.SigsSaid, r.SigsLesson} {
+		for _, s := range rs {
+			if a := sigAnchor(s.S); s.P && a != "" && !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// codeAnchors are the identifier runs of the code an edit writes and of
+// the command a call runs, lower case, each once: the anchors a lesson
+// about that code is filed under.
+func codeAnchors(written, command string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, text := range []string{written, command} {
+		identRuns(text, func(run string) {
+			if len(run) >= 2 && len(run) <= 64 {
+				if w := strings.ToLower(run); !seen[w] {
+					seen[w] = true
+					out = append(out, w)
+				}
+			}
+		})
+	}
+	return out
 }

@@ -184,6 +184,7 @@ func (cu *cue) hasType(t string) bool {
 // evidence that fires on its own (action types, trigger phrases, the same
 // file), which the rules of ruledOut may reject, then lexical overlap.
 func (cu *cue) match(c *candidate) {
+
 	if c.pasted {
 		c.rejected = true
 		return
@@ -446,6 +447,16 @@ func (cu *cue) matchSignatures(c *candidate) {
 			c.follow = s.text
 		}
 	}
+	if c.sigHit != "" && cu.otherLanguage(c) {
+		// `gridwise-prod.marts...` corrected in a dbt model is not about a
+		// bq command or a Python module that names the same table.
+		c.sigHit = ""
+	}
+	if c.sigHit == "" {
+		// The refused call's objects, changed again, or its command path,
+		// run again (refused.go).
+		c.sigHit = cu.refusedHit(c)
+	}
 	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && cu.written != "" && c.prohibitsCodeNotFile() {
 		// "kein Double für Geld", corrected in Restaurant.kt: the lesson
 		// is about code, and this edit of the same file writes none of
@@ -600,16 +611,26 @@ func (cu *cue) testCode() bool {
 		if slices.Contains(cu.types, "test:modify") || cu.written != "" && testMarkRE.MatchString(cu.written) {
 			cu.test = 1
 		}
+		for _, f := range cu.files {
+			if cu.written != "" && testFileRE.MatchString(f.parent+"/"+f.base) {
+				cu.test = 1
+			}
+		}
 	}
 	return cu.test > 0
 }
 
-var testMarkRE = textutil.Lazy(`#\[test\]|#\[cfg\(test\)\]|(?m)^\s*(?:async\s+)?def test_|(?m)^\s*func Test|(?m)^\s*(?:it|test|describe)\(|@Test\b|@pytest\.`)
+var testMarkRE = textutil.Lazy(`#\[test\]|#\[cfg\(test\)\]|(?m)^\s*(?:async\s+)?def test_|(?m)^\s*func Test|(?m)^\s*(?:it|test|describe)\(|@Test\b|@pytest\.|\bimport XCTest\b|\bXCTestCase\b|(?m)^\s*func test[A-Z]|\bRSpec\.describe\b|\buse ExUnit\.Case\b|\[(?:Fact|Theory|Test|TestMethod|TestCase)\]|\bextends TestCase\b`)
+
+// testFileRE is the name or directory of a test file in the conventions of
+// the common languages (foo_test.go, test_foo.py, foo.test.ts,
+// foo_spec.rb, FooTests.swift, spec/, __tests__/, AppTests/).
+var testFileRE = textutil.Lazy(`(?:^|/)(?:test_[^/]+|[^/]+(?:_test|_spec|\.test|\.spec|Tests?)\.[A-Za-z]+|(?i:tests?|spec|__tests__|[a-z]+tests)/.*)$`)
 
 // exemptsTestsRE: a lesson that says it does not hold in tests ("unwrap
 // in tests is fine", "except in tests", "テストの中の unwrap() は大丈夫",
 // "测试里可以", "테스트에서는 괜찮").
-var exemptsTestsRE = textutil.Lazy(`(?i)\b(?:in|inside|within)\s+(?:the\s+|our\s+)?(?:unit\s+)?tests?\b[^.!?]{0,30}\b(?:fine|ok|okay|allowed|acceptable|no problem)\b|\b(?:except|but not|outside of|apart from)\s+(?:in\s+)?(?:the\s+)?tests?\b|\btests?\s+(?:are|is|can)\s+(?:fine|exempt|ok)\b|テスト.{0,24}(?:大丈夫|構いません|いい|OK)|测试.{0,16}(?:可以|没关系|没问题)|테스트.{0,16}(?:괜찮|돼)|\b(?:en|dans les)\s+tests?\b[^.!?]{0,20}\b(?:ok|permis)\b|\bin\s+Tests\b[^.!?]{0,20}\b(?:ok|erlaubt|in Ordnung)\b|\ben\s+(?:los\s+)?tests?\b[^.!?]{0,20}\b(?:está bien|vale|se permite)`)
+var exemptsTestsRE = textutil.Lazy(`(?i)\b(?:in|inside|within)\s+(?:the\s+|our\s+)?(?:unit\s+)?tests?\b[^.!?]{0,30}\b(?:fine|ok|okay|allowed|acceptable|no problem)\b|\b(?:except|but not|outside of|apart from)\s+(?:in\s+)?(?:the\s+)?tests?\b|\btests?\s+(?:are|is|can)\s+(?:fine|exempt|ok)\b|テスト.{0,24}(?:大丈夫|構いません|いい|OK)|测试.{0,24}(?:可以|没关系|没问题|无所谓|随便|不要紧)|테스트.{0,16}(?:괜찮|돼)|\b(?:en|dans les)\s+tests?\b[^.!?]{0,20}\b(?:ok|permis)\b|\bin\s+Tests\b[^.!?]{0,20}\b(?:ok|erlaubt|in Ordnung)\b|\ben\s+(?:los\s+)?tests?\b[^.!?]{0,20}\b(?:está bien|vale|se permite)`)
 
 func exemptsTests(text string) bool { return exemptsTestsRE.MatchString(text) }
 
@@ -807,6 +828,15 @@ func (cu *cue) specific(c *candidate) bool {
 	if !broadTypes[c.matchedAT] && !broadTypes[c.candAT] {
 		return true
 	}
+	if theirs := environments(c.trigger); (theirs["prod"] || theirs["staging"]) && cu.command != "" && actsOnEnvironment(c.types) {
+		// The corrected call ran against a shared environment ("dbt
+		// build --target prod"): a call of the same broad type that names
+		// none of its environments is no evidence.
+		mine := environments(cu.command)
+		if !mine["prod"] && !mine["staging"] || theirs["prod"] != mine["prod"] && theirs["staging"] != mine["staging"] {
+			return false
+		}
+	}
 	if len(cu.programs) > 0 {
 		// The call kb quoted (the trigger, the "(about ...)") names the
 		// lesson's tool only for a lesson that prohibits something
@@ -814,6 +844,11 @@ func (cu *cue) specific(c *candidate) bool {
 		// for something else ("reuse session_nav.html for that").
 		named := c.specificTools()
 		for _, p := range cu.programs {
+			if _, ok := runners[p]; ok && len(cu.programs) > 1 {
+				// `uv run pre-commit`: the tool is pre-commit, not the
+				// runner that every Python call of the repo goes through.
+				continue
+			}
 			for _, t := range toolFamily(p) {
 				if named.has(t) {
 					return true
@@ -840,6 +875,11 @@ func (cu *cue) specific(c *candidate) bool {
 	// resolve a "that", which quotes the corrected call as the trigger
 	// does.
 	return namedOverlap(cu, c.ownStems(), c.matchedAT) >= minGeneralOverlap
+}
+
+// actsOnEnvironment reports whether one of types acts on an environment.
+func actsOnEnvironment(types []string) bool {
+	return slices.ContainsFunc(types, func(t string) bool { return envDomains[typeDomain(t)] })
 }
 
 // sameDomainVerb reports whether one of types has the domain:verb of t.

@@ -27,8 +27,8 @@ type Searcher interface {
 }
 
 // Search is one question recall asks the index. At most one of
-// ActionTypes, Words and Triggered is set; with none of them, every
-// document of Layers and DocTypes matches.
+// ActionTypes, Words, Anchors and Triggered is set; with none of them,
+// every document of Layers and DocTypes matches.
 type Search struct {
 	// ActionTypes: the documents whose action_type, action_types or
 	// triggers field holds one of these values, whole ("git:push-force").
@@ -37,6 +37,10 @@ type Search struct {
 	// of which may match; a word in double quotes ("\"timeline.html\"") is
 	// one whole term.
 	Words []string
+	// Anchors: the documents a prohibited code signature of which has one
+	// of these anchors (sigAnchors), rarest first. A Searcher without
+	// them may rank the anchors as Words.
+	Anchors []string
 	// Triggered: the documents with a value in their triggers field.
 	Triggered bool
 	// Standing asks for the documents that may stand in a new session's

@@ -1,0 +1,222 @@
+package recall
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/kbmem/kb/internal/textutil"
+)
+
+// What a refused shell command says beyond its action type. The taxonomy
+// knows many commands, not every CLI: `gcloud iam service-accounts keys
+// create` has no type, and `gsutil rm gs://gridwise-raw/...` refused
+// because "nothing leaves gridwise-raw" is about that bucket, not about
+// every gsutil rm. Two signals of the refused call itself, each read from
+// the trigger's quoted command:
+//
+//   - its command path (the program and its subcommand words): a later
+//     call that runs the same path is the same action, whatever its
+//     arguments; used only for an untyped command with a path of three
+//     words or more (`gcloud iam service-accounts ...`), since a short path
+//     (`gsutil rm`) says too little on its own;
+//   - its objects: the names in it the person's words repeat (a bucket,
+//     a project, a database: "gridwise-raw", "gridwise-prod"). When the
+//     refused call changed something (rm, mv, DELETE, TRUNCATE, ...), a
+//     later call that changes the same object, through any tool, is the
+//     same action; one that only reads it is not.
+
+// refusedCommand is the command a shell trigger quotes, less the "…" of a
+// trigger cut short.
+func refusedCommand(trigger string) string {
+	return strings.TrimSpace(strings.TrimSuffix(strings.Trim(backtickRE.FindString(trigger), "`"), "…"))
+}
+
+// commandPaths lists the command path of each simple command of cmd: the
+// program (base name, lower case) and the subcommand words after it, up
+// to the first flag, path, assignment or value, at most five words.
+func commandPaths(cmd string) []string {
+	var out []string
+	for _, part := range splitShell(strings.ReplaceAll(cmd, "\n", ";")) {
+		fields := strings.Fields(part)
+		i := 0
+		for i < len(fields) && (fields[i] == "sudo" || fields[i] == "env" || fields[i] == "time" || fields[i] == "exec" ||
+			strings.Contains(fields[i], "=") && !strings.HasPrefix(fields[i], "-")) {
+			i++
+		}
+		if i >= len(fields) || fields[i] == "cd" {
+			continue
+		}
+		path := []string{strings.ToLower(filepath.Base(fields[i]))}
+		for _, f := range fields[i+1:] {
+			if len(path) == 5 || !subcommandRE.MatchString(f) {
+				break
+			}
+			path = append(path, f)
+		}
+		out = append(out, strings.Join(path, " "))
+	}
+	return out
+}
+
+var subcommandRE = textutil.Lazy(`^[a-z][a-z0-9-]*$`)
+
+// samePath reports whether one of the proposal's command paths begins
+// with the refused path (word by word).
+func samePath(refused string, proposed []string) bool {
+	for _, p := range proposed {
+		if p == refused || strings.HasPrefix(p, refused+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// commandObjects are the names of the refused command the person's words
+// repeat: identifiers with a separator or a digit in them, five
+// characters or more ("gridwise-raw", "orders_v2", "db-main-1"), as
+// whole words in both.
+func commandObjects(cmd, said string) []string {
+	if said == "" {
+		return nil
+	}
+	var out []string
+	lower := strings.ToLower(said)
+	for _, tok := range objectSplitRE.Split(strings.ToLower(cmd), -1) {
+		tok = strings.Trim(tok, ".-_")
+		if len(tok) < 5 || !strings.ContainsAny(tok, "-_0123456789") || !strings.ContainsAny(tok, "abcdefghijklmnopqrstuvwxyz") ||
+			strings.HasPrefix(tok, "-") || containsString(out, tok) {
+			continue
+		}
+		if wordIn(lower, tok) {
+			out = append(out, tok)
+		}
+	}
+	return out
+}
+
+// objectSplitRE splits a command into the names it holds: at spaces,
+// quotes, assignments, paths, URLs and SQL punctuation.
+var objectSplitRE = textutil.Lazy("[\\s'\"`=:/,;()\\[\\]{}@]+")
+
+// wordIn reports whether w occurs in s with no identifier character
+// (letter, digit, _ or -) on either side.
+func wordIn(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !objectByte(s[j-1])) && (end == len(s) || !objectByte(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func objectByte(b byte) bool { return textutil.IdentByte(b) || b == '-' }
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// changes reports whether a command changes what it names: a delete, a
+// move, a write of rows or a schema change, as a command word or an SQL
+// keyword (not a flag: `docker run --rm` removes nothing the person
+// named).
+func changes(cmd string) bool {
+	return changeWordRE.MatchString(cmd) || changeSQLRE.MatchString(cmd)
+}
+
+var (
+	changeWordRE = textutil.Lazy(`(?:^|[\s;&|(])(?:rm|rb|rmdir|mv|del|delete|remove|purge|destroy|drop|truncate|wipe|prune|shred|unlink|overwrite)(?:\s|$)`)
+	changeSQLRE  = textutil.Lazy(`(?i)\b(?:delete\s+from|truncate\s+table|truncate\s+[\w."]+|drop\s+(?:table|view|schema|database|index)|update\s+[\w."]+\s+set|insert\s+(?:into|overwrite)|alter\s+table|merge\s+into)\b`)
+)
+
+// refusedHit is the signal the refused command gives for a proposed
+// command: the objects it changed, changed again, or its command path, run
+// again. "" when neither.
+func (cu *cue) refusedHit(c *candidate) string {
+	if cu.command == "" || callKind(c.trigger) != "shell" {
+		return ""
+	}
+	refused := refusedCommand(c.trigger)
+	if refused == "" {
+		return ""
+	}
+	if objs := commandObjects(refused, c.said); len(objs) > 0 {
+		// The person named what the refused call touched: that object
+		// is the lesson's scope, the path alone is no evidence.
+		if !changes(refused) || !changes(cu.command) {
+			return ""
+		}
+		lower := strings.ToLower(cu.command)
+		for _, o := range objs {
+			if wordIn(lower, o) {
+				return o
+			}
+		}
+		return ""
+	}
+	if len(c.types) > 0 {
+		return ""
+	}
+	for _, p := range commandPaths(refused) {
+		if strings.Count(p, " ") >= 2 && samePath(p, commandPaths(cu.command)) {
+			return p
+		}
+	}
+	return ""
+}
+
+// otherLanguage reports whether a code signature of a lesson corrected on
+// an edit was found in code of another language than the corrected file's:
+// in a shell command (unless the signature is that command: `rm -rf
+// build`), or in a file whose extension belongs to another language.
+// Files of unknown kinds are not ruled out.
+func (cu *cue) otherLanguage(c *candidate) bool {
+	if callKind(c.trigger) != "edit" {
+		return false
+	}
+	corrected := languageOf(strings.Trim(backtickRE.FindString(c.trigger[strings.Index(c.trigger, "`"):]), "`"))
+	if corrected == "" {
+		return false
+	}
+	if cu.written == "" {
+		if cu.command == "" {
+			return false
+		}
+		first, _, _ := strings.Cut(c.sigHit, " ")
+		return !containsString(cu.programs, strings.ToLower(first))
+	}
+	for _, f := range cu.files {
+		if l := languageOf(f.base); l != "" {
+			return l != corrected
+		}
+	}
+	return false
+}
+
+// languageOf is the language of a file by its extension, "" when unknown:
+// one name for the extensions that hold the same code.
+func languageOf(file string) string {
+	return languages[strings.ToLower(filepath.Ext(file))]
+}
+
+var languages = map[string]string{
+	".py": "python", ".pyi": "python", ".ipynb": "python",
+	".js": "js", ".jsx": "js", ".mjs": "js", ".cjs": "js", ".ts": "js", ".tsx": "js", ".vue": "js", ".svelte": "js",
+	".sql": "sql", ".rb": "ruby", ".erb": "ruby", ".rake": "ruby", ".go": "go", ".rs": "rust",
+	".java": "jvm", ".kt": "jvm", ".kts": "jvm", ".scala": "jvm", ".groovy": "jvm",
+	".swift": "swift", ".m": "objc", ".cs": "dotnet", ".fs": "dotnet", ".ex": "elixir", ".exs": "elixir", ".heex": "elixir",
+	".php": "php", ".c": "c", ".h": "c", ".cc": "c", ".cpp": "c", ".hpp": "c",
+	".sh": "shell", ".bash": "shell", ".zsh": "shell",
+	".yml": "yaml", ".yaml": "yaml", ".json": "json", ".toml": "toml", ".tf": "hcl", ".hcl": "hcl",
+	".html": "html", ".css": "css", ".scss": "css", ".md": "markdown",
+}

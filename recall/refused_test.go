@@ -1,0 +1,164 @@
+package recall
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/kbmem/kb/observations"
+)
+
+func TestCommandPaths(t *testing.T) {
+	for cmd, want := range map[string][]string{
+		"gcloud iam service-accounts keys create /tmp/k.json --iam-account=x@y": {"gcloud iam service-accounts keys create"},
+		"cd infra && AWS_PROFILE=prod aws iam create-access-key --user-name ci": {"aws iam create-access-key"},
+		"sudo /usr/bin/az ad sp credential reset --id 42":                       {"az ad sp credential reset"},
+		"gsutil rm gs://bucket/a.csv":                                           {"gsutil rm"},
+	} {
+		if got := commandPaths(cmd); !slices.Equal(got, want) {
+			t.Errorf("commandPaths(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
+
+func TestCommandObjects(t *testing.T) {
+	for _, tc := range []struct{ cmd, said, want string }{
+		{"gsutil rm gs://gridwise-raw/mdm/readings-0412.csv.gz", "Nee, niets verwijderen uit gridwise-raw.", "gridwise-raw"},
+		{"bq query --project_id=gridwise-prod 'DELETE FROM marts.x", "no hand DML on gridwise-prod, nothing", "gridwise-prod"},
+		{"psql -d orders_v2 -c 'TRUNCATE events'", "不要动 orders_v2 这个库", "orders_v2"},
+		// A name the person does not repeat is no object; nor is a
+		// part of a longer name.
+		{"aws s3 rm s3://ledger-exports/2024 --recursive", "don't delete exports", ""},
+		{"gsutil rm gs://gridwise-raw-archive/x", "leave gridwise-raw alone", ""},
+	} {
+		got := commandObjects(tc.cmd, tc.said)
+		if tc.want == "" && len(got) > 0 || tc.want != "" && !slices.Contains(got, tc.want) {
+			t.Errorf("commandObjects(%q, %q) = %q, want %q", tc.cmd, tc.said, got, tc.want)
+		}
+	}
+	for cmd, want := range map[string]bool{
+		"gcloud storage rm --recursive gs://b/x":          true,
+		"gsutil mv gs://b/x gs://b/_bad/x":                true,
+		`python -c "c.query('TRUNCATE TABLE marts.dim')"`: true,
+		"psql -c 'DELETE FROM orders WHERE id = 3'":       true,
+		"bq query 'SELECT count(*) FROM t'":               false,
+		"gsutil ls -l gs://b/x":                           false,
+		"docker run --rm -it app":                         false,
+		"make quarantine URI=gs://b/x":                    false,
+	} {
+		checkEach(t, "changes", changes, cmd, want)
+	}
+}
+
+// A refused command the taxonomy has no type for still fires on the same
+// command path; a refused change of an object the person named fires on
+// another tool's change of that object, and not on a read of it or a
+// change of another one.
+func TestRefusedCommandSignals(t *testing.T) {
+	bash := func(cmd string) *cue { return toolCue("Bash", "command", cmd) }
+	keys := func() *candidate {
+		said := "no service account keys, org policy. impersonate the SA instead"
+		return &candidate{typ: observations.TypeCorrection, said: said, lesson: said,
+			trigger: "running `gcloud iam service-accounts keys create ~/.config/gcloud/dev.json…`"}
+	}
+	bucket := func() *candidate {
+		said := "Nee, niets verwijderen uit gridwise-raw: die bucket is onveranderlijk. Gebruik `make quarantine URI=...`"
+		return &candidate{typ: observations.TypeCorrection, said: said, lesson: said,
+			trigger: "running `gsutil rm gs://gridwise-raw/mdm/2026/02/10/readings-0412.csv.gz`"}
+	}
+	for _, tc := range []struct {
+		c    func() *candidate
+		cmd  string
+		want string
+	}{
+		{keys, "gcloud iam service-accounts keys create /tmp/ci.json --iam-account=ci@p.iam.gserviceaccount.com", "gcloud iam service-accounts keys create"},
+		{keys, "gcloud auth application-default login --impersonate-service-account=ci@p.iam.gserviceaccount.com", ""},
+		{keys, "gcloud iam service-accounts list", ""},
+		{bucket, "gcloud storage rm --recursive gs://gridwise-raw/scada/2026/03/14/", "gridwise-raw"},
+		{bucket, "gsutil mv gs://gridwise-raw/a.csv.gz gs://gridwise-raw/_bad/a.csv.gz", "gridwise-raw"},
+		{bucket, "gsutil ls -l gs://gridwise-raw/scada/", ""},
+		{bucket, "gcloud storage rm --recursive gs://gridwise-scratch/voltage/", ""},
+		{bucket, "make quarantine URI=gs://gridwise-raw/mdm/a.csv.gz", ""},
+	} {
+		c := tc.c()
+		if got := bash(tc.cmd).refusedHit(c); got != tc.want {
+			t.Errorf("%s: refusedHit = %q, want %q", tc.cmd, got, tc.want)
+		}
+	}
+}
+
+// A broad type match (py:run) names the runner of every Python call:
+// `uv run pre-commit` is no evidence for a lesson about `uv run dbt build
+// --target prod`, and a build that names no environment is none for a
+// lesson about a production one.
+func TestBroadTypeRunnerAndEnvironment(t *testing.T) {
+	tax := observations.Default()
+	said := "don't point dbt at prod from your laptop: prod is built by the dbt_prod job after the merge"
+	mk := func() *candidate {
+		return &candidate{typ: observations.TypeCorrection, said: said, lesson: said,
+			trigger: "running Python: `cd dbt && uv run dbt build --target prod -s fct_outage_minutes`",
+			types:   []string{"py:run", "deploy:production"}}
+	}
+	for cmd, want := range map[string]bool{
+		"cd dbt && uv run dbt build --target prod -s fct_substation_load": true,
+		"cd dbt && uv run dbt build -s fct_substation_load+":              false,
+		"uv run pre-commit run --all-files":                               false,
+		"cd api && uv run alembic revision --autogenerate -m x":           false,
+	} {
+		in, _ := json.Marshal(map[string]string{"command": cmd})
+		cu := buildCue(tax, Query{Tool: "Bash", Input: in, Cwd: "/p"})
+		c := mk()
+		cu.match(c)
+		if got := c.relevance > 0; got != want {
+			t.Errorf("%s: fired %v, want %v (%+v)", cmd, got, want, c)
+		}
+	}
+}
+
+// A span that ends in an ellipsis is a prefix; Turkish "Hayır" and its
+// negative imperatives make a clause a prohibition; a name inside a longer
+// word (an e-mail, a host) is no signature of its own.
+func TestSignatureShapes(t *testing.T) {
+	for _, tc := range []struct{ code, span string }{
+		{"from `gridwise-prod.marts.fct_load`", "gridwise-prod.marts…"},
+		{"select 1 from gridwise-prod.marts", "gridwise-prod.marts…"},
+	} {
+		if !containsSpan(tc.code, tc.span) {
+			t.Errorf("containsSpan(%q, %q) = false", tc.code, tc.span)
+		}
+	}
+	if containsSpan("from gridwise-prod.raw.meters", "gridwise-prod.marts…") {
+		t.Error("a prefix matched another name")
+	}
+	sigs := signatures("Hayır, endpoint içinde her istekte yeni bir `bigquery.Client()` oluşturma")
+	if len(sigs) != 1 || !sigs[0].prohibited {
+		t.Errorf("Turkish prohibition: %+v", sigs)
+	}
+	for _, s := range signatures("use `gcloud auth login` and impersonate dagster-dev@gridwise-dev.iam.gserviceaccount.com") {
+		if s.text == "@gridwise" || s.text == "dev.iam.gserviceaccount.com" {
+			t.Errorf("a part of an address as a signature: %+v", s)
+		}
+	}
+}
+
+// Test files are known by their names and directories in the conventions
+// of several languages, and by the marks of their frameworks.
+func TestTestCode(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/p/ios/PantryboxTests/CartStoreTests.swift": true,
+		"/p/spec/models/order_spec.rb":               true,
+		"/p/web/src/cart.test.ts":                    true,
+		"/p/svc/handler_test.go":                     true,
+		"/p/tests/test_api.py":                       true,
+		"/p/app/models/latest.rb":                    false,
+		"/p/ios/Pantrybox/CartView.swift":            false,
+	} {
+		if got := toolCue("Write", "file_path", path, "content", "x = 1").testCode(); got != want {
+			t.Errorf("testCode(%s) = %v, want %v", path, got, want)
+		}
+	}
+	if !toolCue("Write", "file_path", "/p/a.swift", "content", "import XCTest\nfinal class A: XCTestCase {}").testCode() {
+		t.Error("XCTest marks")
+	}
+	checkEach(t, "exemptsTests", exemptsTests, "测试代码（PantryboxTests）里无所谓，force unwrap 可以", true)
+}
