@@ -45,6 +45,15 @@ func TestClassifyShell(t *testing.T) {
 		{cmd: "docker compose exec redis redis-cli flushall", want: []string{"db:flush-cache"}},
 		{cmd: `node -e "const c=createClient();await c.connect();await c.flushDb()"`, want: []string{"db:flush-cache"}},
 		{cmd: "redis-cli --scan --pattern 'avail:*' | xargs redis-cli unlink", notWant: []string{"db:flush-cache"}},
+		// Code a command runs inline is content; the command around it
+		// is not.
+		{cmd: `bin/rails runner 'Sidekiq.redis(&:flushdb)'`, want: []string{"db:flush-cache"}},
+		{cmd: `python -c "import redis; redis.Redis().flushdb()"`, want: []string{"db:flush-cache"}},
+		{cmd: `bin/rails runner 'puts User.count'`, want: []string{}, notWant: []string{"db:flush-cache"}},
+		// Deploys by the tools that name their stage.
+		{cmd: "kamal deploy -d production", want: []string{"deploy:production"}},
+		{cmd: "npx wrangler deploy --env production", want: []string{"deploy:production"}},
+		{cmd: "npx wrangler deploy --env staging", want: []string{"pkg:npm"}, notWant: []string{"deploy:production"}},
 		{cmd: "kubectl -n app exec api-0 -- python manage.py migrate", want: []string{"db:migration"}},
 		// CocoaPods.
 		{cmd: "cd ios && pod install", want: []string{"pkg:install"}},

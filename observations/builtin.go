@@ -106,8 +106,9 @@ var builtinRules = []Rule{
 		Paths: []string{"**/migrations/**", "**/migration/**", "**/db/migrate/**", "**/alembic/versions/**", "*.up.sql", "*.down.sql"},
 		Words: []string{"migration", "migrate schema|database|table", "schema migration"}},
 	{Type: "db:flush-cache", Desc: "flushing a cache or key-value store (FLUSHALL / FLUSHDB)",
-		Content: []string{`(?i)\.flush(?:all|db)(?:async)?\s*\(`},
-		Words:   []string{"flushall|flushdb", "flush|wipe|clear|empty redis|cache|valkey|memcached", "flush the cache|redis"}},
+		Commands: []string{"redis-cli|valkey-cli|keydb-cli flushall|flushdb|FLUSHALL|FLUSHDB"},
+		Content:  []string{`(?i)\.flush(?:all|db)(?:async)?\s*\(`, `(?i)&:flush(?:all|db)\b`, `(?i)\bcall\(\s*['"]flush(?:all|db)['"]`},
+		Words:    []string{"flushall|flushdb", "flush|wipe|clear|empty redis|cache|valkey|memcached", "flush the cache|redis"}},
 	{Type: "db:reset", Desc: "dropping or resetting a database",
 		Commands: []string{"dropdb", "rails|rake db:reset|db:drop", "prisma migrate reset", "python|python3 manage.py flush"},
 		Content:  []string{`(?i)\bdrop\s+(database|schema)\b`},
@@ -252,7 +253,7 @@ var builtinRules = []Rule{
 
 	// deploy and infrastructure
 	{Type: "deploy:production", Desc: "deploying to or changing production",
-		Commands: []string{"kubectl|helm|terraform|tofu|aws|gcloud|az|flyctl|fly|heroku|dbt|sqlmesh *prod*|*production*", "vercel|netlify --prod",
+		Commands: []string{"kubectl|helm|terraform|tofu|aws|gcloud|az|flyctl|fly|heroku|dbt|sqlmesh|kamal|wrangler|cap|mina|dokku|sst|railway|pulumi|serverless|sls *prod*|*production*", "vercel|netlify --prod",
 			"vercel|netlify deploy --prod", "fly|flyctl deploy", "git push heroku|production|prod|live", "firebase deploy",
 			"gcloud app deploy", "eb deploy", "cap production", "serverless|sls deploy *prod*", "kubectl apply|delete|rollout|scale *prod*"},
 		Words: []string{"deploy|push|release|ship production|live", "production deploy|deployment|database|server|cluster|environment|data",

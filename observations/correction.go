@@ -931,9 +931,15 @@ func prohibitedWritten(r *traces.Record, said string) []string {
 		if !lexicon.CueNegation.In(lower(cl)) {
 			continue
 		}
-		for _, w := range wordTokenRE.FindAllString(cl, -1) {
+		for k, w := range wordTokenRE.FindAllString(cl, -1) {
 			lw := strings.ToLower(strings.Trim(w, "."))
 			as, ok := inAdded[lw]
+			if ok && k > 0 && as != strings.Trim(w, ".") && w != lw {
+				// "don't pass the Order object": the class, mid-sentence
+				// and capitalized, is not the variable order the edit
+				// wrote (code is case-sensitive).
+				continue
+			}
 			if !ok || len(lw) < 3 || inOld[lw] || lexicon.StopExtract.Has(lw) || codeCommonWords[lw] || slices.Contains(out, as) ||
 				!codeShaped(as) && !imported(added, as) && !selected(added, as) {
 				continue

@@ -244,6 +244,15 @@ func TaskBound(text string) bool {
 	return (taskStartRE.MatchString(text) || taskBoundRE.MatchString(text)) && !explicitRuleRE.MatchString(text)
 }
 
+// RequestsTask reports whether text opens by asking for work on the task at
+// hand ("can you replace them with one link", "check whether we need X",
+// "let's split it"): narrower than TaskBound, which any "it" or "now"
+// makes true.
+func RequestsTask(text string) bool {
+	text = strings.TrimSpace(text)
+	return taskStartRE.MatchString(text) && !explicitRuleRE.MatchString(text)
+}
+
 // Guesses reports whether the person's words open with a guess at what is
 // going on ("I think the library is setting it, there's no data-groupid",
 // "maybe the cache", "我觉得是缓存"): a diagnosis of the task at hand, and

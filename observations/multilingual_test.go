@@ -924,6 +924,9 @@ func TestProhibitedWrittenInExcerpt(t *testing.T) {
 			"don't use axios", nil},
 		{rec("Bash", map[string]string{"command": "redis-cli -h redis.staging.internal FLUSHDB"}),
 			"never FLUSHDB on the staging redis", nil},
+		// The class, capitalized mid-sentence, is not the variable.
+		{rec("Edit", map[string]string{"file_path": "a.rb", "old_string": "x", "new_string": "ChargeJob.perform_later(order)"}),
+			"don't pass the Order object to the job, pass its id", nil},
 	} {
 		if got := prohibitedWritten(tc.r, tc.said); strings.Join(got, ",") != strings.Join(tc.want, ",") {
 			t.Errorf("%q: %v, want %v", tc.said, got, tc.want)

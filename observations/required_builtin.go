@@ -30,6 +30,8 @@ var builtinRequired = map[string][]string{
 	"\\bt\\.(?:string|integer|text|boolean|references|datetime)\\b":                      []string{"boolean", "datetime", "integer", "references", "string", "text"},
 	"(?m)^\\s*\\w+\\s+(?:String|Int|Boolean|DateTime|Float|Decimal|Json)\\??\\s*(?:@|$)": []string{"boolean", "datetime", "decimal", "float", "int", "json", "string"},
 	"(?i)\\.flush(?:all|db)(?:async)?\\s*\\(":                                            []string{".flush"},
+	"(?i)&:flush(?:all|db)\\b":                                                           []string{"&:flush"},
+	"(?i)\\bcall\\(\\s*['\"]flush(?:all|db)['\"]":                                        []string{"call("},
 	"(?i)\\bdrop\\s+(database|schema)\\b":                                                []string{"database", "schema"},
 	"(?m)^// Code generated .* DO NOT EDIT\\.$":                                          []string{"// code generated "},
 	"@generated":           []string{"@generated"},

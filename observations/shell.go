@@ -32,6 +32,13 @@ func (t *Taxonomy) shell(h hits, cmd string, depth int) {
 	if strings.Contains(cmd, "|") && (strings.Contains(cmd, "curl") || strings.Contains(cmd, "wget")) && curlPipeRE.MatchString(cmd) {
 		h.add("sys:curl-pipe-shell", 3)
 	}
+	if depth == 0 && strings.ContainsAny(cmd, `'"`) {
+		// Code a command runs inline (python -c, rails runner, node -e,
+		// psql -c, bq query): what it writes is content.
+		for _, m := range inlineCodeRE.FindAllStringSubmatch(cmd, 8) {
+			t.contentHits(h, m[1]+m[2])
+		}
+	}
 	f, err := parseShell(cmd)
 	if err != nil {
 		t.fallbackShell(h, cmd, depth)
@@ -55,6 +62,10 @@ func parseShell(cmd string) (f *syntax.File, err error) {
 }
 
 var errShellPanic = errors.New("shell parser panic")
+
+// inlineCodeRE is the quoted code a command runs inline: after -c, -e,
+// --execute, --command, runner, eval, query or exec.
+var inlineCodeRE = textutil.Lazy(`(?:\s-[ce]|\s--execute|\s--command|\srunner|\seval|\squery|\sexec)(?:\s+--?[\w=-]+)*\s+(?:'([^']{4,})'|"((?:[^"\\]|\\.){4,})")`)
 
 var curlPipeRE = textutil.Lazy(`\b(curl|wget)\b[^|;&\n]*\|\s*(sudo\s+(-\S+\s+)*)?(ba|z|da|k)?sh\b`)
 

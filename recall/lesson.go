@@ -297,7 +297,7 @@ var (
 	// more (English, German, Spanish, French, Portuguese, Italian), and
 	// the negations of Chinese, Japanese and Korean, which need no
 	// spaces around them (不要, 别, 使わないで, 하지 마).
-	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:not|no|never|drop|remove|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma)(?:[^\p{L}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
+	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:not|no|never|drop|dropped|remove|removed|deprecated|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma)(?:[^\p{L}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
 )
 
 // signatures returns the code spans of a text with their polarity.
@@ -317,6 +317,11 @@ func signatures(text string) []signature {
 				s = strings.TrimSpace(s)
 				if p, ok := strings.CutSuffix(s, "..."); ok && len(p) >= 2 {
 					s = p + "…"
+				}
+				if loc := placeholderRE.FindStringIndex(s); loc != nil && loc[0] >= 2 {
+					// `bundle update --conservative <gem>`: what comes
+					// before the placeholder, followed by anything.
+					s = strings.TrimSpace(s[:loc[0]]) + "…"
 				}
 			} else {
 				s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), ".,;:"))
@@ -374,6 +379,10 @@ func signatures(text string) []signature {
 	}
 	return out
 }
+
+// placeholderRE is a placeholder in a command a lesson writes: <gem>,
+// <name>, {service}, $NAME.
+var placeholderRE = textutil.Lazy(`<[A-Za-z][\w -]*>|\{[a-z][\w-]*\}|\$[A-Z][A-Z_]+\b`)
 
 // selectorAfter reports whether prefix ("requests.") is followed in text by
 // a name somewhere (requests.get): the prefix is then a package in use.

@@ -240,7 +240,7 @@ func (cu *cue) match(c *candidate) {
 		return
 	}
 	if c.fileHit != "" && cu.hasCall && c.sigHit == "" && c.phraseHit == "" && (c.matchedAT == "" || !cu.specific(c)) &&
-		c.personOnce() && observations.TaskBound(firstLessonSentence(c.lesson)) {
+		c.personOnce() && observations.RequestsTask(firstLessonSentence(c.lesson)) {
 		// The person's request about the task at hand ("can you replace
 		// them with one link", "check whether we need X"), seen once,
 		// names the file it was made on: the file alone is no evidence
@@ -683,6 +683,11 @@ func lastName(span string) string {
 // though it is not the advised command itself. "" otherwise (a lesson
 // that advises one git command over another names git on both sides).
 func (cu *cue) followsProgram(c *candidate) string {
+	if len(c.types) > 0 && !broadTypes[c.types[0]] && slices.Contains(cu.types, c.types[0]) {
+		// `bin/rails runner 'Sidekiq.redis(&:flushdb)'` runs the advised
+		// program to do the corrected thing itself.
+		return ""
+	}
 	corrected := map[string]bool{}
 	for _, p := range c.triggerPrograms() {
 		corrected[p] = true
@@ -701,13 +706,29 @@ func (cu *cue) followsProgram(c *candidate) string {
 		if s.prohibited {
 			continue
 		}
-		for _, p := range programsOf(s.text) {
+		progs := programsOf(s.text)
+		if _, ok := runners[firstOr(progs)]; ok && len(progs) > 1 && !slices.Contains(cu.programs, progs[0]) {
+			// `bundle exec fastlane ios beta` advised: the global
+			// fastlane is not that.
+			continue
+		}
+		for i, p := range progs {
+			if _, ok := runners[p]; ok && i == 0 && len(progs) > 1 {
+				continue // the runner is not the tool
+			}
 			if !corrected[p] && slices.Contains(cu.programs, p) && !plainWordTools[p] {
 				return p
 			}
 		}
 	}
 	return ""
+}
+
+func firstOr(list []string) string {
+	if len(list) == 0 {
+		return ""
+	}
+	return list[0]
 }
 
 // asks reports whether the person's words open by asking
@@ -960,6 +981,16 @@ func (c *candidate) namesFile(span string) bool {
 	return false
 }
 
+// sourceRE: the words before a file something is made from.
+var sourceRE = textutil.Lazy(`(?i)\b(?:builds?|built|generated|generates|made|compiled|renders?|rendered)\s+(?:\w+\s+)?from\s+(?:[\w.-]*/)*$`)
+
+// generatedRE: the file named is itself generated ("... from openapi.yaml,
+// and that one is generated too").
+var generatedRE = textutil.Lazy(`(?i)\b(?:generated|generiert|généré|generado)\b|生成`)
+
+// exceptRE: the words before the file a prohibition leaves out.
+var exceptRE = textutil.Lazy(`(?i)(?:\bexcept(?:\s+for)?|\bbut not|\bapart from|\bother than|\baußer|\bexcepto|\bsauf|除了)\s*(?:[\w.*-]*/)*$`)
+
 // advisedFile reports whether every mention of file (a base name) in the
 // person's words is where they send the agent: in its sentence, an
 // advice word comes before it after any negation ("add it in
@@ -980,6 +1011,18 @@ func advisedFile(said, file string) bool {
 			}
 			i += at
 			before := sent[:i]
+			if sourceRE.MatchString(before) && !generatedRE.MatchString(sent[i+len(file):]) {
+				// "XcodeGen builds it from ios/project.yml": the file
+				// something is made from says nothing either way.
+				at = i + len(file)
+				continue
+			}
+			if exceptRE.MatchString(before) {
+				// "every other locale except en.yml": the one file the
+				// prohibition leaves out.
+				seen, at = true, i+len(file)
+				continue
+			}
 			lastNeg, lastAdvice := -1, -1
 			for _, m := range negRE.FindAllStringIndex(before, -1) {
 				lastNeg = m[0]

@@ -102,6 +102,7 @@ func TestTaskBoundRequestIsNotAboutTheFile(t *testing.T) {
 		{"a rule about the file", "Never hand-edit `app/render.py`: regenerate it with make render.", 1, true},
 		{"composed by kb", "Check that the change to `app/render.py` really works before calling it done; the person reported: “the links are gone”.", 1, true},
 		{"a request in Chinese", "这些链接没用，请把 `app/render.py` 里的它们换成一个链接", 1, true},
+		{"a rule that says now", "No, `app/render.py` is generated now: change the template it comes from.", 1, true},
 	} {
 		e := noiseEngine(lesson("cor-x", tc.text))
 		e.Index.(*memIndex).hits[0].Fields["sessions"] = tc.sessions

@@ -145,6 +145,10 @@ func TestAdvisedFile(t *testing.T) {
 		{"don't touch generated.ts. add the field in bff/schema.graphql, then run `yarn codegen`", "generated.ts", false},
 		{"progenitor builds it from backend/schema/openapi.yaml, and that one is generated too", "openapi.yaml", false},
 		{"never edit db/migration/V12__init.sql, add a new file", "V12__init.sql", false},
+		// The file something is built from says nothing either way; the
+		// one file a prohibition leaves out is where to write.
+		{"don't edit the xcodeproj, XcodeGen builds it from ios/project.yml", "project.yml", false},
+		{"don't touch the other locales, add keys everywhere except config/locales/en.yml", "en.yml", true},
 	} {
 		if got := advisedFile(tc.said, tc.file); got != tc.want {
 			t.Errorf("advisedFile(%q, %q) = %v, want %v", tc.said, tc.file, got, tc.want)

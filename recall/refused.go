@@ -171,8 +171,31 @@ func (cu *cue) refusedHit(c *candidate) string {
 		if strings.Count(p, " ") >= 2 && samePath(p, commandPaths(cu.command)) {
 			return p
 		}
+		// "we dropped rubocop for standard": the person's negated words
+		// name the refused program itself, so any call of it is the
+		// corrected action.
+		progs := programsOf(p)
+		for i, prog := range progs {
+			if _, runner := runners[prog]; runner && i < len(progs)-1 {
+				continue // `bundle exec rubocop`: the program is rubocop
+			}
+			if len(prog) >= 3 && containsString(cu.programs, prog) && negatesWord(c.said, prog) {
+				return prog
+			}
+		}
 	}
 	return ""
+}
+
+// negatesWord reports whether a clause of said that holds a negation names
+// w as a whole word.
+func negatesWord(said, w string) bool {
+	for _, cl := range clauseRE.Split(strings.ToLower(said), -1) {
+		if wordIn(cl, w) && negRE.MatchString(cl) {
+			return true
+		}
+	}
+	return false
 }
 
 // otherLanguage reports whether a code signature of a lesson corrected on

@@ -162,3 +162,37 @@ func TestTestCode(t *testing.T) {
 	}
 	checkEach(t, "exemptsTests", exemptsTests, "测试代码（PantryboxTests）里无所谓，force unwrap 可以", true)
 }
+
+// The person's negated words that name the refused program make any call
+// of it the corrected action; a lesson's placeholder ends its span; the
+// runner of advised advice is no evidence of following it, nor is the
+// global tool the advice runs through a runner.
+func TestRefusedProgramAndAdvice(t *testing.T) {
+	if !negatesWord("no, we dropped rubocop for standard", "rubocop") || negatesWord("run rubocop, don't skip it. use standard", "standard") {
+		t.Error("negatesWord")
+	}
+	said := "no, we dropped rubocop for standard: run `bundle exec standardrb --fix`"
+	c := &candidate{typ: observations.TypeCorrection, said: said, lesson: said, trigger: "running `bundle exec rubocop -a app/models`"}
+	if got := toolCue("Bash", "command", "bin/rubocop app/controllers").refusedHit(c); got != "rubocop" {
+		t.Errorf("refusedHit = %q, want rubocop", got)
+	}
+	sigs := signatures("upgrade one gem at a time: `bundle update --conservative <gem>`")
+	if len(sigs) != 1 || sigs[0].text != "bundle update --conservative…" {
+		t.Errorf("placeholder span: %+v", sigs)
+	}
+	beta := "never upload from your machine; `bundle exec fastlane ios beta` runs in CI only"
+	mk := func() *candidate {
+		return &candidate{typ: observations.TypeCorrection, said: beta, lesson: beta, trigger: "running `xcrun altool --upload-app -f build/App.ipa`"}
+	}
+	for cmd, want := range map[string]string{
+		"fastlane ios beta":             "",
+		"bundle exec fastlane ios beta": "fastlane",
+		"bundle install":                "",
+	} {
+		if got := toolCue("Bash", "command", cmd).followsProgram(mk()); got != want {
+			t.Errorf("followsProgram(%s) = %q, want %q", cmd, got, want)
+		}
+	}
+	checkEach(t, "RequestsTask", observations.RequestsTask, "can you replace them with one link", true)
+	checkEach(t, "RequestsTask", observations.RequestsTask, "No, it's generated now: change the template", false)
+}
