@@ -473,7 +473,15 @@ func (ix *Index) applyParts(ctx context.Context, parts <-chan Part, st *SyncStat
 // part. A file that fails to parse is still indexed by its path and raw
 // text, so it stays findable, and the problem is reported.
 func LoadMarkdown(f File, emit func(Part) bool) bool {
-	docs, probs := markdownDocs(f)
+	b, err := fsx.ReadFileNoFollow(f.Abs) // scanned: no symlink on the way
+	return LoadMarkdownBytes(f, b, err, emit)
+}
+
+// LoadMarkdownBytes is LoadMarkdown of the bytes b of the file, which
+// reading it returned with err: for a caller that reads more of the file
+// than its index document.
+func LoadMarkdownBytes(f File, b []byte, err error, emit func(Part) bool) bool {
+	docs, probs := markdownDocs(f, b, err)
 	n := 0
 	for i := range docs {
 		n += len(docs[i].Body)
@@ -481,8 +489,7 @@ func LoadMarkdown(f File, emit func(Part) bool) bool {
 	return emit(Part{Change: Change{Path: f.Rel, Stamp: f.Stamp, Docs: docs}, Problems: probs, Bytes: n, FileBytes: f.Stamp.Size})
 }
 
-func markdownDocs(f File) ([]Doc, []diag.Problem) {
-	b, err := fsx.ReadFileNoFollow(f.Abs) // scanned: no symlink on the way
+func markdownDocs(f File, b []byte, err error) ([]Doc, []diag.Problem) {
 	if err != nil {
 		return nil, []diag.Problem{{Path: f.Rel, Msg: err.Error(), Rule: "unreadable"}}
 	}
