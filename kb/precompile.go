@@ -24,6 +24,13 @@ type precompiled struct {
 	docs map[string]recall.CompileDoc
 }
 
+// precompiledMemLimit is the soft memory limit of a sync that keeps
+// precomputed documents: they are live until the compile (about 6 KB a
+// note), and at the pace of a large sync's collector (GOGC 200) kb index
+// at 10,000 notes peaked at 480 MB instead of 250; under this limit, at
+// ~390 MB for the same CPU.
+const precompiledMemLimit = 320 << 20
+
 // newPrecompiled is a store for a sync of files, or nil when the compile
 // after it would run in rounds.
 func (k *KB) newPrecompiled(files []fileInfo) *precompiled {

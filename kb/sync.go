@@ -170,7 +170,9 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 		if !readOnly && (len(layers) == 0 || !slices.ContainsFunc(recallLayers, func(l string) bool { return !slices.Contains(layers, l) })) {
 			// The compile below follows this sync (a read command leaves
 			// it to the background indexer).
-			x.pre = k.newPrecompiled(sc.Files)
+			if x.pre = k.newPrecompiled(sc.Files); x.pre != nil {
+				ix.SetSyncMemoryLimit(precompiledMemLimit)
+			}
 		}
 		st, err = x.sync(ctx, sc.Files, layers, progress)
 	}

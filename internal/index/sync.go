@@ -316,7 +316,11 @@ func (ix *Index) syncIn(ctx context.Context, files []File, in func(rel string) b
 		// No soft memory limit a caller set for small work (kb's read
 		// commands) while applying: with bleve's batches live above it,
 		// the collector would run all the time.
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+		limit := int64(math.MaxInt64)
+		if ix.syncLimit > 0 {
+			limit = ix.syncLimit
+		}
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the loaders when applying fails
