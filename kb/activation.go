@@ -347,17 +347,23 @@ func (x *Searcher) compileDocs(prev *recall.Compiled, reuse bool) ([]recall.Comp
 		}
 		docs := make([]recall.CompileDoc, 0, len(list))
 		var fetch []string
+		fetchPath := map[string]string{}
 		for _, d := range list {
 			stamp := stampOf(d.Path)
 			if stamp != "" && prev.Holds(d.Path, stamp) {
 				docs = append(docs, recall.CompileDoc{Hit: recall.Hit{Path: d.Path}, Stamp: stamp, Reuse: true})
 			} else {
 				fetch = append(fetch, d.ID)
+				fetchPath[d.ID] = d.Path
 			}
 		}
 		if len(fetch) <= maxRefetch {
 			complete := true
 			for _, id := range fetch {
+				if cd, ok := x.pre.take(id, fetchPath[id], stampOf(fetchPath[id])); ok {
+					docs = append(docs, cd)
+					continue
+				}
 				d, ok := x.ix.Get(id)
 				if !ok || d.Path == "" {
 					// Read one at a time, a document just replaced can come
@@ -367,9 +373,7 @@ func (x *Searcher) compileDocs(prev *recall.Compiled, reuse bool) ([]recall.Comp
 					complete = false
 					break
 				}
-				cd := compileDocOf(*d)
-				cd.Stamp = stampOf(d.Path)
-				docs = append(docs, cd)
+				docs = append(docs, x.compileDoc(*d, stampOf(d.Path)))
 			}
 			if complete {
 				return docs, nil
@@ -383,17 +387,44 @@ func (x *Searcher) compileDocs(prev *recall.Compiled, reuse bool) ([]recall.Comp
 			return nil, nil
 		}
 	}
-	all, err := x.ix.AllOf(recallLayers, activationFields...)
+	var docs []recall.CompileDoc
+	var keep func(id string) bool // every document
+	if x.pre != nil {
+		// The documents the sync precomputed, as the index holds them;
+		// the stored fields of the others only.
+		list, err := x.ix.AllOf(recallLayers, "path")
+		if err != nil {
+			return nil, fmt.Errorf("activation index: %w", err)
+		}
+		docs = make([]recall.CompileDoc, 0, len(list))
+		rest := map[string]bool{}
+		for _, d := range list {
+			if cd, ok := x.pre.take(d.ID, d.Path, stampOf(d.Path)); ok {
+				docs = append(docs, cd)
+			} else {
+				rest[d.ID] = true
+			}
+		}
+		if len(rest) == 0 {
+			return docs, nil
+		}
+		keep = func(id string) bool { return rest[id] }
+	}
+	all, err := x.ix.AllWhere(recallLayers, keep, activationFields...)
 	if err != nil {
 		return nil, fmt.Errorf("activation index: %w", err)
 	}
-	docs := make([]recall.CompileDoc, 0, len(all))
 	for _, d := range all {
-		cd := compileDocOf(d)
-		cd.Stamp = stampOf(d.Path)
-		docs = append(docs, cd)
+		docs = append(docs, x.compileDoc(d, stampOf(d.Path)))
 	}
 	return docs, nil
+}
+
+// compileDoc is the document d of the index, with stamp, for Compile.
+func (x *Searcher) compileDoc(d index.Doc, stamp string) recall.CompileDoc {
+	cd := compileDocOf(d)
+	cd.Stamp = stamp
+	return cd
 }
 
 // compileDocOf is a search document as recall's Searcher returns it (the
@@ -443,6 +474,16 @@ func (k *KB) loadItem(rel, layer string) (*observations.Observation, *doc.Docume
 		return o, nil, err
 	}
 	d, err := files.Document(rel)
+	return nil, d, err
+}
+
+// parseItem is loadItem of the bytes b read from the file.
+func (k *KB) parseItem(rel, layer string, b []byte) (*observations.Observation, *doc.Document, error) {
+	if layer == LayerObservations {
+		o, err := recall.ParseObservation(rel, b)
+		return o, nil, err
+	}
+	d, err := doc.ParseFrontmatter(rel, b)
 	return nil, d, err
 }
 

@@ -310,14 +310,7 @@ func TestCompileInRounds(t *testing.T) {
 		}
 	}
 	syncIndex(t, k)
-	sections := func() []byte {
-		t.Helper()
-		b, err := os.ReadFile(k.activationPath())
-		if err != nil || len(b) < 12 {
-			t.Fatalf("activation index: %v", err)
-		}
-		return b[12+binary.LittleEndian.Uint32(b[8:12]):] // after the header, whose meta has the time
-	}
+	sections := func() []byte { return activationSections(t, k) }
 	compileFresh := func(rounds int) []byte {
 		t.Helper()
 		defer func(n int) { roundDocs = n }(roundDocs)
@@ -381,4 +374,15 @@ func TestReadCommandLeavesUnloadedToIndexer(t *testing.T) {
 	if got := meta().Unloaded; got >= before.Unloaded || k.activationPending() {
 		t.Errorf("after a writer's sync: %d unloaded (was %d), pending %v", got, before.Unloaded, k.activationPending())
 	}
+}
+
+// activationSections are the sections of k's activation index, after its
+// header, whose meta has the compile time.
+func activationSections(t *testing.T, k *KB) []byte {
+	t.Helper()
+	b, err := os.ReadFile(k.activationPath())
+	if err != nil || len(b) < 12 {
+		t.Fatalf("activation index: %v", err)
+	}
+	return b[12+binary.LittleEndian.Uint32(b[8:12]):]
 }

@@ -31,6 +31,9 @@ type SyncStats = index.SyncStats
 type Searcher struct {
 	ix *index.Index
 	k  *KB
+	// pre is the activation index's work on the documents this open's
+	// sync loads, for the compile after it (nil: none kept).
+	pre *precompiled
 }
 
 // Close closes the index.
@@ -164,6 +167,13 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 	if ix.ReadOnly() {
 		st.Scanned = countLayers(sc.Files, layers) // up to date: nothing to apply
 	} else {
+		if !readOnly && (len(layers) == 0 || !slices.ContainsFunc(recallLayers, func(l string) bool { return !slices.Contains(layers, l) })) {
+			// The compile below follows this sync (a read command leaves
+			// it to the background indexer).
+			if x.pre = k.newPrecompiled(sc.Files); x.pre != nil {
+				ix.SetSyncMemoryLimit(precompiledMemLimit)
+			}
+		}
 		st, err = x.sync(ctx, sc.Files, layers, progress)
 	}
 	st.Problems = append(sc.Skipped, st.Problems...)
@@ -187,6 +197,7 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 				k.logf("%v (hooks answer from the previous one)", err)
 			}
 		}
+		x.pre = nil // the compile's alone
 		k.saveDirStamps(sc.Dirs)
 		fresh.Done(ix.Gen())
 	}
@@ -344,7 +355,7 @@ func (x *Searcher) loadParts(f fileInfo, emit func(filePart) bool) bool {
 		prev, _ := x.ix.Progress(f.Rel)
 		return traceIndexParts(f, prev, partLimits{Docs: partDocs, Bytes: partBytes, Line: maxTraceLine}, emit)
 	}
-	return index.LoadMarkdown(f, emit)
+	return x.loadMarkdown(f, emit)
 }
 
 // NoteID is a document's id: its frontmatter id, else its file name.

@@ -146,7 +146,7 @@ func (cu *cue) commitment(c *candidate) (string, string) {
 	// broken; one that only asks for something is judged only on its
 	// advised signatures: "use conventional commits" cannot be checked on
 	// the call that commits.
-	prohibitive := negRE.MatchString(lesson) || c.prohibitsCode()
+	prohibitive := negates(lesson) || c.prohibitsCode()
 	cu.match(c)
 	switch {
 	case c.sigHit != "":
@@ -193,7 +193,7 @@ func lessonPrograms(lesson string, programs []string) (banned, advised string) {
 	no, yes := map[string]bool{}, map[string]bool{}
 	for _, cl := range clauseRE.Split(text, -1) {
 		set := yes
-		if negRE.MatchString(cl) {
+		if negates(cl) {
 			set = no
 		}
 		// Everyday words that are programs too ("make sure") name the

@@ -83,6 +83,91 @@ type CompileDoc struct {
 	// what makes a compile after a few edits cost the edits, not the KB.
 	// A document Prev holds without an item record keeps none.
 	Reuse bool
+	// Pre, when set (Precompute), holds the document's words, candidate
+	// record and item record, computed before the compile: Body and Tags
+	// are then not read, and the file is not loaded again.
+	Pre *Precomputed
+}
+
+// Precomputed is what Compile computes of one document from its text
+// and its file, computed ahead of it (Precompute): kb index works it out
+// while the search index is built, on the cores bleve leaves idle, from
+// the bytes the sync read, so that the compile after the sync only lays
+// the documents out.
+type Precomputed struct {
+	// words are the document's terms and weights packed (packWords): one
+	// allocation without pointers, not one string per term, as the sync
+	// holds every document's until the compile.
+	words  []byte
+	length float32
+	cand   []byte
+	taxKey string // the taxonomy of cand (Taxonomy.Key)
+	item   []byte // the item record; nil: none was loaded
+}
+
+// packWords packs words as a uvarint length, the term and its weight's
+// 4 bytes each.
+func packWords(words []termWeight) []byte {
+	n := 0
+	for _, tw := range words {
+		n += binary.MaxVarintLen16 + len(tw.term) + 4
+	}
+	b := make([]byte, 0, n)
+	for _, tw := range words {
+		b = binary.AppendUvarint(b, uint64(len(tw.term)))
+		b = append(b, tw.term...)
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(tw.w))
+	}
+	return slices.Clip(b)
+}
+
+// unpackWords is the words packWords packed into b.
+func unpackWords(b []byte) []termWeight {
+	var out []termWeight
+	for len(b) > 0 {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < n+4 {
+			break // not packWords's: cannot happen
+		}
+		t := string(b[k : k+int(n)])
+		b = b[k+int(n):]
+		out = append(out, termWeight{t, math.Float32frombits(binary.LittleEndian.Uint32(b))})
+		b = b[4:]
+	}
+	return out
+}
+
+// Precompute computes d's weighted words and its candidate record under
+// taxonomy tax, and, when load is true, its item record from ob or dc
+// (what CompileOptions.Load returned for it, with loadErr), as Compile
+// would, and keeps them in d.Pre in place of its Body and Tags.
+func Precompute(d *CompileDoc, tax *observations.Taxonomy, load bool, ob *observations.Observation, dc *doc.Document, loadErr error) error {
+	wk := docWorkOf(d, map[string]float32{}, true, tax)
+	p := &Precomputed{words: packWords(wk.words), length: wk.length, cand: wk.cand}
+	if tax != nil {
+		p.taxKey = tax.Key()
+	}
+	if load {
+		b, err := itemBytes(ob, dc, loadErr)
+		if err != nil {
+			return fmt.Errorf("activation index: %s: %w", d.Path, err)
+		}
+		p.item = b
+	}
+	d.Pre, d.Body, d.Tags = p, "", nil
+	return nil
+}
+
+// itemBytes is the item record of a document whose file Load returned
+// ob or dc for, with err.
+func itemBytes(ob *observations.Observation, dc *doc.Document, err error) ([]byte, error) {
+	if err != nil {
+		// Tried: a hook reads the file. A file that cannot be read now is
+		// no reason to keep every other change from the hooks.
+		return []byte{itemNone}, nil
+	}
+	r := itemRecordOf(ob, dc)
+	return r.marshal()
 }
 
 // ErrNotReusable is returned by Compile when a document marked Reuse is
@@ -508,7 +593,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 	for i, d := range docs {
 		base := i - i%compileChunk
 		if i == base {
-			analyzeDocs(docs[base:min(len(docs), base+compileChunk)], reused[base:], work, o.Taxonomy)
+			analyzeDocs(docs[base:min(len(docs), base+compileChunk)], reused[base:], work, o.Taxonomy, meta.TaxonomyKey)
 		}
 		if len(h.Layers) >= math.MaxUint16 || len(h.Types) >= math.MaxUint16 {
 			return errors.New("activation index: too many layers or types")
@@ -847,16 +932,13 @@ func loadItems(docs []CompileDoc, load []int, o CompileOptions) (map[int][]byte,
 					return
 				}
 				d := docs[load[j]]
-				ob, dc, err := o.Load(d.Path, d.Layer)
 				var b []byte
-				if err != nil {
-					// Tried: a hook reads the file. A file that cannot be
-					// read now is no reason to keep every other change
-					// from the hooks.
-					b, err = []byte{itemNone}, nil
+				var err error
+				if d.Pre != nil && d.Pre.item != nil {
+					b = d.Pre.item // loaded by Precompute
 				} else {
-					r := itemRecordOf(ob, dc)
-					b, err = r.marshal()
+					ob, dc, lerr := o.Load(d.Path, d.Layer)
+					b, err = itemBytes(ob, dc, lerr)
 				}
 				mu.Lock()
 				if err != nil && fail == nil {
@@ -1716,7 +1798,7 @@ type termWeight struct {
 // analyzeDocs fills work[i] for each document docs[i] that is not reused
 // whole, on every core: its weighted words and, when rec[i] has none, its
 // candidate record.
-func analyzeDocs(docs []CompileDoc, rec []docRecords, work []docWork, tax *observations.Taxonomy) {
+func analyzeDocs(docs []CompileDoc, rec []docRecords, work []docWork, tax *observations.Taxonomy, taxKey string) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(len(docs), max(1, runtime.GOMAXPROCS(0))) {
@@ -1734,38 +1816,72 @@ func analyzeDocs(docs []CompileDoc, rec []docRecords, work []docWork, tax *obser
 				if d.Reuse {
 					continue
 				}
-				clear(weights)
-				wk := &work[i]
-				add := func(text string, w float32) {
-					analyze(text, func(t string) {
-						weights[t] += w
-						wk.length += w
-					})
-				}
-				add(d.Title, weightTitle)
-				add(d.Description, weightDesc)
-				for _, id := range append([]string{d.ID}, d.Tags...) {
-					if id = strings.ToLower(strings.TrimSpace(id)); id != "" {
-						weights[id] += weightID
-						wk.length += weightID
+				if p := d.Pre; p != nil {
+					work[i] = docWork{words: unpackWords(p.words), length: p.length, cand: p.cand}
+					if p.taxKey != taxKey && rec[i].cand == nil {
+						// Precomputed under another taxonomy: the words hold,
+						// the candidate is built again.
+						r := candRecordOf(candidateOf(d.Hit), tax)
+						work[i].cand = r.marshal()
 					}
+					if b := work[i].cand; b != nil {
+						work[i].anchors = recordAnchors(b)
+					} else {
+						work[i].anchors = recordAnchors(rec[i].cand)
+					}
+					continue
 				}
-				add(d.Body, weightBody)
-				wk.words = make([]termWeight, 0, len(weights))
-				for t, w := range weights {
-					wk.words = append(wk.words, termWeight{t, w})
-				}
-				if rec[i].cand == nil { // a new or changed document: its candidate is built (regexps) only here
-					r := candRecordOf(candidateOf(d.Hit), tax)
-					wk.cand = r.marshal()
-					wk.anchors = r.anchors()
-				} else if r := (candRecord{}); r.unmarshal(rec[i].cand) == nil {
-					wk.anchors = r.anchors()
+				work[i] = docWorkOf(d, weights, rec[i].cand == nil, tax)
+				if work[i].cand == nil {
+					work[i].anchors = recordAnchors(rec[i].cand)
 				}
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// docWorkOf is the words of d with their weights (counted in weights,
+// cleared first) and, with cand (a new or changed document), its
+// candidate record: the regexps of a candidate run only here.
+func docWorkOf(d *CompileDoc, weights map[string]float32, cand bool, tax *observations.Taxonomy) docWork {
+	clear(weights)
+	var wk docWork
+	add := func(text string, w float32) {
+		analyze(text, func(t string) {
+			weights[t] += w
+			wk.length += w
+		})
+	}
+	add(d.Title, weightTitle)
+	add(d.Description, weightDesc)
+	for _, id := range append([]string{d.ID}, d.Tags...) {
+		if id = strings.ToLower(strings.TrimSpace(id)); id != "" {
+			weights[id] += weightID
+			wk.length += weightID
+		}
+	}
+	add(d.Body, weightBody)
+	wk.words = make([]termWeight, 0, len(weights))
+	for t, w := range weights {
+		wk.words = append(wk.words, termWeight{t, w})
+	}
+	if cand {
+		r := candRecordOf(candidateOf(d.Hit), tax)
+		wk.cand = r.marshal()
+		wk.anchors = r.anchors()
+	}
+	return wk
+}
+
+// recordAnchors is the sigAnchors of the candidate record b; nil without
+// one.
+func recordAnchors(b []byte) []string {
+	var r candRecord
+	if b == nil || r.unmarshal(b) != nil {
+		return nil
+	}
+	return r.anchors()
 }
 
 func analyze(text string, emit func(string)) {

@@ -28,6 +28,12 @@ func (f Files) Observation(rel string) (*observations.Observation, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseObservation(rel, b)
+}
+
+// ParseObservation parses the bytes b of the observation file rel, as
+// Observation does.
+func ParseObservation(rel string, b []byte) (*observations.Observation, error) {
 	of, prob := observations.ParseFile(rel, b)
 	if prob != nil {
 		return nil, errors.New(prob.String())

@@ -558,7 +558,7 @@ func (cu *cue) followsWords(c *candidate) string {
 	refused := " " + strings.Join(strings.Fields(strings.ToLower(strings.Trim(backtickRE.FindString(c.trigger), "`"))), " ") + " "
 	cmd := " " + strings.Join(strings.Fields(strings.ToLower(cu.command)), " ") + " "
 	for _, cl := range clauseRE.Split(c.said, -1) {
-		if negRE.MatchString(cl) {
+		if negates(cl) {
 			continue // "never chmod 777" names what not to run
 		}
 		words := strings.FieldsFunc(strings.ToLower(cl), func(r rune) bool {
@@ -757,7 +757,7 @@ func (c *candidate) negated() bool {
 	if c.pre != nil {
 		return c.pre.negated
 	}
-	return negRE.MatchString(c.lesson)
+	return negates(c.lesson)
 }
 
 // matchStems are the stems matchWords compares: of the candidate's text,

@@ -183,6 +183,9 @@ func (e *StaleError) Error() string { return "index needs a rebuild: " + e.Reaso
 type Index struct {
 	dir      string
 	readOnly bool
+	// syncLimit is the soft memory limit of a sync (SetSyncMemoryLimit);
+	// 0: none.
+	syncLimit int64
 
 	wmu sync.Mutex   // serializes Apply and Reset
 	mu  sync.RWMutex // guards the fields below
@@ -1151,3 +1154,9 @@ func guard(f func() error) (err error) {
 	}()
 	return f()
 }
+
+// SetSyncMemoryLimit sets the soft memory limit (debug.SetMemoryLimit) a
+// sync runs under, when the process has none of its own (GOMEMLIMIT): for
+// a caller that keeps data of its own for each document loaded, which the
+// collector's relaxed pace of a large sync would otherwise triple.
+func (ix *Index) SetSyncMemoryLimit(n int64) { ix.syncLimit = n }

@@ -231,6 +231,18 @@ func checkWords(t *testing.T, s string) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q: words %v, tokenizer %v", s, got, want)
 	}
+	// The index's tokenizer, through words: the same tokens at the same
+	// offsets and positions.
+	want, got = nil, nil
+	for _, tok := range unicodeTokenizer.Tokenize([]byte(s)) {
+		want = append(want, tok.String())
+	}
+	for _, tok := range (wordsTokenizer{}).Tokenize([]byte(s)) {
+		got = append(got, tok.String())
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: wordsTokenizer %v, unicode tokenizer %v", s, got, want)
+	}
 }
 
 var unicodeTokenizer = unicode.NewUnicodeTokenizer()

@@ -316,7 +316,11 @@ func (ix *Index) syncIn(ctx context.Context, files []File, in func(rel string) b
 		// No soft memory limit a caller set for small work (kb's read
 		// commands) while applying: with bleve's batches live above it,
 		// the collector would run all the time.
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+		limit := int64(math.MaxInt64)
+		if ix.syncLimit > 0 {
+			limit = ix.syncLimit
+		}
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the loaders when applying fails
@@ -473,7 +477,15 @@ func (ix *Index) applyParts(ctx context.Context, parts <-chan Part, st *SyncStat
 // part. A file that fails to parse is still indexed by its path and raw
 // text, so it stays findable, and the problem is reported.
 func LoadMarkdown(f File, emit func(Part) bool) bool {
-	docs, probs := markdownDocs(f)
+	b, err := fsx.ReadFileNoFollow(f.Abs) // scanned: no symlink on the way
+	return LoadMarkdownBytes(f, b, err, emit)
+}
+
+// LoadMarkdownBytes is LoadMarkdown of the bytes b of the file, which
+// reading it returned with err: for a caller that reads more of the file
+// than its index document.
+func LoadMarkdownBytes(f File, b []byte, err error, emit func(Part) bool) bool {
+	docs, probs := markdownDocs(f, b, err)
 	n := 0
 	for i := range docs {
 		n += len(docs[i].Body)
@@ -481,8 +493,7 @@ func LoadMarkdown(f File, emit func(Part) bool) bool {
 	return emit(Part{Change: Change{Path: f.Rel, Stamp: f.Stamp, Docs: docs}, Problems: probs, Bytes: n, FileBytes: f.Stamp.Size})
 }
 
-func markdownDocs(f File) ([]Doc, []diag.Problem) {
-	b, err := fsx.ReadFileNoFollow(f.Abs) // scanned: no symlink on the way
+func markdownDocs(f File, b []byte, err error) ([]Doc, []diag.Problem) {
 	if err != nil {
 		return nil, []diag.Problem{{Path: f.Rel, Msg: err.Error(), Rule: "unreadable"}}
 	}
