@@ -77,7 +77,9 @@ func obsTypeOf(dim string) string {
 // sessions of 8 owners, mostly Chinese, written 2026-12-04 by the same
 // rule) the next four; the eighth (keys10: 7 sessions of 5 owners,
 // written 2026-12-04 after this stop's extraction changes) is held out
-// whole.
+// whole. The ninth (keys11: 10 aider, Claude Code and Codex sessions of 8
+// owners, Turkish, Czech, Chinese, Japanese, Portuguese, French, written
+// 2026-12-05 by the same rule) holds out the next four.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
@@ -85,7 +87,8 @@ var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfas
 	"aistrad", "augustoFranke", "Awhitter", "EdouardZemb", "Hoper-J",
 	"0202alcc", "87maxi", "Adimas-Prakoso", "Ahmedrali", "entireio",
 	"7567491", "Aduson-Inc", "ikn7", "MikeLockz",
-	"0xf1e", "jo030304", "ksuke0322", "oliyoung", "tyzerrr"}
+	"0xf1e", "jo030304", "ksuke0322", "oliyoung", "tyzerrr",
+	"0anes0", "886caigudong", "bruno-vilefort-tech-consulting", "daphatpharm4"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (

@@ -465,8 +465,21 @@ func negatedResult(tl *timeline, u *utterance, head string) bool {
 		return false
 	}
 	first := ss[0]
-	if isQuestion(first) || wordCount(first) > 40 || opensWithRequest(first) {
+	if isQuestion(first) {
+		// "検索してもヒットしないんだけど、なんでかわかる？": a report, then
+		// the question about it.
+		if c, _, ok := strings.Cut(first, "、"); ok && wordCount(c) <= 40 && contrastEndRE.MatchString(c) && lexicon.NegatedPredicate(c) {
+			return true
+		}
 		return false
+	}
+	if wordCount(first) > 40 || opensWithRequest(first) {
+		return false
+	}
+	if lexicon.NegatedPredicate(first) {
+		// "日本の都市がないね", "好きじゃないから…": Japanese and Korean
+		// negate at the clause's end.
+		return true
 	}
 	if lexicon.CueNegatedResult.In(first) {
 		return true
@@ -479,6 +492,9 @@ func negatedResult(tl *timeline, u *utterance, head string) bool {
 	}
 	return lexicon.CueNegation.In(first) && !lexicon.CueNegation.AtStart(first)
 }
+
+// contrastEndRE is a Japanese clause that ends in "but" (けど, が).
+var contrastEndRE = textutil.Lazy(`(?:けど|けれど|が)$`)
 
 // tailOf returns the last n bytes of s, cut at a rune boundary.
 func tailOf(s string, n int) string {

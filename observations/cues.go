@@ -59,7 +59,7 @@ func isDirective(text string) bool {
 		return true
 	}
 	for _, s := range sentences(text) {
-		if opensWithRequest(s) || directiveStartRE.MatchString(strings.TrimSpace(leadRE.ReplaceAllString(s, ""))) {
+		if opensWithRequest(s) || directiveStartRE.MatchString(strings.TrimSpace(leadRE.ReplaceAllString(s, ""))) || lexicon.RequestEnd(s) {
 			return true
 		}
 	}

@@ -27,9 +27,11 @@ var lessonRewrites = []rewrite{
 	{textutil.Lazy(`(?i)^we\s+(always\s+)?use\s+`), "Use "},
 	{textutil.Lazy(`(?i)^we\s+always\s+`), "Always "},
 	{textutil.Lazy(`(?i)^we\s+never\s+`), "Never "},
+	// "we don't need to X" is "Do not X"; "we don't need the banner" is
+	// "Do without the banner" (not "Do not need").
+	{textutil.Lazy(`(?i)^(i\s+(don'?t|do not)\s+think\s+we\s+need|(we|you)\s+(don'?t|do not)\s+need)\s+to\s+`), "Do not "},
+	{textutil.Lazy(`(?i)^(i\s+(don'?t|do not)\s+think\s+we\s+need|(we|you)\s+(don'?t|do not)\s+need)\s+`), "Do without "},
 	{textutil.Lazy(`(?i)^we\s+(don'?t|do not)\s+`), "Do not "},
-	{textutil.Lazy(`(?i)^i\s+(don'?t|do not)\s+think\s+we\s+need\s+(to\s+)?`), "Do not "},
-	{textutil.Lazy(`(?i)^(we|you)\s+(don'?t|do not)\s+need\s+(to\s+)?`), "Do not "},
 	{textutil.Lazy(`(?i)^i\s+(don'?t|do not)\s+want\s+(you\s+)?to\s+`), "Do not "},
 	{textutil.Lazy(`(?i)^i\s+(don'?t|do not)\s+want\s+`), "Avoid "},
 	{textutil.Lazy(`(?i)^(you|we)\s+(should|must|need to|have to|can|could)\s+(just\s+)?`), ""},
@@ -236,6 +238,10 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 		// "No, that's not what I meant": the work went another way than
 		// the person's.
 		return "Do not go ahead with " + what + " that way; the person said: " + quoteText(said) + ".", consequence, ""
+	case failure && !instructs && lexicon.CueNeedless.In(first):
+		// "この楕円の白枠は一切いらないね", "we don't need the banner":
+		// the change added what the person does not want.
+		return "Leave out of " + what + " what the person does not want; the person said: " + quoteText(said) + ".", consequence, ""
 	case failure && !instructs:
 		if rule := shortfallRule(u.text); rule != "" {
 			// "you are not adding tests": the person states the rule.

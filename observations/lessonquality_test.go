@@ -167,3 +167,28 @@ func TestRepeatedLinesArePasted(t *testing.T) {
 		}
 	}
 }
+
+// A change that added what the person does not want ("we don't need the
+// banner", "この白枠はいらないね") is reported as such, not as a change to
+// check; a Japanese correction keeps the request after the "no"
+// ("そこじゃない。戻して。…にして").
+func TestUnwantedAdditionAndJapaneseRequests(t *testing.T) {
+	run := func(msg string) []*Observation {
+		f := (&ccFixture{}).user("make the header nicer").
+			call("toolu_1", "Edit", `{"file_path":"/repo/web/header.css","old_string":"a","new_string":"b"}`).result("toolu_1", "ok")
+		s := f.say("Done: the header has a banner and a frame now.").user(msg).say("OK.").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	for msg, want := range map[string]string{
+		"We don't need the banner at the top.": "Do without the banner at the top.",
+		"We don't need to animate the banner.": "Do not animate the banner.",
+		"この楕円の白枠は一切いらないね":                      "Leave out of the change to `repo/web/header.css` what the person does not want",
+	} {
+		if cs := run(msg); len(cs) != 1 || !strings.HasPrefix(cs[0].Lesson, want) {
+			t.Errorf("%q: %d, %q", msg, len(cs), cs[0].Lesson)
+		}
+	}
+	if cs := run("そこじゃない。戻して。ここは三層構造にして"); len(cs) != 1 || !strings.Contains(cs[0].Lesson, "三層構造にして") {
+		t.Errorf("Japanese request lost: %+v", cs)
+	}
+}

@@ -282,6 +282,11 @@ func TestNegatedResultAfterChange(t *testing.T) {
 		"ru":  "Новых полей всё ещё нет.",
 		"zh":  "新的字段还是没有显示。",
 		"ja":  "新しいフィールドがまだ表示されません。",
+		// Japanese and Korean negate at the clause's end.
+		"ja2": "設定タブにリセットボタンがないね",
+		"ja3": "ラベルの配置が好きじゃないから見直して",
+		"ja4": "保存してもヒットしないんだけど、なんでかわかる？",
+		"ko":  "설정 탭에 새 필드가 없어요",
 	} {
 		if cs := run(msg, true); len(cs) != 1 {
 			t.Errorf("%s: %d corrections for %q", lang, len(cs), msg)
@@ -290,6 +295,8 @@ func TestNegatedResultAfterChange(t *testing.T) {
 	for name, msg := range map[string]string{
 		"question": "Why didn't you use the existing form component?",
 		"request":  "Now add a reset button that doesn't clear the saved values.",
+		"ja fine":  "問題ないね、次はリセットボタンを追加して",
+		"ja might": "それでいいかもしれない。",
 	} {
 		if cs := run(msg, true); len(cs) != 0 {
 			t.Errorf("%s became a correction: %q", name, cs[0].Lesson)

@@ -310,6 +310,7 @@ func (s *cxState) responseItem(pl object, base Record, pairable bool) cxConverte
 		switch role {
 		case "user":
 			rec.Role = RoleUser
+			rec.Text, rec.Extra = cxRequest(rec.Text, rec.Extra)
 			if cxInjected(rec.Text) {
 				rec.Marks = append(rec.Marks, MarkInjected)
 			} else if pairable {
@@ -393,13 +394,13 @@ func (s *cxState) event(pl object, base Record) cxConverted {
 	switch pl.str("type") {
 	case "user_message":
 		rec.Role, rec.Kind = RoleUser, KindMessage
-		rec.Text = pl.str("message")
+		rec.Text, rec.Extra = cxRequest(pl.str("message"), nil)
 		if cxInjected(rec.Text) {
 			rec.Marks = append(rec.Marks, MarkInjected)
 		} else {
 			c.userEvent = true
 		}
-		rec.Extra = addExtra(nil, "payload", pl.without("message"))
+		rec.Extra = addExtra(rec.Extra, "payload", pl.without("message"))
 	case "agent_message", "agent_reasoning", "agent_reasoning_raw_content":
 		// UI echo of a response_item: kept as meta, text stays in Extra.
 		rec.Role, rec.Kind = RoleAssistant, KindMeta
@@ -519,6 +520,28 @@ func cxAllText(v json.RawMessage) bool {
 		}
 	}
 	return true
+}
+
+// cxRequestMark is the line above the person's words in a message Codex's
+// IDE extension and desktop app compose: the active file, the open tabs
+// and the files the person attached come first ("# Context from my IDE
+// setup:", "# Files mentioned by the user:"), as markdown headings.
+const cxRequestMark = "## My request for Codex:"
+
+// cxRequest splits a composed user message into the person's words (the
+// record's text) and the context the client put above them, kept whole
+// in extra as "client_context": only the words are the person's.
+func cxRequest(text string, extra map[string]json.RawMessage) (string, map[string]json.RawMessage) {
+	at := strings.Index(text, cxRequestMark)
+	if at < 0 || at > 0 && text[at-1] != '\n' {
+		return text, extra
+	}
+	head := text[:at]
+	if t := strings.TrimSpace(head); t != "" && !strings.HasPrefix(t, "#") {
+		return text, extra // the mark quoted inside the person's own text
+	}
+	b, _ := json.Marshal(head + cxRequestMark)
+	return strings.TrimSpace(text[at+len(cxRequestMark):]), addExtra(extra, "client_context", b)
 }
 
 func cxInjected(text string) bool {

@@ -317,3 +317,31 @@ func TestCodexRefusalMarked(t *testing.T) {
 		}
 	}
 }
+
+// Codex's IDE extension and desktop app put the active file, the open tabs
+// and attached files above the person's words, under "## My request for
+// Codex:": the record's text is the words, in the current format (both
+// twins) and the mid-2025 one, and the context stays in Extra; a message
+// that quotes the mark inside the person's own text is left whole.
+func TestCodexClientContext(t *testing.T) {
+	composed := "# Context from my IDE setup:\n\n## Active file: index.html\n\n## Open tabs:\n- index.html: index.html\n\n## My request for Codex:\nそこじゃない。戻して。\n"
+	js, _ := json.Marshal(composed)
+	current := `{"timestamp":"2025-12-01T10:00:00.000Z","type":"session_meta","payload":{"id":"019ad000-0000-7000-8000-0000000000ae","cwd":"/w"}}` + "\n" +
+		`{"timestamp":"2025-12-01T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":` + string(js) + `}]}}` + "\n" +
+		`{"timestamp":"2025-12-01T10:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":` + string(js) + `,"images":[]}}` + "\n"
+	legacy := `{"id":"6602b094-3ed7-407e-b89b-ddeec34e1b9a","timestamp":"2025-08-29T08:15:46.693Z","instructions":null}` + "\n" +
+		`{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":` + string(js) + `}]}` + "\n"
+	for name, in := range map[string]string{"current": current, "legacy": legacy} {
+		recs, _, _ := trParse(t, NewCodex(), []byte(in), "rollout.jsonl", Pos{})
+		human := findRecords(recs, func(r Record) bool { return r.Human() })
+		if len(human) != 1 || human[0].Text != "そこじゃない。戻して。" {
+			t.Fatalf("%s: person's records %+v", name, human)
+		}
+		if !strings.Contains(string(human[0].Extra["client_context"]), "Active file: index.html") {
+			t.Errorf("%s: client context lost: %s", name, human[0].Extra)
+		}
+	}
+	if text, _ := cxRequest("why does the doc say \"## My request for Codex:\" here?", nil); !strings.HasPrefix(text, "why") {
+		t.Errorf("quoted mark: %q", text)
+	}
+}

@@ -1,0 +1,64 @@
+package lexicon
+
+import "github.com/kbmem/kb/internal/textutil"
+
+// Japanese and Korean put the verb, and its negation, at the end of the
+// clause: "日本の都市がないね" (there are no Japanese cities), "好きじゃない
+// から" (since I don't like it), "검색이 안 되네" (search doesn't work). A
+// cue list looks for a negation at the start of a message, where English,
+// Chinese and the Romance languages put it; NegatedPredicate looks for it
+// where these languages do.
+var (
+	// negPredicateRE is a clause that ends in a negated predicate: the
+	// plain and polite negative endings, then a conjunction (から, けど:
+	// the clause goes on) or the sentence-final particles of a remark (ね,
+	// よ...) and a clause or sentence boundary.
+	negPredicateRE = textutil.Lazy(`(?:ない|なかった|なくて|ません|ませんでした|(?:않|없|안\s?돼|안\s?되|못\s?하)[아어네는지요다]*|아니[야에요다])` +
+		`(?:(?:ん?だ?けど|んですけど|けれど|のに|から|ので)|(?:ね|よね|よ|し|な|わ|です|んだ|の|みたい|ぞ)?(?:[、，,。．！!…\s]|$))`)
+	// negIdiomRE are the endings that are not a complaint: "問題ない"
+	// (no problem), "悪くない" (not bad), "かもしれない" (might), "しか
+	// ない" (the only way), "仕方ない", "間違いない" (certainly), "構わな
+	// い" (I don't mind), "申し訳ない" (sorry), "いいんじゃない" (that's
+	// good, isn't it), "ないと" (must), "괜찮" (fine).
+	negIdiomRE = textutil.Lazy(`(?:問題|悪く|しれ|しか|仕方|しょうが|間違い|構わ|申し訳|関係|かまわ|もったい|いいんじゃ|良いんじゃ|すごいじゃ|少なく)(?:ない|なかった|ありません)|문제\s?없|나쁘지\s?않|상관\s?없|괜찮`)
+)
+
+// NegatedPredicate reports whether a clause of s ends in a negated
+// predicate in Japanese or Korean (not one of the idioms that mean "fine"
+// or "might"): the remark that something is missing, does not work or is
+// not wanted.
+func NegatedPredicate(s string) bool {
+	if !hasJaKo(s) {
+		return false
+	}
+	for _, m := range negPredicateRE.FindAllStringIndex(s, -1) {
+		head := s[:m[1]]
+		if loc := negIdiomRE.FindAllStringIndex(head, -1); len(loc) > 0 && loc[len(loc)-1][1] >= m[0] {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// hasJaKo reports whether s holds kana or hangul.
+func hasJaKo(s string) bool {
+	for _, r := range s {
+		if r >= 0x3040 && r <= 0x30ff || r >= 0xac00 && r <= 0xd7a3 {
+			return true
+		}
+	}
+	return false
+}
+
+// requestEndRE is a sentence that ends in a Japanese or Korean request:
+// the te-form alone or with ください, ほしい, おいて; the volitional
+// (しよう, しましょう); ように; Korean 주세요, 줘, 해, 하자.
+var requestEndRE = textutil.Lazy(`(?:[てで](?:ください|くれ|くれる|ほしい(?:です)?|おいて|みて)?|[しにを]よう|しましょう|ように|なさい|주세요|줘요?|해요?|하세요|하자|해라)(?:ね|よ|な|か)?[\s。．！!…~〜]*$`)
+
+// RequestEnd reports whether sentence s ends in a request in Japanese or
+// Korean, where the verb, and so the request, comes last ("ここ三層構造
+// にして", "フォントを小さくしてください", "버튼을 추가해 주세요").
+func RequestEnd(s string) bool {
+	return hasJaKo(s) && requestEndRE.MatchString(s)
+}

@@ -1,0 +1,51 @@
+package lexicon
+
+import "testing"
+
+func TestNegatedPredicate(t *testing.T) {
+	for s, want := range map[string]bool{
+		"日本の都市がないね":                    true,
+		"福岡って入れても何も返ってこないんだけど":         true,
+		"ここのUIが根本的に好きじゃないから0から見直して":    true,
+		"この枠は一切いらないね":                  true,
+		"挙動が好きではありません。":                true,
+		"そこじゃない。戻して":                   true,
+		"검색이 안 되네요":                    true,
+		"버튼이 없어요":                      true,
+		"問題ないね、ありがとう":                  false,
+		"悪くないね":                        false,
+		"それでいいかもしれない":                  false,
+		"これでいいんじゃない？":                  false,
+		"もう少し大きくして":                    false,
+		"괜찮아요 진행해 주세요":                 false,
+		"there are no Japanese cities": false,
+		"ないしょ":                         false,
+	} {
+		if got := NegatedPredicate(s); got != want {
+			t.Errorf("NegatedPredicate(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestRequestEnd(t *testing.T) {
+	for s, want := range map[string]bool{
+		"戻して。":           true,
+		"ここ三層構造にして":      true,
+		"フォントを小さくしてください": true,
+		"m/dにしよう":        true,
+		"버튼을 추가해 주세요":    true,
+		"日本の都市がないね":      false,
+		"これはいいと思います":     false,
+		"please do it":   false,
+	} {
+		if got := RequestEnd(s); got != want {
+			t.Errorf("RequestEnd(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func FuzzNegatedPredicate(f *testing.F) {
+	f.Add("日本の都市がないね")
+	f.Add("검색이 안 되네요")
+	f.Fuzz(func(t *testing.T, s string) { NegatedPredicate(s); RequestEnd(s) })
+}
