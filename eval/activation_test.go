@@ -80,7 +80,9 @@ func TestActivationScenarios(t *testing.T) {
 	}{
 		"dev3": {32, 3},
 		"dev4": {26, 2},
-		"dev5": {21, 4},
+		"dev5": {28, 3},
+		"dev6": {21, 2},
+		"dev7": {16, 7},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {
