@@ -731,6 +731,11 @@ func correctedCall(tl *timeline, u *utterance, tax *Taxonomy) int {
 	if len(u.rejected) > 0 {
 		return u.rejected[len(u.rejected)-1]
 	}
+	if c := prohibitedCall(tl, u); c >= 0 {
+		// "don't `await env.MENU_CACHE.put(...)` before the response",
+		// after the edit that wrote it and a test run: the edit.
+		return c
+	}
 	for i := len(u.calls) - 1; i >= 0 && i >= len(u.calls)-5; i-- {
 		if len(tl.s.callTypes(tax, u.calls[i])) > 0 {
 			return u.calls[i]
@@ -876,35 +881,43 @@ var clauseStopRE = textutil.Lazy(`[.!?;]\s+|[。！？；，]|,\s+`)
 // the agent just wrote or ran: a clause with a negation (lexicon, any
 // language) names code (codeRefRE) that the input of one of the agent's
 // last calls holds ("print()" as a call of print).
-func prohibitsAgentCode(tl *timeline, u *utterance) bool {
+func prohibitsAgentCode(tl *timeline, u *utterance) bool { return prohibitedCall(tl, u) >= 0 }
+
+// prohibitedCall is the last of the agent's recent calls that wrote code a
+// clause of u with a negation names, or -1.
+func prohibitedCall(tl *timeline, u *utterance) int {
 	calls := u.calls
 	if len(calls) > 8 {
 		calls = calls[len(calls)-8:]
 	}
-	var work strings.Builder
-	for _, c := range calls {
-		work.WriteString(headOf(string(tl.rec(c).Input), 8000))
-		work.WriteByte('\n')
-	}
-	w := work.String()
-	if strings.TrimSpace(w) == "" {
-		return false
-	}
+	var toks []string
 	for _, cl := range clauseStopRE.Split(headOf(u.text, 2000), -1) {
 		if !lexicon.CueNegation.In(lower(cl)) {
 			continue
 		}
 		for _, m := range codeRefRE.FindAllStringSubmatch(cl, -1) {
 			tok := m[1] + m[2] + m[3]
-			if call, ok := strings.CutSuffix(tok, "()"); ok {
-				tok = call + "("
+			for _, elided := range []string{"()", "(...)", "(…)"} {
+				// `put(...)`: the call, whatever its arguments.
+				if call, ok := strings.CutSuffix(tok, elided); ok {
+					tok = call + "("
+					break
+				}
 			}
-			if len(tok) >= 3 && strings.Contains(w, tok) {
-				return true
+			if tok = strings.TrimPrefix(tok, "await "); len(tok) >= 3 {
+				toks = append(toks, tok)
 			}
 		}
 	}
-	return false
+	for i := len(calls) - 1; i >= 0 && len(toks) > 0; i-- {
+		in := headOf(string(tl.rec(calls[i]).Input), 8000)
+		for _, tok := range toks {
+			if strings.Contains(in, tok) {
+				return calls[i]
+			}
+		}
+	}
+	return -1
 }
 
 // WroteMark opens, on the "Agent:" line of a correction's excerpt, the

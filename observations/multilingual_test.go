@@ -895,10 +895,23 @@ func TestProhibitsCodeTheAgentWrote(t *testing.T) {
 		"en": "two things before you commit. the print goes: no print() in the backend, stdout ends up in CloudWatch as junk. log through structlog",
 		"zh": "提交之前：后端代码里不要用 print()，日志走 structlog",
 		"de": "bitte kein print() im Backend, nimm structlog",
+		// Hindi negates after the verb; the call is written with its
+		// arguments elided.
+		"hi": "काम कर रहा है, पर backend में `print(...)` मत करो — structlog से log करो",
 	} {
 		if cs := write(code, msg); len(cs) != 1 {
 			t.Errorf("%s: %d corrections, want 1", name, len(cs))
 		}
+	}
+	// The corrected call is the write that holds the code, not the test
+	// run after it.
+	in, _ := json.Marshal(map[string]string{"file_path": "/repo/apps/fx.py", "content": code})
+	s := (&ccFixture{}).user("fix the rounding in the fx conversion").
+		call("toolu_1", "Write", string(in)).result("toolu_1", "File created").
+		call("toolu_2", "Bash", `{"command":"uv run pytest tests/test_fx.py"}`).result("toolu_2", "1 passed").
+		say("Fixed.").user("no print() in the backend, log through structlog").say("OK.").session(t)
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 1 || !strings.Contains(cs[0].Trigger, "fx.py") {
+		t.Errorf("trigger: %+v", cs)
 	}
 	if cs := write("def convert(line):\n    return round(line.amount * rate, 2)\n", "two things before you commit. the print goes: no print() in the backend, stdout ends up in CloudWatch as junk. log through structlog"); len(cs) != 0 {
 		t.Errorf("code the agent did not write: %+v", cs)

@@ -37,6 +37,9 @@ type cue struct {
 	// language); command is the shell command a call runs. Signatures of
 	// lessons are matched against them (lesson.go).
 	written, command string
+	// replaced is the code an edit replaces (old_string): the place in
+	// the file where the written code goes.
+	replaced string
 	// named are the stems of what a call names rather than writes: its
 	// command, paths and description, without the content an edit
 	// writes (nil: the same as tokens). The content of an edit shares the
@@ -184,6 +187,7 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 	}
 	c.written, c.command = callTexts(q)
 	if c.written != "" {
+		c.replaced = replacedText(q)
 		c.named = map[string]bool{}
 		head := append([]string{q.Task, q.Action}, q.Files...)
 		reduced, files := reducePaths(strings.Join(append(head, named...), "\n"))
@@ -514,6 +518,30 @@ func callTexts(q Query) (written, command string) {
 		command = q.Action
 	}
 	return written, command
+}
+
+// replacedText is the code an Edit or MultiEdit replaces.
+func replacedText(q Query) string {
+	var m map[string]any
+	if json.Unmarshal(q.Input, &m) != nil {
+		return ""
+	}
+	var parts []string
+	for _, k := range []string{"old_string", "old_str"} {
+		if s, ok := m[k].(string); ok {
+			parts = append(parts, s)
+		}
+	}
+	if edits, ok := m["edits"].([]any); ok {
+		for _, e := range edits {
+			if em, ok := e.(map[string]any); ok {
+				if s, ok := em["old_string"].(string); ok {
+					parts = append(parts, s)
+				}
+			}
+		}
+	}
+	return strings.Join(parts, "\n")
 }
 
 // patchHeaders keeps the file lines of an apply_patch text.

@@ -297,7 +297,7 @@ var (
 	// more (English, German, Spanish, French, Portuguese, Italian), and
 	// the negations of Chinese, Japanese and Korean, which need no
 	// spaces around them (不要, 别, 使わないで, 하지 마).
-	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:not|no|never|drop|dropped|remove|removed|deprecated|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma)(?:[^\p{L}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
+	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}\p{M}])(?:not|no|never|drop|dropped|remove|removed|deprecated|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma|jangan|tidak|bukan|नहीं|मत)(?:[^\p{L}\p{M}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
 )
 
 // negates is negRE.MatchString(s): for text of ASCII alone, without the
@@ -337,7 +337,8 @@ func negates(s string) bool {
 			case "not", "no", "never", "drop", "remove", "take", "nuke", "quita", "elimina", "entferne", "weg",
 				"dont", "doesnt", "wont", "shouldnt", "avoid", "stop", "without", "nothing", "kein", "keine", "keinen",
 				"nicht", "nie", "niemals", "nunca", "jamais", "pas", "ne", "nada", "non", "mai", "evita", "evitar",
-				"vermeide", "ban", "bans", "banned", "nigdy", "bez", "asla", "yok", "niet", "nooit", "geen", "niente", "senza":
+				"vermeide", "ban", "bans", "banned", "nigdy", "bez", "asla", "yok", "niet", "nooit", "geen", "niente", "senza",
+				"dropped", "removed", "deprecated", "jangan", "tidak", "bukan":
 				return true
 			case "don", "doesn", "won", "shouldn":
 				if end+1 < len(s) && s[end] == '\'' {
@@ -375,6 +376,14 @@ func signatures(text string) []signature {
 				// an ellipsis is a prefix (`gridwise-prod.marts...`):
 				// containsSpan reads the "…" so.
 				s = strings.TrimSpace(s)
+				for _, elided := range []string{"(...)", "(…)"} {
+					// `env.CACHE.put(...)`: the call, whatever its
+					// arguments.
+					if p, ok := strings.CutSuffix(s, elided); ok && len(p) >= 2 {
+						s = p + "(..."
+						break
+					}
+				}
 				if p, ok := strings.CutSuffix(s, "..."); ok && len(p) >= 2 {
 					s = p + "…"
 				}

@@ -452,6 +452,14 @@ func (cu *cue) matchSignatures(c *candidate) {
 		// bq command or a Python module that names the same table.
 		c.sigHit = ""
 	}
+	if c.sigHit != "" {
+		if def := cu.enclosingDef(c.sigHit); def != "" && advisesPlace(c.said, def) {
+			// "no new bigquery.Client() per request in an endpoint: use
+			// the shared one opened in the lifespan": the client created
+			// in `def lifespan` is where the lesson puts it.
+			c.sigHit, c.follow = "", def
+		}
+	}
 	if c.sigHit == "" {
 		// The refused call's objects, changed again, or its command path,
 		// run again (refused.go).
@@ -722,6 +730,39 @@ func (cu *cue) followsProgram(c *candidate) string {
 		}
 	}
 	return ""
+}
+
+// defRE is a function definition and its name, in the common languages
+// (def, func, function, fn, fun, sub, defp).
+var defRE = textutil.Lazy(`(?m)^[ \t]*(?:export\s+|pub(?:\([a-z]+\))?\s+|public\s+|private\s+|static\s+)*(?:async\s+)?(?:def|defp|func|function|fn|fun|sub)\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)`)
+
+// enclosingDef is the name of the function an edit writes span in: the
+// last definition before it in the code it replaces and the code it
+// writes, or "".
+func (cu *cue) enclosingDef(span string) string {
+	at := strings.Index(cu.written, strings.TrimSuffix(span, "…"))
+	if at < 0 {
+		at = len(cu.written)
+	}
+	text := cu.replaced + "\n" + cu.written[:at]
+	ms := defRE.FindAllStringSubmatch(text, -1)
+	if len(ms) == 0 || len(ms[len(ms)-1][1]) < 4 {
+		return ""
+	}
+	return ms[len(ms)-1][1]
+}
+
+// advisesPlace reports whether a clause of the person's words without a
+// negation names def as a word ("Lifespan'da açılan paylaşımlı istemci",
+// "open it once in init"): the place where the lesson puts the code.
+func advisesPlace(said, def string) bool {
+	def = strings.ToLower(def)
+	for _, cl := range clauseRE.Split(strings.ToLower(said), -1) {
+		if wordIn(cl, def) && !negRE.MatchString(cl) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstOr(list []string) string {

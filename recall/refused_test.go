@@ -176,6 +176,10 @@ func TestRefusedProgramAndAdvice(t *testing.T) {
 	if got := toolCue("Bash", "command", "bin/rubocop app/controllers").refusedHit(c); got != "rubocop" {
 		t.Errorf("refusedHit = %q, want rubocop", got)
 	}
+	if sigs := signatures("response से पहले `await env.MENU_CACHE.put(...)` मत करो"); len(sigs) != 1 || !sigs[0].prohibited ||
+		!containsSpan("await env.MENU_CACHE.put(key, body)", sigs[0].text) {
+		t.Errorf("an elided call after a Hindi negation: %+v", sigs)
+	}
 	sigs := signatures("upgrade one gem at a time: `bundle update --conservative <gem>`")
 	if len(sigs) != 1 || sigs[0].text != "bundle update --conservative…" {
 		t.Errorf("placeholder span: %+v", sigs)
@@ -195,4 +199,32 @@ func TestRefusedProgramAndAdvice(t *testing.T) {
 	}
 	checkEach(t, "RequestsTask", observations.RequestsTask, "can you replace them with one link", true)
 	checkEach(t, "RequestsTask", observations.RequestsTask, "No, it's generated now: change the template", false)
+}
+
+// Code the lesson prohibits, written inside the function the lesson puts
+// it in, follows the lesson: the client created in `def lifespan` is the
+// shared one the person asked for, the one created in an endpoint is not.
+func TestAdvisedPlace(t *testing.T) {
+	said := "Hayır, endpoint içinde her istekte yeni bir `bigquery.Client()` oluşturma. Lifespan'da açılan paylaşımlı istemciyi `Depends(get_bq)` ile al."
+	mk := func() *candidate {
+		return &candidate{typ: observations.TypeCorrection, said: said, lesson: said, trigger: "writing `api/routers/outages.py`"}
+	}
+	edit := func(old, code string) *cue {
+		return toolCue("Edit", "file_path", "/p/api/app.py", "old_string", old, "new_string", code)
+	}
+	in := edit("async def lifespan(app: FastAPI):\n    settings = get_settings()", "    app.state.bq = bigquery.Client()")
+	c := mk()
+	in.matchSignatures(c)
+	if c.sigHit != "" || c.follow != "lifespan" {
+		t.Errorf("in lifespan: sigHit %q, follow %q", c.sigHit, c.follow)
+	}
+	out := edit("@router.get(\"/tariffs\")\ndef list_tariffs():\n    rows = []", "    app.state.bq = bigquery.Client()")
+	c = mk()
+	out.matchSignatures(c)
+	if c.sigHit == "" {
+		t.Error("in an endpoint: no signature hit")
+	}
+	if advisesPlace("don't open the client in handle_request, use the shared one", "handle_request") {
+		t.Error("a place named in the prohibition is advised")
+	}
 }

@@ -140,7 +140,7 @@ func boundaryBefore(s string, i int) bool {
 		return true
 	}
 	r, _ := utf8.DecodeLastRuneInString(s[:i])
-	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) && r != '\''
 }
 
 func boundaryAfter(s string, i int) bool {
@@ -148,7 +148,9 @@ func boundaryAfter(s string, i int) bool {
 		return true
 	}
 	r, _ := utf8.DecodeRuneInString(s[i:])
-	return !unicode.IsLetter(r) && !unicode.IsDigit(r) || IsCJK(r)
+	// A vowel sign (Devanagari's ि, ी) is part of its word: मत is not
+	// found in मति.
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) || IsCJK(r)
 }
 
 // The cue lists. Each is one phrase per line, grouped by language.
@@ -222,6 +224,21 @@ zruš
 vrať to
 vrať zpět
 počkej
+रुको
+रुकिए
+रद्द करो
+वापस करो
+पहले जैसा करो
+vazgeç
+geri al
+dừng lại
+hủy
+hoàn tác
+terugdraaien
+zatrzymaj
+cofnij
+berhenti
+batalkan
 `)
 
 	// CueNegation: refusal and prohibition.
@@ -290,6 +307,38 @@ nikdy
 špatně
 není to
 to není
+नहीं
+मत
+ग़लत
+गलत
+nahi
+nahin
+değil
+hayır
+asla
+yanlış
+kullanma
+yapma
+ekleme
+silme
+koyma
+dokunma
+çalıştırma
+değiştirme
+oluşturma
+không
+đừng
+sai rồi
+niet
+geen
+nooit
+fout
+nigdy
+źle
+tidak
+jangan
+bukan
+salah
 `)
 
 	// CueInstead: the other way, the part of a correction an agent needs.
@@ -322,6 +371,15 @@ místo toho
 namísto
 radši
 raději
+के बजाय
+की जगह
+बल्कि
+yerine
+thay vì
+in plaats van
+zamiast
+daripada
+alih-alih
 `)
 
 	// CueNegatedResult: a negated verb of a result, in the contracted forms
@@ -912,6 +970,18 @@ super
 perfektní
 skvělé
 výborně
+धन्यवाद
+शुक्रिया
+बढ़िया
+teşekkürler
+harika
+cảm ơn
+tuyệt
+bedankt
+dziękuję
+świetnie
+terima kasih
+mantap
 `)
 
 	// CueContrast: "but", the turn from approval to a complaint.
@@ -940,6 +1010,15 @@ però
 하지만
 그런데
 근데
+लेकिन
+मगर
+ama
+fakat
+nhưng
+maar
+ale
+tapi
+namun
 `)
 
 	// CueReferent: words that point at something said or done before.

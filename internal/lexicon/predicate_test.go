@@ -44,6 +44,14 @@ func TestRequestEnd(t *testing.T) {
 	}
 }
 
+// A Devanagari vowel sign is part of its word: मत (do not) is not found in
+// मति.
+func TestDevanagariWords(t *testing.T) {
+	if !CueNegation.In("`print(...)` मत करो") || CueNegation.In("उसकी मति अच्छी है") {
+		t.Error("Devanagari word boundaries")
+	}
+}
+
 func FuzzNegatedPredicate(f *testing.F) {
 	f.Add("日本の都市がないね")
 	f.Add("검색이 안 되네요")
