@@ -50,6 +50,11 @@ func TestClassifyShell(t *testing.T) {
 		{cmd: `bin/rails runner 'Sidekiq.redis(&:flushdb)'`, want: []string{"db:flush-cache"}},
 		{cmd: `python -c "import redis; redis.Redis().flushdb()"`, want: []string{"db:flush-cache"}},
 		{cmd: `bin/rails runner 'puts User.count'`, want: []string{}, notWant: []string{"db:flush-cache"}},
+		// Linters of other ecosystems; app builds uploaded to the stores.
+		{cmd: "bin/rubocop -a app/models", want: []string{"lint:run"}},
+		{cmd: "bundle exec standardrb --fix", want: []string{"lint:run"}},
+		{cmd: "xcrun altool --upload-app -f build/App.ipa -t ios", want: []string{"deploy:publish"}},
+		{cmd: "bundle exec fastlane ios beta", want: []string{"deploy:publish"}},
 		// Deploys by the tools that name their stage.
 		{cmd: "kamal deploy -d production", want: []string{"deploy:production"}},
 		{cmd: "npx wrangler deploy --env production", want: []string{"deploy:production"}},

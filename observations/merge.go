@@ -273,7 +273,10 @@ func match(files []*File, n *Observation, later func(*File) bool) *File {
 	}
 	nr := prepareRecurrence(n)
 	for _, f := range files {
-		if !later(f) && nr.same(prepareRecurrence(f.Obs)) {
+		if !later(f) && nr.same(prepareRecurrence(f.Obs)) && !revokes(f.Obs, n) {
+			// A lesson that reverses the one it resembles ("we dropped
+			// rubocop" after "use bin/rubocop -a") is no recurrence: it
+			// supersedes it (Supersede).
 			return f
 		}
 	}

@@ -3,6 +3,7 @@ package observations
 import (
 	"context"
 	"testing"
+	"time"
 )
 
 // TestMergeTwiceChangesNothing: the second merge of the same candidates
@@ -148,5 +149,39 @@ func TestMergeRecurrenceScope(t *testing.T) {
 	res, _ = (&Merger{}).Merge(ctx, cs)
 	if res.Types[TypeCorrection].New != 2 {
 		t.Errorf("merged the agent's words with the person's: %+v", res.Types[TypeCorrection])
+	}
+}
+
+// A later lesson that takes back an earlier one about the same tool ("we
+// dropped rubocop for standard, forget the rubocop -a thing") is no
+// recurrence of it: the two stay apart and the later supersedes the
+// earlier.
+func TestRevokedLessonIsNoRecurrence(t *testing.T) {
+	first := newSession("sa").user("fix the style offenses").
+		reject("Bash", `{"command":"bundle exec rubocop -A app/models"}`).
+		user("no -A, the unsafe cops change behavior. use `bin/rubocop -a`, safe corrections only").s
+	later := newSession("sb").user("autocorrect the new service").
+		reject("Bash", `{"command":"bin/rubocop -a app/services"}`).
+		user("heads up: we dropped rubocop for standard last week, forget the rubocop -a thing. it's `bundle exec standardrb --fix`").s
+	cs := corrections(t, first, later)
+	cs[0].LastSeen, cs[1].LastSeen = time.Date(2026, 2, 5, 11, 0, 0, 0, time.UTC), time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC)
+	m := &Merger{}
+	res, err := m.Merge(context.Background(), cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := res.Supersede(m.Files); err != nil {
+		t.Fatal(err)
+	}
+	byStatus := map[string]int{}
+	for _, w := range res.Writes {
+		f, p := ParseFile(w.Path, w.Content)
+		if p != nil {
+			t.Fatal(p)
+		}
+		byStatus[f.Obs.Status]++
+	}
+	if len(res.Writes) != 2 || byStatus[StatusSuperseded] != 1 {
+		t.Errorf("%d observations, statuses %v: want 2, one superseded", len(res.Writes), byStatus)
 	}
 }

@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/internal/textutil"
 	"slices"
 	"sort"
@@ -210,6 +211,9 @@ func Contradicts(a, b *Observation) bool {
 	if a.Type == TypeDecision && b.Type == TypeDecision {
 		return otherPick(a, b)
 	}
+	if revokes(a, b) {
+		return true
+	}
 	ta, tb := stance(a), stance(b)
 	ka, kb := topicTokens(ta), topicTokens(tb)
 	if overlap(ka, kb) < minTopicOverlap {
@@ -217,6 +221,23 @@ func Contradicts(a, b *Observation) bool {
 	}
 	for tok := range ka {
 		if kb[tok] && negatedAt(ta, tok) != negatedAt(tb, tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// revokes reports whether the later b takes back what a holds: b says it
+// revokes ("we dropped rubocop for standard, forget the rubocop -a
+// thing", lexicon.CueRevoke) and a is about one of the things b names.
+func revokes(a, b *Observation) bool {
+	ta, tb := stance(a), stance(b)
+	if !lexicon.CueRevoke.In(lower(tb)) || lexicon.CueRevoke.In(lower(ta)) {
+		return false
+	}
+	na := thingsNamed(ta)
+	for t := range thingsNamed(tb) {
+		if na[t] && len(t) >= 3 {
 			return true
 		}
 	}

@@ -100,12 +100,18 @@ func TestContentSignatureFiresOnWrittenCode(t *testing.T) {
 func TestLexiconEquivalents(t *testing.T) {
 	tax := observations.Default()
 	for prompt, want := range map[string]string{
-		"get rid of the stale caches in the repo":                     "fs:delete-recursive",
-		"ship it to prod":                                             "deploy:production",
-		"fold this fix into my last commit":                           "git:commit-amend",
-		"the hook keeps failing, get the commit in without it":        "git:no-verify",
-		"the new build throws 502s in production, roll it back":       "deploy:production",
-		"undo yesterday's merge, make it look like it never happened": "git:push-force",
+		"get rid of the stale caches in the repo":                        "fs:delete-recursive",
+		"ship it to prod":                                                "deploy:production",
+		"fold this fix into my last commit":                              "git:commit-amend",
+		"the hook keeps failing, get the commit in without it":           "git:no-verify",
+		"the new build throws 502s in production, roll it back":          "deploy:production",
+		"undo yesterday's merge, make it look like it never happened":    "git:push-force",
+		"the fix is merged and CI is green, get it live for customers":   "deploy:production",
+		"about 60 orders on prod got the wrong week, shift them by one":  "deploy:production",
+		"QA needs the new flow on their phones today, push a beta build": "deploy:publish",
+		"requests has a security advisory out, upgrade it":               "pkg:upgrade",
+		"tidy up the lint offenses in app/services":                      "lint:run",
+		"lookups by payment id do a seq scan, add an index for it":       "db:migration",
 	} {
 		cu := buildCue(tax, Query{Task: prompt})
 		found := false
@@ -118,6 +124,26 @@ func TestLexiconEquivalents(t *testing.T) {
 	}
 	if _, err := ParseLexicon("no arrow here"); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Fatalf("bad line: %v", err)
+	}
+}
+
+// An untyped edit's trigger ("editing `x`") is an edit, not a command.
+func TestCallKind(t *testing.T) {
+	for trigger, want := range map[string]string{
+		"editing `internal/stripe/client.go`":                   "edit",
+		"hand-editing a generated file: Edit `api/gen/a.pb.go`": "edit",
+		"running `bin/rubocop -a app/models`":                   "shell",
+		"when asked to fix the build":                           "",
+	} {
+		if got := callKind(trigger); got != want {
+			t.Errorf("callKind(%q) = %q, want %q", trigger, got, want)
+		}
+	}
+	// A type the lesson got from its words, not from the command it
+	// corrected, is no evidence on its own.
+	c := &candidate{typ: observations.TypeCorrection, trigger: "running `bin/deploy production`", matchedAT: "lint:run"}
+	if cu := buildCue(observations.Default(), Query{Task: "x"}); !cu.wordOnlyType(c) {
+		t.Error("a type from the lesson's words")
 	}
 }
 

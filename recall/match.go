@@ -163,6 +163,9 @@ func callKind(trigger string) string {
 			return "edit"
 		}
 	}
+	if strings.HasPrefix(trigger, "editing `") {
+		return "edit" // an untyped edit (observations' describeCall)
+	}
 	if strings.Contains(trigger, "`") {
 		return "shell"
 	}
@@ -887,17 +890,14 @@ var broadTypes = map[string]bool{"test:modify": true, "test:run": true, "git:com
 // words of the lesson besides the type's own. A signature, the same file
 // and a trigger phrase are checked before (match).
 func (cu *cue) specific(c *candidate) bool {
-	if !broadTypes[c.matchedAT] && !broadTypes[c.candAT] {
+	if !broadTypes[c.matchedAT] && !broadTypes[c.candAT] && !cu.wordOnlyType(c) {
 		return true
 	}
-	if theirs := environments(c.trigger); (theirs["prod"] || theirs["staging"]) && cu.command != "" && actsOnEnvironment(c.types) {
+	if cu.command != "" && actsOnEnvironment(c.types) && leavesEnvironment(c.trigger, cu.command) {
 		// The corrected call ran against a shared environment ("dbt
 		// build --target prod"): a call of the same broad type that names
 		// none of its environments is no evidence.
-		mine := environments(cu.command)
-		if !mine["prod"] && !mine["staging"] || theirs["prod"] != mine["prod"] && theirs["staging"] != mine["staging"] {
-			return false
-		}
+		return false
 	}
 	if len(cu.programs) > 0 {
 		// The call kb quoted (the trigger, the "(about ...)") names the
@@ -937,6 +937,31 @@ func (cu *cue) specific(c *candidate) bool {
 	// resolve a "that", which quotes the corrected call as the trigger
 	// does.
 	return namedOverlap(cu, c.ownStems(), c.matchedAT) >= minGeneralOverlap
+}
+
+// wordOnlyType reports whether the matched type came from the lesson's
+// words alone, not from the command it corrected: "no consoles on prod",
+// corrected on `kamal app exec ... console`, is not about console.log. Such a type is evidence like a broad one. Known for
+// a corrected command only, whose trigger quotes it.
+func (cu *cue) wordOnlyType(c *candidate) bool {
+	if cu.tax == nil || c.matchedAT == "" || callKind(c.trigger) != "shell" {
+		// An edit's trigger names the file, not what it wrote: its
+		// content's types are not in the trigger's text.
+		return false
+	}
+	return !slices.Contains(c.triggerTypes(cu.tax), c.matchedAT)
+}
+
+// leavesEnvironment reports whether the corrected call (trigger) ran
+// against a shared environment (prod, staging) and cmd names none of its
+// shared environments.
+func leavesEnvironment(trigger, cmd string) bool {
+	theirs := environments(trigger)
+	if !theirs["prod"] && !theirs["staging"] {
+		return false
+	}
+	mine := environments(cmd)
+	return !mine["prod"] && !mine["staging"] || theirs["prod"] != mine["prod"] && theirs["staging"] != mine["staging"]
 }
 
 // actsOnEnvironment reports whether one of types acts on an environment.

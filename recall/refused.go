@@ -2,6 +2,7 @@ package recall
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/kbmem/kb/internal/textutil"
@@ -216,6 +217,9 @@ func (cu *cue) otherLanguage(c *candidate) bool {
 			return false
 		}
 		first, _, _ := strings.Cut(c.sigHit, " ")
+		if slices.ContainsFunc(cu.types, func(t string) bool { return typeDomain(t) == "pkg" }) && wordIn(strings.ToLower(cu.command), strings.ToLower(c.sigHit)) {
+			return false // `uv add requests`: installing the banned package
+		}
 		return !containsString(cu.programs, strings.ToLower(first))
 	}
 	for _, f := range cu.files {

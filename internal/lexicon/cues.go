@@ -2018,3 +2018,56 @@ no così
 아뇨
 그게 아니라
 `)
+
+// CueRevoke: the person takes back what they said before or what held
+// until now ("forget the rubocop -a thing from before", "we dropped X",
+// "I changed my mind", "ya no", "不再", "もう使わない"): a lesson that says
+// it replaces the one it resembles, it does not repeat it.
+var CueRevoke = NewCues(`
+forget the
+forget what i said
+forget about the
+ignore what i said
+scratch what i said
+not anymore
+no longer
+we dropped
+we've dropped
+we switched
+we've switched
+we moved to
+we migrated to
+we replaced
+we stopped using
+changed my mind
+on second thought
+vergiss
+nicht mehr
+meinung geändert
+wir sind umgestiegen
+olvida
+ya no
+cambié de opinión
+cambiamos a
+oublie
+j'ai changé d'avis
+on est passé à
+esquece
+não mais
+mudei de ideia
+забудь
+больше не
+передумал
+忘了
+不再
+改用
+我改主意了
+之前说的不算
+忘れて
+もう使わない
+やっぱり
+잊어
+더 이상
+zapomeň
+už ne
+`)
