@@ -301,11 +301,12 @@ func TestRecallFollowingTheLessonIsNoCue(t *testing.T) {
 	rcCorrection(t, k, "force-pushing a branch: `git push --force origin main`",
 		"Never force push to main. Use --force-with-lease, and only on your own feature branch.", []string{"git:push-force", "git:push"})
 	for cmd, want := range map[string]bool{
-		"rm -rf node_modules":                  true,
-		"pnpm test":                            false, // runs what the lesson prescribes
-		"git push -f origin main":              true,
-		"git push origin feature/cart-totals":  false, // a plain push: the broader type, no words of the lesson
-		"git push --force-with-lease origin x": true,
+		"rm -rf node_modules":                     true,
+		"pnpm test":                               false, // runs what the lesson prescribes
+		"git push -f origin main":                 true,
+		"git push origin feature/cart-totals":     false, // a plain push: the broader type, no words of the lesson
+		"git push --force-with-lease origin x":    false, // the lesson's own advice, on a branch of one's own
+		"git push --force-with-lease origin main": true,
 	} {
 		tool, in := rcBash(cmd)
 		if got := len(rcRecall(t, k, RecallQuery{Tool: tool, Input: in}).Items) > 0; got != want {

@@ -219,6 +219,22 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
+	if (c.typeScore > 0 || c.sigHit != "") && cu.command != "" && cu.otherBranch(c) {
+		// "force-with-lease on your own feature branch is fine, on
+		// develop and main never": a push to feat/x is not the push to
+		// develop that was corrected.
+		c.typeScore, c.matchedAT, c.candAT, c.sigHit = 0, "", "", ""
+		c.rejected = true
+		return
+	}
+	if (c.typeScore > 0 || c.sigHit != "") && cu.command != "" && cu.lacksNamedFlags(c) {
+		// "不要 down -v": the flag the person repeated from the refused
+		// command is what was wrong; `docker compose down` without it is
+		// another action.
+		c.typeScore, c.matchedAT, c.candAT, c.sigHit = 0, "", "", ""
+		c.rejected = true
+		return
+	}
 	if c.typeScore > 0 && cu.ruledOut(c, generalized) {
 		// A rejected type match is not rescued by the words the
 		// proposal shares with the quoted command of the trigger.
@@ -262,7 +278,9 @@ func (cu *cue) match(c *candidate) {
 	// and an edit's identifiers share words with many lessons about other
 	// things. A call fires a lesson through its type, a signature, the
 	// same file or a trigger phrase; words are a cue in a prompt.
-	words := !cu.readOnly && !cu.hasCall && !c.pasted
+	// A question ("which models billed the most bytes?") asks to know,
+	// not to act: its words meet a lesson's, but it is no moment for it.
+	words := !cu.readOnly && !cu.hasCall && !c.pasted && !cu.question
 	c.lexicalHit = words && n >= need || (words && n >= minOverlapCov && cov >= minCoverage && need == minOverlap)
 	switch {
 	case c.typeScore > 0:

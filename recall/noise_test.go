@@ -320,3 +320,14 @@ func TestQuestionLessonNeedsMoreThanType(t *testing.T) {
 		t.Errorf("recalled %v: want cor-tell and not cor-ask", got)
 	}
 }
+
+// A question asks to know, not to act: the words it shares with a lesson
+// are no moment for it.
+func TestQuestionWordsAlone(t *testing.T) {
+	les := &observations.Observation{ID: "cor-star", Type: observations.TypeCorrection, Trigger: "editing `marts/fct_daily.sql`",
+		Lesson: "Do not use select * in our models. List the columns: BigQuery bills per column scanned."}
+	e := noiseEngine(les)
+	if got := recalled(t, e, Query{Task: "which dbt models billed the most bytes in BigQuery last week?"}); len(got) != 0 {
+		t.Errorf("a question recalled %v", got)
+	}
+}

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"cmp"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -246,4 +247,129 @@ var languages = map[string]string{
 	".sh": "shell", ".bash": "shell", ".zsh": "shell",
 	".yml": "yaml", ".yaml": "yaml", ".json": "json", ".toml": "toml", ".tf": "hcl", ".hcl": "hcl",
 	".html": "html", ".css": "css", ".scss": "css", ".md": "markdown",
+}
+
+// lacksNamedFlags reports whether the refused command of a shell-corrected
+// lesson had flags the person's words repeat ("不要 down -v", "no -A")
+// and the proposal runs the same command path with none of them.
+func (cu *cue) lacksNamedFlags(c *candidate) bool {
+	if callKind(c.trigger) != "shell" {
+		return false
+	}
+	if len(c.types) > 0 && !broadTypes[c.types[0]] && slices.Contains(cu.types, c.types[0]) {
+		// `git commit -n`, `SKIP=ruff git commit`: the proposal is the
+		// corrected kind of action however it writes it.
+		return false
+	}
+	refused := refusedCommand(c.trigger)
+	named := namedFlags(refused, c.said)
+	if len(named) == 0 || !samePath(firstOr(commandPaths(refused)), commandPaths(cu.command)) {
+		// Only the same command without the flag: another tool's
+		// command (`git push -f` for `--force`, helm for kubectl) is
+		// judged by its type.
+		return false
+	}
+	for _, f := range strings.Fields(cu.command) {
+		if slices.Contains(named, strings.Trim(f, `'"`)) {
+			return false
+		}
+	}
+	// "never commit secrets, and never `git add -A`": the lesson's other
+	// words ("secrets") met in the proposal (values-prod.secrets.yaml) are
+	// more than the flag.
+	for _, w := range Words(strings.ToLower(cu.command)) {
+		if len(w) >= 4 && !strings.Contains(refused, w) && c.ownStems().has(stem(w)) {
+			return false
+		}
+	}
+	return true
+}
+
+// namedFlags are the flags of command cmd (-v, --force) that said repeats
+// as a word of its own.
+func namedFlags(cmd, said string) []string {
+	var out []string
+	for _, f := range strings.Fields(cmd) {
+		f = strings.Trim(f, `'"`)
+		if len(f) < 2 || f[0] != '-' || f == "--" || strings.Trim(f, "-0123456789") == "" || slices.Contains(out, f) {
+			continue
+		}
+		for i := 0; ; {
+			j := strings.Index(said[i:], f)
+			if j < 0 {
+				break
+			}
+			j += i
+			end := j + len(f)
+			before := j == 0 || !flagByte(said[j-1])
+			after := end == len(said) || !flagByte(said[end])
+			if before && after {
+				out = append(out, f)
+				break
+			}
+			i = j + 1
+		}
+	}
+	return out
+}
+
+// flagByte is a byte a flag word continues with.
+func flagByte(b byte) bool { return b == '-' || b == '_' || b == '=' || textutil.IdentByte(b) }
+
+// otherBranch reports whether the proposal pushes to a branch of its own
+// (not a shared one, not one the lesson names) and the lesson is about
+// another: the branch of the refused push, which the person's words name,
+// or the shared branches a rule names.
+func (cu *cue) otherBranch(c *candidate) bool {
+	mine := strings.ToLower(pushBranch(cu.command))
+	if mine == "" || sharedBranches[mine] {
+		return false
+	}
+	said := strings.ToLower(cmp.Or(c.said, c.lesson))
+	if wordIn(said, mine) {
+		return false
+	}
+	if theirs := strings.ToLower(pushBranch(refusedCommand(c.trigger))); callKind(c.trigger) == "shell" && theirs != "" {
+		return theirs != mine && wordIn(said, theirs)
+	}
+	// A rule without a refused push ("never rewrite develop or main")
+	// names the shared branches it is about.
+	for b := range sharedBranches {
+		if wordIn(said, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// sharedBranches are the names teams give the branches everyone works
+// from: a rule about pushing names them.
+var sharedBranches = map[string]bool{"main": true, "master": true, "develop": true, "development": true, "trunk": true,
+	"staging": true, "production": true, "prod": true, "release": true}
+
+// pushBranch is the branch a `git push` names (the destination of its
+// last refspec: "origin main", "origin HEAD:develop", "+main"), or "".
+func pushBranch(cmd string) string {
+	for _, part := range splitShell(cmd) {
+		f := strings.Fields(part)
+		at := slices.Index(f, "push")
+		if at < 1 || f[at-1] != "git" && !strings.HasSuffix(f[at-1], "/git") && !slices.Contains(f[:at], "git") {
+			continue
+		}
+		var pos []string
+		for _, a := range f[at+1:] {
+			if !strings.HasPrefix(a, "-") {
+				pos = append(pos, strings.Trim(a, `'"`))
+			}
+		}
+		if len(pos) < 2 {
+			return ""
+		}
+		ref := pos[len(pos)-1]
+		if _, dst, ok := strings.Cut(ref, ":"); ok {
+			ref = dst
+		}
+		return strings.TrimPrefix(strings.TrimPrefix(ref, "+"), "refs/heads/")
+	}
+	return ""
 }

@@ -228,3 +228,41 @@ func TestAdvisedPlace(t *testing.T) {
 		t.Error("a place named in the prohibition is advised")
 	}
 }
+
+// The flag the person repeats from the refused command ("不要 down -v") is
+// what was wrong: the same command without it is another action, unless
+// the lesson's other words meet the proposal. A push to a branch of one's
+// own is not the corrected push to a shared branch.
+func TestFlagAndBranchScope(t *testing.T) {
+	said := "别！不要 down -v，也别删 volume。pgdata 里是 40GB 的快照"
+	c := &candidate{typ: observations.TypeCorrection, said: said, lesson: said, trigger: "running `docker compose down -v && docker compose up -d db`"}
+	for cmd, want := range map[string]bool{
+		"docker compose down && docker compose up -d --build api": true,
+		"docker compose down -v":                                  false,
+		"docker volume rm app_pgdata":                             false,
+	} {
+		if got := toolCue("Bash", "command", cmd).lacksNamedFlags(c); got != want {
+			t.Errorf("lacksNamedFlags(%s) = %v, want %v", cmd, got, want)
+		}
+	}
+	if f := namedFlags("git add -A && git commit -m x", "never `git add -A` or `git add .`"); len(f) != 1 || f[0] != "-A" {
+		t.Errorf("namedFlags: %q", f)
+	}
+	for cmd, want := range map[string]string{
+		"git push --force-with-lease origin feat/qr": "feat/qr",
+		"git push origin HEAD:develop":               "develop",
+		"cd x && git push -f origin +main":           "main",
+		"git push --force":                           "",
+	} {
+		if got := pushBranch(cmd); got != want {
+			t.Errorf("pushBranch(%s) = %q, want %q", cmd, got, want)
+		}
+	}
+	rule := "Never rewrite develop or main, no reset + force push. back it out with `git revert`"
+	r := &candidate{typ: observations.TypePreference, said: rule, lesson: rule}
+	if !toolCue("Bash", "command", "git push --force-with-lease origin feat/qr").otherBranch(r) ||
+		toolCue("Bash", "command", "git push --force origin develop").otherBranch(r) ||
+		toolCue("Bash", "command", "git push --force").otherBranch(r) {
+		t.Error("otherBranch")
+	}
+}
