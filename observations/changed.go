@@ -22,7 +22,7 @@ var patchFileRE = textutil.Lazy(`\*\*\* (?:Update|Add|Delete) File: ([^\s*]+)`)
 func patchFiles(r *traces.Record) []string {
 	var src string
 	if strings.EqualFold(r.Tool, "apply_patch") {
-		src = string(r.Input)
+		src = patchText(r.Input)
 	} else if c := callCommand(r); strings.Contains(c, "*** Begin Patch") {
 		src = c
 	} else if in := string(r.Input); strings.Contains(in, "*** Begin Patch") && shellTools[strings.ToLower(r.Tool)] {
@@ -38,6 +38,32 @@ func patchFiles(r *traces.Record) []string {
 		out = []string{""}
 	}
 	return out
+}
+
+// patchText is the text of an apply_patch call's input: the JSON string
+// itself, or the string fields of an object ({"input": "*** Begin
+// Patch..."}), decoded, so that a file name ends at the patch's own line
+// end and not at an escaped "\n" ("Dockerfile\n@@\n-FROM").
+func patchText(in json.RawMessage) string {
+	var str string
+	if json.Unmarshal(in, &str) == nil {
+		return str
+	}
+	var m map[string]any
+	if json.Unmarshal(in, &m) != nil {
+		return string(in)
+	}
+	var b strings.Builder
+	for _, k := range []string{"input", "patch", "command"} {
+		if v, ok := m[k].(string); ok {
+			b.WriteString(v)
+			b.WriteByte('\n')
+		}
+	}
+	if b.Len() == 0 {
+		return string(in)
+	}
+	return b.String()
 }
 
 // editedFiles returns the files an edit call writes: its path argument, or

@@ -920,6 +920,21 @@ func prohibitedCall(tl *timeline, u *utterance) int {
 	return -1
 }
 
+// fileExts are the extensions that make a dotted word a file's name
+// ("não quebrar o instalador.sh"), not code: a file the person names is
+// the file kb records, not code the agent wrote.
+var fileExts = map[string]bool{"sh": true, "bash": true, "md": true, "py": true, "js": true, "ts": true, "tsx": true, "jsx": true,
+	"go": true, "rb": true, "rs": true, "java": true, "kt": true, "swift": true, "json": true, "yaml": true, "yml": true,
+	"toml": true, "sql": true, "txt": true, "html": true, "css": true, "scss": true, "xml": true, "ini": true, "cfg": true,
+	"conf": true, "lock": true, "csv": true, "log": true, "cs": true, "php": true, "vue": true, "svelte": true, "bat": true,
+	"ps1": true, "ex": true, "exs": true, "dart": true, "lua": true, "tf": true, "gradle": true, "plist": true}
+
+// fileNamed reports whether w is a file name by its extension.
+func fileNamed(w string) bool {
+	i := strings.LastIndexByte(w, '.')
+	return i > 0 && fileExts[w[i+1:]]
+}
+
 // WroteMark opens, on the "Agent:" line of a correction's excerpt, the
 // code the agent wrote that the person's words prohibit (recall reads it).
 const WroteMark = "; wrote "
@@ -970,7 +985,7 @@ func prohibitedWritten(r *traces.Record, said string) []string {
 				continue
 			}
 			if !ok || len(lw) < 3 || inOld[lw] || lexicon.StopExtract.Has(lw) || codeCommonWords[lw] || slices.Contains(out, as) ||
-				!codeShaped(as) && !imported(added, as) && !selected(added, as) {
+				!codeShaped(as) && !imported(added, as) && !selected(added, as) || fileNamed(as) {
 				continue
 			}
 			if out = append(out, as); len(out) == 4 {

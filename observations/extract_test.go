@@ -671,3 +671,17 @@ func TestCorrectionFromConformance(t *testing.T) {
 		t.Errorf("a new request: %+v", cs[0])
 	}
 }
+
+// An apply_patch input is JSON: a file name ends at the patch's own line
+// end, not at an escaped "\n".
+func TestPatchFilesFromJSON(t *testing.T) {
+	for _, in := range []string{
+		`"*** Begin Patch\n*** Update File: Dockerfile\n@@\n-FROM a\n+FROM b\n*** End Patch"`,
+		`{"input":"*** Begin Patch\n*** Update File: Dockerfile\n@@\n-FROM a\n+FROM b\n*** End Patch"}`,
+	} {
+		fs := patchFiles(&traces.Record{Tool: "apply_patch", Input: json.RawMessage(in)})
+		if len(fs) != 1 || fs[0] != "Dockerfile" {
+			t.Errorf("%s: %q", in, fs)
+		}
+	}
+}

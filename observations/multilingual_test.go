@@ -944,6 +944,9 @@ func TestProhibitedWrittenInExcerpt(t *testing.T) {
 			"don't use axios", nil},
 		{rec("Bash", map[string]string{"command": "redis-cli -h redis.staging.internal FLUSHDB"}),
 			"never FLUSHDB on the staging redis", nil},
+		// A file the person names is no code the agent wrote.
+		{rec("Edit", map[string]string{"file_path": "plan.md", "old_string": "x", "new_string": "run instalador.sh step by step"}),
+			"com cuidado para não quebrar o instalador.sh", nil},
 		// The class, capitalized mid-sentence, is not the variable.
 		{rec("Edit", map[string]string{"file_path": "a.rb", "old_string": "x", "new_string": "ChargeJob.perform_later(order)"}),
 			"don't pass the Order object to the job, pass its id", nil},

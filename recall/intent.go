@@ -213,6 +213,9 @@ func inspection(cmd string) bool {
 	if strings.TrimSpace(cmd) == "" {
 		return false
 	}
+	if strings.Contains(cmd, "<<") {
+		cmd = stripHeredocs(cmd) // a here-document is data, not commands
+	}
 	// Quoted words are arguments: a "|" inside a quoted pattern is no pipe.
 	if strings.ContainsAny(cmd, `"'`) {
 		cmd = quotedRE.ReplaceAllString(cmd, "ARG")
@@ -238,11 +241,56 @@ func inspection(cmd string) bool {
 		if decided && !verdict {
 			return false
 		}
-		if !decided && !inspectPrograms[strings.ToLower(f[0])] {
+		if !decided && !inspectPrograms[strings.ToLower(f[0])] && !readsWith(f) {
 			return false
 		}
 	}
 	return true
+}
+
+// readsWith reports whether simple command f is an editor or a shell run
+// only to read: sed and awk without in-place editing, `bash -n` (a syntax
+// check), diff.
+func readsWith(f []string) bool {
+	switch strings.ToLower(f[0]) {
+	case "sed", "gsed", "awk", "gawk", "perl":
+		for _, a := range f[1:] {
+			if strings.HasPrefix(a, "-i") || a == "--in-place" || strings.HasPrefix(a, "--in-place=") || a == "inplace" || a == "-pi" {
+				return false
+			}
+		}
+		return f[0] != "perl"
+	case "bash", "sh", "zsh", "dash":
+		return len(f) > 1 && f[1] == "-n"
+	case "diff", "cmp", "colordiff", "printf", "basename", "dirname", "realpath", "readlink", "md5sum", "sha256sum", "shasum",
+		"xxd", "od", "hexdump", "column", "tr", "nl", "comm", "date", "whoami", "id", "true", "test", "[":
+		return true
+	}
+	return false
+}
+
+// heredocRE is the opening of a here-document: <<TAG, <<-TAG, <<'TAG'.
+var heredocRE = textutil.Lazy(`<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)['"]?`)
+
+// stripHeredocs removes the bodies of cmd's here-documents, up to their
+// closing lines.
+func stripHeredocs(cmd string) string {
+	lines := strings.Split(cmd, "\n")
+	var out []string
+	tag := ""
+	for _, ln := range lines {
+		if tag != "" {
+			if strings.TrimSpace(ln) == tag {
+				tag = ""
+			}
+			continue
+		}
+		out = append(out, ln)
+		if m := heredocRE.FindStringSubmatch(ln); m != nil {
+			tag = m[1]
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // splitShell splits cmd at its shell operators (shellSplitRE), without

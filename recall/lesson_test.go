@@ -149,12 +149,19 @@ func TestCallKind(t *testing.T) {
 
 func TestInspectionIsNoDeploy(t *testing.T) {
 	for cmd, want := range map[string]bool{
-		"kubectl --context prod -n fleet-prod get pods": true,
-		"helm list -n fleet-prod":                       true,
-		"terraform -chdir=infra/prod plan":              true,
-		"helm upgrade dispatch ./chart -n fleet-prod":   false,
-		"kubectl apply -f prod.yaml":                    false,
-		"make deploy ENV=prod":                          false,
+		"sed -n '895p' /root/install.sh":                      true,
+		"sed -i 's/a/b/' /root/install.sh":                    false,
+		"bash -n /root/install.sh && echo ok":                 true,
+		"bash /root/install.sh":                               false,
+		"diff -u install.sh.bak install.sh":                   true,
+		"cat <<'EOF'\nstep 1 | done && rm -rf x\nEOF":         true,
+		"cat <<'EOF' > notes.md\nrm -rf x\nEOF\nrm -rf build": false,
+		"kubectl --context prod -n fleet-prod get pods":       true,
+		"helm list -n fleet-prod":                             true,
+		"terraform -chdir=infra/prod plan":                    true,
+		"helm upgrade dispatch ./chart -n fleet-prod":         false,
+		"kubectl apply -f prod.yaml":                          false,
+		"make deploy ENV=prod":                                false,
 	} {
 		if got := inspection(cmd); got != want {
 			t.Errorf("inspection(%q) = %v", cmd, got)
