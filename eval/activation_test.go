@@ -82,7 +82,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev4": {26, 2},
 		"dev5": {30, 0},
 		"dev6": {25, 2},
-		"dev7": {17, 7},
+		"dev7": {17, 8},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

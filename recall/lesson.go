@@ -297,7 +297,7 @@ var (
 	// more (English, German, Spanish, French, Portuguese, Italian), and
 	// the negations of Chinese, Japanese and Korean, which need no
 	// spaces around them (不要, 别, 使わないで, 하지 마).
-	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}\p{M}])(?:not|no|never|drop|dropped|remove|removed|deprecated|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma|jangan|tidak|bukan|नहीं|मत)(?:[^\p{L}\p{M}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
+	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}\p{M}])(?:not|no|never|drop|dropped|remove|removed|deprecated|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma|jangan|tidak|bukan|नहीं|मत|لا|ولا|ليس|لم|لن|أبدا|ابدا|بدون|ممنوع)(?:[^\p{L}\p{M}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
 )
 
 // negates is negRE.MatchString(s): for text of ASCII alone, without the

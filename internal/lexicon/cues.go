@@ -239,6 +239,14 @@ zatrzymaj
 cofnij
 berhenti
 batalkan
+توقف
+قف
+ألغ
+ألغي
+إلغاء
+تراجع
+ارجع
+انتظر
 `)
 
 	// CueNegation: refusal and prohibition.
@@ -339,6 +347,19 @@ tidak
 jangan
 bukan
 salah
+لا
+ولا
+ليس
+ليست
+لم
+لن
+أبدا
+أبداً
+ابدا
+بدون
+ممنوع
+غلط
+خطأ
 `)
 
 	// CueInstead: the other way, the part of a correction an agent needs.
@@ -380,6 +401,10 @@ in plaats van
 zamiast
 daripada
 alih-alih
+بدلا من
+بدلاً من
+بدل
+وليس
 `)
 
 	// CueNegatedResult: a negated verb of a result, in the contracted forms
@@ -982,6 +1007,11 @@ dziękuję
 świetnie
 terima kasih
 mantap
+شكرا
+شكراً
+ممتاز
+تمام
+رائع
 `)
 
 	// CueContrast: "but", the turn from approval to a complaint.
@@ -1019,6 +1049,8 @@ maar
 ale
 tapi
 namun
+لكن
+ولكن
 `)
 
 	// CueReferent: words that point at something said or done before.

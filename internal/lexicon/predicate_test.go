@@ -50,6 +50,9 @@ func TestDevanagariWords(t *testing.T) {
 	if !CueNegation.In("`print(...)` मत करो") || CueNegation.In("उसकी मति अच्छी है") {
 		t.Error("Devanagari word boundaries")
 	}
+	if !CueNegation.In("لا تستخدم sudo هنا") || CueNegation.In("البلاغ جاهز") {
+		t.Error("Arabic negation")
+	}
 }
 
 func FuzzNegatedPredicate(f *testing.F) {
