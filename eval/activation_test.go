@@ -81,8 +81,8 @@ func TestActivationScenarios(t *testing.T) {
 		"dev3": {33, 0},
 		"dev4": {26, 2},
 		"dev5": {30, 0},
-		"dev6": {25, 2},
-		"dev7": {17, 8},
+		"dev6": {26, 2},
+		"dev7": {19, 9},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

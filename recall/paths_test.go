@@ -179,3 +179,31 @@ func TestAdvisedFile(t *testing.T) {
 		t.Errorf("did not fire on a Double for money: %+v", c)
 	}
 }
+
+// A glob a lesson names ("config/locales/*.yml") is the files it matches
+// in that directory, by their own names; "release/*" reads as the word
+// release; a bare short glob ("*.yml") is no file scope.
+func TestGlobScope(t *testing.T) {
+	_, lesson := reducePaths("Only en.yml please. Every other locale, config/locales/*.yml except en.yml, comes from Crowdin")
+	for file, want := range map[string]string{
+		"/p/config/locales/fr.yml": "fr.yml",
+		"/p/config/settings.yml":   "",
+		"/p/app/locales/fr.json":   "",
+	} {
+		_, mine := reducePaths(file)
+		if got := sameFile(lesson, mine); got != want {
+			t.Errorf("sameFile(%s) = %q, want %q", file, got, want)
+		}
+	}
+	if text, _ := reducePaths("Release/* counts"); !strings.Contains(text, "Release") {
+		t.Errorf("glob directory lost: %q", text)
+	}
+	_, bare := reducePaths("never edit *.yml by hand")
+	_, mine := reducePaths("/p/ci/deploy.yml")
+	if got := sameFile(bare, mine); got != "" {
+		t.Errorf("a bare short glob scoped %q", got)
+	}
+	if !advisedFile("every other locale, config/locales/*.yml except en.yml, comes from Crowdin", "en.yml") {
+		t.Error("the file a glob's lesson leaves out")
+	}
+}

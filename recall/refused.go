@@ -322,8 +322,9 @@ func flagByte(b byte) bool { return b == '-' || b == '_' || b == '=' || textutil
 // or the shared branches a rule names.
 func (cu *cue) otherBranch(c *candidate) bool {
 	mine := strings.ToLower(pushBranch(cu.command))
-	if mine == "" || sharedBranches[mine] {
-		return false
+	top, _, _ := strings.Cut(mine, "/")
+	if mine == "" || sharedBranches[mine] || sharedBranches[top] {
+		return false // main, release/2026.03: a shared branch
 	}
 	said := strings.ToLower(cmp.Or(c.said, c.lesson))
 	if wordIn(said, mine) {
