@@ -81,7 +81,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev3": {33, 0},
 		"dev4": {26, 2},
 		"dev5": {30, 0},
-		"dev6": {26, 2},
+		"dev6": {28, 2},
 		"dev7": {19, 9},
 	}
 	for name, floor := range floors {

@@ -487,6 +487,13 @@ var productNames = map[string]bool{"GitHub": true, "GitLab": true, "JavaScript":
 	"ChatGPT": true, "DynamoDB": true, "BigQuery": true, "CloudFront": true, "CircleCI": true, "DevOps": true, "FastAPI": true,
 	"NodeJs": true, "GraphQL": true, "CodeRabbit": true, "ClickHouse": true, "DataDog": true, "PagerDuty": true, "VsCode": true}
 
+// revokeRE takes back what follows: "forget the", "no longer"; group 1
+// is a negation right before it ("don't forget the"), which keeps it.
+var revokeRE = textutil.Lazy(`(?i)(\b(?:don'?t|do not|never)\s+)?\b(?:forget (?:the|about|that)|no longer|not anymore)\b`)
+
+// rememberRE is "don't forget", "never forget": advice, not a negation.
+var rememberRE = textutil.Lazy(`(?i)^\W?(?:don'?t|do not|never)\s+forget\b`)
+
 // polarity tells whether a span whose clause reads before as before is
 // prohibited: the last polarity word before it decides ("always an
 // integer `amount_cents` column, never a FloatField": amount_cents is
@@ -495,6 +502,20 @@ func polarity(before string, neg bool) bool {
 	last, lastNeg := -1, false
 	for _, m := range negRE.FindAllStringIndex(before, -1) {
 		last, lastNeg = m[0], true
+	}
+	if strings.Contains(before, "orget") || strings.Contains(before, "longer") || strings.Contains(before, "anymore") {
+		if last >= 0 && rememberRE.MatchString(before[last:]) {
+			lastNeg = false // "don't forget the `--frozen-lockfile`"
+		}
+		// "forget the rubocop -a thing from before": a revoked
+		// instruction is no longer advised ("don't forget the
+		// --frozen-lockfile" still is), up to the next comma ("...,
+		// it's `standardrb --fix` now").
+		for _, m := range revokeRE.FindAllStringSubmatchIndex(before, -1) {
+			if m[2] < 0 && m[0] > last && !strings.ContainsAny(before[m[1]:], ",;:—") {
+				last, lastNeg = m[0], true
+			}
+		}
 	}
 	for _, m := range adviceRE.FindAllStringIndex(before, -1) {
 		// "don't use", "never use": the negation governs the word.

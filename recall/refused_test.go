@@ -180,6 +180,14 @@ func TestRefusedProgramAndAdvice(t *testing.T) {
 		!containsSpan("await env.MENU_CACHE.put(key, body)", sigs[0].text) {
 		t.Errorf("an elided call after a Hindi negation: %+v", sigs)
 	}
+	for text, want := range map[string]bool{
+		"forget the `rubocop -a` thing from before, it's `standardrb --fix` now": true,
+		"don't forget the `rubocop -a` before you commit":                        false,
+	} {
+		if sigs := signatures(text); len(sigs) == 0 || sigs[0].prohibited != want || len(sigs) > 1 && sigs[1].prohibited {
+			t.Errorf("%q: %+v", text, sigs)
+		}
+	}
 	sigs := signatures("upgrade one gem at a time: `bundle update --conservative <gem>`")
 	if len(sigs) != 1 || sigs[0].text != "bundle update --conservative…" {
 		t.Errorf("placeholder span: %+v", sigs)
