@@ -2,6 +2,9 @@ package recall
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,6 +27,8 @@ type cue struct {
 	// ("cd web && yarn add zod": yarn), for a lesson that names its tool.
 	programs []string
 	kind     string // "shell" or "edit" for a tool call, "" for words
+	// creates is a Write of a file that is not there yet.
+	creates bool
 	// question is a prompt asking about something rather than asking for
 	// an action ("what does the commit hook do?"): a type match then needs
 	// a word of the lesson besides the type's own.
@@ -228,7 +233,35 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 			c.kind = "shell"
 		}
 	}
+	c.creates = createsFile(q)
 	return c
+}
+
+// createsFile reports whether q writes a file that does not exist yet: a
+// Write (or create) call whose path, resolved against the event's working
+// directory, is not there.
+func createsFile(q Query) bool {
+	switch strings.ToLower(q.Tool) {
+	case "write", "create", "create_file", "write_file":
+	default:
+		return false
+	}
+	var m map[string]any
+	if json.Unmarshal(q.Input, &m) != nil {
+		return false
+	}
+	p, _ := m["file_path"].(string)
+	if p == "" {
+		p, _ = m["path"].(string)
+	}
+	if p == "" {
+		return false
+	}
+	if !filepath.IsAbs(p) && q.Cwd != "" {
+		p = filepath.Join(q.Cwd, p)
+	}
+	_, err := os.Lstat(p)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // inPlaceRE is a command that rewrites a file where it is: sed -i, perl

@@ -219,6 +219,13 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
+	if cu.creates && (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && advisesNewFile(c.said) {
+		// "never change an applied migration, add a new file": a Write of
+		// a file that is not there yet is the new file.
+		c.typeScore, c.matchedAT, c.candAT, c.fileHit = 0, "", "", ""
+		c.follow, c.rejected = "a new file", true
+		return
+	}
 	if (c.typeScore > 0 || c.sigHit != "") && cu.command != "" && cu.otherBranch(c) {
 		// "force-with-lease on your own feature branch is fine, on
 		// develop and main never": a push to feat/x is not the push to
@@ -968,6 +975,24 @@ func (cu *cue) wordOnlyType(c *candidate) bool {
 		return false
 	}
 	return !slices.Contains(c.triggerTypes(cu.tax), c.matchedAT)
+}
+
+// newFileRE is advice to add a new file rather than change one, in the
+// cue languages.
+var newFileRE = textutil.Lazy(`(?i)\b(?:add|create|write|make|use) (?:a |an )?new (?:file|migration|version|one|script|changeset)\b|\bnew (?:file|migration) (?:instead|for)\b|neue[nr]? (?:Datei|Migration)|nouveau fichier|nouvelle migration|nuevo archivo|nueva migración|novo arquivo|nova migração|nuovo file|nuova migrazione|новый файл|новую миграцию|新(?:的)?(?:文件|迁移)|新しい(?:ファイル|マイグレーション)|새 (?:파일|마이그레이션)|nový soubor|novou migraci|yeni (?:dosya|migration)`)
+
+// advisesNewFile reports whether the person's words send the agent to a
+// new file (newFileRE) in a clause without a negation.
+func advisesNewFile(said string) bool {
+	if said == "" || !newFileRE.MatchString(said) {
+		return false
+	}
+	for _, cl := range strings.FieldsFunc(said, func(r rune) bool { return strings.ContainsRune(",;.!?，。；！？—", r) }) {
+		if newFileRE.MatchString(cl) && !negates(cl) {
+			return true
+		}
+	}
+	return false
 }
 
 // leavesEnvironment reports whether the corrected call (trigger) ran

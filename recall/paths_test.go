@@ -2,6 +2,8 @@ package recall
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -205,5 +207,33 @@ func TestGlobScope(t *testing.T) {
 	}
 	if !advisedFile("every other locale, config/locales/*.yml except en.yml, comes from Crowdin", "en.yml") {
 		t.Error("the file a glob's lesson leaves out")
+	}
+}
+
+// "Never change an applied migration, add a new file": a Write of a file
+// that is not there yet is the advised new file; an Edit of an existing
+// one, or a Write over it, is not.
+func TestNewFileFollows(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "V12__init.sql")
+	if err := os.WriteFile(old, []byte("create table t (id int);"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for said, want := range map[string]bool{
+		"아니요, 이미 적용된 마이그레이션은 절대 고치지 마세요. 새 파일 V38__add_max_party_size.sql 로 ALTER TABLE 하세요.": true,
+		"never edit an applied migration, add a new file instead":           true,
+		"don't create a new migration for this, fold it into the open PR's": false,
+	} {
+		if got := advisesNewFile(said); got != want {
+			t.Errorf("advisesNewFile(%q) = %v", said, got)
+		}
+	}
+	q := func(tool, p string) Query {
+		in, _ := json.Marshal(map[string]string{"file_path": p, "content": "alter table t add c int;"})
+		return Query{Tool: tool, Input: in, Cwd: dir}
+	}
+	if !createsFile(q("Write", filepath.Join(dir, "V40__add_c.sql"))) || createsFile(q("Write", old)) || createsFile(q("Edit", old)) ||
+		!createsFile(q("Write", "V41__rel.sql")) {
+		t.Error("createsFile")
 	}
 }
