@@ -457,8 +457,8 @@ func questionLike(s string) bool {
 // "die Buttons sind immer noch da"), right after the agent changed
 // something.
 func negatedResult(tl *timeline, u *utterance, head string) bool {
-	if len(u.calls) == 0 {
-		return false
+	if len(u.calls) == 0 && len(u.edited) == 0 {
+		return false // no change made (aider's edits are no tool calls)
 	}
 	ss := sentences(head)
 	if len(ss) == 0 {

@@ -287,6 +287,7 @@ func TestNegatedResultAfterChange(t *testing.T) {
 		"ja3": "ラベルの配置が好きじゃないから見直して",
 		"ja4": "保存してもヒットしないんだけど、なんでかわかる？",
 		"ko":  "설정 탭에 새 필드가 없어요",
+		"cs":  "pořád tam nejsou, v gui nic",
 	} {
 		if cs := run(msg, true); len(cs) != 1 {
 			t.Errorf("%s: %d corrections for %q", lang, len(cs), msg)

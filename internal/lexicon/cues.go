@@ -360,6 +360,10 @@ salah
 ممنوع
 غلط
 خطأ
+nic
+žádný
+žádná
+žádné
 `)
 
 	// CueInstead: the other way, the part of a correction an agent needs.
