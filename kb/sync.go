@@ -233,7 +233,9 @@ func (k *KB) openFresh(ctx context.Context, dir string, a watch.Answer, progress
 	// hear from (kb index --rebuild, a rebuild killed half-way): scan.
 	switch {
 	case a.Clean():
-		ix, err := index.OpenReadOnly(dir)
+		// The keeper vouches for the files at its generation: the index's
+		// stamps are not needed to answer (index.OpenToSearch).
+		ix, err := index.OpenToSearch(dir)
 		if err != nil {
 			return nil, st, false, false, nil // stale, busy, damaged: the usual path says what
 		}

@@ -35,7 +35,9 @@
 // and a writer cuts the torn bytes off before it appends. Open keeps the
 // stamps file undecoded: a search needs no stamp and a sync of a few
 // changed paths (kb watch's) looks a few up in one pass over it; they are
-// decoded when every stamp is needed (a full sync).
+// decoded when every stamp is needed (a full sync). OpenToSearch, for a
+// query whose caller knows the files match bleve's generation (kb watch's
+// freshness keeper), does not read them at all until asked.
 //
 // Bounded and resumable work: Apply commits its docs in batches bounded by
 // count (batchDocs) and bytes (batchBytes), and a body over MaxBody is cut to

@@ -254,7 +254,23 @@ func OpenReadOnly(dir string) (*Index, error) {
 // OpenReadOnlyWait is OpenReadOnly waiting at most wait for a writer (a
 // hook cannot wait long: it answers with nothing instead).
 func OpenReadOnlyWait(dir string, wait time.Duration) (*Index, error) {
-	ix, reason, err := openExisting(dir, true, wait)
+	return openReadOnly(dir, wait, nil)
+}
+
+// OpenToSearch is OpenReadOnly for queries at the generation bleve holds,
+// when the caller knows that generation matches the files (a freshness
+// keeper's clean answer, kb/sync.go): the stamps are read when first asked
+// for (Stamps, Progress), not at open. A query needs none of them, and at
+// 100,000 files the stamps file and its log are 5 MB read and checksummed
+// and 1,000 page faults of a search's heap. So the stamps' own damage
+// (a corrupt file, bleve ahead of them after a killed update) is found by
+// the next open that reads them, not by a query.
+func OpenToSearch(dir string) (*Index, error) {
+	return openReadOnly(dir, BusyTimeout, unstamped)
+}
+
+func openReadOnly(dir string, wait time.Duration, pre *stampSet) (*Index, error) {
+	ix, reason, err := openExistingWith(dir, true, wait, pre)
 	if err != nil {
 		return nil, err
 	}
@@ -263,6 +279,10 @@ func OpenReadOnlyWait(dir string, wait time.Duration) (*Index, error) {
 	}
 	return ix, nil
 }
+
+// unstamped, as openExistingWith's pre, opens without reading the stamps
+// (OpenToSearch); Index.stampSet reads them on first use.
+var unstamped = new(stampSet)
 
 func runtimeConfig(readOnly bool, wait time.Duration) map[string]any {
 	return map[string]any{
@@ -348,6 +368,10 @@ func (ix *Index) load(pre *stampSet) (reason string, err error) {
 	}
 	if ix.reg, err = unmarshalRegistry(rb); err != nil {
 		return "corrupt: " + err.Error(), nil
+	}
+	if pre == unstamped {
+		ix.gen = bgen
+		return "", nil
 	}
 	// The stamps file is checked but decoded only when every stamp is
 	// needed: a search needs none, a sync of a few paths a few.
@@ -538,7 +562,7 @@ func (ix *Index) Reset() error {
 func (ix *Index) Stamps() map[string]Stamp {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	m, _ := ix.st.all()
+	m, _ := ix.stampSet().all()
 	return maps.Clone(m)
 }
 
@@ -546,7 +570,7 @@ func (ix *Index) Stamps() map[string]Stamp {
 func (ix *Index) Progress(path string) (Progress, bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	_, p, ok := ix.st.lookup(path)
+	_, p, ok := ix.stampSet().lookup(path)
 	return p, ok && p != (Progress{})
 }
 
@@ -555,12 +579,27 @@ func (ix *Index) Progress(path string) (Progress, bool) {
 func (ix *Index) known(paths []string) map[string]bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.st.find(paths)
+	st := ix.stampSet()
+	st.find(paths)
 	out := make(map[string]bool, len(paths))
 	for _, p := range paths {
-		_, _, out[p] = ix.st.lookup(p)
+		_, _, out[p] = st.lookup(p)
 	}
 	return out
+}
+
+// stampSet returns the stamps, read now if the index was opened without
+// them (OpenToSearch): stamps that cannot be read are none, as for an
+// index that holds no file. The caller holds ix.mu.
+func (ix *Index) stampSet() *stampSet {
+	if ix.st == nil {
+		s, err := readStampSet(ix.dir)
+		if err != nil {
+			s = newStampSet(encodeStamps(ix.gen, nil, nil))
+		}
+		ix.st = s
+	}
+	return ix.st
 }
 
 // Count returns the number of docs in the index.

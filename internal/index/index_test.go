@@ -2,6 +2,7 @@ package index
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -784,4 +785,59 @@ func TestReleaseMappedEvery(t *testing.T) {
 	time.Sleep(5 * time.Millisecond)
 	stop()
 	stop()
+}
+
+// OpenToSearch answers as OpenReadOnly does without reading the stamps;
+// they are read when asked for, and damaged ones are found by the opens
+// that read them, not by a query.
+func TestOpenToSearch(t *testing.T) {
+	ix, dir := openNew(t)
+	fixture(t, ix)
+	mustApply(t, ix, file("library/extra.md", note("extra", "note", "Extra", "postgres again")))
+	ix.Close()
+	ro, err := OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantGen, wantStamps := ro.Gen(), ro.Stamps()
+	want := search(t, ro, Query{Text: "postgres"})
+	ro.Close()
+
+	s, err := OpenToSearch(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.st != nil {
+		t.Error("OpenToSearch read the stamps")
+	}
+	if s.Gen() != wantGen {
+		t.Errorf("Gen = %d, want %d", s.Gen(), wantGen)
+	}
+	if got := search(t, s, Query{Text: "postgres"}); !slices.Equal(got, want) {
+		t.Errorf("search = %v, want %v", got, want)
+	}
+	if got := s.Stamps(); !maps.Equal(got, wantStamps) {
+		t.Errorf("Stamps = %v, want %v", got, wantStamps)
+	}
+	s.Close()
+
+	// A damaged stamps file: OpenReadOnly refuses, a query still answers.
+	if err := os.WriteFile(filepath.Join(dir, stampsFile), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var se *StaleError
+	if _, err := OpenReadOnly(dir); !errors.As(err, &se) {
+		t.Fatalf("OpenReadOnly with damaged stamps = %v, want *StaleError", err)
+	}
+	s, err = OpenToSearch(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := search(t, s, Query{Text: "postgres"}); !slices.Equal(got, want) {
+		t.Errorf("search with damaged stamps = %v, want %v", got, want)
+	}
+	if got := s.Stamps(); len(got) != 0 {
+		t.Errorf("Stamps of unreadable stamps = %v, want none", got)
+	}
 }

@@ -367,16 +367,17 @@ func (ix *Index) stampsIn(in func(rel string) bool, exact []string) map[string]S
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	m := map[string]Stamp{}
+	sts := ix.stampSet()
 	if exact != nil {
-		ix.st.find(exact)
+		sts.find(exact)
 		for _, p := range exact {
-			if st, _, ok := ix.st.lookup(p); ok {
+			if st, _, ok := sts.lookup(p); ok {
 				m[p] = st
 			}
 		}
 		return m
 	}
-	all, _ := ix.st.all()
+	all, _ := sts.all()
 	for p, st := range all {
 		if in(p) {
 			m[p] = st

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"reflect"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -145,7 +144,21 @@ func parseBase(who, raw, def string) (*url.URL, error) {
 	return u, nil
 }
 
-var schemaNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// schemaName reports whether s matches ^[a-zA-Z0-9_-]{1,64}$, checked by
+// hand: that expression (64 repetitions) compiled at start was 60 KB and
+// ~1% of the CPU of every kb process.
+func schemaName(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // prepared is a validated Request with the schema's required keys.
 type prepared struct {
@@ -154,7 +167,7 @@ type prepared struct {
 }
 
 func prepare(req Request, out any) (prepared, error) {
-	if !schemaNameRE.MatchString(req.SchemaName) {
+	if !schemaName(req.SchemaName) {
 		return prepared{}, fmt.Errorf("schema name %q must match ^[a-zA-Z0-9_-]{1,64}$", req.SchemaName)
 	}
 	if v := reflect.ValueOf(out); out == nil || v.Kind() != reflect.Pointer || v.IsNil() {

@@ -77,7 +77,7 @@ func (e *engine) decoded(s string, byValue map[string]*secret) map[string]*secre
 	found := e.fold(e.find(text), nil)
 	best := make([]string, len(runs)) // rule naming each run that holds a secret
 	for v, sec := range found {
-		if placeholderValue.MatchString(v) {
+		if placeholderValue().MatchString(v) {
 			continue
 		}
 		hit := false

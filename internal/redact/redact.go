@@ -268,7 +268,7 @@ func splitSecret(rule, v string) []string {
 		var out []string
 		for _, pair := range strings.Split(v, ";") {
 			name, val, ok := strings.Cut(strings.TrimSpace(pair), "=")
-			if !ok || len(val) < minCookie || cookieAttr[strings.ToLower(name)] || placeholderValue.MatchString(val) {
+			if !ok || len(val) < minCookie || cookieAttr[strings.ToLower(name)] || placeholderValue().MatchString(val) {
 				continue
 			}
 			out = append(out, val)

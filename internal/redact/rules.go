@@ -2,6 +2,8 @@ package redact
 
 import (
 	"fmt"
+	"sync"
+
 	sx "github.com/kbmem/kb/internal/secrets"
 
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -14,17 +16,25 @@ import (
 // value is a secret.
 const secretName = `(?i:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|apikey|private_?key|access_?key|credentials?|_auth\b|auth_)`
 
+// lazyRE is a package-level expression compiled on first use (as
+// textutil.Lazy, in the regexp package gitleaks' rules take): compiled at
+// start, these were 210 KB and ~2% of the CPU of every kb process (a
+// search under the freshness keeper), which mostly redacts nothing.
+func lazyRE(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
+}
+
 // notSecretName matches assignments whose name mentions a secret but whose
 // value is about the secret, not the secret itself (TOKEN_URL=, secretName:).
-var notSecretName = regexp.MustCompile(`(?i)(?:url|uri|endpoint|host|port|path|file|dir|name|_id|type|mode|header|prefix|length|size|ttl|timeout|expiry|expires|expiration|lifetime|algorithm|alg|enabled|region|version|format|user|username|ref|env|policy|store|provider|count|limit)["']?[ \t]*[:=]|(?i:author|tokens|tokeniz|\b(?:max|min|num)_|_count)`)
+var notSecretName = lazyRE(`(?i)(?:url|uri|endpoint|host|port|path|file|dir|name|_id|type|mode|header|prefix|length|size|ttl|timeout|expiry|expires|expiration|lifetime|algorithm|alg|enabled|region|version|format|user|username|ref|env|policy|store|provider|count|limit)["']?[ \t]*[:=]|(?i:author|tokens|tokeniz|\b(?:max|min|num)_|_count)`)
 
 // placeholderValue matches values that only stand in for a secret:
 // references to a variable, template holes, masks and the usual dummies.
-var placeholderValue = regexp.MustCompile(sx.PlaceholderPattern)
+var placeholderValue = lazyRE(sx.PlaceholderPattern)
 
 // identifier matches values that are code, not a secret: a lowercase word,
 // an UPPER_CASE name, a dotted reference such as process.env.API_KEY.
-var identifier = regexp.MustCompile(`^(?:[a-z][a-z-]*|[A-Z][A-Z0-9_]*|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\)?)$`)
+var identifier = lazyRE(`^(?:[a-z][a-z-]*|[A-Z][A-Z0-9_]*|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\)?)$`)
 
 // flagSecretName matches the part of a flag name that says its value is a
 // secret.
@@ -32,11 +42,11 @@ const flagSecretName = `(?i:passw(?:or)?d|passphrase|pass\b|pwd|secret|token|api
 
 // notSecretFlag matches flags whose name mentions a secret but whose value
 // is not one: a file, a variable, a length, a prompt.
-var notSecretFlag = regexp.MustCompile(`(?i)^[ \t'"=(]?--?[A-Za-z0-9_-]*(?:stdin|file|path|env|prompt|cmd|command|helper|manager|length|len|policy|reset|hash|type|url|uri|endpoint|header|prefix|name|id|dir|expir|ttl|timeout|count|limit|size|min|max|format|mode|help|source|from|store|server|host|port|user|method|kind|scope|audience|budget|tokens|tokeniz)[A-Za-z0-9_-]*(?:[ \t]|=)`)
+var notSecretFlag = lazyRE(`(?i)^[ \t'"=(]?--?[A-Za-z0-9_-]*(?:stdin|file|path|env|prompt|cmd|command|helper|manager|length|len|policy|reset|hash|type|url|uri|endpoint|header|prefix|name|id|dir|expir|ttl|timeout|count|limit|size|min|max|format|mode|help|source|from|store|server|host|port|user|method|kind|scope|audience|budget|tokens|tokeniz)[A-Za-z0-9_-]*(?:[ \t]|=)`)
 
 // notFlagValue matches flag values that are not secrets: docker build's
 // --secret id=...,src=..., paths, booleans.
-var notFlagValue = regexp.MustCompile(`(?i)^(?:(?:id|src|source|env|type|target)=.*|[~.]?/.*|true|false|yes|no|on|off|-)$`)
+var notFlagValue = lazyRE(`(?i)^(?:(?:id|src|source|env|type|target)=.*|[~.]?/.*|true|false|yes|no|on|off|-)$`)
 
 // proseValue is a password written in prose without quotes: a run of
 // password characters holding a letter and a digit (a word alone is not
@@ -46,7 +56,7 @@ const proseValue = `(?:[A-Za-z0-9!@#$%^&*_+=~/.-]*[A-Za-z][A-Za-z0-9!@#$%^&*_+=~
 // notProsePassword matches what follows "password is" in prose without
 // being a password: short values, hyphenated words ("base64-encoded"),
 // names of algorithms and versions.
-var notProsePassword = regexp.MustCompile(`(?i)^(?:.{1,5}|[a-z]+[0-9]*(?:-[a-z0-9]+)*-[a-z]+|(?:sha|md|argon|pbkdf|aes|rsa|ed|x|pkcs|utf|base|bcrypt|scrypt|hmac|oauth|http|tls|v)[0-9a-z-]*|[0-9]+[a-z]{0,6})$`)
+var notProsePassword = lazyRE(`(?i)^(?:.{1,5}|[a-z]+[0-9]*(?:-[a-z0-9]+)*-[a-z]+|(?:sha|md|argon|pbkdf|aes|rsa|ed|x|pkcs|utf|base|bcrypt|scrypt|hmac|oauth|http|tls|v)[0-9a-z-]*|[0-9]+[a-z]{0,6})$`)
 
 // cliPasswords are the password flags of tools that take one on the
 // command line, one rule per tool family (a single regex of all of them
@@ -98,9 +108,9 @@ const (
 // agent transcripts and that gitleaks' defaults miss (TestProjectRulesNeeded
 // shows each one is needed).
 func projectRules() ([]config.Rule, error) {
-	placeholders := &config.Allowlist{Description: "placeholders", Regexes: []*regexp.Regexp{placeholderValue}}
-	code := &config.Allowlist{Description: "code identifiers", Regexes: []*regexp.Regexp{identifier}}
-	names := &config.Allowlist{Description: "names about a secret", RegexTarget: "match", Regexes: []*regexp.Regexp{notSecretName}}
+	placeholders := &config.Allowlist{Description: "placeholders", Regexes: []*regexp.Regexp{placeholderValue()}}
+	code := &config.Allowlist{Description: "code identifiers", Regexes: []*regexp.Regexp{identifier()}}
+	names := &config.Allowlist{Description: "names about a secret", RegexTarget: "match", Regexes: []*regexp.Regexp{notSecretName()}}
 	rules := []config.Rule{
 		{
 			// postgres://user:pass@host, https://user:token@github.com/...
@@ -162,8 +172,8 @@ func projectRules() ([]config.Rule, error) {
 				`(?:'([^'\r\n]{3,256})'|"([^"\r\n$\x60\\]{3,256})"|([^\s'"$\x60;&|<>(){}\[\]\\-][^\s'"\x60;&|<>(){}]{2,255}))`),
 			Keywords: []string{"pass", "pwd", "secret", "token", "key", "credential", "auth"},
 			Allowlists: []*config.Allowlist{placeholders, code,
-				{Description: "flags about a secret", RegexTarget: "match", Regexes: []*regexp.Regexp{notSecretFlag}},
-				{Description: "flag values that are not secrets", Regexes: []*regexp.Regexp{notFlagValue}}},
+				{Description: "flags about a secret", RegexTarget: "match", Regexes: []*regexp.Regexp{notSecretFlag()}},
+				{Description: "flag values that are not secrets", Regexes: []*regexp.Regexp{notFlagValue()}}},
 		},
 		{
 			// curl -b 'sessionid=...', Cookie: a=...; b=..., Set-Cookie: sid=...
@@ -201,7 +211,7 @@ func projectRules() ([]config.Rule, error) {
 				`(?:["'\x60]([^"'\x60\s]{4,128})["'\x60]|(` + proseValue + `))`),
 			Keywords: []string{"pass", "pwd"},
 			Allowlists: []*config.Allowlist{placeholders,
-				{Description: "words, not passwords", Regexes: []*regexp.Regexp{notProsePassword}}},
+				{Description: "words, not passwords", Regexes: []*regexp.Regexp{notProsePassword()}}},
 		},
 	}
 	// mysql -pSECRET, sshpass -p SECRET, docker login -p SECRET,
