@@ -27,8 +27,10 @@ type cue struct {
 	// ("cd web && yarn add zod": yarn), for a lesson that names its tool.
 	programs []string
 	kind     string // "shell" or "edit" for a tool call, "" for words
-	// creates is a Write of a file that is not there yet.
-	creates bool
+	// createQ is the edit call whose file creates stats, once, only when
+	// a lesson that advises a new file is matched: no I/O on other hooks.
+	createQ Query
+	created int8 // 0 unknown, 1 creates, -1 does not
 	// question is a prompt asking about something rather than asking for
 	// an action ("what does the commit hook do?"): a type match then needs
 	// a word of the lesson besides the type's own.
@@ -233,8 +235,22 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 			c.kind = "shell"
 		}
 	}
-	c.creates = createsFile(q)
+	if c.written != "" {
+		c.createQ = q // stat'ed only when a lesson asks (cue.creates)
+	}
 	return c
+}
+
+// creates reports whether the call is a Write of a file that is not
+// there yet (createsFile), computed on first use.
+func (cu *cue) creates() bool {
+	if cu.created == 0 {
+		cu.created = -1
+		if createsFile(cu.createQ) {
+			cu.created = 1
+		}
+	}
+	return cu.created > 0
 }
 
 // createsFile reports whether q writes a file that does not exist yet: a

@@ -219,7 +219,7 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
-	if cu.creates && (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && advisesNewFile(c.said) {
+	if (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && advisesNewFile(c.said) && cu.creates() {
 		// "never change an applied migration, add a new file": a Write of
 		// a file that is not there yet is the new file.
 		c.typeScore, c.matchedAT, c.candAT, c.fileHit = 0, "", "", ""

@@ -86,7 +86,7 @@ func commandObjects(cmd, said string) []string {
 	for _, tok := range objectSplitRE.Split(strings.ToLower(cmd), -1) {
 		tok = strings.Trim(tok, ".-_")
 		if len(tok) < 5 || !strings.ContainsAny(tok, "-_0123456789") || !strings.ContainsAny(tok, "abcdefghijklmnopqrstuvwxyz") ||
-			strings.HasPrefix(tok, "-") || containsString(out, tok) {
+			strings.HasPrefix(tok, "-") || slices.Contains(out, tok) {
 			continue
 		}
 		if wordIn(lower, tok) {
@@ -118,15 +118,6 @@ func wordIn(s, w string) bool {
 }
 
 func objectByte(b byte) bool { return textutil.IdentByte(b) || b == '-' }
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // changes reports whether a command changes what it names: a delete, a
 // move, a write of rows or a schema change, as a command word or an SQL
@@ -181,7 +172,7 @@ func (cu *cue) refusedHit(c *candidate) string {
 			if _, runner := runners[prog]; runner && i < len(progs)-1 {
 				continue // `bundle exec rubocop`: the program is rubocop
 			}
-			if len(prog) >= 3 && containsString(cu.programs, prog) && negatesWord(c.said, prog) {
+			if len(prog) >= 3 && slices.Contains(cu.programs, prog) && negatesWord(c.said, prog) {
 				return prog
 			}
 		}
@@ -221,7 +212,7 @@ func (cu *cue) otherLanguage(c *candidate) bool {
 		if slices.ContainsFunc(cu.types, func(t string) bool { return typeDomain(t) == "pkg" }) && wordIn(strings.ToLower(cu.command), strings.ToLower(c.sigHit)) {
 			return false // `uv add requests`: installing the banned package
 		}
-		return !containsString(cu.programs, strings.ToLower(first))
+		return !slices.Contains(cu.programs, strings.ToLower(first))
 	}
 	for _, f := range cu.files {
 		if l := languageOf(f.base); l != "" {
