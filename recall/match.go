@@ -783,15 +783,7 @@ func (cu *cue) enclosingDef(span string) string {
 // advisesPlace reports whether a clause of the person's words without a
 // negation names def as a word ("Lifespan'da açılan paylaşımlı istemci",
 // "open it once in init"): the place where the lesson puts the code.
-func advisesPlace(said, def string) bool {
-	def = strings.ToLower(def)
-	for _, cl := range clauseRE.Split(strings.ToLower(said), -1) {
-		if wordIn(cl, def) && !negRE.MatchString(cl) {
-			return true
-		}
-	}
-	return false
-}
+func advisesPlace(said, def string) bool { return clauseNames(said, strings.ToLower(def), false) }
 
 func firstOr(list []string) string {
 	if len(list) == 0 {

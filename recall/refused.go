@@ -182,9 +182,13 @@ func (cu *cue) refusedHit(c *candidate) string {
 
 // negatesWord reports whether a clause of said that holds a negation names
 // w as a whole word.
-func negatesWord(said, w string) bool {
+func negatesWord(said, w string) bool { return clauseNames(said, w, true) }
+
+// clauseNames reports whether a clause of said (lower-cased) names w as a
+// whole word and holds a negation when negated, none when not.
+func clauseNames(said, w string, negated bool) bool {
 	for _, cl := range clauseRE.Split(strings.ToLower(said), -1) {
-		if wordIn(cl, w) && negRE.MatchString(cl) {
+		if wordIn(cl, w) && negRE.MatchString(cl) == negated {
 			return true
 		}
 	}
