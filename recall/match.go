@@ -1,6 +1,8 @@
 package recall
 
 import (
+	"github.com/kbmem/kb/internal/lexicon"
+	"github.com/kbmem/kb/internal/secrets"
 	"github.com/kbmem/kb/internal/textutil"
 	"maps"
 	"math"
@@ -242,6 +244,15 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
+	if (c.typeScore > 0 || c.sigHit != "" || c.fileHit != "") && cu.hasCall && !cu.writesSig(c) && c.aboutSecrets() && !cu.carriesSecret() {
+		// "no secrets in appsettings*.json", "a key set without --secret
+		// is stored in plain text": the lesson is about where a secret
+		// may go, and this call writes none (a due-days setting, a
+		// replica count).
+		c.typeScore, c.matchedAT, c.candAT, c.sigHit, c.fileHit = 0, "", "", "", ""
+		c.rejected = true
+		return
+	}
 	if c.typeScore > 0 && cu.ruledOut(c, generalized) {
 		// A rejected type match is not rescued by the words the
 		// proposal shares with the quoted command of the trigger.
@@ -296,6 +307,50 @@ func (cu *cue) match(c *candidate) {
 		c.relevance = math.Min(0.8, lexicalWeight*float64(n)+0.5*cov)
 	}
 }
+
+// aboutSecrets reports whether the lesson is about a secret value: the
+// person's words name one (lexicon.CueSecret, any language), and either
+// the corrected call held one (its trigger was redacted) or the lesson's
+// first sentence prohibits one ("no secrets in appsettings").
+func (c *candidate) aboutSecrets() bool {
+	said := strings.ToLower(c.said)
+	if said == "" {
+		said = strings.ToLower(c.lesson)
+	}
+	if !lexicon.CueSecret.In(said) {
+		return false
+	}
+	if strings.Contains(c.trigger, "[REDACTED") {
+		return true
+	}
+	first := firstLessonSentence(said)
+	return negRE.MatchString(first) && lexicon.CueSecret.In(first)
+}
+
+// writesSig reports whether the lesson's prohibited signature that matched
+// is in the code the proposal writes: a lesson about code, not about
+// where a value goes.
+func (cu *cue) writesSig(c *candidate) bool {
+	return c.sigHit != "" && cu.written != "" && containsSpan(cu.written, c.sigHit)
+}
+
+// carriesSecret reports whether the proposal holds or moves a secret: a
+// literal value given to something named like one (secrets.Assigned), or
+// a file named like a secrets file.
+func (cu *cue) carriesSecret() bool {
+	if secrets.Assigned(cu.written + "\n" + cu.command) {
+		return true
+	}
+	for _, f := range cu.files {
+		if secretFileRE.MatchString(f.base) {
+			return true
+		}
+	}
+	return cu.command != "" && secretFileRE.MatchString(cu.command)
+}
+
+// secretFileRE: names of files that hold secrets by their kind.
+var secretFileRE = textutil.Lazy(`(?i)(?:secret|credential|passw|\.env\b|\.dev\.vars|\.pem\b|\.p12\b|\.pfx\b|\.jks\b|keystore|id_rsa|id_ed25519|\.tfvars\b|\.npmrc|\.netrc|\.pgpass)`)
 
 // composedRE: a lesson kb composed around the person's words, which it
 // quotes ("...; the person reported: “...”", "as the person questioned
@@ -1160,6 +1215,11 @@ var toolFamilies = [][]string{
 	{"ruby", "gem", "bundle", "bundler", "rails", "rake"},
 	{"mvn", "gradle", "java"},
 	{"kubectl", "helm", "kustomize"},
+	{"dotnet", "nuget", "msbuild"},
+	{"mix", "elixir", "iex", "rebar3"},
+	{"php", "composer", "artisan", "phpunit", "pest"},
+	{"dart", "flutter"},
+	{"swift", "xcodebuild"},
 }
 
 func toolFamily(p string) []string {

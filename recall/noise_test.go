@@ -331,3 +331,45 @@ func TestQuestionWordsAlone(t *testing.T) {
 		t.Errorf("a question recalled %v", got)
 	}
 }
+
+// A lesson about where a secret may go fires on a call that puts a secret
+// there, not on every change of the same file or command; a program's name
+// inside a file name ("Pulumi.staging.yaml") does not name the program;
+// a preview of a production change is no production change.
+func TestSecretsProgramsAndPreviews(t *testing.T) {
+	settings := &observations.Observation{ID: "cor-settings", Type: observations.TypeCorrection,
+		Trigger: "editing `src/Api/appsettings.Development.json`",
+		Lesson:  "No secrets in appsettings*.json, Development included: those files are committed. Locally use dotnet user-secrets."}
+	plain := &observations.Observation{ID: "cor-plain", Type: observations.TypeCorrection,
+		Trigger: "running `cd infra && pulumi config set app:mollieKey [REDACTED:kb-flag-secret]`",
+		Lesson:  "No, that way the key is kept in plain text in Pulumi.staging.yaml, which is in git. Any secret value goes in with `pulumi config set --secret`."}
+	prod := &observations.Observation{ID: "cor-prod", Type: observations.TypeCorrection, ActionTypes: []string{"deploy:production"},
+		Trigger: "deploying to or changing production: `cd infra && pulumi up --stack prod --yes`",
+		Lesson:  "Nothing gets applied to prod from a laptop: open a PR, the infra workflow runs the up after approval."}
+	e := noiseEngine(settings, plain, prod)
+	for _, h := range e.Index.(*memIndex).hits {
+		h.Fields["excerpt"] = "User: " + h.Fields["lesson"].(string)
+	}
+	edit := func(s string) Query {
+		return callQuery("Edit", map[string]any{"file_path": "/p/src/Api/appsettings.json", "old_string": "{", "new_string": s})
+	}
+	bash := func(s string) Query { return callQuery("Bash", map[string]any{"command": s}) }
+	for _, c := range []struct {
+		name string
+		q    Query
+		want []string
+	}{
+		{"a setting", edit(`"Billing": {"InvoiceDueDays": 21}`), nil},
+		{"an API key", edit(`"Mollie": {"ApiKey": "live_wQ8rT5yU2iO9pA3sD6fG1hJ4kL7zX0cV"}`), []string{"cor-settings"}},
+		{"a replica count", bash("cd infra && pulumi config set app:maxReplicas 8 --stack staging"), nil},
+		{"a token", bash("cd infra && pulumi config set app:postmarkToken 0b4e7d2a-93c1-4f6e-b8a5-2d7c9e1f3a60 --stack prod"), []string{"cor-plain", "cor-prod"}}, // a change of prod too
+		{"another subcommand", bash("cd infra && pulumi up --stack dev --yes"), nil},
+		{"a preview", bash("cd infra && pulumi preview --stack prod --diff"), nil},
+		{"the change", bash("cd infra && pulumi up --stack prod"), []string{"cor-prod"}},
+	} {
+		got := recalled(t, e, c.q)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: recalled %v, want %v", c.name, got, c.want)
+		}
+	}
+}

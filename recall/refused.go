@@ -103,14 +103,21 @@ var objectSplitRE = textutil.Lazy("[\\s'\"`=:/,;()\\[\\]{}@]+")
 // wordIn reports whether w occurs in s with no identifier character
 // (letter, digit, _ or -) on either side.
 func wordIn(s, w string) bool {
+	return boundedIn(s, w, func(j, end int) bool {
+		return (j == 0 || !objectByte(s[j-1])) && (end == len(s) || !objectByte(s[end]))
+	})
+}
+
+// boundedIn reports whether w occurs in s at some s[j:end] that bounded
+// accepts.
+func boundedIn(s, w string, bounded func(j, end int) bool) bool {
 	for i := 0; ; {
 		j := strings.Index(s[i:], w)
 		if j < 0 {
 			return false
 		}
 		j += i
-		end := j + len(w)
-		if (j == 0 || !objectByte(s[j-1])) && (end == len(s) || !objectByte(s[end])) {
+		if bounded(j, j+len(w)) {
 			return true
 		}
 		i = j + 1
@@ -172,7 +179,7 @@ func (cu *cue) refusedHit(c *candidate) string {
 			if _, runner := runners[prog]; runner && i < len(progs)-1 {
 				continue // `bundle exec rubocop`: the program is rubocop
 			}
-			if len(prog) >= 3 && slices.Contains(cu.programs, prog) && negatesWord(c.said, prog) {
+			if len(prog) >= 3 && slices.Contains(cu.programs, prog) && negatesProgram(c.said, prog) {
 				return prog
 			}
 		}
@@ -183,6 +190,28 @@ func (cu *cue) refusedHit(c *candidate) string {
 // negatesWord reports whether a clause of said that holds a negation names
 // w as a whole word.
 func negatesWord(said, w string) bool { return clauseNames(said, w, true) }
+
+// negatesProgram reports whether a clause of said that holds a negation
+// names program p itself: not a file or path that holds its name
+// ("Pulumi.staging.yaml", "infra/pulumi").
+func negatesProgram(said, p string) bool {
+	for _, cl := range clauseRE.Split(strings.ToLower(said), -1) {
+		if negRE.MatchString(cl) && programIn(cl, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// programIn reports whether s names program p as a word of its own: no
+// identifier byte, '.' or '/' on either side.
+func programIn(s, p string) bool {
+	return boundedIn(s, p, func(j, end int) bool {
+		before := j == 0 || !objectByte(s[j-1]) && s[j-1] != '.' && s[j-1] != '/'
+		after := end == len(s) || !objectByte(s[end]) && s[end] != '/' && !(s[end] == '.' && end+1 < len(s) && textutil.IdentByte(s[end+1]))
+		return before && after
+	})
+}
 
 // clauseNames reports whether a clause of said (lower-cased) names w as a
 // whole word and holds a negation when negated, none when not.

@@ -2107,3 +2107,105 @@ mudei de ideia
 zapomeň
 už ne
 `)
+
+// CueSecret: the person's words name a secret value ("no secrets in
+// appsettings", "my password", "the API key", "connection strings",
+// "Passwort", "senha", "密码", "パスワード", "비밀번호", "كلمة مرور"): a lesson
+// about where a secret may go, which a write that holds no secret does not
+// touch.
+var CueSecret = NewCues(`
+secret
+secrets
+password
+passwords
+passwd
+passphrase
+credential
+credentials
+api key
+api keys
+apikey
+access key
+access keys
+private key
+private keys
+connection string
+connection strings
+api token
+access token
+auth token
+bearer token
+client secret
+`, `
+passwort
+passwörter
+kennwort
+geheimnis
+geheimnisse
+zugangsdaten
+contraseña
+contraseñas
+secreto
+secretos
+credenciales
+clave secreta
+senha
+senhas
+segredo
+segredos
+credenciais
+mot de passe
+mots de passe
+identifiants
+segreto
+segreti
+credenziali
+пароль
+пароли
+секрет
+секреты
+ключ api
+密码
+密碼
+密钥
+秘钥
+凭据
+凭证
+パスワード
+秘密鍵
+シークレット
+認証情報
+비밀번호
+시크릿
+비밀 키
+`, `
+كلمة مرور
+كلمات مرور
+كلمة السر
+سرية
+سري
+mật khẩu
+bí mật
+şifre
+şifreler
+gizli anahtar
+wachtwoord
+wachtwoorden
+geheim
+geheimen
+heslo
+hesla
+tajný klíč
+hasło
+hasła
+sekret
+kata sandi
+rahasia
+पासवर्ड
+गुप्त
+lösenord
+hemlig
+hemligheter
+รหัสผ่าน
+ความลับ
+`)

@@ -1,0 +1,54 @@
+package secrets
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Assigned reports whether text gives a literal value to something named
+// like a secret: a key, variable, flag or config entry whose name says
+// password, secret, token, API key, access or shared key, credential or
+// connection string, followed by ':', '=', a space or '(' (a setter call) and a value of eight
+// characters or more that holds a letter and a digit and is no
+// placeholder ($VAR, <...>, {{...}}, changeme...). It is the cheap half of
+// what the detector (internal/redact) finds, for the hook: it tells "the
+// agent writes a secret into this file" from "the agent writes a setting
+// into this file" without loading the detector's rules.
+func Assigned(text string) bool {
+	if !mayName(text) {
+		return false
+	}
+	for _, m := range assignedRE().FindAllStringSubmatch(text, -1) {
+		v := strings.Trim(m[1], `"'`)
+		if len(v) < 8 || !strings.ContainsAny(v, "0123456789") || strings.IndexFunc(v, isLetter) < 0 {
+			continue
+		}
+		if placeholderRE().MatchString(v) || strings.Contains(v, "REDACTED") {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// mayName is the fast rejection: no secret-like word at all.
+func mayName(text string) bool {
+	l := strings.ToLower(text)
+	for _, k := range []string{"pass", "pwd", "secret", "token", "key", "credential", "connection"} {
+		if strings.Contains(l, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
+
+var (
+	assignedRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)[A-Za-z0-9_.:-]*(?:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|shared[_-]?key|private[_-]?key|credentials?|connection[_-]?string)[A-Za-z0-9_.-]*["']?` +
+			`(?:[ \t]*[:=][ \t]*|[ \t]+|\([ \t]*)["']?([^\s"'` + "`" + `,;{}()]+)`)
+	})
+	placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(PlaceholderPattern) })
+)
