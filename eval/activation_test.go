@@ -82,7 +82,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev4": {26, 1},
 		"dev5": {30, 0},
 		"dev6": {28, 2},
-		"dev7": {19, 9},
+		"dev7": {23, 2},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

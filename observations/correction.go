@@ -822,7 +822,7 @@ func correctionExcerpt(tl *timeline, call int, u *utterance) string {
 // and the path it touches.
 func callSummary(r *traces.Record) string {
 	if fs := patchFiles(r); len(fs) > 0 && fs[0] != "" && !strings.EqualFold(r.Tool, "apply_patch") {
-		return "apply_patch `" + shortPath(fs[0]) + "`"
+		return "apply_patch `" + projectPath(fs[0], r.Cwd) + "`"
 	}
 	if c := callCommand(r); c != "" {
 		return "`" + shorten(c, 100) + "`"
@@ -831,13 +831,31 @@ func callSummary(r *traces.Record) string {
 	_ = json.Unmarshal(r.Input, &m)
 	for _, k := range pathKeys {
 		if p, ok := m[k].(string); ok && p != "" {
-			return r.Tool + " `" + shortPath(p) + "`"
+			return r.Tool + " `" + projectPath(p, r.Cwd) + "`"
 		}
 	}
 	if r.Tool != "" {
 		return r.Tool
 	}
 	return "a tool call"
+}
+
+// projectPath names a file as its project does: relative to the session's
+// working directory when it lies below it (up to six segments, the last
+// ones), so that the trigger keeps the directories a lesson may be about
+// ("lib/berthly_web/controllers/..."); else its last three segments.
+func projectPath(p, cwd string) string {
+	p = strings.ReplaceAll(p, `\`, "/")
+	cwd = strings.TrimRight(strings.ReplaceAll(cwd, `\`, "/"), "/")
+	rel, ok := strings.CutPrefix(p, cwd+"/")
+	if cwd == "" || !ok || rel == "" {
+		return shortPath(p)
+	}
+	parts := strings.Split(rel, "/")
+	if len(parts) > 6 {
+		parts = parts[len(parts)-6:]
+	}
+	return strings.Join(parts, "/")
 }
 
 // shortPath keeps the last three segments of a path.

@@ -44,6 +44,9 @@ type cue struct {
 	// language); command is the shell command a call runs. Signatures of
 	// lessons are matched against them (lesson.go).
 	written, command string
+	// editPath is the path of the file an edit writes, as the call names
+	// it ("" for anything else).
+	editPath string
 	// replaced is the code an edit replaces (old_string): the place in
 	// the file where the written code goes.
 	replaced string
@@ -192,7 +195,7 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 			c.words = append(c.words, w)
 		}
 	}
-	c.written, c.command = callTexts(q)
+	c.written, c.command, c.editPath = callTexts(q)
 	if c.written != "" {
 		c.replaced = replacedText(q)
 		c.named = map[string]bool{}
@@ -501,12 +504,12 @@ var runners = map[string]string{"uv": "run", "uvx": "", "poetry": "run", "pipenv
 
 // callTexts returns the code a proposed edit writes, its comments removed
 // in the language of its file, and the shell command a call runs.
-func callTexts(q Query) (written, command string) {
+func callTexts(q Query) (written, command, file string) {
 	var m map[string]any
 	if len(q.Input) > 0 && json.Unmarshal(q.Input, &m) != nil {
 		var patch string
 		if json.Unmarshal(q.Input, &patch) != nil {
-			return "", q.Action
+			return "", q.Action, ""
 		}
 		m = map[string]any{"patch": patch}
 	}
@@ -525,7 +528,6 @@ func callTexts(q Query) (written, command string) {
 			}
 		}
 	}
-	file := ""
 	for _, k := range []string{"file_path", "path", "notebook_path"} {
 		if s, ok := m[k].(string); ok && s != "" {
 			file = s
@@ -566,7 +568,10 @@ func callTexts(q Query) (written, command string) {
 	if command == "" {
 		command = q.Action
 	}
-	return written, command
+	if written == "" {
+		file = ""
+	}
+	return written, command, file
 }
 
 // replacedText is the code an Edit or MultiEdit replaces.

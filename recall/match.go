@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -253,6 +254,35 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
+	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && cu.command != "" && callKind(c.trigger) == "shell" &&
+		otherSubcommand(refusedCommand(c.trigger), cu.command) {
+		// `dotnet user-secrets set --project src/Api` after a refused
+		// `dotnet add src/Api package ...`: the program is the same, the
+		// command is another, and the project both name is no evidence
+		// that one's lesson is about the other.
+		c.typeScore, c.fileHit = 0, ""
+		c.rejected = true
+		return
+	}
+	if (c.typeScore > 0 || c.sigHit != "") && cu.editPath != "" && cu.outsidePlace(c) {
+		// "no Repo in berthly_web", corrected on
+		// lib/berthly_web/controllers/...: the lesson names a directory of
+		// the corrected file, and this file is not in it (a context
+		// module in lib/berthly/ may call Repo).
+		c.typeScore, c.matchedAT, c.candAT, c.sigHit, c.fileHit = 0, "", "", "", ""
+		c.rejected = true
+		return
+	}
+	if c.typeScore > 0 && c.sigHit == "" && c.fileHit == "" && c.phraseHit == "" && cu.otherKind(c) {
+		// "don't run migrations against staging from your machine",
+		// corrected on `mix ecto.migrate`: writing a migration file is of
+		// the same type (writing or running a migration), not the same
+		// action. A type alone carries across tools, not from running to
+		// editing.
+		c.typeScore, c.matchedAT, c.candAT = 0, "", ""
+		c.rejected = true
+		return
+	}
 	if c.typeScore > 0 && cu.ruledOut(c, generalized) {
 		// A rejected type match is not rescued by the words the
 		// proposal shares with the quoted command of the trigger.
@@ -351,6 +381,134 @@ func (cu *cue) carriesSecret() bool {
 
 // secretFileRE: names of files that hold secrets by their kind.
 var secretFileRE = textutil.Lazy(`(?i)(?:secret|credential|passw|\.env\b|\.dev\.vars|\.pem\b|\.p12\b|\.pfx\b|\.jks\b|keystore|id_rsa|id_ed25519|\.tfvars\b|\.npmrc|\.netrc|\.pgpass)`)
+
+// namesFileKind reports whether the name of the file at path holds sig, a
+// CamelCase or snake_case name of six characters or more: the kind of file
+// a lesson names (ModelSnapshot, schema_dump).
+func namesFileKind(path, sig string) bool {
+	if len(sig) < 6 || strings.ContainsAny(sig, " ./()[]{}`") {
+		return false
+	}
+	camel := strings.IndexFunc(sig[1:], unicode.IsUpper) >= 0 && unicode.IsUpper(rune(sig[0]))
+	if !camel && !strings.Contains(sig, "_") {
+		return false
+	}
+	base := path[strings.LastIndexAny(path, `/\`)+1:]
+	return strings.Contains(base, sig)
+}
+
+// openCollection is an advised map, list or call without its closing
+// bracket, spaces squeezed: "%{booking_id: booking.id" for
+// "%{booking_id: booking.id}"; false when span does not end in a closer
+// or holds no opener for it.
+func openCollection(span string) (string, bool) {
+	span = squeeze(span)
+	if len(span) < 4 {
+		return "", false
+	}
+	closer := span[len(span)-1]
+	opener := map[byte]byte{'}': '{', ')': '(', ']': '['}[closer]
+	if opener == 0 || strings.IndexByte(span, opener) < 0 {
+		return "", false
+	}
+	return span[:len(span)-1], true
+}
+
+// squeeze removes the spaces and tabs after commas, colons and openers, so
+// that code compares whatever its spacing.
+func squeeze(s string) string {
+	return squeezeRE.ReplaceAllString(s, "$1")
+}
+
+var squeezeRE = textutil.Lazy(`([,:{(\[])[ \t]+`)
+
+// hexRunRE is a hash: seven hex digits or more, a letter among them.
+var hexRunRE = textutil.Lazy(`\b[0-9a-f]{7,}\b`)
+
+// pinned reports whether span pins something to a hash: a use of a thing
+// at a commit or digest (name@sha, image@sha256:...).
+func pinned(span string) bool {
+	loc := hexRunRE.FindStringIndex(span)
+	return loc != nil && strings.ContainsAny(span[loc[0]:loc[1]], "abcdef") && strings.ContainsAny(span[:loc[0]], "@:=")
+}
+
+// followsPin reports whether text uses the form of a pinned span, at
+// least once and always with a hash where the span has one: the span's
+// part before its hash, its names and numbers generalized, is found, and
+// each time followed by a hash.
+func followsPin(text, span string) bool {
+	loc := hexRunRE.FindStringIndex(span)
+	pre := span[:loc[0]]
+	var b strings.Builder
+	for _, part := range pinNameRE.Split(pre, -1) {
+		if b.Len() > 0 {
+			b.WriteString(`[\w.-]+`)
+		}
+		b.WriteString(regexp.QuoteMeta(part))
+	}
+	re, err := regexp.Compile(b.String())
+	if err != nil || b.Len() == 0 {
+		return false
+	}
+	n := 0
+	for _, m := range re.FindAllStringIndex(text, -1) {
+		rest := text[m[1]:]
+		h := hexRunRE.FindStringIndex(rest)
+		if h == nil || h[0] != 0 {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// pinNameRE: the names and numbers of a pinned span's form.
+var pinNameRE = textutil.Lazy(`[A-Za-z0-9_][\w.-]*`)
+
+// outsidePlace reports whether the lesson is about a place the edited
+// file is not in: a prohibited signature of the lesson is a directory of
+// the file its trigger edited (a name without dots or brackets), and the
+// edited file has no directory of that name.
+func (cu *cue) outsidePlace(c *candidate) bool {
+	if callKind(c.trigger) != "edit" {
+		return false
+	}
+	dirs := triggerDirs(c.trigger)
+	if len(dirs) == 0 {
+		return false
+	}
+	mine := strings.Split(strings.ReplaceAll(cu.editPath, `\`, "/"), "/")
+	mine = mine[:len(mine)-1]
+	for _, s := range c.lessonSignatures() {
+		if !s.prohibited || strings.ContainsAny(s.text, "./()[]{} ") {
+			continue
+		}
+		if slices.Contains(dirs, s.text) && !slices.Contains(mine, s.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// triggerDirs are the directories of the file an edit trigger names, in
+// order ("lib", "berthly_web", "controllers" for
+// "Write `lib/berthly_web/controllers/x.ex`").
+func triggerDirs(trigger string) []string {
+	f := strings.Trim(backtickRE.FindString(trigger), "`")
+	if f == "" {
+		return nil
+	}
+	parts := strings.Split(f, "/")
+	return parts[:len(parts)-1]
+}
+
+// otherKind reports whether the proposal is another kind of call than the
+// corrected one: an edit for a lesson corrected on a shell command, or the
+// other way round.
+func (cu *cue) otherKind(c *candidate) bool {
+	corrected := callKind(c.trigger)
+	return cu.kind != "" && corrected != "" && cu.kind != corrected
+}
 
 // composedRE: a lesson kb composed around the person's words, which it
 // quotes ("...; the person reported: “...”", "as the person questioned
@@ -515,6 +673,29 @@ func (cu *cue) matchSignatures(c *candidate) {
 			// advised core.money.Money is followed by Money.from_cents(0).
 			if n := lastName(s.text); n != "" && containsSpan(cu.written, n) {
 				in = true
+			}
+			// The advised map or call with more members: %{booking_id:
+			// booking.id, locale: ...} follows `%{booking_id: booking.id}`.
+			if open, ok := openCollection(s.text); ok && strings.Contains(squeeze(cu.written), open+",") {
+				in = true
+			}
+		}
+		if !in && s.prohibited && cu.editPath != "" && namesFileKind(cu.editPath, s.text) {
+			// "never edit the ModelSnapshot by hand": the file the edit
+			// writes is the one the lesson names
+			// (BillingDbContextModelSnapshot.cs).
+			in = true
+		}
+		if !in && !s.prohibited && pinned(s.text) {
+			// "pin every action to a full commit SHA, like
+			// `actions/checkout@11bd… # v4.2.2`": a hash is never written
+			// twice, so the advice is followed where every use of the
+			// same form is pinned (azure/login@a65d… # v2.2.0).
+			if followsPin(cu.written+"\n"+cu.command, s.text) {
+				if c.follow == "" {
+					c.follow = s.text
+				}
+				continue
 			}
 		}
 		if !in {

@@ -337,15 +337,9 @@ func TestQuestionWordsAlone(t *testing.T) {
 // inside a file name ("Pulumi.staging.yaml") does not name the program;
 // a preview of a production change is no production change.
 func TestSecretsProgramsAndPreviews(t *testing.T) {
-	settings := &observations.Observation{ID: "cor-settings", Type: observations.TypeCorrection,
-		Trigger: "editing `src/Api/appsettings.Development.json`",
-		Lesson:  "No secrets in appsettings*.json, Development included: those files are committed. Locally use dotnet user-secrets."}
-	plain := &observations.Observation{ID: "cor-plain", Type: observations.TypeCorrection,
-		Trigger: "running `cd infra && pulumi config set app:mollieKey [REDACTED:kb-flag-secret]`",
-		Lesson:  "No, that way the key is kept in plain text in Pulumi.staging.yaml, which is in git. Any secret value goes in with `pulumi config set --secret`."}
-	prod := &observations.Observation{ID: "cor-prod", Type: observations.TypeCorrection, ActionTypes: []string{"deploy:production"},
-		Trigger: "deploying to or changing production: `cd infra && pulumi up --stack prod --yes`",
-		Lesson:  "Nothing gets applied to prod from a laptop: open a PR, the infra workflow runs the up after approval."}
+	settings := correctionObs("cor-settings", "editing `src/Api/appsettings.Development.json`", "No secrets in appsettings*.json, Development included: those files are committed. Locally use dotnet user-secrets.")
+	plain := correctionObs("cor-plain", "running `cd infra && pulumi config set app:mollieKey [REDACTED:kb-flag-secret]`", "No, that way the key is kept in plain text in Pulumi.staging.yaml, which is in git. Any secret value goes in with `pulumi config set --secret`.")
+	prod := correctionObs("cor-prod", "deploying to or changing production: `cd infra && pulumi up --stack prod --yes`", "Nothing gets applied to prod from a laptop: open a PR, the infra workflow runs the up after approval.", "deploy:production")
 	e := noiseEngine(settings, plain, prod)
 	for _, h := range e.Index.(*memIndex).hits {
 		h.Fields["excerpt"] = "User: " + h.Fields["lesson"].(string)
@@ -354,11 +348,7 @@ func TestSecretsProgramsAndPreviews(t *testing.T) {
 		return callQuery("Edit", map[string]any{"file_path": "/p/src/Api/appsettings.json", "old_string": "{", "new_string": s})
 	}
 	bash := func(s string) Query { return callQuery("Bash", map[string]any{"command": s}) }
-	for _, c := range []struct {
-		name string
-		q    Query
-		want []string
-	}{
+	expectRecalls(t, e, []recallCase{
 		{"a setting", edit(`"Billing": {"InvoiceDueDays": 21}`), nil},
 		{"an API key", edit(`"Mollie": {"ApiKey": "live_wQ8rT5yU2iO9pA3sD6fG1hJ4kL7zX0cV"}`), []string{"cor-settings"}},
 		{"a replica count", bash("cd infra && pulumi config set app:maxReplicas 8 --stack staging"), nil},
@@ -366,10 +356,58 @@ func TestSecretsProgramsAndPreviews(t *testing.T) {
 		{"another subcommand", bash("cd infra && pulumi up --stack dev --yes"), nil},
 		{"a preview", bash("cd infra && pulumi preview --stack prod --diff"), nil},
 		{"the change", bash("cd infra && pulumi up --stack prod"), []string{"cor-prod"}},
-	} {
-		got := recalled(t, e, c.q)
-		if !slices.Equal(got, c.want) {
+	})
+}
+
+// recallCase is a query and the ids it must recall, in order.
+type recallCase struct {
+	name string
+	q    Query
+	want []string
+}
+
+func expectRecalls(t *testing.T, e *Engine, cases []recallCase) {
+	t.Helper()
+	for _, c := range cases {
+		if got := recalled(t, e, c.q); !slices.Equal(got, c.want) {
 			t.Errorf("%s: recalled %v, want %v", c.name, got, c.want)
 		}
 	}
+}
+
+// Scope read from the corrected call: another subcommand of the same
+// program, a file outside the directory the lesson names, a file instead
+// of a command; a pin followed in another form; a file kind the lesson
+// names.
+func TestScopeOfTheCorrectedCall(t *testing.T) {
+	cpm := correctionObs("cor-cpm", "adding or installing a dependency: `cd billing && dotnet add src/Billing.Api package Polly --version 8.5.0`", "Stop, billing uses central package management: versions live only in Directory.Packages.props.", "pkg:install")
+	web := correctionObs("cor-web", "editing `portal/lib/shop_web/controllers/export_controller.ex`", "Do not use Repo in shop_web. Put the query in a context function and call it.")
+	migrate := correctionObs("cor-migrate", "writing or running a database migration: `MIX_ENV=prod DATABASE_URL=$STAGING_URL mix ecto.migrate`", "Don't run migrations against staging from your machine: the db-migrate workflow does it.", "db:migration")
+	pin := correctionObs("cor-pin", "changing CI configuration: Write `.github/workflows/ci.yml`", "Pin every action to a full commit SHA with the version as a comment: `actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2`.", "edit:ci-config")
+	snap := correctionObs("cor-snap", "editing `src/Billing.Data/Migrations/20260115_AddNumber.cs`", "Never edit the ModelSnapshot or an applied migration by hand; change the entity and run `dotnet ef migrations add X`.")
+	e := noiseEngine(cpm, web, migrate, pin, snap)
+	for _, h := range e.Index.(*memIndex).hits {
+		h.Fields["excerpt"] = "User: " + h.Fields["lesson"].(string)
+	}
+	e.Index.(*memIndex).hits[1].Fields["excerpt"] = "Agent: Write `portal/lib/shop_web/controllers/export_controller.ex`" + observations.WroteMark + "`Repo`\nUser: again, no Repo in shop_web. put the query in a context function"
+	edit := func(path, s string) Query {
+		return callQuery("Edit", map[string]any{"file_path": "/p/" + path, "old_string": "x", "new_string": s})
+	}
+	expectRecalls(t, e, []recallCase{
+		{"another subcommand", callQuery("Bash", map[string]any{"command": `cd billing && dotnet user-secrets set "A:B" x --project src/Billing.Api`}), nil},
+		{"the same subcommand", callQuery("Bash", map[string]any{"command": "cd billing && dotnet add src/Billing.Api package Serilog"}), []string{"cor-cpm"}},
+		{"outside the directory", edit("portal/lib/shop/orders.ex", "def list(id), do: Repo.all(q)"), nil},
+		{"inside it", edit("portal/lib/shop_web/live/orders_live.ex", "orders = Repo.all(q)"), []string{"cor-web"}},
+		{"a migration file, not a migration run", callQuery("Write", map[string]any{"file_path": "/p/priv/repo/migrations/20260318_create_reviews.exs", "content": "create table(:reviews)"}), nil},
+		{"a migration run", callQuery("Bash", map[string]any{"command": "DATABASE_URL=$PROD_URL mix ecto.migrate"}), []string{"cor-migrate"}},
+		{"pinned in another form", edit(".github/workflows/deploy.yml", "- uses: azure/login@a65d910e8af852a8061c627c456678983e180302 # v2.2.0"), nil},
+		{"not pinned", edit(".github/workflows/deploy.yml", "- uses: azure/login@a65d910e8af852a8061c627c456678983e180302 # v2.2.0\n- uses: actions/cache@v4"), []string{"cor-pin"}},
+		{"the file kind named", edit("src/Billing.Data/Migrations/BillingDbContextModelSnapshot.cs", `b.Property<string>("Reason").HasMaxLength(200);`), []string{"cor-snap"}},
+	})
+}
+
+// correctionObs is a correction with the given trigger, lesson and action
+// types.
+func correctionObs(id, trigger, lesson string, types ...string) *observations.Observation {
+	return &observations.Observation{ID: id, Type: observations.TypeCorrection, Trigger: trigger, Lesson: lesson, ActionTypes: types}
 }

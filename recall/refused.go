@@ -73,6 +73,33 @@ func samePath(refused string, proposed []string) bool {
 	return false
 }
 
+// otherSubcommand reports whether proposed runs the program of a refused
+// command path under another subcommand (neither path begins the other):
+// `dotnet user-secrets set` is not `dotnet add`, `pulumi up` not `pulumi
+// config set`. False when it does not run that program.
+func otherSubcommand(refused, proposed string) bool {
+	rs := commandPaths(refused)
+	ps := commandPaths(proposed)
+	other := false
+	for _, r := range rs {
+		prog, rsub, ok := strings.Cut(r, " ")
+		if !ok {
+			continue
+		}
+		for _, p := range ps {
+			pprog, psub, _ := strings.Cut(p, " ")
+			if pprog != prog {
+				continue
+			}
+			if psub == "" || psub == rsub || strings.HasPrefix(psub, rsub+" ") || strings.HasPrefix(rsub, psub+" ") {
+				return false
+			}
+			other = true
+		}
+	}
+	return other
+}
+
 // commandObjects are the names of the refused command the person's words
 // repeat: identifiers with a separator or a digit in them, five
 // characters or more ("gridwise-raw", "orders_v2", "db-main-1"), as
