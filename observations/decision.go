@@ -108,6 +108,24 @@ var (
 	optionWordRE = textutil.Lazy(`(?i)(?:variante|möglichkeit|opción|alternativa|вариант)\s*#?\s*([0-9]+|[a-d])\b|(?:方案|选项|案|옵션|オプション)\s*([0-9A-Da-d一二三四])|([0-9])\s*번(?:째)?`)
 )
 
+// optionsAskRE is the agent asking which way to go, in the languages
+// people write to agents in: with a list of options and a reply that
+// picks one by place or label, a question.
+var optionsAskRE = textutil.Lazy(`(?i)\bwhich\b|\bhow (?:should|shall|do you want)\b|どちら|どれ|どう進め|どうします|哪个|哪种|哪一|怎么处理|如何处理|어느|어떤|어떻게 할|어떻게 진행|\bwelche[rsn]?\b|\bquel(?:le)?s?\b|cuál|\bqual\b|какой|какую|который|как (?:поступить|продолжить)`)
+
+// tableOptionRE is a table row that labels an option: "| A | Next.js |".
+var tableOptionRE = textutil.Lazy(`(?m)^\s*\|\s*\**([A-Za-z0-9])\**\s*\|\s*([^|\n]{2,120}?)\s*\|`)
+
+// foldWidth maps full-width ASCII ("２", "Ｂ") to ASCII, as IMEs type it.
+func foldWidth(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '！' && r <= '～' {
+			return r - '！' + '!'
+		}
+		return r
+	}, s)
+}
+
 // offered reads u as the person choosing among options the agent laid out
 // since the previous utterance: by place or label, or by naming one
 // ("let's do vite", "nehmen wir Vite", "就用 vite").
@@ -121,7 +139,11 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 	} else if loc := choiceCues.find(u.text); loc != nil {
 		choice = strings.TrimSpace(u.text[loc[1]:])
 	}
-	idx := pickedIndex(u.text)
+	reply := foldWidth(u.text)
+	idx := pickedIndex(reply)
+	// A reply that is only a label ("B", "2", "２") answers the list
+	// above it, whatever words the question was asked in.
+	bare := bareLabelRE.MatchString(strings.TrimSpace(reply))
 	inline := false
 	if choice == "" && idx == -1 {
 		// "Single role is fine": a reply that opens by naming one of two
@@ -142,13 +164,20 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 			break
 		}
 		txt := tl.rec(a).Text
-		if !optionsWordRE.MatchString(txt) && !optionsAnyRE.MatchString(txt) {
+		if !bare && !optionsWordRE.MatchString(txt) && !optionsAnyRE.MatchString(txt) && !(idx >= 0 && optionsAskRE.MatchString(txt)) {
 			continue
 		}
 		var found []Alternative
 		lines := optionLineRE.FindAllStringSubmatch(txt, 12)
 		if len(lines) < 2 {
 			lines = altLineRE.FindAllStringSubmatch(txt, 12)
+		}
+		if len(lines) < 2 {
+			// | A | React (Vite) frontend |: a table of labelled options.
+			lines = nil
+			for _, m := range tableOptionRE.FindAllStringSubmatch(txt, 12) {
+				lines = append(lines, []string{m[0], m[2], ""})
+			}
 		}
 		for _, m := range lines {
 			name := strings.Trim(strings.TrimSpace(m[1]), "`*_ ")

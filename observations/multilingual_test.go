@@ -957,3 +957,21 @@ func TestProhibitedWrittenInExcerpt(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelReplyPicksAnOption: the agent lists options (a numbered list
+// asked in Japanese, a table of lettered rows) and the person answers with
+// a label alone, typed full-width by an IME or not: a decision for the
+// option at that place.
+func TestLabelReplyPicksAnOption(t *testing.T) {
+	for _, c := range []struct{ name, offer, reply, chosen string }{
+		{"numbered, ja, full-width", "どう進めますか？\n1. `.codex` の変更を破棄して続行\n2. `.codex` の変更を追加コミットしてから続行\n3. 別ブランチに退避して続行", "２", "`.codex` の変更を追加コミットしてから続行"},
+		{"table", "**Recommended:** Option B.\n\n| Option | Description |\n|--------|-------------|\n| A | React (Vite) frontend |\n| B | Next.js frontend |\n\nReply with the option letter.", "B", "Next.js frontend"},
+		{"numbered, en", "Which way?\n1. Keep the history and add a new commit\n2. Rewrite the history", "1", "Keep the history and add a new commit"},
+	} {
+		s := (&ccFixture{}).user("set up the project").say(c.offer).user(c.reply).say("OK.").session(t)
+		ds := ofType(Extract(s, nil, nil), TypeDecision)
+		if len(ds) != 1 || ds[0].Chosen != strings.Trim(c.chosen, "`") && ds[0].Chosen != c.chosen {
+			t.Errorf("%s: decisions %+v", c.name, ds)
+		}
+	}
+}

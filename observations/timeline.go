@@ -186,6 +186,11 @@ func (tl *timeline) push(cur *utterance, idx int, text string, reason bool) {
 	u := *cur
 	words, pasted := splitPasted(cleanHuman(text))
 	kept, dropped := proseSplit(words)
+	if kept == "" && pasted == "" && bareLabelRE.MatchString(strings.TrimSpace(foldWidth(dropped))) {
+		// "B", "2", "２": a reply that is only an option's label is the
+		// person's words, too short to read as prose.
+		kept, dropped = strings.TrimSpace(dropped), ""
+	}
 	u.idx, u.text, u.reason, u.pasted = idx, kept, reason, strings.TrimSpace(pasted+"\n"+dropped)
 	u.prev = len(tl.utts) - 1
 	if u.text == "" && u.pasted == "" {
