@@ -71,7 +71,9 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 	}
 	stopped := u.interrupted
 	strong := strongStartRE.MatchString(text) && !ohNoRE.MatchString(text)
-	directive := isDirective(text)
+	// "Attends, DeepSeek, utilise ...": the instruction after a stop word
+	// and the agent's name.
+	directive := isDirective(text) || isDirective(stripOtherLead(text))
 	question := isQuestion(text)
 	// Language-independent shapes: a negation or stop word at the start, a
 	// redirect ("instead") anywhere, a negation anywhere.
@@ -125,8 +127,14 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		return 0.7, append(signals, SignalExplicitCorrection)
 	case strong && len(u.calls) > 0 && relevant(tl, u, tax):
 		return 0.7, signals
-	case holdOnRE.MatchString(text) && directive && len(u.calls) > 0:
-		return 0.65, append(signals, SignalExplicitCorrection)
+	case (holdOnRE.MatchString(text) || negStart && lexicon.CueStop.AtStart(low)) && directive && !question && (len(u.calls) > 0 || len(u.edited) > 0):
+		// "wait, ...", "Attends, petite correction : utilise ...",
+		// "等等，改成 ...": a stop word opens an instruction right after the
+		// agent acted or changed files (aider's edits are no calls).
+		if !slices.Contains(signals, SignalExplicitCorrection) {
+			signals = append(signals, SignalExplicitCorrection)
+		}
+		return 0.65, signals
 	case moderateRE.MatchString(headOf(text, 300)) && directive && len(u.calls) > 0 &&
 		!requestRE.MatchString(stripLead(text, true)) && relevant(tl, u, tax):
 		return 0.65, append(signals, SignalExplicitCorrection)

@@ -4,6 +4,7 @@ import (
 	"github.com/kbmem/kb/internal/textutil"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/lexicon"
 )
@@ -135,8 +136,29 @@ func stripLead(s string, first bool) string {
 		}
 		s = rest
 	}
-	return strings.TrimSpace(s)
+	return strings.TrimSpace(stripOtherLead(s))
 }
+
+// stripOtherLead removes what opens a message in any language without
+// being its instruction: a stop word set off by punctuation ("Attends,",
+// "Warte,", "等等，", "ちょっと待って、") and then the agent addressed by
+// name ("DeepSeek,", "Claude,").
+func stripOtherLead(s string) string {
+	low := lower(s)
+	if i, j := lexicon.CueStop.Span(low); i == 0 && j < len(low) {
+		rest := strings.TrimLeft(s[j:], " ")
+		if r, size := utf8.DecodeRuneInString(rest); size > 0 && strings.ContainsRune(",，、.!！:：;—–", r) {
+			s = strings.TrimLeft(rest[size:], " ")
+		}
+	}
+	if m := vocativeRE.FindStringIndex(s); m != nil {
+		s = s[m[1]:]
+	}
+	return s
+}
+
+// vocativeRE is the agent addressed by name at the start of a message.
+var vocativeRE = textutil.Lazy(`(?i)^(?:claude|codex|gemini|deepseek|gpt|chatgpt|cursor|aider|copilot|qwen|kimi|grok|mistral|llama)\s*[,，、:：]\s*`)
 
 func isPronounOrVerb(w string) bool {
 	switch strings.Trim(w, ",.!?") {

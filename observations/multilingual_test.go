@@ -205,8 +205,7 @@ func TestAiderUndoThenRedirect(t *testing.T) {
 		"#### /undo  \n> Removed: abc1234 feat: cache parse  \n\n" +
 		"#### 不要用 lru_cache，用一个显式的字典缓存  \n\n" +
 		"OK, here is the dict cache.\n"
-	s := parseFixture(t, traces.NewAider(), ".aider.chat.history.md", src)
-	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	cs := aiderCorrections(t, src)
 	if len(cs) != 1 || !has(cs[0].Signals, SignalRejection) || !strings.Contains(cs[0].Lesson, "lru_cache") {
 		t.Fatalf("corrections: %+v", cs)
 	}
@@ -974,4 +973,30 @@ func TestLabelReplyPicksAnOption(t *testing.T) {
 			t.Errorf("%s: decisions %+v", c.name, ds)
 		}
 	}
+}
+
+// TestStopWordOpensACorrection: a stop word in any language opening an
+// instruction right after the agent changed files (aider: edits, no tool
+// calls) corrects it; the stop word and the agent's name are no part of
+// the lesson.
+func TestStopWordOpensACorrection(t *testing.T) {
+	src := "# aider chat started at 2025-11-02 10:00:00\n\n" +
+		"#### Optimise les images de la page d'accueil.  \n\n" +
+		"src/pages/index.astro\n```astro\n<<<<<<< SEARCH\n<img src=\"/a.png\">\n=======\n<Image src={a} />\n>>>>>>> REPLACE\n```\n\n" +
+		"> Applied edit to src/pages/index.astro  \n> Commit 1a2b3c4 aider: optimise images  \n\n" +
+		"#### Attends, DeepSeek, utilise l'import moderne : `import { Image } from \"astro:assets\"` au lieu de `@astrojs/image/components`.  \n\n" +
+		"Je corrige l'import.\n"
+	cs := aiderCorrections(t, src)
+	if len(cs) != 1 {
+		t.Fatalf("corrections: %+v", cs)
+	}
+	if l := cs[0].Lesson; strings.HasPrefix(l, "Attends") || strings.Contains(l, "DeepSeek") || !strings.Contains(l, "astro:assets") {
+		t.Errorf("lesson %q", l)
+	}
+}
+
+// aiderCorrections are the corrections extracted from an aider chat history.
+func aiderCorrections(t *testing.T, src string) []*Observation {
+	t.Helper()
+	return ofType(Extract(parseFixture(t, traces.NewAider(), ".aider.chat.history.md", src), nil, nil), TypeCorrection)
 }
