@@ -849,9 +849,10 @@ func callSummary(r *traces.Record) string {
 }
 
 // projectPath names a file as its project does: relative to the session's
-// working directory when it lies below it (up to six segments, the last
-// ones), so that the trigger keeps the directories a lesson may be about
-// ("lib/berthly_web/controllers/..."); else its last three segments.
+// working directory when it lies deeper than three segments below it (up
+// to six segments, the last ones), so that the trigger keeps the
+// directories a lesson may be about ("lib/berthly_web/controllers/...");
+// else its last three segments.
 func projectPath(p, cwd string) string {
 	p = strings.ReplaceAll(p, `\`, "/")
 	cwd = strings.TrimRight(strings.ReplaceAll(cwd, `\`, "/"), "/")
@@ -860,6 +861,11 @@ func projectPath(p, cwd string) string {
 		return shortPath(p)
 	}
 	parts := strings.Split(rel, "/")
+	if len(parts) <= 3 {
+		// Near the project's root the last three segments say more: the
+		// project's own directory among them.
+		return shortPath(p)
+	}
 	if len(parts) > 6 {
 		parts = parts[len(parts)-6:]
 	}

@@ -271,7 +271,7 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 		}
 		lesson = "Check that " + what + " really works before calling it done"
 		if said != "" {
-			lesson += failureReported + quoteText(reportQuote(u.text, said, 160))
+			lesson += FailureReported + quoteText(reportQuote(u.text, said, 160))
 		}
 		return lesson + ".", consequence, ""
 	case swap != "":

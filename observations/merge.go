@@ -305,9 +305,9 @@ type recurrence struct {
 	stems   map[string]bool // lesson stems, things and tool-call words left out
 }
 
-// failureReported separates, in a failure report's lesson, the fixed
+// FailureReported separates, in a failure report's lesson, the fixed
 // instruction from what the person reported (correctionLesson).
-const failureReported = "; the person reported: "
+const FailureReported = "; the person reported: "
 
 // failureReport returns the stems of what the person reported in a failure
 // report's lesson, nil for any other observation. "Check that the change
@@ -315,12 +315,12 @@ const failureReported = "; the person reported: "
 // only in the person's words: within a session (Dedupe) and across
 // sessions (recurrence).
 func failureReport(o *Observation) map[string]bool {
-	i := strings.Index(o.Lesson, failureReported)
+	i := strings.Index(o.Lesson, FailureReported)
 	if i < 0 || o.Type != TypeCorrection {
 		return nil
 	}
 	r := map[string]bool{}
-	for w := range contentStems(o.Lesson[i+len(failureReported):]) {
+	for w := range contentStems(o.Lesson[i+len(FailureReported):]) {
 		if !lexicon.StopCue.Has(w) {
 			r[w] = true
 		}

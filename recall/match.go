@@ -283,6 +283,22 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
+	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && callKind(c.trigger) == "shell" &&
+		inspection(refusedCommand(c.trigger)) {
+		// The person's words after an `ls -la build/hello.adx` are not
+		// about that file: the corrected call only looked at it.
+		c.typeScore, c.fileHit = 0, ""
+		c.rejected = true
+		return
+	}
+	if (c.fileHit != "" || c.typeScore > 0) && c.sigHit == "" && cu.hasCall && cu.kind != "edit" && strings.Contains(c.lesson, observations.FailureReported) {
+		// "Check that the change to X really works; the person reported:
+		// “...”" is advice for changing X, not for a commit or a copy
+		// that names it.
+		c.typeScore, c.matchedAT, c.candAT, c.fileHit = 0, "", "", ""
+		c.rejected = true
+		return
+	}
 	if c.typeScore > 0 && cu.ruledOut(c, generalized) {
 		// A rejected type match is not rescued by the words the
 		// proposal shares with the quoted command of the trigger.

@@ -411,3 +411,20 @@ func TestScopeOfTheCorrectedCall(t *testing.T) {
 func correctionObs(id, trigger, lesson string, types ...string) *observations.Observation {
 	return &observations.Observation{ID: id, Type: observations.TypeCorrection, Trigger: trigger, Lesson: lesson, ActionTypes: types}
 }
+
+// Two lessons that name a file without being about acting on it: one
+// corrected on a command that only looked at the file, and a failure
+// report ("check that the change to X really works") on a call that does
+// not change X.
+func TestFileNamedWithoutActingOnIt(t *testing.T) {
+	looked := correctionObs("cor-looked", "running `ls -la /p/opt/build/hello.adx`",
+		"Update the script to compile hello world under this folder (about `ls -la /p/opt/build/hello.adx`).")
+	report := correctionObs("cor-report", "editing `opt/script/validate.py`",
+		"Check that the change to `opt/script/validate.py` really works before calling it done"+observations.FailureReported+"“the strace run hangs”.")
+	e := noiseEngine(looked, report)
+	expectRecalls(t, e, []recallCase{
+		{"a compile that writes the file looked at", callQuery("Bash", map[string]any{"command": "riscv64-elf-gcc -O2 -o /p/opt/build/hello.adx hello.c"}), nil},
+		{"a commit of the reported file", callQuery("Bash", map[string]any{"command": "git add opt/script/validate.py && git commit -m wip"}), nil},
+		{"an edit of the reported file", callQuery("Edit", map[string]any{"file_path": "/p/opt/script/validate.py", "old_string": "a", "new_string": "b"}), []string{"cor-report"}},
+	})
+}
