@@ -366,10 +366,11 @@ func (x *Searcher) compileDocs(prev *recall.Compiled, reuse bool) ([]recall.Comp
 				}
 				d, ok := x.ix.Get(id)
 				if !ok || d.Path == "" {
-					// Read one at a time, a document just replaced can come
-					// back without its stored fields (seen under load right
-					// after a sync): the listing below reads them all from
-					// one snapshot.
+					// A document read back without its stored fields (seen
+					// under load when a listing that stopped at _id had left
+					// two of bleve's stored-field readers sharing one
+					// buffer; index.AllWhere no longer does): the listing
+					// below reads them all from one snapshot.
 					complete = false
 					break
 				}

@@ -989,15 +989,26 @@ func (ix *Index) AllWhere(layers []string, keepID func(id string) bool, fields .
 				if n%dropEvery == 0 {
 					fsx.DropMapped(drop)
 				}
+				num := uint64(it.Next())
+				if keepID != nil {
+					// The id alone first: the others' stored fields are
+					// not decoded. Not a visitor that stops at _id: zapx
+					// then returns its decoding context to its sync.Pool
+					// twice, and two readers after it (a listing, bleve's
+					// merger) share one buffer and cursor, reading
+					// documents without their fields.
+					id, err := seg.DocID(num)
+					if err != nil {
+						return err
+					}
+					if !keepID(string(id)) {
+						continue
+					}
+				}
 				var d Doc
-				skip := false
-				err := seg.VisitDocument(uint64(it.Next()), func(name string, typ byte, val []byte, _ []uint64) bool {
+				err := seg.VisitDocument(num, func(name string, typ byte, val []byte, _ []uint64) bool {
 					switch {
 					case name == "_id":
-						if keepID != nil && !keepID(string(val)) {
-							skip = true
-							return false // _id comes first: nothing else decoded
-						}
 						d.ID = string(val)
 					case !want[name]:
 					case typ == 't' && name != fTitle && name != fDescription && name != fBody:
@@ -1010,7 +1021,7 @@ func (ix *Index) AllWhere(layers []string, keepID func(id string) bool, fields .
 				if err != nil {
 					return err
 				}
-				if !skip && keep(&d) {
+				if keep(&d) {
 					out = append(out, d)
 				}
 			}

@@ -85,8 +85,7 @@ func (q *storedPhraseQuery) Searcher(ctx context.Context, r bindex.IndexReader, 
 	m2 := newPhraseMatcher(q.ix.an.en, phrase)
 	st := newStoredText(r, q.field)
 	return searcher.NewFilteringSearcher(ctx, conj, func(_ *bsearch.SearchContext, d *bsearch.DocumentMatch) bool {
-		text, ok := st.text(d.IndexInternalID)
-		return ok && m2.match(text)
+		return st.test(d.IndexInternalID, m2.match)
 	}), nil
 }
 
@@ -130,12 +129,15 @@ func newStoredText(r bindex.IndexReader, field string) *storedText {
 	return st
 }
 
-func (st *storedText) text(id bindex.IndexInternalID) ([]byte, bool) {
-	var out []byte
-	found := false
+// test reports whether the document id has the field and its text
+// passes ok. The text is tested inside the visit: it is the decoding
+// buffer of bleve's stored-field reader, which goes back to a pool shared
+// by every reader of the process (bleve's merger too) when the visit ends.
+func (st *storedText) test(id bindex.IndexInternalID, ok func(text []byte) bool) bool {
+	passed, found := false, false
 	visit := func(name string, typ byte, val []byte, _ []uint64) bool {
 		if name == st.field && typ == 't' {
-			out, found = val, true
+			passed, found = ok(val), true
 			return false
 		}
 		return true
@@ -147,24 +149,24 @@ func (st *storedText) text(id bindex.IndexInternalID) ([]byte, bool) {
 			i--
 		}
 		if i >= 0 && st.segs[i].VisitDocument(num-st.offsets[i], visit) == nil {
-			return out, found
+			return passed
 		}
-		return nil, false
+		return false
 	}
 	ext, err := st.r.ExternalID(id)
 	if err != nil {
-		return nil, false
+		return false
 	}
 	doc, err := st.r.Document(ext)
 	if err != nil || doc == nil {
-		return nil, false
+		return false
 	}
 	doc.VisitFields(func(f bindex.Field) {
 		if !found && f.Name() == st.field {
-			out, found = f.Value(), true
+			passed, found = ok(f.Value()), true
 		}
 	})
-	return out, found
+	return passed
 }
 
 // phraseMatcher tells whether a text, analyzed by the index's analyzer,
