@@ -191,7 +191,7 @@ func lessonPrograms(lesson string, programs []string) (banned, advised string) {
 	}
 	text := insteadOfRE.ReplaceAllString(lesson, ". not ")
 	no, yes := map[string]bool{}, map[string]bool{}
-	for _, cl := range clauseRE.Split(text, -1) {
+	for _, cl := range splitClauses(text) {
 		set := yes
 		if negates(cl) {
 			set = no

@@ -47,6 +47,9 @@ type cue struct {
 	// editPath is the path of the file an edit writes, as the call names
 	// it ("" for anything else).
 	editPath string
+	// additive is an edit that only adds: each replaced text is kept whole
+	// in its replacement.
+	additive bool
 	// replaced is the code an edit replaces (old_string): the place in
 	// the file where the written code goes.
 	replaced string
@@ -196,6 +199,7 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 		}
 	}
 	c.written, c.command, c.editPath = callTexts(q)
+	c.additive = additiveEdit(q)
 	if c.written != "" {
 		c.replaced = replacedText(q)
 		c.named = map[string]bool{}
@@ -607,4 +611,52 @@ func patchHeaders(s string) string {
 		}
 	}
 	return strings.Join(keep, "\n")
+}
+
+// additiveEdit reports whether an Edit or MultiEdit only adds: every
+// line of each old_string is kept, in order, in its new_string.
+func additiveEdit(q Query) bool {
+	if len(q.Input) == 0 {
+		return false
+	}
+	var m struct {
+		Old   *string `json:"old_string"`
+		New   string  `json:"new_string"`
+		Edits []struct {
+			Old string `json:"old_string"`
+			New string `json:"new_string"`
+		} `json:"edits"`
+	}
+	if json.Unmarshal(q.Input, &m) != nil {
+		return false
+	}
+	if m.Old != nil {
+		return keepsLines(*m.Old, m.New)
+	}
+	for _, e := range m.Edits {
+		if !keepsLines(e.Old, e.New) {
+			return false
+		}
+	}
+	return len(m.Edits) > 0
+}
+
+// keepsLines reports whether new holds every line of old, in order, and
+// more: lines were only added (a field inserted before a closing brace).
+func keepsLines(old, new string) bool {
+	if strings.TrimSpace(old) == "" || len(new) <= len(old) {
+		return false
+	}
+	nl := strings.Split(new, "\n")
+	j := 0
+	for _, l := range strings.Split(old, "\n") {
+		for j < len(nl) && nl[j] != l {
+			j++
+		}
+		if j == len(nl) {
+			return false
+		}
+		j++
+	}
+	return true
 }

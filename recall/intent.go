@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"github.com/kbmem/kb/internal/textutil"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -221,7 +222,7 @@ func inspection(cmd string) bool {
 		cmd = quotedRE.ReplaceAllString(cmd, "ARG")
 	}
 	for _, part := range splitShell(cmd) {
-		f := strings.Fields(part)
+		f := remoteCommand(strings.Fields(part))
 		if len(f) == 0 {
 			continue
 		}
@@ -229,6 +230,11 @@ func inspection(cmd string) bool {
 		decided := false
 		for _, w := range f[1:] {
 			w = strings.ToLower(w)
+			// artisan migrate:status, rake db:version: the last part of
+			// a namespaced task says what it does.
+			if i := strings.LastIndexByte(w, ':'); i > 0 && i < len(w)-1 && !strings.Contains(w, "/") {
+				w = w[i+1:]
+			}
 			if inspectVerbs[w] {
 				verdict, decided = true, true
 				break
@@ -246,6 +252,18 @@ func inspection(cmd string) bool {
 		}
 	}
 	return true
+}
+
+// remoteCommand is the command a `kubectl exec ... -- CMD` (or oc's) runs
+// in the container, which is what the call does; f itself otherwise.
+func remoteCommand(f []string) []string {
+	if len(f) == 0 || (f[0] != "kubectl" && f[0] != "oc") || !slices.Contains(f, "exec") {
+		return f
+	}
+	if i := slices.Index(f, "--"); i > 0 && i < len(f)-1 {
+		return f[i+1:]
+	}
+	return f
 }
 
 // readsWith reports whether simple command f is an editor or a shell run

@@ -290,6 +290,10 @@ var (
 	// clauseRE splits a text into clauses: sentences (CJK ones need no
 	// space after their stop), and the turns of "X, use Y instead" /
 	// "X; Y" / "X — Y".
+	// thaiSpaceRE is a space between Thai words: Thai writes no spaces
+	// between words, one between clauses and sentences (and around the
+	// Latin words it quotes).
+	thaiSpaceRE = textutil.Lazy(`(\p{Thai})\s+(\p{Thai})`)
 	clauseRE    = textutil.Lazy(`[.!?;]\s+|[。！？；]\s*|\s+[—–]\s+|,\s+(?:use|nimm|usa|utilise|verwende|instead|but|sondern|sino|mais)\b|\s+instead\b`)
 	insteadOfRE = textutil.Lazy(`(?i)\b(?:instead of|rather than|statt|anstatt|en lugar de|en vez de|au lieu de)\b`)
 	// negRE: a negation or a removal ("drop the console.log", "take the
@@ -297,8 +301,16 @@ var (
 	// more (English, German, Spanish, French, Portuguese, Italian), and
 	// the negations of Chinese, Japanese and Korean, which need no
 	// spaces around them (不要, 别, 使わないで, 하지 마).
-	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}\p{M}])(?:not|no|never|drop|dropped|remove|removed|deprecated|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma|jangan|tidak|bukan|नहीं|मत|لا|ولا|ليس|لم|لن|أبدا|ابدا|بدون|ممنوع)(?:[^\p{L}\p{M}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
+	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}\p{M}])(?:not|no|never|drop|dropped|remove|removed|deprecated|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma|jangan|tidak|bukan|नहीं|मत|لا|ولا|ليس|لم|لن|أبدا|ابدا|بدون|ممنوع)(?:[^\p{L}\p{M}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ห้าม|อย่า|ไม่ต้อง|ไม่ควร|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
 )
+
+// splitClauses splits text into clauses (clauseRE; in Thai, at spaces).
+func splitClauses(text string) []string {
+	if strings.ContainsFunc(text, func(r rune) bool { return r >= 0x0E00 && r <= 0x0E7F }) {
+		text = thaiSpaceRE.ReplaceAllString(text, "$1; $2")
+	}
+	return clauseRE.Split(text, -1)
+}
 
 // negates is negRE.MatchString(s): for text of ASCII alone, without the
 // expression (whose alternation, tried at every position, was a fifth of
@@ -367,7 +379,7 @@ func signatures(text string) []signature {
 	text = insteadOfRE.ReplaceAllString(text, ". not ")
 	var out, banned []signature
 	seen := map[string]bool{}
-	for _, cl := range clauseRE.Split(text, -1) {
+	for _, cl := range splitClauses(text) {
 		neg := negates(cl)
 		add := func(s string, at int, span bool) {
 			if span {
@@ -399,7 +411,16 @@ func signatures(text string) []signature {
 				return
 			}
 			seen[s] = true
-			out = append(out, signature{text: s, prohibited: polarity(cl[:at], neg)})
+			prohibited := polarity(cl[:at], neg)
+			if !prohibited && strings.HasPrefix(s, "-") {
+				// "dotnet add package with --version puts the version on
+				// the PackageReference and restore fails": a flag named
+				// before a failure is its cause.
+				if f := failRE.FindStringIndex(cl); f != nil && f[0] > at && !otherwiseRE.MatchString(cl) {
+					prohibited = true
+				}
+			}
+			out = append(out, signature{text: s, prohibited: prohibited})
 		}
 		for _, m := range backtickRE.FindAllStringSubmatchIndex(cl, -1) {
 			add(cl[m[2]:m[3]], m[0], true)
@@ -410,8 +431,14 @@ func signatures(text string) []signature {
 				// Inside a longer word: "dagster-dev@gridwise-dev.iam...".
 				continue
 			}
-			if tok := rest[m[0]:m[1]]; !(strings.Count(tok, ".") == 1 && looksLikeFileOrHost(tok)) && !productNames[tok] {
-				add(tok, m[0], false)
+			tok, at := rest[m[0]:m[1]], m[0]
+			if w, flag, ok := strings.Cut(tok, " "); ok && strings.HasPrefix(strings.TrimSpace(flag), "-") && proseBeforeFlag[strings.ToLower(w)] {
+				// "only ever runs with --readonly": the flag, not the word
+				// of prose before it.
+				tok, at = strings.TrimSpace(flag), at+len(tok)-len(strings.TrimSpace(flag))
+			}
+			if !(strings.Count(tok, ".") == 1 && looksLikeFileOrHost(tok)) && !productNames[tok] {
+				add(tok, at, false)
 			}
 		}
 		if neg {
@@ -529,17 +556,36 @@ func polarity(before string, neg bool) bool {
 	return lastNeg
 }
 
+// failRE is a failure a clause reports; otherwiseRE the turn that makes
+// it the consequence of not doing what precedes ("use X, otherwise the
+// build fails").
+var (
+	failRE      = textutil.Lazy(`(?i)\b(?:fails?|failed|failing|breaks|broke|crashes|crashed|errors out|blows up)\b`)
+	otherwiseRE = textutil.Lazy(`(?i)\b(?:otherwise|or else|else|unless|sonst|sinon|si no|de lo contrario|altrimenti|senão|иначе)\b|否则|不然|さもないと`)
+)
+
+// proseBeforeFlag are words of prose that come before a flag named in a
+// sentence ("with --readonly", "without --force", "always -n"): no
+// program.
+var proseBeforeFlag = map[string]bool{"with": true, "without": true, "using": true, "use": true, "pass": true, "add": true,
+	"the": true, "a": true, "an": true, "always": true, "only": true, "never": true, "no": true, "not": true, "and": true,
+	"or": true, "but": true, "plus": true, "via": true, "mit": true, "ohne": true, "con": true, "sin": true, "avec": true,
+	"sans": true, "com": true, "sem": true, "senza": true, "met": true, "zonder": true, "без": true, "с": true}
+
 // looksLikeFileOrHost tells "Chart.yaml" or "example.com" from a call.
 func looksLikeFileOrHost(s string) bool {
 	if strings.HasSuffix(s, "()") {
 		return false
 	}
-	ext := strings.ToLower(filepath.Ext(s))
+	orig := filepath.Ext(s)
+	ext := strings.ToLower(orig)
 	switch ext {
 	case ".log", ".now", ".println", ".printf", ".debug", ".info", ".warn", ".error", ".background", ".context":
 		return false
 	}
-	return len(ext) >= 2 && len(ext) <= 5 && strings.ToLower(ext) == ext
+	// A capitalised last part is an exported name (errors.New, os.Exit),
+	// not an extension or a top-level domain.
+	return len(ext) >= 2 && len(ext) <= 5 && orig == ext
 }
 
 // lessonSignatures are the candidate's signatures: of the person's words

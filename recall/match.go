@@ -214,7 +214,8 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
-	if (c.typeScore > 0 || c.sigHit != "") && envDomains[typeDomain(c.candAT)] && cu.otherEnvironment(c) {
+	if (c.typeScore > 0 || c.sigHit != "") && (envDomains[typeDomain(c.candAT)] || c.sigHit != "" && callKind(c.trigger) == "shell") &&
+		cu.otherEnvironment(c) {
 		// The corrected call ran against production; this one runs
 		// against staging (or the other way round): another situation,
 		// whatever else they share ("deploy.sh is for staging only").
@@ -295,6 +296,29 @@ func (cu *cue) match(c *candidate) {
 		// "Check that the change to X really works; the person reported:
 		// “...”" is advice for changing X, not for a commit or a copy
 		// that names it.
+		c.typeScore, c.matchedAT, c.candAT, c.fileHit = 0, "", "", ""
+		c.rejected = true
+		return
+	}
+	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && cu.kind == "shell" && callKind(c.trigger) == "edit" &&
+		c.prohibitsCode() {
+		// "don't call env() outside config/", corrected on an edit of
+		// Client.php: a formatter or a test run that names Client.php
+		// writes no code.
+		c.typeScore, c.fileHit = 0, ""
+		c.rejected = true
+		return
+	}
+	if c.typeScore > 0 && c.sigHit == "" && c.fileHit == "" && c.phraseHit == "" && cu.otherFileLanguage(c) && c.prohibitsCode() {
+		// A lesson about Go handler code (no plain fmt.Errorf) is not
+		// about a .proto file of the same action type.
+		c.typeScore, c.matchedAT, c.candAT = 0, "", ""
+		c.rejected = true
+		return
+	}
+	if (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && cu.additive && c.prohibitsRemoval() {
+		// "never delete a field number, never renumber": an edit that
+		// only adds (a new field) deletes and renumbers nothing.
 		c.typeScore, c.matchedAT, c.candAT, c.fileHit = 0, "", "", ""
 		c.rejected = true
 		return
@@ -526,6 +550,62 @@ func (cu *cue) otherKind(c *candidate) bool {
 	return cu.kind != "" && corrected != "" && cu.kind != corrected
 }
 
+// allowedPlace returns the file or directory of the edited file that the
+// lesson sends its code to or allows it in, named by the person and not by
+// the corrected call: a file the lesson advises (advisedFile), or a
+// directory path named in a clause without a negation. "" when none.
+func (cu *cue) allowedPlace(c *candidate) string {
+	for _, f := range cu.files {
+		if !strings.Contains(c.trigger, f.base) && advisedFile(c.said, f.base) {
+			return f.base
+		}
+	}
+	path := "/" + strings.Trim(strings.ReplaceAll(cu.editPath, `\`, "/"), "/")
+	for _, m := range dirPathRE.FindAllStringSubmatch(c.said, 6) {
+		d := strings.Trim(m[1], "/.")
+		if !strings.Contains(d, "/") || strings.Contains(c.trigger, d) || !strings.Contains(path, "/"+d+"/") {
+			continue
+		}
+		if clauseNames(c.said, strings.ToLower(d), false) && !negatesWord(c.said, strings.ToLower(d)) {
+			return d
+		}
+	}
+	return ""
+}
+
+// dirPathRE is a relative path of two segments or more ("internal/store",
+// "src/lib/"), not part of a URL.
+var dirPathRE = textutil.Lazy(`(?:^|[\s(\x60'"])([A-Za-z_][\w.-]*(?:/[\w.-]+)+/?)`)
+
+// otherFileLanguage reports whether the proposal edits a file of another
+// language than the file the lesson was corrected on, both known.
+func (cu *cue) otherFileLanguage(c *candidate) bool {
+	if cu.editPath == "" || callKind(c.trigger) != "edit" {
+		return false
+	}
+	f := strings.Trim(backtickRE.FindString(c.trigger), "`")
+	mine, theirs := languageOf(cu.editPath), languageOf(f)
+	return mine != "" && theirs != "" && mine != theirs
+}
+
+// prohibitsRemoval reports whether the lesson prohibits removing,
+// renaming or renumbering something: a clause with a negation names a
+// removal (lexicon.CueRemove, any language) or a renaming.
+func (c *candidate) prohibitsRemoval() bool {
+	said := c.said
+	if said == "" {
+		said = c.lesson
+	}
+	for _, cl := range splitClauses(strings.ToLower(said)) {
+		if negRE.MatchString(cl) && (lexicon.CueRemove.In(cl) || renameRE.MatchString(cl)) {
+			return true
+		}
+	}
+	return false
+}
+
+var renameRE = textutil.Lazy(`\b(?:renam|renumber|reorder|reus)\w*`)
+
 // composedRE: a lesson kb composed around the person's words, which it
 // quotes ("...; the person reported: “...”", "as the person questioned
 // it: “...”", observations/lesson.go).
@@ -727,6 +807,20 @@ func (cu *cue) matchSignatures(c *candidate) {
 			c.follow = s.text
 		}
 	}
+	if c.sigHit != "" && c.follow != "" && strings.Contains(cu.written, c.sigHit) && !strings.Contains(strings.ReplaceAll(cu.written, c.follow, ""), c.sigHit) {
+		// "nie $request->all(), zawsze $request->validated()": the
+		// prohibited name is only found inside the advised span.
+		c.sigHit = ""
+	}
+	if c.sigHit != "" && cu.editPath != "" && c.said != "" {
+		// "don't call env() outside config/ ... put it in
+		// config/services.php", "fmt.Errorf with %w is fine in
+		// internal/store": the prohibited code, written in the file or
+		// directory the lesson sends it to or allows it in, follows it.
+		if p := cu.allowedPlace(c); p != "" {
+			c.sigHit, c.follow = "", p
+		}
+	}
 	if c.sigHit != "" && cu.otherLanguage(c) {
 		// `gridwise-prod.marts...` corrected in a dbt model is not about a
 		// bq command or a Python module that names the same table.
@@ -744,6 +838,11 @@ func (cu *cue) matchSignatures(c *candidate) {
 		// The refused call's objects, changed again, or its command path,
 		// run again (refused.go).
 		c.sigHit = cu.refusedHit(c)
+		if c.sigHit != "" && strings.HasPrefix(c.follow, "-") && !strings.Contains(refusedCommand(c.trigger), c.follow) {
+			// "locally match only ever runs with --readonly": the refused
+			// command again, with the flag the lesson advises, follows it.
+			c.sigHit = ""
+		}
 	}
 	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && cu.written != "" && c.prohibitsCodeNotFile() {
 		// "kein Double für Geld", corrected in Restaurant.kt: the lesson
@@ -781,7 +880,9 @@ func (cu *cue) matchSignatures(c *candidate) {
 // "ledger-prod"). Local and development ones are one environment.
 func environments(text string) map[string]bool {
 	var out map[string]bool
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+	// A host's last label is no environment: "pkg.dev/...", "x.live:443".
+	text = hostSuffixRE.ReplaceAllString(strings.ToLower(text), "$1$2")
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	}) {
 		if env := envWords[w]; env != "" {
@@ -793,6 +894,9 @@ func environments(text string) map[string]bool {
 	}
 	return out
 }
+
+// hostSuffixRE is a domain's last label before a path or port.
+var hostSuffixRE = textutil.Lazy(`(\w)\.[a-z]{2,12}([/:])`)
 
 // envDomains are the action types that act on an environment (a deploy,
 // a database, a cluster, infrastructure): for them the environment a call
@@ -845,7 +949,7 @@ func (cu *cue) followsWords(c *candidate) string {
 	}
 	refused := " " + strings.Join(strings.Fields(strings.ToLower(strings.Trim(backtickRE.FindString(c.trigger), "`"))), " ") + " "
 	cmd := " " + strings.Join(strings.Fields(strings.ToLower(cu.command)), " ") + " "
-	for _, cl := range clauseRE.Split(c.said, -1) {
+	for _, cl := range splitClauses(c.said) {
 		if negates(cl) {
 			continue // "never chmod 777" names what not to run
 		}

@@ -428,3 +428,40 @@ func TestFileNamedWithoutActingOnIt(t *testing.T) {
 		{"an edit of the reported file", callQuery("Edit", map[string]any{"file_path": "/p/opt/script/validate.py", "old_string": "a", "new_string": "b"}), []string{"cor-report"}},
 	})
 }
+
+// Near misses of dev8's kinds: a lesson about prod on a staging run whose
+// registry host ends in .dev; an additive edit for a lesson against
+// removing; the allowed directory a lesson names; the refused command run
+// with the flag the lesson advises; a read-only task run through kubectl
+// exec; Go code rules on a .proto file.
+func TestNearMissesOfTheCorrectedAction(t *testing.T) {
+	prod := correctionObs("cor-prod", "running `skaffold run -p prod --default-repo=europe-docker.pkg.dev/acme-prod/apps`",
+		"Nein, auch nicht mit skaffold. Prod fasst niemand von der eigenen Maschine an.")
+	fields := correctionObs("cor-fields", "changing an API schema (protobuf, OpenAPI, GraphQL): Edit `proto/acme/berth/v1/berth.proto`",
+		"Never delete a field number and never renumber: add `reserved 4;` instead.", "api:schema")
+	grpc := correctionObs("cor-grpc", "editing `services/berthd/internal/server/berth_server.go`",
+		"ใน handler ของ gRPC ห้าม return error ธรรมดา (fmt.Errorf / errors.New) นะ ให้ใช้ `status.Error(codes.NotFound, ...)` เสมอ ส่วน fmt.Errorf กับ %w ใช้ได้ใน internal/store.", "api:schema")
+	match := correctionObs("cor-match", "running `cd ios && bundle exec fastlane match appstore`",
+		"Whoa, not like that. Locally match only ever runs with --readonly.")
+	deploy := correctionObs("cor-deploy", "deploying to or changing production: `helm upgrade api ./chart --kube-context prod`",
+		"No, prod never gets deployed from a laptop: push a release tag.", "deploy:production")
+	e := noiseEngine(prod, fields, grpc, match, deploy)
+	for _, h := range e.Index.(*memIndex).hits {
+		h.Fields["excerpt"] = "User: " + h.Fields["lesson"].(string)
+	}
+	bash := func(s string) Query { return callQuery("Bash", map[string]any{"command": s}) }
+	edit := func(path, old, new string) Query {
+		return callQuery("Edit", map[string]any{"file_path": "/p/" + path, "old_string": old, "new_string": new})
+	}
+	expectRecalls(t, e, []recallCase{
+		{"staging", bash("skaffold run -p staging --default-repo=europe-docker.pkg.dev/acme-staging/apps"), nil},
+		{"prod", bash("skaffold run -p prod --default-repo=europe-docker.pkg.dev/acme-prod/apps"), []string{"cor-prod"}},
+		{"a field added", edit("proto/acme/berth/v1/berth.proto", "  int32 draught = 6;\n}", "  int32 draught = 6;\n  int32 bollards = 7;\n}"), nil},
+		{"a field removed", edit("proto/acme/berth/v1/berth.proto", "  string code = 4;\n  int32 draught = 6;", "  int32 draught = 6;"), []string{"cor-fields"}},
+		{"wrapping in the store", edit("services/berthd/internal/store/bookings.go", "return b, err", `return b, fmt.Errorf("load %s: %w", id, err)`), nil},
+		{"a plain error in a handler", edit("services/berthd/internal/server/tug_server.go", "// TODO", `return nil, errors.New("closed")`), []string{"cor-grpc"}},
+		{"with the advised flag", bash("cd ios && bundle exec fastlane match appstore --readonly"), nil},
+		{"without it", bash("cd ios && bundle exec fastlane match appstore --force_for_new_devices"), []string{"cor-match"}},
+		{"a status through kubectl exec", bash("kubectl --context prod -n acme exec deploy/api -- php artisan migrate:status"), nil},
+	})
+}

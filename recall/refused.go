@@ -222,7 +222,7 @@ func negatesWord(said, w string) bool { return clauseNames(said, w, true) }
 // names program p itself: not a file or path that holds its name
 // ("Pulumi.staging.yaml", "infra/pulumi").
 func negatesProgram(said, p string) bool {
-	for _, cl := range clauseRE.Split(strings.ToLower(said), -1) {
+	for _, cl := range splitClauses(strings.ToLower(said)) {
 		if negRE.MatchString(cl) && programIn(cl, p) {
 			return true
 		}
@@ -243,7 +243,7 @@ func programIn(s, p string) bool {
 // clauseNames reports whether a clause of said (lower-cased) names w as a
 // whole word and holds a negation when negated, none when not.
 func clauseNames(said, w string, negated bool) bool {
-	for _, cl := range clauseRE.Split(strings.ToLower(said), -1) {
+	for _, cl := range splitClauses(strings.ToLower(said)) {
 		if wordIn(cl, w) && negRE.MatchString(cl) == negated {
 			return true
 		}
@@ -298,6 +298,8 @@ var languages = map[string]string{
 	".sh": "shell", ".bash": "shell", ".zsh": "shell",
 	".yml": "yaml", ".yaml": "yaml", ".json": "json", ".toml": "toml", ".tf": "hcl", ".hcl": "hcl",
 	".html": "html", ".css": "css", ".scss": "css", ".md": "markdown",
+	".proto": "proto", ".graphql": "graphql", ".gql": "graphql", ".dart": "dart", ".lua": "lua", ".r": "r", ".jl": "julia",
+	".hs": "haskell", ".ml": "ocaml", ".clj": "clojure", ".erl": "erlang", ".zig": "zig", ".nim": "nim",
 }
 
 // lacksNamedFlags reports whether the refused command of a shell-corrected

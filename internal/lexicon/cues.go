@@ -102,7 +102,7 @@ func IndexWord(s, w string) int { return index(s, w, wordBound(w)) }
 // by suffix.
 func wordBound(p string) bool {
 	r, _ := utf8.DecodeRuneInString(p)
-	return !IsCJK(r) && !unicode.Is(unicode.Hangul, r)
+	return !IsCJK(r) && !unicode.Is(unicode.Hangul, r) && !unicode.Is(unicode.Thai, r)
 }
 
 // index returns where p first stands in s, on word boundaries when bound.
@@ -247,6 +247,10 @@ batalkan
 تراجع
 ارجع
 انتظر
+หยุด
+รอก่อน
+เดี๋ยวก่อน
+ยกเลิก
 `)
 
 	// CueNegation: refusal and prohibition.
@@ -364,6 +368,12 @@ nic
 žádný
 žádná
 žádné
+ห้าม
+อย่า
+ไม่ต้อง
+ไม่ควร
+ไม่ใช่
+ไม่เอา
 `)
 
 	// CueInstead: the other way, the part of a correction an agent needs.
@@ -409,6 +419,7 @@ alih-alih
 بدلاً من
 بدل
 وليس
+แทน
 `)
 
 	// CueNegatedResult: a negated verb of a result, in the contracted forms
