@@ -113,6 +113,11 @@ func callIn(code, span string) bool {
 		if j > 0 && (textutil.IdentByte(code[j-1]) || dotted && code[j-1] == '.') {
 			continue
 		}
+		if j > 1 && code[j-2:j] == "#[" || j > 0 && code[j-1] == '@' {
+			// #[expect(clippy::...)], @expect(...): an attribute or a
+			// decorator, not a call.
+			continue
+		}
 		k := j + len(name)
 		if k == len(code) {
 			if dotted {

@@ -206,7 +206,7 @@ var (
 		"push": true, "rm": true, "uninstall": true, "rollback": true, "drain": true, "cordon": true, "taint": true, "up": true, "release": true,
 		"-delete": true, "-exec": true, "-execdir": true, "-ok": true}
 	// inspectDomains are the action domains an inspection cannot be.
-	inspectDomains = map[string]bool{"deploy": true, "infra": true, "k8s": true}
+	inspectDomains = map[string]bool{"deploy": true, "infra": true, "k8s": true, "db": true}
 )
 
 // inspection reports whether every simple command of cmd only looks.

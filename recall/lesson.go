@@ -518,6 +518,10 @@ var productNames = map[string]bool{"GitHub": true, "GitLab": true, "JavaScript":
 // is a negation right before it ("don't forget the"), which keeps it.
 var revokeRE = textutil.Lazy(`(?i)(\b(?:don'?t|do not|never)\s+)?\b(?:forget (?:the|about|that)|no longer|not anymore)\b`)
 
+// droppedRE opens a negation that reports a removal ("we dropped X",
+// "removed", "deprecated"), whose object ends at the next comma.
+var droppedRE = textutil.Lazy(`(?i)^\W?(?:dropped|removed|deprecated|replaced|got rid of)\b`)
+
 // rememberRE is "don't forget", "never forget": advice, not a negation.
 var rememberRE = textutil.Lazy(`(?i)^\W?(?:don'?t|do not|never)\s+forget\b`)
 
@@ -529,6 +533,12 @@ func polarity(before string, neg bool) bool {
 	last, lastNeg := -1, false
 	for _, m := range negRE.FindAllStringIndex(before, -1) {
 		last, lastNeg = m[0], true
+	}
+	if last >= 0 && lastNeg && droppedRE.MatchString(before[last:]) && strings.ContainsAny(before[last:], ",:;") {
+		// "we dropped black on monday, ruff does the formatting now:
+		// `ruff format`": what was dropped ends at the comma; what
+		// follows replaces it.
+		return false
 	}
 	if strings.Contains(before, "orget") || strings.Contains(before, "longer") || strings.Contains(before, "anymore") {
 		if last >= 0 && rememberRE.MatchString(before[last:]) {

@@ -309,9 +309,10 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
-	if c.typeScore > 0 && c.sigHit == "" && c.fileHit == "" && c.phraseHit == "" && cu.otherFileLanguage(c) && c.prohibitsCode() {
-		// A lesson about Go handler code (no plain fmt.Errorf) is not
-		// about a .proto file of the same action type.
+	if c.typeScore > 0 && c.sigHit == "" && c.fileHit == "" && c.phraseHit == "" && cu.otherFileLanguage(c) && c.namesCode() {
+		// A lesson that names code of its language (no plain fmt.Errorf
+		// in Go handlers, page.waitForResponse in Playwright tests) is
+		// not about a .proto file or a Rust test of the same action type.
 		c.typeScore, c.matchedAT, c.candAT = 0, "", ""
 		c.rejected = true
 		return
@@ -319,6 +320,21 @@ func (cu *cue) match(c *candidate) {
 	if (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && cu.additive && c.prohibitsRemoval() {
 		// "never delete a field number, never renumber": an edit that
 		// only adds (a new field) deletes and renumbers nothing.
+		c.typeScore, c.matchedAT, c.candAT, c.fileHit = 0, "", "", ""
+		c.rejected = true
+		return
+	}
+	if (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && c.follow == "" && cu.written != "" && cu.lacksPinnedForm(c) {
+		// "pin every third-party action to a full commit sha": an edit of
+		// the workflow that uses no action (a cache key, a local
+		// ./.github/actions/x) is not what the lesson is about.
+		c.typeScore, c.matchedAT, c.candAT, c.fileHit = 0, "", "", ""
+		c.rejected = true
+		return
+	}
+	if (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && cu.command != "" && callKind(c.trigger) == "shell" && cu.outsideCommandPlace(c) {
+		// "everything under ml/data/ is tracked with dvc", corrected on
+		// a \`git add ml/data/...\`: a commit of ml/configs/ is outside.
 		c.typeScore, c.matchedAT, c.candAT, c.fileHit = 0, "", "", ""
 		c.rejected = true
 		return
@@ -477,17 +493,8 @@ func pinned(span string) bool {
 // part before its hash, its names and numbers generalized, is found, and
 // each time followed by a hash.
 func followsPin(text, span string) bool {
-	loc := hexRunRE.FindStringIndex(span)
-	pre := span[:loc[0]]
-	var b strings.Builder
-	for _, part := range pinNameRE.Split(pre, -1) {
-		if b.Len() > 0 {
-			b.WriteString(`[\w.-]+`)
-		}
-		b.WriteString(regexp.QuoteMeta(part))
-	}
-	re, err := regexp.Compile(b.String())
-	if err != nil || b.Len() == 0 {
+	re := pinFormRE(span)
+	if re == nil {
 		return false
 	}
 	n := 0
@@ -500,6 +507,31 @@ func followsPin(text, span string) bool {
 		n++
 	}
 	return n > 0
+}
+
+// pinFormRE is the form of a pinned span before its hash, its names and
+// numbers generalized ("actions/checkout@" is any "x/y@"); nil when the
+// span has none.
+func pinFormRE(span string) *regexp.Regexp {
+	loc := hexRunRE.FindStringIndex(span)
+	if loc == nil {
+		return nil
+	}
+	var b strings.Builder
+	for _, part := range pinNameRE.Split(span[:loc[0]], -1) {
+		if b.Len() > 0 {
+			b.WriteString(`[\w.-]+`)
+		}
+		b.WriteString(regexp.QuoteMeta(part))
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil
+	}
+	return re
 }
 
 // pinNameRE: the names and numbers of a pinned span's form.
@@ -577,6 +609,63 @@ func (cu *cue) allowedPlace(c *candidate) string {
 // "src/lib/"), not part of a URL.
 var dirPathRE = textutil.Lazy(`(?:^|[\s(\x60'"])([A-Za-z_][\w.-]*(?:/[\w.-]+)+/?)`)
 
+// lacksPinnedForm reports whether the lesson advises a pinned form
+// (name@<sha>) and the written code uses no instance of that form at all.
+func (cu *cue) lacksPinnedForm(c *candidate) bool {
+	for _, s := range c.lessonSignatures() {
+		if !s.prohibited && pinned(s.text) {
+			re := pinFormRE(s.text)
+			return re != nil && !re.MatchString(cu.written)
+		}
+	}
+	return false
+}
+
+// outsideCommandPlace reports whether the lesson names a directory its
+// refused command acted in ("everything under ml/data/"), and the
+// proposed command names paths, none of them in it.
+func (cu *cue) outsideCommandPlace(c *candidate) bool {
+	refused := refusedCommand(c.trigger)
+	var dirs []string
+	for _, m := range dirPathRE.FindAllStringSubmatch(c.said, 6) {
+		if d := strings.Trim(m[1], "/."); strings.Contains(d, "/") && strings.Contains(refused, d+"/") {
+			dirs = append(dirs, d)
+		}
+	}
+	if len(dirs) == 0 {
+		return false
+	}
+	named := false
+	for _, m := range cmdPathRE.FindAllString(cu.command, -1) {
+		named = true
+		for _, d := range dirs {
+			if strings.Contains("/"+strings.TrimPrefix(m, "./"), "/"+d+"/") || strings.HasPrefix(strings.TrimPrefix(m, "./"), d) {
+				return false
+			}
+		}
+	}
+	return named
+}
+
+// cmdPathRE is a path a command names: two segments or more.
+var cmdPathRE = textutil.Lazy(`[\w.-]*[A-Za-z_][\w.-]*/[\w./-]+`)
+
+// namesCode reports whether the lesson names code of a language: a
+// prohibited code signature, or a span with brackets, a scope operator or
+// an arrow (page.waitForResponse(...), #[expect(...)], Foo::bar), not a
+// command (`make gen`).
+func (c *candidate) namesCode() bool {
+	if c.prohibitsCode() {
+		return true
+	}
+	for _, s := range c.lessonSignatures() {
+		if strings.ContainsAny(s.text, "()[]{}<>") || strings.Contains(s.text, "::") || strings.Contains(s.text, "->") {
+			return true
+		}
+	}
+	return false
+}
+
 // otherFileLanguage reports whether the proposal edits a file of another
 // language than the file the lesson was corrected on, both known.
 func (cu *cue) otherFileLanguage(c *candidate) bool {
@@ -617,6 +706,12 @@ var composedRE = textutil.Lazy(`\bthe person \w+(?: \w+)?: “`)
 func (cu *cue) matchTypes(c *candidate) (generalized bool) {
 	for i, pt := range cu.types {
 		for j, ct := range c.types {
+			if tool := ranTool(c.trigger); runnerTypes[ct] && tool != "" && !allRunnerTypes(c.types) && !cu.runsNamedTool(c, tool) {
+				// `poetry run black` is "running Python" only as the way
+				// black ran: a lesson about black is not about `poetry run
+				// python -c ...`.
+				continue
+			}
 			s := 0.0
 			switch {
 			case pt == ct:
@@ -647,6 +742,65 @@ func (cu *cue) matchTypes(c *candidate) (generalized bool) {
 		}
 	}
 	return generalized
+}
+
+// hasFlagsOf reports whether cmd has every flag of span (`bundle update
+// --conservative` is not followed by `bundle update sidekiq`).
+func hasFlagsOf(cmd, span string) bool {
+	for _, f := range strings.Fields(strings.TrimSuffix(span, "…")) {
+		if strings.HasPrefix(f, "-") && !wordIn(cmd, strings.SplitN(f, "=", 2)[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+// runnerTypes are the types of a runner a command goes through (poetry
+// run, npx): evidence only for a candidate that has no other type.
+var runnerTypes = map[string]bool{"py:run": true, "pkg:npm": true}
+
+// runsNamedTool reports whether the proposal runs the tool the trigger
+// ran, or one the lesson names ("ruff check --fix replaces isort too").
+func (cu *cue) runsNamedTool(c *candidate, tool string) bool {
+	if slices.Contains(cu.programs, tool) {
+		return true
+	}
+	named := toolWords(c.lesson, map[string]bool{})
+	for _, p := range cu.programs {
+		if _, runner := runners[p]; !runner && named[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// ranTool returns the tool a shell trigger ran through a runner
+// (`poetry run black`: black, `npx prettier`: prettier), "" when it ran
+// none or an interpreter.
+func ranTool(trigger string) string {
+	if callKind(trigger) != "shell" {
+		return ""
+	}
+	progs := programsOf(refusedCommand(trigger))
+	for i, p := range progs {
+		if _, runner := runners[p]; runner && i+1 < len(progs) {
+			switch progs[i+1] {
+			case "python", "python3", "node", "bun", "deno", "ruby":
+				continue
+			}
+			return progs[i+1]
+		}
+	}
+	return ""
+}
+
+func allRunnerTypes(types []string) bool {
+	for _, t := range types {
+		if !runnerTypes[t] {
+			return false
+		}
+	}
+	return true
 }
 
 // matchPhrases: a trigger phrase matches when every content word of the
@@ -782,6 +936,16 @@ func (cu *cue) matchSignatures(c *candidate) {
 			// (BillingDbContextModelSnapshot.cs).
 			in = true
 		}
+		if !in && !s.prohibited && cu.command != "" && strings.Contains(s.text, " ") && !strings.ContainsAny(s.text, `'"`) {
+			// `poetry run ruff format ml/` is followed by `poetry run
+			// ruff format src/x.py`: the same command path, other
+			// arguments (not quoted code: `rails runner '...'` is
+			// followed only by that code).
+			if ps := commandPaths(s.text); len(ps) == 1 && strings.Count(ps[0], " ") >= 1 && samePath(ps[0], commandPaths(cu.command)) &&
+				hasFlagsOf(cu.command, s.text) {
+				in = true
+			}
+		}
 		if !in && !s.prohibited && pinned(s.text) {
 			// "pin every action to a full commit SHA, like
 			// `actions/checkout@11bd… # v4.2.2`": a hash is never written
@@ -881,7 +1045,8 @@ func (cu *cue) matchSignatures(c *candidate) {
 func environments(text string) map[string]bool {
 	var out map[string]bool
 	// A host's last label is no environment: "pkg.dev/...", "x.live:443".
-	text = hostSuffixRE.ReplaceAllString(strings.ToLower(text), "$1$2")
+	// "QuaysideStaging-Worker": the words of a CamelCase name.
+	text = hostSuffixRE.ReplaceAllString(strings.ToLower(camelRE.ReplaceAllString(text, "$1 $2")), "$1$2")
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	}) {
@@ -894,6 +1059,9 @@ func environments(text string) map[string]bool {
 	}
 	return out
 }
+
+// camelRE is a lower-case letter followed by an upper-case one.
+var camelRE = textutil.Lazy(`(\p{Ll})(\p{Lu})`)
 
 // hostSuffixRE is a domain's last label before a path or port.
 var hostSuffixRE = textutil.Lazy(`(\w)\.[a-z]{2,12}([/:])`)
@@ -1285,6 +1453,11 @@ func (cu *cue) specific(c *candidate) bool {
 				continue
 			}
 			for _, t := range toolFamily(p) {
+				if _, runner := runners[t]; runner && t != p {
+					// `poetry run black` names black; poetry is how it
+					// ran, and no evidence for `poetry run python`.
+					continue
+				}
 				if named.has(t) {
 					return true
 				}

@@ -445,23 +445,68 @@ func TestNearMissesOfTheCorrectedAction(t *testing.T) {
 		"Whoa, not like that. Locally match only ever runs with --readonly.")
 	deploy := correctionObs("cor-deploy", "deploying to or changing production: `helm upgrade api ./chart --kube-context prod`",
 		"No, prod never gets deployed from a laptop: push a release tag.", "deploy:production")
-	e := noiseEngine(prod, fields, grpc, match, deploy)
+	e := saidEngine(prod, fields, grpc, match, deploy)
+	expectRecalls(t, e, []recallCase{
+		{"staging", bashQ("skaffold run -p staging --default-repo=europe-docker.pkg.dev/acme-staging/apps"), nil},
+		{"prod", bashQ("skaffold run -p prod --default-repo=europe-docker.pkg.dev/acme-prod/apps"), []string{"cor-prod"}},
+		{"a field added", editQ("proto/acme/berth/v1/berth.proto", "  int32 draught = 6;\n}", "  int32 draught = 6;\n  int32 bollards = 7;\n}"), nil},
+		{"a field removed", editQ("proto/acme/berth/v1/berth.proto", "  string code = 4;\n  int32 draught = 6;", "  int32 draught = 6;"), []string{"cor-fields"}},
+		{"wrapping in the store", editQ("services/berthd/internal/store/bookings.go", "return b, err", `return b, fmt.Errorf("load %s: %w", id, err)`), nil},
+		{"a plain error in a handler", editQ("services/berthd/internal/server/tug_server.go", "// TODO", `return nil, errors.New("closed")`), []string{"cor-grpc"}},
+		{"with the advised flag", bashQ("cd ios && bundle exec fastlane match appstore --readonly"), nil},
+		{"without it", bashQ("cd ios && bundle exec fastlane match appstore --force_for_new_devices"), []string{"cor-match"}},
+		{"a status through kubectl exec", bashQ("kubectl --context prod -n acme exec deploy/api -- php artisan migrate:status"), nil},
+	})
+}
+
+// dev9's kinds: a CamelCase stack name names its environment; a read-only
+// database task; an attribute is no call; a tool run through a runner is
+// no lesson for another program the runner runs; a revoked tool's
+// replacement run again follows the lesson; a pin lesson on an edit that
+// uses no action; a directory the refused command acted in.
+func TestNearMissesOfDev9Kinds(t *testing.T) {
+	deploy := correctionObs("cor-cdk", "deploying to or changing production: `cd infra && npx cdk deploy QuaysideProd-Api`",
+		"No. Nothing goes to prod from a laptop.", "infra:terraform-apply")
+	migrate := correctionObs("cor-migrate", "writing or running a database migration: `sqlx migrate run --database-url \"$STAGING_DATABASE_URL\"`",
+		"No, nobody applies migrations by hand on shared databases: the migrate task runs them in the deploy.", "db:migration")
+	unwrap := correctionObs("cor-unwrap", "editing `crates/api/src/routes/bookings.rs`",
+		"No unwrap/expect anywhere in request paths: map it into AppError.")
+	black := correctionObs("cor-black", "running Python: `poetry run black ml/ -l 100`",
+		"We dropped black on monday, ruff does the formatting now: `poetry run ruff format ml/` (that replaces isort too).", "py:run", "style:format")
+	pin := correctionObs("cor-pin", "changing CI configuration: Edit `.github/workflows/backend.yml`",
+		"Every third-party action pinned to a full commit sha: `uses: aws-actions/configure-aws-credentials@e3dd6a429d7300a6a4c196c26e071d42e0343502 # v4.0.2`.", "edit:ci-config")
+	data := correctionObs("cor-data", "committing: `git add ml/data/raw/ais_2025.parquet && git commit -m data`",
+		"Data doesn't go in git: everything under ml/data/ is tracked with dvc, `dvc add` the file.", "git:commit")
+	e := saidEngine(deploy, migrate, unwrap, black, pin, data)
+	e.Index.(*memIndex).hits[2].Fields["excerpt"] = "Agent: Edit `crates/api/src/routes/bookings.rs`" + observations.WroteMark + "`expect()`\nUser: no unwrap/expect anywhere in request paths: map it into AppError."
+	expectRecalls(t, e, []recallCase{
+		{"a staging stack", bashQ("cd infra && npx cdk deploy QuaysideStaging-Worker"), nil},
+		{"the prod stack", bashQ("cd infra && npx cdk deploy QuaysideProd-Api"), []string{"cor-cdk"}},
+		{"migrate info", bashQ(`sqlx migrate info --database-url "$STAGING_DATABASE_URL"`), nil},
+		{"an attribute", editQ("crates/api/src/routes/zones.rs", "fn f() {", "#[expect(clippy::float_cmp, reason = \"sentinel\")]\nfn f() {"), nil},
+		{"a call", editQ("crates/api/src/routes/zones.rs", "let b = q;", "let b = q.expect(\"booking\");"), []string{"cor-unwrap"}},
+		{"python through poetry", bashQ(`cd ml && poetry run python -c "print(1)"`), nil},
+		{"the replacement", bashQ("cd ml && poetry run ruff format src/quayside_ml/features.py"), nil},
+		{"a tool the lesson names", bashQ("poetry run isort ml/src"), []string{"cor-black"}},
+		{"no action used", editQ(".github/workflows/backend.yml", "key: cargo-a", "key: cargo-b"), nil},
+		{"an unpinned action", editQ(".github/workflows/backend.yml", "steps:", "steps:\n  - uses: actions/cache@v4"), []string{"cor-pin"}},
+		{"a config commit", bashQ("git add ml/configs/train.yaml && git commit -m cfg"), nil},
+		{"a data commit", bashQ("git add ml/data/raw/ais_2026.parquet && git commit -m data"), []string{"cor-data"}},
+	})
+}
+
+// saidEngine is noiseEngine with each observation's lesson as the
+// person's words of its excerpt.
+func saidEngine(obs ...*observations.Observation) *Engine {
+	e := noiseEngine(obs...)
 	for _, h := range e.Index.(*memIndex).hits {
 		h.Fields["excerpt"] = "User: " + h.Fields["lesson"].(string)
 	}
-	bash := func(s string) Query { return callQuery("Bash", map[string]any{"command": s}) }
-	edit := func(path, old, new string) Query {
-		return callQuery("Edit", map[string]any{"file_path": "/p/" + path, "old_string": old, "new_string": new})
-	}
-	expectRecalls(t, e, []recallCase{
-		{"staging", bash("skaffold run -p staging --default-repo=europe-docker.pkg.dev/acme-staging/apps"), nil},
-		{"prod", bash("skaffold run -p prod --default-repo=europe-docker.pkg.dev/acme-prod/apps"), []string{"cor-prod"}},
-		{"a field added", edit("proto/acme/berth/v1/berth.proto", "  int32 draught = 6;\n}", "  int32 draught = 6;\n  int32 bollards = 7;\n}"), nil},
-		{"a field removed", edit("proto/acme/berth/v1/berth.proto", "  string code = 4;\n  int32 draught = 6;", "  int32 draught = 6;"), []string{"cor-fields"}},
-		{"wrapping in the store", edit("services/berthd/internal/store/bookings.go", "return b, err", `return b, fmt.Errorf("load %s: %w", id, err)`), nil},
-		{"a plain error in a handler", edit("services/berthd/internal/server/tug_server.go", "// TODO", `return nil, errors.New("closed")`), []string{"cor-grpc"}},
-		{"with the advised flag", bash("cd ios && bundle exec fastlane match appstore --readonly"), nil},
-		{"without it", bash("cd ios && bundle exec fastlane match appstore --force_for_new_devices"), []string{"cor-match"}},
-		{"a status through kubectl exec", bash("kubectl --context prod -n acme exec deploy/api -- php artisan migrate:status"), nil},
-	})
+	return e
+}
+
+func bashQ(cmd string) Query { return callQuery("Bash", map[string]any{"command": cmd}) }
+
+func editQ(path, old, new string) Query {
+	return callQuery("Edit", map[string]any{"file_path": "/p/" + path, "old_string": old, "new_string": new})
 }
