@@ -83,7 +83,9 @@ func obsTypeOf(dim string) string {
 // 12 Codex, Claude Code and aider sessions of 10 owners, Czech, Chinese,
 // Russian, Spanish, French, Japanese, Korean, written 2026-12-05 by a
 // helper who read no kb source, split by the annotator before its first
-// run) the last five.
+// run) the next five; the eleventh (keys13: 11 Codex, Claude Code and
+// aider sessions of 10 owners, Chinese, Spanish, French, Vietnamese,
+// Korean, German, Russian, written 2026-12-05 the same way) the last five.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
@@ -93,7 +95,8 @@ var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfas
 	"7567491", "Aduson-Inc", "ikn7", "MikeLockz",
 	"0xf1e", "jo030304", "ksuke0322", "oliyoung", "tyzerrr",
 	"0anes0", "886caigudong", "bruno-vilefort-tech-consulting", "daphatpharm4",
-	"7onc3k", "Gino-Loja", "Gordondalos", "bestlove1211", "hannibal8856"}
+	"7onc3k", "Gino-Loja", "Gordondalos", "bestlove1211", "hannibal8856",
+	"Quelklef", "caochitam", "minsuk1012", "Aquaticat", "doudouqie66"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (

@@ -2,6 +2,7 @@ package observations
 
 import (
 	"github.com/kbmem/kb/internal/textutil"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -126,6 +127,33 @@ func foldWidth(s string) string {
 	}, s)
 }
 
+// likeChoiceRE is the person liking one of the options before them: "I
+// like option 2", "I prefer the flag approach", "I'm leaning towards X".
+var likeChoiceRE = textutil.Lazy(`(?i)\bi (?:really |also |actually )?(?:like|prefer)\s+((?:the\s+)?(?:option|approach|variant|alternative|choice)\s*#?\s*(?:[0-9]+|[a-d])\b[^.,!;?\n]{0,60})|\bi'?m leaning (?:towards?|to)\s+([^.,!;?\n]{2,60})`)
+
+// labelledOptions are the options the agent's replies since the
+// previous utterance name by label ("Option 1", "Option 2", "Approach
+// B"), in label order, when there are two to eight of them.
+func labelledOptions(tl *timeline, u *utterance) []Alternative {
+	seen := map[string]bool{}
+	var out []Alternative
+	for _, a := range u.assistant {
+		for _, m := range optionRE.FindAllStringSubmatch(tl.rec(a).Text, 40) {
+			label := strings.ToUpper(m[2])
+			if seen[label] {
+				continue
+			}
+			seen[label] = true
+			out = append(out, Alternative{Name: lexicon.Capitalize(strings.ToLower(m[1])) + " " + label})
+		}
+	}
+	slices.SortFunc(out, func(a, b Alternative) int { return strings.Compare(a.Name, b.Name) })
+	if len(out) < 2 || len(out) > 8 {
+		return nil
+	}
+	return out
+}
+
 // offered reads u as the person choosing among options the agent laid out
 // since the previous utterance: by place or label, or by naming one
 // ("let's do vite", "nehmen wir Vite", "就用 vite").
@@ -134,13 +162,21 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		return nil
 	}
 	choice := ""
+	liked := false
 	if m := choiceRE.FindStringSubmatch(u.text); m != nil {
 		choice = strings.TrimSpace(m[4])
 	} else if loc := choiceCues.find(u.text); loc != nil {
 		choice = strings.TrimSpace(u.text[loc[1]:])
+	} else if m := likeChoiceRE.FindStringSubmatch(u.text); m != nil {
+		// "I did a proof of concept with option 1. But I like option 2":
+		// the option the person likes, after the agent laid them out.
+		choice, liked = strings.TrimSpace(m[1]), true
 	}
 	reply := foldWidth(u.text)
 	idx := pickedIndex(reply)
+	if liked {
+		idx = pickedIndex(foldWidth(choice))
+	}
 	// A reply that is only a label ("B", "2", "２") answers the list
 	// above it, whatever words the question was asked in.
 	bare := bareLabelRE.MatchString(strings.TrimSpace(reply))
@@ -189,6 +225,11 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		if len(found) >= 2 && len(found) <= 8 {
 			alts = found
 		}
+	}
+	if len(alts) < 2 && idx >= 0 && !inline {
+		// Options the agent named in its prose ("Cleaner than a separate
+		// endpoint (Option 1)"), picked by their label.
+		alts = labelledOptions(tl, u)
 	}
 	if len(alts) < 2 {
 		return nil

@@ -1000,3 +1000,16 @@ func aiderCorrections(t *testing.T, src string) []*Observation {
 	t.Helper()
 	return ofType(Extract(parseFixture(t, traces.NewAider(), ".aider.chat.history.md", src), nil, nil), TypeCorrection)
 }
+
+// TestLikedOptionIsADecision: "But I like option 2" after an agent's reply
+// that named its options in prose picks option 2, not the option 1 the
+// person mentioned first.
+func TestLikedOptionIsADecision(t *testing.T) {
+	offer := "Go with the boolean flag: simpler than full Option 2 (one flag vs modes) and cleaner than a separate endpoint (Option 1). Thoughts?"
+	s := (&ccFixture{}).user("how do we speed up the first sync?").say(offer).
+		user("I did a proof of concept awhile back with option 1. But I like option 2.").say("OK.").session(t)
+	ds := ofType(Extract(s, nil, nil), TypeDecision)
+	if len(ds) != 1 || ds[0].Chosen != "Option 2" {
+		t.Errorf("decisions %+v", ds)
+	}
+}
