@@ -78,11 +78,14 @@ func TestActivationScenarios(t *testing.T) {
 	floors := map[string]struct {
 		recalled, withOutput int
 	}{
-		"dev3": {33, 0},
-		"dev4": {26, 1},
-		"dev5": {30, 0},
-		"dev6": {28, 2},
-		"dev7": {23, 2},
+		"dev3":  {33, 0},
+		"dev4":  {26, 1},
+		"dev5":  {30, 0},
+		"dev6":  {28, 2},
+		"dev7":  {23, 0},
+		"dev8":  {24, 0},
+		"dev9":  {17, 4},
+		"dev10": {22, 1},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

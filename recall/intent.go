@@ -217,6 +217,8 @@ func inspection(cmd string) bool {
 	if strings.Contains(cmd, "<<") {
 		cmd = stripHeredocs(cmd) // a here-document is data, not commands
 	}
+	// psql -c "SELECT ...": a query that only reads.
+	sqlRead := sqlClientRE.MatchString(cmd) && readSQLRE.MatchString(cmd) && !changeSQLRE.MatchString(cmd) && !writeSQLRE.MatchString(cmd)
 	// Quoted words are arguments: a "|" inside a quoted pattern is no pipe.
 	if strings.ContainsAny(cmd, `"'`) {
 		cmd = quotedRE.ReplaceAllString(cmd, "ARG")
@@ -247,12 +249,20 @@ func inspection(cmd string) bool {
 		if decided && !verdict {
 			return false
 		}
-		if !decided && !inspectPrograms[strings.ToLower(f[0])] && !readsWith(f) {
+		if !decided && !inspectPrograms[strings.ToLower(f[0])] && !readsWith(f) && !(sqlRead && sqlClients[strings.ToLower(f[0])]) {
 			return false
 		}
 	}
 	return true
 }
+
+// SQL clients and the queries that only read.
+var (
+	sqlClients  = map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "sqlcmd": true, "clickhouse-client": true, "cqlsh": true, "bq": true, "snowsql": true}
+	sqlClientRE = textutil.Lazy(`(?:^|[\s;&|(/])(?:psql|mysql|mariadb|sqlite3|sqlcmd|clickhouse-client|cqlsh|bq|snowsql)\s`)
+	readSQLRE   = textutil.Lazy(`(?i)["'\s](?:select|show|explain|describe|\\d)\b`)
+	writeSQLRE  = textutil.Lazy(`(?i)\b(?:insert|update|delete|upsert|merge|create|alter|drop|truncate|grant|revoke|vacuum|reindex|copy)\b|\s-f\s|--file`)
+)
 
 // remoteCommand is the command a `kubectl exec ... -- CMD` (or oc's) runs
 // in the container, which is what the call does; f itself otherwise.

@@ -453,6 +453,40 @@ func namesFileKind(path, sig string) bool {
 	return strings.Contains(base, sig)
 }
 
+// qualifies reports whether every line of code that holds sig lies within
+// two lines of one that holds follow (the same statement, as code is
+// written: a pipe, a chained call).
+func qualifies(code, follow, sig string) bool {
+	lines := strings.Split(code, "\n")
+	var at []int
+	for i, l := range lines {
+		if strings.Contains(l, follow) || strings.Contains(squeeze(l), strings.TrimSuffix(squeeze(follow), "}")) {
+			at = append(at, i)
+		}
+	}
+	if len(at) == 0 {
+		return false
+	}
+	found := false
+	for i, l := range lines {
+		if !strings.Contains(l, sig) && !strings.Contains(l, strings.TrimSuffix(sig, "()")) {
+			continue
+		}
+		found = true
+		near := false
+		for _, j := range at {
+			if i-j <= 2 && j-i <= 2 {
+				near = true
+				break
+			}
+		}
+		if !near {
+			return false
+		}
+	}
+	return found
+}
+
 // openCollection is an advised map, list or call without its closing
 // bracket, spaces squeezed: "%{booking_id: booking.id" for
 // "%{booking_id: booking.id}"; false when span does not end in a closer
@@ -588,7 +622,7 @@ func (cu *cue) otherKind(c *candidate) bool {
 // directory path named in a clause without a negation. "" when none.
 func (cu *cue) allowedPlace(c *candidate) string {
 	for _, f := range cu.files {
-		if !strings.Contains(c.trigger, f.base) && advisedFile(c.said, f.base) {
+		if !strings.Contains(c.trigger, f.base) && c.sendsTo(f.base) {
 			return f.base
 		}
 	}
@@ -971,6 +1005,13 @@ func (cu *cue) matchSignatures(c *candidate) {
 			c.follow = s.text
 		}
 	}
+	if c.sigHit != "" && len(c.follow) >= 6 && strings.ContainsAny(c.follow, "({.") && cu.written != "" && qualifies(cu.written, c.follow, c.sigHit) {
+		// ".pipe(takeUntilDestroyed(this.destroyRef)).subscribe(...)",
+		// "%{booking_id: booking.id} |> Worker.new() |> Oban.insert()": the
+		// advised form is in the same statement as the prohibited name,
+		// qualifying it the way the lesson asks.
+		c.sigHit = ""
+	}
 	if c.sigHit != "" && c.follow != "" && strings.Contains(cu.written, c.sigHit) && !strings.Contains(strings.ReplaceAll(cu.written, c.follow, ""), c.sigHit) {
 		// "nie $request->all(), zawsze $request->validated()": the
 		// prohibited name is only found inside the advised span.
@@ -1020,7 +1061,7 @@ func (cu *cue) matchSignatures(c *candidate) {
 		// sends the agent to is where it is followed, whether the file or
 		// its type (api:schema) matched.
 		for _, f := range cu.files {
-			if !strings.Contains(c.trigger, f.base) && advisedFile(c.said, f.base) {
+			if !strings.Contains(c.trigger, f.base) && c.sendsTo(f.base) {
 				c.follow, c.fileHit = f.base, ""
 				break
 			}
@@ -1176,6 +1217,9 @@ func (cu *cue) testCode() bool {
 				cu.test = 1
 			}
 		}
+		if cu.editPath != "" && testFileRE.MatchString(strings.ReplaceAll(cu.editPath, `\`, "/")) {
+			cu.test = 1 // src/test/java/.../FooIT.java
+		}
 	}
 	return cu.test > 0
 }
@@ -1185,12 +1229,12 @@ var testMarkRE = textutil.Lazy(`#\[test\]|#\[cfg\(test\)\]|(?m)^\s*(?:async\s+)?
 // testFileRE is the name or directory of a test file in the conventions of
 // the common languages (foo_test.go, test_foo.py, foo.test.ts,
 // foo_spec.rb, FooTests.swift, spec/, __tests__/, AppTests/).
-var testFileRE = textutil.Lazy(`(?:^|/)(?:test_[^/]+|[^/]+(?:_test|_spec|\.test|\.spec|Tests?)\.[A-Za-z]+|(?i:tests?|spec|__tests__|[a-z]+tests)/.*)$`)
+var testFileRE = textutil.Lazy(`(?:^|/)(?:test_[^/]+|[^/]+(?:_test|_spec|\.test|\.spec|Tests?|IT)\.[A-Za-z]+|(?i:tests?|spec|__tests__|[a-z]+tests)/.*)$`)
 
 // exemptsTestsRE: a lesson that says it does not hold in tests ("unwrap
 // in tests is fine", "except in tests", "テストの中の unwrap() は大丈夫",
 // "测试里可以", "테스트에서는 괜찮").
-var exemptsTestsRE = textutil.Lazy(`(?i)\b(?:in|inside|within)\s+(?:the\s+|our\s+)?(?:unit\s+)?tests?\b[^.!?]{0,30}\b(?:fine|ok|okay|allowed|acceptable|no problem)\b|\b(?:except|but not|outside of|apart from)\s+(?:in\s+)?(?:the\s+)?tests?\b|\btests?\s+(?:are|is|can)\s+(?:fine|exempt|ok)\b|テスト.{0,24}(?:大丈夫|構いません|いい|OK)|测试.{0,24}(?:可以|没关系|没问题|无所谓|随便|不要紧)|테스트.{0,16}(?:괜찮|돼)|\b(?:en|dans les)\s+tests?\b[^.!?]{0,20}\b(?:ok|permis)\b|\bin\s+Tests\b[^.!?]{0,20}\b(?:ok|erlaubt|in Ordnung)\b|\ben\s+(?:los\s+)?tests?\b[^.!?]{0,20}\b(?:está bien|vale|se permite)`)
+var exemptsTestsRE = textutil.Lazy(`(?i)\b(?:in|inside|within)\s+(?:the\s+|our\s+)?(?:unit\s+)?(?:tests?|specs?|test\s+(?:class(?:es)?|files?|code|suites?))\b[^.!?]{0,30}\b(?:fine|ok|okay|allowed|acceptable|no problem)\b|\b(?:fine|ok|okay|allowed|acceptable)\s+(?:in|inside|within|for)\s+(?:the\s+)?(?:unit\s+)?(?:tests?|specs?|test\s+(?:class(?:es)?|files?|code))\b|\b(?:except|but not|outside of|apart from)\s+(?:in\s+)?(?:the\s+)?tests?\b|\btests?\s+(?:are|is|can)\s+(?:fine|exempt|ok)\b|テスト.{0,24}(?:大丈夫|構いません|いい|OK)|测试.{0,24}(?:可以|没关系|没问题|无所谓|随便|不要紧)|테스트.{0,16}(?:괜찮|돼)|\b(?:en|dans les)\s+tests?\b[^.!?]{0,20}\b(?:ok|permis)\b|\bin\s+Tests\b[^.!?]{0,20}\b(?:ok|erlaubt|in Ordnung)\b|\ben\s+(?:los\s+)?tests?\b[^.!?]{0,20}\b(?:está bien|vale|se permite)`)
 
 func exemptsTests(text string) bool { return exemptsTestsRE.MatchString(text) }
 
@@ -1453,11 +1497,6 @@ func (cu *cue) specific(c *candidate) bool {
 				continue
 			}
 			for _, t := range toolFamily(p) {
-				if _, runner := runners[t]; runner && t != p {
-					// `poetry run black` names black; poetry is how it
-					// ran, and no evidence for `poetry run python`.
-					continue
-				}
 				if named.has(t) {
 					return true
 				}
@@ -1628,6 +1667,26 @@ var exceptRE = textutil.Lazy(`(?i)(?:\bexcept(?:\s+for)?|\bbut not|\bapart from|
 // go in the version catalog — gradle/libs.versions.toml"), and there is
 // one. A file described ("progenitor builds it from openapi.yaml") or
 // prohibited is not advised.
+// sendsTo reports whether the lesson sends the work to file: a file it
+// advises (advisedFile), or, for a lesson corrected on a shell command
+// (`sudo apt-get install ...`), a file it names in a sentence without a
+// negation, in any language ("Geo の C++ 依存は全部 vcpkg マニフェスト
+// （geo/vcpkg.json）経由").
+func (c *candidate) sendsTo(file string) bool {
+	if advisedFile(c.said, file) {
+		return true
+	}
+	if callKind(c.trigger) != "shell" || !strings.Contains(c.said, file) {
+		return false
+	}
+	for _, cl := range splitClauses(c.said) {
+		if strings.Contains(cl, file) && !negates(cl) {
+			return true
+		}
+	}
+	return false
+}
+
 func advisedFile(said, file string) bool {
 	if said == "" || file == "" || !strings.Contains(said, file) {
 		return false

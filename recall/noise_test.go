@@ -510,3 +510,30 @@ func bashQ(cmd string) Query { return callQuery("Bash", map[string]any{"command"
 func editQ(path, old, new string) Query {
 	return callQuery("Edit", map[string]any{"file_path": "/p/" + path, "old_string": old, "new_string": new})
 }
+
+// dev10's kinds: the lesson's own exception for tests and specs; the
+// advised form qualifying the prohibited call in the same statement; a
+// read-only query on the production database; a file the lesson sends the
+// work to.
+func TestExceptionsAndQualifiedCalls(t *testing.T) {
+	sub := correctionObs("cor-sub", "editing `portal/src/app/orders/order-detail/order-detail.component.ts`",
+		"No bare .subscribe() in components, it leaks: use the async pipe, or takeUntilDestroyed(this.destroyRef). (in specs it's fine)")
+	inject := correctionObs("cor-inject", "editing `src/main/java/com/acme/orders/RateService.java`",
+		"Constructor injection only, no @Autowired fields. Field injection is ok in test classes, nowhere else.")
+	prod := correctionObs("cor-prod", "running `kubectl --context aks-prod exec deploy/api -- psql \"$DATABASE_URL\" -c \"UPDATE invoices SET status='paid'\"`",
+		"Hayır, prod veritabanına elle yazmak yok. SELECT serbest, UPDATE/DELETE değil: ops/datafixes/ altına SQL script, PR aç.", "sql:delete-all", "deploy:production")
+	apt := correctionObs("cor-apt", "installing packages globally or system-wide: `sudo apt-get install -y libboost-all-dev`",
+		"Apt は使わないで。 Geo の C++ 依存は全部 vcpkg マニフェスト（geo/vcpkg.json）経由。", "pkg:install-global", "pkg:install", "sys:sudo")
+	e := saidEngine(sub, inject, prod, apt)
+	e.Index.(*memIndex).hits[0].Fields["excerpt"] = "Agent: Edit `portal/src/app/orders/order-detail/order-detail.component.ts`" + observations.WroteMark + "`subscribe()`\nUser: " + sub.Lesson
+	e.Index.(*memIndex).hits[1].Fields["excerpt"] = "Agent: Edit `src/main/java/com/acme/orders/RateService.java`" + observations.WroteMark + "`@Autowired`\nUser: " + inject.Lesson
+	expectRecalls(t, e, []recallCase{
+		{"a spec", editQ("portal/src/app/invoices/invoice-list.component.spec.ts", "});", "});\napi.list().subscribe((p) => done());"), nil},
+		{"qualified", editQ("portal/src/app/map/map.component.ts", "ctor() {", "ctor() {\n  this.store.depot$\n    .pipe(takeUntilDestroyed(this.destroyRef))\n    .subscribe((d) => this.fly(d));"), nil},
+		{"bare", editQ("portal/src/app/map/map.component.ts", "ctor() {", "ctor() {\n  this.store.depot$.subscribe((d) => this.fly(d));"), []string{"cor-sub"}},
+		{"a test class", editQ("src/test/java/com/acme/orders/WebhookControllerIT.java", "class W {", "class W {\n  @Autowired\n  private MockMvc mvc;"), nil},
+		{"a select on prod", bashQ(`kubectl --context aks-prod exec deploy/api -- psql "$DATABASE_URL" -c "SELECT status FROM invoices WHERE id = 1"`), nil},
+		{"an update on prod", bashQ(`kubectl --context aks-prod exec deploy/api -- psql "$DATABASE_URL" -c "UPDATE invoices SET status='void'"`), []string{"cor-prod"}},
+		{"the manifest", editQ("geo/vcpkg.json", `"dependencies": ["fmt"]`, `"dependencies": ["abseil", "fmt"]`), nil},
+	})
+}
