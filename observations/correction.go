@@ -138,6 +138,10 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 	case moderateRE.MatchString(headOf(text, 300)) && directive && len(u.calls) > 0 &&
 		!requestRE.MatchString(stripLead(text, true)) && relevant(tl, u, tax):
 		return 0.65, append(signals, SignalExplicitCorrection)
+	case len(u.assistant) > 0 && lexicon.CueYourself.In(low) && handedBack(tl, u):
+		// "fais les commandes toi", "hazlo tú": the agent asked the
+		// person to run what it can run itself.
+		return 0.7, append(signals, SignalExplicitCorrection)
 	case hadAction && !question && !ack && prohibitsAgentCode(tl, u):
 		// "the print goes: no print() in the backend", "不要用 `any`",
 		// right after the agent wrote that code: the person names what the
@@ -163,6 +167,18 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		return 0.65, append(signals, SignalConceded)
 	}
 	return 0, nil
+}
+
+// handedBack reports whether the agent's replies since the person's
+// previous message hand work back to the person: a command to run, in a
+// code span or block.
+func handedBack(tl *timeline, u *utterance) bool {
+	for _, a := range u.assistant {
+		if strings.Contains(tl.rec(a).Text, "`") {
+			return true
+		}
+	}
+	return false
 }
 
 // nameSwapRE is a quoted name, a "not" or "instead of" in one of the cue

@@ -248,6 +248,9 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 		swap = swapped(tl, u)
 	}
 	switch {
+	case lexicon.CueYourself.In(low) && len(u.assistant) > 0 && handedBack(tl, u):
+		// "hazlo tú": the agent handed back a command it could run.
+		return "Run the commands yourself instead of asking the person to run them; the person said: " + quoteText(said) + ".", consequence, ""
 	case failure && lexicon.CueDoubt.AtStart(first):
 		// "Are you sure the HTML is the issue?": the agent stated more than
 		// it had checked.

@@ -1013,3 +1013,23 @@ func TestLikedOptionIsADecision(t *testing.T) {
 		t.Errorf("decisions %+v", ds)
 	}
 }
+
+// TestDoItYourself: the agent hands a command back to the person ("run
+// `alembic upgrade head`") and the person tells it to run it itself, in
+// any language: a correction whose lesson stands alone.
+func TestDoItYourself(t *testing.T) {
+	for lang, msg := range map[string]string{"fr": "fais les commandes toi", "es": "hazlo tu", "en": "do it yourself please", "ru": "сделай сам"} {
+		s := (&ccFixture{}).user("set up the database").say("Done. Now run `alembic upgrade head` in backend/ to apply the migrations.").
+			user(msg).say("OK, running it.").session(t)
+		cs := ofType(Extract(s, nil, nil), TypeCorrection)
+		if len(cs) != 1 || !strings.HasPrefix(cs[0].Lesson, "Run the commands yourself") {
+			t.Errorf("%s: corrections %+v", lang, cs)
+		}
+	}
+	s := (&ccFixture{}).user("set up the database").say("Done, the schema is created.").user("ok you do it").say("OK.").session(t)
+	for _, c := range ofType(Extract(s, nil, nil), TypeCorrection) {
+		if strings.HasPrefix(c.Lesson, "Run the commands yourself") {
+			t.Errorf("nothing handed back, yet %q", c.Lesson)
+		}
+	}
+}

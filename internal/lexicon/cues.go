@@ -2220,3 +2220,66 @@ hemligheter
 รหัสผ่าน
 ความลับ
 `)
+
+// CueYourself: the person tells the agent to do itself what it asked the
+// person to do ("do it yourself", "run it yourself", "hazlo tú", "fais les
+// commandes toi", "mach es selbst", "сделай сам", "你自己来", "自分でやって",
+// "직접 해"): the agent handed back work it can do.
+var CueYourself = NewCues(`
+do it yourself
+run it yourself
+run them yourself
+run the commands yourself
+you do it
+you run it
+you can run it
+do it for me
+hazlo tú
+hazlo tu
+hazlo vos
+hazlo tú mismo
+hazlo tu mismo
+ejecútalo tú
+ejecutalo tu
+ejecútalos tú
+hazlos tú
+fais-le toi
+fais le toi
+fais-le toi-même
+fais les commandes toi
+lance-les toi
+lance-le toi
+exécute-les toi
+mach es selbst
+mach das selbst
+mach du das
+führ es selbst aus
+führ das selbst aus
+fallo tu
+fallo tu stesso
+eseguilo tu
+faça você
+faz tu
+faça você mesmo
+roda você
+сделай сам
+запусти сам
+выполни сам
+сам запусти
+zrób to sam
+uruchom sam
+kendin yap
+kendin çalıştır
+你自己
+你来执行
+你来跑
+你来运行
+你直接执行
+自分でやって
+自分で実行
+そっちで実行
+직접 해
+직접 실행
+네가 해
+네가 실행
+`)
