@@ -98,7 +98,7 @@ var builtinRules = []Rule{
 		Content: []string{`(?i)\balter\s+table\b`, `\bop\.(add|alter)_column\(`, `\b(add|change)_column\b`},
 		Words:   []string{"alter table", "schema change", "change schema"}},
 	{Type: "sql:concat-query", Desc: "building a SQL query from strings instead of parameters",
-		Content: []string{`(?is)\b(select\b[^;]{0,160}?\bfrom|insert\s+into|update\s+[\w."]+\s+set|delete\s+from)\b[^;]{0,240}?(['"]\s*\+\s*[\w(]|\+\s*['"]|%[sdv]|\{[a-zA-Z_][\w.]*\}|\$\{)`},
+		Content: []string{`(?is)\b(select\b[^;]{0,160}?\bfrom|insert\s+into|update\s+[\w."]+\s+set|delete\s+from)\b[^;]{0,240}?(['"]\s*\+\s*[\w(]|\+\s*['"]|['"]\s*%\s*[\w(]|['"]\s*\.format\(|\{[a-zA-Z_][\w.]*\}|\$\{)`},
 		Words:   []string{"sql injection", "concatenate|concatenation|interpolate|interpolation sql|query", "string building|built query|sql", "raw sql", "parameterized|parametrized|placeholder|prepared query|statement"}},
 	{Type: "db:model", Desc: "changing a data model's fields (ORM models, schema files)",
 		Paths: []string{"*.prisma", "**/models.py", "**/models/*.py", "**/entities/*.ts", "**/*.entity.ts", "**/db/schema.rb", "**/schema.graphql"},

@@ -22,7 +22,7 @@ var builtinRequired = map[string][]string{
 	"(?i)\\balter\\s+table\\b":                              []string{"alter"},
 	"\\bop\\.(add|alter)_column\\(":                         []string{"_column("},
 	"\\b(add|change)_column\\b":                             []string{"_column"},
-	"(?is)\\b(select\\b[^;]{0,160}?\\bfrom|insert\\s+into|update\\s+[\\w.\"]+\\s+set|delete\\s+from)\\b[^;]{0,240}?(['\"]\\s*\\+\\s*[\\w(]|\\+\\s*['\"]|%[sdv]|\\{[a-zA-Z_][\\w.]*\\}|\\$\\{)": []string{"delete", "insert", "select", "update"},
+	"(?is)\\b(select\\b[^;]{0,160}?\\bfrom|insert\\s+into|update\\s+[\\w.\"]+\\s+set|delete\\s+from)\\b[^;]{0,240}?(['\"]\\s*\\+\\s*[\\w(]|\\+\\s*['\"]|['\"]\\s*%\\s*[\\w(]|['\"]\\s*\\.format\\(|\\{[a-zA-Z_][\\w.]*\\}|\\$\\{)": []string{"delete", "insert", "select", "update"},
 	"\\bmodels\\.\\w+Field\\(": []string{"models."},
 	"\\b(?:db\\.)?Column\\(":   []string{"column("},
 	"\\bmapped_column\\(":      []string{"mapped_column("},

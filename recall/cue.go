@@ -226,7 +226,8 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 		// Looking at production is not changing it.
 		kept := c.types[:0]
 		for _, t := range c.types {
-			if !inspectDomains[typeDomain(t)] {
+			// A runner's type goes too: `npx serverless logs` only looks.
+			if !inspectDomains[typeDomain(t)] && !runnerTypes[t] {
 				kept = append(kept, t)
 			}
 		}

@@ -1115,7 +1115,7 @@ var envDomains = map[string]bool{"deploy": true, "db": true, "sql": true, "k8s":
 
 var envWords = map[string]string{"prod": "prod", "production": "prod", "prd": "prod", "live": "prod",
 	"staging": "staging", "stage": "staging", "stg": "staging", "preprod": "staging", "uat": "staging",
-	"dev": "dev", "development": "dev", "local": "dev", "localhost": "dev", "sandbox": "dev",
+	"dev": "dev", "development": "dev", "local": "dev", "localhost": "dev", "sandbox": "dev", "sbx": "dev",
 	// docker compose runs the local stack far more often than a shared one.
 	"compose": "dev"}
 
@@ -1234,7 +1234,7 @@ var testFileRE = textutil.Lazy(`(?:^|/)(?:test_[^/]+|[^/]+(?:_test|_spec|\.test|
 // exemptsTestsRE: a lesson that says it does not hold in tests ("unwrap
 // in tests is fine", "except in tests", "テストの中の unwrap() は大丈夫",
 // "测试里可以", "테스트에서는 괜찮").
-var exemptsTestsRE = textutil.Lazy(`(?i)\b(?:in|inside|within)\s+(?:the\s+|our\s+)?(?:unit\s+)?(?:tests?|specs?|test\s+(?:class(?:es)?|files?|code|suites?))\b[^.!?]{0,30}\b(?:fine|ok|okay|allowed|acceptable|no problem)\b|\b(?:fine|ok|okay|allowed|acceptable)\s+(?:in|inside|within|for)\s+(?:the\s+)?(?:unit\s+)?(?:tests?|specs?|test\s+(?:class(?:es)?|files?|code))\b|\b(?:except|but not|outside of|apart from)\s+(?:in\s+)?(?:the\s+)?tests?\b|\btests?\s+(?:are|is|can)\s+(?:fine|exempt|ok)\b|テスト.{0,24}(?:大丈夫|構いません|いい|OK)|测试.{0,24}(?:可以|没关系|没问题|无所谓|随便|不要紧)|테스트.{0,16}(?:괜찮|돼)|\b(?:en|dans les)\s+tests?\b[^.!?]{0,20}\b(?:ok|permis)\b|\bin\s+Tests\b[^.!?]{0,20}\b(?:ok|erlaubt|in Ordnung)\b|\ben\s+(?:los\s+)?tests?\b[^.!?]{0,20}\b(?:está bien|vale|se permite)`)
+var exemptsTestsRE = textutil.Lazy(`(?i)\b(?:in|inside|within)\s+(?:the\s+|our\s+)?(?:unit\s+)?(?:tests?|specs?|test\s+(?:class(?:es)?|files?|code|suites?))\b[^.!?]{0,30}\b(?:fine|ok|okay|allowed|acceptable|no problem)\b|\b(?:fine|ok|okay|allowed|acceptable)\s+(?:in|inside|within|for)\s+(?:the\s+)?(?:unit\s+)?(?:tests?|specs?|test\s+(?:class(?:es)?|files?|code))\b|\b(?:except|but not|outside of|apart from)\s+(?:in\s+)?(?:the\s+)?tests?\b|\btests?\s+(?:are|is|can)\s+(?:fine|exempt|ok)\b|テスト.{0,24}(?:大丈夫|構いません|いい|OK)|测试.{0,40}(?:可以|没关系|没问题|无所谓|随便|不要紧)|테스트.{0,16}(?:괜찮|돼)|\b(?:en|dans les)\s+tests?\b[^.!?]{0,20}\b(?:ok|permis)\b|\bin\s+Tests\b[^.!?]{0,20}\b(?:ok|erlaubt|in Ordnung)\b|\ben\s+(?:los\s+)?tests?\b[^.!?]{0,20}\b(?:está bien|vale|se permite)`)
 
 func exemptsTests(text string) bool { return exemptsTestsRE.MatchString(text) }
 

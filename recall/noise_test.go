@@ -537,3 +537,22 @@ func TestExceptionsAndQualifiedCalls(t *testing.T) {
 		{"the manifest", editQ("geo/vcpkg.json", `"dependencies": ["fmt"]`, `"dependencies": ["abseil", "fmt"]`), nil},
 	})
 }
+
+// dev11's kinds: a sandbox named "sbx"; an inspection run through a
+// runner; an exception for tests said far from its word in Chinese.
+func TestSandboxRunnersAndFarExceptions(t *testing.T) {
+	prod := correctionObs("cor-tf", "applying infrastructure changes (terraform apply): `terraform -chdir=infra/envs/prod apply`",
+		"Nooit terraform apply lokaal op prod of staging: maak een MR.", "infra:terraform-apply")
+	stage := correctionObs("cor-sls", "deploying to or changing production: `npx serverless deploy`",
+		"Careful, the default stage is prod: always deploy with `--stage dev`.", "pkg:npm", "deploy:production")
+	collect := correctionObs("cor-collect", "editing `src/main/scala/etl/Daily.scala`",
+		"别在大表上 .collect()，全拉到 driver 上肯定 OOM。测试里对几行 fixture 调 collect() 没问题。")
+	e := saidEngine(prod, stage, collect)
+	e.Index.(*memIndex).hits[2].Fields["excerpt"] = "Agent: Edit `src/main/scala/etl/Daily.scala`" + observations.WroteMark + "`collect()`\nUser: " + collect.Lesson
+	expectRecalls(t, e, []recallCase{
+		{"a sandbox", bashQ("terraform -chdir=infra/envs/sbx-ruben apply -var project_id=acme-sbx-ruben"), nil},
+		{"prod", bashQ("terraform -chdir=infra/envs/prod apply"), []string{"cor-tf"}},
+		{"logs through npx", bashQ("npx serverless logs -f onReading --stage prod"), nil},
+		{"a spec", editQ("src/test/scala/etl/DailySpec.scala", "// max", "// max\nval out = Daily.max(fixture).collect()"), nil},
+	})
+}
