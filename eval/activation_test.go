@@ -86,7 +86,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev8":  {24, 0},
 		"dev9":  {17, 4},
 		"dev10": {22, 1},
-		"dev11": {22, 5},
+		"dev11": {26, 5},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

@@ -441,6 +441,19 @@ func signatures(text string) []signature {
 				add(tok, at, false)
 			}
 		}
+		// "niet met gcloud run services update of gcloud sql instances
+		// patch": a command named in prose, a known CLI and two or three
+		// subcommand words.
+		for _, m := range proseCommandRE.FindAllStringSubmatchIndex(rest, -1) {
+			words := strings.Fields(rest[m[4]:m[5]])
+			n := 0
+			for n < len(words) && n < 3 && !proseStop[words[n]] {
+				n++
+			}
+			if n >= 2 {
+				add(rest[m[2]:m[3]]+" "+strings.Join(words[:n], " "), m[0], false)
+			}
+		}
 		if neg {
 			for _, m := range bannedUseRE.FindAllStringSubmatchIndex(rest, -1) {
 				banned = append(banned, signature{text: rest[m[2]:m[3]], prohibited: true})
@@ -572,6 +585,16 @@ func polarity(before string, neg bool) bool {
 var (
 	failRE      = textutil.Lazy(`(?i)\b(?:fails?|failed|failing|breaks|broke|crashes|crashed|errors out|blows up)\b`)
 	otherwiseRE = textutil.Lazy(`(?i)\b(?:otherwise|or else|else|unless|sonst|sinon|si no|de lo contrario|altrimenti|senão|иначе)\b|否则|不然|さもないと`)
+)
+
+// proseCommandRE is a known CLI named in prose with the words after it;
+// proseStop ends its subcommands.
+var (
+	proseCommandRE = textutil.Lazy(`\b(gcloud|kubectl|helm|terraform|tofu|aws|az|docker|podman|gh|npm|pnpm|yarn|uv|poetry|cargo|mix|bundle|rails|rake|composer|dotnet|mvn|gradle|sls|serverless|eas|fastlane|flyctl|vercel|netlify|wrangler|pulumi|cdk|kamal|sqlx|alembic|prisma|dbt|bq|gsutil|firebase|heroku|supabase)((?:\s+[a-z][a-z0-9-]*){2,5})`)
+	proseStop      = map[string]bool{"to": true, "the": true, "a": true, "an": true, "with": true, "in": true, "on": true, "for": true,
+		"and": true, "or": true, "of": true, "it": true, "this": true, "that": true, "is": true, "are": true, "be": true, "from": true,
+		"by": true, "as": true, "at": true, "into": true, "via": true, "was": true, "not": true, "never": true, "no": true,
+		"of-": true, "en": true, "de": true, "und": true, "oder": true, "y": true, "o": true, "et": true, "ou": true, "e": true, "ni": true}
 )
 
 // proseBeforeFlag are words of prose that come before a flag named in a

@@ -1138,6 +1138,16 @@ func (cu *cue) otherEnvironment(c *candidate) bool {
 	if len(theirs) == 0 {
 		return false
 	}
+	// "nooit terraform apply lokaal op prod of staging": the environments
+	// a negated clause of the lesson names are the lesson's too ("staging
+	// is fine" names one it allows, and does not count).
+	for _, cl := range splitClauses(c.said) {
+		if negates(cl) {
+			for e := range environments(cl) {
+				theirs[e] = true
+			}
+		}
+	}
 	for e := range mine {
 		if theirs[e] {
 			return false

@@ -556,3 +556,17 @@ func TestSandboxRunnersAndFarExceptions(t *testing.T) {
 		{"a spec", editQ("src/test/scala/etl/DailySpec.scala", "// max", "// max\nval out = Daily.max(fixture).collect()"), nil},
 	})
 }
+
+// dev11's recall: the environments a negated clause names are the
+// lesson's; a command named in prose is a signature; Expo's store tools
+// publish.
+func TestLessonEnvironmentsAndProseCommands(t *testing.T) {
+	tf := correctionObs("cor-tf", "applying infrastructure changes (terraform apply): `cd infra/envs/prod && terraform apply`",
+		"Ho! Nooit terraform apply lokaal op prod of staging. En ook niet even snel met gcloud run services update eromheen: maak een MR.", "infra:terraform-apply")
+	e := saidEngine(tf)
+	expectRecalls(t, e, []recallCase{
+		{"staging", bashQ("cd infra/envs/staging && terraform apply -target=google_pubsub_subscription.alerts"), []string{"cor-tf"}},
+		{"a sandbox", bashQ("terraform -chdir=infra/envs/sbx-ruben apply"), nil},
+		{"the command in prose", bashQ("gcloud run services update api --region europe-west4 --max-instances 30"), []string{"cor-tf"}},
+	})
+}
