@@ -27,10 +27,12 @@ type cue struct {
 	// ("cd web && yarn add zod": yarn), for a lesson that names its tool.
 	programs []string
 	kind     string // "shell" or "edit" for a tool call, "" for words
-	// createQ is the edit call whose file creates stats, once, only when
-	// a lesson that advises a new file is matched: no I/O on other hooks.
-	createQ Query
-	created int8 // 0 unknown, 1 creates, -1 does not
+	// editQ is the edit call, read again only when a lesson asks:
+	// whether its file is new (creates, a stat, once) or it only adds
+	// lines (additive, a parse, once). No I/O on other hooks.
+	editQ    Query
+	created  int8 // 0 unknown, 1 creates, -1 does not
+	additive int8 // 0 unknown, 1 only adds, -1 does not
 	// question is a prompt asking about something rather than asking for
 	// an action ("what does the commit hook do?"): a type match then needs
 	// a word of the lesson besides the type's own.
@@ -47,9 +49,6 @@ type cue struct {
 	// editPath is the path of the file an edit writes, as the call names
 	// it ("" for anything else).
 	editPath string
-	// additive is an edit that only adds: each replaced text is kept whole
-	// in its replacement.
-	additive bool
 	// replaced is the code an edit replaces (old_string): the place in
 	// the file where the written code goes.
 	replaced string
@@ -199,7 +198,6 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 		}
 	}
 	c.written, c.command, c.editPath = callTexts(q)
-	c.additive = additiveEdit(q)
 	if c.written != "" {
 		c.replaced = replacedText(q)
 		c.named = map[string]bool{}
@@ -244,21 +242,30 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 		}
 	}
 	if c.written != "" {
-		c.createQ = q // stat'ed only when a lesson asks (cue.creates)
+		c.editQ = q // read again only when a lesson asks (creates, onlyAdds)
 	}
 	return c
 }
 
 // creates reports whether the call is a Write of a file that is not
 // there yet (createsFile), computed on first use.
-func (cu *cue) creates() bool {
-	if cu.created == 0 {
-		cu.created = -1
-		if createsFile(cu.createQ) {
-			cu.created = 1
+func (cu *cue) creates() bool { return memo(&cu.created, func() bool { return createsFile(cu.editQ) }) }
+
+// onlyAdds reports whether the edit only adds lines (additiveEdit),
+// computed on first use.
+func (cu *cue) onlyAdds() bool {
+	return memo(&cu.additive, func() bool { return additiveEdit(cu.editQ) })
+}
+
+// memo is f, computed once into state (0 unknown, 1 true, -1 false).
+func memo(state *int8, f func() bool) bool {
+	if *state == 0 {
+		*state = -1
+		if f() {
+			*state = 1
 		}
 	}
-	return cu.created > 0
+	return *state > 0
 }
 
 // createsFile reports whether q writes a file that does not exist yet: a

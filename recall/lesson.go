@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/textutil"
@@ -290,10 +291,6 @@ var (
 	// clauseRE splits a text into clauses: sentences (CJK ones need no
 	// space after their stop), and the turns of "X, use Y instead" /
 	// "X; Y" / "X — Y".
-	// thaiSpaceRE is a space between Thai words: Thai writes no spaces
-	// between words, one between clauses and sentences (and around the
-	// Latin words it quotes).
-	thaiSpaceRE = textutil.Lazy(`(\p{Thai})\s+(\p{Thai})`)
 	clauseRE    = textutil.Lazy(`[.!?;]\s+|[。！？；]\s*|\s+[—–]\s+|,\s+(?:use|nimm|usa|utilise|verwende|instead|but|sondern|sino|mais)\b|\s+instead\b`)
 	insteadOfRE = textutil.Lazy(`(?i)\b(?:instead of|rather than|statt|anstatt|en lugar de|en vez de|au lieu de)\b`)
 	// negRE: a negation or a removal ("drop the console.log", "take the
@@ -304,12 +301,45 @@ var (
 	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}\p{M}])(?:not|no|never|drop|dropped|remove|removed|deprecated|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma|jangan|tidak|bukan|नहीं|मत|لا|ولا|ليس|لم|لن|أبدا|ابدا|بدون|ممنوع)(?:[^\p{L}\p{M}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ห้าม|อย่า|ไม่ต้อง|ไม่ควร|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
 )
 
-// splitClauses splits text into clauses (clauseRE; in Thai, at spaces).
+// splitClauses splits text into clauses (clauseRE; in Thai, at the spaces
+// between Thai words).
 func splitClauses(text string) []string {
-	if strings.ContainsFunc(text, func(r rune) bool { return r >= 0x0E00 && r <= 0x0E7F }) {
-		text = thaiSpaceRE.ReplaceAllString(text, "$1; $2")
+	if strings.ContainsFunc(text, isThai) {
+		text = thaiClauses(text)
 	}
 	return clauseRE.Split(text, -1)
+}
+
+func isThai(r rune) bool { return unicode.Is(unicode.Thai, r) }
+
+// thaiClauses marks with "; " each run of spaces between two Thai
+// letters: Thai writes no spaces between words, one between clauses and
+// sentences (and around the Latin words it quotes).
+func thaiClauses(text string) string {
+	var b strings.Builder
+	var prev rune
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if unicode.IsSpace(r) && isThai(prev) {
+			j := i
+			for j < len(text) {
+				s, m := utf8.DecodeRuneInString(text[j:])
+				if !unicode.IsSpace(s) {
+					break
+				}
+				j += m
+			}
+			if next, _ := utf8.DecodeRuneInString(text[j:]); isThai(next) {
+				b.WriteString("; ")
+				i, prev = j, ' '
+				continue
+			}
+		}
+		b.WriteRune(r)
+		prev = r
+		i += n
+	}
+	return b.String()
 }
 
 // negates is negRE.MatchString(s): for text of ASCII alone, without the

@@ -154,8 +154,7 @@ func (cu *cue) incidental(c *candidate) bool {
 		}
 		return true
 	}
-	corrected := callKind(c.trigger)
-	return cu.kind != "" && corrected != "" && cu.kind != corrected
+	return cu.otherKind(c)
 }
 
 // callKind tells a trigger that quotes an edit ("Edit `path`") from one
@@ -251,8 +250,7 @@ func (cu *cue) match(c *candidate) {
 		// is stored in plain text": the lesson is about where a secret
 		// may go, and this call writes none (a due-days setting, a
 		// replica count).
-		c.typeScore, c.matchedAT, c.candAT, c.sigHit, c.fileHit = 0, "", "", "", ""
-		c.rejected = true
+		c.reject()
 		return
 	}
 	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && cu.command != "" && callKind(c.trigger) == "shell" &&
@@ -261,8 +259,7 @@ func (cu *cue) match(c *candidate) {
 		// `dotnet add src/Api package ...`: the program is the same, the
 		// command is another, and the project both name is no evidence
 		// that one's lesson is about the other.
-		c.typeScore, c.fileHit = 0, ""
-		c.rejected = true
+		c.reject()
 		return
 	}
 	if (c.typeScore > 0 || c.sigHit != "") && cu.editPath != "" && cu.outsidePlace(c) {
@@ -270,8 +267,7 @@ func (cu *cue) match(c *candidate) {
 		// lib/berthly_web/controllers/...: the lesson names a directory of
 		// the corrected file, and this file is not in it (a context
 		// module in lib/berthly/ may call Repo).
-		c.typeScore, c.matchedAT, c.candAT, c.sigHit, c.fileHit = 0, "", "", "", ""
-		c.rejected = true
+		c.reject()
 		return
 	}
 	if c.typeScore > 0 && c.sigHit == "" && c.fileHit == "" && c.phraseHit == "" && cu.otherKind(c) {
@@ -280,24 +276,21 @@ func (cu *cue) match(c *candidate) {
 		// the same type (writing or running a migration), not the same
 		// action. A type alone carries across tools, not from running to
 		// editing.
-		c.typeScore, c.matchedAT, c.candAT = 0, "", ""
-		c.rejected = true
+		c.reject()
 		return
 	}
 	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && callKind(c.trigger) == "shell" &&
 		inspection(refusedCommand(c.trigger)) {
 		// The person's words after an `ls -la build/hello.adx` are not
 		// about that file: the corrected call only looked at it.
-		c.typeScore, c.fileHit = 0, ""
-		c.rejected = true
+		c.reject()
 		return
 	}
 	if (c.fileHit != "" || c.typeScore > 0) && c.sigHit == "" && cu.hasCall && cu.kind != "edit" && strings.Contains(c.lesson, observations.FailureReported) {
 		// "Check that the change to X really works; the person reported:
 		// “...”" is advice for changing X, not for a commit or a copy
 		// that names it.
-		c.typeScore, c.matchedAT, c.candAT, c.fileHit = 0, "", "", ""
-		c.rejected = true
+		c.reject()
 		return
 	}
 	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && cu.kind == "shell" && callKind(c.trigger) == "edit" &&
@@ -305,38 +298,33 @@ func (cu *cue) match(c *candidate) {
 		// "don't call env() outside config/", corrected on an edit of
 		// Client.php: a formatter or a test run that names Client.php
 		// writes no code.
-		c.typeScore, c.fileHit = 0, ""
-		c.rejected = true
+		c.reject()
 		return
 	}
 	if c.typeScore > 0 && c.sigHit == "" && c.fileHit == "" && c.phraseHit == "" && cu.otherFileLanguage(c) && c.namesCode() {
 		// A lesson that names code of its language (no plain fmt.Errorf
 		// in Go handlers, page.waitForResponse in Playwright tests) is
 		// not about a .proto file or a Rust test of the same action type.
-		c.typeScore, c.matchedAT, c.candAT = 0, "", ""
-		c.rejected = true
+		c.reject()
 		return
 	}
-	if (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && cu.additive && c.prohibitsRemoval() {
+	if (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && c.prohibitsRemoval() && cu.onlyAdds() {
 		// "never delete a field number, never renumber": an edit that
 		// only adds (a new field) deletes and renumbers nothing.
-		c.typeScore, c.matchedAT, c.candAT, c.fileHit = 0, "", "", ""
-		c.rejected = true
+		c.reject()
 		return
 	}
 	if (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && c.follow == "" && cu.written != "" && cu.lacksPinnedForm(c) {
 		// "pin every third-party action to a full commit sha": an edit of
 		// the workflow that uses no action (a cache key, a local
 		// ./.github/actions/x) is not what the lesson is about.
-		c.typeScore, c.matchedAT, c.candAT, c.fileHit = 0, "", "", ""
-		c.rejected = true
+		c.reject()
 		return
 	}
 	if (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && cu.command != "" && callKind(c.trigger) == "shell" && cu.outsideCommandPlace(c) {
 		// "everything under ml/data/ is tracked with dvc", corrected on
 		// a \`git add ml/data/...\`: a commit of ml/configs/ is outside.
-		c.typeScore, c.matchedAT, c.candAT, c.fileHit = 0, "", "", ""
-		c.rejected = true
+		c.reject()
 		return
 	}
 	if c.typeScore > 0 && cu.ruledOut(c, generalized) {
@@ -392,6 +380,13 @@ func (cu *cue) match(c *candidate) {
 	case c.lexicalHit:
 		c.relevance = math.Min(0.8, lexicalWeight*float64(n)+0.5*cov)
 	}
+}
+
+// reject rules a candidate out: no evidence is left, and nothing rescues
+// it.
+func (c *candidate) reject() {
+	c.typeScore, c.matchedAT, c.candAT, c.sigHit, c.fileHit = 0, "", "", "", ""
+	c.rejected = true
 }
 
 // aboutSecrets reports whether the lesson is about a secret value: the
@@ -458,9 +453,10 @@ func namesFileKind(path, sig string) bool {
 // written: a pipe, a chained call).
 func qualifies(code, follow, sig string) bool {
 	lines := strings.Split(code, "\n")
+	open := strings.TrimSuffix(squeeze(follow), "}")
 	var at []int
 	for i, l := range lines {
-		if strings.Contains(l, follow) || strings.Contains(squeeze(l), strings.TrimSuffix(squeeze(follow), "}")) {
+		if strings.Contains(l, follow) || strings.Contains(squeeze(l), open) {
 			at = append(at, i)
 		}
 	}
@@ -547,6 +543,19 @@ func followsPin(text, span string) bool {
 // numbers generalized ("actions/checkout@" is any "x/y@"); nil when the
 // span has none.
 func pinFormRE(span string) *regexp.Regexp {
+	if re, ok := pinForms.Load(span); ok {
+		return re.(*regexp.Regexp)
+	}
+	re := compilePinForm(span)
+	pinForms.Store(span, re)
+	return re
+}
+
+// pinForms caches pinFormRE: a hook matches the same lesson's span for the
+// follow and the form checks.
+var pinForms sync.Map
+
+func compilePinForm(span string) *regexp.Regexp {
 	loc := hexRunRE.FindStringIndex(span)
 	if loc == nil {
 		return nil
@@ -600,7 +609,7 @@ func (cu *cue) outsidePlace(c *candidate) bool {
 // order ("lib", "berthly_web", "controllers" for
 // "Write `lib/berthly_web/controllers/x.ex`").
 func triggerDirs(trigger string) []string {
-	f := strings.Trim(backtickRE.FindString(trigger), "`")
+	f := triggerQuote(trigger)
 	if f == "" {
 		return nil
 	}
@@ -706,8 +715,7 @@ func (cu *cue) otherFileLanguage(c *candidate) bool {
 	if cu.editPath == "" || callKind(c.trigger) != "edit" {
 		return false
 	}
-	f := strings.Trim(backtickRE.FindString(c.trigger), "`")
-	mine, theirs := languageOf(cu.editPath), languageOf(f)
+	mine, theirs := languageOf(cu.editPath), languageOf(triggerQuote(c.trigger))
 	return mine != "" && theirs != "" && mine != theirs
 }
 
@@ -719,12 +727,7 @@ func (c *candidate) prohibitsRemoval() bool {
 	if said == "" {
 		said = c.lesson
 	}
-	for _, cl := range splitClauses(strings.ToLower(said)) {
-		if negRE.MatchString(cl) && (lexicon.CueRemove.In(cl) || renameRE.MatchString(cl)) {
-			return true
-		}
-	}
-	return false
+	return clauseWith(said, true, func(cl string) bool { return lexicon.CueRemove.In(cl) || renameRE.MatchString(cl) })
 }
 
 var renameRE = textutil.Lazy(`\b(?:renam|renumber|reorder|reus)\w*`)
@@ -738,9 +741,16 @@ var composedRE = textutil.Lazy(`\bthe person \w+(?: \w+)?: “`)
 // It reports whether the best match was on a broader type of the
 // candidate's own domain (generalized).
 func (cu *cue) matchTypes(c *candidate) (generalized bool) {
+	runnerOnly := -1 // whether a runner's type is the way another tool ran: unknown until asked
 	for i, pt := range cu.types {
 		for j, ct := range c.types {
-			if tool := ranTool(c.trigger); runnerTypes[ct] && tool != "" && !allRunnerTypes(c.types) && !cu.runsNamedTool(c, tool) {
+			if runnerTypes[ct] && runnerOnly < 0 {
+				runnerOnly = 0
+				if tool := ranTool(c.trigger); tool != "" && !allRunnerTypes(c.types) && !cu.runsNamedTool(c, tool) {
+					runnerOnly = 1
+				}
+			}
+			if runnerTypes[ct] && runnerOnly == 1 {
 				// `poetry run black` is "running Python" only as the way
 				// black ran: a lesson about black is not about `poetry run
 				// python -c ...`.
@@ -1166,7 +1176,7 @@ func (cu *cue) followsWords(c *candidate) string {
 	if c.typ != observations.TypeCorrection || c.said == "" || callKind(c.trigger) != "shell" || len(cu.programs) == 0 {
 		return ""
 	}
-	refused := " " + strings.Join(strings.Fields(strings.ToLower(strings.Trim(backtickRE.FindString(c.trigger), "`"))), " ") + " "
+	refused := " " + strings.Join(strings.Fields(strings.ToLower(triggerQuote(c.trigger))), " ") + " "
 	cmd := " " + strings.Join(strings.Fields(strings.ToLower(cu.command)), " ") + " "
 	for _, cl := range splitClauses(c.said) {
 		if negates(cl) {
@@ -1670,6 +1680,15 @@ var generatedRE = textutil.Lazy(`(?i)\b(?:generated|generiert|généré|generado
 // exceptRE: the words before the file a prohibition leaves out.
 var exceptRE = textutil.Lazy(`(?i)(?:\bexcept(?:\s+for)?|\bbut not|\bapart from|\bother than|\baußer|\bexcepto|\bsauf|除了)\s*(?:[\w.*-]*/)*$`)
 
+// sendsTo reports whether the lesson sends the work to file: a file it
+// advises (advisedFile), or, for a lesson corrected on a shell command
+// (`sudo apt-get install ...`), a file it names in a clause without a
+// negation, in any language ("Geo の C++ 依存は全部 vcpkg マニフェスト
+// （geo/vcpkg.json）経由").
+func (c *candidate) sendsTo(file string) bool {
+	return advisedFile(c.said, file) || callKind(c.trigger) == "shell" && clauseNames(c.said, strings.ToLower(file), false)
+}
+
 // advisedFile reports whether every mention of file (a base name) in the
 // person's words is where they send the agent: in its sentence, an
 // advice word comes before it after any negation ("add it in
@@ -1677,26 +1696,6 @@ var exceptRE = textutil.Lazy(`(?i)(?:\bexcept(?:\s+for)?|\bbut not|\bapart from|
 // go in the version catalog — gradle/libs.versions.toml"), and there is
 // one. A file described ("progenitor builds it from openapi.yaml") or
 // prohibited is not advised.
-// sendsTo reports whether the lesson sends the work to file: a file it
-// advises (advisedFile), or, for a lesson corrected on a shell command
-// (`sudo apt-get install ...`), a file it names in a sentence without a
-// negation, in any language ("Geo の C++ 依存は全部 vcpkg マニフェスト
-// （geo/vcpkg.json）経由").
-func (c *candidate) sendsTo(file string) bool {
-	if advisedFile(c.said, file) {
-		return true
-	}
-	if callKind(c.trigger) != "shell" || !strings.Contains(c.said, file) {
-		return false
-	}
-	for _, cl := range splitClauses(c.said) {
-		if strings.Contains(cl, file) && !negates(cl) {
-			return true
-		}
-	}
-	return false
-}
-
 func advisedFile(said, file string) bool {
 	if said == "" || file == "" || !strings.Contains(said, file) {
 		return false

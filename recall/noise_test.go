@@ -570,3 +570,16 @@ func TestLessonEnvironmentsAndProseCommands(t *testing.T) {
 		{"the command in prose", bashQ("gcloud run services update api --region europe-west4 --max-instances 30"), []string{"cor-tf"}},
 	})
 }
+
+// Thai clauses are split at every space between Thai words, one after
+// another, and not at the spaces around a quoted Latin word.
+func TestThaiClauses(t *testing.T) {
+	got := splitClauses("ห้าม return error นะ ให้ใช้ status เสมอ ส่วน fmt ใช้ได้")
+	want := []string{"ห้าม return error นะ", "ให้ใช้ status เสมอ", "ส่วน fmt ใช้ได้"}
+	if !slices.Equal(got, want) {
+		t.Errorf("splitClauses: %q, want %q", got, want)
+	}
+	if got := thaiClauses("ก ข ค"); got != "ก; ข; ค" {
+		t.Errorf("thaiClauses: %q", got)
+	}
+}

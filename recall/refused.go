@@ -30,8 +30,12 @@ import (
 // refusedCommand is the command a shell trigger quotes, less the "…" of a
 // trigger cut short.
 func refusedCommand(trigger string) string {
-	return strings.TrimSpace(strings.TrimSuffix(strings.Trim(backtickRE.FindString(trigger), "`"), "…"))
+	return strings.TrimSpace(strings.TrimSuffix(triggerQuote(trigger), "…"))
 }
+
+// triggerQuote is what a trigger quotes in backticks: the corrected
+// command or file, "" when it quotes nothing.
+func triggerQuote(trigger string) string { return strings.Trim(backtickRE.FindString(trigger), "`") }
 
 // commandPaths lists the command path of each simple command of cmd: the
 // program (base name, lower case) and the subcommand words after it, up
@@ -222,12 +226,7 @@ func negatesWord(said, w string) bool { return clauseNames(said, w, true) }
 // names program p itself: not a file or path that holds its name
 // ("Pulumi.staging.yaml", "infra/pulumi").
 func negatesProgram(said, p string) bool {
-	for _, cl := range splitClauses(strings.ToLower(said)) {
-		if negRE.MatchString(cl) && programIn(cl, p) {
-			return true
-		}
-	}
-	return false
+	return clauseWith(said, true, func(cl string) bool { return programIn(cl, p) })
 }
 
 // programIn reports whether s names program p as a word of its own: no
@@ -243,8 +242,14 @@ func programIn(s, p string) bool {
 // clauseNames reports whether a clause of said (lower-cased) names w as a
 // whole word and holds a negation when negated, none when not.
 func clauseNames(said, w string, negated bool) bool {
+	return clauseWith(said, negated, func(cl string) bool { return wordIn(cl, w) })
+}
+
+// clauseWith reports whether a clause of said (lower-cased) satisfies has
+// and holds a negation when negated, none when not.
+func clauseWith(said string, negated bool, has func(cl string) bool) bool {
 	for _, cl := range splitClauses(strings.ToLower(said)) {
-		if wordIn(cl, w) && negRE.MatchString(cl) == negated {
+		if has(cl) && negRE.MatchString(cl) == negated {
 			return true
 		}
 	}

@@ -14,7 +14,7 @@ import (
 
 // secretName matches the part of a variable or key name that says its
 // value is a secret.
-const secretName = `(?i:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|apikey|private_?key|access_?key|credentials?|_auth\b|auth_)`
+const secretName = sx.NamePattern
 
 // lazyRE is a package-level expression compiled on first use (as
 // textutil.Lazy, in the regexp package gitleaks' rules take): compiled at

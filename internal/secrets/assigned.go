@@ -45,9 +45,14 @@ func mayName(text string) bool {
 
 func isLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
 
+// NamePattern matches the part of a name (a variable, a key, a flag) that
+// says its value is a secret; the detector's rules (internal/redact) and
+// Assigned share it.
+const NamePattern = `(?i:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|apikey|private_?key|access_?key|credentials?|_auth\b|auth_)`
+
 var (
 	assignedRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)[A-Za-z0-9_.:-]*(?:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|shared[_-]?key|private[_-]?key|credentials?|connection[_-]?string)[A-Za-z0-9_.-]*["']?` +
+		return regexp.MustCompile(`(?i)[A-Za-z0-9_.:-]*(?:` + NamePattern + `|shared[_-]?key|connection[_-]?string)[A-Za-z0-9_.-]*["']?` +
 			`(?:[ \t]*[:=][ \t]*|[ \t]+|\([ \t]*)["']?([^\s"'` + "`" + `,;{}()]+)`)
 	})
 	placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(PlaceholderPattern) })
