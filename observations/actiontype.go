@@ -168,6 +168,11 @@ func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
 // built-in and extra. Two taxonomies with the same key classify alike, so
 // what one classified (the activation index's trigger types) holds for
 // the other.
+// classifierRevision names the code that applies the rules: what is
+// compiled with a taxonomy (the activation index's trigger types) is
+// stale when it changes, as when a rule does.
+const classifierRevision = "command-words-1"
+
 func (t *Taxonomy) Key() string {
 	t.keyOnce.Do(func() {
 		h := fnv.New64a()
@@ -181,6 +186,7 @@ func (t *Taxonomy) Key() string {
 				h.Write([]byte(s))
 			}
 		}
+		put(classifierRevision)
 		for i, rules := range [][]Rule{builtinRules, t.rules} {
 			put(strconv.Itoa(i), strconv.Itoa(len(rules)))
 			for _, r := range rules {

@@ -20,6 +20,16 @@ func TestClassifyShell(t *testing.T) {
 		first   string
 	}{
 		{cmd: "git add -A", want: []string{"git:stage-all"}},
+		// A command no pattern knows, by the words it names its action
+		// with: targets, subcommands, settings, a project script's name.
+		{cmd: "make deploy ENV=prod SVC=billing-api", want: []string{"deploy:production"}},
+		{cmd: "just infra-up stage=staging", want: []string{"infra:terraform-apply"}},
+		{cmd: "./vendor/bin/sail artisan db:wipe", want: []string{"db:reset"}},
+		{cmd: "flutter test test/features/booking", want: []string{"test:run"}},
+		{cmd: "DEPLOY_ENV=production ./scripts/release.sh", want: []string{"deploy:production"}},
+		{cmd: "bin/console cache:clear --env=prod", want: []string{"deploy:production"}, notWant: []string{"js:console-log"}}, // what code contains is no command's type
+		{cmd: "make run", want: nil},
+		{cmd: "cat deploy-production.log", want: nil}, // a file read, no action
 		{cmd: "git add --all && git commit -m 'wip'", want: []string{"git:stage-all", "git:commit"}},
 		{cmd: "cd repo; git add . ", want: []string{"git:stage-all"}},
 		{cmd: "git add src/main.go", notWant: []string{"git:stage-all"}},

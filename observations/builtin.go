@@ -277,7 +277,7 @@ var builtinRules = []Rule{
 		Words: []string{"publish package|crate|release|npm|pypi|build", "cut release", "testflight", "app store connect", "upload build|app|ipa|aab"}},
 	{Type: "infra:terraform-apply", Desc: "applying infrastructure changes",
 		Commands: []string{"terraform|tofu|terragrunt apply", "pulumi up", "cdk deploy", "ansible-playbook"},
-		Words:    []string{"terraform apply", "apply infrastructure|plan", "pulumi up"}},
+		Words:    []string{"terraform apply", "apply infrastructure|plan", "pulumi up", "infra|infrastructure up|apply|provision"}},
 	{Type: "infra:terraform-destroy", Desc: "destroying infrastructure",
 		Commands: []string{"terraform|tofu|terragrunt destroy", "pulumi destroy", "cdk destroy", "terraform apply -destroy"},
 		Words:    []string{"terraform destroy", "destroy infrastructure|stack|environment"}},

@@ -99,7 +99,11 @@ func (t *Taxonomy) stmt(h hits, st *syntax.Stmt, depth int) {
 			}
 		}
 	}
+	before := len(h)
 	final := t.simple(h, argv, depth)
+	if len(h) == before {
+		t.commandWords(h, final, call.Assigns)
+	}
 	if len(call.Assigns) > 0 && len(final) > 1 && path.Base(final[0]) == "git" {
 		for _, a := range call.Assigns {
 			if a != nil && a.Name != nil && skipsHooks(a.Name.Value, wordString(a.Value)) {
@@ -366,7 +370,10 @@ func (t *Taxonomy) fallbackShell(h hits, cmd string, depth int) {
 			argv = argv[1:]
 		}
 		if len(argv) > 0 {
-			t.simple(h, argv, depth)
+			before := len(h)
+			if final := t.simple(h, argv, depth); len(h) == before {
+				t.commandWords(h, final, nil)
+			}
 		}
 	}
 }
@@ -559,3 +566,90 @@ func (t *Taxonomy) patch(h hits, s string) {
 		t.contentHits(h, strings.Join(added, "\n"))
 	}
 }
+
+// commandWords classifies a command no pattern knows by what it names:
+// the program, its subcommands, make or just targets, long flags and the
+// values of its settings ("make deploy ENV=prod", "sls deploy",
+// "kafka-topics.sh --delete", "artisan db:wipe") are the words of the
+// action, read as a request in words would be ("deploy prod"). A
+// program's name alone is no action, unless it is a script of the
+// project's (./scripts/release.sh). File names and quoted text are no words of the action.
+func (t *Taxonomy) commandWords(h hits, argv []string, assigns []*syntax.Assign) {
+	if len(argv) == 0 || quietPrograms[path.Base(argv[0])] {
+		return
+	}
+	name := path.Base(argv[0])
+	if ext := path.Ext(name); scriptExts[ext] {
+		name = strings.TrimSuffix(name, ext)
+	}
+	var words []string
+	add := func(s string) {
+		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '_' || r == ':' || r == '.' }) {
+			words = append(words, strings.ToLower(w))
+		}
+	}
+	setting := func(kv string) {
+		if _, v, ok := strings.Cut(kv, "="); ok && actionWordRE.MatchString(v) {
+			add(v)
+		}
+	}
+	for _, a := range assigns {
+		if a != nil && a.Value != nil {
+			setting("=" + wordString(a.Value))
+		}
+	}
+	script := name != path.Base(argv[0]) || strings.Contains(argv[0], "/")
+	n := len(words)
+	add(name)
+	own := len(words) - n
+	pos := 0
+	for _, a := range argv[1:] {
+		switch {
+		case strings.HasPrefix(a, "--") && len(a) > 3:
+			f, v, ok := strings.Cut(a[2:], "=")
+			if actionWordRE.MatchString(f) {
+				add(f)
+			}
+			if ok && actionWordRE.MatchString(v) {
+				add(v)
+			}
+		case strings.HasPrefix(a, "-"):
+		case strings.Contains(a, "="):
+			setting(a)
+		case pos < 4 && actionWordRE.MatchString(a):
+			add(a)
+			pos++
+		default:
+			pos++
+		}
+	}
+	if len(words) == own && !script {
+		return
+	}
+	// A verb alone names the action in a command ("flutter test", "sls
+	// deploy"), where a request in words says "run the tests".
+	w := hits{}
+	t.text(w, "run "+strings.Join(words, " "))
+	for typ := range w {
+		if t.ops[typ] { // what a call does, not what code contains
+			h.add(typ, 1)
+		}
+	}
+}
+
+// actionWordRE is a word a command may name its action by: a
+// subcommand, target or setting value, not a path, file name or number.
+var actionWordRE = textutil.Lazy(`^[A-Za-z][A-Za-z0-9]*(?:[-_:][A-Za-z0-9]+)*$`)
+
+// scriptExts are the extensions of scripts run by their file name.
+var scriptExts = map[string]bool{".sh": true, ".bash": true, ".py": true, ".js": true, ".mjs": true, ".ts": true, ".rb": true, ".pl": true, ".ps1": true}
+
+// quietPrograms are programs whose arguments are no action words: they
+// read, search, print or move text and files.
+var quietPrograms = map[string]bool{"cat": true, "less": true, "more": true, "head": true, "tail": true, "grep": true, "egrep": true,
+	"rg": true, "ag": true, "ls": true, "find": true, "fd": true, "echo": true, "printf": true, "sed": true, "awk": true, "wc": true,
+	"diff": true, "jq": true, "yq": true, "cd": true, "pwd": true, "which": true, "type": true, "file": true, "stat": true, "tree": true,
+	"open": true, "code": true, "vim": true, "vi": true, "nano": true, "emacs": true, "touch": true, "mkdir": true, "cp": true, "mv": true,
+	"ln": true, "chmod": true, "chown": true, "sort": true, "uniq": true, "cut": true, "tr": true, "xxd": true, "tee": true, "man": true,
+	"test": true, "[": true, "true": true, "false": true, "sleep": true, "export": true, "source": true, ".": true, "set": true,
+	"unset": true, "read": true, "date": true, "git": true}

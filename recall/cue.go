@@ -429,8 +429,13 @@ func isQuestion(s string) bool {
 		"summarize", "describe", "does", "is", "are", "was", "were", "did":
 		return true
 	}
-	return false
+	return aboutRE.MatchString(s)
 }
+
+// aboutRE is a request to tell or write about something, not to do it:
+// "walk me through how a reading ends up in the mart", "write the
+// release notes for 2.9.0" asks for words about a release, not for one.
+var aboutRE = textutil.Lazy(`(?i)^\W*(?:please\s+|can you\s+|could you\s+)?(?:walk me through|talk me through|tell me|show me how|help me understand|(?:write|draft|prepare|compose|update)\s+(?:up\s+)?(?:the\s+|a\s+|an\s+|some\s+)?(?:[\w.-]+\s+){0,2}(?:release notes|changelog|change log|announcement|summary|write-?up|blog post|docs|documentation|readme|pr description|description|email|post|notes))\b`)
 
 // programOf is the program a proposed shell command runs: its first word
 // after sudo/env and VAR=value assignments, lower-cased.

@@ -1111,6 +1111,9 @@ func environments(text string) map[string]bool {
 	return out
 }
 
+// fileNameRE is a file name with an extension, in prose.
+var fileNameRE = textutil.Lazy(`[\w.-]*\w\.(?:ya?ml|json|env|tfvars|toml|ini|cfg|conf|properties|xml|ts|js|py|rb|go|cs|php|sql|sh|tf)\b`)
+
 // camelRE is a lower-case letter followed by an upper-case one.
 var camelRE = textutil.Lazy(`(\p{Ll})(\p{Lu})`)
 
@@ -1125,7 +1128,7 @@ var envDomains = map[string]bool{"deploy": true, "db": true, "sql": true, "k8s":
 
 var envWords = map[string]string{"prod": "prod", "production": "prod", "prd": "prod", "live": "prod",
 	"staging": "staging", "stage": "staging", "stg": "staging", "preprod": "staging", "uat": "staging",
-	"dev": "dev", "development": "dev", "local": "dev", "localhost": "dev", "sandbox": "dev", "sbx": "dev",
+	"dev": "dev", "development": "dev", "local": "dev", "localhost": "dev", "sandbox": "dev", "sbx": "dev", "testing": "test",
 	// docker compose runs the local stack far more often than a shared one.
 	"compose": "dev"}
 
@@ -1145,18 +1148,24 @@ func (cu *cue) otherEnvironment(c *candidate) bool {
 		return false
 	}
 	theirs := environments(c.trigger)
-	if len(theirs) == 0 {
-		return false
+	if theirs == nil {
+		theirs = map[string]bool{}
 	}
 	// "nooit terraform apply lokaal op prod of staging": the environments
 	// a negated clause of the lesson names are the lesson's too ("staging
-	// is fine" names one it allows, and does not count).
+	// is fine" names one it allows, and does not count), also when the
+	// corrected command named none (it reached prod through a proxy).
 	for _, cl := range splitClauses(c.said) {
 		if negates(cl) {
-			for e := range environments(cl) {
+			// A file named in the clause ("kept in plain text in
+			// Pulumi.staging.yaml") is where, not which environment.
+			for e := range environments(fileNameRE.ReplaceAllString(cl, " ")) {
 				theirs[e] = true
 			}
 		}
+	}
+	if len(theirs) == 0 {
+		return false
 	}
 	for e := range mine {
 		if theirs[e] {
@@ -1469,6 +1478,17 @@ func (cu *cue) matchWords(c *candidate) (n int, cov float64) {
 	for _, s := range cs {
 		if cu.tokens[s] {
 			c.overlap = append(c.overlap, s)
+		}
+	}
+	if !cu.hasCall && c.layer == LayerObservations && c.author != observations.AuthorAgent {
+		// A request meets a correction in the person's words, not only in
+		// the first sentence kb kept as the lesson: "prod schema changes
+		// only go out with a release" is in what they said after "don't
+		// run migrations against prod".
+		for _, s := range c.saidStems() {
+			if cu.tokens[s] && !cs.has(s) {
+				c.overlap = append(c.overlap, s)
+			}
 		}
 	}
 	sort.Strings(c.overlap)
@@ -1828,4 +1848,12 @@ func (c *candidate) triggerTypes(tax *observations.Taxonomy) []string {
 		c.trigTypes, c.trigTyped = tax.ClassifyText(c.trigger), true
 	}
 	return c.trigTypes
+}
+
+// saidStems are the stems of the person's words in the excerpt.
+func (c *candidate) saidStems() wordSet {
+	if c.pre != nil && c.pre.said != "" {
+		return stemsOf(c.pre.said)
+	}
+	return stemsOf(personWordsOf(c.excerpt))
 }

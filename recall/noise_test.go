@@ -583,3 +583,40 @@ func TestThaiClauses(t *testing.T) {
 		t.Errorf("thaiClauses: %q", got)
 	}
 }
+
+// A request meets a correction in all the person said, not only in the
+// sentence kb kept as the lesson; a request to write or tell about an
+// action is no moment for a lesson about doing it.
+func TestRequestMeetsThePersonsWords(t *testing.T) {
+	mig := correctionObs("cor-mig", "writing or running a database migration: `php artisan migrate --force`",
+		"Do not run migrations against prod Cloud SQL from your machine.", "db:migration")
+	e := wordsEngine("no. don't run migrations against prod Cloud SQL from your machine. prod schema changes only go out with a release: the chart has a pre-upgrade hook Job that runs them.", mig)
+	expectRecalls(t, e, []recallCase{
+		{"the request", Query{Task: "the tug table has to exist in prod before monday, get the schema change out"}, []string{"cor-mig"}},
+		{"words about it", Query{Task: "write the release notes for the schema change that went to prod"}, nil},
+		{"a walk-through", Query{Task: "walk me through how a schema change gets to prod"}, nil},
+	})
+}
+
+// The environments a lesson prohibits in words count when the corrected
+// command named none (it reached prod through a proxy); a file named in
+// the same clause is no environment.
+func TestEnvironmentOfTheLessonsWords(t *testing.T) {
+	mig := correctionObs("cor-mig", "writing or running a database migration: `DB_PORT=6543 ./vendor/bin/sail artisan migrate`",
+		"Do not run migrations against prod from your machine.", "db:migration")
+	e := wordsEngine("no, don't run migrations against prod from your machine, only the release job does that.", mig)
+	expectRecalls(t, e, []recallCase{
+		{"the test database", bashQ("./vendor/bin/sail artisan migrate:fresh --database=pgsql_testing"), nil},
+		{"prod", bashQ("php artisan migrate --force --env=production"), []string{"cor-mig"}},
+	})
+}
+
+// wordsEngine is noiseEngine with said as the person's words of every
+// observation's excerpt.
+func wordsEngine(said string, obs ...*observations.Observation) *Engine {
+	e := noiseEngine(obs...)
+	for _, h := range e.Index.(*memIndex).hits {
+		h.Fields["excerpt"] = "User: " + said
+	}
+	return e
+}
