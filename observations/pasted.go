@@ -120,8 +120,10 @@ func splitPasted(s string) (words, pasted string) {
 		}
 		var loc []int
 		if strings.ContainsAny(t, ":：?!.。？！") {
-			// Output inside a line counts only after such a mark (below).
-			loc = logStartRE.FindStringIndex(t)
+			// Output inside a line counts only after such a mark (below),
+			// and never inside code the person quotes in backticks
+			// ("use `.ok_or(ApiError::BadRequest(...))`").
+			loc = logStartRE.FindStringIndex(maskQuoted(t))
 		}
 		if strings.Contains(t, "$ ") || strings.Contains(t, "⚡") {
 			// A shell prompt inside the line (checked only where one can
@@ -133,7 +135,7 @@ func splitPasted(s string) (words, pasted string) {
 		if loc != nil && loc[0] > 0 {
 			// "look at the error: Traceback ...": the words before the
 			// colon are the person's, the rest is output.
-			c := strings.LastIndexAny(t[:loc[0]], ":：?!.。？！")
+			c := strings.LastIndexAny(maskQuoted(t[:loc[0]]), ":：?!.。？！")
 			if c >= 0 && c < loc[0]-40 {
 				// "look at the error: vLLM exited. Full stderr: /x.py:110":
 				// a colon after words that announce an error starts the paste.
@@ -243,4 +245,23 @@ func readsAsProse(t string) bool {
 		}
 	}
 	return letters > 4*other
+}
+
+// maskQuoted blanks what a line quotes in backticks, byte for byte, so
+// that offsets stay those of the line.
+func maskQuoted(t string) string {
+	if !strings.Contains(t, "`") {
+		return t
+	}
+	b := []byte(t)
+	in := false
+	for i, c := range b {
+		switch {
+		case c == '`':
+			in = !in
+		case in:
+			b[i] = ' '
+		}
+	}
+	return string(b)
 }

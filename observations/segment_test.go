@@ -83,6 +83,8 @@ func TestSplitPasted(t *testing.T) {
 		"error type named": {"no unwrap() in the library. add a CoreError variant and return it with ?.", "no unwrap() in the library. add a CoreError variant and return it with ?.", ""},
 		"error type ja":    {"unwrap() は使わないでください。thiserror の CoreError にバリアントを追加してください。", "unwrap() は使わないでください。thiserror の CoreError にバリアントを追加してください。", ""},
 		"error type last":  {"the import fails now:\nModuleNotFoundError: No module named 'x'", "the import fails now:", "ModuleNotFoundError"},
+		// Code the person quotes in backticks is theirs, whatever it names.
+		"quoted code": {"Option は `.ok_or(ApiError::BadRequest(\"...\".into()))` で変換してください。テストは unwrap のままで大丈夫です。", "Option は `.ok_or(ApiError::BadRequest(\"...\".into()))` で変換してください。テストは unwrap のままで大丈夫です。", ""},
 	} {
 		w, p := splitPasted(c.in)
 		if w != c.words || c.pastedHas != "" && !strings.Contains(p, c.pastedHas) || c.pastedHas == "" && p != "" {

@@ -200,7 +200,8 @@ var (
 	inspectVerbs = map[string]bool{"get": true, "list": true, "ls": true, "describe": true, "logs": true, "log": true, "status": true,
 		"show": true, "plan": true, "diff": true, "version": true, "history": true, "top": true, "explain": true, "template": true,
 		"lint": true, "validate": true, "output": true, "inspect": true, "ps": true, "images": true, "search": true, "view": true,
-		"whoami": true, "cat": true, "tail": true, "info": true, "check": true, "audit": true, "-dry-run": true, "--dry-run": true, "preview": true, "what-if": true, "--what-if": true, "--check": true, "--noop": true, "--dry-run=client": true, "--dry-run=server": true}
+		"whoami": true, "cat": true, "tail": true, "info": true, "check": true, "audit": true, "-dry-run": true, "--dry-run": true, "preview": true, "what-if": true, "--what-if": true, "--check": true, "-check": true, "--noop": true, "--dry-run=client": true, "--dry-run=server": true,
+		"--list-hosts": true, "--list-tasks": true, "--list-tags": true, "--syntax-check": true, "--list": true}
 	changeVerbs = map[string]bool{"apply": true, "upgrade": true, "install": true, "delete": true, "create": true, "replace": true,
 		"patch": true, "edit": true, "scale": true, "rollout": true, "set": true, "destroy": true, "import": true, "deploy": true,
 		"push": true, "rm": true, "uninstall": true, "rollback": true, "drain": true, "cordon": true, "taint": true, "up": true, "release": true,

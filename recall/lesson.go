@@ -287,7 +287,7 @@ var (
 	// codeTokenRE finds code written without backticks: dotted calls and
 	// selectors (time.Now(), console.log, fmt.Println), format verbs (%v),
 	// flags with their program (rm -rf), SQL shapes (SELECT *).
-	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))|(?:@[A-Za-z][\w.]+)`)
+	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z]+[0-9]*(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))|(?:@[A-Za-z][\w.]+)`)
 	// clauseRE splits a text into clauses: sentences (CJK ones need no
 	// space after their stop), and the turns of "X, use Y instead" /
 	// "X; Y" / "X — Y".
@@ -298,7 +298,7 @@ var (
 	// more (English, German, Spanish, French, Portuguese, Italian), and
 	// the negations of Chinese, Japanese and Korean, which need no
 	// spaces around them (不要, 别, 使わないで, 하지 마).
-	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}\p{M}])(?:not|no|never|drop|dropped|remove|removed|deprecated|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma|jangan|tidak|bukan|नहीं|मत|لا|ولا|ليس|لم|لن|أبدا|ابدا|بدون|ممنوع)(?:[^\p{L}\p{M}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ห้าม|อย่า|ไม่ต้อง|ไม่ควร|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
+	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}\p{M}])(?:not|no|never|drop|dropped|remove|removed|deprecated|take|get rid|nuke|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|can'?t|cannot|mustn'?t|isn'?t|aren'?t|wasn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma|jangan|tidak|bukan|नहीं|मत|لا|ولا|ليس|لم|لن|أبدا|ابدا|بدون|ممنوع)(?:[^\p{L}\p{M}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ห้าม|อย่า|ไม่ต้อง|ไม่ควร|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
 )
 
 // splitClauses splits text into clauses (clauseRE; in Thai, at the spaces
@@ -442,6 +442,12 @@ func signatures(text string) []signature {
 			}
 			seen[s] = true
 			prohibited := polarity(cl[:at], neg)
+			if prohibited && !negRE.MatchString(cl[:at]) && alternativeAfter(cl[at:]) {
+				// "if a migration is stuck, `mix ecto.rollback --step 1`,
+				// or drop the leftover object by hand": the negation
+				// word is in the next alternative, not over this one.
+				prohibited = false
+			}
 			if !prohibited && strings.HasPrefix(s, "-") {
 				// "dotnet add package with --version puts the version on
 				// the PackageReference and restore fails": a flag named
@@ -608,6 +614,18 @@ func polarity(before string, neg bool) bool {
 	}
 	return lastNeg
 }
+
+// alternativeAfter reports whether the first negation of rest (a clause
+// from a span on) comes in an alternative after it: ", or drop ...".
+func alternativeAfter(rest string) bool {
+	m := negRE.FindStringIndex(rest)
+	if m == nil {
+		return false
+	}
+	return orRE.MatchString(rest[:m[0]])
+}
+
+var orRE = textutil.Lazy(`(?i)(?:^|[\s,;])(?:or|oder|ou|o|of|或者|或|または|또는|или)\s*$`)
 
 // failRE is a failure a clause reports; otherwiseRE the turn that makes
 // it the consequence of not doing what precedes ("use X, otherwise the

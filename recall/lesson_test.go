@@ -149,19 +149,22 @@ func TestCallKind(t *testing.T) {
 
 func TestInspectionIsNoDeploy(t *testing.T) {
 	for cmd, want := range map[string]bool{
-		"sed -n '895p' /root/install.sh":                      true,
-		"sed -i 's/a/b/' /root/install.sh":                    false,
-		"bash -n /root/install.sh && echo ok":                 true,
-		"bash /root/install.sh":                               false,
-		"diff -u install.sh.bak install.sh":                   true,
-		"cat <<'EOF'\nstep 1 | done && rm -rf x\nEOF":         true,
-		"cat <<'EOF' > notes.md\nrm -rf x\nEOF\nrm -rf build": false,
-		"kubectl --context prod -n fleet-prod get pods":       true,
-		"helm list -n fleet-prod":                             true,
-		"terraform -chdir=infra/prod plan":                    true,
-		"helm upgrade dispatch ./chart -n fleet-prod":         false,
-		"kubectl apply -f prod.yaml":                          false,
-		"make deploy ENV=prod":                                false,
+		"sed -n '895p' /root/install.sh":                                        true,
+		"sed -i 's/a/b/' /root/install.sh":                                      false,
+		"bash -n /root/install.sh && echo ok":                                   true,
+		"bash /root/install.sh":                                                 false,
+		"diff -u install.sh.bak install.sh":                                     true,
+		"cat <<'EOF'\nstep 1 | done && rm -rf x\nEOF":                           true,
+		"cat <<'EOF' > notes.md\nrm -rf x\nEOF\nrm -rf build":                   false,
+		"kubectl --context prod -n fleet-prod get pods":                         true,
+		"helm list -n fleet-prod":                                               true,
+		"terraform -chdir=infra/prod plan":                                      true,
+		"helm upgrade dispatch ./chart -n fleet-prod":                           false,
+		"kubectl apply -f prod.yaml":                                            false,
+		"make deploy ENV=prod":                                                  false,
+		"packer fmt -check -diff -recursive fleet/packer":                       true,
+		"ansible-playbook -i inventories/sites/hosts.yml edge.yml --list-hosts": true,
+		"ansible-playbook -i inventories/sites/hosts.yml edge.yml":              false,
 	} {
 		if got := inspection(cmd); got != want {
 			t.Errorf("inspection(%q) = %v", cmd, got)
@@ -240,6 +243,11 @@ func TestSignaturePolarityWithinClause(t *testing.T) {
 		{"`rm -rf` is never ok.", "rm -rf", true},
 		{"Nicht `%v`, sondern `%w` verwenden.", "%w", false},
 		{"Nicht `%v`, sondern `%w` verwenden.", "%v", true},
+		// A negation in the next alternative does not govern this one.
+		{"if a migration is stuck, `mix ecto.rollback --step 1`, or drop the leftover object by hand", "mix ecto.rollback --step 1", false},
+		// camelCase names are code, written bare or not.
+		{"annotationProcessor won't see the Kotlin sources", "annotationProcessor", true},
+		{"not .collect() on that (or .toPandas(), same thing). do the groupBy in Spark", "groupBy", false},
 	} {
 		found := false
 		for _, sg := range signatures(tc.text) {

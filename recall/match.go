@@ -213,6 +213,12 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
+	if cu.question && c.fileHit != "" && c.sigHit == "" && c.phraseHit == "" && (c.matchedAT == "" || c.typeScore <= sameFileScore) {
+		// "walk me through what the post-processors in edge.pkr.hcl do":
+		// a question about a file is no change of it.
+		c.reject()
+		return
+	}
 	if (c.typeScore > 0 || c.sigHit != "") && (envDomains[typeDomain(c.candAT)] || c.sigHit != "" && callKind(c.trigger) == "shell") &&
 		cu.otherEnvironment(c) {
 		// The corrected call ran against production; this one runs
@@ -1009,9 +1015,10 @@ func (cu *cue) matchSignatures(c *candidate) {
 			if c.sigHit == "" && (!s.weak || cu.onSubject(c, s.text)) {
 				c.sigHit = s.text
 			}
-		} else if c.follow == "" && prohibits {
+		} else if prohibits && (c.follow == "" || !strings.ContainsAny(c.follow, "({.") && strings.ContainsAny(s.text, "({.")) {
 			// An instead-part: what the lesson advises in place of what
-			// it prohibits.
+			// it prohibits; a call or selector (takeUntilDestroyed(this.
+			// destroyRef)) before a bare name of it.
 			c.follow = s.text
 		}
 	}

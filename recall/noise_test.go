@@ -620,3 +620,20 @@ func wordsEngine(said string, obs ...*observations.Observation) *Engine {
 	}
 	return e
 }
+
+// A question about a file is no change of it; a lesson that names its
+// program's subcommand ("don't run packer build locally") is not about
+// another subcommand; "cant" without its apostrophe still negates.
+func TestQuestionsSubcommandsAndTypos(t *testing.T) {
+	packer := correctionObs("cor-packer", "running `cd fleet/packer && packer build -var-file=vars/edge.pkrvars.hcl .`",
+		"ローカルで packer build は実行しないでください。edge.pkr.hcl の post-processor がイメージをアップロードします。")
+	vault := correctionObs("cor-vault", "editing `ansible/group_vars/edge/main.yml`",
+		"hm, secret cant sit there in plaintext, group_vars is in git. ansible-vault encrypt_string it.")
+	e := saidEngine(packer, vault)
+	expectRecalls(t, e, []recallCase{
+		{"a question", Query{Task: "walk me through what the post-processors in edge.pkr.hcl do"}, nil},
+		{"another subcommand", bashQ("packer fmt -recursive fleet/packer"), nil},
+		{"the subcommand", bashQ("cd fleet/packer && packer build ."), []string{"cor-packer"}},
+		{"no secret", editQ("/p/ansible/group_vars/edge/main.yml", "a: 1", "a: 1\nminio_bucket: core-photos"), nil},
+	})
+}

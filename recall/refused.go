@@ -210,7 +210,8 @@ func (cu *cue) refusedHit(c *candidate) string {
 			if _, runner := runners[prog]; runner && i < len(progs)-1 {
 				continue // `bundle exec rubocop`: the program is rubocop
 			}
-			if len(prog) >= 3 && slices.Contains(cu.programs, prog) && negatesProgram(c.said, prog) {
+			if len(prog) >= 3 && slices.Contains(cu.programs, prog) && negatesProgram(c.said, prog) &&
+				!otherNamedSubcommand(c.said, p, prog, cu.command) {
 				return prog
 			}
 		}
@@ -431,4 +432,18 @@ func pushBranch(cmd string) string {
 		return strings.TrimPrefix(strings.TrimPrefix(ref, "+"), "refs/heads/")
 	}
 	return ""
+}
+
+// otherNamedSubcommand reports whether the person named the refused
+// program with its subcommand ("ローカルで packer build は実行しないで")
+// and cmd runs another one (packer fmt): the lesson is about that
+// subcommand, not every call of the program.
+func otherNamedSubcommand(said, refusedPath, prog, cmd string) bool {
+	f := strings.Fields(refusedPath)
+	i := slices.Index(f, prog)
+	if i < 0 || i+1 >= len(f) || strings.HasPrefix(f[i+1], "-") {
+		return false
+	}
+	sub := prog + " " + f[i+1]
+	return wordIn(strings.ToLower(said), sub) && !wordIn(strings.ToLower(cmd), sub)
 }
