@@ -87,7 +87,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev9":  {18, 4},
 		"dev10": {24, 2},
 		"dev11": {26, 5},
-		"dev14": {15, 3},
+		"dev14": {17, 3},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

@@ -628,7 +628,13 @@ func triggerDirs(trigger string) []string {
 // other way round.
 func (cu *cue) otherKind(c *candidate) bool {
 	corrected := callKind(c.trigger)
-	return cu.kind != "" && corrected != "" && cu.kind != corrected
+	if cu.kind == "" || corrected == "" || cu.kind == corrected {
+		return false
+	}
+	// A type the person's own words name ("don't drop or reset the dev
+	// database", said after an edit of a migration) is the action they
+	// spoke of, whatever kind of call they corrected.
+	return cu.tax == nil || slices.Contains(c.triggerTypes(cu.tax), c.candAT)
 }
 
 // allowedPlace returns the file or directory of the edited file that the
@@ -1323,9 +1329,11 @@ func lastName(span string) string {
 // though it is not the advised command itself. "" otherwise (a lesson
 // that advises one git command over another names git on both sides).
 func (cu *cue) followsProgram(c *candidate) string {
-	if len(c.types) > 0 && !broadTypes[c.types[0]] && slices.Contains(cu.types, c.types[0]) {
+	if slices.ContainsFunc(c.types, func(t string) bool { return !broadTypes[t] && slices.Contains(cu.types, t) }) {
 		// `bin/rails runner 'Sidekiq.redis(&:flushdb)'` runs the advised
-		// program to do the corrected thing itself.
+		// program to do the corrected thing itself; `mix ecto.drop` runs
+		// the program of the advised `mix ecto.rollback` to do what the
+		// lesson is about.
 		return ""
 	}
 	corrected := map[string]bool{}

@@ -637,3 +637,21 @@ func TestQuestionsSubcommandsAndTypos(t *testing.T) {
 		{"no secret", editQ("/p/ansible/group_vars/edge/main.yml", "a: 1", "a: 1\nminio_bucket: core-photos"), nil},
 	})
 }
+
+// The flags of the command a lesson advises are not flags the person
+// took from the refused one; a type the person's own words name holds
+// across kinds of call; running the advised program is not following an
+// advised command of it.
+func TestAdvisedCommandsAndOwnWords(t *testing.T) {
+	nextest := correctionObs("cor-nextest", "running tests: `cd api && cargo test -p quarry-api --test interval_overlap`",
+		"nope, use nextest: `cargo nextest run -p quarry-api`. plain cargo test runs all the sqlx::test dbs in one process.", "test:run")
+	reset := correctionObs("cor-reset", "altering a table schema: Write `admin/priv/repo/migrations/20260129_add_status.exs`",
+		"don't drop or reset the admin dev database again, whatever the reason. if a migration is stuck, `mix ecto.rollback --step 1`, or drop the leftover object by hand.",
+		"sql:alter-table", "db:migration", "db:reset")
+	e := saidEngine(nextest, reset)
+	expectRecalls(t, e, []recallCase{
+		{"the suite without the flag", bashQ("cd api && cargo test --workspace --all-features"), []string{"cor-nextest"}},
+		{"dropdb", bashQ("dropdb --if-exists quarry_admin_dev && createdb quarry_admin_dev"), []string{"cor-reset"}},
+		{"the advised command", bashQ("cd admin && mix ecto.rollback --step 1"), nil},
+	})
+}

@@ -321,7 +321,7 @@ func (cu *cue) lacksNamedFlags(c *candidate) bool {
 		return false
 	}
 	refused := refusedCommand(c.trigger)
-	named := namedFlags(refused, c.said)
+	named := namedFlags(refused, withoutAdvisedSpans(c.said))
 	if len(named) == 0 || !samePath(firstOr(commandPaths(refused)), commandPaths(cu.command)) {
 		// Only the same command without the flag: another tool's
 		// command (`git push -f` for `--force`, helm for kubectl) is
@@ -446,4 +446,16 @@ func otherNamedSubcommand(said, refusedPath, prog, cmd string) bool {
 	}
 	sub := prog + " " + f[i+1]
 	return wordIn(strings.ToLower(said), sub) && !wordIn(strings.ToLower(cmd), sub)
+}
+
+// withoutAdvisedSpans is said less the code spans it advises: the flags
+// of `cargo nextest run -p quarry-api` are the instead-part's, not flags
+// the person took from the refused command as what was wrong.
+func withoutAdvisedSpans(said string) string {
+	for _, s := range signatures(said) {
+		if !s.prohibited {
+			said = strings.ReplaceAll(said, "`"+s.text+"`", " ")
+		}
+	}
+	return said
 }
