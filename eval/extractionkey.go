@@ -96,7 +96,8 @@ var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfas
 	"0xf1e", "jo030304", "ksuke0322", "oliyoung", "tyzerrr",
 	"0anes0", "886caigudong", "bruno-vilefort-tech-consulting", "daphatpharm4",
 	"7onc3k", "Gino-Loja", "Gordondalos", "bestlove1211", "hannibal8856",
-	"Quelklef", "caochitam", "minsuk1012", "Aquaticat", "doudouqie66"}
+	"Quelklef", "caochitam", "minsuk1012", "Aquaticat", "doudouqie66",
+	"YPS-Tool", "BBXtreme"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
