@@ -81,13 +81,13 @@ func TestActivationScenarios(t *testing.T) {
 		"dev3":  {33, 0},
 		"dev4":  {26, 1},
 		"dev5":  {32, 0},
-		"dev6":  {28, 2},
+		"dev6":  {29, 2},
 		"dev7":  {24, 0},
 		"dev8":  {25, 0},
-		"dev9":  {18, 4},
+		"dev9":  {19, 4},
 		"dev10": {24, 2},
 		"dev11": {26, 5},
-		"dev14": {17, 3},
+		"dev14": {20, 2},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

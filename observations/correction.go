@@ -1033,7 +1033,7 @@ func prohibitedWritten(r *traces.Record, said string) []string {
 				continue
 			}
 			if !ok || len(lw) < 3 || inOld[lw] || lexicon.StopExtract.Has(lw) || codeCommonWords[lw] || slices.Contains(out, as) ||
-				!codeShaped(as) && !imported(added, as) && !selected(added, as) || fileNamed(as) {
+				!codeShaped(as) && !imported(added, as) && !selected(added, as) && !called(added, as) || fileNamed(as) {
 				continue
 			}
 			if out = append(out, as); len(out) == 4 {
@@ -1083,6 +1083,25 @@ func imported(code, w string) bool {
 		}
 	}
 	return false
+}
+
+// called reports whether code calls w as a function or macro (kapt(...),
+// println!(...)), not as a method (->create(), .map(), ::new()): w is
+// then code in use, not a word of the text.
+func called(code, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(code[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !textutil.IdentByte(code[j-1]) && !strings.ContainsRune(".>:", rune(code[j-1]))) && end < len(code) &&
+			(code[end] == '(' || code[end] == '!' && end+1 < len(code) && code[end+1] == '(') {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // selected reports whether code calls a member of w (axios.get, lodash.map):

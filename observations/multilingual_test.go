@@ -950,6 +950,12 @@ func TestProhibitedWrittenInExcerpt(t *testing.T) {
 		// The class, capitalized mid-sentence, is not the variable.
 		{rec("Edit", map[string]string{"file_path": "a.rb", "old_string": "x", "new_string": "ChargeJob.perform_later(order)"}),
 			"don't pass the Order object to the job, pass its id", nil},
+		// A name the code calls is code ("kapt artık yok": Turkish "no
+		// longer"); a method of the same name is not ("nie ... create").
+		{rec("Edit", map[string]string{"file_path": "build.gradle.kts", "old_string": "x", "new_string": "    kapt(libs.androidx.room.compiler)"}),
+			"kapt artık yok, hepsi ksp ile", []string{"kapt"}},
+		{rec("Write", map[string]string{"file_path": "C.php", "content": "Booking::query()->create($request->all());"}),
+			"nie $request->all() do create/update", []string{"$request"}},
 	} {
 		if got := prohibitedWritten(tc.r, tc.said); strings.Join(got, ",") != strings.Join(tc.want, ",") {
 			t.Errorf("%q: %v, want %v", tc.said, got, tc.want)

@@ -286,8 +286,9 @@ var (
 	backtickRE = textutil.Lazy("`([^`\n]{2,200})`")
 	// codeTokenRE finds code written without backticks: dotted calls and
 	// selectors (time.Now(), console.log, fmt.Println), format verbs (%v),
-	// flags with their program (rm -rf), SQL shapes (SELECT *).
-	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z]+[0-9]*(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))|(?:@[A-Za-z][\w.]+)`)
+	// flags with their program (rm -rf), SQL shapes (SELECT *), Rust
+	// macros (println!, dbg!, query_as!).
+	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z]+[0-9]*(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))|(?:@[A-Za-z][\w.]+)|`+macroPattern)
 	// clauseRE splits a text into clauses: sentences (CJK ones need no
 	// space after their stop), and the turns of "X, use Y instead" /
 	// "X; Y" / "X — Y".
@@ -307,8 +308,25 @@ func splitClauses(text string) []string {
 	if strings.ContainsFunc(text, isThai) {
 		text = thaiClauses(text)
 	}
-	return clauseRE.Split(text, -1)
+	if !strings.Contains(text, "!") || !macroRE.MatchString(text) {
+		return clauseRE.Split(text, -1)
+	}
+	// "println! ya da dbg! koyma": a macro's bang ends no clause.
+	text = macroRE.ReplaceAllStringFunc(text, func(m string) string { return strings.TrimSuffix(m, "!") + macroBang })
+	out := clauseRE.Split(text, -1)
+	for i := range out {
+		out[i] = strings.ReplaceAll(out[i], macroBang, "!")
+	}
+	return out
 }
+
+// macroRE is a Rust macro named bare (println!, dbg!, query_as!);
+// macroBang stands in for its bang while a text is split into clauses.
+var macroRE = textutil.Lazy(macroPattern)
+
+const macroPattern = `\b(?:[a-z][a-z0-9]*_[a-z0-9_]+|println|eprintln|print|eprint|dbg|format|vec|panic|todo|unimplemented|unreachable|assert|write|writeln|query|matches|json|html|include_str)!`
+
+const macroBang = "\uE000"
 
 func isThai(r rune) bool { return unicode.Is(unicode.Thai, r) }
 
@@ -380,9 +398,10 @@ func negates(s string) bool {
 				"dont", "doesnt", "wont", "shouldnt", "avoid", "stop", "without", "nothing", "kein", "keine", "keinen",
 				"nicht", "nie", "niemals", "nunca", "jamais", "pas", "ne", "nada", "non", "mai", "evita", "evitar",
 				"vermeide", "ban", "bans", "banned", "nigdy", "bez", "asla", "yok", "niet", "nooit", "geen", "niente", "senza",
-				"dropped", "removed", "deprecated", "jangan", "tidak", "bukan":
+				"dropped", "removed", "deprecated", "jangan", "tidak", "bukan", "cant", "cannot", "mustnt", "isnt", "arent",
+				"wasnt", "kullanma", "yapma", "ekleme", "silme", "koyma", "dokunma":
 				return true
-			case "don", "doesn", "won", "shouldn":
+			case "don", "doesn", "won", "shouldn", "can", "mustn", "isn", "aren", "wasn":
 				if end+1 < len(s) && s[end] == '\'' {
 					if t, _ := run(end + 1); t == "t" || t == "T" {
 						return true

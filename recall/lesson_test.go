@@ -248,6 +248,8 @@ func TestSignaturePolarityWithinClause(t *testing.T) {
 		// camelCase names are code, written bare or not.
 		{"annotationProcessor won't see the Kotlin sources", "annotationProcessor", true},
 		{"not .collect() on that (or .toPandas(), same thing). do the groupBy in Spark", "groupBy", false},
+		// Rust macros written bare.
+		{"println! ya da dbg! koyma. Log lazımsa tracing kullan", "println!", true},
 	} {
 		found := false
 		for _, sg := range signatures(tc.text) {

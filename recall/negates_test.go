@@ -14,7 +14,8 @@ func TestNegatesIsNegRE(t *testing.T) {
 		"don't", "dont", "don", "t", "T", "'", "doesn't", "won't", "shouldn't", "shouldn", "avoid", "stop", "without",
 		"nothing", "kein", "keinen", "nicht", "nie", "jamais", "pas", "ne", "non", "mai", "evitar", "ban", "bans",
 		"banned", "bez", "yok", "niet", "geen", "senza", "note", "nope", "knot", "token", "x", "run", "the", "tests",
-		"dropped", "removed", "deprecated", "jangan", "tidak", "bukan", "Dropped", "removedx",
+		"dropped", "removed", "deprecated", "jangan", "tidak", "bukan", "Dropped", "removedx", "can't", "cant", "cannot", "can",
+		"mustn't", "isn't", "aren't", "wasn't", "koyma", "kullanma", "yapma", "ekleme", "silme", "dokunma", "canteen",
 		" ", "  ", ".", ",", "_", "-", "1", "9", "`", "\n", "\t", "(", ")", "/", "é", "ne’", "не", "别", "不要", "मत", "नहीं", "मति"}
 	check := func(s string) {
 		t.Helper()

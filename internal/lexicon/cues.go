@@ -328,6 +328,7 @@ nahin
 değil
 hayır
 asla
+yok
 yanlış
 kullanma
 yapma

@@ -8,7 +8,7 @@ import (
 
 // Assigned reports whether text gives a literal value to something named
 // like a secret: a key, variable, flag or config entry whose name says
-// password, secret, token, API key, access or shared key, credential or
+// password, secret, token, API key, access or shared key (a Wi-Fi psk), credential or
 // connection string, followed by ':', '=', a space or '(' (a setter call) and a value of eight
 // characters or more that holds a letter and a digit and is no
 // placeholder ($VAR, <...>, {{...}}, changeme...). It is the cheap half of
@@ -35,7 +35,7 @@ func Assigned(text string) bool {
 // mayName is the fast rejection: no secret-like word at all.
 func mayName(text string) bool {
 	l := strings.ToLower(text)
-	for _, k := range []string{"pass", "pwd", "secret", "token", "key", "credential", "connection"} {
+	for _, k := range []string{"pass", "pwd", "secret", "token", "key", "credential", "connection", "psk", "auth"} {
 		if strings.Contains(l, k) {
 			return true
 		}
@@ -48,7 +48,7 @@ func isLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
 // NamePattern matches the part of a name (a variable, a key, a flag) that
 // says its value is a secret; the detector's rules (internal/redact) and
 // Assigned share it.
-const NamePattern = `(?i:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|apikey|private_?key|access_?key|credentials?|_auth\b|auth_)`
+const NamePattern = `(?i:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|apikey|private_?key|access_?key|credentials?|_auth\b|auth_|_psk\b|wpa_?psk)`
 
 var (
 	assignedRE = sync.OnceValue(func() *regexp.Regexp {

@@ -13,6 +13,7 @@ func TestAssigned(t *testing.T) {
 		{`  app:serviceBusSharedKey: kR3vP9xW2mZ7qL5tN8bC1dF4gH6jK0sAuE2yT6iO9pQ=`, true},
 		{`export DB_PASSWORD=s3cretPassw0rd`, true},
 		{`SetPassword("Kf9!mqtt-tel3metry")`, true},
+		{`wifi_psk: "Rosario#Shed2026"`, true},
 		{`os.Getenv("DB_PASSWORD")`, false},
 		{`"InvoiceDueDays": 21, "ReminderAfterDays": 7`, false},
 		{`pulumi config set app:portalMaxReplicas 8 --stack staging`, false},
