@@ -85,9 +85,9 @@ func TestActivationScenarios(t *testing.T) {
 		"dev7":  {24, 0},
 		"dev8":  {25, 0},
 		"dev9":  {19, 4},
-		"dev10": {24, 2},
+		"dev10": {26, 2},
 		"dev11": {26, 5},
-		"dev14": {20, 2},
+		"dev14": {21, 2},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

@@ -614,6 +614,30 @@ func (cu *cue) outsidePlace(c *candidate) bool {
 // triggerDirs are the directories of the file an edit trigger names, in
 // order ("lib", "berthly_web", "controllers" for
 // "Write `lib/berthly_web/controllers/x.ex`").
+// sharesPlace reports whether the file the proposal edits is of the
+// kind (extension) of the file the trigger names and shares a directory
+// with it that names a place of the project (group_vars, inventories),
+// not a generic one (src, app).
+func (cu *cue) sharesPlace(trigger string) bool {
+	f := triggerQuote(trigger)
+	if f == "" || path.Ext(f) == "" || path.Ext(f) != path.Ext(cu.editPath) {
+		return false
+	}
+	mine := strings.Split(path.Dir(cu.editPath), "/")
+	for _, d := range triggerDirs(trigger) {
+		if len(d) >= 5 && !genericDirs[strings.ToLower(d)] && slices.Contains(mine, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// genericDirs are directory names most projects have: sharing one is no
+// shared place.
+var genericDirs = map[string]bool{"source": true, "sources": true, "tests": true, "specs": true, "internal": true,
+	"components": true, "common": true, "utils": true, "config": true, "configs": true, "scripts": true, "resources": true,
+	"public": true, "assets": true, "static": true, "packages": true, "modules": true, "services": true}
+
 func triggerDirs(trigger string) []string {
 	f := triggerQuote(trigger)
 	if f == "" {
@@ -894,6 +918,14 @@ func (cu *cue) matchFile(c *candidate) {
 	f := sameFile(c.files, cu.files)
 	if f == "" {
 		f = cu.kindOfFile(c)
+	}
+	if f == "" && cu.editPath != "" && callKind(c.trigger) == "edit" && cu.sharesPlace(c.trigger) && c.aboutSecrets() &&
+		(cu.carriesSecret() || slices.Contains(cu.types, "code:hardcoded-secret")) {
+		// "a secret can't sit there in plaintext, group_vars is in git",
+		// corrected on group_vars/edge/main.yml: a secret written into
+		// another file of that kind and place (group_vars/all/main.yml,
+		// host_vars/box.yml) is the same mistake.
+		f = path.Base(cu.editPath)
 	}
 	if f != "" {
 		c.fileHit = f // a specific signal, whatever else matched
@@ -1684,8 +1716,10 @@ func namesOtherTools(named func(string) bool, programs []string) bool {
 // no file name (fmt.Println, Double, !!), as opposed to a file
 // (generated.ts) or nothing.
 func (c *candidate) prohibitsCodeNotFile() bool {
+	dirs := triggerDirs(c.trigger)
 	for _, s := range c.lessonSignatures() {
-		if s.prohibited && !strings.Contains(s.text, "/") && !looksLikeFileOrHost(s.text) && !c.namesFile(s.text) {
+		if s.prohibited && !strings.Contains(s.text, "/") && !looksLikeFileOrHost(s.text) && !c.namesFile(s.text) &&
+			!slices.Contains(dirs, s.text) { // "group_vars is in git" names a directory
 			return true
 		}
 	}

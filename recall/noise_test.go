@@ -655,3 +655,18 @@ func TestAdvisedCommandsAndOwnWords(t *testing.T) {
 		{"the advised command", bashQ("cd admin && mix ecto.rollback --step 1"), nil},
 	})
 }
+
+// A lesson that a secret may not sit in a kind of file fires on a secret
+// written into another file of that kind and place, and not on a setting
+// written there or a secret written elsewhere.
+func TestSecretInAnotherFileOfThePlace(t *testing.T) {
+	vault := correctionObs("cor-vault", "editing `ansible/inventories/sites/group_vars/edge/main.yml`",
+		"hm, secret cant sit there in plaintext, group_vars is in git. ansible-vault encrypt_string it and put it in vault.yml.")
+	e := saidEngine(vault)
+	expectRecalls(t, e, []recallCase{
+		{"a key in group_vars/all", editQ("/p/fleet/ansible/inventories/sites/group_vars/all/main.yml", "a: 1", "a: 1\ngrafana_api_key: \"glc_eyJvIjoiOTgxMjM0IiwibiI6InF1YXJyeS1lZGdl\""), []string{"cor-vault"}},
+		{"a psk in group_vars/pits", editQ("/p/fleet/ansible/inventories/sites/group_vars/pits/wifi.yml", "---", "---\nwifi_psk: \"Rosario#Shed2026\""), []string{"cor-vault"}},
+		{"a setting", editQ("/p/fleet/ansible/inventories/sites/host_vars/pit-01.yml", "---", "---\nntp_server: ntp.local"), nil},
+		{"a key in app code", editQ("/p/api/src/config.rs", "x", "const API_KEY: &str = \"glc_eyJvIjoiOTgxMjM0IiwibiI6InF1YXJyeS1lZGdl\";"), nil},
+	})
+}
