@@ -87,6 +87,10 @@ type Taxonomy struct {
 	wordCues  []wordCue
 	wordsOnce sync.Once
 	words     []wordPattern
+	// fewWords' cache: word rules tokenized one by one.
+	fewMu   sync.Mutex
+	fewToks [][][]string
+	fewDone []bool
 }
 
 type wordCue struct{ typ, cue string }

@@ -628,13 +628,50 @@ func (t *Taxonomy) commandWords(h hits, argv []string, assigns []*syntax.Assign)
 	}
 	// A verb alone names the action in a command ("flutter test", "sls
 	// deploy"), where a request in words says "run the tests".
-	w := hits{}
-	t.text(w, "run "+strings.Join(words, " "))
-	for typ := range w {
-		if t.ops[typ] { // what a call does, not what code contains
-			h.add(typ, 1)
+	t.fewWords(h, append([]string{"run"}, words...))
+}
+
+// fewWords classifies a handful of words (a command's) by the word rules
+// of operation types, tokenizing only the rules that mention one of them:
+// a hook that classifies one command must not pay for stemming every rule
+// (ClassifyText does that once per process, for a prompt).
+func (t *Taxonomy) fewWords(h hits, words []string) {
+	st := stems(strings.Join(words, " "))
+	has := stemsIndex(st)
+	for i, c := range t.wordCues {
+		if !t.ops[c.typ] || !mentionsAny(c.cue, words) {
+			continue // what a call does, not what code contains
+		}
+		if toks := t.wordTokensAt(i); toks != nil && has.all(toks) && matchWindow(st, toks) {
+			h.add(c.typ, 1)
 		}
 	}
+}
+
+// mentionsAny reports whether a word rule's text holds the first four
+// letters of one of words (a stem is a prefix of its word).
+func mentionsAny(cue string, words []string) bool {
+	for _, w := range words {
+		if len(w) >= 3 && strings.Contains(cue, w[:min(4, len(w))]) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordTokensAt is the tokens of word rule i, stemmed on first use.
+func (t *Taxonomy) wordTokensAt(i int) [][]string {
+	t.fewMu.Lock()
+	defer t.fewMu.Unlock()
+	if t.fewToks == nil {
+		t.fewToks = make([][][]string, len(t.wordCues))
+		t.fewDone = make([]bool, len(t.wordCues))
+	}
+	if !t.fewDone[i] {
+		t.fewToks[i], _ = wordTokens(t.wordCues[i].cue)
+		t.fewDone[i] = true
+	}
+	return t.fewToks[i]
 }
 
 // actionWordRE is a word a command may name its action by: a

@@ -29,6 +29,23 @@ func BenchmarkClassifyEditCold(b *testing.B) {
 	}
 }
 
+// BenchmarkClassifyCommandWordsCold: a hook's first classification of a
+// command no pattern knows (make deploy ENV=prod), read by its words: the
+// word rules that mention them are tokenized, not all of them.
+func BenchmarkClassifyCommandWordsCold(b *testing.B) {
+	b.ReportAllocs()
+	in := []byte(`{"command":"make deploy ENV=prod SVC=billing-api"}`)
+	for b.Loop() {
+		t, err := NewTaxonomy(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(t.ClassifyCall("Bash", in)) == 0 {
+			b.Fatal("no type")
+		}
+	}
+}
+
 // BenchmarkClassifyText: the action types of a lesson's text, as a
 // compile of the activation index finds them for every note.
 func BenchmarkClassifyText(b *testing.B) {
