@@ -3,6 +3,7 @@ package observations
 import (
 	"github.com/kbmem/kb/internal/textutil"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -21,7 +22,7 @@ var (
 	choiceRE      = textutil.Lazy(`(?i)\b(let'?s|we'?ll|i'?ll|we should|i want to|i'?d like to)\s+(go with|use|do|pick|choose|stick with|try|take|keep)\s+(the\s+)?([^.,!;?\n]{2,60})`)
 	optionRE      = textutil.Lazy(`(?i)\b(option|approach|choice|alternative|solution)\s*#?\s*([0-9]+|[a-d])\b`)
 	ordinalRE     = textutil.Lazy(`(?i)\b(the\s+)?(first|second|third|fourth|last)\s+(one|option|approach|choice)\b`)
-	altLineRE     = textutil.Lazy(`(?m)^\s*(?:#{1,4}\s*)?(?:\d+[.)]|[-*•]|(?:Option|Approach|Alternative)\s+[0-9A-Za-z]+[:.)]?)\s*(?:\*\*)?(?:(?:Option|Approach)\s+[0-9A-Za-z]+[:.)]?\s*)?([^*:\n]{2,70}?)(?:\*\*)?(?:(?:\s*[:(]|\s+[\-–—])\s*(.*))?$`)
+	altLineRE     = textutil.Lazy(`(?m)^\s*(?:#{1,4}\s*)?(?:\d+[.)]|[-*•]|(?:Option|Approach|Alternative)\s+[0-9A-Za-z]+[:.)]?)\s*(?:\*\*)?(?:(?:Option|Approach)\s+[0-9A-Za-z]+[:.)]?\s*)?([^*:\n]{2,160}?)(?:\*\*)?(?:(?:\s*[:(]|\s+[\-–—])\s*(.*))?$`)
 	optionLineRE  = textutil.Lazy(`(?m)^\s*(?:#{1,4}\s*)?\**\s*(?:Option|Approach|Alternative|Choice)\s+[0-9A-Za-z]+\s*[:.)\-–—]\s*\**\s*([^*\n(:]{2,60}?)\s*\**\s*(?:[:\-–—(]\s*(.*?)\)?)?\s*$`)
 	optionsWordRE = textutil.Lazy(`(?i)\b(options?|approach(es)?|alternatives?|either|could (use|go|do)|recommend|trade-?offs?|pros|cons|choices?)\b`)
 )
@@ -106,13 +107,46 @@ var (
 	// optionWordRE is an option named by a word and a label in another
 	// language: "Variante B", "opción 2", "вариант 2", "方案二", "选项2",
 	// "案2", "옵션 2", "2번".
-	optionWordRE = textutil.Lazy(`(?i)(?:variante|möglichkeit|opción|alternativa|вариант)\s*#?\s*([0-9]+|[a-d])\b|(?:方案|选项|案|옵션|オプション)\s*([0-9A-Da-d一二三四])|([0-9])\s*번(?:째)?`)
+	optionWordRE = textutil.Lazy(`(?i)(?:variante|möglichkeit|opción|alternativa|вариант|punkt|punto|ponto|пункт)\s*#?\s*([0-9]+|[a-d])\b|(?:方案|选项|案|옵션|オプション)\s*([0-9A-Da-d一二三四])|([0-9])\s*번(?:째)?`)
 )
 
 // optionsAskRE is the agent asking which way to go, in the languages
 // people write to agents in: with a list of options and a reply that
 // picks one by place or label, a question.
 var optionsAskRE = textutil.Lazy(`(?i)\bwhich\b|\bhow (?:should|shall|do you want)\b|どちら|どれ|どう進め|どうします|哪个|哪种|哪一|怎么处理|如何处理|어느|어떤|어떻게 할|어떻게 진행|\bwelche[rsn]?\b|\bquel(?:le)?s?\b|cuál|\bqual\b|какой|какую|который|как (?:поступить|продолжить)`)
+
+// endsWithNumberedList reports whether the agent's text ends with a
+// numbered list of two to eight items ("Wenn du willst, kann ich als
+// nächsten Schritt: 1. ... oder 2. ...", "どう進めますか？ 1. ... 2. ..."): the
+// next steps it offers, which a reply that names a number picks from.
+func endsWithNumberedList(txt string) bool {
+	lines := strings.Split(strings.TrimSpace(txt), "\n")
+	n, want := 0, 0
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" {
+			continue
+		}
+		m := numberedItemRE.FindStringSubmatch(l)
+		if m == nil {
+			if n == 0 && i >= len(lines)-2 {
+				continue // a closing line after the list ("어느 쪽이든 알려주시면")
+			}
+			break
+		}
+		k, _ := strconv.Atoi(m[1])
+		if want != 0 && k != want {
+			break
+		}
+		n, want = n+1, k-1
+		if k == 1 {
+			return n >= 2 && n <= 8
+		}
+	}
+	return false
+}
+
+var numberedItemRE = textutil.Lazy(`^(\d)[.)]\s+\S`)
 
 // tableOptionRE is a table row that labels an option: "| A | Next.js |".
 var tableOptionRE = textutil.Lazy(`(?m)^\s*\|\s*\**([A-Za-z0-9])\**\s*\|\s*([^|\n]{2,120}?)\s*\|`)
@@ -200,7 +234,7 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 			break
 		}
 		txt := tl.rec(a).Text
-		if !bare && !optionsWordRE.MatchString(txt) && !optionsAnyRE.MatchString(txt) && !(idx >= 0 && optionsAskRE.MatchString(txt)) {
+		if !bare && !optionsWordRE.MatchString(txt) && !optionsAnyRE.MatchString(txt) && !(idx >= 0 && (optionsAskRE.MatchString(txt) || endsWithNumberedList(txt))) {
 			continue
 		}
 		var found []Alternative
@@ -217,8 +251,13 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		}
 		for _, m := range lines {
 			name := strings.Trim(strings.TrimSpace(m[1]), "`*_ ")
-			if name == "" || len(strings.Fields(name)) > 10 {
+			if name == "" {
 				continue
+			}
+			if f := strings.Fields(name); len(f) > 10 {
+				// An option said as a sentence ("시안에서 중요한 구조를
+				// 설명해 주시면 ... 바꿔 드릴게요"): its first words name it.
+				name = strings.Join(f[:10], " ") + "…"
 			}
 			found = append(found, Alternative{Name: name, Reasoning: shorten(strings.Trim(m[2], "* "), 160)})
 		}

@@ -972,6 +972,12 @@ func TestLabelReplyPicksAnOption(t *testing.T) {
 		{"numbered, ja, full-width", "どう進めますか？\n1. `.codex` の変更を破棄して続行\n2. `.codex` の変更を追加コミットしてから続行\n3. 別ブランチに退避して続行", "２", "`.codex` の変更を追加コミットしてから続行"},
 		{"table", "**Recommended:** Option B.\n\n| Option | Description |\n|--------|-------------|\n| A | React (Vite) frontend |\n| B | Next.js frontend |\n\nReply with the option letter.", "B", "Next.js frontend"},
 		{"numbered, en", "Which way?\n1. Keep the history and add a new commit\n2. Rewrite the history", "1", "Keep the history and add a new commit"},
+		// Next steps offered as a closing numbered list, picked by number
+		// in words ("Punkt 2", "2번쪽으로"), an option said as a sentence.
+		{"next steps, de", "Build ist grün.\n\nWenn du willst, kann ich als nächsten Schritt:\n1. `CS1591` gezielt für `Release` als Fehler schalten (nur für `src/*`), oder\n2. zuerst die wichtigsten Public-APIs in `MicroCalc.Core` mit XML-Kommentaren nachziehen.",
+			"bitte Punkt 2. zuerst die wichtigsten Public-APIs dokumentieren", "zuerst die wichtigsten Public-APIs in `MicroCalc.Core` mit XML-Kommentaren nachziehen."},
+		{"next steps, ko", "원하시면 두 가지 중 한 방향으로 바로 맞춰볼 수 있어요:\n1. 시안에서 중요한 구조·색상·배치를 설명해 주시면 CSS와 컴포넌트를 그에 맞게 바꿔 드릴게요.\n2. 이미지를 repo(예: `assets/issue_ticket.png`)에 추가해 주시면, 그대로 참고하겠습니다.\n\n어느 쪽이든 알려주시면 즉시 수정 작업 들어갈게요.",
+			"그래. 그러면 2번쪽으로 하자.", "이미지를 repo"},
 	} {
 		s := (&ccFixture{}).user("set up the project").say(c.offer).user(c.reply).say("OK.").session(t)
 		ds := ofType(Extract(s, nil, nil), TypeDecision)
