@@ -80,14 +80,14 @@ func TestActivationScenarios(t *testing.T) {
 	}{
 		"dev3":  {33, 0},
 		"dev4":  {26, 1},
-		"dev5":  {32, 0},
+		"dev5":  {31, 0},
 		"dev6":  {29, 2},
 		"dev7":  {24, 0},
 		"dev8":  {25, 0},
 		"dev9":  {19, 4},
 		"dev10": {26, 2},
 		"dev11": {26, 5},
-		"dev14": {21, 2},
+		"dev14": {20, 3},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

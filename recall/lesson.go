@@ -288,7 +288,7 @@ var (
 	// selectors (time.Now(), console.log, fmt.Println), format verbs (%v),
 	// flags with their program (rm -rf), SQL shapes (SELECT *), Rust
 	// macros (println!, dbg!, query_as!).
-	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z]+[0-9]*(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))|(?:@[A-Za-z][\w.]+)|` + macroPattern)
+	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))|(?:@[A-Za-z][\w.]+)|` + macroPattern)
 	// clauseRE splits a text into clauses: sentences (CJK ones need no
 	// space after their stop), and the turns of "X, use Y instead" /
 	// "X; Y" / "X — Y".

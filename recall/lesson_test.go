@@ -245,9 +245,6 @@ func TestSignaturePolarityWithinClause(t *testing.T) {
 		{"Nicht `%v`, sondern `%w` verwenden.", "%v", true},
 		// A negation in the next alternative does not govern this one.
 		{"if a migration is stuck, `mix ecto.rollback --step 1`, or drop the leftover object by hand", "mix ecto.rollback --step 1", false},
-		// camelCase names are code, written bare or not.
-		{"annotationProcessor won't see the Kotlin sources", "annotationProcessor", true},
-		{"not .collect() on that (or .toPandas(), same thing). do the groupBy in Spark", "groupBy", false},
 		// Rust macros written bare.
 		{"println! ya da dbg! koyma. Log lazımsa tracing kullan", "println!", true},
 	} {
