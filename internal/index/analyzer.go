@@ -2,6 +2,9 @@ package index
 
 import (
 	"bytes"
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -35,7 +38,6 @@ func init() {
 		panic(err)
 	}
 	if err := bleveregistry.RegisterAnalyzer(analyzerName, func(_ map[string]any, c *bleveregistry.Cache) (analysis.Analyzer, error) {
-		var tok analysis.Tokenizer = wordsTokenizer{}
 		var filters []analysis.TokenFilter
 		for _, name := range []string{partsFilterName, en.PossessiveName, lowercase.Name, en.StopName, porter.Name} {
 			f, err := c.TokenFilterNamed(name)
@@ -44,36 +46,104 @@ func init() {
 			}
 			filters = append(filters, f)
 		}
-		return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: filters}, nil
+		return &kbAnalyzer{filters: filters}, nil
 	}); err != nil {
 		panic(err)
 	}
 }
 
-// wordsTokenizer is bleve's unicode tokenizer (Unicode word segmentation)
-// through words, which segments a line of ASCII itself: the same tokens
-// (TestWordsAsTheTokenizer compares them, offsets and positions too, and
-// FuzzWords), for about a third of the tokenizer's CPU, which was a tenth
-// of kb index's.
-type wordsTokenizer struct{}
+// kbAnalyzer is the words tokenizer followed by the filters, which turn
+// each word into its terms on its own: a word's terms depend on nothing
+// but its bytes (no filter reads the token's type, position or
+// neighbours), so they are computed once per distinct word and cached,
+// and a token's terms are the cached ones at its position and offsets.
+// The filters (Porter above all) and the terms they allocate were a third
+// of bleve's analysis and a tenth of indexing; the tokens are the ones
+// the tokenizer and filters in a row make (TestAnalyzerAsTheChain).
+type kbAnalyzer struct {
+	filters []analysis.TokenFilter
+	once    sync.Once
+	cache   *termCache
+}
 
-func (wordsTokenizer) Tokenize(input []byte) analysis.TokenStream {
+// wordTerms is what the filters make of one word: its terms (none for a
+// stop word; parts of a file name or identifier after the whole word),
+// each with its offsets inside the word. The terms are shared by every
+// token of the word and never written to.
+type wordTerms struct {
+	word  string
+	terms []wordTerm
+}
+
+type wordTerm struct {
+	term       []byte
+	start, end int
+}
+
+// termCache maps words to their terms: a fixed table of slots indexed by
+// a hash of the word, each holding the last word stored there. Lookups
+// take no lock (the analysis of a batch runs on every core); a collision
+// only costs the filters again.
+type termCache struct {
+	seed  maphash.Seed
+	slots [termSlots]atomic.Pointer[wordTerms]
+}
+
+// termSlots is the size of the cache (512 KB of pointers): the distinct
+// words of 10,000 notes fit with few collisions. maxCachedWord bounds the
+// words cached (longer ones are rare, and often one-off).
+const (
+	termSlots     = 1 << 16
+	maxCachedWord = 40
+)
+
+func (a *kbAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	a.once.Do(func() { a.cache = &termCache{seed: maphash.MakeSeed()} })
 	rv := make(analysis.TokenStream, 0, len(input)/6+1)
 	var block []analysis.Token // tokens are allocated a block at a time
 	pos := 1
 	words(input, func(w []byte, typ analysis.TokenType) bool {
-		if len(block) == cap(block) {
-			block = make([]analysis.Token, 0, min(1000, max(16, len(input)/6)))
-		}
 		// w is input's own bytes (a slice of it, to its end): its offset
 		// is what its capacity lacks.
 		start := cap(input) - cap(w)
-		block = append(block, analysis.Token{Term: w, Start: start, End: start + len(w), Position: pos, Type: typ})
-		rv = append(rv, &block[len(block)-1])
+		for _, t := range a.terms(w) {
+			if len(block) == cap(block) {
+				block = make([]analysis.Token, 0, min(1000, max(16, len(input)/6)))
+			}
+			block = append(block, analysis.Token{Term: t.term, Start: start + t.start, End: start + t.end, Position: pos, Type: typ})
+			rv = append(rv, &block[len(block)-1])
+		}
 		pos++
 		return true
 	})
 	return rv
+}
+
+// terms returns the terms of one word, from the cache when it holds them.
+func (a *kbAnalyzer) terms(w []byte) []wordTerm {
+	if len(w) > maxCachedWord {
+		return a.filter(w).terms
+	}
+	slot := &a.cache.slots[maphash.Bytes(a.cache.seed, w)%termSlots]
+	if e := slot.Load(); e != nil && e.word == string(w) {
+		return e.terms
+	}
+	e := a.filter(w)
+	slot.Store(e)
+	return e.terms
+}
+
+// filter runs the filters over one word.
+func (a *kbAnalyzer) filter(w []byte) *wordTerms {
+	ts := analysis.TokenStream{{Term: append([]byte(nil), w...), Start: 0, End: len(w), Position: 1, Type: analysis.AlphaNumeric}}
+	for _, f := range a.filters {
+		ts = f.Filter(ts)
+	}
+	e := &wordTerms{word: string(w), terms: make([]wordTerm, len(ts))}
+	for i, t := range ts {
+		e.terms[i] = wordTerm{term: t.Term, start: t.Start, end: t.End}
+	}
+	return e
 }
 
 // partsFilter keeps every token and, after a token with inner '.' or '_'

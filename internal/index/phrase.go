@@ -188,9 +188,12 @@ type phraseMatcher struct {
 func newPhraseMatcher(an analysis.Analyzer, phrase [][]string) *phraseMatcher {
 	n := (len(phrase) + 63) / 64
 	pm := &phraseMatcher{an: an, phrase: phrase, words: len(phrase), free: make([]uint64, n), masks: map[analysis.TokenType]map[string][]uint64{}}
-	if da, ok := an.(*analysis.DefaultAnalyzer); ok {
-		if _, ok := da.Tokenizer.(*unicode.UnicodeTokenizer); ok && len(da.CharFilters) == 0 {
-			pm.filters = da.TokenFilters
+	switch a := an.(type) {
+	case *kbAnalyzer:
+		pm.filters = a.filters
+	case *analysis.DefaultAnalyzer:
+		if _, ok := a.Tokenizer.(*unicode.UnicodeTokenizer); ok && len(a.CharFilters) == 0 {
+			pm.filters = a.TokenFilters
 		}
 	}
 	for k, terms := range phrase {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -243,6 +244,52 @@ func checkWords(t *testing.T, s string) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q: wordsTokenizer %v, unicode tokenizer %v", s, got, want)
 	}
+	checkAnalyzer(t, s)
+}
+
+// checkAnalyzer checks the index's analyzer against the tokenizer and
+// filters in a row, twice (the second time from its cache): the same
+// terms, offsets, positions and types.
+func checkAnalyzer(t *testing.T, s string) {
+	t.Helper()
+	kb, chain := testAnalyzers()
+	var want []string
+	for _, tok := range chain.Analyze([]byte(s)) {
+		want = append(want, tok.String())
+	}
+	for range 2 {
+		var got []string
+		for _, tok := range kb.Analyze([]byte(s)) {
+			got = append(got, tok.String())
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: analyzer %v, tokenizer and filters %v", s, got, want)
+		}
+	}
+}
+
+// testAnalyzers are the index's analyzer and the same tokenizer and
+// filters as a bleve analyzer.
+var testAnalyzers = sync.OnceValues(func() (analysis.Analyzer, analysis.Analyzer) {
+	an, err := loadAnalyzers(newMapping())
+	if err != nil {
+		panic(err)
+	}
+	return an.en, &analysis.DefaultAnalyzer{Tokenizer: wordsTokenizer{}, TokenFilters: an.en.(*kbAnalyzer).filters}
+})
+
+// TestAnalyzerAsTheChain compares the analyzer with its tokenizer and
+// filters in a row on notes' text, words that stem, possessives, stop
+// words, file names and identifiers.
+func TestAnalyzerAsTheChain(t *testing.T) {
+	c := newCorpus()
+	for i := 0; i < 200; i++ {
+		checkAnalyzer(t, c.words(50))
+	}
+	for _, s := range []string{"The Renderer.py's runs, legacy_flag and v1.2.3 didn't stop: THE END", "Cats’ cat's CATS'S running Runs runner",
+		"ΣΊΣΥΦΟΣ σίσυφος ȺȾ İstanbul", "a.b_c.d __init__.py x..y", strings.Repeat("verylongword", 6) + ".md and " + strings.Repeat("x", 45)} {
+		checkAnalyzer(t, s)
+	}
 }
 
 var unicodeTokenizer = unicode.NewUnicodeTokenizer()
@@ -294,4 +341,29 @@ func TestFirstBytesOfTerms(t *testing.T) {
 			check(string(b))
 		}
 	}
+}
+
+// wordsTokenizer is bleve's unicode tokenizer (Unicode word segmentation)
+// through words, which segments a line of ASCII itself: the same tokens
+// (checkWords compares them, offsets and positions too). With the
+// analyzer's filters after it, it is what the analyzer is checked against.
+type wordsTokenizer struct{}
+
+func (wordsTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	rv := make(analysis.TokenStream, 0, len(input)/6+1)
+	var block []analysis.Token // tokens are allocated a block at a time
+	pos := 1
+	words(input, func(w []byte, typ analysis.TokenType) bool {
+		if len(block) == cap(block) {
+			block = make([]analysis.Token, 0, min(1000, max(16, len(input)/6)))
+		}
+		// w is input's own bytes (a slice of it, to its end): its offset
+		// is what its capacity lacks.
+		start := cap(input) - cap(w)
+		block = append(block, analysis.Token{Term: w, Start: start, End: start + len(w), Position: pos, Type: typ})
+		rv = append(rv, &block[len(block)-1])
+		pos++
+		return true
+	})
+	return rv
 }
