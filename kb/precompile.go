@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/index"
 	"github.com/kbmem/kb/observations"
@@ -54,14 +55,18 @@ func (x *Searcher) loadMarkdown(f fileInfo, emit func(filePart) bool) bool {
 	b, err := fsx.ReadFileNoFollow(f.Abs) // scanned: no symlink on the way
 	return index.LoadMarkdownBytes(f, b, err, func(part filePart) bool {
 		if err == nil {
-			p.add(x.k, f, part.Change.Docs, b)
+			p.add(x.k, f, part.Change.Docs, b, part.Parsed)
 		}
 		return emit(part)
 	})
 }
 
-// add precomputes the documents docs of file f, whose bytes are b.
-func (p *precompiled) add(k *KB, f fileInfo, docs []index.Doc, b []byte) {
+// add precomputes the documents docs of file f, whose bytes are b and
+// which the index's loader parsed as parsed (nil: it did not parse). A
+// note's item record takes its frontmatter from parsed (the same as
+// parseItem's, which the markdown parse starts with); an observation's is
+// parsed as one.
+func (p *precompiled) add(k *KB, f fileInfo, docs []index.Doc, b []byte, parsed *doc.Document) {
 	for _, d := range docs {
 		if len(d.Body) > index.MaxBody {
 			continue // Apply cuts it: the compile reads what the index stored
@@ -69,7 +74,11 @@ func (p *precompiled) add(k *KB, f fileInfo, docs []index.Doc, b []byte) {
 		d.Path = f.Rel
 		cd := compileDocOf(d)
 		cd.Stamp = recall.FileStamp(f.Stamp.Size, f.Stamp.Mtime)
-		ob, dc, lerr := k.parseItem(f.Rel, f.Layer, b)
+		var ob *observations.Observation
+		dc, lerr := parsed, error(nil)
+		if parsed == nil || f.Layer == LayerObservations {
+			ob, dc, lerr = k.parseItem(f.Rel, f.Layer, b)
+		}
 		if recall.Precompute(&cd, p.tax, true, ob, dc, lerr) != nil {
 			continue // the compile loads it and says why
 		}

@@ -229,6 +229,10 @@ type Part struct {
 	Problems  []diag.Problem
 	Bytes     int   // text of its docs
 	FileBytes int64 // bytes of the file it covers
+	// Parsed is the markdown file as LoadMarkdown parsed it (nil when
+	// it did not parse), for a caller that reads more of it than its
+	// index document, without parsing it again.
+	Parsed *doc.Document
 }
 
 // A Loader turns one file into parts, handing each to emit; it stops (and
@@ -486,17 +490,17 @@ func LoadMarkdown(f File, emit func(Part) bool) bool {
 // reading it returned with err: for a caller that reads more of the file
 // than its index document.
 func LoadMarkdownBytes(f File, b []byte, err error, emit func(Part) bool) bool {
-	docs, probs := markdownDocs(f, b, err)
+	docs, parsed, probs := markdownDocs(f, b, err)
 	n := 0
 	for i := range docs {
 		n += len(docs[i].Body)
 	}
-	return emit(Part{Change: Change{Path: f.Rel, Stamp: f.Stamp, Docs: docs}, Problems: probs, Bytes: n, FileBytes: f.Stamp.Size})
+	return emit(Part{Change: Change{Path: f.Rel, Stamp: f.Stamp, Docs: docs}, Problems: probs, Bytes: n, FileBytes: f.Stamp.Size, Parsed: parsed})
 }
 
-func markdownDocs(f File, b []byte, err error) ([]Doc, []diag.Problem) {
+func markdownDocs(f File, b []byte, err error) ([]Doc, *doc.Document, []diag.Problem) {
 	if err != nil {
-		return nil, []diag.Problem{{Path: f.Rel, Msg: err.Error(), Rule: "unreadable"}}
+		return nil, nil, []diag.Problem{{Path: f.Rel, Msg: err.Error(), Rule: "unreadable"}}
 	}
 	d, err := markdown.Parse(f.Rel, b)
 	if err != nil {
@@ -507,10 +511,10 @@ func markdownDocs(f File, b []byte, err error) ([]Doc, []diag.Problem) {
 			line, msg = pe.Line, pe.Msg
 		}
 		body, truncated := CapBody(string(b))
-		return []Doc{{ID: f.Rel, Path: f.Rel, Layer: f.Layer, Title: path.Base(f.Rel), Body: body, Truncated: truncated}},
+		return []Doc{{ID: f.Rel, Path: f.Rel, Layer: f.Layer, Title: path.Base(f.Rel), Body: body, Truncated: truncated}}, nil,
 			[]diag.Problem{{Path: f.Rel, Line: line, Msg: msg, Rule: "parse"}}
 	}
-	return []Doc{FromDocument(f.Layer, d)}, nil
+	return []Doc{FromDocument(f.Layer, d)}, d, nil
 }
 
 // DirStampsFile, in the index directory, records after each sync the
