@@ -1089,31 +1089,28 @@ func imported(code, w string) bool {
 // println!(...)), not as a method (->create(), .map(), ::new()): w is
 // then code in use, not a word of the text.
 func called(code, w string) bool {
+	return occurs(code, w, ".>:", func(rest string) bool {
+		return strings.HasPrefix(rest, "(") || strings.HasPrefix(rest, "!(")
+	})
+}
+
+// selected reports whether code calls a member of w (axios.get, lodash.map):
+// w is then a package or an object in use.
+func selected(code, w string) bool {
+	return occurs(code, w, ".", func(rest string) bool { return strings.HasPrefix(rest, ".") })
+}
+
+// occurs reports whether w occurs in code as a name of its own (no
+// identifier byte and none of notAfter before it) followed by what next
+// accepts.
+func occurs(code, w, notAfter string, next func(rest string) bool) bool {
 	for i := 0; ; {
 		j := strings.Index(code[i:], w)
 		if j < 0 {
 			return false
 		}
 		j += i
-		end := j + len(w)
-		if (j == 0 || !textutil.IdentByte(code[j-1]) && !strings.ContainsRune(".>:", rune(code[j-1]))) && end < len(code) &&
-			(code[end] == '(' || code[end] == '!' && end+1 < len(code) && code[end+1] == '(') {
-			return true
-		}
-		i = j + 1
-	}
-}
-
-// selected reports whether code calls a member of w (axios.get, lodash.map):
-// w is then a package or an object in use.
-func selected(code, w string) bool {
-	for i := 0; ; {
-		j := strings.Index(code[i:], w+".")
-		if j < 0 {
-			return false
-		}
-		j += i
-		if j == 0 || !textutil.IdentByte(code[j-1]) && code[j-1] != '.' {
+		if (j == 0 || !textutil.IdentByte(code[j-1]) && !strings.ContainsRune(notAfter, rune(code[j-1]))) && next(code[j+len(w):]) {
 			return true
 		}
 		i = j + 1

@@ -43,7 +43,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT023"
+const compiledMagic = "KBACT024"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -240,6 +240,8 @@ type candRecord struct {
 	// LessonStems, OwnStems: candidate.lessonStems and ownStems.
 	LessonStems []string `json:"ls,omitempty"`
 	OwnStems    []string `json:"os,omitempty"`
+	// SaidStems: candidate.saidStems.
+	SaidStems []string `json:"ps,omitempty"`
 }
 
 type sigRecord struct {
@@ -279,6 +281,7 @@ type precomputed struct {
 	matchStems           wordSet  // candidate.matchStems
 	lessonStems          wordSet  // candidate.lessonStems
 	ownStems             wordSet  // candidate.ownStems
+	saidStems            wordSet  // candidate.saidStems
 }
 
 func sigRecords(sigs []signature) []sigRecord {
@@ -320,7 +323,7 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 	r.TrigPrograms = c.triggerPrograms()
 	r.SpecificTools = c.specificTools()
 	r.MatchStems = c.matchStems()
-	r.LessonStems, r.OwnStems = c.lessonStems(), c.ownStems()
+	r.LessonStems, r.OwnStems, r.SaidStems = c.lessonStems(), c.ownStems(), c.saidStems()
 	if tax != nil {
 		r.TrigTypes = c.triggerTypes(tax)
 		r.OwnTypes = c.ownTypes(tax)
@@ -336,7 +339,7 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 func (r *candRecord) candidate(c *candidate, pre *precomputed, path, layer, typ, taxKey string) *candidate {
 	*pre = precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson),
 		taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes, negated: r.Negated, asks: r.Asks, trigPrograms: r.TrigPrograms,
-		specificTools: r.SpecificTools, matchStems: r.MatchStems, lessonStems: r.LessonStems, ownStems: r.OwnStems}
+		specificTools: r.SpecificTools, matchStems: r.MatchStems, lessonStems: r.LessonStems, ownStems: r.OwnStems, saidStems: r.SaidStems}
 	c.path, c.id, c.layer, c.typ, c.title, c.description = path, r.ID, layer, typ, r.Title, r.Description
 	c.status, c.types, c.phrases, c.text, c.lesson, c.trigger = r.Status, r.Types, r.Phrases, r.Text, r.Lesson, r.Trigger
 	c.projects, c.importance, c.sessions, c.excerpt, c.author = r.Projects, r.Importance, r.Sessions, r.Excerpt, r.Author
@@ -363,7 +366,7 @@ func (c *Compiled) standingRecord(b []byte, cand *candidate, d int, path, layer,
 	r.SkipStrs() // types
 	r.SkipStrs() // phrases
 	cand.projects = r.Strs()
-	for range 7 { // trigger types, own types, trigger programs, specific tools, match stems, lesson and own stems
+	for range 8 { // trigger types, own types, trigger programs, specific tools, match stems, lesson, own and said stems
 		r.SkipStrs()
 	}
 	for n := r.Count(); n > 0; n-- { // files

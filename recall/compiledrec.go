@@ -24,7 +24,7 @@ func (r *candRecord) marshal() []byte {
 	for _, s := range []string{r.ID, r.Title, r.Description, r.Status, r.Text, r.Lesson, r.Trigger, r.Excerpt, r.Author, r.Said} {
 		e.Str(s)
 	}
-	for _, l := range [][]string{r.Types, r.Phrases, r.Projects, r.TrigTypes, r.OwnTypes, r.TrigPrograms, r.SpecificTools, r.MatchStems, r.LessonStems, r.OwnStems} {
+	for _, l := range [][]string{r.Types, r.Phrases, r.Projects, r.TrigTypes, r.OwnTypes, r.TrigPrograms, r.SpecificTools, r.MatchStems, r.LessonStems, r.OwnStems, r.SaidStems} {
 		e.Strs(l)
 	}
 	e.Uint(uint64(len(r.Files)))
@@ -73,7 +73,7 @@ func (r *candRecord) unmarshalIn(b []byte, s string, arena *[]string) error {
 	for _, p := range []*string{&r.ID, &r.Title, &r.Description, &r.Status, &r.Text, &r.Lesson, &r.Trigger, &r.Excerpt, &r.Author, &r.Said} {
 		*p = d.Str()
 	}
-	for _, p := range []*[]string{&r.Types, &r.Phrases, &r.Projects, &r.TrigTypes, &r.OwnTypes, &r.TrigPrograms, &r.SpecificTools, &r.MatchStems, &r.LessonStems, &r.OwnStems} {
+	for _, p := range []*[]string{&r.Types, &r.Phrases, &r.Projects, &r.TrigTypes, &r.OwnTypes, &r.TrigPrograms, &r.SpecificTools, &r.MatchStems, &r.LessonStems, &r.OwnStems, &r.SaidStems} {
 		*p = d.Strs()
 	}
 	if n := d.Count(); n > 0 {

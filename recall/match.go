@@ -1156,9 +1156,6 @@ func environments(text string) map[string]bool {
 	return out
 }
 
-// fileNameRE is a file name with an extension, in prose.
-var fileNameRE = textutil.Lazy(`[\w.-]*\w\.(?:ya?ml|json|env|tfvars|toml|ini|cfg|conf|properties|xml|ts|js|py|rb|go|cs|php|sql|sh|tf)\b`)
-
 // camelRE is a lower-case letter followed by an upper-case one.
 var camelRE = textutil.Lazy(`(\p{Ll})(\p{Lu})`)
 
@@ -1204,7 +1201,7 @@ func (cu *cue) otherEnvironment(c *candidate) bool {
 		if negates(cl) {
 			// A file named in the clause ("kept in plain text in
 			// Pulumi.staging.yaml") is where, not which environment.
-			for e := range environments(fileNameRE.ReplaceAllString(cl, " ")) {
+			for e := range environments(withoutFileNames(reducePaths(cl))) {
 				theirs[e] = true
 			}
 		}
@@ -1899,10 +1896,14 @@ func (c *candidate) triggerTypes(tax *observations.Taxonomy) []string {
 	return c.trigTypes
 }
 
-// saidStems are the stems of the person's words in the excerpt.
+// saidStems are the stems of the person's words in the excerpt (none
+// for an agent's memory); the activation index holds them.
 func (c *candidate) saidStems() wordSet {
-	if c.pre != nil && c.pre.said != "" {
-		return stemsOf(c.pre.said)
+	if c.pre != nil {
+		return c.pre.saidStems
+	}
+	if c.author == observations.AuthorAgent {
+		return nil
 	}
 	return stemsOf(personWordsOf(c.excerpt))
 }

@@ -321,7 +321,7 @@ func (cu *cue) lacksNamedFlags(c *candidate) bool {
 		return false
 	}
 	refused := refusedCommand(c.trigger)
-	named := namedFlags(refused, withoutAdvisedSpans(c.said))
+	named := namedFlags(refused, withoutAdvisedSpans(c.said, c.lessonSignatures()))
 	if len(named) == 0 || !samePath(firstOr(commandPaths(refused)), commandPaths(cu.command)) {
 		// Only the same command without the flag: another tool's
 		// command (`git push -f` for `--force`, helm for kubectl) is
@@ -451,8 +451,8 @@ func otherNamedSubcommand(said, refusedPath, prog, cmd string) bool {
 // withoutAdvisedSpans is said less the code spans it advises: the flags
 // of `cargo nextest run -p quarry-api` are the instead-part's, not flags
 // the person took from the refused command as what was wrong.
-func withoutAdvisedSpans(said string) string {
-	for _, s := range signatures(said) {
+func withoutAdvisedSpans(said string, sigs []signature) string {
+	for _, s := range sigs {
 		if !s.prohibited {
 			said = strings.ReplaceAll(said, "`"+s.text+"`", " ")
 		}
