@@ -42,6 +42,8 @@ func (e *decisionExtractor) Extract(s *Session) []*Observation {
 			out = append(out, d)
 		} else if d := e.respecified(tl, u); d != nil {
 			out = append(out, d)
+		} else if d := e.endorsed(tl, u); d != nil {
+			out = append(out, d)
 		}
 	}
 	return out
@@ -148,6 +150,48 @@ func endsWithNumberedList(txt string) bool {
 
 var numberedItemRE = textutil.Lazy(`^(\d)[.)]\s+\S`)
 
+// orJointRE is an item of a list ending or starting with "or": the items
+// exclude each other ("1. ... , or", "2. Oder ...", "或者", "それとも").
+var orJointRE = textutil.Lazy(`(?i)(?:[,;]?\s(?:or|oder|o|ou|ou bien|или|либо|albo|lub|of|veya)\s*[:.]?$|^\d[.)]\s+(?:or|oder|o|ou|или|либо|albo|lub|of|veya)\b)|或者|还是|または|それとも|아니면|또는`)
+
+// exclusiveList reports whether the numbered list txt closes with offers
+// alternatives (joined by "or"), not a menu of next steps.
+func exclusiveList(txt string) bool {
+	for _, it := range closingList(txt) {
+		if orJointRE.MatchString(it[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// closingList is the items of the numbered list txt ends with
+// (endsWithNumberedList), each as altLineRE's submatches: the whole line,
+// the item without its number and markup, no reasoning.
+func closingList(txt string) [][]string {
+	lines := strings.Split(strings.TrimSpace(txt), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		m := numberedItemRE.FindStringSubmatch(strings.TrimSpace(lines[i]))
+		if m == nil || m[1] != "1" {
+			continue
+		}
+		var out [][]string
+		for _, l := range lines[i:] {
+			l = strings.TrimSpace(l)
+			if !numberedItemRE.MatchString(l) {
+				continue
+			}
+			if m := altLineRE.FindStringSubmatch(l); m != nil {
+				out = append(out, m)
+			} else {
+				out = append(out, []string{l, cleanMarkup(strings.TrimSpace(l[2:])), ""})
+			}
+		}
+		return out
+	}
+	return nil
+}
+
 // tableOptionRE is a table row that labels an option: "| A | Next.js |".
 var tableOptionRE = textutil.Lazy(`(?m)^\s*\|\s*\**([A-Za-z0-9])\**\s*\|\s*([^|\n]{2,120}?)\s*\|`)
 
@@ -239,6 +283,15 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		}
 		var found []Alternative
 		lines := optionLineRE.FindAllStringSubmatch(txt, 12)
+		if idx >= 0 && endsWithNumberedList(txt) {
+			// A pick by number answers the list the text closes with, not
+			// the bullets of the report above it; a closing menu of next
+			// steps with no "or" between them offers no alternatives.
+			if !optionsAskRE.MatchString(txt) && !optionsWordRE.MatchString(txt) && !exclusiveList(txt) {
+				continue
+			}
+			lines = closingList(txt)
+		}
 		if len(lines) < 2 {
 			lines = altLineRE.FindAllStringSubmatch(txt, 12)
 		}

@@ -1045,3 +1045,55 @@ func TestDoItYourself(t *testing.T) {
 		}
 	}
 }
+
+// TestEndorsedProposalIsADecision: "I like X" or "I'm leaning towards X"
+// right after the agent offered ways and asked picks X: a decision, not a
+// preference, in any language. The same words with nothing offered, or
+// about nothing the agent named, stay a preference.
+func TestEndorsedProposalIsADecision(t *testing.T) {
+	offer := "Alternative names for the two queues:\n- **ingest/replay**\n- **hot/cold**\n- **primary/backlog**\n\nI'd go with ingest/replay. Which do you prefer?"
+	for lang, reply := range map[string]string{
+		"en": "I like the names hot and cold for the queues.",
+		"de": "Ich tendiere zu hot/cold für die Queues.",
+		"es": "Me gusta más primary/backlog para las colas.",
+		"zh": "我倾向于 hot/cold 这组名字。",
+	} {
+		s := (&ccFixture{}).user("we need names for the two queues").say(offer).user(reply).say("OK.").session(t)
+		obs := Extract(s, nil, nil)
+		if ds := ofType(obs, TypeDecision); len(ds) != 1 {
+			t.Errorf("%s: decisions %+v", lang, ds)
+		}
+		if ps := ofType(obs, TypePreference); len(ps) != 0 {
+			t.Errorf("%s: a choice taken as a taste: %+v", lang, ps)
+		}
+	}
+	// Nothing offered: a taste.
+	s := (&ccFixture{}).user("add the retry").say("Added the retry with backoff in worker.go.").
+		user("I like small commits with one change each.").say("OK.").session(t)
+	if ps := ofType(Extract(s, nil, nil), TypePreference); len(ps) != 1 {
+		t.Errorf("standing taste: preferences %+v", ps)
+	}
+	// An offer, but the person likes something it did not name.
+	s = (&ccFixture{}).user("names?").say(offer).user("I like tabs over spaces in every file.").say("OK.").session(t)
+	if ds := ofType(Extract(s, nil, nil), TypeDecision); len(ds) != 0 {
+		t.Errorf("unrelated taste taken as a choice: %+v", ds)
+	}
+}
+
+// TestPickFromClosingAlternatives: a number that answers the "1. ... or
+// 2. ..." list an agent's report closes with picks from that list, not
+// from the report's bullets above it; a closing menu of next steps with no
+// "or" between them is no choice among alternatives.
+func TestPickFromClosingAlternatives(t *testing.T) {
+	report := "Done.\n\n- Created `docs.json`\n- Enabled XML docs in:\n  - core.csproj\n  - cli.csproj\n- `docs --version` works\n- build shows many warnings\n\nAls nächsten Schritt kann ich:\n1. die Warnungen im Release-Build als Fehler behandeln, oder\n2. zuerst die öffentlichen APIs dokumentieren."
+	s := (&ccFixture{}).user("enable the docs").say(report).user("bitte Punkt 2.").say("OK.").session(t)
+	ds := ofType(Extract(s, nil, nil), TypeDecision)
+	if len(ds) != 1 || !strings.Contains(ds[0].Chosen, "öffentlichen APIs") || len(ds[0].Alternatives) != 2 {
+		t.Errorf("decisions %+v", ds)
+	}
+	menu := "Done.\n\n- Created `docs.json`\n- Enabled XML docs\n\nNext:\n1. Run `docs build` to render the site.\n2. If you want, I can also list the three biggest gaps."
+	s = (&ccFixture{}).user("enable the docs").say(menu).user("2").say("OK.").session(t)
+	if ds := ofType(Extract(s, nil, nil), TypeDecision); len(ds) != 0 {
+		t.Errorf("a menu of next steps taken as a decision: %+v", ds)
+	}
+}

@@ -51,6 +51,9 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 			continue // a refusal of what the agent proposed, not a taste
 		}
 		for _, sent := range clauses(u.text) {
+			if endorsement(tl, u, sent) != "" {
+				continue // a choice among what the agent offered: a decision
+			}
 			st, explicit := preferenceIn(sent)
 			if st == "" && len(u.rejected) > 0 {
 				st, explicit = toolSwap(tl, u, sent), true

@@ -98,6 +98,33 @@ var ChoiceCues = []string{
 	"로 하자", "으로 하자", "로 할게", "으로 할게", "로 가자", "으로 가자", "를 사용", "을 사용", "로 해", "으로 해",
 }
 
+// EndorseCues are the person taking to one thing of what the agent just
+// put before them: "I like the names ...", "I'm leaning towards X",
+// "ich tendiere zu X", "我倾向于 X", "Xがいい". Said right after the agent
+// offered or recommended it, such a sentence is a choice, not a taste.
+var EndorseCues = []string{
+	// en
+	"i like", "i really like", "i love", "i prefer", "i'd prefer", "i would prefer", "i think i prefer",
+	"i think i like", "i'm leaning towards", "i'm leaning toward", "i am leaning towards", "i am leaning toward",
+	"i lean towards", "i lean toward", "i'm leaning to", "i'd lean towards", "i'd lean toward",
+	// de
+	"ich mag", "mir gefällt", "ich bevorzuge", "ich tendiere zu", "ich tendiere eher zu", "mir ist lieber",
+	// es
+	"me gusta", "me gustan", "prefiero", "me inclino por",
+	// fr
+	"j'aime", "je préfère", "je penche pour", "je penche plutôt pour",
+	// pt
+	"eu gosto", "gosto de", "prefiro", "eu prefiro",
+	// ru
+	"мне нравится", "мне нравятся", "предпочитаю", "я склоняюсь к", "склоняюсь к",
+	// zh
+	"我喜欢", "我更喜欢", "我倾向于", "我更倾向", "我比较喜欢",
+	// ja
+	"がいい", "が好き", "の方がいい", "のほうがいい", "がいいです",
+	// ko
+	"가 좋아", "이 좋아", "가 좋겠", "이 좋겠", "가 마음에", "이 마음에",
+}
+
 // ContrastCues name the option the person turns down next to the one they
 // pick: "X instead of Y", "X rather than Y", "X statt Y", "X en lugar de Y".
 var ContrastCues = []string{

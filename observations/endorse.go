@@ -1,0 +1,119 @@
+package observations
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kbmem/kb/internal/lexicon"
+	"github.com/kbmem/kb/internal/textutil"
+)
+
+// Endorsements: the person taking to one thing of what the agent just put
+// before them ("I like the names bootstrap, backfill and delta", "I'm
+// leaning towards a sync type parameter", "ich tendiere zu Redis"). Said
+// right after the agent offered ways or recommended one and asked, the
+// sentence closes a choice: a decision, not a lasting taste. The same
+// words with nothing offered ("I like small commits") stay a preference.
+
+var endorseCues = newCueSet(lexicon.EndorseCues)
+
+// recommendRE is the agent putting one way forward: "I recommend", "my
+// pick", "I'd go with", "ich empfehle", "recomiendo", "je recommande",
+// "рекомендую", "推荐", "おすすめ", "추천".
+var recommendRE = textutil.Lazy(`(?i)\b(?:recommend(?:ed|ation)?|suggest(?:ion)?|my pick|i'?d go with|i would go with|empfehl\w*|recomiend\w*|recomend\w*|recommand\w*|рекоменд\w*|предлагаю)\b|推荐|建议|おすすめ|推奨|提案|추천|제안`)
+
+// genericChoiceWords name a choice without saying which: a sentence whose
+// only topic is "this approach" points at the agent's proposal and names
+// nothing.
+var genericChoiceWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range append(lexicon.OptionWords, "idea", "way", "proposal", "suggestion", "one", "version", "name", "names", "thing", "this", "that", "these", "those") {
+		for st := range contentStems(w) {
+			m[st] = true
+		}
+	}
+	return m
+}()
+
+// offersChoice reports whether the agent's text puts a choice before the
+// person: it asks (its last line is a question) and offers ways or
+// recommends one.
+func offersChoice(txt string) bool {
+	last := ""
+	for _, l := range strings.Split(strings.TrimSpace(txt), "\n") {
+		if strings.TrimSpace(l) != "" {
+			last = strings.TrimSpace(l)
+		}
+	}
+	if !strings.ContainsAny(last, "?？") {
+		return false
+	}
+	return optionsWordRE.MatchString(txt) || optionsAnyRE.MatchString(txt) || recommendRE.MatchString(txt)
+}
+
+// endorsement returns what sentence sent of u takes to among what the
+// agent offered since the person last spoke, or "" when it is no such
+// endorsement: a like/lean cue, no negation, no question, and a topic word
+// of the agent's offer that is not a bare "option" or "approach".
+func endorsement(tl *timeline, u *utterance, sent string) string {
+	if len(u.assistant) == 0 || isQuestion(sent) {
+		return ""
+	}
+	loc := endorseCues.find(sent)
+	if loc == nil || negationCues.match(sent) {
+		return ""
+	}
+	agent := tl.lastAgentText(u)
+	if !offersChoice(agent) {
+		return ""
+	}
+	theirs := topicTokens(agent)
+	named := false
+	for tok := range topicTokens(sent) {
+		if genericChoiceWords[tok] || !theirs[tok] {
+			continue
+		}
+		if utf8.RuneCountInString(tok) >= 3 || strings.IndexFunc(tok, isCJK) >= 0 {
+			named = true
+			break
+		}
+	}
+	if !named {
+		return ""
+	}
+	obj := strings.TrimSpace(sent[loc[1]:])
+	if before := strings.TrimSpace(sent[:loc[0]]); wordCount(obj) == 0 || (strings.IndexFunc(sent[loc[0]:loc[1]], isCJK) >= 0 && wordCount(before) > 0) {
+		obj = before // "Redisがいい", "이 방식이 좋겠": the object comes first
+	}
+	obj = strings.Trim(obj, " .,;:!。！")
+	if wordCount(obj) == 0 || wordCount(obj) > 20 {
+		return ""
+	}
+	return obj
+}
+
+// endorsed reads u as the person choosing one of the ways the agent put
+// before them by saying they like it (endorsement).
+func (e *decisionExtractor) endorsed(tl *timeline, u *utterance) *Observation {
+	for _, sent := range clauses(u.text) {
+		obj := endorsement(tl, u, sent)
+		if obj == "" {
+			continue
+		}
+		alts := []Alternative{{Name: obj}, {Name: "the agent's other proposals: " + shorten(firstLineOf(cleanMarkup(tl.lastAgentText(u))), 100)}}
+		from := u.assistant[len(u.assistant)-1]
+		return &Observation{
+			Type: TypeDecision, Title: shorten("Chose "+obj, 80), Description: "Decision among the agent's proposals",
+			Question: shorten(lastLine(tl.lastAgentText(u)), 160), Alternatives: alts, Chosen: obj, Reasons: becauseOf(u.text),
+			ActionTypes: e.tax.ClassifyText(sent), Confidence: 0.5, Importance: 0.4,
+			Sources: []SourceRef{tl.sourceRef(from, u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
+		}
+	}
+	return nil
+}
+
+// lastLine is the last non-empty line of s, trimmed.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
