@@ -161,6 +161,15 @@ func newTimeline(s *Session) *timeline {
 				continue
 			}
 			tl.push(&cur, i, text, false)
+		case r.Role == traces.RoleUser && r.Kind == traces.KindMessage && r.Who() == traces.AuthorTemplate && !r.Has(traces.MarkSidechain):
+			// An expanded template is injected, but the words the person
+			// gave it are theirs.
+			// They start a task (a command the person ran), so they answer
+			// nothing the agent did before it.
+			if args := traces.TemplateArguments(r.Text); args != "" {
+				cur = utterance{prev: cur.prev}
+				tl.push(&cur, i, args, false)
+			}
 		case isAgentText(r):
 			cur.assistant = append(cur.assistant, i)
 		case r.Kind == traces.KindToolResult && !r.Has(traces.MarkSidechain):

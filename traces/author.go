@@ -151,3 +151,64 @@ func normTurn(s string) string {
 	}
 	return b.String()
 }
+
+// tplFence is a fenced block's opening or closing line.
+var tplFence = textutil.Lazy("(?m)^\\s*(?:```|~~~)[\\w-]*\\s*$")
+
+// tplHTMLInputHead is a user-input section headed in HTML: `<h2
+// id="users-request">User's Request</h2>`.
+var tplHTMLInputHead = textutil.Lazy(`(?im)^\s*<h[1-6][^>]*>\s*(?:the\s+)?(?:user(?:'s)?\s+(?:input|request|arguments?)|input|arguments?)\s*</h[1-6]>\s*$`)
+
+// TemplateArguments returns the person's own words inside an expanded
+// prompt template: what fills its user-input section ("## User Input"
+// then a fenced block, as spec-kit expands $ARGUMENTS), or what the
+// person typed after a placeholder the expansion left in place ("...
+// $ARGUMENTS\nRename the command brall to lsbr"). The template is
+// injected; these words are typed, and they are all of the turn a
+// correction, preference or decision can be read from. "" when the
+// template carries none: the section holds only a placeholder, or nothing
+// follows it.
+func TemplateArguments(text string) string {
+	text = WorkText(text)
+	if loc := tplInputHead.FindStringIndex(text); loc != nil {
+		if args := sectionArguments(text[loc[1]:]); args != "" {
+			return args
+		}
+	} else if loc := tplHTMLInputHead.FindStringIndex(text); loc != nil {
+		if args := sectionArguments(text[loc[1]:]); args != "" {
+			return args
+		}
+	}
+	locs := tplPlaceholder.FindAllStringIndex(text, -1)
+	if len(locs) == 0 {
+		return ""
+	}
+	tail := strings.TrimSpace(text[locs[len(locs)-1][1]:])
+	if tail == "" || tplHeading.MatchString(tail) || tplFence.MatchString(tail) || TemplateHint(tail) || tplEmphasis.MatchString(tail) {
+		return ""
+	}
+	return tail
+}
+
+// sectionArguments is what fills a user-input section (rest is the text
+// after its heading): the fenced block it opens with; "" when it opens
+// with none, or the block is a placeholder or template text.
+func sectionArguments(rest string) string {
+	rest = strings.TrimLeft(rest, " \t\r\n")
+	var body string
+	if loc := tplFence.FindStringIndex(rest); loc != nil && loc[0] == 0 {
+		inner := rest[loc[1]:]
+		end := tplFence.FindStringIndex(inner)
+		if end == nil {
+			return ""
+		}
+		body = inner[:end[0]]
+	} else {
+		return "" // a paragraph under the heading is the template's own prose
+	}
+	body = strings.TrimSpace(body)
+	if body == "" || tplPlaceholder.MatchString(body) || tplEmphasis.MatchString(body) {
+		return ""
+	}
+	return body
+}

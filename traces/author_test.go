@@ -346,3 +346,35 @@ func FuzzPromptFile(f *testing.F) {
 		pf.matches(normTurn(turn), lines)
 	})
 }
+
+// TestTemplateArguments: the person's words inside an expanded template
+// are found whether the expansion put them in the user-input section's
+// fenced block or left the placeholder and the person typed after it; a
+// template with nothing of the person's yields nothing.
+func TestTemplateArguments(t *testing.T) {
+	steps := "## Outline\n\n1. Read the spec.\n2. Write the plan.\n3. Check it.\n\n"
+	for _, c := range []struct{ name, text, want string }{
+		{"fenced section", "---\ndescription: plan\n---\n\n## User Input\n\n```text\n我需要按照 TDD 来完成这个项目\n```\n\nYou **MUST** consider the user input before proceeding.\n\n" + steps, "我需要按照 TDD 来完成这个项目"},
+		{"typed after the placeholder", "# Update the requirements\n\n" + steps + "<h2 id=\"users-request\">User's Request</h2>\n\n$ARGUMENTS\nRename the command brall to lsbr and keep the old name as an alias\n", "Rename the command brall to lsbr and keep the old name as an alias"},
+		{"placeholder only", "## User Input\n\n```text\n$ARGUMENTS\n```\n\nYou **MUST** consider the user input.\n\n" + steps, ""},
+		{"template prose after the placeholder", "## User Input\n\n$ARGUMENTS\n\nYou **MUST** consider the user input before proceeding.", ""},
+		{"section prose, no block", "## Arguments\n\nThe text after the command names the feature.\n\n" + steps, ""},
+		{"steps after the placeholder", "Task: $ARGUMENTS\n\n" + steps, ""},
+	} {
+		if got := TemplateArguments(c.text); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func FuzzTemplateArguments(f *testing.F) {
+	f.Add("## User Input\n\n```text\nuse pnpm\n```\n")
+	f.Add("$ARGUMENTS\nrename it")
+	f.Add("<h2>Input</h2>\n```\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := TemplateArguments(s)
+		if len(got) > len(s) {
+			t.Fatalf("%q longer than its template", got)
+		}
+	})
+}
