@@ -97,7 +97,8 @@ var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfas
 	"0anes0", "886caigudong", "bruno-vilefort-tech-consulting", "daphatpharm4",
 	"7onc3k", "Gino-Loja", "Gordondalos", "bestlove1211", "hannibal8856",
 	"Quelklef", "caochitam", "minsuk1012", "Aquaticat", "doudouqie66",
-	"YPS-Tool", "BBXtreme"}
+	"YPS-Tool", "BBXtreme",
+	"4thehalibit", "AFI-Protocol", "austinweitao", "gouchan", "LilLeapo", "PT-Parker"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
