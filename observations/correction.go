@@ -127,6 +127,11 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		return 0.7, append(signals, SignalExplicitCorrection)
 	case strong && len(u.calls) > 0 && relevant(tl, u, tax):
 		return 0.7, signals
+	case !question && !ack && revertsChange(tl, u, low):
+		// "this is a terrible idea, please revert back to your previous
+		// code", "撤销刚才的修改": the change just made, taken back by
+		// words instead of aider's /undo or Claude Code's rewind.
+		return 0.7, append(signals, SignalExplicitCorrection)
 	case (holdOnRE.MatchString(text) || negStart && lexicon.CueStop.AtStart(low)) && directive && !question && (len(u.calls) > 0 || len(u.edited) > 0):
 		// "wait, ...", "Attends, petite correction : utilise ...",
 		// "等等，改成 ...": a stop word opens an instruction right after the
@@ -167,6 +172,33 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		return 0.65, append(signals, SignalConceded)
 	}
 	return 0, nil
+}
+
+// revertsChange reports whether the person asks, in the opening of low,
+// to take back the change the agent made since they last spoke: a file it
+// edited (aider's applied edits, an edit call) and a revert cue that no
+// negation just before it turns around ("no need to undo it").
+func revertsChange(tl *timeline, u *utterance, low string) bool {
+	changed := len(u.edited) > 0
+	for _, c := range u.calls {
+		if fs, ok := editedFiles(tl.rec(c)); ok && len(fs) > 0 {
+			changed = true
+			break
+		}
+	}
+	if !changed {
+		return false
+	}
+	head := headOf(low, 300)
+	i, _ := lexicon.CueRevert.Span(head)
+	if i < 0 {
+		return false
+	}
+	before := head[:i]
+	if len(before) > 24 {
+		before = before[len(before)-24:]
+	}
+	return !lexicon.CueNegation.In(before)
 }
 
 // handedBack reports whether the agent's replies since the person's

@@ -1097,3 +1097,33 @@ func TestPickFromClosingAlternatives(t *testing.T) {
 		t.Errorf("a menu of next steps taken as a decision: %+v", ds)
 	}
 }
+
+// TestRevertAfterChange: asking to take back the change just made is a
+// correction in any language, said in words rather than with /undo; the
+// same words with no change before them, or negated, are not.
+func TestRevertAfterChange(t *testing.T) {
+	for lang, msg := range map[string]string{
+		"en": "honestly this is a bad direction, please revert back to your previous version with one handler",
+		"de": "das war keine gute Idee, mach das rückgängig und lass den alten Handler",
+		"es": "no me convence, vuelve a la versión anterior con un solo handler",
+		"zh": "这样改不好，撤销刚才的修改，保留原来的单个处理函数",
+		"ja": "これはよくないので元に戻してください",
+	} {
+		if cs := correctionsAfterWrite(t, "I split the handler into two files.", msg); len(cs) != 1 {
+			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
+		}
+	}
+	s := (&ccFixture{}).user("how does the pipeline work?").say("It reads the queue and writes batches.").
+		user("please revert back to your previous explanation, it was clearer").say("OK.").session(t)
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 0 {
+		t.Errorf("no change before it: %d corrections", len(cs))
+	}
+	msg := "looks fine, no need to revert anything, now add the tests"
+	s = (&ccFixture{}).user("split the handler").
+		call("toolu_1", "Write", `{"file_path":"/repo/handler.go","content":"x"}`).result("toolu_1", "File updated").
+		say("I split the handler into two files.").user(msg).say("OK.").session(t)
+	tl := buildTimeline(s)
+	if u := &tl.utts[len(tl.utts)-1]; revertsChange(tl, u, lower(u.text)) {
+		t.Errorf("negated revert read as one: %q", u.text)
+	}
+}

@@ -155,103 +155,10 @@ func boundaryAfter(s string, i int) bool {
 
 // The cue lists. Each is one phrase per line, grouped by language.
 var (
-	// CueStop: stop, cancel, undo, revert, wait.
-	CueStop = NewCues(`
-stop
-cancel
-undo
-revert
-roll back
-rollback
-hold on
-hang on
-wait
-stopp
-halt
-abbrechen
-rückgängig
-zurücksetzen
-warte
-detente
-cancela
-cancelar
-deshaz
-deshacer
-revierte
-revertir
-espera
-para ya
-arrête
-arrete
-annule
-annuler
-attends
-reviens
-desfaz
-reverte
-aspetta
-annulla
-стоп
-хватит
-отмени
-отменить
-откати
-верни
-подожди
-停
-取消
-撤销
-撤回
-回滚
-还原
-恢复原
-等等
-やめて
-止めて
-取り消
-元に戻
-戻して
-待って
-멈춰
-그만
-취소
-되돌려
-원래대로
-잠깐
-zastav
-přestaň
-zruš
-vrať to
-vrať zpět
-počkej
-रुको
-रुकिए
-रद्द करो
-वापस करो
-पहले जैसा करो
-vazgeç
-geri al
-dừng lại
-hủy
-hoàn tác
-terugdraaien
-zatrzymaj
-cofnij
-berhenti
-batalkan
-توقف
-قف
-ألغ
-ألغي
-إلغاء
-تراجع
-ارجع
-انتظر
-หยุด
-รอก่อน
-เดี๋ยวก่อน
-ยกเลิก
-`)
+	// CueStop: stop, cancel, undo, revert, wait (CueHalt and CueRevert).
+	CueStop = NewCues(haltCues, revertCues)
+	// CueRevert: take a change back: undo, revert, put it back, 撤销, 元に戻して.
+	CueRevert = NewCues(revertCues)
 
 	// CueNegation: refusal and prohibition.
 	CueNegation = NewCues(`
@@ -2284,3 +2191,126 @@ kendin çalıştır
 네가 해
 네가 실행
 `)
+
+// haltCues stop the agent: stop, cancel, wait.
+const haltCues = `
+stop
+cancel
+hold on
+hang on
+wait
+stopp
+halt
+abbrechen
+warte
+detente
+cancela
+cancelar
+espera
+para ya
+arrête
+arrete
+annule
+annuler
+attends
+aspetta
+annulla
+стоп
+хватит
+отмени
+отменить
+подожди
+停
+取消
+等等
+やめて
+止めて
+取り消
+待って
+멈춰
+그만
+취소
+잠깐
+zastav
+přestaň
+zruš
+počkej
+रुको
+रुकिए
+रद्द करो
+vazgeç
+dừng lại
+hủy
+zatrzymaj
+berhenti
+batalkan
+توقف
+قف
+ألغ
+ألغي
+إلغاء
+انتظر
+หยุด
+รอก่อน
+เดี๋ยวก่อน
+ยกเลิก
+`
+
+// revertCues take the agent's change back: undo, revert, put it back.
+const revertCues = `
+undo
+revert
+roll back
+rollback
+rückgängig
+zurücksetzen
+deshaz
+deshacer
+revierte
+revertir
+reviens
+desfaz
+reverte
+откати
+верни
+撤销
+撤回
+回滚
+还原
+恢复原
+元に戻
+戻して
+되돌려
+원래대로
+vrať to
+vrať zpět
+वापस करो
+पहले जैसा करो
+geri al
+hoàn tác
+terugdraaien
+cofnij
+تراجع
+ارجع
+put it back
+go back to
+change it back
+restore the previous
+back to the previous
+back to your previous
+previous version
+mach das rückgängig
+vuelve a
+remets
+revenir à
+volta ao
+torna a
+вернуть как было
+верни как было
+改回
+恢复到
+回到之前
+前に戻
+예전으로
+이전으로
+`
