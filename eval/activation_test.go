@@ -83,11 +83,11 @@ func TestActivationScenarios(t *testing.T) {
 		"dev5":  {31, 0},
 		"dev6":  {29, 2},
 		"dev7":  {24, 0},
-		"dev8":  {25, 0},
-		"dev9":  {19, 4},
-		"dev10": {26, 2},
+		"dev8":  {26, 0},
+		"dev9":  {20, 4},
+		"dev10": {29, 2},
 		"dev11": {26, 5},
-		"dev14": {20, 3},
+		"dev14": {23, 3},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

@@ -26,6 +26,15 @@ func TestClassifyShell(t *testing.T) {
 		{cmd: "just infra-up stage=staging", want: []string{"infra:terraform-apply"}},
 		{cmd: "./vendor/bin/sail artisan db:wipe", want: []string{"db:reset"}},
 		{cmd: "flutter test test/features/booking", want: []string{"test:run"}},
+		// The same action through each ecosystem's own tool.
+		{cmd: "cd admin && mix ecto.drop && mix ecto.create", want: []string{"db:reset"}},
+		{cmd: "dotnet ef database drop --force", want: []string{"db:reset"}},
+		{cmd: "aws sqs purge-queue --queue-url https://sqs.eu-west-1.amazonaws.com/1/orders-dlq", want: []string{"queue:purge"}},
+		{cmd: "rabbitmqctl purge_queue invoices", want: []string{"queue:purge"}},
+		{cmd: "celery -A proj purge -f", want: []string{"queue:purge"}},
+		{cmd: "kafka-consumer-groups --bootstrap-server b:9092 --group g --reset-offsets --to-earliest --all-topics --execute", want: []string{"queue:reset-offsets"}},
+		{cmd: "gcloud pubsub subscriptions seek orders-sub --time=2026-01-01T00:00:00Z", want: []string{"queue:reset-offsets"}},
+		{cmd: "packer build -var version=1.2 edge.pkr.hcl", want: []string{"docker:build"}},
 		{cmd: "DEPLOY_ENV=production ./scripts/release.sh", want: []string{"deploy:production"}},
 		{cmd: "bin/console cache:clear --env=prod", want: []string{"deploy:production"}, notWant: []string{"js:console-log"}}, // what code contains is no command's type
 		{cmd: "make run", want: nil},
@@ -219,6 +228,8 @@ func TestClassifyText(t *testing.T) {
 		not  []string
 	}{
 		{"database migration that removes a column", []string{"sql:drop-column", "db:migration"}, nil},
+		{"just empty the dead letter queue", []string{"queue:purge"}, nil},
+		{"wipe the dev db", []string{"db:reset"}, nil},
 		{"don't put keys in code, not even test keys", []string{"code:hardcoded-secret"}, nil},
 		{"never paste the password into the config file", []string{"code:hardcoded-secret"}, nil},
 		{"drop the column deprecated_flag", []string{"sql:drop-column"}, nil},

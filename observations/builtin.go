@@ -2,8 +2,8 @@ package observations
 
 // builtinRules is the built-in action-type taxonomy; ACTIONTYPES.md is
 // generated from it (go test -run TestActionTypesDoc -update). Types are
-// domain:verb[:object]; the domains are git, pkg, py, sql, db, fs, sys, edit,
-// api, code, test, lint, style, docs, deploy, infra, k8s and docker.
+// domain:verb[:object]; the domains are git, pkg, py, sql, db, queue, fs, sys,
+// edit, api, code, test, lint, style, docs, deploy, infra, k8s and docker.
 var builtinRules = []Rule{
 	// git
 	{Type: "git:stage-all", Desc: "staging every change at once (git add -A / .)",
@@ -118,9 +118,23 @@ var builtinRules = []Rule{
 		Content:  []string{`(?i)\.flush(?:all|db)(?:async)?\s*\(`, `(?i)&:flush(?:all|db)\b`, `(?i)\bcall\(\s*['"]flush(?:all|db)['"]`},
 		Words:    []string{"flushall|flushdb", "flush|wipe|clear|empty redis|cache|valkey|memcached", "flush the cache|redis"}},
 	{Type: "db:reset", Desc: "dropping or resetting a database",
-		Commands: []string{"dropdb", "rails|rake db:reset|db:drop", "prisma migrate reset", "python|python3 manage.py flush"},
-		Content:  []string{`(?i)\bdrop\s+(database|schema)\b`},
-		Words:    []string{"drop|reset|wipe|delete database", "database reset"}},
+		Commands: []string{"dropdb", "rails|rake db:reset|db:drop", "prisma migrate reset", "prisma db push --force-reset", "python|python3 manage.py flush",
+			"mix ecto.drop|ecto.reset", "php|sail artisan db:wipe|migrate:fresh", "artisan db:wipe|migrate:fresh", "dotnet ef database drop",
+			"sequelize db:drop", "npx sequelize db:drop", "bin/rails db:reset|db:drop", "flyway clean", "liquibase drop-all|dropAll"},
+		Content: []string{`(?i)\bdrop\s+(database|schema)\b`, `(?i)\bdropDatabase\s*\(`},
+		Words:   []string{"drop|reset|wipe|delete|recreate|nuke database|db", "database|db reset|from scratch"}},
+
+	// message queues and streams
+	{Type: "queue:purge", Desc: "purging a message queue, topic or stream",
+		Commands: []string{"aws sqs purge-queue", "rabbitmqctl purge_queue", "rabbitmqadmin purge", "celery purge", "celery * purge",
+			"nats stream purge", "kafka-delete-records", "kafka-topics --delete", "rpk topic delete|trim-prefix", "rq empty",
+			"az servicebus queue|topic delete", "gcloud pubsub topics|subscriptions delete"},
+		Words: []string{"purge|empty|drain|flush queue|dlq|topic|stream|subscription|messages", "dead letter queue"}},
+	{Type: "queue:reset-offsets", Desc: "rewinding a consumer's offsets or a subscription",
+		// kafka-consumer-groups only plans a reset without --execute.
+		Commands: []string{"kafka-consumer-groups --reset-offsets --execute", "kafka-consumer-groups.sh --reset-offsets --execute", "rpk group seek", "gcloud pubsub subscriptions seek",
+			"az eventhubs eventhub consumer-group", "nats consumer rm"},
+		Words: []string{"reset|rewind|replay|seek offset|offsets|consumer|subscription", "reprocess|replay beginning|earliest|start"}},
 
 	// filesystem and system
 	{Type: "fs:delete-recursive", Desc: "deleting files recursively (rm -r)",
@@ -299,8 +313,9 @@ var builtinRules = []Rule{
 		Commands: []string{"docker|podman run --privileged|--net=host|--network=host|--pid=host|--cap-add"},
 		Words:    []string{"privileged container|mode|docker", "host network"}},
 	{Type: "docker:build", Desc: "building container images",
-		Commands: []string{"docker|podman build|buildx", "docker compose build", "docker-compose build"},
-		Words:    []string{"docker build", "build image|container"}},
+		Commands: []string{"docker|podman build|buildx", "docker compose build", "docker-compose build", "packer build", "buildah bud|build",
+			"kaniko", "nix build", "pack build"},
+		Words: []string{"docker build", "build|rebuild|bake image|container|ami"}},
 	{Type: "docker:run", Desc: "running containers",
 		Commands: []string{"docker|podman run|exec|start", "docker compose up|run|exec|start", "docker-compose up|run|exec|start"},
 		Words:    []string{"docker run|compose up", "run container"}},

@@ -33,6 +33,7 @@ var builtinRequired = map[string][]string{
 	"(?i)&:flush(?:all|db)\\b":                                                           []string{"&:flush"},
 	"(?i)\\bcall\\(\\s*['\"]flush(?:all|db)['\"]":                                        []string{"call("},
 	"(?i)\\bdrop\\s+(database|schema)\\b":                                                []string{"database", "schema"},
+	"(?i)\\bdropDatabase\\s*\\(":                                                         []string{"dropdatabase"},
 	"(?m)^// Code generated .* DO NOT EDIT\\.$":                                          []string{"// code generated "},
 	"@generated":           []string{"@generated"},
 	"(?m)^\\s*except\\s*:": []string{"except"},

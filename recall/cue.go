@@ -132,6 +132,14 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 			}
 		}
 	}
+	// "the DLQ is full of junk, just empty it": the act with its object.
+	if act := pronounAct(q.Task); act != "" && !isQuestion(q.Task) {
+		for _, t := range tax.ClassifyText(act) {
+			if !slices.Contains(c.types, t) {
+				c.types = append(c.types, t)
+			}
+		}
+	}
 	// A request in other words: the lexicon's canonical words classify,
 	// and are words of the request ("pull the forecast from the Met
 	// Office API" asks for an HTTP client).

@@ -207,7 +207,7 @@ var (
 		"push": true, "rm": true, "uninstall": true, "rollback": true, "drain": true, "cordon": true, "taint": true, "up": true, "release": true,
 		"-delete": true, "-exec": true, "-execdir": true, "-ok": true}
 	// inspectDomains are the action domains an inspection cannot be.
-	inspectDomains = map[string]bool{"deploy": true, "infra": true, "k8s": true, "db": true}
+	inspectDomains = map[string]bool{"deploy": true, "infra": true, "k8s": true, "db": true, "queue": true}
 )
 
 // inspection reports whether every simple command of cmd only looks.
@@ -338,3 +338,28 @@ var (
 	inspectPrograms = map[string]bool{"cd": true, "echo": true, "cat": true, "grep": true, "head": true, "tail": true, "jq": true, "less": true, "wc": true, "sort": true,
 		"find": true, "ls": true, "rg": true, "ag": true, "tree": true, "stat": true, "file": true, "du": true, "pwd": true, "which": true, "uniq": true, "cut": true}
 )
+
+// subjectRE is the thing a request is about when it opens by saying what
+// state it is in: "the ais-ingest DLQ is full of junk", "admin's dev db
+// got into a weird state".
+var subjectRE = textutil.Lazy(`(?i)^\s*(?:so\s+|ok\s+|hey\s+)?(?:the\s+|our\s+|my\s+|this\s+)?([\p{L}\p{N}_.'/-]+(?:\s+[\p{L}\p{N}_.'/-]+){0,4}?)\s+(?:is|are|was|were|got|gets|has|have|had|keeps|needs|seems|looks|went|broke|broken|failed|fails|won't|can't|doesn't|isn't|aren't)\b`)
+
+// pronounObjectRE is an act done to "it" or "them": "just empty it",
+// "wipe it and start fresh".
+var pronounObjectRE = textutil.Lazy(`(?i)\b([a-z]{3,})\s+(?:it|them)\b`)
+
+// pronounAct resolves "VERB it" in a request to the thing the request
+// opened with ("the DLQ is full of junk, just empty it" -> "empty DLQ"),
+// so the act is classified with its object; "" when the request has no
+// such shape.
+func pronounAct(task string) string {
+	m := subjectRE.FindStringSubmatch(task)
+	if m == nil {
+		return ""
+	}
+	var acts []string
+	for _, v := range pronounObjectRE.FindAllStringSubmatch(task, 4) {
+		acts = append(acts, v[1]+" "+m[1])
+	}
+	return strings.Join(acts, ". ")
+}

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -461,6 +462,8 @@ func TestOtherEnvironment(t *testing.T) {
 		"aws ecs update-service --cluster ledger-prod":    "prod",
 		"./scripts/deploy.sh local":                       "dev",
 		"git push origin main":                            "",
+		"cd admin && MIX_ENV=test mix ecto.reset":         "test",
+		"RAILS_ENV=production bin/rails db:migrate":       "prod",
 	} {
 		got := ""
 		for e := range environments(text) {
@@ -479,6 +482,34 @@ func TestOtherEnvironment(t *testing.T) {
 		if shell(cmd).otherEnvironment(c) {
 			t.Errorf("%q ruled out", cmd)
 		}
+	}
+	// A lesson that allows one environment in so many words does not
+	// name it as its own; the throwaway test environment is another
+	// situation than the default one the corrected call ran in.
+	c = &candidate{typ: observations.TypeCorrection, trigger: "dropping or resetting a database: `cd admin && mix ecto.reset`",
+		said: "don't reset the admin dev database again. reset/drop is only ok with MIX_ENV=test."}
+	if !shell("cd admin && MIX_ENV=test mix ecto.reset").otherEnvironment(c) {
+		t.Error("the test environment the lesson allows read as its situation")
+	}
+	if shell("cd admin && mix ecto.reset").otherEnvironment(c) {
+		t.Error("the corrected command itself ruled out")
+	}
+}
+
+// A request that says what state a thing is in and then what to do to
+// "it" is classified with that thing as the act's object.
+func TestPronounAct(t *testing.T) {
+	tax := observations.Default()
+	for task, want := range map[string]string{
+		"the orders DLQ is full of poison messages since Friday, just empty it": "queue:purge",
+		"my local db got corrupted after the rebase, wipe it":                   "db:reset",
+	} {
+		if got := tax.ClassifyText(pronounAct(task)); !slices.Contains(got, want) {
+			t.Errorf("%q: %q classified %v, want %s", task, pronounAct(task), got, want)
+		}
+	}
+	if act := pronounAct("deploy it to staging"); act != "" {
+		t.Errorf("no subject named, yet %q", act)
 	}
 }
 

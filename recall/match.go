@@ -1143,6 +1143,16 @@ func environments(text string) map[string]bool {
 	// A host's last label is no environment: "pkg.dev/...", "x.live:443".
 	// "QuaysideStaging-Worker": the words of a CamelCase name.
 	text = hostSuffixRE.ReplaceAllString(strings.ToLower(camelRE.ReplaceAllString(text, "$1 $2")), "$1$2")
+	for _, m := range envVarRE.FindAllStringSubmatch(text, -1) {
+		// MIX_ENV=test, RAILS_ENV=test: the framework's environment,
+		// "test" among them, which as a plain word says nothing.
+		if env := envValues[m[1]+m[2]]; env != "" {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[env] = true
+		}
+	}
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	}) {
@@ -1156,6 +1166,19 @@ func environments(text string) map[string]bool {
 	return out
 }
 
+// allowsRE is a clause that allows, whatever negation word it holds:
+// "reset/drop is only ok with MIX_ENV=test", "staging is fine".
+var allowsRE = textutil.Lazy(`(?i)\b(?:is|are)\s+(?:only\s+|still\s+)?(?:ok|okay|fine|allowed|acceptable)\b|\bonly\s+(?:ok|okay|fine|allowed)\b`)
+
+// envVarRE is a framework's environment variable set on a command line
+// (lower-cased text): MIX_ENV, RAILS_ENV, RACK_ENV, NODE_ENV, APP_ENV,
+// FLASK_ENV, DJANGO_ENV, ASPNETCORE_ENVIRONMENT, DOTNET_ENVIRONMENT.
+var envVarRE = textutil.Lazy(`\b(?:mix|rails|rack|node|app|flask|django|symfony|laravel)_env=["']?([a-z]+)|\b(?:aspnetcore|dotnet)_environment=["']?([a-z]+)`)
+
+// envValues are the environments a framework's variable names.
+var envValues = map[string]string{"test": "test", "testing": "test", "dev": "dev", "development": "dev", "local": "dev",
+	"prod": "prod", "production": "prod", "staging": "staging", "stage": "staging"}
+
 // camelRE is a lower-case letter followed by an upper-case one.
 var camelRE = textutil.Lazy(`(\p{Ll})(\p{Lu})`)
 
@@ -1166,7 +1189,7 @@ var hostSuffixRE = textutil.Lazy(`(\w)\.[a-z]{2,12}([/:])`)
 // a database, a cluster, infrastructure): for them the environment a call
 // names is its target. For a commit or an edit it is only a word of a file
 // name or a message.
-var envDomains = map[string]bool{"deploy": true, "db": true, "sql": true, "k8s": true, "infra": true}
+var envDomains = map[string]bool{"deploy": true, "db": true, "sql": true, "k8s": true, "infra": true, "queue": true}
 
 var envWords = map[string]string{"prod": "prod", "production": "prod", "prd": "prod", "live": "prod",
 	"staging": "staging", "stage": "staging", "stg": "staging", "preprod": "staging", "uat": "staging",
@@ -1198,7 +1221,7 @@ func (cu *cue) otherEnvironment(c *candidate) bool {
 	// is fine" names one it allows, and does not count), also when the
 	// corrected command named none (it reached prod through a proxy).
 	for _, cl := range splitClauses(c.said) {
-		if negates(cl) {
+		if negates(cl) && !allowsRE.MatchString(cl) {
 			// A file named in the clause ("kept in plain text in
 			// Pulumi.staging.yaml") is where, not which environment.
 			for e := range environments(withoutFileNames(reducePaths(cl))) {
@@ -1207,6 +1230,11 @@ func (cu *cue) otherEnvironment(c *candidate) bool {
 		}
 	}
 	if len(theirs) == 0 {
+		if len(mine) == 1 && mine["test"] {
+			// MIX_ENV=test: the throwaway test environment, where the
+			// corrected call (which named none) ran in the default one.
+			return true
+		}
 		return false
 	}
 	for e := range mine {
