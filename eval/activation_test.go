@@ -85,7 +85,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev7":  {24, 0},
 		"dev8":  {26, 0},
 		"dev9":  {20, 4},
-		"dev10": {29, 2},
+		"dev10": {31, 2},
 		"dev11": {26, 5},
 		"dev14": {23, 3},
 	}

@@ -15,7 +15,7 @@ func TestNegatesIsNegRE(t *testing.T) {
 		"nothing", "kein", "keinen", "nicht", "nie", "jamais", "pas", "ne", "non", "mai", "evitar", "ban", "bans",
 		"banned", "bez", "yok", "niet", "geen", "senza", "note", "nope", "knot", "token", "x", "run", "the", "tests",
 		"dropped", "removed", "deprecated", "jangan", "tidak", "bukan", "Dropped", "removedx", "can't", "cant", "cannot", "can",
-		"mustn't", "isn't", "aren't", "wasn't", "koyma", "kullanma", "yapma", "ekleme", "silme", "dokunma", "canteen",
+		"mustn't", "isn't", "aren't", "wasn't", "rip", "ripe", "ditch", "strip", "stripe", "scrap", "scrape", "koyma", "kullanma", "yapma", "ekleme", "silme", "dokunma", "canteen",
 		" ", "  ", ".", ",", "_", "-", "1", "9", "`", "\n", "\t", "(", ")", "/", "é", "ne’", "не", "别", "不要", "मत", "नहीं", "मति"}
 	check := func(s string) {
 		t.Helper()
@@ -51,4 +51,19 @@ func FuzzNegates(f *testing.F) {
 			t.Fatalf("negates(%q) = %v, negRE %v", s, got, want)
 		}
 	})
+}
+
+// A removal asked for in other words ("rip out the X", "ditch the X")
+// prohibits X as "remove the X" does.
+func TestRemovalWordsProhibit(t *testing.T) {
+	for _, said := range []string{
+		"now rip out the System.out.println, we log through SLF4J",
+		"ditch the console.log calls, use the logger",
+		"strip the fmt.Println debugging before you commit",
+	} {
+		sigs := signatures(said)
+		if len(sigs) == 0 || !sigs[0].prohibited {
+			t.Errorf("%q: %+v", said, sigs)
+		}
+	}
 }
