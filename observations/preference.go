@@ -121,6 +121,12 @@ func preferenceIn(sent string) (string, bool) {
 // preferenceRule is the rule that reads sent as a preference, if one does.
 func preferenceRule(sent string) (string, bool) {
 	q := isQuestion(sent)
+	if !q && replyLanguageRE.MatchString(sent) {
+		// "j'aimerais que tout soit en français lors de nos échanges",
+		// "always answer me in English", "以后用中文回答": the language the
+		// person wants to be answered in, a standing preference.
+		return prefStatement(sent), true
+	}
 	if !q {
 		if loc := prefCues.find(sent); loc != nil && topicAfter(sent, loc) {
 			return prefStatement(sent), true
@@ -319,3 +325,11 @@ func callCommand(r *traces.Record) string {
 	}
 	return ""
 }
+
+// replyLanguageRE is the person asking to be answered, or to work with
+// them, in a language: a verb of talking to them (answer, reply, talk,
+// our exchanges) or a standing quantifier (always, everything, from now
+// on) with a language named, in the languages people write to agents in.
+// A task in a language ("write the README in French") names no verb of
+// talking to the person and no standing quantifier, and is not one.
+var replyLanguageRE = textutil.Lazy(`(?i)\b(?:answer|respond|reply|talk|speak|communicate|chat|converse|always|everything|from now on)\b[^.?!\n]{0,50}\bin (?:english|french|german|spanish|portuguese|italian|russian|chinese|mandarin|japanese|korean|dutch|polish|turkish|czech|ukrainian|vietnamese|indonesian|hindi|arabic)\b|\b(?:r[ée]pond|[ée]cri[st]|parle|[ée]changes?|tout|toujours|conversation)\w*\b[^.?!\n]{0,50}\ben (?:fran[çc]ais|anglais|allemand|espagnol|italien|portugais|chinois|japonais|cor[ée]en|russe)\b|\b(?:antwort|schreib|sprich|rede|alles|immer|kommunizier)\w*\b[^.?!\n]{0,50}\bauf (?:deutsch|englisch|franz[öo]sisch|spanisch)\b|\b(?:respond|contest|escrib|habl|todo|siempre|comunica)\w*\b[^.?!\n]{0,50}\ben (?:espa[ñn]ol|castellano|ingl[ée]s|franc[ée]s|portugu[ée]s)\b|\b(?:respond|escrev|fal|tudo|sempre|comunica)\w*\b[^.?!\n]{0,50}\bem (?:portugu[êe]s|ingl[êe]s|espanhol)\b|\b(?:rispond|scriv|parl|tutto|sempre|comunica)\w*\b[^.?!\n]{0,50}\bin (?:italiano|inglese|francese|tedesco)\b|(?:отвеча|пиш|говор|всегда|вс[её]|общ)[а-яё]*[^.?!\n]{0,50}на (?:русском|английском|украинском)|(?:用|以)(?:中文|英文|日文|韩文|简体中文|繁体中文|汉语|英语)(?:来)?(?:回答|回复|交流|沟通|对话|说|写|输出)|(?:日本語|英語|中国語|韓国語)で(?:回答|返答|答え|話|書い|やり取り|対応|お願い)|(?:한국어|영어|일본어|중국어)로\s?(?:답|대답|말|써|작성|대화|응답)`)

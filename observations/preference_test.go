@@ -324,3 +324,25 @@ func TestDecisionAfterUndo(t *testing.T) {
 		t.Errorf("no undo, yet a decision: %+v", decs[0])
 	}
 }
+
+// TestReplyLanguagePreference: the language the person wants to be
+// answered in is a standing preference, in any language; a task to be
+// done in a language is not.
+func TestReplyLanguagePreference(t *testing.T) {
+	for _, msg := range []string{
+		"j'aimerais que tout soit en français lors de nos échanges",
+		"please always answer me in English, even when the code comments are German",
+		"以后请用中文回答",
+		"これからは日本語で回答してください",
+		"antworte bitte immer auf Deutsch",
+	} {
+		s := (&ccFixture{}).user("set up the project").say("Done.").user(msg).say("OK.").session(t)
+		if ps := ofType(Extract(s, nil, nil), TypePreference); len(ps) != 1 {
+			t.Errorf("%q: preferences %+v", msg, ps)
+		}
+	}
+	s := (&ccFixture{}).user("set up the project").say("Done.").user("write the README in French for the Lyon team").say("OK.").session(t)
+	if ps := ofType(Extract(s, nil, nil), TypePreference); len(ps) != 0 {
+		t.Errorf("a task in a language read as a preference: %+v", ps)
+	}
+}
