@@ -117,3 +117,21 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
 }
+
+// onlyChoiceWords reports whether every topic word of sent is a word
+// that names a choice without saying which ("I don't like any
+// approach", "I like this option"): a reaction to an offer, no taste
+// anyone can name later.
+func onlyChoiceWords(sent string) bool {
+	n := 0
+	for tok := range topicTokens(sent) {
+		if ackWords[tok] {
+			continue
+		}
+		if !genericChoiceWords[tok] {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}

@@ -1073,6 +1073,14 @@ func TestEndorsedProposalIsADecision(t *testing.T) {
 	if ps := ofType(Extract(s, nil, nil), TypePreference); len(ps) != 1 {
 		t.Errorf("standing taste: preferences %+v", ps)
 	}
+	// A pick by label, or a reaction to the offer as a whole, is no taste.
+	for _, reply := range []string{"But I like option 2.", "I don't like any approach."} {
+		s := (&ccFixture{}).user("how do we split the queues?").say("Option 1: one queue per tenant. Option 2: one shared queue. Which do you prefer?").
+			user(reply).say("OK.").session(t)
+		if ps := ofType(Extract(s, nil, nil), TypePreference); len(ps) != 0 {
+			t.Errorf("%q read as a preference: %+v", reply, ps)
+		}
+	}
 	// An offer, but the person likes something it did not name.
 	s = (&ccFixture{}).user("names?").say(offer).user("I like tabs over spaces in every file.").say("OK.").session(t)
 	if ds := ofType(Extract(s, nil, nil), TypeDecision); len(ds) != 0 {

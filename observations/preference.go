@@ -51,8 +51,11 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 			continue // a refusal of what the agent proposed, not a taste
 		}
 		for _, sent := range clauses(u.text) {
-			if endorsement(tl, u, sent) != "" {
+			if endorsement(tl, u, sent) != "" || len(u.assistant) > 0 && likeChoiceRE.MatchString(sent) {
 				continue // a choice among what the agent offered: a decision
+			}
+			if onlyChoiceWords(sent) {
+				continue // "I don't like any approach": about the offer, nothing lasting
 			}
 			st, explicit := preferenceIn(sent)
 			if st == "" && len(u.rejected) > 0 {
