@@ -1135,3 +1135,25 @@ func TestRevertAfterChange(t *testing.T) {
 		t.Errorf("negated revert read as one: %q", u.text)
 	}
 }
+
+// TestRegressionAndStuckReports: "it used to work", "it gets stuck", "this
+// has nothing to do with my drawing", right after a change, report that
+// the change failed, in any language.
+func TestRegressionAndStuckReports(t *testing.T) {
+	for lang, msg := range map[string]string{
+		"en":    "it used to work",
+		"en2":   "fix the runner, it gets stuck on the hello world step",
+		"de":    "das hat vorher funktioniert",
+		"fr":    "ça marchait avant ton changement",
+		"zh":    "之前是好的，现在卡在启动那一步",
+		"ko":    "지금 화면은 내가 그린 그림이랑 전혀 상관없거든?",
+		"ja":    "前は動いていたのに",
+		"es":    "antes funcionaba bien",
+		"ru":    "раньше работало",
+		"pt-BR": "funcionava antes da mudança",
+	} {
+		if cs := correctionsAfterWrite(t, "Done: the runner now starts the emulator first.", msg); len(cs) != 1 {
+			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
+		}
+	}
+}

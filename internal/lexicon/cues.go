@@ -430,6 +430,53 @@ crashes immediately
 hangs
 freezes
 is stuck
+get stuck
+gets stuck
+got stuck
+getting stuck
+stuck at
+stuck on
+used to work
+worked before
+was working before
+it was working
+worked fine before
+has nothing to do with
+bleibt hängen
+hängt fest
+hat vorher funktioniert
+ging vorher
+se queda colgado
+se queda atascado
+antes funcionaba
+no tiene nada que ver
+reste bloqué
+marchait avant
+n'a rien à voir
+fica travado
+funcionava antes
+não tem nada a ver
+resta bloccato
+funzionava prima
+non c'entra niente
+застревает
+застряло
+раньше работало
+не имеет ничего общего
+卡在
+之前是好的
+之前可以
+以前可以
+完全没关系
+完全不一样
+止まったまま
+前は動いて
+全然違う
+전에는 됐
+예전에는 됐
+멈춰 있
+전혀 상관없
+완전히 다르
 beendet sich sofort
 beenden sich sofort
 schließt sich sofort
