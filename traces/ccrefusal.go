@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/kbmem/kb/internal/textutil"
 )
 
 // How a Claude Code refusal is told from a tool's output.
@@ -109,7 +111,13 @@ func versionAtLeast(v string, want ...int) bool {
 
 // ccRefusalOf reads a tool_result as a refusal: its form, and the reason
 // the person typed for a reason refusal (empty when they typed none).
-func ccRefusalOf(isErr bool, content json.RawMessage, text string, toolUseResult json.RawMessage) (reason string, form int) {
+//
+// own says the tool's errors are Claude Code's own text (ccOwnErrors):
+// then a result that is none of Claude Code's error sentences and reads as
+// typed by a person is the reason itself, as versions around 2.0.2 wrote
+// it without an opening ("I don't need or want changes to the ViewModel
+// files. Let's revert...": ccBareReason).
+func ccRefusalOf(isErr bool, content json.RawMessage, text string, toolUseResult json.RawMessage, own bool) (reason string, form int) {
 	if !isErr || !isJSONString(content) {
 		return "", ccNoRefusal
 	}
@@ -140,7 +148,41 @@ func ccRefusalOf(isErr bool, content json.RawMessage, text string, toolUseResult
 			return r, ccReasonRefusal
 		}
 	}
+	if own && ccBareReason(t) {
+		return t, ccReasonRefusal
+	}
 	return "", ccNoRefusal
+}
+
+// ccOwnErrorHeads open the error sentences Claude Code writes for its own
+// tools (seen in transcripts of 1.0.29 to 2.1.97), besides the
+// <tool_use_error> wrapper and the refusal texts.
+var ccOwnErrorHeads = []string{"<", "File has not been read", "File has been modified", "File has been unexpectedly modified",
+	"File does not exist", "File content", "File is too large", "Found ", "No changes to make", "String to replace not found",
+	"EISDIR", "ENOENT", "EACCES", "EPERM", "Claude requested permission", "Directory does not exist", "InputValidationError",
+	"Error", "Cannot ", "Path ", "Sibling tool call", "This tool", "Notebook", "Invalid ", "Failed ", "Unable ", "Permission ",
+	"The user ", "Tool ", "Todo", "Unknown ", "Missing ", "old_string", "new_string", "[Request interrupted", "Exit code",
+	"Command ", "Shell ", "Timeout", "Killed", "Interrupted", "This Bash command", "This command", "The following", "Permission to",
+	"Hook ", "PreToolUse", "PostToolUse", "Blocked", "Operation "}
+
+// ccPersonRE is a mark of text a person typed to the agent: a first or
+// second person word, a question, "please", "let's", a contraction of a
+// negation, or a letter of a script other than Latin.
+var ccPersonRE = textutil.Lazy(`(?i)\b(?:i|i'm|i'd|i've|we|we're|let's|lets|you|your|please|don't|dont|doesn't|why|should|shouldn't|no need)\b|\?|[^\x00-\x{24F}\x{2000}-\x{206F}]`)
+
+// ccBareReason reports whether t, an error result of a tool whose errors
+// are Claude Code's own text, is instead the reason the person typed: no
+// sentence of Claude Code's opens it and it reads as a person's.
+func ccBareReason(t string) bool {
+	if t == "" || len(t) > 4000 {
+		return false
+	}
+	for _, h := range ccOwnErrorHeads {
+		if strings.HasPrefix(t, h) {
+			return false
+		}
+	}
+	return ccPersonRE.MatchString(t)
 }
 
 // ccAwaiting reports whether recs hold a refusal waiting for its decision.

@@ -437,7 +437,7 @@ func (s *ccState) userBlocks(base Record, obj, msg object, lineExtra map[string]
 				rec.Author = AuthorPersonChoice
 			}
 			ownText := ccOwnErrors(s.calls.name(rec.CallID), obj.str("version"))
-			switch reason, form := ccRefusalOf(rec.IsError, c, rec.Output, lineExtra["toolUseResult"]); {
+			switch reason, form := ccRefusalOf(rec.IsError, c, rec.Output, lineExtra["toolUseResult"], ownText); {
 			case form != ccNoRefusal && ownText:
 				rec.Marks = append(rec.Marks, MarkRejected)
 				out = append(out, rec)

@@ -322,3 +322,39 @@ func TestClaudeCodeClarifyChoice(t *testing.T) {
 		t.Errorf("a typed reason was lost: %+v", recs)
 	}
 }
+
+// TestClaudeCodeBareReason: around 2.0.2 Claude Code wrote the reason the
+// person typed when refusing an edit as the whole error result, with no
+// opening. For a tool whose errors are Claude Code's own sentences, such a
+// result that is none of them and reads as typed is the person's reason;
+// Claude Code's own errors, and any tool whose errors carry outside text,
+// never are.
+func TestClaudeCodeBareReason(t *testing.T) {
+	reason := "I don't need or want changes to the ViewModel files. Let's revert changes to those files."
+	src := ccToolUse(t, "2.0.2", "t1", "Edit") + ccResult(t, "2.0.2", "t1", reason, true, "Error: "+reason) +
+		ccAssistantText(t, "2.0.2", "Understood, reverting.")
+	recs, _, _ := parseReader(t, NewClaudeCode(), strings.NewReader(src), "x.jsonl", Pos{})
+	var got []string
+	for _, r := range recs {
+		if r.Human() && r.Has(MarkRejected) {
+			got = append(got, r.Text)
+		}
+	}
+	if len(got) != 1 || got[0] != reason {
+		t.Errorf("bare reason: %q", got)
+	}
+	for name, src := range map[string]string{
+		"own error":      ccToolUse(t, "2.0.2", "t1", "Edit") + ccResult(t, "2.0.2", "t1", "<tool_use_error>String to replace not found in file.</tool_use_error>", true, "Error: <tool_use_error>String to replace not found in file.</tool_use_error>"),
+		"own sentence":   ccToolUse(t, "1.0.51", "t1", "Edit") + ccResult(t, "1.0.51", "t1", "Found 2 matches of the string to replace, but replace_all is false.", true, "Error: Found 2 matches of the string to replace, but replace_all is false."),
+		"bash 2.0.28":    ccToolUse(t, "2.0.28", "t1", "Bash") + ccResult(t, "2.0.28", "t1", "why does this fail? you should use pnpm", true, "Error: why does this fail? you should use pnpm"),
+		"approval text":  ccToolUse(t, "2.0.42", "t1", "Bash") + ccResult(t, "2.0.42", "t1", "This Bash command contains multiple operations. Should you ask?", true, "Error: This Bash command contains multiple operations. Should you ask?"),
+		"no person mark": ccToolUse(t, "2.0.2", "t1", "Edit") + ccResult(t, "2.0.2", "t1", "Old string matched 0 locations.", true, "Error: Old string matched 0 locations."),
+	} {
+		recs, _, _ := parseReader(t, NewClaudeCode(), strings.NewReader(src), "x.jsonl", Pos{})
+		for _, r := range recs {
+			if r.Has(MarkRejected) {
+				t.Errorf("%s: read as a refusal: %+v", name, r)
+			}
+		}
+	}
+}
