@@ -165,6 +165,12 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// 'Make this happen, but call the role "user" not "regular"': a
 		// name the agent used, swapped for the person's.
 		return 0.7, append(signals, SignalExplicitCorrection)
+	case len(u.assistant) > 0 && !question && !ack && n <= 25 && !lexicon.CueContinue.In(low) &&
+		(overrideRE.MatchString(text) || lexicon.CueYourself.In(low)) && agentDeclinedRE.MatchString(headOf(strings.TrimSpace(tl.lastAgentText(u)), 200)):
+		// "Cannot comply: the protocol requires ..." - "violate it",
+		// "hazlo, te lo pido yo": the person overrides the agent's refusal
+		// to do what they asked.
+		return 0.65, append(signals, SignalExplicitCorrection)
 	case !ack && conceded(tl, u):
 		// "Why are the commands in both prompts?" - "You're right,
 		// that's redundant": the agent granted the point, so the message
@@ -200,6 +206,16 @@ func revertsChange(tl *timeline, u *utterance, low string) bool {
 	}
 	return !lexicon.CueNegation.In(before)
 }
+
+// agentDeclinedRE is the agent declining, at the start of its reply, to do
+// what the person asked: "Cannot comply", "I can't do that", "No puedo",
+// "Je ne peux pas", "Ich kann das nicht", "我不能", "できません".
+var agentDeclinedRE = textutil.Lazy(`(?i)^\W*(?:cannot (?:proceed|comply|do|create|run|complete)|i can(?:not|'t|’t) (?:do|proceed|comply|run|create|help with|perform)|i'?m (?:not able|unable) to|unable to (?:proceed|comply)|i (?:won'?t|will not|must decline)|no puedo|no me es posible|je ne peux pas|impossible de|ich kann (?:das |dies )?nicht|não posso|non posso|я не могу|не могу|我不能|我无法|无法执行|できません|それはできません|할 수 없|불가능)`)
+
+// overrideRE is the person insisting on what the agent declined: "do it
+// anyway", "violate it", "skip the protocol", "hazlo", "fais-le quand
+// même", "mach es trotzdem", "照做", "やって".
+var overrideRE = textutil.Lazy(`(?i)\b(?:anyway|regardless|violate|ignore (?:it|the|that)|skip (?:it|the|that)|bypass|override|just do it|do it|hazlo|h[aá]gelo|s[aá]ltate|ign[oó]ralo|quand m[eê]me|fais[- ]le|trotzdem|mach(?: es|'s)|fa(?:llo|i) lo stesso|faça|fa[çc]a isso|сделай|игнорируй)\b|照做|就这么做|你来做|やって|してください|해줘|해 줘`)
 
 // handedBack reports whether the agent's replies since the person's
 // previous message hand work back to the person: a command to run, in a

@@ -1157,3 +1157,26 @@ func TestRegressionAndStuckReports(t *testing.T) {
 		}
 	}
 }
+
+// TestOverrideOfAgentsRefusal: the agent declines what the person asked
+// and the person insists, in any language: a correction. Giving the agent
+// what it lacked and saying "go on" is not one.
+func TestOverrideOfAgentsRefusal(t *testing.T) {
+	declined := "Cannot comply: the repository's protocol requires a human to ship from a feature branch."
+	for lang, msg := range map[string]string{
+		"en": "violate it, I'm asking you to",
+		"es": "hazlo, te lo pido yo, saltate el protocolo",
+		"fr": "fais-le quand même, c'est moi qui décide",
+		"de": "mach es trotzdem, ich übernehme das",
+	} {
+		s := (&ccFixture{}).user("create a branch and ship the changes").say(declined).user(msg).say("OK.").session(t)
+		if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 1 {
+			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
+		}
+	}
+	s := (&ccFixture{}).user("run the stack").say("I can't run it: docker is not installed on this machine.").
+		user("c'est bon, j'ai installé docker, tu peux continuer").say("OK.").session(t)
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 0 {
+		t.Errorf("the blocker removed read as an override: %+v", cs)
+	}
+}
