@@ -32,6 +32,9 @@ func (*correctionExtractor) Type() string { return TypeCorrection }
 // languages, internal/lexicon), and the English phrasings the extractor
 // knew before still count.
 func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []string) {
+	if u.command {
+		return 0, nil // a command's arguments set a task
+	}
 	text := u.text
 	low := lower(text)
 	n := wordCount(text)
@@ -341,7 +344,7 @@ func failureAfterChange(tl *timeline, u *utterance) bool {
 	// homepage does not open". A long first message sets the task, even
 	// after /init wrote a file ("... and fix the broken APIs").
 	n := wordCount(u.text)
-	if len(u.calls) == 0 && len(u.assistant) == 0 || u.prev < 0 && (len(u.calls) == 0 || n > 15) || n < 2 {
+	if u.command || len(u.calls) == 0 && len(u.assistant) == 0 || u.prev < 0 && (len(u.calls) == 0 || n > 15) || n < 2 {
 		return false
 	}
 	low := lower(u.text)

@@ -35,6 +35,10 @@ type utterance struct {
 	// the conversation (aider's "Added 11 lines of output to the chat").
 	edited []string
 	shown  bool
+	// command: the words came with a command the person ran (the
+	// arguments of an expanded template): a new task, no report on the
+	// work before it.
+	command bool
 }
 
 type timeline struct {
@@ -164,11 +168,16 @@ func newTimeline(s *Session) *timeline {
 		case r.Role == traces.RoleUser && r.Kind == traces.KindMessage && r.Who() == traces.AuthorTemplate && !r.Has(traces.MarkSidechain):
 			// An expanded template is injected, but the words the person
 			// gave it are theirs.
-			// They start a task (a command the person ran), so they answer
-			// nothing the agent did before it.
+			// They start a task (a command the person ran): they may pick
+			// from what the agent offered, but they report nothing about
+			// the work before them.
 			if args := traces.TemplateArguments(r.Text); args != "" {
-				cur = utterance{prev: cur.prev}
+				offered := cur.assistant
+				cur.command = true
 				tl.push(&cur, i, args, false)
+				// What the agent said before the command still stands
+				// before the person's next message ("2" may pick from it).
+				cur.assistant = append([]int(nil), offered...)
 			}
 		case isAgentText(r):
 			cur.assistant = append(cur.assistant, i)
