@@ -1143,6 +1143,8 @@ func TestRegressionAndStuckReports(t *testing.T) {
 	for lang, msg := range map[string]string{
 		"en":    "it used to work",
 		"en2":   "fix the runner, it gets stuck on the hello world step",
+		"en3":   "there is a space in the directory name and it keeps crashing",
+		"en4":   "now the build throws an error about the missing module",
 		"de":    "das hat vorher funktioniert",
 		"fr":    "ça marchait avant ton changement",
 		"zh":    "之前是好的，现在卡在启动那一步",

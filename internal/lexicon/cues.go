@@ -427,6 +427,23 @@ exit immediately
 exited immediately
 closes immediately
 crashes immediately
+keeps crashing
+keeps failing
+keeps breaking
+still crashing
+crashes when
+crashes on
+it crashes
+it crashed
+throws an error
+throwing an error
+throws error
+getting an error
+getting this error
+gives an error
+giving an error
+errors out
+fails with
 hangs
 freezes
 is stuck
