@@ -16,6 +16,11 @@ var ackTailRE = textutil.Lazy(`(?i)[,;]?\s*(otherwise|but otherwise|else)\s+(gtg
 
 var likeToBeRE = textutil.Lazy(`(?i)^i'?d\s+(actually\s+|really\s+)?(like|love|prefer)\s+(.{3,60}?)\s+to\s+be\s+`)
 
+// romanceNoRE is a Spanish, Italian or Portuguese sentence that opens
+// with "no" before a verb or pronoun ("no seria mejor que ...", "no è
+// così"): the English "no X" ("no hardcoded hosts") does not apply.
+var romanceNoRE = textutil.Lazy(`(?i)^no\s+(?:es|está|esta|están|estan|hay|ser[ií]a|sé|se|me|te|lo|la|le|les|nos|quiero|puedo|puedes|puede|creo|funciona|sirve|va|tiene|hace|hagas|era|fue|ha|he|hemos|debe|debes|deber[ií]a|è|c'è|ci|mi|ti|si|posso|voglio|funziona|sono|quero|pode|tem|faz|foi|vai|estou|sei)(?:\s|$|[,.!?])`)
+
 type rewrite struct {
 	re  *textutil.LazyRE
 	out string
@@ -176,7 +181,7 @@ func phrase(s string) string {
 		s = m[3] + " should be " + s[len(m[0]):]
 	}
 	for _, rw := range lessonRewrites {
-		if loc := rw.re.FindStringIndex(s); loc != nil {
+		if loc := rw.re.FindStringIndex(s); loc != nil && !(rw.out == "Do not use " && romanceNoRE.MatchString(s)) {
 			s = rw.out + s[loc[1]:]
 			break
 		}

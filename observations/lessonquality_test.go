@@ -192,3 +192,16 @@ func TestUnwantedAdditionAndJapaneseRequests(t *testing.T) {
 		t.Errorf("Japanese request lost: %+v", cs)
 	}
 }
+
+// TestRomanceNoIsNoProhibition: "no seria mejor que ..." is Spanish for
+// "wouldn't it be better ...", not the English "no X" that prohibits X.
+func TestRomanceNoIsNoProhibition(t *testing.T) {
+	for _, s := range []string{"no seria mejor que el archivo estuviese dentro de .codex", "no è così che funziona"} {
+		if got := phrase(s); strings.HasPrefix(got, "Do not use") {
+			t.Errorf("%q phrased %q", s, got)
+		}
+	}
+	if got := phrase("no hardcoded hosts in the config"); !strings.HasPrefix(got, "Do not use") {
+		t.Errorf("the English prohibition lost: %q", got)
+	}
+}
