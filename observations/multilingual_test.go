@@ -1182,3 +1182,26 @@ func TestOverrideOfAgentsRefusal(t *testing.T) {
 		t.Errorf("the blocker removed read as an override: %+v", cs)
 	}
 }
+
+// TestTemplateArgumentsAnswerNothingBefore: the person's words inside a
+// template are a command: no correction of the work before it, but a
+// report after the agent's next change still is one, even when the
+// template's words were all pasted output.
+func TestTemplateArgumentsAnswerNothingBefore(t *testing.T) {
+	run := func(args, then string) []*Observation {
+		f := &ccFixture{}
+		f.user("set up the page")
+		f.call("toolu_0", "Write", `{"file_path":"/repo/src/App.tsx","content":"x"}`).result("toolu_0", "File created").say("Done.")
+		f.add("user", map[string]any{"role": "user", "content": "<command-name>/speckit.specify</command-name>"}, nil)
+		f.add("user", map[string]any{"role": "user", "content": "## User Input\n\n```text\n" + args + "\n```\n\nYou **MUST** consider the user input before proceeding.\n\n## Outline\n\n1. Read.\n2. Write.\n3. Check."}, map[string]any{"isMeta": true})
+		s := f.call("toolu_1", "Write", `{"file_path":"/repo/src/Nav.tsx","content":"x"}`).result("toolu_1", "File created").
+			say("Added the navigation.").user(then).say("Let me check.").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	if cs := run("the homepage does not open on mobile, add a nav bar", "looks good, thanks"); len(cs) != 0 {
+		t.Errorf("a command's words read as a report on the work before it: %+v", cs)
+	}
+	if cs := run("Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>", "the nav does not open, it used to work"); len(cs) != 1 {
+		t.Errorf("a report after a pasted-only command: %d corrections", len(cs))
+	}
+}

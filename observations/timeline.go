@@ -167,16 +167,16 @@ func newTimeline(s *Session) *timeline {
 			tl.push(&cur, i, text, false)
 		case r.Role == traces.RoleUser && r.Kind == traces.KindMessage && r.Who() == traces.AuthorTemplate && !r.Has(traces.MarkSidechain):
 			// An expanded template is injected, but the words the person
-			// gave it are theirs.
-			// They start a task (a command the person ran): they may pick
-			// from what the agent offered, but they report nothing about
-			// the work before them.
+			// gave it are theirs. They start a task (a command the person
+			// ran): they may pick from what the agent offered, but report
+			// nothing about the work before them. What the agent said
+			// before the command still stands before the person's next
+			// message ("2" may pick from it).
 			if args := traces.TemplateArguments(r.Text); args != "" {
 				offered := cur.assistant
 				cur.command = true
 				tl.push(&cur, i, args, false)
-				// What the agent said before the command still stands
-				// before the person's next message ("2" may pick from it).
+				cur.command = false
 				cur.assistant = append([]int(nil), offered...)
 			}
 		case isAgentText(r):
