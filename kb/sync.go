@@ -160,8 +160,11 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 	if !ix.ReadOnly() {
 		// The sync's merges and the compile read most of bleve's files:
 		// their pages are not kept counted in kb's RSS (kb index at
-		// 100,000 notes).
-		defer ix.ReleaseMappedEvery(time.Second)()
+		// 100,000 notes). Every second was not often enough: a merge
+		// into a segment of 50,000 notes reads 200 MB of segments in
+		// a second or two, and up to 185 MB of them were counted at
+		// once (peaks of 430-610 MB); every 100 ms, at most 67 MB.
+		defer ix.ReleaseMappedEvery(releaseMappedEvery)()
 	}
 	var st SyncStats
 	if ix.ReadOnly() {
@@ -214,6 +217,10 @@ func (k *KB) openIndex(ctx context.Context, layers []string, readOnly bool, prog
 	}
 	return x, st, nil
 }
+
+// releaseMappedEvery is how often a writable open releases the pages of
+// bleve's mapped files (index.ReleaseMappedEvery).
+const releaseMappedEvery = 100 * time.Millisecond
 
 // freshDir, in the index directory, is where kb watch's freshness keeper
 // answers (internal/watch.Keeper); freshWait is how long a read waits for

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -53,7 +52,17 @@ var RebuildLockTimeout = 10 * time.Second
 // fewer, bigger segments (less merging) but hold more memory. Measured on a
 // 10k-note Apply: 2000 peaked at 571 MB RSS, 250 at 281 MB, with no visible
 // slowdown (22 s vs 26 s wall); CPU per note is flat from 250 to 2500.
-const batchDocs = 250
+// The merger's floor is the same size (mergePlan).
+const batchDocs = 500
+
+// mergePlan is the merge policy of a writable index: bleve's default but
+// for the floor, which it sets to a batch. Under bleve's floor of 2,000
+// documents, every segment of a batch counts as 2,000, so the merger
+// merged batches in cascades (43 merges at 10,000 notes); with a floor of
+// one batch it merges about as many times as there are tiers (10).
+func mergePlan() map[string]any {
+	return map[string]any{"FloorSegmentSize": batchDocs}
+}
 
 // batchBytes bounds the text of one bleve batch, so that memory stays
 // bounded by a few batches however large the documents are: 250 notes of
@@ -80,9 +89,6 @@ func CapBody(body string) (string, int64) {
 	}
 	return body[:n], int64(len(body))
 }
-
-// applyParallel is the number of batches Apply commits concurrently.
-func applyParallel() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
 
 // Names inside the index directory.
 const (
@@ -285,10 +291,14 @@ func openReadOnly(dir string, wait time.Duration, pre *stampSet) (*Index, error)
 var unstamped = new(stampSet)
 
 func runtimeConfig(readOnly bool, wait time.Duration) map[string]any {
-	return map[string]any{
+	cfg := map[string]any{
 		"bolt_timeout": max(wait, time.Millisecond).String(),
 		"read_only":    readOnly,
 	}
+	if !readOnly {
+		cfg["scorchMergePlanOptions"] = mergePlan()
+	}
+	return cfg
 }
 
 // openExisting returns a non-empty reason when the index must be rebuilt,
@@ -724,30 +734,14 @@ func (ix *Index) Apply(changes []Change) error {
 		}
 		return b
 	}
-	// Batches are committed by up to applyParallel goroutines: bleve
-	// analyzes a batch's docs in parallel but builds its segment on one
-	// core, so overlapping batches keeps the other cores busy.
-	var (
-		wg     sync.WaitGroup
-		sem    = make(chan struct{}, applyParallel())
-		errMu  sync.Mutex
-		errOne error
-	)
-	submit := func(b *bleve.Batch) {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			failpoint.Hit("index.batch")
-			batches.Add(1)
-			if err := bi.Batch(b); err != nil {
-				errMu.Lock()
-				if errOne == nil {
-					errOne = err
-				}
-				errMu.Unlock()
-			}
-		}()
+	// Batches are committed one at a time: bleve analyzes a batch's docs
+	// on every core and builds its segment on one, while the sync's
+	// loaders keep the other busy (applyParts). Two batches at a time
+	// cost more CPU than one.
+	commit := func(b *bleve.Batch) error {
+		failpoint.Hit("index.batch")
+		batches.Add(1)
+		return bi.Batch(b)
 	}
 	fill := func() error {
 		b, pending, size := newBatch(), 0, 0
@@ -776,20 +770,16 @@ func (ix *Index) Apply(changes []Change) error {
 				pending++
 				size += docBytes(&d)
 				if pending >= batchDocs || size >= batchBytes {
-					submit(b)
+					if err := commit(b); err != nil {
+						return err
+					}
 					b, pending, size = newBatch(), 0, 0
 				}
 			}
 		}
-		submit(b) // also when empty: it records the generation
-		return nil
+		return commit(b) // also when empty: it records the generation
 	}
-	fillErr := fill()
-	wg.Wait()
-	if fillErr != nil && errOne == nil {
-		errOne = fillErr
-	}
-	if errOne != nil {
+	if err := fill(); err != nil {
 		// Some batches may have committed: the replaced files are
 		// incomplete now, so the next Apply looks up their docs (and the
 		// next sync takes them up again).
@@ -800,10 +790,10 @@ func (ix *Index) Apply(changes []Change) error {
 		ix.carry = j.Replace
 		ix.mu.Unlock()
 		var de *DocError
-		if errors.As(errOne, &de) {
-			return errOne
+		if errors.As(err, &de) {
+			return err
 		}
-		return fmt.Errorf("index: apply: %w", errOne)
+		return fmt.Errorf("index: apply: %w", err)
 	}
 
 	// The docs are durable; record what they came from. If this write

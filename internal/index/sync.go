@@ -293,7 +293,8 @@ func (ix *Index) syncIn(ctx context.Context, files []File, in func(rel string) b
 		return st, nil
 	}
 	// Removals first, then the changed files: parsed in parallel while the
-	// previous group is applied, so parsing overlaps with bleve's work. A
+	// previous group is applied (applyParts), so parsing overlaps with
+	// bleve's work. A
 	// file comes as one or more parts (a trace session yields a part per
 	// so many turns or bytes of text), and parts are applied in groups of
 	// at most applyFiles files or applyBytes: memory stays bounded by a few
@@ -431,50 +432,94 @@ func loadAll(ctx context.Context, todo []File, load Loader) <-chan Part {
 }
 
 // applyParts applies the loaded parts in groups (see Sync), counting into
-// st and reporting progress in KiB of the files.
+// st and reporting progress in KiB of the files. The next group is
+// collected while the previous one is applied, on another goroutine: the
+// loaders (parsing, the compile's precompute) keep the other core busy
+// while bleve builds a group's segments, where they stopped before as soon
+// as the channel of parts was full. Groups are still applied one at a time
+// and in order, and at most one waits while one is applied.
 func (ix *Index) applyParts(ctx context.Context, parts <-chan Part, st *SyncStats, todoBytes int64, progress func(done, total int)) error {
-	var group []Change
-	groupBytes, doneBytes := 0, int64(0)
-	report := func() {
+	type group struct {
+		changes []Change
+		done    int64 // KiB of the files loaded up to its end, for progress
+	}
+	var (
+		groups  = make(chan group)
+		failed  = make(chan struct{}) // closed when a group failed
+		applied = make(chan error, 1)
+		docs    int
+	)
+	report := func(done int64) {
 		if progress != nil {
-			progress(int(min(doneBytes, todoBytes)>>10), int(todoBytes>>10))
+			progress(int(min(done, todoBytes)>>10), int(todoBytes>>10))
 		}
 	}
-	flush := func() error {
-		if len(group) == 0 {
-			return nil
+	go func() {
+		var err error
+		for g := range groups {
+			if err == nil {
+				err = ctx.Err()
+			}
+			if err == nil {
+				if err = ix.Apply(g.changes); err != nil {
+					err = fmt.Errorf("update index: %w", err)
+				}
+			}
+			if err != nil {
+				select {
+				case <-failed:
+				default:
+					close(failed)
+				}
+				continue // drained, not applied
+			}
+			for _, ch := range g.changes {
+				docs += len(ch.Docs)
+			}
+			report(g.done)
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+		applied <- err
+	}()
+	var (
+		cur        []Change
+		groupBytes int
+		doneBytes  int64
+		stopped    bool
+	)
+	send := func() {
+		if len(cur) == 0 {
+			return
 		}
-		if err := ix.Apply(group); err != nil {
-			return fmt.Errorf("update index: %w", err)
+		select {
+		case groups <- group{changes: cur, done: doneBytes}:
+		case <-failed:
+			stopped = true
 		}
-		for _, ch := range group {
-			st.Docs += len(ch.Docs)
-		}
-		group, groupBytes = nil, 0
-		return nil
+		cur, groupBytes = nil, 0
 	}
 	for p := range parts {
-		group = append(group, p.Change)
+		cur = append(cur, p.Change)
 		groupBytes += p.Bytes
 		st.Problems = append(st.Problems, p.Problems...)
 		doneBytes += p.FileBytes
 		// A part of a file indexed in parts is applied on its own, so that
 		// a kill loses at most one part of a large file.
-		if len(group) >= applyFiles || groupBytes >= applyBytes || p.Change.Partial || p.Change.Append {
-			if err := flush(); err != nil {
-				return err
+		if len(cur) >= applyFiles || groupBytes >= applyBytes || p.Change.Partial || p.Change.Append {
+			if send(); stopped {
+				break
 			}
-			report()
 		}
 	}
-	if err := flush(); err != nil {
+	if !stopped {
+		send()
+	}
+	close(groups)
+	err := <-applied
+	st.Docs += docs
+	if err != nil {
 		return err
 	}
-	doneBytes = todoBytes // a session read from where the index left it reads less
-	report()
+	report(todoBytes) // a session read from where the index left it reads less
 	return nil
 }
 
