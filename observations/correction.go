@@ -168,6 +168,12 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// 'Make this happen, but call the role "user" not "regular"': a
 		// name the agent used, swapped for the person's.
 		return 0.7, append(signals, SignalExplicitCorrection)
+	case !question && !ack && n <= 60 && fixWorkRE.MatchString(headOf(text, 120)) && changedSince(tl, u) && agentNamed(tl, u, headOf(text, 120)):
+		// "fix the script, gdb should come from the toolchain, not the
+		// system", "please fix the frontend UI so it does not use
+		// Chart.js": right after a change, the person sends the agent
+		// back to fix what it just made.
+		return 0.65, append(signals, SignalExplicitCorrection)
 	case len(u.assistant) > 0 && !question && !ack && n <= 25 && !lexicon.CueContinue.In(low) &&
 		(overrideRE.MatchString(text) || lexicon.CueYourself.In(low)) && agentDeclinedRE.MatchString(headOf(strings.TrimSpace(tl.lastAgentText(u)), 200)):
 		// "Cannot comply: the protocol requires ..." - "violate it",
@@ -188,14 +194,7 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 // edited (aider's applied edits, an edit call) and a revert cue that no
 // negation just before it turns around ("no need to undo it").
 func revertsChange(tl *timeline, u *utterance, low string) bool {
-	changed := len(u.edited) > 0
-	for _, c := range u.calls {
-		if fs, ok := editedFiles(tl.rec(c)); ok && len(fs) > 0 {
-			changed = true
-			break
-		}
-	}
-	if !changed {
+	if !changedSince(tl, u) {
 		return false
 	}
 	head := headOf(low, 300)
@@ -214,6 +213,25 @@ func revertsChange(tl *timeline, u *utterance, low string) bool {
 // what the person asked: "Cannot comply", "I can't do that", "No puedo",
 // "Je ne peux pas", "Ich kann das nicht", "我不能", "できません".
 var agentDeclinedRE = textutil.Lazy(`(?i)^\W*(?:cannot (?:proceed|comply|do|create|run|complete)|i can(?:not|'t|’t) (?:do|proceed|comply|run|create|help with|perform)|i'?m (?:not able|unable) to|unable to (?:proceed|comply)|i (?:won'?t|will not|must decline)|no puedo|no me es posible|je ne peux pas|impossible de|ich kann (?:das |dies )?nicht|não posso|non posso|я не могу|не могу|我不能|我无法|无法执行|できません|それはできません|할 수 없|불가능)`)
+
+// fixWorkRE opens a request to fix something named right after it: "fix
+// the script", "please fix your change", "arregla el componente",
+// "corrige le script", "behebe das", "修复一下这个脚本", "スクリプトを直して".
+var fixWorkRE = textutil.Lazy(`(?i)^\W*(?:(?:ok|okay|now|please|pls|but)[,.]?\s+)*(?:fix|correct|repair)\s+(?:the|your|this|that|it|these|those)\b|^\W*(?:arregla|corrige|corrija|répare|repare|behebe|korrigiere|conserta|исправь|почини)\b|^\W*(?:修复|修一下|改一下|修正)|を?(?:直して|修正して)|고쳐`)
+
+// changedSince reports whether the agent changed a file since the person
+// last spoke: an edit call, or edits aider applied.
+func changedSince(tl *timeline, u *utterance) bool {
+	if len(u.edited) > 0 {
+		return true
+	}
+	for _, c := range u.calls {
+		if fs, ok := editedFiles(tl.rec(c)); ok && len(fs) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // overrideRE is the person insisting on what the agent declined: "do it
 // anyway", "violate it", "skip the protocol", "hazlo", "fais-le quand

@@ -1205,3 +1205,21 @@ func TestTemplateArgumentsAnswerNothingBefore(t *testing.T) {
 		t.Errorf("a report after a pasted-only command: %d corrections", len(cs))
 	}
 }
+
+// TestFixWhatWasJustMade: right after a change, "fix the X ..." naming
+// what the agent made sends it back to its own work, in any language; the
+// same words about something the agent did not touch start a new task.
+func TestFixWhatWasJustMade(t *testing.T) {
+	for lang, msg := range map[string]string{
+		"en": "fix the runner script, gdb should come from the toolchain path not the system's gdb",
+		"es": "arregla el runner script, gdb tiene que venir del toolchain",
+		"zh": "修复一下这个 runner script，gdb 要用 toolchain 里的",
+	} {
+		if cs := correctionsAfterWrite(t, "Done: the runner script now launches gdb.", msg); len(cs) != 1 {
+			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
+		}
+	}
+	if cs := correctionsAfterWrite(t, "Done: the runner script now launches gdb.", "fix the login page layout on mobile next"); len(cs) != 0 {
+		t.Errorf("a new task read as a correction: %+v", cs)
+	}
+}
