@@ -168,6 +168,10 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// 'Make this happen, but call the role "user" not "regular"': a
 		// name the agent used, swapped for the person's.
 		return 0.7, append(signals, SignalExplicitCorrection)
+	case len(u.assistant) > 0 && !question && n <= 60 && stillWantRE.MatchString(headOf(text, 160)):
+		// "But I still want to use the functions ..._for_response": the
+		// person holds on to what the agent's proposal dropped.
+		return 0.65, append(signals, SignalExplicitCorrection)
 	case !question && !ack && n <= 60 && fixWorkRE.MatchString(headOf(text, 120)) && changedSince(tl, u) && agentNamed(tl, u, headOf(text, 120)):
 		// "fix the script, gdb should come from the toolchain, not the
 		// system", "please fix the frontend UI so it does not use
@@ -213,6 +217,12 @@ func revertsChange(tl *timeline, u *utterance, low string) bool {
 // what the person asked: "Cannot comply", "I can't do that", "No puedo",
 // "Je ne peux pas", "Ich kann das nicht", "我不能", "できません".
 var agentDeclinedRE = textutil.Lazy(`(?i)^\W*(?:cannot (?:proceed|comply|do|create|run|complete)|i can(?:not|'t|’t) (?:do|proceed|comply|run|create|help with|perform)|i'?m (?:not able|unable) to|unable to (?:proceed|comply)|i (?:won'?t|will not|must decline)|no puedo|no me es posible|je ne peux pas|impossible de|ich kann (?:das |dies )?nicht|não posso|non posso|я не могу|не могу|我不能|我无法|无法执行|できません|それはできません|할 수 없|불가능)`)
+
+// stillWantRE is the person holding on to something against the agent's
+// proposal: "but I still want to use X", "I still need X", "aber ich will
+// trotzdem X", "pero igual quiero X", "mais je veux quand même X", "但我
+// 还是想用X".
+var stillWantRE = textutil.Lazy(`(?i)^\W*(?:(?:but|however|though|ok|okay)[,]?\s+)?i\s+(?:still|really still)\s+(?:want|need|prefer|would like)\b|^\W*(?:aber\s+)?ich\s+(?:will|möchte|brauche)\s+(?:trotzdem|immer noch)\b|^\W*(?:pero\s+)?(?:igual|todavía|aún)\s+(?:quiero|necesito)\b|^\W*(?:mais\s+)?je\s+(?:veux|voudrais)\s+(?:quand même|toujours)\b|^\W*(?:但|可是)?我还是(?:想|要)`)
 
 // fixWorkRE opens a request to fix something named right after it: "fix
 // the script", "please fix your change", "arregla el componente",

@@ -1223,3 +1223,20 @@ func TestFixWhatWasJustMade(t *testing.T) {
 		t.Errorf("a new task read as a correction: %+v", cs)
 	}
 }
+
+// TestStillWantAgainstProposal: "but I still want X" after the agent's
+// proposal holds on to what it dropped, in any language.
+func TestStillWantAgainstProposal(t *testing.T) {
+	proposal := "Simplest is to drop the *_for_response helpers and inline their queries in one CTE. Want me to do that?"
+	for lang, msg := range map[string]string{
+		"en": "But I still want to use the functions ..._for_response like get_monthly_budgets_for_response",
+		"de": "aber ich will trotzdem die _for_response Funktionen behalten",
+		"es": "pero igual quiero usar las funciones _for_response",
+		"zh": "但我还是想用那些 _for_response 函数",
+	} {
+		s := (&ccFixture{}).user("make the sync faster").say(proposal).user(msg).say("OK.").session(t)
+		if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 1 {
+			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
+		}
+	}
+}
