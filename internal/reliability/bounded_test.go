@@ -151,10 +151,10 @@ func TestBoundedIndexResumes(t *testing.T) {
 	k := newKB(t)
 	const records = 12000 // two parts of at most 10,000 turns
 	importSession(t, k, records)
-	// A part is committed in batches of 250 turns plus one closing batch:
-	// part 1 takes hits 1-41, so hit 44 is inside part 2.
+	// A part is committed in batches of 500 turns plus one closing batch:
+	// part 1 takes hits 1-21, part 2 hits 22-26, so hit 24 is inside part 2.
 	cmd := exec.Command(kbBin, "--kb", k.Root, "index")
-	cmd.Env = append(kbEnv(k.Home), "KB_FAILPOINT=index.batch=44")
+	cmd.Env = append(kbEnv(k.Home), "KB_FAILPOINT=index.batch=24")
 	_ = cmd.Run()
 	if ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() {
 		t.Fatalf("kb index was not killed (exit %d)", cmd.ProcessState.ExitCode())
