@@ -44,6 +44,8 @@ func (e *decisionExtractor) Extract(s *Session) []*Observation {
 			out = append(out, d)
 		} else if d := e.endorsed(tl, u); d != nil {
 			out = append(out, d)
+		} else if d := e.compatibility(tl, u); d != nil {
+			out = append(out, d)
 		}
 	}
 	return out
@@ -705,4 +707,51 @@ func namesThing(s string) bool {
 		return true
 	}
 	return len(topicTokens(s)) >= 2
+}
+
+// Backward compatibility is a choice people state in prose, and the one
+// the next session most needs to know: whether old callers, commands or
+// formats must keep working. dropCompatRE is the person giving it up
+// ("breaking backward compatibility", "without keeping backwards
+// compatibility", "rompendo la retro-compatibilità", "sin mantener la
+// retrocompatibilidad", "不需要向后兼容"); keepCompatRE the person
+// requiring it ("must stay backward compatible", "keep backwards
+// compatibility").
+var (
+	dropCompatRE = textutil.Lazy(`(?i)\b(?:break(?:ing|s)?|drop(?:ping)?|without (?:keeping|maintaining|preserving)|no need (?:for|to keep)|(?:don'?t|do not) (?:need|keep|care about|worry about))\s+(?:the\s+)?backwards?[- ]compat(?:ibility|ible)?\b|\bbackwards?[- ]compat(?:ibility)? (?:is not|isn'?t) (?:needed|required|a concern)|\b(?:rompendo|rompere|senza mantenere|senza garantire)\s+la\s+retro-?compatib|retro-?compatib\w*\s+che non deve essere (?:garantita|mantenuta)|\b(?:sin mantener|rompiendo|sin preocuparte por)\s+la\s+(?:retro)?compatibilidad|\b(?:sans (?:garder|conserver|maintenir)|en cassant)\s+la\s+(?:r[ée]tro)?compatibilit[ée]|\bohne\s+(?:R[üu]ckw[äa]rts|Abw[äa]rts)kompatibilit[äa]t|\bsem manter (?:a )?retrocompatibilidade|不需要(?:向后|向下)?兼容|不用(?:考虑)?(?:向后|向下)?兼容|後方互換性は(?:不要|いらない|気にしない)|호환성은? (?:필요 없|신경 쓰지)`)
+	keepCompatRE = textutil.Lazy(`(?i)\b(?:keep|maintain|preserve|stay|remain|must be|has to be|needs to be)\s+(?:the\s+)?backwards?[- ]compat(?:ibility|ible)\b|\bmantenendo la retro-?compatib|\bmanteniendo la (?:retro)?compatibilidad|\ben gardant la (?:r[ée]tro)?compatibilit[ée]|\b(?:r[üu]ckw[äa]rts|abw[äa]rts)kompatibel bleiben|保持(?:向后|向下)兼容|後方互換性を(?:保って|維持)`)
+)
+
+// compatibility reads u as the person's decision about backward
+// compatibility, stated in any of the lexicon's languages.
+func (e *decisionExtractor) compatibility(tl *timeline, u *utterance) *Observation {
+	drop, keep := "break backward compatibility", "keep backward compatibility"
+	var chosen, other, sent string
+	for _, s := range clauses(u.text) {
+		if isQuestion(s) {
+			continue // "does this break backwards compatibility?" asks
+		}
+		switch {
+		case dropCompatRE.MatchString(s):
+			chosen, other, sent = drop, keep, s
+		case keepCompatRE.MatchString(s) && negationCues.find(s) == nil:
+			chosen, other, sent = keep, drop, s
+		}
+		if chosen != "" {
+			break
+		}
+	}
+	if chosen == "" {
+		return nil
+	}
+	from := u.idx
+	if len(u.assistant) > 0 {
+		from = u.assistant[len(u.assistant)-1]
+	}
+	return &Observation{
+		Type: TypeDecision, Title: shorten(capitalize(chosen)+": "+cleanMarkup(sent), 80), Description: "Decision about backward compatibility",
+		Alternatives: []Alternative{{Name: chosen}, {Name: other}}, Chosen: chosen, Reasons: becauseOf(u.text),
+		ActionTypes: e.tax.ClassifyText(u.text), Confidence: 0.6, Importance: 0.5,
+		Sources: []SourceRef{tl.sourceRef(from, u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
+	}
 }

@@ -1240,3 +1240,25 @@ func TestStillWantAgainstProposal(t *testing.T) {
 		}
 	}
 }
+
+// TestBackwardCompatibilityDecision: giving up or requiring backward
+// compatibility, said in prose in any language, is a decision.
+func TestBackwardCompatibilityDecision(t *testing.T) {
+	for lang, c := range map[string]struct{ msg, chosen string }{
+		"it":      {"Rompendo la retro-compatibilità che non deve essere garantita in alcun modo, rimuovi questi comandi: brall, mkwrk", "break backward compatibility"},
+		"en":      {"remove the old flags, breaking backwards compatibility is fine here", "break backward compatibility"},
+		"en keep": {"rename the endpoint but keep backward compatibility for the mobile app", "keep backward compatibility"},
+		"es":      {"sin mantener la retrocompatibilidad, elimina los subcomandos viejos", "break backward compatibility"},
+		"zh":      {"不需要向后兼容，直接删掉旧的命令", "break backward compatibility"},
+	} {
+		s := (&ccFixture{}).user("clean up the CLI").say("Which commands should go?").user(c.msg).say("OK.").session(t)
+		ds := ofType(Extract(s, nil, nil), TypeDecision)
+		if len(ds) != 1 || ds[0].Chosen != c.chosen {
+			t.Errorf("%s: decisions %+v", lang, ds)
+		}
+	}
+	s := (&ccFixture{}).user("clean up the CLI").say("Done.").user("does this break backwards compatibility?").say("No.").session(t)
+	if ds := ofType(Extract(s, nil, nil), TypeDecision); len(ds) != 0 {
+		t.Errorf("a question read as a decision: %+v", ds)
+	}
+}
