@@ -46,6 +46,8 @@ func (e *decisionExtractor) Extract(s *Session) []*Observation {
 			out = append(out, d)
 		} else if d := e.compatibility(tl, u); d != nil {
 			out = append(out, d)
+		} else if d := e.allowed(tl, u); d != nil {
+			out = append(out, d)
 		}
 	}
 	return out
@@ -754,4 +756,45 @@ func (e *decisionExtractor) compatibility(tl *timeline, u *utterance) *Observati
 		ActionTypes: e.tax.ClassifyText(u.text), Confidence: 0.6, Importance: 0.5,
 		Sources: []SourceRef{tl.sourceRef(from, u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
 	}
+}
+
+// allowedRE is the person settling that a way is acceptable, after the
+// agent laid out what to do: "I think it's fine to throw away the sync
+// response", "it's ok to skip the cache here", "es está bien si ...",
+// "c'est ok de ...", "可以直接丢掉".
+var allowedRE = textutil.Lazy(`(?i)\b(?:i think\s+)?it'?s\s+(?:fine|ok|okay|acceptable|good enough)\s+(?:to|if we|if you)\s+(.{4,120})|\b(?:est[áa] bien|no pasa nada)\s+(?:que|si)\s+(.{4,120})|\bc'est\s+(?:ok|bon|acceptable)\s+(?:de|si)\s+(.{4,120})|\bes ist (?:ok|in ordnung),?\s+(?:wenn|dass)\s+(.{4,120})`)
+
+// allowed reads u as the person deciding that a way of doing the work is
+// acceptable (allowedRE), when the agent has said something since they
+// last spoke: a choice about how, not a request.
+func (e *decisionExtractor) allowed(tl *timeline, u *utterance) *Observation {
+	if len(u.assistant) == 0 {
+		return nil
+	}
+	for _, s := range clauses(u.text) {
+		if isQuestion(s) {
+			continue
+		}
+		m := allowedRE.FindStringSubmatch(s)
+		if m == nil {
+			continue
+		}
+		what := ""
+		for _, g := range m[1:] {
+			if g != "" {
+				what = firstPhrase(g)
+				break
+			}
+		}
+		if wordCount(what) < 2 {
+			continue
+		}
+		return &Observation{
+			Type: TypeDecision, Title: shorten("Acceptable: "+what, 80), Description: "Decision that a way is acceptable",
+			Alternatives: []Alternative{{Name: what}, {Name: "not " + what}}, Chosen: what, Reasons: becauseOf(u.text),
+			ActionTypes: e.tax.ClassifyText(s), Confidence: 0.5, Importance: 0.4,
+			Sources: []SourceRef{tl.sourceRef(u.assistant[len(u.assistant)-1], u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
+		}
+	}
+	return nil
 }

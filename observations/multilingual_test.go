@@ -1262,3 +1262,22 @@ func TestBackwardCompatibilityDecision(t *testing.T) {
 		t.Errorf("a question read as a decision: %+v", ds)
 	}
 }
+
+// TestAllowedWayIsADecision: "I think it's fine to X" after the agent laid
+// out the work settles a way of doing it; a question does not.
+func TestAllowedWayIsADecision(t *testing.T) {
+	plan := "On conflicts we can either merge the server response or drop it. Which way?"
+	for _, msg := range []string{
+		"After delta sync I think it's fine to throw away the sync response and wait for the next sync",
+		"c'est ok de jeter la réponse et d'attendre la prochaine synchro",
+	} {
+		s := (&ccFixture{}).user("handle conflicts").say(plan).user(msg).say("OK.").session(t)
+		if ds := ofType(Extract(s, nil, nil), TypeDecision); len(ds) != 1 {
+			t.Errorf("%q: decisions %+v", msg, ds)
+		}
+	}
+	s := (&ccFixture{}).user("handle conflicts").say(plan).user("is it fine to throw away the response?").say("Yes.").session(t)
+	if ds := ofType(Extract(s, nil, nil), TypeDecision); len(ds) != 0 {
+		t.Errorf("a question read as a decision: %+v", ds)
+	}
+}
