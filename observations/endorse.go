@@ -102,20 +102,18 @@ func (e *decisionExtractor) endorsed(tl *timeline, u *utterance) *Observation {
 		}
 		alts := []Alternative{{Name: obj}, {Name: "the agent's other proposals: " + shorten(firstLineOf(cleanMarkup(tl.lastAgentText(u))), 100)}}
 		from := u.assistant[len(u.assistant)-1]
+		question := "" // what the person asked that led to the offer, as offered() records it
+		if u.prev >= 0 {
+			question = shorten(tl.utts[u.prev].text, 160)
+		}
 		return &Observation{
 			Type: TypeDecision, Title: shorten("Chose "+obj, 80), Description: "Decision among the agent's proposals",
-			Question: shorten(lastLine(tl.lastAgentText(u)), 160), Alternatives: alts, Chosen: obj, Reasons: becauseOf(u.text),
+			Question: question, Alternatives: alts, Chosen: obj, Reasons: becauseOf(u.text),
 			ActionTypes: e.tax.ClassifyText(sent), Confidence: 0.5, Importance: 0.4,
 			Sources: []SourceRef{tl.sourceRef(from, u.idx)}, Excerpt: "User: " + shorten(u.text, 300),
 		}
 	}
 	return nil
-}
-
-// lastLine is the last non-empty line of s, trimmed.
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // onlyChoiceWords reports whether every topic word of sent is a word

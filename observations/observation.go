@@ -202,8 +202,14 @@ func (o *Observation) mainText() string {
 
 // Summary is the one line that says what an observation is: its lesson,
 // statement, claim, approach, question, goal, title or description,
-// whitespace collapsed.
+// whitespace collapsed; a decision's title ("Chose X") when it has a
+// chosen option.
 func (o *Observation) Summary() string {
+	if o.Type == TypeDecision && o.Chosen != "" && o.Title != "" {
+		// "Chose two function approach" says what was decided; the
+		// question that led to it does not.
+		return strings.Join(strings.Fields(o.Title), " ")
+	}
 	for _, s := range []string{o.Lesson, o.Statement, o.Claim, o.Approach, o.Question, o.Goal, o.Title, o.Description} {
 		if s = strings.Join(strings.Fields(s), " "); s != "" {
 			return s
