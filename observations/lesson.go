@@ -42,6 +42,7 @@ var lessonRewrites = []rewrite{
 	{textutil.Lazy(`(?i)^i\s+(don'?t|do not)\s+want\s+`), "Avoid "},
 	{textutil.Lazy(`(?i)^(you|we)\s+(should|must|need to|have to|can|could)\s+(just\s+)?`), ""},
 	{textutil.Lazy(`(?i)^(could|can|couldn'?t|can'?t)\s+we\s+(just\s+)?`), ""},
+	{textutil.Lazy(`(?i)^should(n'?t)?\s+we\s+(just\s+)?`), ""},
 	{textutil.Lazy(`(?i)^why\s+not\s+(just\s+)?`), ""},
 	{textutil.Lazy(`(?i)^(how|what)\s+about\s+`), "Consider "},
 	{textutil.Lazy(`(?i)^do\s+we\s+(even|really)\s+need\s+`), "Check whether we need "},

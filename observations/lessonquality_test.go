@@ -205,3 +205,16 @@ func TestRomanceNoIsNoProhibition(t *testing.T) {
 		t.Errorf("the English prohibition lost: %q", got)
 	}
 }
+
+// TestShouldWeIsASuggestion: "Should we reuse X?" as the person's reason
+// for a refusal reads as the instruction it suggests.
+func TestShouldWeIsASuggestion(t *testing.T) {
+	for in, want := range map[string]string{
+		"Should we reuse BudgetSyncType?":          "Reuse BudgetSyncType.",
+		"shouldn't we just keep the old endpoint?": "Keep the old endpoint.",
+	} {
+		if got := phrase(in); got != want {
+			t.Errorf("phrase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
