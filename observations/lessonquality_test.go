@@ -218,3 +218,26 @@ func TestShouldWeIsASuggestion(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildToolOutputIsPasted: the lines a build tool prints (Next.js,
+// webpack, tsc) are pasted output, never the person's lesson.
+func TestBuildToolOutputIsPasted(t *testing.T) {
+	for _, l := range []string{
+		"Failed to compile.",
+		"Unhandled Runtime Error",
+		"⨯ components/x.tsx (246:19) @ Brain",
+		"× Expected a semicolon",
+		"Info  - Need to disable some ESLint rules? Learn more here",
+		"✓ Compiled successfully",
+		"src/app.ts(3,7): error TS2304: Cannot find name 'response'.",
+	} {
+		if !isLogLine(l) {
+			t.Errorf("%q not read as output", l)
+		}
+	}
+	for _, l := range []string{"Failed attempts should be retried twice", "Info boxes go at the top of the page"} {
+		if isLogLine(l) {
+			t.Errorf("%q read as output", l)
+		}
+	}
+}
