@@ -179,7 +179,7 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// back to fix what it just made.
 		return 0.65, append(signals, SignalExplicitCorrection)
 	case len(u.assistant) > 0 && !question && !ack && n <= 25 && !lexicon.CueContinue.In(low) &&
-		(overrideRE.MatchString(text) || lexicon.CueYourself.In(low)) && agentDeclinedRE.MatchString(headOf(strings.TrimSpace(tl.lastAgentText(u)), 200)):
+		(lexicon.CueOverride.In(low) || lexicon.CueYourself.In(low)) && lexicon.CueDeclined.AtStart(lower(headOf(tl.lastAgentText(u), 200))):
 		// "Cannot comply: the protocol requires ..." - "violate it",
 		// "hazlo, te lo pido yo": the person overrides the agent's refusal
 		// to do what they asked.
@@ -213,11 +213,6 @@ func revertsChange(tl *timeline, u *utterance, low string) bool {
 	return !lexicon.CueNegation.In(before)
 }
 
-// agentDeclinedRE is the agent declining, at the start of its reply, to do
-// what the person asked: "Cannot comply", "I can't do that", "No puedo",
-// "Je ne peux pas", "Ich kann das nicht", "我不能", "できません".
-var agentDeclinedRE = textutil.Lazy(`(?i)^\W*(?:cannot (?:proceed|comply|do|create|run|complete)|i can(?:not|'t|’t) (?:do|proceed|comply|run|create|help with|perform)|i'?m (?:not able|unable) to|unable to (?:proceed|comply)|i (?:won'?t|will not|must decline)|no puedo|no me es posible|je ne peux pas|impossible de|ich kann (?:das |dies )?nicht|não posso|non posso|я не могу|не могу|我不能|我无法|无法执行|できません|それはできません|할 수 없|불가능)`)
-
 // stillWantRE is the person holding on to something against the agent's
 // proposal: "but I still want to use X", "I still need X", "aber ich will
 // trotzdem X", "pero igual quiero X", "mais je veux quand même X", "但我
@@ -229,8 +224,11 @@ var stillWantRE = textutil.Lazy(`(?i)^\W*(?:(?:but|however|though|ok|okay)[,]?\s
 // "corrige le script", "behebe das", "修复一下这个脚本", "スクリプトを直して".
 var fixWorkRE = textutil.Lazy(`(?i)^\W*(?:(?:ok|okay|now|please|pls|but)[,.]?\s+)*(?:fix|correct|repair)\s+(?:the|your|this|that|it|these|those)\b|^\W*(?:arregla|corrige|corrija|répare|repare|behebe|korrigiere|conserta|исправь|почини)\b|^\W*(?:修复|修一下|改一下|修正)|を?(?:直して|修正して)|고쳐`)
 
-// changedSince reports whether the agent changed a file since the person
-// last spoke: an edit call, or edits aider applied.
+// changedSince reports whether the agent changed any file since the
+// person last spoke: an edit call, or edits aider applied. Unlike
+// changedFiles, which leaves the agent's memory out for failure reports,
+// a skill or script under .claude/ counts: the person may ask to revert or
+// fix it like any other change.
 func changedSince(tl *timeline, u *utterance) bool {
 	if len(u.edited) > 0 {
 		return true
@@ -242,11 +240,6 @@ func changedSince(tl *timeline, u *utterance) bool {
 	}
 	return false
 }
-
-// overrideRE is the person insisting on what the agent declined: "do it
-// anyway", "violate it", "skip the protocol", "hazlo", "fais-le quand
-// même", "mach es trotzdem", "照做", "やって".
-var overrideRE = textutil.Lazy(`(?i)\b(?:anyway|regardless|violate|ignore (?:it|the|that)|skip (?:it|the|that)|bypass|override|just do it|do it|hazlo|h[aá]gelo|s[aá]ltate|ign[oó]ralo|quand m[eê]me|fais[- ]le|trotzdem|mach(?: es|'s)|fa(?:llo|i) lo stesso|faça|fa[çc]a isso|сделай|игнорируй)\b|照做|就这么做|你来做|やって|してください|해줘|해 줘`)
 
 // handedBack reports whether the agent's replies since the person's
 // previous message hand work back to the person: a command to run, in a
@@ -393,7 +386,7 @@ func failureAfterChange(tl *timeline, u *utterance) bool {
 	if negatedResult(tl, u, head) || complaintAfterWork(tl, u, head) {
 		return true
 	}
-	if u.shown && len(changedFiles(tl, u)) > 0 {
+	if u.shown && changedSince(tl, u) {
 		// The person ran what the agent just changed and showed it the
 		// output (aider's "Add command output to the chat? y"): the
 		// output is their paste, and what they write with it, in any
@@ -434,7 +427,7 @@ func degreeAfterChange(tl *timeline, u *utterance) bool {
 // thing the change touched). One message is then both the correction and
 // the decision.
 func proposalAfterChange(tl *timeline, u *utterance, tax *Taxonomy) bool {
-	if len(changedFiles(tl, u)) == 0 {
+	if !changedSince(tl, u) {
 		return false
 	}
 	d := (&decisionExtractor{tax}).proposed(tl, u)

@@ -158,10 +158,10 @@ var numberedItemRE = textutil.Lazy(`^(\d)[.)]\s+\S`)
 // exclude each other ("1. ... , or", "2. Oder ...", "或者", "それとも").
 var orJointRE = textutil.Lazy(`(?i)(?:[,;]?\s(?:or|oder|o|ou|ou bien|или|либо|albo|lub|of|veya)\s*[:.]?$|^\d[.)]\s+(?:or|oder|o|ou|или|либо|albo|lub|of|veya)\b)|或者|还是|または|それとも|아니면|또는`)
 
-// exclusiveList reports whether the numbered list txt closes with offers
-// alternatives (joined by "or"), not a menu of next steps.
-func exclusiveList(txt string) bool {
-	for _, it := range closingList(txt) {
+// exclusive reports whether the items of a closing list (closingList)
+// are alternatives (joined by "or"), not a menu of next steps.
+func exclusive(items [][]string) bool {
+	for _, it := range items {
 		if orJointRE.MatchString(it[0]) {
 			return true
 		}
@@ -291,10 +291,11 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 			// A pick by number answers the list the text closes with, not
 			// the bullets of the report above it; a closing menu of next
 			// steps with no "or" between them offers no alternatives.
-			if !optionsAskRE.MatchString(txt) && !optionsWordRE.MatchString(txt) && !exclusiveList(txt) {
+			items := closingList(txt)
+			if !optionsAskRE.MatchString(txt) && !optionsWordRE.MatchString(txt) && !exclusive(items) {
 				continue
 			}
-			lines = closingList(txt)
+			lines = items
 		}
 		if len(lines) < 2 {
 			lines = altLineRE.FindAllStringSubmatch(txt, 12)

@@ -36,16 +36,11 @@ var genericChoiceWords = func() map[string]bool {
 }()
 
 // offersChoice reports whether the agent's text puts a choice before the
-// person: it asks (its last line is a question) and offers ways or
-// recommends one.
+// person: it asks (askedRE, or a closing full-width question mark) and
+// offers ways or recommends one.
 func offersChoice(txt string) bool {
-	last := ""
-	for _, l := range strings.Split(strings.TrimSpace(txt), "\n") {
-		if strings.TrimSpace(l) != "" {
-			last = strings.TrimSpace(l)
-		}
-	}
-	if !strings.ContainsAny(last, "?？") {
+	t := strings.TrimSpace(txt)
+	if !askedRE.MatchString(t) && !strings.HasSuffix(t, "？") {
 		return false
 	}
 	return optionsWordRE.MatchString(txt) || optionsAnyRE.MatchString(txt) || recommendRE.MatchString(txt)

@@ -808,6 +808,24 @@ func correctionsAfterWrite(t *testing.T, said, msg string) []*Observation {
 	return ofType(Extract(s, nil, nil), TypeCorrection)
 }
 
+// eachCorrectsAfterWrite checks that every message (by language), sent
+// right after the agent's Write and its reply said, is one correction.
+func eachCorrectsAfterWrite(t *testing.T, said string, msgs map[string]string) {
+	t.Helper()
+	for lang, msg := range msgs {
+		if cs := correctionsAfterWrite(t, said, msg); len(cs) != 1 {
+			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
+		}
+	}
+}
+
+// correctionsAfterSay are the corrections of a session in which the
+// agent only answered (said, no call) before the person's msg.
+func correctionsAfterSay(t *testing.T, said, msg string) []*Observation {
+	s := (&ccFixture{}).user("go ahead with the task").say(said).user(msg).say("OK.").session(t)
+	return ofType(Extract(s, nil, nil), TypeCorrection)
+}
+
 func TestFailureReportsTraditionalKoreanNo(t *testing.T) {
 	for name, msg := range map[string]string{
 		"zh-Hant":    "還是不行，頁面沒有顯示任何東西",
@@ -1110,17 +1128,13 @@ func TestPickFromClosingAlternatives(t *testing.T) {
 // correction in any language, said in words rather than with /undo; the
 // same words with no change before them, or negated, are not.
 func TestRevertAfterChange(t *testing.T) {
-	for lang, msg := range map[string]string{
+	eachCorrectsAfterWrite(t, "I split the handler into two files.", map[string]string{
 		"en": "honestly this is a bad direction, please revert back to your previous version with one handler",
 		"de": "das war keine gute Idee, mach das rückgängig und lass den alten Handler",
 		"es": "no me convence, vuelve a la versión anterior con un solo handler",
 		"zh": "这样改不好，撤销刚才的修改，保留原来的单个处理函数",
 		"ja": "これはよくないので元に戻してください",
-	} {
-		if cs := correctionsAfterWrite(t, "I split the handler into two files.", msg); len(cs) != 1 {
-			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
-		}
-	}
+	})
 	s := (&ccFixture{}).user("how does the pipeline work?").say("It reads the queue and writes batches.").
 		user("please revert back to your previous explanation, it was clearer").say("OK.").session(t)
 	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 0 {
@@ -1140,7 +1154,7 @@ func TestRevertAfterChange(t *testing.T) {
 // has nothing to do with my drawing", right after a change, report that
 // the change failed, in any language.
 func TestRegressionAndStuckReports(t *testing.T) {
-	for lang, msg := range map[string]string{
+	eachCorrectsAfterWrite(t, "Done: the runner now starts the emulator first.", map[string]string{
 		"en":    "it used to work",
 		"en2":   "fix the runner, it gets stuck on the hello world step",
 		"en3":   "there is a space in the directory name and it keeps crashing",
@@ -1153,11 +1167,7 @@ func TestRegressionAndStuckReports(t *testing.T) {
 		"es":    "antes funcionaba bien",
 		"ru":    "раньше работало",
 		"pt-BR": "funcionava antes da mudança",
-	} {
-		if cs := correctionsAfterWrite(t, "Done: the runner now starts the emulator first.", msg); len(cs) != 1 {
-			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
-		}
-	}
+	})
 }
 
 // TestOverrideOfAgentsRefusal: the agent declines what the person asked
@@ -1171,14 +1181,11 @@ func TestOverrideOfAgentsRefusal(t *testing.T) {
 		"fr": "fais-le quand même, c'est moi qui décide",
 		"de": "mach es trotzdem, ich übernehme das",
 	} {
-		s := (&ccFixture{}).user("create a branch and ship the changes").say(declined).user(msg).say("OK.").session(t)
-		if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 1 {
+		if cs := correctionsAfterSay(t, declined, msg); len(cs) != 1 {
 			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
 		}
 	}
-	s := (&ccFixture{}).user("run the stack").say("I can't run it: docker is not installed on this machine.").
-		user("c'est bon, j'ai installé docker, tu peux continuer").say("OK.").session(t)
-	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 0 {
+	if cs := correctionsAfterSay(t, "I can't run it: docker is not installed on this machine.", "c'est bon, j'ai installé docker, tu peux continuer"); len(cs) != 0 {
 		t.Errorf("the blocker removed read as an override: %+v", cs)
 	}
 }
@@ -1210,15 +1217,11 @@ func TestTemplateArgumentsAnswerNothingBefore(t *testing.T) {
 // what the agent made sends it back to its own work, in any language; the
 // same words about something the agent did not touch start a new task.
 func TestFixWhatWasJustMade(t *testing.T) {
-	for lang, msg := range map[string]string{
+	eachCorrectsAfterWrite(t, "Done: the runner script now launches gdb.", map[string]string{
 		"en": "fix the runner script, gdb should come from the toolchain path not the system's gdb",
 		"es": "arregla el runner script, gdb tiene que venir del toolchain",
 		"zh": "修复一下这个 runner script，gdb 要用 toolchain 里的",
-	} {
-		if cs := correctionsAfterWrite(t, "Done: the runner script now launches gdb.", msg); len(cs) != 1 {
-			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
-		}
-	}
+	})
 	if cs := correctionsAfterWrite(t, "Done: the runner script now launches gdb.", "fix the login page layout on mobile next"); len(cs) != 0 {
 		t.Errorf("a new task read as a correction: %+v", cs)
 	}
@@ -1234,8 +1237,7 @@ func TestStillWantAgainstProposal(t *testing.T) {
 		"es": "pero igual quiero usar las funciones _for_response",
 		"zh": "但我还是想用那些 _for_response 函数",
 	} {
-		s := (&ccFixture{}).user("make the sync faster").say(proposal).user(msg).say("OK.").session(t)
-		if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 1 {
+		if cs := correctionsAfterSay(t, proposal, msg); len(cs) != 1 {
 			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
 		}
 	}

@@ -2378,3 +2378,101 @@ torna a
 예전으로
 이전으로
 `
+
+// CueDeclined: the agent declining, at the start of its reply, to do what
+// the person asked ("Cannot comply", "No puedo", "我不能", "できません").
+var CueDeclined = NewCues(`
+cannot proceed
+cannot comply
+cannot do
+cannot create
+cannot run
+cannot complete
+i cannot do
+i can't do
+i cannot proceed
+i can't proceed
+i cannot comply
+i can't comply
+i cannot run
+i can't run
+i cannot create
+i can't create
+i cannot help with
+i can't help with
+i cannot perform
+i can't perform
+i'm not able to
+i am not able to
+i'm unable to
+i am unable to
+unable to proceed
+unable to comply
+i won't
+i will not
+i must decline
+no puedo
+no me es posible
+je ne peux pas
+impossible de
+ich kann das nicht
+ich kann dies nicht
+ich kann nicht
+não posso
+non posso
+я не могу
+не могу
+我不能
+我无法
+无法执行
+それはできません
+できません
+할 수 없
+불가능
+`)
+
+// CueOverride: the person insisting on what the agent declined ("do it
+// anyway", "violate it", "skip the protocol", "hazlo", "fais-le quand
+// même", "mach es trotzdem", "照做", "やって").
+var CueOverride = NewCues(`
+anyway
+regardless
+violate
+ignore it
+ignore the
+ignore that
+skip it
+skip the
+skip that
+bypass
+override
+just do it
+do it
+hazlo
+hágalo
+hagalo
+sáltate
+saltate
+ignóralo
+ignoralo
+quand même
+quand meme
+fais-le
+fais le
+trotzdem
+mach es
+mach's
+fallo lo stesso
+fai lo stesso
+faça isso
+faca isso
+сделай
+игнорируй
+照做
+就这么做
+你来做
+やって
+してください
+해줘
+해 줘
+`)
