@@ -993,9 +993,26 @@ func (cu *cue) matchSignatures(c *candidate) {
 	for _, s := range c.lessonSignatures() {
 		prohibits = prohibits || s.prohibited
 	}
+	// An advised span is followed only where it stands outside what the
+	// lesson prohibits: `env` in process.env is the prohibited read, not
+	// the advised `env` of @/env.
+	// (A prohibited span inside the advised one is not masked:
+	// `$request` of `$request->validated()`.)
+	outside := func(code, advised string) string {
+		for _, p := range c.lessonSignatures() {
+			if p.prohibited && len(p.text) > 2 && strings.Contains(p.text, advised) && !strings.Contains(advised, p.text) {
+				code = strings.ReplaceAll(code, p.text, strings.Repeat(" ", len(p.text)))
+			}
+		}
+		return code
+	}
 	for _, s := range c.lessonSignatures() {
 		in := cu.written != "" && containsSpan(cu.written, s.text) || cu.command != "" && containsSpan(cu.command, s.text) ||
 			s.prohibited && callIn(cu.written, s.text)
+		if in && !s.prohibited {
+			in = cu.written != "" && containsSpan(outside(cu.written, s.text), s.text) ||
+				cu.command != "" && containsSpan(outside(cu.command, s.text), s.text)
+		}
 		if !in && s.prohibited {
 			// fmt.Println prohibited is fmt.Printf too, and
 			// context.Background() is context.TODO() (code.go).
