@@ -898,7 +898,7 @@ func correctionExcerpt(tl *timeline, call int, u *utterance) string {
 		if len(u.rejected) > 0 {
 			b.WriteString(" (refused)")
 		}
-		if w := prohibitedWritten(r, u.text); len(w) > 0 {
+		if w := prohibitedWritten(r, u.text, tl.redoneText(u, r)); len(w) > 0 {
 			// What the agent wrote that the person's negation names, as
 			// code: "don't call services with axios" after an edit that
 			// imports axios. Recall reads it as prohibited code.
@@ -906,7 +906,7 @@ func correctionExcerpt(tl *timeline, call int, u *utterance) string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("User: " + shorten(u.text, 600))
+	b.WriteString("User: " + shorten(u.text, 1200))
 	if u.pasted != "" {
 		// Pasted output is context, never the lesson.
 		b.WriteString("\nPasted: " + shorten(u.pasted, 400))
@@ -1067,8 +1067,12 @@ var wordTokenRE = textutil.Lazy(`@?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*`)
 // the content written, a patch's + lines) that a clause with a negation of the
 // person's message names: at most four words of three letters or more,
 // as r wrote them, none of the words every program or sentence has, none
-// already in the text the edit replaced.
-func prohibitedWritten(r *traces.Record, said string) []string {
+// already in the text the edit replaced. redo is what the agent wrote in
+// the same file right after the person spoke ("" if nothing): code the
+// person named in any clause that is no thanks, and that the agent's next
+// version dropped, was what was wrong ("to_f e round(2) ci hanno già
+// fatto sballare i centesimi", then a version with monetize).
+func prohibitedWritten(r *traces.Record, said, redo string) []string {
 	if callCommand(r) != "" {
 		return nil // a command's words are hosts and arguments; its type and text say what it does
 	}
@@ -1092,12 +1096,16 @@ func prohibitedWritten(r *traces.Record, said string) []string {
 	}
 	var out []string
 	for _, cl := range clauseStopRE.Split(headOf(said, 2000), -1) {
-		if !lexicon.CueNegation.In(lower(cl)) {
+		negated := lexicon.CueNegation.In(lower(cl))
+		if !negated && (redo == "" || lexicon.CueAck.In(lower(cl))) {
 			continue
 		}
 		for k, w := range wordTokenRE.FindAllString(cl, -1) {
 			lw := strings.ToLower(strings.Trim(w, "."))
 			as, ok := inAdded[lw]
+			if ok && !negated && strings.Contains(redo, as) {
+				continue // kept in the next version: not what was wrong
+			}
 			if ok && k > 0 && as != strings.Trim(w, ".") && w != lw {
 				// "don't pass the Order object": the class, mid-sentence
 				// and capitalized, is not the variable order the edit
@@ -1244,4 +1252,43 @@ func addedText(r *traces.Record) (added, old string) {
 		}
 	}
 	return a.String(), o.String()
+}
+
+// redoneText is what the agent added, after utterance u and before the
+// person spoke again, to the file that call r wrote: its next version of
+// the change u corrected ("" when there is none).
+func (tl *timeline) redoneText(u *utterance, r *traces.Record) string {
+	f := writtenFile(r)
+	if f == "" {
+		return ""
+	}
+	k := slices.IndexFunc(tl.utts, func(x utterance) bool { return x.idx == u.idx })
+	if k < 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, j := range tl.after[k] {
+		if x := tl.rec(j); isToolCall(x) && writtenFile(x) == f {
+			a, _ := addedText(x)
+			b.WriteString(a)
+		}
+	}
+	return b.String()
+}
+
+// writtenFile is the file an edit or write call names ("" for others).
+func writtenFile(r *traces.Record) string {
+	if fs := patchFiles(r); len(fs) > 0 {
+		return fs[0]
+	}
+	var m map[string]any
+	if json.Unmarshal(r.Input, &m) != nil {
+		return ""
+	}
+	for _, k := range pathKeys {
+		if p, ok := m[k].(string); ok && p != "" {
+			return p
+		}
+	}
+	return ""
 }

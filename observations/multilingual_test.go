@@ -975,7 +975,7 @@ func TestProhibitedWrittenInExcerpt(t *testing.T) {
 		{rec("Write", map[string]string{"file_path": "C.php", "content": "Booking::query()->create($request->all());"}),
 			"nie $request->all() do create/update", []string{"$request"}},
 	} {
-		if got := prohibitedWritten(tc.r, tc.said); strings.Join(got, ",") != strings.Join(tc.want, ",") {
+		if got := prohibitedWritten(tc.r, tc.said, ""); strings.Join(got, ",") != strings.Join(tc.want, ",") {
 			t.Errorf("%q: %v, want %v", tc.said, got, tc.want)
 		}
 	}
