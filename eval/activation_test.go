@@ -87,7 +87,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev9":  {20, 4},
 		"dev10": {31, 2},
 		"dev11": {26, 5},
-		"dev12": {19, 7},
+		"dev12": {23, 5},
 		"dev13": {16, 8},
 		"dev14": {23, 3},
 	}

@@ -19,7 +19,7 @@ var (
 	closerRE        = textutil.Lazy(`(?i)^\s*(no+|nope|nah)\b[,.! ]*(thanks|thank you|that'?s (all|it|fine|great|everything)|worries|problem|prob|need|rush|all good|looks good|it'?s (fine|ok|okay|good|all good)|more|further|other|i'?m good|we'?re good|questions?|not (now|yet|really)|just curious|that'?s (ok|okay))\b`)
 	imperativeNegRE = textutil.Lazy(`(?i)(^|[,;:.!]\s*|\b(and|but|please|so|just|we|you)\s+)(don'?t|do not|never|always)\s+\w+`)
 	ohNoRE          = textutil.Lazy(`(?i)^\s*(oh|uh|ah)[,]?\s+no+\b`)
-	holdOnRE        = textutil.Lazy(`(?i)^\s*(wait|hold on|hang on)\b`)
+	holdOnRE        = textutil.Lazy(`(?i)^\s*((ah|oh|uh|um+|hmm+|erm|ok|okay)[,.! ]+)?(wait|hold on|hang on)\b`)
 	neverMindRE     = textutil.Lazy(`(?i)^\s*(never ?mind|nvm|forget (it|that|about it)|scratch that)\b`)
 	// Redirect cues anywhere in a message.
 	moderateRE = textutil.Lazy(`(?i)\binstead\b|\brather than\b|\bi (said|told you)\b|\bnot what i (asked|wanted|meant)\b|\bthat'?s not (what|how)\b|\byou (should(n'?t)?|forgot|missed)\b|(^|[.!;:,]\s*|\b(and|but|please|so|just)\s+)(don'?t|do not|never|always|stop)\s+\w+|\bi don'?t (want|like)\b|\bwe don'?t (need|want|use)\b|\bdo we (even|really) need\b|\bwhy (not|did you|would you)\b`)

@@ -2,6 +2,7 @@ package observations
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -164,6 +165,15 @@ func TestRevokedLessonIsNoRecurrence(t *testing.T) {
 		reject("Bash", `{"command":"bin/rubocop -a app/services"}`).
 		user("heads up: we dropped rubocop for standard last week, forget the rubocop -a thing. it's `bundle exec standardrb --fix`").s
 	cs := corrections(t, first, later)
+	if n, byStatus := supersedeLater(t, cs); n != 2 || byStatus[StatusSuperseded] != 1 {
+		t.Errorf("%d observations, statuses %v: want 2, one superseded", n, byStatus)
+	}
+}
+
+// supersedeLater merges two corrections, the second a month after the
+// first, supersedes, and counts the files written by status.
+func supersedeLater(t *testing.T, cs []*Observation) (int, map[string]int) {
+	t.Helper()
 	cs[0].LastSeen, cs[1].LastSeen = time.Date(2026, 2, 5, 11, 0, 0, 0, time.UTC), time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC)
 	m := &Merger{}
 	res, err := m.Merge(context.Background(), cs)
@@ -181,7 +191,39 @@ func TestRevokedLessonIsNoRecurrence(t *testing.T) {
 		}
 		byStatus[f.Obs.Status]++
 	}
-	if len(res.Writes) != 2 || byStatus[StatusSuperseded] != 1 {
-		t.Errorf("%d observations, statuses %v: want 2, one superseded", len(res.Writes), byStatus)
+	return len(res.Writes), byStatus
+}
+
+// The words that take the earlier lesson back may come after the part of
+// the message the lesson keeps ("... redo it with ruff pls. forget the
+// black/isort thing"): the excerpt quotes them, and the later lesson
+// still supersedes the earlier one instead of counting as its recurrence.
+func TestRevocationOutsideTheLesson(t *testing.T) {
+	first := newSession("sa").user("format the api code").
+		reject("Bash", `{"command":"poetry run autopep8 --in-place -r app"}`).
+		user("we use black + isort, both configured in pyproject: `poetry run black app && poetry run isort app`").s
+	later := newSession("sb").user("can you reformat services/api?").
+		call("Bash", `{"command":"poetry run black app && poetry run isort app"}`, "reformatted app/x.py").
+		user("ah wait, we decided on friday to drop black and isort. everything is ruff now: `poetry run ruff format` for formatting and `poetry run ruff check --fix` for imports. black and isort are gone from pyproject and CI only runs ruff. so redo it with ruff pls. and forget the black/isort thing I told you before").s
+	cs := corrections(t, first, later)
+	if len(cs) != 2 {
+		t.Fatalf("want 2 corrections, got %d", len(cs))
+	}
+	if n, byStatus := supersedeLater(t, cs); n != 2 || byStatus[StatusSuperseded] != 1 {
+		t.Errorf("%d observations, statuses %v: want 2, one superseded", n, byStatus)
+	}
+}
+
+// Code the refused edit wrote, that the person names in a sentence with
+// no negation, and that the agent's next version of the file drops, is
+// what the agent wrote against the correction.
+func TestRedoDropsWhatWasWrong(t *testing.T) {
+	s := newSession("sc").user("the invoice total must apply the customer's discount").
+		reject("Edit", `{"file_path":"/p/web/invoice.ts","old_string":"x","new_string":"const total = parseFloat(amount) * qty"}`).
+		user("niente Float per i soldi, mai. parseFloat ci ha già fatto sballare i centesimi. gli importi sono interi in cents").
+		call("Edit", `{"file_path":"/p/web/invoice.ts","old_string":"x","new_string":"const totalCents = amountCents * qty"}`, "ok").s
+	cs := corrections(t, s)
+	if len(cs) != 1 || !strings.Contains(cs[0].Excerpt, WroteMark+"`parseFloat`") {
+		t.Fatalf("want the dropped code marked: %+v", cs[0].Excerpt)
 	}
 }

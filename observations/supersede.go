@@ -232,7 +232,10 @@ func Contradicts(a, b *Observation) bool {
 // thing", lexicon.CueRevoke) and a is about one of the things b names.
 func revokes(a, b *Observation) bool {
 	ta, tb := stance(a), stance(b)
-	if !lexicon.CueRevoke.In(lower(tb)) || lexicon.CueRevoke.In(lower(ta)) {
+	// The revoking words may fall outside the lesson cut from the
+	// person's message ("... redo it with ruff. forget the black/isort
+	// thing I told you before"): the excerpt quotes the message.
+	if !lexicon.CueRevoke.In(lower(tb)) && !lexicon.CueRevoke.In(lower(saidOf(b.Excerpt))) || lexicon.CueRevoke.In(lower(ta)) {
 		return false
 	}
 	na := thingsNamed(ta)
@@ -296,4 +299,15 @@ func negatedAt(text, tok string) bool {
 	}
 	clause := text[start:pos]
 	return negationCues.match(clause)
+}
+
+// saidOf is the person's words an excerpt quotes (its "User:" lines).
+func saidOf(excerpt string) string {
+	var out []string
+	for _, ln := range strings.Split(excerpt, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(ln), "User:"); ok {
+			out = append(out, strings.TrimSpace(rest))
+		}
+	}
+	return strings.Join(out, " ")
 }

@@ -609,3 +609,40 @@ func checkEach(t *testing.T, name string, f func(string) bool, in string, want b
 		t.Errorf("%s(%q) = %v, want %v", name, in, got, want)
 	}
 }
+
+func TestAdvisedSpanInsideProhibitedIsNotFollowed(t *testing.T) {
+	// The advised `env` is inside the process.env the edit writes: the
+	// edit does what the lesson prohibits.
+	said := "don't read process.env directly. everything goes through `env` from `@/env`, use env.API_KEY."
+	excerpt := "Agent: Write `src/app/route.ts`" + observations.WroteMark + "`process.env`\nUser: " + said
+	c := &candidate{typ: observations.TypeCorrection, said: said, excerpt: excerpt}
+	in, _ := json.Marshal(map[string]string{"file_path": "/p/web/src/lib/mail.ts", "old_string": "x", "new_string": "const k = process.env.MAIL_KEY;"})
+	cu := buildCue(observations.Default(), Query{Tool: "Edit", Input: in, Cwd: "/p"})
+	cu.matchSignatures(c)
+	if c.sigHit != "process.env" {
+		t.Fatalf("no hit on process.env: %+v", c)
+	}
+	// Written the advised way, it is followed.
+	c = &candidate{typ: observations.TypeCorrection, said: said, excerpt: excerpt}
+	in, _ = json.Marshal(map[string]string{"file_path": "/p/web/src/lib/mail.ts", "old_string": "x", "new_string": "import { env } from '@/env';\nconst k = env.MAIL_KEY;"})
+	cu = buildCue(observations.Default(), Query{Tool: "Edit", Input: in, Cwd: "/p"})
+	cu.matchSignatures(c)
+	if c.sigHit != "" {
+		t.Fatalf("fired on the advised form: %+v", c)
+	}
+}
+
+func TestBareFormOfAnExtendedCommand(t *testing.T) {
+	sigs := signatures("when you run tests always `pnpm vitest run` (or `pnpm test --run`), plain `pnpm test`/`pnpm vitest` starts the watcher.")
+	for _, tc := range []struct{ cmd, want string }{
+		{"cd web && pnpm vitest src/lib/cart", "pnpm vitest"},
+		{"pnpm test", "pnpm test"},
+		{"pnpm vitest run src/lib/cart", ""},
+		{"pnpm test --run", ""},
+		{"pnpm lint", ""},
+	} {
+		if got := bareForm(sigs, tc.cmd); got != tc.want {
+			t.Errorf("bareForm(%q) = %q, want %q (%+v)", tc.cmd, got, tc.want, sigs)
+		}
+	}
+}

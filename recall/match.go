@@ -1077,6 +1077,18 @@ func (cu *cue) matchSignatures(c *candidate) {
 			c.follow = s.text
 		}
 	}
+	if c.sigHit == "" && cu.command != "" {
+		// "always `pnpm vitest run`, plain `pnpm vitest` starts the
+		// watcher": the lesson names a command and the same command
+		// extended; a call with the bare form and without the extension
+		// is the one the lesson sets apart, whatever word says so.
+		if s := bareForm(c.lessonSignatures(), cu.command); s != "" {
+			c.sigHit = s
+			if c.follow == s {
+				c.follow = ""
+			}
+		}
+	}
 	if c.sigHit != "" && len(c.follow) >= 6 && strings.ContainsAny(c.follow, "({.") && cu.written != "" && qualifies(cu.written, c.follow, c.sigHit) {
 		// ".pipe(takeUntilDestroyed(this.destroyRef)).subscribe(...)",
 		// "%{booking_id: booking.id} |> Worker.new() |> Oban.insert()": the
@@ -1149,6 +1161,28 @@ func (cu *cue) matchSignatures(c *candidate) {
 	if c.sigHit != "" && c.typeScore < sigScore {
 		c.typeScore = sigScore
 	}
+}
+
+// bareForm is an advised command span that cmd runs while the lesson
+// also advises it extended ("pnpm vitest" and "pnpm vitest run") and cmd
+// has no extension of it; "" if none.
+func bareForm(sigs []signature, cmd string) string {
+	for _, s := range sigs {
+		if s.prohibited || !strings.Contains(s.text, " ") || !containsSpan(cmd, s.text) {
+			continue
+		}
+		extended, followed := false, false
+		for _, t := range sigs {
+			if !t.prohibited && strings.HasPrefix(t.text, s.text+" ") {
+				extended = true
+				followed = followed || containsSpan(cmd, t.text)
+			}
+		}
+		if extended && !followed {
+			return s.text
+		}
+	}
+	return ""
 }
 
 // environments names the deployment environments a command or request

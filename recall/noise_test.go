@@ -178,6 +178,19 @@ func TestFollowingTheAdvisedProgram(t *testing.T) {
 			t.Errorf("%s: recalled %v, want %v", cmd, got, want)
 		}
 	}
+	// A package manager runs a project binary named after it; its own
+	// commands run none.
+	for cmd, want := range map[string][]string{
+		"cd web && pnpm vitest src/lib": {"pnpm", "vitest"},
+		"pnpm dlx vercel deploy --prod": {"pnpm", "vercel"},
+		"yarn jest --watch":             {"yarn", "jest"},
+		"pnpm install":                  {"pnpm"},
+		"pnpm -C web build":             {"pnpm"},
+	} {
+		if p := programsOf(cmd); !slices.Equal(p, want) {
+			t.Errorf("programsOf(%q) = %v, want %v", cmd, p, want)
+		}
+	}
 	if p := programsOf("uv run black apps && npx prettier -w . && python -m pytest -q"); !slices.Equal(p, []string{"uv", "black", "npx", "prettier", "python", "pytest"}) {
 		t.Errorf("programsOf: %v", p)
 	}

@@ -2058,6 +2058,9 @@ we moved to
 we migrated to
 we replaced
 we stopped using
+decided to drop
+decided to stop using
+gone from
 changed my mind
 on second thought
 vergiss
