@@ -85,7 +85,11 @@ func obsTypeOf(dim string) string {
 // helper who read no kb source, split by the annotator before its first
 // run) the next five; the eleventh (keys13: 11 Codex, Claude Code and
 // aider sessions of 10 owners, Chinese, Spanish, French, Vietnamese,
-// Korean, German, Russian, written 2026-12-05 the same way) the last five.
+// Korean, German, Russian, written 2026-12-05 the same way) the next five;
+// keys15 (12 sessions of 12 owners, 2026-12-06) the next six; keys16 (12
+// Claude Code, Codex and aider sessions of 12 owners, Chinese, Spanish,
+// German, written 2026-12-06 by a helper who read no kb source, split by
+// owner before labelling) the last six.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
@@ -98,7 +102,8 @@ var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfas
 	"7onc3k", "Gino-Loja", "Gordondalos", "bestlove1211", "hannibal8856",
 	"Quelklef", "caochitam", "minsuk1012", "Aquaticat", "doudouqie66",
 	"YPS-Tool", "BBXtreme",
-	"4thehalibit", "AFI-Protocol", "austinweitao", "gouchan", "LilLeapo", "PT-Parker"}
+	"4thehalibit", "AFI-Protocol", "austinweitao", "gouchan", "LilLeapo", "PT-Parker",
+	"13562964800", "Agencia-Vibe-Code", "carlo-spada", "Jason-liu-0219", "OhmChannachot", "Schofield90"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
