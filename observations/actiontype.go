@@ -175,7 +175,7 @@ func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
 // classifierRevision names the code that applies the rules: what is
 // compiled with a taxonomy (the activation index's trigger types) is
 // stale when it changes, as when a rule does.
-const classifierRevision = "command-words-1"
+const classifierRevision = "prose-path-commands-2"
 
 func (t *Taxonomy) Key() string {
 	t.keyOnce.Do(func() {
@@ -496,6 +496,10 @@ func (t *Taxonomy) contentHits(h hits, s string) {
 	}
 }
 
+// prosePathCmdRE is a path-like word in prose ("bin/rubocop",
+// "./gradlew") and the words after it up to a clause's end.
+var prosePathCmdRE = textutil.Lazy(`(?:^|[\s(])((?:\.{1,2}/|[\w.-]+/)+[\w.-]+)((?:[ \t]+[\w:./=-]+){0,3})`)
+
 var codeSpanRE = textutil.Lazy("(?s)```[a-zA-Z0-9_+-]*\n?(.*?)```|`([^`\n]+)`")
 
 func (t *Taxonomy) text(h hits, s string) {
@@ -516,6 +520,18 @@ func (t *Taxonomy) text(h hits, s string) {
 			t.contentHits(h, code)
 			if strings.ContainsAny(code, "/.") && !strings.ContainsAny(code, " (){}=") {
 				t.path(h, code)
+			}
+		}
+	}
+	// A command named in prose by its path ("always bin/rubocop",
+	// "use ./gradlew check"): a path whose last name is a known command,
+	// with the words after it up to the clause's end. (A bare word is
+	// not: "black" and "make" are words first.)
+	if strings.Contains(s, "/") {
+		prose := codeSpanRE.ReplaceAllString(s, " ")
+		for _, m := range prosePathCmdRE.FindAllStringSubmatch(prose, 10) {
+			if t.knownNames()[path.Base(m[1])] {
+				t.shell(h, path.Base(m[1])+m[2], 0)
 			}
 		}
 	}
@@ -594,11 +610,13 @@ func matchWindow(st []string, cue [][]string) bool {
 		}
 		end := min(i+win, len(st))
 		ok := true
+		var used uint64 // window positions a token took: one word is one token ("exception" is not "except exception")
 		for _, c := range cue {
 			hit := false
 			for j := i; j < end; j++ {
-				if stemIn(st[j], c) {
+				if used&(1<<uint(j-i)) == 0 && stemIn(st[j], c) {
 					hit = true
+					used |= 1 << uint(j-i)
 					break
 				}
 			}

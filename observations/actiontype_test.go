@@ -410,3 +410,28 @@ func TestGlobMatchAsTheRegexpsDid(t *testing.T) {
 		t.Errorf("only %d matches: the paths do not exercise the globs", n)
 	}
 }
+
+// One word is one token of a word pattern: "exception" alone is not the
+// pattern "except exception" (py:broad-except), whose two tokens share a
+// stem.
+func TestWordPatternTokensTakeDistinctWords(t *testing.T) {
+	tax := Default()
+	if got := tax.ClassifyText("no options API in new components; the only exception is src/legacy/"); slices.Contains(got, "py:broad-except") {
+		t.Fatalf("one word matched two tokens: %v", got)
+	}
+	if got := tax.ClassifyText("except Exception: pass is banned here"); !slices.Contains(got, "py:broad-except") {
+		t.Fatalf("the pattern itself: %v", got)
+	}
+}
+
+// A command named in prose by its path is classified as the command; a
+// file path is not a command.
+func TestProsePathCommand(t *testing.T) {
+	tax := Default()
+	if got := tax.ClassifyText("Always bin/rubocop, it runs the bundled version."); !slices.Contains(got, "lint:run") {
+		t.Fatalf("bin/rubocop: %v", got)
+	}
+	if got := tax.ClassifyText("the helper lives in src/lib/format.ts"); len(got) != 0 {
+		t.Fatalf("a file path: %v", got)
+	}
+}
