@@ -155,7 +155,7 @@ func ParseLexicon(text string) (*Lexicon, error) {
 			if len(f) == 0 {
 				continue
 			}
-			eq.phrases = append(eq.phrases, phrase(f))
+			eq.phrases = append(eq.phrases, expandGap(f)...)
 		}
 		if len(eq.phrases) == 0 {
 			return nil, fmt.Errorf("line %d: no phrase before =>", i+1)
@@ -163,6 +163,25 @@ func ParseLexicon(text string) (*Lexicon, error) {
 		l.eqs = append(l.eqs, eq)
 	}
 	return l, nil
+}
+
+// maxGap is how many words "**" stands for at most.
+const maxGap = 4
+
+// expandGap returns the phrases f stands for: itself, or, where its first
+// "**" stands, one to maxGap words ("get ** live": "get the coupon fix
+// live").
+func expandGap(f []string) []phrase {
+	i := slices.Index(f, "**")
+	if i < 0 {
+		return []phrase{phrase(f)}
+	}
+	var out []phrase
+	for n := 1; n <= maxGap; n++ {
+		g := slices.Concat(f[:i], slices.Repeat([]string{"*"}, n), f[i+1:])
+		out = append(out, expandGap(g)...)
+	}
+	return out
 }
 
 // Extend returns a lexicon with more lines (kb.yaml's).

@@ -70,3 +70,21 @@ func FuzzPhrase(f *testing.F) {
 		}
 	})
 }
+
+// "**" stands for one to four words.
+func TestLexiconGap(t *testing.T) {
+	l, err := ParseLexicon("get ** live => deploy production")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]bool{
+		"can you get the coupon fix live today?": true,
+		"get it live":                            true,
+		"get live":                               false,
+		"get the one two three four five live":   false,
+	} {
+		if got := l.Canonical(text) != ""; got != want {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
+	}
+}
