@@ -43,7 +43,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT024"
+const compiledMagic = "KBACT025"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"github.com/kbmem/kb/internal/lexicon"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -299,7 +300,7 @@ var (
 	// more (English, German, Spanish, French, Portuguese, Italian), and
 	// the negations of Chinese, Japanese and Korean, which need no
 	// spaces around them (不要, 别, 使わないで, 하지 마).
-	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}\p{M}])(?:not|no|never|drop|dropped|remove|removed|deprecated|take|get rid|nuke|rip|ditch|strip|scrap|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|can'?t|cannot|mustn'?t|isn'?t|aren'?t|wasn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma|jangan|tidak|bukan|नहीं|मत|لا|ولا|ليس|لم|لن|أبدا|ابدا|بدون|ممنوع)(?:[^\p{L}\p{M}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ห้าม|อย่า|ไม่ต้อง|ไม่ควร|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
+	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}\p{M}])(?:not|no|never|sin|ni|sem|nem|ohne|sans|zonder|drop|dropped|remove|removed|deprecated|take|get rid|nuke|rip|ditch|strip|scrap|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|can'?t|cannot|mustn'?t|isn'?t|aren'?t|wasn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma|jangan|tidak|bukan|नहीं|मत|لا|ولا|ليس|لم|لن|أبدا|ابدا|بدون|ممنوع)(?:[^\p{L}\p{M}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ห้าม|อย่า|ไม่ต้อง|ไม่ควร|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
 )
 
 // splitClauses splits text into clauses (clauseRE; in Thai, at the spaces
@@ -461,6 +462,12 @@ func signatures(text string) []signature {
 			}
 			seen[s] = true
 			prohibited := polarity(cl[:at], neg)
+			if prohibited && !negRE.MatchString(cl[:at]) && lexicon.CueAllowed.In(strings.ToLower(cl[at:])) {
+				// "unwrap_or / unwrap_or_default están bien porque no
+				// hacen panic": the clause calls what it names
+				// acceptable; its negation is about something else.
+				prohibited = false
+			}
 			if prohibited && !negRE.MatchString(cl[:at]) && alternativeAfter(cl[at:]) {
 				// "if a migration is stuck, `mix ecto.rollback --step 1`,
 				// or drop the leftover object by hand": the negation

@@ -646,3 +646,18 @@ func TestBareFormOfAnExtendedCommand(t *testing.T) {
 		}
 	}
 }
+
+// "sin X ni Y" prohibits X and Y; a clause that calls what it names
+// acceptable advises it, whatever negation follows ("porque no hacen
+// panic").
+func TestSpanishWithoutAndAllowed(t *testing.T) {
+	pol := map[string]bool{}
+	for _, s := range signatures("Sin unwrap() ni expect() en el código que se exporta a JS. Devuelve Result<_, JsError> y usa ?. unwrap_or / unwrap_or_default están bien porque no hacen panic.") {
+		pol[s.text] = s.prohibited
+	}
+	for span, want := range map[string]bool{"unwrap()": true, "expect()": true, "unwrap_or_default": false} {
+		if got, ok := pol[span]; !ok || got != want {
+			t.Errorf("%s: prohibited=%v (found %v), want %v: %v", span, got, ok, want, pol)
+		}
+	}
+}

@@ -2479,3 +2479,65 @@ faca isso
 해줘
 해 줘
 `)
+
+// CueAllowed: what the words before it name is acceptable ("unwrap_or
+// and unwrap_or_default are fine", "están bien porque no hacen panic"),
+// whatever negation the rest of the clause holds.
+var CueAllowed = NewCues(`
+is fine
+are fine
+is ok
+are ok
+is okay
+are okay
+is allowed
+are allowed
+is acceptable
+are acceptable
+is totally fine
+are totally fine
+está bien
+están bien
+esta bien
+estan bien
+está permitido
+están permitidos
+va bene
+vanno bene
+è ok
+sono ok
+è permesso
+sono permessi
+ist ok
+sind ok
+ist in ordnung
+sind in ordnung
+ist erlaubt
+sind erlaubt
+est ok
+sont ok
+est autorisé
+sont autorisés
+c'est bien
+tá bom
+está ok
+estão ok
+é permitido
+são permitidos
+is prima
+zijn prima
+mag wel
+jest ok
+są ok
+jest w porządku
+можно
+допустимо
+sorun yok
+没问题
+可以用
+是可以的
+大丈夫
+使っていい
+괜찮
+써도 돼
+`)
