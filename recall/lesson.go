@@ -482,6 +482,15 @@ func signatures(text string) []signature {
 					prohibited = true
 				}
 			}
+			if !prohibited && !adviceRE.MatchString(cl[:at]) && !otherwiseRE.MatchString(cl) {
+				// ".all.each loads all of them into memory and the job
+				// gets OOM-killed", "plain `pnpm test` starts the watch
+				// mode", "un add_column normale ci blocca la tabella":
+				// the span is what the clause says does the harm.
+				if f := harmRE.FindStringIndex(cl); f != nil && f[0] > at && !wouldRE.MatchString(cl[at:f[0]]) {
+					prohibited = true
+				}
+			}
 			out = append(out, signature{text: s, prohibited: prohibited})
 		}
 		for _, m := range backtickRE.FindAllStringSubmatchIndex(cl, -1) {
@@ -658,6 +667,11 @@ var orRE = textutil.Lazy(`(?i)(?:^|[\s,;])(?:or|oder|ou|o|of|或者|或|また�
 // build fails").
 var (
 	failRE      = textutil.Lazy(`(?i)\b(?:fails?|failed|failing|breaks|broke|crashes|crashed|errors out|blows up)\b`)
+	// wouldRE: the harm is what a check would have caught
+	// ("strong_migrations would have failed CI"), not what the span does.
+	wouldRE = textutil.Lazy(`(?i)\b(?:would|will|should|could)\b`)
+	// harmRE is harm a clause says something does, in a few languages.
+	harmRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:fails?|failed|breaks|broke|crashes|crashed|errors out|blows up|hangs|freezes|locks|blocks|leaks|gets killed|oom|oom-killed|corrupts|loads (?:all|every|the whole)|starts the watch(?:er)?|watch mode|never exits|times out|messed up|messes up|blocca|si blocca|rompe|sballare|bloquea|se cae|blockiert|bricht|plante|bloque|casse|trava|quebra|ломает|падает|блокирует)(?:[^\p{L}]|$)|壊れ|落ちる|卡死|崩溃|锁表|阻塞`)
 	otherwiseRE = textutil.Lazy(`(?i)\b(?:otherwise|or else|else|unless|sonst|sinon|si no|de lo contrario|altrimenti|senão|иначе)\b|否则|不然|さもないと`)
 )
 

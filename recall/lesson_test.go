@@ -661,3 +661,17 @@ func TestSpanishWithoutAndAllowed(t *testing.T) {
 		}
 	}
 }
+
+// A span a clause says does harm is what the lesson prohibits; a check
+// that "would have failed" is no harm the span does.
+func TestHarmfulSpanIsProhibited(t *testing.T) {
+	pol := map[string]bool{}
+	for _, s := range signatures("customers is 3M rows, `.all.each` loads all of them into memory and the job gets OOM-killed. in app code always `find_each`. strong_migrations would have failed CI anyway") {
+		pol[s.text] = s.prohibited
+	}
+	for span, want := range map[string]bool{".all.each": true, "find_each": false, "strong_migrations": false} {
+		if got, ok := pol[span]; !ok || got != want {
+			t.Errorf("%s: prohibited=%v (found %v), want %v: %v", span, got, ok, want, pol)
+		}
+	}
+}
