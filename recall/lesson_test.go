@@ -651,13 +651,20 @@ func TestBareFormOfAnExtendedCommand(t *testing.T) {
 // acceptable advises it, whatever negation follows ("porque no hacen
 // panic").
 func TestSpanishWithoutAndAllowed(t *testing.T) {
+	wantPolarity(t, "Sin unwrap() ni expect() en el código que se exporta a JS. Devuelve Result<_, JsError> y usa ?. unwrap_or / unwrap_or_default están bien porque no hacen panic.",
+		map[string]bool{"unwrap()": true, "expect()": true, "unwrap_or_default": false})
+}
+
+// wantPolarity checks whether each span of text is found prohibited.
+func wantPolarity(t *testing.T, text string, want map[string]bool) {
+	t.Helper()
 	pol := map[string]bool{}
-	for _, s := range signatures("Sin unwrap() ni expect() en el código que se exporta a JS. Devuelve Result<_, JsError> y usa ?. unwrap_or / unwrap_or_default están bien porque no hacen panic.") {
+	for _, s := range signatures(text) {
 		pol[s.text] = s.prohibited
 	}
-	for span, want := range map[string]bool{"unwrap()": true, "expect()": true, "unwrap_or_default": false} {
-		if got, ok := pol[span]; !ok || got != want {
-			t.Errorf("%s: prohibited=%v (found %v), want %v: %v", span, got, ok, want, pol)
+	for span, w := range want {
+		if got, ok := pol[span]; !ok || got != w {
+			t.Errorf("%s: prohibited=%v (found %v), want %v: %v", span, got, ok, w, pol)
 		}
 	}
 }
@@ -665,13 +672,6 @@ func TestSpanishWithoutAndAllowed(t *testing.T) {
 // A span a clause says does harm is what the lesson prohibits; a check
 // that "would have failed" is no harm the span does.
 func TestHarmfulSpanIsProhibited(t *testing.T) {
-	pol := map[string]bool{}
-	for _, s := range signatures("customers is 3M rows, `.all.each` loads all of them into memory and the job gets OOM-killed. in app code always `find_each`. strong_migrations would have failed CI anyway") {
-		pol[s.text] = s.prohibited
-	}
-	for span, want := range map[string]bool{".all.each": true, "find_each": false, "strong_migrations": false} {
-		if got, ok := pol[span]; !ok || got != want {
-			t.Errorf("%s: prohibited=%v (found %v), want %v: %v", span, got, ok, want, pol)
-		}
-	}
+	wantPolarity(t, "customers is 3M rows, `.all.each` loads all of them into memory and the job gets OOM-killed. in app code always `find_each`. strong_migrations would have failed CI anyway",
+		map[string]bool{".all.each": true, "find_each": false, "strong_migrations": false})
 }
