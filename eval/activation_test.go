@@ -80,16 +80,16 @@ func TestActivationScenarios(t *testing.T) {
 	}{
 		"dev3":  {33, 0},
 		"dev4":  {26, 1},
-		"dev5":  {31, 0},
-		"dev6":  {29, 2},
-		"dev7":  {24, 0},
-		"dev8":  {26, 0},
-		"dev9":  {20, 4},
-		"dev10": {31, 2},
-		"dev11": {26, 5},
-		"dev12": {23, 5},
-		"dev13": {16, 8},
-		"dev14": {23, 3},
+		"dev5":  {32, 0},
+		"dev6":  {30, 2},
+		"dev7":  {25, 0},
+		"dev8":  {28, 1},
+		"dev9":  {21, 4},
+		"dev10": {33, 2},
+		"dev11": {26, 6},
+		"dev12": {25, 5},
+		"dev13": {20, 8},
+		"dev14": {23, 2},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

@@ -150,6 +150,12 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// "fais les commandes toi", "hazlo tú": the agent asked the
 		// person to run what it can run itself.
 		return 0.7, append(signals, SignalExplicitCorrection)
+	case hadAction && !question && !ack && namesRedoneCode(tl, u):
+		// ".all.each loads all of them into memory ... always
+		// find_each", then the agent rewrites the file without it: the
+		// person named code the agent had just written, and its next
+		// version drops it, in whatever language they said why.
+		return 0.7, append(signals, SignalExplicitCorrection)
 	case hadAction && !question && !ack && prohibitsAgentCode(tl, u):
 		// "the print goes: no print() in the backend", "不要用 `any`",
 		// right after the agent wrote that code: the person names what the
@@ -1088,6 +1094,12 @@ func prohibitedWritten(r *traces.Record, said, redo string) []string {
 			}
 		}
 	}
+	inAddedTail := map[string]string{}
+	for _, w := range wordTokenRE.FindAllString(headOf(added, 20000), -1) {
+		for i := strings.IndexByte(w, '.'); i > 0 && i < len(w)-1; i = next(w, i) {
+			inAddedTail[strings.ToLower(w[i+1:])] = w[i:] // with its dot: a selector, not a name
+		}
+	}
 	inOld := map[string]bool{}
 	for _, w := range wordTokenRE.FindAllString(headOf(old, 20000), -1) {
 		for _, p := range dottedPrefixes(w) {
@@ -1103,6 +1115,9 @@ func prohibitedWritten(r *traces.Record, said, redo string) []string {
 		for k, w := range wordTokenRE.FindAllString(cl, -1) {
 			lw := strings.ToLower(strings.Trim(w, "."))
 			as, ok := inAdded[lw]
+			if !ok && !negated {
+				as, ok = inAddedTail[strings.TrimPrefix(lw, ".")] // ".all.each" of Customer.all.each
+			}
 			if ok && !negated && strings.Contains(redo, as) {
 				continue // kept in the next version: not what was wrong
 			}
@@ -1122,6 +1137,14 @@ func prohibitedWritten(r *traces.Record, said, redo string) []string {
 		}
 	}
 	return out
+}
+
+// next is the index of the dot after the one at i in w, or -1.
+func next(w string, i int) int {
+	if j := strings.IndexByte(w[i+1:], '.'); j >= 0 {
+		return i + 1 + j
+	}
+	return -1
 }
 
 // dottedPrefixes are a dotted name and its prefixes: axios.get names
@@ -1291,4 +1314,18 @@ func writtenFile(r *traces.Record) string {
 		}
 	}
 	return ""
+}
+
+// namesRedoneCode reports whether u names code the agent's last write
+// before it added and the agent's next version of that file drops.
+func namesRedoneCode(tl *timeline, u *utterance) bool {
+	for i := len(u.calls) - 1; i >= 0 && i >= len(u.calls)-3; i-- {
+		r := tl.rec(u.calls[i])
+		if writtenFile(r) == "" {
+			continue
+		}
+		redo := tl.redoneText(u, r)
+		return redo != "" && len(prohibitedWritten(r, u.text, redo)) > 0
+	}
+	return false
 }

@@ -227,3 +227,21 @@ func TestRedoDropsWhatWasWrong(t *testing.T) {
 		t.Fatalf("want the dropped code marked: %+v", cs[0].Excerpt)
 	}
 }
+
+// The person names code the agent just wrote, in a message with no
+// negation, and the agent's next version of the file drops it: a
+// correction, with the dropped code as what the agent wrote against it
+// (a selector keeps its dot).
+func TestNamedCodeTheRedoDrops(t *testing.T) {
+	s := newSession("sd").user("write a job that backfills customers.tier").
+		call("Write", `{"file_path":"/p/app/jobs/backfill.rb","content":"def perform\n  Customer.all.each do |c|\n    c.update_columns(tier: 1)\n  end\nend\n"}`, "ok").
+		user("customers is 3M rows, .all.each loads all of them into memory and the job gets OOM-killed. in jobs always find_each").
+		call("Edit", `{"file_path":"/p/app/jobs/backfill.rb","old_string":"Customer.all.each do |c|","new_string":"Customer.find_each(batch_size: 1000) do |c|"}`, "ok").s
+	cs := corrections(t, s)
+	if len(cs) != 1 || !strings.Contains(cs[0].Excerpt, WroteMark+"`.all.each`") {
+		for _, c := range cs {
+			t.Log(c.Excerpt)
+		}
+		t.Fatalf("want one correction naming .all.each, got %d", len(cs))
+	}
+}

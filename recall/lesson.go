@@ -666,12 +666,12 @@ var orRE = textutil.Lazy(`(?i)(?:^|[\s,;])(?:or|oder|ou|o|of|或者|或|また�
 // it the consequence of not doing what precedes ("use X, otherwise the
 // build fails").
 var (
-	failRE      = textutil.Lazy(`(?i)\b(?:fails?|failed|failing|breaks|broke|crashes|crashed|errors out|blows up)\b`)
+	failRE = textutil.Lazy(`(?i)\b(?:fails?|failed|failing|breaks|broke|crashes|crashed|errors out|blows up)\b`)
 	// wouldRE: the harm is what a check would have caught
 	// ("strong_migrations would have failed CI"), not what the span does.
 	wouldRE = textutil.Lazy(`(?i)\b(?:would|will|should|could)\b`)
 	// harmRE is harm a clause says something does, in a few languages.
-	harmRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:fails?|failed|breaks|broke|crashes|crashed|errors out|blows up|hangs|freezes|locks|blocks|leaks|gets killed|oom|oom-killed|corrupts|loads (?:all|every|the whole)|starts the watch(?:er)?|watch mode|never exits|times out|messed up|messes up|blocca|si blocca|rompe|sballare|bloquea|se cae|blockiert|bricht|plante|bloque|casse|trava|quebra|ломает|падает|блокирует)(?:[^\p{L}]|$)|壊れ|落ちる|卡死|崩溃|锁表|阻塞`)
+	harmRE      = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:fails?|failed|breaks|broke|crashes|crashed|errors out|blows up|hangs|freezes|locks|blocks|leaks|gets killed|oom|oom-killed|corrupts|loads (?:all|every|the whole)|starts the watch(?:er)?|watch mode|never exits|times out|messed up|messes up|blocca|si blocca|rompe|sballare|bloquea|se cae|blockiert|bricht|plante|bloque|casse|trava|quebra|ломает|падает|блокирует)(?:[^\p{L}]|$)|壊れ|落ちる|卡死|崩溃|锁表|阻塞`)
 	otherwiseRE = textutil.Lazy(`(?i)\b(?:otherwise|or else|else|unless|sonst|sinon|si no|de lo contrario|altrimenti|senão|иначе)\b|否则|不然|さもないと`)
 )
 
