@@ -87,8 +87,8 @@ func TestActivationScenarios(t *testing.T) {
 		"dev9":  {21, 4},
 		"dev10": {33, 2},
 		"dev11": {26, 6},
-		"dev12": {25, 5},
-		"dev13": {20, 8},
+		"dev12": {27, 5},
+		"dev13": {22, 7},
 		"dev14": {23, 2},
 	}
 	for name, floor := range floors {

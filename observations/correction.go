@@ -3,6 +3,7 @@ package observations
 import (
 	"encoding/json"
 	"github.com/kbmem/kb/internal/textutil"
+	"path"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -150,7 +151,7 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// "fais les commandes toi", "hazlo tú": the agent asked the
 		// person to run what it can run itself.
 		return 0.7, append(signals, SignalExplicitCorrection)
-	case hadAction && !question && !ack && namesRedoneCode(tl, u):
+	case hadAction && !question && !ack && (namesRedoneCode(tl, u) || namesRetriedCommand(tl, u)):
 		// ".all.each loads all of them into memory ... always
 		// find_each", then the agent rewrites the file without it: the
 		// person named code the agent had just written, and its next
@@ -1321,11 +1322,71 @@ func writtenFile(r *traces.Record) string {
 func namesRedoneCode(tl *timeline, u *utterance) bool {
 	for i := len(u.calls) - 1; i >= 0 && i >= len(u.calls)-3; i-- {
 		r := tl.rec(u.calls[i])
-		if writtenFile(r) == "" {
+		f := strings.ToLower(writtenFile(r))
+		if f == "" {
 			continue
+		}
+		if slices.Contains([]string{".md", ".mdx", ".txt", ".rst", ".adoc", ".org"}, path.Ext(f)) {
+			return false // prose the agent wrote names things; it is no code
 		}
 		redo := tl.redoneText(u, r)
 		return redo != "" && len(prohibitedWritten(r, u.text, redo)) > 0
 	}
 	return false
+}
+
+// namesRetriedCommand reports whether u names a word of the agent's last
+// command that its next command, a retry of the same action (it shares
+// an argument), leaves out: "forget bin/rspec, it's just bundle exec
+// rspec again now", then `bundle exec rspec spec/x_spec.rb`.
+func namesRetriedCommand(tl *timeline, u *utterance) bool {
+	if len(u.calls) == 0 {
+		return false
+	}
+	before := callCommand(tl.rec(u.calls[len(u.calls)-1]))
+	k := slices.IndexFunc(tl.utts, func(x utterance) bool { return x.idx == u.idx })
+	if before == "" || k < 0 {
+		return false
+	}
+	after := ""
+	for _, j := range tl.after[k] {
+		if c := callCommand(tl.rec(j)); c != "" {
+			after = c
+			break
+		}
+	}
+	if after == "" {
+		return false
+	}
+	inAfter := map[string]bool{}
+	for _, f := range strings.Fields(after) {
+		inAfter[f] = true
+	}
+	shared, named := false, false
+	low := lower(u.text)
+	for _, f := range strings.Fields(before) {
+		switch {
+		case inAfter[f] && len(f) >= 4 && strings.ContainsAny(f, "/.") && !strings.HasPrefix(f, "-"):
+			shared = true // the same file or path: the same action again
+		case !inAfter[f] && len(f) >= 4 && strings.Contains(f, "/") && wordIn(low, strings.ToLower(f)):
+			named = true // a program path or argument the person named, left out
+		}
+	}
+	return shared && named
+}
+
+// wordIn reports whether w occurs in s as a whole word.
+func wordIn(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !textutil.IdentByte(s[j-1])) && (end == len(s) || !textutil.IdentByte(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
 }

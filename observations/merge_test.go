@@ -245,3 +245,37 @@ func TestNamedCodeTheRedoDrops(t *testing.T) {
 		t.Fatalf("want one correction naming .all.each, got %d", len(cs))
 	}
 }
+
+// The agent's command failed, the person names a part of it that the
+// agent's retry of the same action leaves out: a correction; and "forget
+// X", X named by an earlier lesson, takes that lesson back.
+func TestRetriedCommandAndForgetByName(t *testing.T) {
+	first := newSession("se").user("lance les specs de Order stp").
+		reject("Bash", `{"command":"bundle exec rspec spec/models/order_spec.rb"}`).
+		user("non, passe par bin/rspec, c'est le binstub spring, ça évite de recharger rails").s
+	later := newSession("sf").user("run the checkout request specs").
+		call("Bash", `{"command":"bin/rspec spec/requests/checkout_spec.rb"}`, "bin/rspec: No such file or directory - spring").
+		user("ah right, we ripped spring out last week, it kept serving stale code in CI. forget bin/rspec, it's just bundle exec rspec again now").
+		call("Bash", `{"command":"bundle exec rspec spec/requests/checkout_spec.rb"}`, "17 examples, 0 failures").s
+	cs := corrections(t, first, later)
+	if len(cs) != 2 {
+		t.Fatalf("want 2 corrections, got %d", len(cs))
+	}
+	if n, byStatus := supersedeLater(t, cs); n != 2 || byStatus[StatusSuperseded] != 1 {
+		t.Errorf("%d observations, statuses %v: want 2, one superseded", n, byStatus)
+	}
+}
+
+// A revocation takes back what its own clause names, not whatever else
+// the message mentions.
+func TestRevocationNamesItsThingInItsClause(t *testing.T) {
+	a := &Observation{Type: TypeCorrection, Lesson: "Never skip the pre-commit hook with --no-verify."}
+	b := &Observation{Type: TypeCorrection, Lesson: "We dropped rubocop for standard last week. Forget the rubocop -a thing, it's `bundle exec standardrb --fix` now, the pre-commit hook runs it too."}
+	if revokes(a, b) {
+		t.Fatal("a lesson about the hook is not revoked by a message that mentions the hook")
+	}
+	c := &Observation{Type: TypeCorrection, Lesson: "Use `bin/rubocop -a`, safe corrections only."}
+	if !revokes(c, b) {
+		t.Fatal("the rubocop lesson is revoked")
+	}
+}

@@ -235,17 +235,36 @@ func revokes(a, b *Observation) bool {
 	// The revoking words may fall outside the lesson cut from the
 	// person's message ("... redo it with ruff. forget the black/isort
 	// thing I told you before"): the excerpt quotes the message.
-	if !lexicon.CueRevoke.In(lower(tb)) && !lexicon.CueRevoke.In(lower(saidOf(b.Excerpt))) || lexicon.CueRevoke.In(lower(ta)) {
+	na := thingsNamed(ta)
+	said := saidOf(b.Excerpt)
+	for _, m := range forgetThingRE.FindAllStringSubmatch(tb+" "+said, -1) {
+		// "forget bin/rspec, it's just bundle exec rspec again now": the
+		// thing the earlier lesson named, revoked by name.
+		if t := strings.ToLower(strings.Trim(m[2], "`'\".,;:")); na[t] && !lexicon.CueNegation.In(lower(m[1])) {
+			return true
+		}
+	}
+	if lexicon.CueRevoke.In(lower(ta)) {
 		return false
 	}
-	na := thingsNamed(ta)
-	for t := range thingsNamed(tb) {
-		if na[t] && len(t) >= 3 {
-			return true
+	// What is revoked is named in the clause that revokes it ("we
+	// dropped rubocop for standard"), not anywhere in the message ("...,
+	// the pre-commit hook runs it too").
+	for _, cl := range revokeClauseRE.Split(tb+". "+said, -1) {
+		if !lexicon.CueRevoke.In(lower(cl)) {
+			continue
+		}
+		for t := range thingsNamed(cl) {
+			if na[t] && len(t) >= 3 {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// revokeClauseRE ends the clause a revocation names its thing in.
+var revokeClauseRE = textutil.Lazy(`[;.!?。；！？]\s|[，,]\s*(?:it'?s|that'?s|the|and|but|so)\b|\b(?:but|aber|pero|mais|но)\b|但|けど|하지만`)
 
 // otherPick reports whether decision b chooses differently in the choice a
 // made: the same options (or b's pick among a's), another one chosen.
@@ -311,3 +330,7 @@ func saidOf(excerpt string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// forgetThingRE is "forget X" with the words before it (a "don't" there
+// makes it a reminder, not a revocation).
+var forgetThingRE = textutil.Lazy(`(?i)((?:\S+\s+){0,2})forget\s+(?:about\s+)?(\S+)`)
