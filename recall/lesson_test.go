@@ -675,3 +675,22 @@ func TestHarmfulSpanIsProhibited(t *testing.T) {
 	wantPolarity(t, "customers is 3M rows, `.all.each` loads all of them into memory and the job gets OOM-killed. in app code always `find_each`. strong_migrations would have failed CI anyway",
 		map[string]bool{".all.each": true, "find_each": false, "strong_migrations": false})
 }
+
+// A program the lesson advises by its path, run by its bare name, is the
+// other copy the lesson warns about; run by its path, or under a
+// negation, it is not.
+func TestBareProgram(t *testing.T) {
+	said := "that's your global rubocop, it doesnt know our config. always bin/rubocop, it runs the bundled version."
+	for _, tc := range []struct{ cmd, want string }{
+		{"rubocop -A app/services", "rubocop"},
+		{"bin/rubocop -a app/services", ""},
+		{"bundle exec rspec spec", ""},
+	} {
+		if got := bareProgram(said, tc.cmd, programsOf(tc.cmd)); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.cmd, got, tc.want)
+		}
+	}
+	if got := bareProgram("forget bin/rspec, it's just bundle exec rspec again now", "rspec spec/x_spec.rb", []string{"rspec"}); got != "" {
+		t.Errorf("a revoked path advises nothing: %q", got)
+	}
+}

@@ -1077,6 +1077,15 @@ func (cu *cue) matchSignatures(c *candidate) {
 			c.follow = s.text
 		}
 	}
+	if c.sigHit == "" && cu.command != "" && c.said != "" {
+		// "always bin/rubocop, it runs the bundled version": the lesson
+		// advises a program by its path (a binstub, ./gradlew,
+		// vendor/bin/pint); a call of the same program by its bare name
+		// runs another copy of it.
+		if p := bareProgram(c.said, cu.command, cu.programs); p != "" {
+			c.sigHit = p
+		}
+	}
 	if c.sigHit == "" && cu.command != "" {
 		// "always `pnpm vitest run`, plain `pnpm vitest` starts the
 		// watcher": the lesson names a command and the same command
@@ -1161,6 +1170,32 @@ func (cu *cue) matchSignatures(c *candidate) {
 	if c.sigHit != "" && c.typeScore < sigScore {
 		c.typeScore = sigScore
 	}
+}
+
+// advisedPathRE is a program named by its path ("bin/rubocop",
+// "./gradlew", "vendor/bin/phpunit").
+var advisedPathRE = textutil.Lazy(`(?:^|[\s(` + "`" + `'"])((?:\.{1,2}/|[\w.-]+/)+)([a-z][\w.-]*)(?:$|[\s),;:` + "`" + `'"])`)
+
+// bareProgram is a program the command runs by its bare name while said
+// advises it by its path, in a clause with an advice word and no negation
+// before it; "" if none.
+func bareProgram(said, cmd string, programs []string) string {
+	if !strings.Contains(said, "/") {
+		return ""
+	}
+	for _, cl := range splitClauses(said) {
+		for _, m := range advisedPathRE.FindAllStringSubmatchIndex(cl, -1) {
+			dir, prog := cl[m[2]:m[3]], cl[m[4]:m[5]]
+			if !slices.Contains(programs, prog) || strings.Contains(cmd, dir+prog) || strings.Contains(cmd, "/"+prog) {
+				continue
+			}
+			before := cl[:m[2]]
+			if adviceRE.MatchString(before) && !polarity(before, false) {
+				return prog
+			}
+		}
+	}
+	return ""
 }
 
 // bareForm is an advised command span that cmd runs while the lesson
@@ -1959,7 +1994,8 @@ func toolWords(text string, set map[string]bool) map[string]bool {
 // is what the lesson advises, an incidental type, or a question that names
 // nothing of the lesson.
 func (cu *cue) ruledOut(c *candidate, generalized bool) bool {
-	return generalized && lessonOverlap(cu, c.lessonStems(), c.matchedAT) < minGeneralOverlap || cu.follows(c) || cu.incidental(c) || cu.advised(c) ||
+	// A proposal with a prohibited signature in it follows nothing.
+	return generalized && lessonOverlap(cu, c.lessonStems(), c.matchedAT) < minGeneralOverlap || c.sigHit == "" && cu.follows(c) || cu.incidental(c) || c.sigHit == "" && cu.advised(c) ||
 		cu.question && lessonOverlap(cu, c.lessonStems(), c.matchedAT) == 0
 }
 
