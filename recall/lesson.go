@@ -68,10 +68,24 @@ func wroteSignatures(excerpt string) []signature {
 	return out
 }
 
+// maxSaidCode is how much of the person's words signatures are read
+// from.
+const maxSaidCode = 600
+
 // saidSignatures are the signatures of the person's words and of what the
 // excerpt records the agent wrote against them.
 func saidSignatures(excerpt, said string) []signature {
-	sigs := signatures(said)
+	// Code is read from the first words only: what the lesson prohibits
+	// comes early, and a long message past them is more often code the
+	// person pasted than rules (the rest is read for its exceptions:
+	// allowedPlace).
+	// Nor from what the person pasted (a traceback names the columns
+	// and calls of the failure, which the fix writes again).
+	own, allPasted := cutPasted(textutil.FirstRunes(said, maxSaidCode))
+	var sigs []signature
+	if !allPasted {
+		sigs = signatures(own)
+	}
 	for _, w := range wroteSignatures(excerpt) {
 		if !slices.ContainsFunc(sigs, func(s signature) bool { return s.text == w.text }) {
 			sigs = append(sigs, w)

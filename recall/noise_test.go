@@ -683,3 +683,19 @@ func TestSecretInAnotherFileOfThePlace(t *testing.T) {
 		{"a key in app code", editQ("/p/api/src/config.rs", "x", "const API_KEY: &str = \"glc_eyJvIjoiOTgxMjM0IiwibiI6InF1YXJyeS1lZGdl\";"), nil},
 	})
 }
+
+// A traceback line before the error is pasted, not the person's words:
+// a lesson that is only that never fires, and its columns and calls are
+// no signatures.
+func TestPastedTraceIsNoLesson(t *testing.T) {
+	said := `res = self._obj.execute(query, params) psycopg2.errors.UndefinedColumn: column crm_lead.submission_done does not exist LINE 1: ...ndor_registration", "crm_lead"."submission_date" HINT: Perhaps you meant`
+	if _, all := cutPasted(said); !all {
+		t.Fatal("a pasted trace read as a lesson")
+	}
+	if sigs := saidSignatures("User: "+said, said); len(sigs) != 0 {
+		t.Fatalf("signatures from a pasted trace: %+v", sigs)
+	}
+	if _, all := cutPasted(`use the retry helper in lib/http.ts instead TypeError: fetch failed`); all {
+		t.Fatal("the person's words before a pasted error are a lesson")
+	}
+}

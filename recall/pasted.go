@@ -1,6 +1,11 @@
 package recall
 
-import "github.com/kbmem/kb/internal/textutil"
+import (
+	"strings"
+	"unicode"
+
+	"github.com/kbmem/kb/internal/textutil"
+)
 
 // Pasted material in a lesson: a compiler error, a stack trace, a test
 // failure the person pasted while correcting. It says what went wrong in
@@ -10,7 +15,7 @@ import "github.com/kbmem/kb/internal/textutil"
 // before matching, and a lesson that is all pasted material never fires.
 
 // pastedStartRE finds where pasted output begins in a one-line lesson.
-var pastedStartRE = textutil.Lazy(`Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(?:Error|Exception):|\bE\s{2,}\S|\bpanic: |\bgoroutine \d+ \[|npm (?:ERR|error)!|\b[\w./-]+\.(?:py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|php|cs|kt|swift):\d+(?::\d+)?\b|\bat [\w.$<>]+ ?\([^)]*:\d+|File "[^"]+", line \d+|"""|\berror(?:\[E\d+\])?: |^\s*\$ \S`)
+var pastedStartRE = textutil.Lazy(`Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(?:Error|Exception):|\bE\s{2,}\S|\bpanic: |\bgoroutine \d+ \[|npm (?:ERR|error)!|\b[\w./-]+\.(?:py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|php|cs|kt|swift):\d+(?::\d+)?\b|\bat [\w.$<>]+ ?\([^)]*:\d+|File "[^"]+", line \d+|"""|\berror(?:\[E\d+\])?: |^\s*\$ \S|\b\w+(?:\.\w+)*\.(?:errors|exceptions)\.\w+:|\b(?:HINT|DETAIL|CONTEXT|STATEMENT|LINE \d+):\s|"(?:error|errorMessage|error_description)"\s*:\s*"`)
 
 // minOwnWords is how many words of its own, before any pasted material, a
 // lesson needs to be a lesson.
@@ -25,5 +30,19 @@ func cutPasted(s string) (own string, allPasted bool) {
 		return s, false
 	}
 	own = s[:loc[0]]
-	return own, len(stemSet(own)) < minOwnWords
+	return own, len(stemSet(own)) < minOwnWords || proseWords(own) < minOwnWords
+}
+
+// proseWords counts the words of s that are words, not code: a line of
+// the pasted trace before its error ("res = self._obj.execute(query,
+// params)") has a lesson's stems but none of its words.
+func proseWords(s string) int {
+	n := 0
+	for _, f := range strings.Fields(s) {
+		f = strings.Trim(f, ",.;:!?\"'“”‘’()[]")
+		if f != "" && !strings.ContainsFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' }) {
+			n++
+		}
+	}
+	return n
 }
