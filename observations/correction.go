@@ -1097,7 +1097,7 @@ func prohibitedWritten(r *traces.Record, said, redo string) []string {
 	}
 	inAddedTail := map[string]string{}
 	for _, w := range wordTokenRE.FindAllString(headOf(added, 20000), -1) {
-		for i := strings.IndexByte(w, '.'); i > 0 && i < len(w)-1; i = next(w, i) {
+		for i := strings.IndexByte(w, '.'); i > 0 && i < len(w)-1; i = nextDot(w, i) {
 			inAddedTail[strings.ToLower(w[i+1:])] = w[i:] // with its dot: a selector, not a name
 		}
 	}
@@ -1140,8 +1140,8 @@ func prohibitedWritten(r *traces.Record, said, redo string) []string {
 	return out
 }
 
-// next is the index of the dot after the one at i in w, or -1.
-func next(w string, i int) int {
+// nextDot is the index of the dot after the one at i in w, or -1.
+func nextDot(w string, i int) int {
 	if j := strings.IndexByte(w[i+1:], '.'); j >= 0 {
 		return i + 1 + j
 	}
@@ -1286,7 +1286,7 @@ func (tl *timeline) redoneText(u *utterance, r *traces.Record) string {
 	if f == "" {
 		return ""
 	}
-	k := slices.IndexFunc(tl.utts, func(x utterance) bool { return x.idx == u.idx })
+	k := tl.index(u)
 	if k < 0 {
 		return ""
 	}
@@ -1344,7 +1344,7 @@ func namesRetriedCommand(tl *timeline, u *utterance) bool {
 		return false
 	}
 	before := callCommand(tl.rec(u.calls[len(u.calls)-1]))
-	k := slices.IndexFunc(tl.utts, func(x utterance) bool { return x.idx == u.idx })
+	k := tl.index(u)
 	if before == "" || k < 0 {
 		return false
 	}
@@ -1389,4 +1389,9 @@ func wordIn(s, w string) bool {
 		}
 		i = j + 1
 	}
+}
+
+// index is u's place in tl.utts (the key of tl.after), or -1.
+func (tl *timeline) index(u *utterance) int {
+	return slices.IndexFunc(tl.utts, func(x utterance) bool { return x.idx == u.idx })
 }
