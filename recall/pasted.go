@@ -15,7 +15,7 @@ import (
 // before matching, and a lesson that is all pasted material never fires.
 
 // pastedStartRE finds where pasted output begins in a one-line lesson.
-var pastedStartRE = textutil.Lazy(`Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(?:Error|Exception):|\bE\s{2,}\S|\bpanic: |\bgoroutine \d+ \[|npm (?:ERR|error)!|\b[\w./-]+\.(?:py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|php|cs|kt|swift):\d+(?::\d+)?\b|\bat [\w.$<>]+ ?\([^)]*:\d+|File "[^"]+", line \d+|"""|\berror(?:\[E\d+\])?: |^\s*\$ \S|\b\w+(?:\.\w+)*\.(?:errors|exceptions)\.\w+:|\b(?:HINT|DETAIL|CONTEXT|STATEMENT|LINE \d+):\s|"(?:error|errorMessage|error_description)"\s*:\s*"`)
+var pastedStartRE = textutil.Lazy(`Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(?:Error|Exception):|\bE\s{2,}\S|\bpanic: |\bgoroutine \d+ \[|npm (?:ERR|error)!|\b[\w./-]+\.(?:py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|php|cs|kt|swift):\d+(?::\d+)?\b|\bat [\w.$<>]+ ?\([^)]*:\d+|File "[^"]+", line \d+|"""|\berror(?:\[E\d+\])?: |^\s*\$ \S|\b\w+(?:\.\w+)*\.(?:errors|exceptions)\.\w+:|\b(?:HINT|DETAIL|CONTEXT|STATEMENT|LINE \d+):\s|"(?:error|errorMessage|error_description)"\s*:\s*"|\b[\w.-]+\.(?:js|mjs|cjs|css)\?\S*:\d+`)
 
 // minOwnWords is how many words of its own, before any pasted material, a
 // lesson needs to be a lesson.
