@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // phraseRE is the regexp a phrase stands for (what the lexicon compiled
@@ -18,7 +19,16 @@ func phraseRE(p phrase) *regexp.Regexp {
 			f[i] = regexp.QuoteMeta(w)
 		}
 	}
-	return regexp.MustCompile(`(?:^|[^\pL\pN])` + strings.Join(f, `\s+`) + `(?:[^\pL\pN]|$)`)
+	// A phrase that starts or ends in a script written without spaces
+	// (Han, kana) needs no boundary on that side.
+	before, after := `(?:^|[^\pL\pN])`, `(?:[^\pL\pN]|$)`
+	if r, _ := utf8.DecodeRuneInString(p[0]); unspaced(r) {
+		before = ""
+	}
+	if r, _ := utf8.DecodeLastRuneInString(p[len(p)-1]); unspaced(r) {
+		after = ""
+	}
+	return regexp.MustCompile(before + strings.Join(f, `\s+`) + after)
 }
 
 var phraseTexts = []string{
@@ -82,6 +92,26 @@ func TestLexiconGap(t *testing.T) {
 		"get it live":                            true,
 		"get live":                               false,
 		"get the one two three four five live":   false,
+	} {
+		if got := l.Canonical(text) != ""; got != want {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
+	}
+}
+
+// Chinese and Japanese run words together: a phrase in those scripts is
+// found inside a sentence; one in a spaced script still needs its word
+// boundaries.
+func TestLexiconUnspacedScripts(t *testing.T) {
+	l, err := ParseLexicon("本番で | na prodzie => production data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]bool{
+		"本番で注文 #55120 のステータスを変えといて":  true,
+		"昨日本番でエラーが出た":                true,
+		"zmień to na prodzie":        true,
+		"zmień to na prodziekanacie": false,
 	} {
 		if got := l.Canonical(text) != ""; got != want {
 			t.Errorf("%q: %v, want %v", text, got, want)
