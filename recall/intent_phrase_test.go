@@ -83,38 +83,37 @@ func FuzzPhrase(f *testing.F) {
 
 // "**" stands for one to four words.
 func TestLexiconGap(t *testing.T) {
-	l, err := ParseLexicon("get ** live => deploy production")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for text, want := range map[string]bool{
+	wantCanonical(t, "get ** live => deploy production", map[string]bool{
 		"can you get the coupon fix live today?": true,
 		"get it live":                            true,
 		"get live":                               false,
 		"get the one two three four five live":   false,
-	} {
-		if got := l.Canonical(text) != ""; got != want {
-			t.Errorf("%q: %v, want %v", text, got, want)
-		}
-	}
+	})
 }
 
 // Chinese and Japanese run words together: a phrase in those scripts is
 // found inside a sentence; one in a spaced script still needs its word
 // boundaries.
 func TestLexiconUnspacedScripts(t *testing.T) {
-	l, err := ParseLexicon("本番で | na prodzie => production data")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for text, want := range map[string]bool{
+	wantCanonical(t, "本番で | na prodzie => production data", map[string]bool{
 		"本番で注文 #55120 のステータスを変えといて":  true,
 		"昨日本番でエラーが出た":                true,
 		"zmień to na prodzie":        true,
 		"zmień to na prodziekanacie": false,
-	} {
-		if got := l.Canonical(text) != ""; got != want {
-			t.Errorf("%q: %v, want %v", text, got, want)
+	})
+}
+
+// wantCanonical checks, for each text, whether the lexicon of line finds
+// an equivalent in it.
+func wantCanonical(t *testing.T, line string, want map[string]bool) {
+	t.Helper()
+	l, err := ParseLexicon(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, w := range want {
+		if got := l.Canonical(text) != ""; got != w {
+			t.Errorf("%q: %v, want %v", text, got, w)
 		}
 	}
 }
