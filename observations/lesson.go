@@ -82,6 +82,9 @@ func lessonFrom(text string) (lesson, consequence string) {
 			questions = append(questions, phrase(s))
 		case (reasonCueRE.MatchString(s) || consequenceStartRE.MatchString(s)) && len(strings.Fields(s)) >= 3:
 			reasons = append(reasons, strings.TrimRight(s, "."))
+		case i <= 1 && lexicon.CueAck.AtStart(lower(s)) && !isDirective(s):
+			// "Looks fine logic-wise.": approval of the work, no context
+			// of the instruction after it.
 		case i <= 1:
 			// Context the person gave ("This project is managed with uv")
 			// stays with the instruction it explains.

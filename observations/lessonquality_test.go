@@ -241,3 +241,17 @@ func TestBuildToolOutputIsPasted(t *testing.T) {
 		}
 	}
 }
+
+// A rule stated as how things are ("on big tables it's always X",
+// "everything goes through X") is part of the lesson; an approval before
+// the instruction ("Looks fine logic-wise.") is not.
+func TestRuleStatementsAndApprovalInLesson(t *testing.T) {
+	l, _ := lessonFrom("wait — orders has ~40M rows in prod. a plain add_index takes a lock that blocks writes for minutes. on big tables it's always `algorithm: :concurrently` together with `disable_ddl_transaction!`.")
+	if !strings.Contains(l, "algorithm: :concurrently") {
+		t.Errorf("the rule was cut: %q", l)
+	}
+	l, _ = lessonFrom("looks fine logic-wise. one thing though: don't read process.env directly. everything goes through `env` from `@/env`.")
+	if strings.HasPrefix(l, "Looks fine") || !strings.Contains(l, "@/env") {
+		t.Errorf("approval kept or rule cut: %q", l)
+	}
+}

@@ -942,6 +942,7 @@ awesome
 excellent
 lgtm
 looks good
+looks fine
 works now
 it works
 that works
