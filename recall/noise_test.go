@@ -699,6 +699,9 @@ func TestPastedTraceIsNoLesson(t *testing.T) {
 	if own, _ := cutPasted(`i get an internal error console logs 55647-22a4.js?dpl=dpl_BDbo:6 WebSocket connection to 'wss://x.supabase.co/realtime' failed`); strings.Contains(own, "WebSocket") {
 		t.Fatalf("a browser console line kept in the lesson: %q", own)
 	}
+	if _, all := cutPasted(`キーをファイルに直書きしないで TypeError: fetch failed`); all {
+		t.Fatal("Japanese words before a pasted error are a lesson")
+	}
 	if _, all := cutPasted(`use the retry helper in lib/http.ts instead TypeError: fetch failed`); all {
 		t.Fatal("the person's words before a pasted error are a lesson")
 	}

@@ -3,6 +3,7 @@ package recall
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/textutil"
 )
@@ -30,7 +31,8 @@ func cutPasted(s string) (own string, allPasted bool) {
 		return s, false
 	}
 	own = s[:loc[0]]
-	return own, len(stemSet(own)) < minOwnWords || proseWords(own) < minOwnWords
+	// (Chinese and Japanese words are no stems: their prose is counted.)
+	return own, proseWords(own) < minOwnWords || len(stemSet(own)) < minOwnWords && !strings.ContainsFunc(own, unspaced)
 }
 
 // proseWords counts the words of s that are words, not code: a line of
@@ -40,7 +42,12 @@ func proseWords(s string) int {
 	n := 0
 	for _, f := range strings.Fields(s) {
 		f = strings.Trim(f, ",.;:!?\"'“”‘’()[]")
-		if f != "" && !strings.ContainsFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' }) {
+		if f == "" || strings.ContainsFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' }) {
+			continue
+		}
+		if k := utf8.RuneCountInString(f); k > 1 && strings.ContainsFunc(f, unspaced) {
+			n += k / 2 // Chinese and Japanese write a sentence as one "word"
+		} else {
 			n++
 		}
 	}
