@@ -1377,18 +1377,9 @@ func namesRetriedCommand(tl *timeline, u *utterance) bool {
 
 // wordIn reports whether w occurs in s as a whole word.
 func wordIn(s, w string) bool {
-	for i := 0; ; {
-		j := strings.Index(s[i:], w)
-		if j < 0 {
-			return false
-		}
-		j += i
-		end := j + len(w)
-		if (j == 0 || !textutil.IdentByte(s[j-1])) && (end == len(s) || !textutil.IdentByte(s[end])) {
-			return true
-		}
-		i = j + 1
-	}
+	return textutil.BoundedIn(s, w, func(j, end int) bool {
+		return (j == 0 || !textutil.IdentByte(s[j-1])) && (end == len(s) || !textutil.IdentByte(s[end]))
+	})
 }
 
 // index is u's place in tl.utts (the key of tl.after), or -1.

@@ -174,6 +174,9 @@ func TestRevokedLessonIsNoRecurrence(t *testing.T) {
 // first, supersedes, and counts the files written by status.
 func supersedeLater(t *testing.T, cs []*Observation) (int, map[string]int) {
 	t.Helper()
+	if len(cs) != 2 {
+		t.Fatalf("want 2 corrections, got %d", len(cs))
+	}
 	cs[0].LastSeen, cs[1].LastSeen = time.Date(2026, 2, 5, 11, 0, 0, 0, time.UTC), time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC)
 	m := &Merger{}
 	res, err := m.Merge(context.Background(), cs)
@@ -206,9 +209,6 @@ func TestRevocationOutsideTheLesson(t *testing.T) {
 		call("Bash", `{"command":"poetry run black app && poetry run isort app"}`, "reformatted app/x.py").
 		user("ah wait, we decided on friday to drop black and isort. everything is ruff now: `poetry run ruff format` for formatting and `poetry run ruff check --fix` for imports. black and isort are gone from pyproject and CI only runs ruff. so redo it with ruff pls. and forget the black/isort thing I told you before").s
 	cs := corrections(t, first, later)
-	if len(cs) != 2 {
-		t.Fatalf("want 2 corrections, got %d", len(cs))
-	}
 	if n, byStatus := supersedeLater(t, cs); n != 2 || byStatus[StatusSuperseded] != 1 {
 		t.Errorf("%d observations, statuses %v: want 2, one superseded", n, byStatus)
 	}
@@ -258,9 +258,6 @@ func TestRetriedCommandAndForgetByName(t *testing.T) {
 		user("ah right, we ripped spring out last week, it kept serving stale code in CI. forget bin/rspec, it's just bundle exec rspec again now").
 		call("Bash", `{"command":"bundle exec rspec spec/requests/checkout_spec.rb"}`, "17 examples, 0 failures").s
 	cs := corrections(t, first, later)
-	if len(cs) != 2 {
-		t.Fatalf("want 2 corrections, got %d", len(cs))
-	}
 	if n, byStatus := supersedeLater(t, cs); n != 2 || byStatus[StatusSuperseded] != 1 {
 		t.Errorf("%d observations, statuses %v: want 2, one superseded", n, byStatus)
 	}

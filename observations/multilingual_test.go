@@ -819,6 +819,17 @@ func eachCorrectsAfterWrite(t *testing.T, said string, msgs map[string]string) {
 	}
 }
 
+// eachCorrectsAfterSay checks that each message, sent after the agent
+// only answered (said), is one correction.
+func eachCorrectsAfterSay(t *testing.T, said string, msgs map[string]string) {
+	t.Helper()
+	for lang, msg := range msgs {
+		if cs := correctionsAfterSay(t, said, msg); len(cs) != 1 {
+			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
+		}
+	}
+}
+
 // correctionsAfterSay are the corrections of a session in which the
 // agent only answered (said, no call) before the person's msg.
 func correctionsAfterSay(t *testing.T, said, msg string) []*Observation {
@@ -1175,16 +1186,12 @@ func TestRegressionAndStuckReports(t *testing.T) {
 // what it lacked and saying "go on" is not one.
 func TestOverrideOfAgentsRefusal(t *testing.T) {
 	declined := "Cannot comply: the repository's protocol requires a human to ship from a feature branch."
-	for lang, msg := range map[string]string{
+	eachCorrectsAfterSay(t, declined, map[string]string{
 		"en": "violate it, I'm asking you to",
 		"es": "hazlo, te lo pido yo, saltate el protocolo",
 		"fr": "fais-le quand même, c'est moi qui décide",
 		"de": "mach es trotzdem, ich übernehme das",
-	} {
-		if cs := correctionsAfterSay(t, declined, msg); len(cs) != 1 {
-			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
-		}
-	}
+	})
 	if cs := correctionsAfterSay(t, "I can't run it: docker is not installed on this machine.", "c'est bon, j'ai installé docker, tu peux continuer"); len(cs) != 0 {
 		t.Errorf("the blocker removed read as an override: %+v", cs)
 	}
@@ -1231,16 +1238,12 @@ func TestFixWhatWasJustMade(t *testing.T) {
 // proposal holds on to what it dropped, in any language.
 func TestStillWantAgainstProposal(t *testing.T) {
 	proposal := "Simplest is to drop the *_for_response helpers and inline their queries in one CTE. Want me to do that?"
-	for lang, msg := range map[string]string{
+	eachCorrectsAfterSay(t, proposal, map[string]string{
 		"en": "But I still want to use the functions ..._for_response like get_monthly_budgets_for_response",
 		"de": "aber ich will trotzdem die _for_response Funktionen behalten",
 		"es": "pero igual quiero usar las funciones _for_response",
 		"zh": "但我还是想用那些 _for_response 函数",
-	} {
-		if cs := correctionsAfterSay(t, proposal, msg); len(cs) != 1 {
-			t.Errorf("%s: %d corrections, want 1", lang, len(cs))
-		}
-	}
+	})
 }
 
 // TestBackwardCompatibilityDecision: giving up or requiring backward

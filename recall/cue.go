@@ -3,6 +3,7 @@ package recall
 import (
 	"encoding/json"
 	"errors"
+	"github.com/kbmem/kb/internal/lexicon"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -500,7 +501,7 @@ func programsOf(cmd string) []string {
 				continue
 			}
 			if p := add(f); i+1 < len(fields) {
-				if own, ok := packageRunners[p]; ok && !own[fields[i+1]] && !strings.HasPrefix(fields[i+1], "-") {
+				if own, ok := packageRunners[p]; ok && !own.Has(fields[i+1]) && !strings.HasPrefix(fields[i+1], "-") {
 					// `pnpm vitest`, `yarn jest`: a word that is none of
 					// the package manager's commands runs a binary of the
 					// project (or a script named like one).
@@ -533,18 +534,10 @@ func programsOf(cmd string) []string {
 // packageRunners are the package managers that run a project binary
 // named right after them (`pnpm vitest`, `yarn jest`, `bun vite`), with
 // their own commands, which do not.
-var packageRunners = map[string]map[string]bool{
-	"pnpm": fieldSet(`add audit bin config create dedupe deploy dlx env exec fetch i import init install install-test it licenses link list ln ls outdated pack patch patch-commit prune publish rb rebuild remove rm root run server setup start store t test un uninstall unlink up update why`),
-	"yarn": fieldSet(`add audit autoclean bin cache config create dedupe dlx exec generate-lock-entry global help import info init install licenses link list login logout node npm outdated owner pack patch plugin policies publish rebuild remove run set start tag team test unlink unplug up upgrade upgrade-interactive version versions why workspace workspaces`),
-	"bun":  fieldSet(`add build create exec i init install link outdated pm publish remove repl rm run test unlink update upgrade x`),
-}
-
-func fieldSet(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
+var packageRunners = map[string]*lexicon.Set{
+	"pnpm": lexicon.NewSet(`add audit bin config create dedupe deploy dlx env exec fetch i import init install install-test it licenses link list ln ls outdated pack patch patch-commit prune publish rb rebuild remove rm root run server setup start store t test un uninstall unlink up update why`),
+	"yarn": lexicon.NewSet(`add audit autoclean bin cache config create dedupe dlx exec generate-lock-entry global help import info init install licenses link list login logout node npm outdated owner pack patch plugin policies publish rebuild remove run set start tag team test unlink unplug up upgrade upgrade-interactive version versions why workspace workspaces`),
+	"bun":  lexicon.NewSet(`add build create exec i init install link outdated pm publish remove repl rm run test unlink update upgrade x`),
 }
 
 // runners are programs that run another one, with the subcommand that

@@ -3,6 +3,7 @@ package recall
 import (
 	_ "embed"
 	"fmt"
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/internal/textutil"
 	"slices"
 	"strings"
@@ -99,7 +100,7 @@ func (p phrase) at(low string, i int) bool {
 	}
 	if i < len(low) {
 		r, _ := utf8.DecodeRuneInString(low[i:])
-		if last, _ := utf8.DecodeLastRuneInString(low[:i]); unspaced(last) {
+		if last, _ := utf8.DecodeLastRuneInString(low[:i]); lexicon.IsCJK(last) {
 			return true
 		}
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
@@ -114,16 +115,10 @@ func boundaryBefore(s string, i int) bool {
 		return true
 	}
 	r, _ := utf8.DecodeLastRuneInString(s[:i])
-	if next, _ := utf8.DecodeRuneInString(s[i:]); unspaced(next) {
+	if next, _ := utf8.DecodeRuneInString(s[i:]); lexicon.IsCJK(next) {
 		return true // Chinese and Japanese run words together: no boundary to find
 	}
 	return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-}
-
-// unspaced reports whether r is of a script written without spaces
-// between words (Han, Hiragana, Katakana).
-func unspaced(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
 
 // Lexicon maps phrasings of an action to the taxonomy's words.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kbmem/kb/internal/lexicon"
 )
 
 // phraseRE is the regexp a phrase stands for (what the lexicon compiled
@@ -22,10 +24,10 @@ func phraseRE(p phrase) *regexp.Regexp {
 	// A phrase that starts or ends in a script written without spaces
 	// (Han, kana) needs no boundary on that side.
 	before, after := `(?:^|[^\pL\pN])`, `(?:[^\pL\pN]|$)`
-	if r, _ := utf8.DecodeRuneInString(p[0]); unspaced(r) {
+	if r, _ := utf8.DecodeRuneInString(p[0]); lexicon.IsCJK(r) {
 		before = ""
 	}
-	if r, _ := utf8.DecodeLastRuneInString(p[len(p)-1]); unspaced(r) {
+	if r, _ := utf8.DecodeLastRuneInString(p[len(p)-1]); lexicon.IsCJK(r) {
 		after = ""
 	}
 	return regexp.MustCompile(before + strings.Join(f, `\s+`) + after)

@@ -615,20 +615,18 @@ func TestAdvisedSpanInsideProhibitedIsNotFollowed(t *testing.T) {
 	// edit does what the lesson prohibits.
 	said := "don't read process.env directly. everything goes through `env` from `@/env`, use env.API_KEY."
 	excerpt := "Agent: Write `src/app/route.ts`" + observations.WroteMark + "`process.env`\nUser: " + said
-	c := &candidate{typ: observations.TypeCorrection, said: said, excerpt: excerpt}
-	in, _ := json.Marshal(map[string]string{"file_path": "/p/web/src/lib/mail.ts", "old_string": "x", "new_string": "const k = process.env.MAIL_KEY;"})
-	cu := buildCue(observations.Default(), Query{Tool: "Edit", Input: in, Cwd: "/p"})
-	cu.matchSignatures(c)
-	if c.sigHit != "process.env" {
-		t.Fatalf("no hit on process.env: %+v", c)
+	edit := func(code string) string {
+		c := &candidate{typ: observations.TypeCorrection, said: said, excerpt: excerpt}
+		in, _ := json.Marshal(map[string]string{"file_path": "/p/web/src/lib/mail.ts", "old_string": "x", "new_string": code})
+		buildCue(observations.Default(), Query{Tool: "Edit", Input: in, Cwd: "/p"}).matchSignatures(c)
+		return c.sigHit
+	}
+	if hit := edit("const k = process.env.MAIL_KEY;"); hit != "process.env" {
+		t.Fatalf("no hit on process.env: %q", hit)
 	}
 	// Written the advised way, it is followed.
-	c = &candidate{typ: observations.TypeCorrection, said: said, excerpt: excerpt}
-	in, _ = json.Marshal(map[string]string{"file_path": "/p/web/src/lib/mail.ts", "old_string": "x", "new_string": "import { env } from '@/env';\nconst k = env.MAIL_KEY;"})
-	cu = buildCue(observations.Default(), Query{Tool: "Edit", Input: in, Cwd: "/p"})
-	cu.matchSignatures(c)
-	if c.sigHit != "" {
-		t.Fatalf("fired on the advised form: %+v", c)
+	if hit := edit("import { env } from '@/env';\nconst k = env.MAIL_KEY;"); hit != "" {
+		t.Fatalf("fired on the advised form: %q", hit)
 	}
 }
 

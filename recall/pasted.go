@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/internal/textutil"
 )
 
@@ -32,7 +33,7 @@ func cutPasted(s string) (own string, allPasted bool) {
 	}
 	own = s[:loc[0]]
 	// (Chinese and Japanese words are no stems: their prose is counted.)
-	return own, proseWords(own) < minOwnWords || len(stemSet(own)) < minOwnWords && !strings.ContainsFunc(own, unspaced)
+	return own, proseWords(own) < minOwnWords || len(stemSet(own)) < minOwnWords && !strings.ContainsFunc(own, lexicon.IsCJK)
 }
 
 // proseWords counts the words of s that are words, not code: a line of
@@ -45,7 +46,7 @@ func proseWords(s string) int {
 		if f == "" || strings.ContainsFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' }) {
 			continue
 		}
-		if k := utf8.RuneCountInString(f); k > 1 && strings.ContainsFunc(f, unspaced) {
+		if k := utf8.RuneCountInString(f); k > 1 && strings.ContainsFunc(f, lexicon.IsCJK) {
 			n += k / 2 // Chinese and Japanese write a sentence as one "word"
 		} else {
 			n++

@@ -134,25 +134,9 @@ var objectSplitRE = textutil.Lazy("[\\s'\"`=:/,;()\\[\\]{}@]+")
 // wordIn reports whether w occurs in s with no identifier character
 // (letter, digit, _ or -) on either side.
 func wordIn(s, w string) bool {
-	return boundedIn(s, w, func(j, end int) bool {
+	return textutil.BoundedIn(s, w, func(j, end int) bool {
 		return (j == 0 || !objectByte(s[j-1])) && (end == len(s) || !objectByte(s[end]))
 	})
-}
-
-// boundedIn reports whether w occurs in s at some s[j:end] that bounded
-// accepts.
-func boundedIn(s, w string, bounded func(j, end int) bool) bool {
-	for i := 0; ; {
-		j := strings.Index(s[i:], w)
-		if j < 0 {
-			return false
-		}
-		j += i
-		if bounded(j, j+len(w)) {
-			return true
-		}
-		i = j + 1
-	}
 }
 
 func objectByte(b byte) bool { return textutil.IdentByte(b) || b == '-' }
@@ -233,7 +217,7 @@ func negatesProgram(said, p string) bool {
 // programIn reports whether s names program p as a word of its own: no
 // identifier byte, '.' or '/' on either side.
 func programIn(s, p string) bool {
-	return boundedIn(s, p, func(j, end int) bool {
+	return textutil.BoundedIn(s, p, func(j, end int) bool {
 		before := j == 0 || !objectByte(s[j-1]) && s[j-1] != '.' && s[j-1] != '/'
 		after := end == len(s) || !objectByte(s[end]) && s[end] != '/' && !(s[end] == '.' && end+1 < len(s) && textutil.IdentByte(s[end+1]))
 		return before && after

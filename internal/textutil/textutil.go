@@ -69,3 +69,19 @@ func StripControl(s string) string {
 func IdentByte(b byte) bool {
 	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
+
+// BoundedIn reports whether w occurs in s at some s[j:end] that bounded
+// accepts (a caller's word boundary).
+func BoundedIn(s, w string, bounded func(j, end int) bool) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if bounded(j, j+len(w)) {
+			return true
+		}
+		i = j + 1
+	}
+}
