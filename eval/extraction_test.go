@@ -487,3 +487,44 @@ func TestHalfOf(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysSkipReservedRepos checks that no answer key under eval/keys names
+// a repository issue 14 reserves for independent evaluation, in its items
+// (owner__repo directories) or in its sources.
+func TestKeysSkipReservedRepos(t *testing.T) {
+	keys, err := filepath.Glob(filepath.Join("keys", "*", "key.json"))
+	if err != nil || len(keys) == 0 {
+		t.Fatalf("no keys under eval/keys: %v", err)
+	}
+	for _, k := range keys {
+		b, err := os.ReadFile(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var key struct {
+			Items []struct {
+				File string `json:"file"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal(b, &key); err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		src, _ := os.ReadFile(filepath.Join(filepath.Dir(k), "SOURCES.md"))
+		sources := string(src)
+		if i := strings.Index(sources, "## Removed on"); i >= 0 {
+			sources = sources[:i] // the record of what was taken out
+		}
+		for _, r := range ReservedRepos {
+			dir := strings.Replace(r, "/", "__", 1) + "/"
+			for _, it := range key.Items {
+				if strings.HasPrefix(strings.ToLower(it.File), strings.ToLower(dir)) {
+					t.Errorf("%s: item of reserved repository %s: %s", k, r, it.File)
+					break
+				}
+			}
+			if strings.Contains(strings.ToLower(sources), "| "+strings.ToLower(r)+" |") {
+				t.Errorf("%s: SOURCES.md lists reserved repository %s", k, r)
+			}
+		}
+	}
+}

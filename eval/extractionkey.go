@@ -90,6 +90,15 @@ func obsTypeOf(dim string) string {
 // Claude Code, Codex and aider sessions of 12 owners, Chinese, Spanish,
 // German, written 2026-12-06 by a helper who read no kb source, split by
 // owner before labelling) the last six.
+// ReservedRepos are the repositories issue 14 reserves for the project's
+// independent evaluation: no key may read or use them. Four of them were in
+// keys12, keys13 and keys15 until 2026-12-06 (two in DEV halves, read and
+// tuned on); their items were removed then (BENCHMARKS.md, stop 38), and
+// TestKeysSkipReservedRepos keeps them out.
+var ReservedRepos = []string{"bradymholt/dotfiles", "4thehalibit/omarchy-backup",
+	"a331468564/claude-codex-chat-archives", "Kooksun/RPS_3", "0h-n0/local-voice-assistant-codex",
+	"AidenPeacock/ECE_493_Lab_2", "BjornNordblom/pocketflow-text2sql-gui", "Aquaticat/Monochromatic"}
+
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
