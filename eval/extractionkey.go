@@ -58,6 +58,15 @@ func obsTypeOf(dim string) string {
 	return dim
 }
 
+// ReservedRepos are the repositories issue 14 reserves for the project's
+// independent evaluation: no key may read or use them. Four of them were in
+// keys12, keys13 and keys15 until 2026-12-06 (two in DEV halves, read and
+// tuned on); their items were removed then (BENCHMARKS.md, stop 38), and
+// TestKeysSkipReservedRepos keeps them out.
+var ReservedRepos = []string{"bradymholt/dotfiles", "4thehalibit/omarchy-backup",
+	"a331468564/claude-codex-chat-archives", "Kooksun/RPS_3", "0h-n0/local-voice-assistant-codex",
+	"AidenPeacock/ECE_493_Lab_2", "BjornNordblom/pocketflow-text2sql-gui", "Aquaticat/Monochromatic"}
+
 // CheckOwners are the GitHub owners whose sessions form the CHECK half of
 // the external key (eval/keys/README.md). Extractor developers read the
 // DEV half (every other owner) and tune on it; the CHECK half is only
@@ -89,16 +98,9 @@ func obsTypeOf(dim string) string {
 // keys15 (12 sessions of 12 owners, 2026-12-06) the next six; keys16 (12
 // Claude Code, Codex and aider sessions of 12 owners, Chinese, Spanish,
 // German, written 2026-12-06 by a helper who read no kb source, split by
-// owner before labelling) the last six.
-// ReservedRepos are the repositories issue 14 reserves for the project's
-// independent evaluation: no key may read or use them. Four of them were in
-// keys12, keys13 and keys15 until 2026-12-06 (two in DEV halves, read and
-// tuned on); their items were removed then (BENCHMARKS.md, stop 38), and
-// TestKeysSkipReservedRepos keeps them out.
-var ReservedRepos = []string{"bradymholt/dotfiles", "4thehalibit/omarchy-backup",
-	"a331468564/claude-codex-chat-archives", "Kooksun/RPS_3", "0h-n0/local-voice-assistant-codex",
-	"AidenPeacock/ECE_493_Lab_2", "BjornNordblom/pocketflow-text2sql-gui", "Aquaticat/Monochromatic"}
-
+// owner before labelling) the next six; keys17 (10 sessions of 10 owners,
+// Chinese, written 2026-12-06 the same way) the last four, and LZY2333 and
+// PT-Parker, CHECK owners of earlier keys, stay CHECK there.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
@@ -112,7 +114,8 @@ var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfas
 	"Quelklef", "caochitam", "minsuk1012", "Aquaticat", "doudouqie66",
 	"YPS-Tool", "BBXtreme",
 	"4thehalibit", "AFI-Protocol", "austinweitao", "gouchan", "LilLeapo", "PT-Parker",
-	"13562964800", "Agencia-Vibe-Code", "carlo-spada", "Jason-liu-0219", "OhmChannachot", "Schofield90"}
+	"13562964800", "Agencia-Vibe-Code", "carlo-spada", "Jason-liu-0219", "OhmChannachot", "Schofield90",
+	"123pescao", "Azilone", "Damon-Salvetore", "mnogodumalon"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
