@@ -298,17 +298,17 @@ type signature struct {
 }
 
 var (
-	backtickRE = textutil.Lazy("`([^`\n]{2,200})`")
+	backtickRE = textutil.Lazy("`([^`\n]{2,200})`").WithHint(func(s string) bool { return strings.IndexByte(s, '`') >= 0 })
 	// codeTokenRE finds code written without backticks: dotted calls and
 	// selectors (time.Now(), console.log, fmt.Println), format verbs (%v),
 	// flags with their program (rm -rf), SQL shapes (SELECT *), Rust
 	// macros (println!, dbg!, query_as!).
-	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))|(?:@[A-Za-z][\w.]+)|` + macroPattern)
+	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))|(?:@[A-Za-z][\w.]+)|` + macroPattern).WithHint(mayHoldCodeToken)
 	// clauseRE splits a text into clauses: sentences (CJK ones need no
 	// space after their stop), and the turns of "X, use Y instead" /
 	// "X; Y" / "X — Y".
 	clauseRE    = textutil.Lazy(`[.!?;]\s+|[。！？；]\s*|\s+[—–]\s+|,\s+(?:use|nimm|usa|utilise|verwende|instead|but|sondern|sino|mais)\b|\s+instead\b`)
-	insteadOfRE = textutil.Lazy(`(?i)\b(?:instead of|rather than|statt|anstatt|en lugar de|en vez de|au lieu de)\b`)
+	insteadOfRE = textutil.Lazy(`(?i)\b(?:instead of|rather than|statt|anstatt|en lugar de|en vez de|au lieu de)\b`).WithHint(mayHoldInsteadOf)
 	// negRE: a negation or a removal ("drop the console.log", "take the
 	// fmt.Println out"), in the languages of the shared data and a few
 	// more (English, German, Spanish, French, Portuguese, Italian), and
@@ -436,6 +436,63 @@ func negates(s string) bool {
 }
 
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// mayHoldCodeToken reports whether codeTokenRE can match s: each of its
+// alternatives needs one of these (a selector's dot before a letter, a
+// format verb, a flag after white space, SELECT *, a CamelCase hump, a
+// snake_case underscore, a call's "()", an annotation's "@", a macro's
+// bang, kept or set aside by splitClauses as macroBang).
+func mayHoldCodeToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var next, prev byte
+		if i+1 < len(s) {
+			next = s[i+1]
+		}
+		if i > 0 {
+			prev = s[i-1]
+		}
+		switch {
+		case c == '.' && (isASCIILetter(next) || next == '_'),
+			c == '%' && next >= 'a' && next <= 'z',
+			c == '-' && (prev == ' ' || prev >= '\t' && prev <= '\r'),
+			c == '*', c == '_', c == '!',
+			c == '(' && next == ')',
+			c == '@' && isASCIILetter(next),
+			c >= 'A' && c <= 'Z' && (prev >= 'a' && prev <= 'z' || prev >= '0' && prev <= '9'),
+			c == macroBang[0]:
+			return true
+		}
+	}
+	return false
+}
+
+// mayHoldInsteadOf reports whether insteadOfRE can match s: one of its
+// phrases in lower case, or a letter whose case folds to an ASCII one
+// (the long s, the Kelvin sign).
+func mayHoldInsteadOf(s string) bool {
+	if strings.ContainsAny(s, "\u017f\u212a") {
+		return true
+	}
+	low := strings.ToLower(s)
+	for _, p := range []string{"instead of", "rather than", "statt", "en lugar de", "en vez de", "au lieu de"} {
+		if strings.Contains(low, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesProseCLI reports whether proseCommandRE can match s: one of
+// proseCLIs stands in it as a word.
+func namesProseCLI(s string) bool {
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == '$' || r >= utf8.RuneSelf || !textutil.IdentByte(byte(r)) }) {
+		if slices.Contains(proseCLIs, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // signatures returns the code spans of a text with their polarity.
 func signatures(text string) []signature {
@@ -692,8 +749,15 @@ var (
 // proseCommandRE is a known CLI named in prose with the words after it;
 // proseStop ends its subcommands.
 var (
-	proseCommandRE = textutil.Lazy(`\b(gcloud|kubectl|helm|terraform|tofu|aws|az|docker|podman|gh|npm|pnpm|yarn|uv|poetry|cargo|mix|bundle|rails|rake|composer|dotnet|mvn|gradle|sls|serverless|eas|fastlane|flyctl|vercel|netlify|wrangler|pulumi|cdk|kamal|sqlx|alembic|prisma|dbt|bq|gsutil|firebase|heroku|supabase)((?:\s+[a-z][a-z0-9-]*){2,5})`)
-	proseStop      = map[string]bool{"to": true, "the": true, "a": true, "an": true, "with": true, "in": true, "on": true, "for": true,
+	proseCommandRE = textutil.LazyOf(func() string {
+		return `\b(` + strings.Join(proseCLIs, "|") + `)((?:\s+[a-z][a-z0-9-]*){2,5})`
+	}).WithHint(namesProseCLI)
+	// proseCLIs are the programs proseCommandRE knows by name.
+	proseCLIs = []string{"gcloud", "kubectl", "helm", "terraform", "tofu", "aws", "az", "docker", "podman", "gh", "npm", "pnpm",
+		"yarn", "uv", "poetry", "cargo", "mix", "bundle", "rails", "rake", "composer", "dotnet", "mvn", "gradle", "sls",
+		"serverless", "eas", "fastlane", "flyctl", "vercel", "netlify", "wrangler", "pulumi", "cdk", "kamal", "sqlx",
+		"alembic", "prisma", "dbt", "bq", "gsutil", "firebase", "heroku", "supabase"}
+	proseStop = map[string]bool{"to": true, "the": true, "a": true, "an": true, "with": true, "in": true, "on": true, "for": true,
 		"and": true, "or": true, "of": true, "it": true, "this": true, "that": true, "is": true, "are": true, "be": true, "from": true,
 		"by": true, "as": true, "at": true, "into": true, "via": true, "was": true, "not": true, "never": true, "no": true,
 		"of-": true, "en": true, "de": true, "und": true, "oder": true, "y": true, "o": true, "et": true, "ou": true, "e": true, "ni": true}
