@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"os"
@@ -1917,9 +1918,58 @@ func analyze(text string, emit func(string)) {
 			}
 			break
 		}
-		word(text[i:j], emit)
+		if w := text[i:j]; len(w) <= maxCachedWord {
+			for _, t := range cachedTerms(w) {
+				emit(t)
+			}
+		} else {
+			word(w, emit)
+		}
 		i = j
 	}
+}
+
+// wordTerms is what word makes of one word, shared and never written to.
+type wordTerms struct {
+	word  string
+	terms []string
+}
+
+// termCache maps words to their terms for analyze, as internal/index's
+// analyzer does for bleve: a fixed table of slots indexed by a hash of the
+// word, each holding the last word stored there. The loaders of a sync
+// analyze on every core; lookups take no lock, and a collision only costs
+// word's work again (a tenth of Precompute, most of it lower-casing and
+// stemming the same few thousand words).
+var termCache struct {
+	once  sync.Once
+	seed  maphash.Seed
+	slots [termSlots]atomic.Pointer[wordTerms]
+}
+
+const (
+	termSlots     = 1 << 15
+	maxCachedWord = 40
+)
+
+// cachedTerms returns the terms of w, from termCache when it holds them.
+func cachedTerms(w string) []string {
+	termCache.once.Do(func() { termCache.seed = maphash.MakeSeed() })
+	slot := &termCache.slots[maphash.String(termCache.seed, w)%termSlots]
+	if e := slot.Load(); e != nil && e.word == w {
+		return e.terms
+	}
+	// The cache keeps copies: a slice of a note's text would keep the
+	// whole note alive.
+	e := &wordTerms{word: strings.Clone(w)}
+	word(e.word, func(t string) {
+		if t != e.word {
+			t = strings.Clone(t)
+		}
+		e.terms = append(e.terms, t)
+	})
+	slot.Store(e)
+	return e.terms
 }
 
 func wordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
