@@ -189,6 +189,13 @@ func fitLesson(said string, max int) string {
 	if len(said) <= max && asked == len(sents) {
 		return said
 	}
+	if len(sents) > 1 && approves(sents[0]) {
+		// "ok that one's fine, it went to your local db.": the person's
+		// approval of the last step is no part of the lesson after it,
+		// and it would take the room of the instead-part.
+		sents = sents[1:]
+		asked--
+	}
 	if len(sents[0]) > max {
 		return cutClause(sents[0], max)
 	}
@@ -218,6 +225,16 @@ func fitLesson(said string, max int) string {
 		}
 	}
 	return b.String()
+}
+
+// yesLeadRE is a yes or an okay that opens a sentence.
+var yesLeadRE = textutil.Lazy(`(?i)^(?:ok(?:ay)?|yes|yeah|yep|alright|sure)\b[\s,.!]*`)
+
+// approves reports whether sentence s approves of what the agent did
+// ("ok that one's fine", "Looks good."), telling it nothing to do.
+func approves(s string) bool {
+	low := strings.ToLower(yesLeadRE.ReplaceAllString(s, ""))
+	return lexicon.CueAck.AtStart(low) && !lexicon.CueContrast.In(low) && !negates(s) && !insteadPart(s)
 }
 
 // sentences splits text after a sentence end followed by a space, never

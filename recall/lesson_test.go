@@ -692,3 +692,22 @@ func TestBareProgram(t *testing.T) {
 		t.Errorf("a revoked path advises nothing: %q", got)
 	}
 }
+
+// TestFitLessonDropsApproval: an approval of the last step that opens the
+// person's words is left out when they must be cut, so the instead-part
+// fits ("ok that one's fine", "c'est bon").
+func TestFitLessonDropsApproval(t *testing.T) {
+	reason := strings.Repeat("We lost a week to it last year. ", 3)
+	for _, said := range []string{
+		"ok that one's fine, it went to your local db from appsettings.Development.json. but never run the update against prod. " + reason + "Generate the script with `migrations script --idempotent` instead.",
+		"C'est bon, ça va dans la base locale. Mais jamais de mise à jour sur la prod. " + reason + "Utilise `migrations script --idempotent` à la place.",
+	} {
+		got := fitLesson(said, 200)
+		if strings.Contains(got, "fine") || strings.Contains(got, "C'est bon") || !strings.Contains(got, "--idempotent") {
+			t.Errorf("fitLesson(%q) = %q", said, got)
+		}
+	}
+	if got := fitLesson("Looks good. Now never push to main. "+reason+"Open a PR with `gh pr create`.", 400); !strings.HasPrefix(got, "Looks good.") {
+		t.Errorf("words that fit are kept whole: %q", got)
+	}
+}

@@ -943,6 +943,15 @@ excellent
 lgtm
 looks good
 looks fine
+that's fine
+that is fine
+that one's fine
+that one is fine
+this is fine
+that's ok
+that's okay
+fine by me
+all good
 works now
 it works
 that works
@@ -955,6 +964,10 @@ excelente
 funciona
 merci
 parfait
+c'est bon
+está bien
+va bene
+tudo bem
 obrigado
 perfeito
 grazie
