@@ -79,18 +79,18 @@ func TestActivationScenarios(t *testing.T) {
 		recalled, withOutput int
 	}{
 		"dev3":  {33, 0},
-		"dev4":  {26, 1},
+		"dev4":  {27, 1},
 		"dev5":  {32, 0},
 		"dev6":  {30, 2},
 		"dev7":  {25, 0},
-		"dev8":  {28, 1},
+		"dev8":  {29, 1},
 		"dev9":  {21, 4},
 		"dev10": {33, 2},
 		"dev11": {26, 6},
 		"dev12": {27, 5},
 		"dev13": {25, 7},
 		"dev14": {23, 2},
-		"dev15": {16, 4},
+		"dev15": {18, 4},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

@@ -681,6 +681,10 @@ var actionWordRE = textutil.Lazy(`^[A-Za-z][A-Za-z0-9]*(?:[-_:][A-Za-z0-9]+)*$`)
 // scriptExts are the extensions of scripts run by their file name.
 var scriptExts = map[string]bool{".sh": true, ".bash": true, ".py": true, ".js": true, ".mjs": true, ".ts": true, ".rb": true, ".pl": true, ".ps1": true}
 
+// QuietProgram reports whether program p only reads, searches, prints or
+// moves text and files (quietPrograms).
+func QuietProgram(p string) bool { return quietPrograms[p] }
+
 // quietPrograms are programs whose arguments are no action words: they
 // read, search, print or move text and files.
 var quietPrograms = map[string]bool{"cat": true, "less": true, "more": true, "head": true, "tail": true, "grep": true, "egrep": true,

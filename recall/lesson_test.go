@@ -711,3 +711,22 @@ func TestFitLessonDropsApproval(t *testing.T) {
 		t.Errorf("words that fit are kept whole: %q", got)
 	}
 }
+
+// A program the lesson advises through a wrapper (a version manager, a
+// bundle, a runner), run on its own, runs outside it; run through it, or
+// a program that only reads text, is no hit.
+func TestWrappedForm(t *testing.T) {
+	for _, tc := range []struct{ said, cmd, want string }{
+		{"Bitte nicht das globale flutter. Immer `fvm flutter …` bzw. `fvm dart …`.", "cd app && flutter test test/x", "flutter"},
+		{"Bitte nicht das globale flutter. Immer `fvm flutter …` bzw. `fvm dart …`.", "fvm flutter test", ""},
+		{"not the global pod. `bundle exec pod install`, the Gemfile pins it.", "cd ios && pod install", "pod"},
+		{"не запускай pytest напрямую, только `uv run pytest -x`", "pytest tests/unit", "pytest"},
+		{"не запускай pytest напрямую, только `uv run pytest -x`", "uv run pytest tests/unit", ""},
+		{"never plain `go test`, use `gotestsum --format testname`", "test -f go.mod && echo ok", ""},
+		{"no `npm run build` here, use `pnpm build`", "pnpm build", ""},
+	} {
+		if got := wrappedForm(signatures(tc.said), programsOf(tc.cmd)); got != tc.want {
+			t.Errorf("%q on %q: %q, want %q (%+v)", tc.said, tc.cmd, got, tc.want, signatures(tc.said))
+		}
+	}
+}

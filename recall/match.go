@@ -1104,6 +1104,18 @@ func (cu *cue) matchSignatures(c *candidate) {
 			}
 		}
 	}
+	if c.sigHit == "" && cu.command != "" && prohibits {
+		// "nicht das globale flutter ... immer `fvm flutter …`", "always
+		// `bundle exec rspec`": the lesson advises a program run through
+		// another (a version manager, a bundle, an environment); a call of
+		// the program on its own runs it outside that.
+		if p := wrappedForm(c.lessonSignatures(), cu.programs); p != "" {
+			c.sigHit = p
+			if strings.HasSuffix(c.follow, " "+p) || strings.Contains(c.follow, " "+p+" ") {
+				c.follow = ""
+			}
+		}
+	}
 	if c.sigHit != "" && len(c.follow) >= 6 && strings.ContainsAny(c.follow, "({.") && cu.written != "" && qualifies(cu.written, c.follow, c.sigHit) {
 		// ".pipe(takeUntilDestroyed(this.destroyRef)).subscribe(...)",
 		// "%{booking_id: booking.id} |> Worker.new() |> Oban.insert()": the
@@ -1200,6 +1212,39 @@ func bareProgram(said, cmd string, programs []string) string {
 				return prog
 			}
 		}
+	}
+	return ""
+}
+
+// wrapperRE is a command that runs a program through another: the
+// wrapper, the program, and what follows.
+var wrapperRE = textutil.Lazy(`^([a-z][a-z0-9_-]*)\s+([a-z][a-z0-9_.-]*)(?:\s|…|$)`)
+
+// wrappedForm is the program of an advised command span that runs it
+// through a wrapper ("fvm flutter …", "bundle exec rspec" with its exec)
+// when the call runs that program but not the wrapper; "" if none. A
+// program that only reads or moves text (cat, grep, test) is no such
+// program.
+func wrappedForm(sigs []signature, programs []string) string {
+	for _, s := range sigs {
+		if s.prohibited {
+			continue
+		}
+		span := programsOf(strings.TrimSuffix(s.text, "…"))
+		m := wrapperRE.FindStringSubmatch(s.text)
+		if m == nil || len(span) == 0 || span[0] != m[1] {
+			continue
+		}
+		prog := m[2]
+		if len(span) > 1 {
+			prog = span[1] // `uv run pytest`: the program the runner runs
+		} else if runners[m[1]] != "" {
+			continue
+		}
+		if prog == m[1] || observations.QuietProgram(prog) || !slices.Contains(programs, prog) || slices.Contains(programs, m[1]) {
+			continue
+		}
+		return prog
 	}
 	return ""
 }
