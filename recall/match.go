@@ -1959,6 +1959,12 @@ func advisedFile(said, file string) bool {
 			for _, m := range adviceRE.FindAllStringIndex(before, -1) {
 				lastAdvice = m[0]
 			}
+			if lastAdvice < 0 && lastNeg < 0 && advisedAfter(sent[i+len(file):]) {
+				// "schema.graphql に追加して": where the verb comes last
+				// (Japanese, Korean, Turkish), the advice follows the file
+				// in its clause.
+				lastAdvice = 0
+			}
 			if lastAdvice < 0 || lastAdvice < lastNeg {
 				return false
 			}
@@ -1966,6 +1972,16 @@ func advisedFile(said, file string) bool {
 		}
 	}
 	return seen
+}
+
+// advisedAfter reports whether the clause that rest opens (up to a comma,
+// a colon or a sentence end, in any script) holds an advice word and no
+// negation.
+func advisedAfter(rest string) bool {
+	if i := strings.IndexAny(rest, ",;:、，；："); i >= 0 {
+		rest = rest[:i]
+	}
+	return adviceRE.MatchString(rest) && !negRE.MatchString(rest)
 }
 
 func (c *candidate) prohibitsCode() bool {

@@ -151,6 +151,10 @@ func TestAdvisedFile(t *testing.T) {
 		// one file a prohibition leaves out is where to write.
 		{"don't edit the xcodeproj, XcodeGen builds it from ios/project.yml", "project.yml", false},
 		{"don't touch the other locales, add keys everywhere except config/locales/en.yml", "en.yml", true},
+		// "add it in" in other languages.
+		{"Ne touche jamais aux fichiers `*.g.dart`. Ajoute le champ dans `invoice_dto.dart` et relance la génération.", "invoice_dto.dart", true},
+		{"Las claves nuevas no van en los otros idiomas: añade la clave en locales/es.json primero.", "es.json", true},
+		{"新しい項目は schema.graphql に追加して、生成物は触らないで", "schema.graphql", true},
 	} {
 		if got := advisedFile(tc.said, tc.file); got != tc.want {
 			t.Errorf("advisedFile(%q, %q) = %v, want %v", tc.said, tc.file, got, tc.want)
