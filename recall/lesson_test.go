@@ -730,3 +730,23 @@ func TestWrappedForm(t *testing.T) {
 		}
 	}
 }
+
+// An advised flag is followed by a call that passes it with its value, or
+// with a value that begins with it (the advised filter, narrowed).
+func TestHasFlagValuesOf(t *testing.T) {
+	for _, tc := range []struct {
+		cmd, span string
+		want      bool
+	}{
+		{`cd backend && dotnet test tests/X --filter "Category!=Integration&FullyQualifiedName~Tax"`, `dotnet test --filter "Category!=Integration"`, true},
+		{`dotnet test --filter=Category!=Integration`, `--filter "Category!=Integration"`, true},
+		{`dotnet test --filter "Category=Integration"`, `--filter "Category!=Integration"`, false},
+		{`dotnet test tests/X`, `--filter "Category!=Integration"`, false},
+		{`uv run pytest -m "not slow and not db" tests/`, `pytest -m "not slow"`, true},
+		{`pytest -m slow`, `pytest -m "not slow"`, false},
+	} {
+		if got := hasFlagValuesOf(tc.cmd, tc.span); got != tc.want {
+			t.Errorf("hasFlagValuesOf(%q, %q) = %v, want %v", tc.cmd, tc.span, got, tc.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/kbmem/kb/internal/textutil"
 	"maps"
 	"math"
+	"mvdan.cc/sh/v3/shell"
 	"path"
 	"regexp"
 	"slices"
@@ -841,6 +842,56 @@ func hasFlagsOf(cmd, span string) bool {
 	return true
 }
 
+// flagValueRE is a flag and its quoted value.
+var flagValueRE = textutil.Lazy(`(--?[\w-]+)(?:=|\s+)(?:"[^"]*"|'[^']*')`)
+
+// hasFlagValuesOf reports whether cmd passes each flag of span that has
+// a value with that value, or with one that begins with it: `--filter
+// "Category!=Integration&FullyQualifiedName~Tax"` is the advised filter,
+// narrowed.
+func hasFlagValuesOf(cmd, span string) bool {
+	want, got := flagValues(strings.TrimSuffix(span, "…")), flagValues(cmd)
+	for f, vs := range want {
+		for _, v := range vs {
+			if !slices.ContainsFunc(got[f], func(g string) bool { return strings.HasPrefix(g, v) }) {
+				return false
+			}
+		}
+	}
+	return len(want) > 0
+}
+
+// flagValues maps each flag of a command to the values it is given
+// ("--filter X", "--filter=X"), its words split and unquoted as the shell
+// does (a simple command that cannot be split so adds none).
+func flagValues(cmd string) map[string][]string {
+	out := map[string][]string{}
+	for _, part := range splitShell(cmd) {
+		fs, err := shell.Fields(part, func(string) string { return "" })
+		if err == nil {
+			addFlagValues(out, fs)
+		}
+	}
+	return out
+}
+
+// addFlagValues adds the flags of the words fs and their values to out.
+func addFlagValues(out map[string][]string, fs []string) {
+	for i, f := range fs {
+		if !strings.HasPrefix(f, "-") || f == "-" || f == "--" {
+			continue
+		}
+		name, val, ok := strings.Cut(f, "=")
+		if !ok {
+			if i+1 >= len(fs) || strings.HasPrefix(fs[i+1], "-") {
+				continue
+			}
+			val = fs[i+1]
+		}
+		out[name] = append(out[name], val)
+	}
+}
+
 // runnerTypes are the types of a runner a command goes through (poetry
 // run, npx): evidence only for a candidate that has no other type.
 var runnerTypes = map[string]bool{"py:run": true, "pkg:npm": true}
@@ -1047,7 +1098,13 @@ func (cu *cue) matchSignatures(c *candidate) {
 			// (BillingDbContextModelSnapshot.cs).
 			in = true
 		}
-		if !in && !s.prohibited && cu.command != "" && strings.Contains(s.text, " ") && !strings.ContainsAny(s.text, `'"`) {
+		if !in && !s.prohibited && cu.command != "" && strings.HasPrefix(s.text, "-") && hasFlagValuesOf(cu.command, s.text) {
+			// "always add `--filter \"Category!=Integration\"`": the advised
+			// flag, with its value or a narrower one.
+			in = true
+		}
+		if !in && !s.prohibited && cu.command != "" && strings.Contains(s.text, " ") &&
+			(!strings.ContainsAny(s.text, `'"`) || !strings.ContainsAny(flagValueRE.ReplaceAllString(s.text, "$1"), `'"`) && hasFlagValuesOf(cu.command, s.text)) {
 			// `poetry run ruff format ml/` is followed by `poetry run
 			// ruff format src/x.py`: the same command path, other
 			// arguments (not quoted code: `rails runner '...'` is
