@@ -80,7 +80,7 @@ func TestActivationScenarios(t *testing.T) {
 	}{
 		"dev3":  {33, 0},
 		"dev4":  {27, 1},
-		"dev5":  {32, 0},
+		"dev5":  {33, 0},
 		"dev6":  {30, 2},
 		"dev7":  {25, 0},
 		"dev8":  {29, 1},
@@ -90,7 +90,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev12": {27, 5},
 		"dev13": {25, 7},
 		"dev14": {23, 2},
-		"dev15": {18, 2},
+		"dev15": {20, 2},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

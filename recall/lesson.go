@@ -319,8 +319,9 @@ var (
 	// codeTokenRE finds code written without backticks: dotted calls and
 	// selectors (time.Now(), console.log, fmt.Println), format verbs (%v),
 	// flags with their program (rm -rf), SQL shapes (SELECT *), Rust
-	// macros (println!, dbg!, query_as!).
-	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))|(?:@[A-Za-z][\w.]+)|` + macroPattern).WithHint(mayHoldCodeToken)
+	// macros (println!, dbg!, query_as!), a member written alone (".Result",
+	// ".Wait()", ".unwrap()"; not ".env", which is a file kind).
+	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))|(?:@[A-Za-z][\w.]+)|(?:\.(?:[A-Z]\w*|[a-z_]\w*\(\)))|` + macroPattern).WithHint(mayHoldCodeToken)
 	// clauseRE splits a text into clauses: sentences (CJK ones need no
 	// space after their stop), and the turns of "X, use Y instead" /
 	// "X; Y" / "X — Y".
@@ -542,6 +543,10 @@ func signatures(text string) []signature {
 					// before the placeholder, followed by anything.
 					s = strings.TrimSpace(s[:loc[0]]) + "…"
 				}
+			} else if m := strings.TrimSpace(s); len(m) > 1 && m[0] == '.' && isASCIILetter(m[1]) && !strings.Contains(m, "(") {
+				// ".Result": the member, with its dot (a call, ".Wait()",
+				// is the call of any receiver).
+				s = strings.TrimRight(m, ".,;:")
 			} else {
 				s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), ".,;:"))
 			}

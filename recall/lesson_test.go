@@ -750,3 +750,15 @@ func TestHasFlagValuesOf(t *testing.T) {
 		}
 	}
 }
+
+// A member written alone in prose (".Result", ".Wait()") is code; a file
+// kind (".env") is not.
+func TestMemberAlone(t *testing.T) {
+	wantPolarity(t, "Do not block on tasks anywhere in the backend: no .Result, no .Wait(), no GetAwaiter().GetResult().",
+		map[string]bool{".Result": true, ".Wait": true})
+	for _, s := range signatures("never commit the .env file, keep secrets out of .gitignore'd files too") {
+		if strings.HasPrefix(s.text, ".") {
+			t.Errorf("a file kind read as code: %+v", s)
+		}
+	}
+}
