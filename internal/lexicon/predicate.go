@@ -53,8 +53,10 @@ func hasJaKo(s string) bool {
 
 // requestEndRE is a sentence that ends in a Japanese or Korean request:
 // the te-form alone or with ください, ほしい, おいて; the volitional
-// (しよう, しましょう); ように; Korean 주세요, 줘, 해, 하자.
-var requestEndRE = textutil.Lazy(`(?:[てで](?:ください|くれ|くれる|ほしい(?:です)?|おいて|みて)?|[しにを]よう|しましょう|ように|なさい|주세요|줘요?|해요?|하세요|하자|해라)(?:ね|よ|な|か)?[\s。．！!…~〜]*$`)
+// (しよう, しましょう); ように; a prohibition (てはいけない, ちゃダメ,
+// ないこと); Korean 주세요, 줘, 해, 하자, and its prohibitions (하지 마세요,
+// 하지 말아 주세요, 하면 안 돼요).
+var requestEndRE = textutil.Lazy(`(?:[てで](?:ください|くれ|くれる|ほしい(?:です)?|おいて|みて)?|[しにを]よう|しましょう|ように|なさい|てはいけ(?:ない|ません)|ちゃ(?:だめ|ダメ)|ないこと|주세요|줘요?|해요?|하세요|하자|해라|지\s?마(?:세요|십시오|라|요)?|지\s?말아(?:요|\s?주세요)?|면\s?안\s?(?:돼요?|됩니다))(?:ね|よ|な|か)?[\s。．.！!…~〜]*$`)
 
 // RequestEnd reports whether sentence s ends in a request in Japanese or
 // Korean, where the verb, and so the request, comes last ("ここ三層構造

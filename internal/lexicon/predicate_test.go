@@ -29,14 +29,18 @@ func TestNegatedPredicate(t *testing.T) {
 
 func TestRequestEnd(t *testing.T) {
 	for s, want := range map[string]bool{
-		"戻して。":           true,
-		"ここ三層構造にして":      true,
-		"フォントを小さくしてください": true,
-		"m/dにしよう":        true,
-		"버튼을 추가해 주세요":    true,
-		"日本の都市がないね":      false,
-		"これはいいと思います":     false,
-		"please do it":   false,
+		"戻して。":              true,
+		"ここ三層構造にして":         true,
+		"フォントを小さくしてください":    true,
+		"m/dにしよう":           true,
+		"버튼을 추가해 주세요":       true,
+		"위젯에 하드코딩하지 마세요.":   true,
+		"직접 수정하면 안 돼요":      true,
+		"本番に直接デプロイしてはいけません": true,
+		"버튼이 안 보여요.":        false,
+		"日本の都市がないね":         false,
+		"これはいいと思います":        false,
+		"please do it":      false,
 	} {
 		if got := RequestEnd(s); got != want {
 			t.Errorf("RequestEnd(%q) = %v, want %v", s, got, want)
