@@ -976,6 +976,9 @@ func (cu *cue) matchFile(c *candidate) {
 	if f == "" {
 		f = cu.kindOfFile(c)
 	}
+	if f == "" {
+		f = cu.generatedKind(c)
+	}
 	if f == "" && cu.editPath != "" && callKind(c.trigger) == "edit" && cu.sharesPlace(c.trigger) && c.aboutSecrets() &&
 		(cu.carriesSecret() || slices.Contains(cu.types, "code:hardcoded-secret")) {
 		// "a secret can't sit there in plaintext, group_vars is in git",
@@ -1013,6 +1016,32 @@ func (cu *cue) kindOfFile(c *candidate) string {
 			}
 		}
 		if n >= 2 {
+			return path.Join(f.parent, f.base)
+		}
+	}
+	return ""
+}
+
+// regeneratedRE: the person says a file is made by a tool and written
+// over ("thats sqlc output (DO NOT EDIT at the top)", "ils sont générés
+// et réécrits").
+var regeneratedRE = textutil.Lazy(`(?i)\b(?:generated|generiert|généré|générés|generado|gerado|generato|output|overwritten|regenerat\w*|do not edit|überschrieben|écrasé|réécrits?|sobrescrit\w*)\b|生成|생성`)
+
+// generatedKind is a file of the proposal of the kind of the corrected
+// file, when the person said that file is generated: the same compound
+// extension (.sql.go, .g.dart, .pb.go), which the generator gives every
+// file it writes. "" if none.
+func (cu *cue) generatedKind(c *candidate) string {
+	if len(cu.files) == 0 || c.typ != observations.TypeCorrection || callKind(c.trigger) != "edit" || !regeneratedRE.MatchString(c.said+" "+c.lesson) {
+		return ""
+	}
+	base := path.Base(triggerQuote(c.trigger))
+	i := strings.IndexByte(base, '.')
+	if i <= 0 || strings.Count(base[i:], ".") < 2 {
+		return ""
+	}
+	for _, f := range cu.files {
+		if f.base != base && strings.HasSuffix(f.base, base[i:]) && len(f.base) > len(base)-i {
 			return path.Join(f.parent, f.base)
 		}
 	}

@@ -706,3 +706,28 @@ func TestPastedTraceIsNoLesson(t *testing.T) {
 		t.Fatal("the person's words before a pasted error are a lesson")
 	}
 }
+
+// A correction on a file the person calls generated is about every file
+// its generator writes, known by the compound extension (.sql.go,
+// .g.dart); not about the file's source, nor about a file of the plain
+// extension.
+func TestGeneratedKind(t *testing.T) {
+	sqlc := &observations.Observation{ID: "cor-sqlc", Type: observations.TypeCorrection,
+		Trigger: "editing `worker/internal/db/payouts.sql.go`", ActionTypes: []string{"code:modify"},
+		Lesson: "Do not go ahead with edit of `worker/internal/db/payouts.sql.go` unasked; the person said: “thats sqlc output (DO NOT EDIT at the top), change the query in queries/ and run `sqlc generate`”."}
+	e := noiseEngine(sqlc)
+	for _, tc := range []struct {
+		tool  string
+		input map[string]any
+		want  bool
+	}{
+		{"Edit", map[string]any{"file_path": "/p/worker/internal/db/ledger.sql.go", "old_string": "a", "new_string": "b"}, true},
+		{"Bash", map[string]any{"command": "sed -i 's/100/500/' worker/internal/db/invoices.sql.go"}, true},
+		{"Edit", map[string]any{"file_path": "/p/worker/internal/db/queries/ledger.sql", "old_string": "a", "new_string": "b"}, false},
+		{"Edit", map[string]any{"file_path": "/p/worker/internal/consumer/ledger.go", "old_string": "a", "new_string": "b"}, false},
+	} {
+		if got := recalled(t, e, callQuery(tc.tool, tc.input)); (len(got) > 0) != tc.want {
+			t.Errorf("%s %v: %v, want a hit %v", tc.tool, tc.input, got, tc.want)
+		}
+	}
+}
