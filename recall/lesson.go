@@ -320,8 +320,9 @@ var (
 	// selectors (time.Now(), console.log, fmt.Println), format verbs (%v),
 	// flags with their program (rm -rf), SQL shapes (SELECT *), Rust
 	// macros (println!, dbg!, query_as!), a member written alone (".Result",
-	// ".Wait()", ".unwrap()"; not ".env", which is a file kind).
-	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))|(?:@[A-Za-z][\w.]+)|(?:\.(?:[A-Z]\w*|[a-z_]\w*\(\)))|` + macroPattern).WithHint(mayHoldCodeToken)
+	// ".Wait()", ".unwrap()"; not ".env", which is a file kind), a
+	// namespaced command (migrate:refresh, db:reset, cache:clear).
+	codeTokenRE = textutil.Lazy(`(?:[A-Za-z_$@][\w$]*(?:\.[A-Za-z_]\w*)+(?:\(\))?)|(?:%[a-z])|(?:\b[a-z][\w-]*\s+--?[A-Za-z][\w-]*)|(?:\b(?:SELECT|select)\s+\*)|(?:\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b)|(?:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)|(?:\b[a-z_][a-z0-9_]*\(\))|(?:@[A-Za-z][\w.]+)|(?:\.(?:[A-Z]\w*|[a-z_]\w*\(\)))|(?:\b[a-z][a-z0-9_-]*:[a-z][a-z0-9_:-]*)|` + macroPattern).WithHint(mayHoldCodeToken)
 	// clauseRE splits a text into clauses: sentences (CJK ones need no
 	// space after their stop), and the turns of "X, use Y instead" /
 	// "X; Y" / "X — Y".
@@ -459,7 +460,8 @@ func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 // alternatives needs one of these (a selector's dot before a letter, a
 // format verb, a flag after white space, SELECT *, a CamelCase hump, a
 // snake_case underscore, a call's "()", an annotation's "@", a macro's
-// bang, kept or set aside by splitClauses as macroBang).
+// bang, kept or set aside by splitClauses as macroBang, a namespaced
+// command's colon).
 func mayHoldCodeToken(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -472,6 +474,7 @@ func mayHoldCodeToken(s string) bool {
 		}
 		switch {
 		case c == '.' && (isASCIILetter(next) || next == '_'),
+			c == ':' && next >= 'a' && next <= 'z',
 			c == '%' && next >= 'a' && next <= 'z',
 			c == '-' && (prev == ' ' || prev >= '\t' && prev <= '\r'),
 			c == '*', c == '_', c == '!',

@@ -762,3 +762,24 @@ func TestMemberAlone(t *testing.T) {
 		}
 	}
 }
+
+// A prohibited command is run with a flag more, not with another
+// argument; a namespaced command named in prose is code.
+func TestWithFlagsBetween(t *testing.T) {
+	for _, tc := range []struct {
+		cmd, span string
+		want      bool
+	}{
+		{"cd worker && go get -u -t ./... && go mod tidy", "go get -u ./…", true},
+		{"git push --force origin main", "git push origin main", true},
+		{"rm -rf ./build", "rm -rf /", false},
+		{"git push --force-with-lease origin feat/x", "git push --force origin", false},
+		{"terraform apply -auto-approve -var-file=prod.tfvars", "terraform apply -auto-approve", true},
+	} {
+		if got := withFlagsBetween(tc.cmd, tc.span); got != tc.want {
+			t.Errorf("withFlagsBetween(%q, %q) = %v, want %v", tc.cmd, tc.span, got, tc.want)
+		}
+	}
+	wantPolarity(t, "Whoa, no. Never migrate:fresh, migrate:refresh or db:wipe on the portal.",
+		map[string]bool{"migrate:fresh": true, "migrate:refresh": true, "db:wipe": true})
+}

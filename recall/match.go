@@ -842,6 +842,41 @@ func hasFlagsOf(cmd, span string) bool {
 	return true
 }
 
+// withFlagsBetween reports whether a simple command of cmd runs the
+// command span, word for word, with other flags among its words (not
+// other arguments: `rm -rf ./build` is not `rm -rf /`).
+func withFlagsBetween(cmd, span string) bool {
+	// A span ending in "…" ends in a prefix (`go get -u ./...`).
+	open := strings.HasSuffix(span, "…")
+	sf := strings.Fields(strings.TrimSuffix(span, "…"))
+	if len(sf) < 2 || strings.ContainsAny(span, "'\"`") || strings.Count(span, "…") > 1 || strings.HasPrefix(sf[0], "-") {
+		return false
+	}
+	same := func(call string, k int) bool {
+		return call == sf[k] || open && k == len(sf)-1 && strings.HasPrefix(call, sf[k])
+	}
+	for _, part := range splitShell(cmd) {
+		cf := strings.Fields(part)
+		for i := range cf {
+			if cf[i] != sf[0] {
+				continue
+			}
+			k := 1
+			for j := i + 1; j < len(cf) && k < len(sf); j++ {
+				if same(cf[j], k) {
+					k++
+				} else if !strings.HasPrefix(cf[j], "-") || strings.HasPrefix(sf[k], "-") && strings.HasPrefix(cf[j], sf[k]) {
+					break // another argument, or the span's flag spelled longer
+				}
+			}
+			if k == len(sf) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // flagValueRE is a flag and its quoted value.
 var flagValueRE = textutil.Lazy(`(--?[\w-]+)(?:=|\s+)(?:"[^"]*"|'[^']*')`)
 
@@ -1108,6 +1143,11 @@ func (cu *cue) matchSignatures(c *candidate) {
 					break
 				}
 			}
+		}
+		if !in && s.prohibited && cu.command != "" && withFlagsBetween(cu.command, s.text) {
+			// "Non `go get -u ./...`": `go get -u -t ./...` runs it too,
+			// with a flag more.
+			in = true
 		}
 		if !in && !s.prohibited && cu.written != "" {
 			// Code imports a qualified name once and uses it bare: the
