@@ -130,6 +130,17 @@ func preferenceRule(sent string) (string, bool) {
 		// person wants to be answered in, a standing preference.
 		return prefStatement(sent), true
 	}
+	if loc := replyStyleRE.FindStringIndex(sent); !q && loc != nil && !listItemRE.MatchString(sent) {
+		// "give me realistic answers ... not just to make me happy",
+		// "keep your answers short", "no emojis", "sei ehrlich": how the
+		// person wants to be answered, a standing preference, from the
+		// clause that says it ("..., what do you think, give me realistic
+		// answers").
+		if i := strings.LastIndexAny(sent[:loc[0]], ",;:，；："); i >= 0 {
+			sent = strings.TrimLeft(sent[i+1:], " ,;:，；：")
+		}
+		return prefStatement(sent), true
+	}
 	if !q {
 		if loc := prefCues.find(sent); loc != nil && topicAfter(sent, loc) {
 			return prefStatement(sent), true
@@ -328,6 +339,16 @@ func callCommand(r *traces.Record) string {
 	}
 	return ""
 }
+
+// listItemRE is a line of a list: a bullet of a pasted document or prompt
+// template ("- Keep explanations short, direct, and specific"), not
+// something said to the agent.
+var listItemRE = textutil.Lazy(`^\s*(?:[-*•]|\d+[.)])\s`)
+
+// replyStyleRE is the person asking how to be answered: honestly and
+// without flattery, briefly, without emojis or apologies, in the
+// languages people write to agents in.
+var replyStyleRE = textutil.Lazy(`(?i)\b(?:(?:give me|i want|i need)\s+(?:\w+\s+)?(?:honest|realistic|blunt|straight|direct|critical|short|brief|concise|shorter)\s+(?:answers?|feedback|opinions?|responses?|replies)|(?:be|stay)\s+(?:brutally\s+)?(?:honest|blunt|critical|realistic|direct)\s+with me|(?:don'?t|do not|stop|never)\s+(?:just\s+)?(?:worship|flatter|praise|sugarcoat|glaze|suck up to|butter)(?:ing)?\s+(?:me|it)|(?:don'?t|do not|stop)\s+(?:just\s+)?(?:agree|agreeing)\s+with (?:me|everything)|not just (?:to )?(?:make|keep) me happy|no (?:sugar-?coating|flattery|emojis?|yapping|fluff)|(?:keep|make)\s+(?:your\s+)?(?:answers?|responses?|replies|explanations?)\s+(?:short|brief|concise|shorter)|(?:stop|don'?t keep|quit)\s+apologi[sz]ing|push back (?:on me|when|if)|sei (?:bitte )?ehrlich|keine emojis|kürzere antworten|sois honnête|pas d'?(?:émojis|emojis)|réponses? courtes?|s[ée] honest[oa]|sin emojis|respuestas cortas|seja honest[oa]|sem emojis|respostas curtas|будь чест(?:ен|ной)|без эмодзи|без лести|короче отвечай)\b|说实话|别拍马屁|不要奉承|不要吹捧|简短(?:地)?回答|不要(?:用)?表情|正直に(?:答え|言っ)|お世辞は(?:いらない|不要)|簡潔に(?:答え|して)|絵文字(?:なし|は不要|を使わない)|솔직하게 (?:말해|답해)|아부하지 마|짧게 (?:답해|대답)|이모지 (?:빼|쓰지 마)`)
 
 // replyLanguageRE is the person asking to be answered, or to work with
 // them, in a language: a verb of talking to them (answer, reply, talk,

@@ -346,3 +346,30 @@ func TestReplyLanguagePreference(t *testing.T) {
 		t.Errorf("a task in a language read as a preference: %+v", ps)
 	}
 }
+
+// How the person wants to be answered (honestly, briefly, without
+// emojis) is a standing preference in any language; a question, or a
+// bullet of a pasted document, is none.
+func TestReplyStylePreference(t *testing.T) {
+	for _, msg := range []string{
+		"should the theme have its own sub agent? give me realistic answers that are geared to progress and not just to make me happy",
+		"keep your answers short, I read them on my phone",
+		"no emojis please",
+		"sei ehrlich mit mir, ich brauche keine Bestätigung",
+		"说实话，别拍马屁",
+		"絵文字なしでお願いします",
+	} {
+		s := (&ccFixture{}).user("set up the project").say("Done!").user(msg).say("OK.").session(t)
+		if ps := ofType(Extract(s, nil, nil), TypePreference); len(ps) != 1 {
+			t.Errorf("%q: preferences %+v", msg, ps)
+		} else if strings.Contains(ps[0].Statement, "sub agent?") {
+			t.Errorf("%q: the statement holds the question before it: %q", msg, ps[0].Statement)
+		}
+	}
+	for _, msg := range []string{"be honest, does this design scale?", "Repository Guidelines\n\n- Keep explanations short, direct, and specific to this repository.\n- Use Markdown headings."} {
+		s := (&ccFixture{}).user("set up the project").say("Done!").user(msg).say("OK.").session(t)
+		if ps := ofType(Extract(s, nil, nil), TypePreference); len(ps) != 0 {
+			t.Errorf("%q: preferences %+v", msg, ps)
+		}
+	}
+}
