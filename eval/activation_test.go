@@ -88,7 +88,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev10": {33, 2},
 		"dev11": {26, 6},
 		"dev12": {27, 5},
-		"dev13": {25, 7},
+		"dev13": {25, 6},
 		"dev14": {23, 2},
 		"dev15": {24, 2},
 	}

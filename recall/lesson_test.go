@@ -783,3 +783,18 @@ func TestWithFlagsBetween(t *testing.T) {
 	wantPolarity(t, "Whoa, no. Never migrate:fresh, migrate:refresh or db:wipe on the portal.",
 		map[string]bool{"migrate:fresh": true, "migrate:refresh": true, "db:wipe": true})
 }
+
+// A lesson that leaves tests out, in the person's words.
+func TestExemptsTests(t *testing.T) {
+	for text, want := range map[string]bool{
+		"customers is 3M rows, .all.each loads all of them into memory. always find_each. in specs with 3 factory rows I don't care": true,
+		"unwrap in tests is fine, never in the handlers":                       true,
+		"테스트 코드에서 `find.text(...)`에 리터럴 쓰는 건 괜찮습니다.":                           true,
+		"never .all.each on customers, I don't care how small the table looks": false,
+		"add tests for it, and never hit the network":                          false,
+	} {
+		if got := exemptsTests(text); got != want {
+			t.Errorf("exemptsTests(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
