@@ -855,6 +855,9 @@ func withFlagsBetween(cmd, span string) bool {
 	same := func(call string, k int) bool {
 		return call == sf[k] || open && k == len(sf)-1 && strings.HasPrefix(call, sf[k])
 	}
+	if !strings.Contains(cmd, sf[0]) {
+		return false
+	}
 	for _, part := range splitShell(cmd) {
 		cf := strings.Fields(part)
 		for i := range cf {
@@ -1067,7 +1070,9 @@ var regeneratedRE = textutil.Lazy(`(?i)\b(?:generated|generiert|généré|géné
 // extension (.sql.go, .g.dart, .pb.go), which the generator gives every
 // file it writes. "" if none.
 func (cu *cue) generatedKind(c *candidate) string {
-	if len(cu.files) == 0 || c.typ != observations.TypeCorrection || callKind(c.trigger) != "edit" || !regeneratedRE.MatchString(c.said+" "+c.lesson) {
+	if len(cu.files) == 0 || c.typ != observations.TypeCorrection || !slices.ContainsFunc(cu.files, func(f fileRef) bool {
+		return strings.Count(f.base, ".") >= 2
+	}) || callKind(c.trigger) != "edit" {
 		return ""
 	}
 	base := path.Base(triggerQuote(c.trigger))
@@ -1076,7 +1081,7 @@ func (cu *cue) generatedKind(c *candidate) string {
 		return ""
 	}
 	for _, f := range cu.files {
-		if f.base != base && strings.HasSuffix(f.base, base[i:]) && len(f.base) > len(base)-i {
+		if f.base != base && strings.HasSuffix(f.base, base[i:]) && len(f.base) > len(base)-i && regeneratedRE.MatchString(c.said+" "+c.lesson) {
 			return path.Join(f.parent, f.base)
 		}
 	}
@@ -1353,8 +1358,8 @@ var wrapperRE = textutil.Lazy(`^([a-z][a-z0-9_-]*)\s+([a-z][a-z0-9_.-]*)(?:\s|�
 // program.
 func wrappedForm(sigs []signature, programs []string) string {
 	for _, s := range sigs {
-		if s.prohibited {
-			continue
+		if f := strings.Fields(s.text); s.prohibited || len(f) < 2 || !slices.ContainsFunc(f[1:min(len(f), 3)], func(w string) bool { return slices.Contains(programs, w) }) {
+			continue // the call runs none of the span's words after the first
 		}
 		span := programsOf(strings.TrimSuffix(s.text, "…"))
 		m := wrapperRE.FindStringSubmatch(s.text)
