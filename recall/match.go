@@ -417,8 +417,12 @@ func (c *candidate) aboutSecrets() bool {
 	if strings.Contains(c.trigger, "[REDACTED") {
 		return true
 	}
-	first := firstLessonSentence(said)
-	return negRE.MatchString(first) && lexicon.CueSecret.In(first)
+	// "not in serverless.yml, that file is in git. secrets go in SSM": the
+	// prohibition, and the sentence after it, whose subject is secrets,
+	// says what it is about.
+	sents := sentences(said)
+	first := firstOr(sents)
+	return negRE.MatchString(first) && (lexicon.CueSecret.In(first) || len(sents) > 1 && lexicon.CueSecret.AtStart(strings.TrimPrefix(sents[1], "the ")))
 }
 
 // writesSig reports whether the lesson's prohibited signature that matched

@@ -16,6 +16,9 @@ import (
 // agent writes a secret into this file" from "the agent writes a setting
 // into this file" without loading the detector's rules.
 func Assigned(text string) bool {
+	if CredentialURL(text) {
+		return true
+	}
 	if !mayName(text) {
 		return false
 	}
@@ -56,4 +59,33 @@ var (
 			`(?:[ \t]*[:=][ \t]*|[ \t]+|\([ \t]*)["']?([^\s"'` + "`" + `,;{}()]+)`)
 	})
 	placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(PlaceholderPattern) })
+)
+
+// CredentialURL reports whether text holds a URL that is itself a
+// credential: a chat webhook (Slack, Discord, Teams), a password in its
+// user info, or a token, key or signature in its query (not a
+// placeholder: ${DB_PASSWORD}).
+func CredentialURL(text string) bool {
+	if !strings.Contains(text, "://") {
+		return false
+	}
+	if webhookURLRE().MatchString(text) {
+		return true
+	}
+	for _, m := range credentialInURLRE().FindAllStringSubmatch(text, -1) {
+		v := m[1] + m[2]
+		if !placeholderRE().MatchString(v) && !strings.Contains(v, "REDACTED") {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	webhookURLRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}|discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}|\.webhook\.office\.com/webhookb2/[A-Za-z0-9@/-]{20,}`)
+	})
+	credentialInURLRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`://[^/\s:@"'<>]+:([^/\s@"'<>]{6,})@|[?&](?:token|access_token|api_key|apikey|key|sig|signature|secret|client_secret|password)=([A-Za-z0-9%._~+-]{12,})`)
+	})
 )

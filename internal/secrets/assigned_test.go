@@ -34,3 +34,21 @@ func FuzzAssigned(f *testing.F) {
 	f.Add(`token tok3n_abcdefgh`)
 	f.Fuzz(func(t *testing.T, s string) { Assigned(s) })
 }
+
+// A URL that is itself a credential carries a secret whatever it is
+// named; a plain URL, or one with a placeholder, does not.
+func TestCredentialURL(t *testing.T) {
+	for text, want := range map[string]bool{
+		"SLACK_WEBHOOK_URL: https://hooks.slack.com/services/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": true,
+		`url = "https://discord.com/api/webhooks/123456789012/AbCdEfGhIjKlMnOpQrStUvWxYz012345"`:           true,
+		"DATABASE_URL=postgres://app:s3cr3tPassw0rd@db.internal:5432/app":                                  true,
+		"FEED=https://api.example.com/v1/feed?format=json&api_key=9f8e7d6c5b4a39281706":                    true,
+		"FEED_URL = https://waterwebservices.example.nl/services/OphalenLaatsteWaarnemingen":               false,
+		"DATABASE_URL=postgres://app:${DB_PASSWORD}@db.internal:5432/app":                                  false,
+		"LOG_LEVEL: info": false,
+	} {
+		if got := Assigned(text); got != want {
+			t.Errorf("Assigned(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
