@@ -207,6 +207,13 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
+	if (c.sigHit != "" || c.fileHit != "" || c.typeScore > 0) && c.said != "" && cu.exemptPlace(c) {
+		// "os lambdas são outra história, lá é npm normal": the lesson
+		// says itself that another part of the project works otherwise,
+		// and this call is in it.
+		c.reject()
+		return
+	}
 	if (c.sigHit != "" || c.fileHit != "" || c.typeScore > 0) && cu.testCode() && exemptsTests(c.said+" "+c.lesson) {
 		// "unwrap() in tests is fine": the lesson says itself that it
 		// does not hold in test code, and this is test code.
@@ -1436,6 +1443,47 @@ func environments(text string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// otherwiseHereRE says a part of the project is another matter: fine,
+// normal, another story, different, in the languages of the other rules.
+var otherwiseHereRE = textutil.Lazy(`(?i)\b(?:(?:is|are)\s+(?:a\s+)?(?:different|another|other)\s+(?:story|matter|thing|case)|(?:is|are|it'?s)\s+(?:fine|ok|okay|normal|different)|don'?t\s+care|outra história|é normal|otra historia|es normal|autre chose|c'est normal|andere geschichte|ist normal|ist egal|altra storia|è normale|другое дело|там нормально)\b|是另一回事|没关系|は別|は普通|는 괜찮|는 달라`)
+
+// exemptPlace reports whether the person's words set apart a part of the
+// project this call is in: a clause that names a directory of the call
+// (its cd, its file) and says things are otherwise there, while the
+// corrected call was elsewhere.
+func (cu *cue) exemptPlace(c *candidate) bool {
+	if !otherwiseHereRE.MatchString(c.said) {
+		return false
+	}
+	where := map[string]bool{}
+	for _, p := range append([]string{cu.editPath}, strings.Fields(cu.command)...) {
+		if !strings.Contains(p, "/") {
+			continue
+		}
+		segs := strings.Split(strings.Trim(p, "/"), "/")
+		for _, d := range segs[:len(segs)-1] {
+			if len(d) >= 4 && !genericPathWords[strings.ToLower(d)] {
+				where[strings.ToLower(d)] = true
+			}
+		}
+		if cu.editPath == "" && len(segs) > 0 && len(segs[len(segs)-1]) >= 4 {
+			where[strings.ToLower(segs[len(segs)-1])] = true // `cd lambdas/tide-alerts`
+		}
+	}
+	trig := strings.ToLower(c.trigger)
+	for _, cl := range splitClauses(c.said) {
+		if !otherwiseHereRE.MatchString(cl) {
+			continue
+		}
+		for _, w := range Words(strings.ToLower(cl)) {
+			if where[w] && !strings.Contains(trig, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // allowsRE is a clause that allows, whatever negation word it holds:

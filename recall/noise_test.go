@@ -731,3 +731,24 @@ func TestGeneratedKind(t *testing.T) {
 		}
 	}
 }
+
+// A lesson that sets a part of the project apart ("os lambdas são outra
+// história, lá é npm normal") says nothing about a call there.
+func TestExemptPlace(t *testing.T) {
+	said := "não, no app é `npx expo install expo-location`. yarn add puro quebra o build nativo. os lambdas são outra história, lá é npm normal"
+	c := &candidate{said: said, trigger: "adding or installing a dependency: `cd app && yarn add expo-location`"}
+	for _, tc := range []struct {
+		cmd, edit string
+		want      bool
+	}{
+		{"cd lambdas/tide-alerts && npm install @aws-sdk/client-sns", "", true},
+		{"cd app && yarn add expo-camera", "", false},
+		{"", "/p/lambdas/tide-alerts/handler.ts", true},
+		{"", "/p/app/src/screens/Map.tsx", false},
+	} {
+		cu := &cue{command: tc.cmd, editPath: tc.edit}
+		if got := cu.exemptPlace(c); got != tc.want {
+			t.Errorf("%q %q: %v, want %v", tc.cmd, tc.edit, got, tc.want)
+		}
+	}
+}
