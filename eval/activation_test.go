@@ -90,7 +90,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev12": {27, 5},
 		"dev13": {25, 6},
 		"dev14": {23, 2},
-		"dev15": {24, 2},
+		"dev15": {25, 2},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

@@ -3,6 +3,9 @@ package recall
 import (
 	"fmt"
 	"strings"
+	"sync"
+
+	"github.com/kbmem/kb/internal/lexicon"
 
 	"github.com/kbmem/kb/observations"
 )
@@ -77,6 +80,18 @@ var StoredFields = []string{"noteid", "status", "action_type", "action_types", "
 	"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "chosen", "description",
 	"excerpt", "author", "sources"}
 
+// secretWords are the one-word secret cues, in every language the
+// lexicon has, as search words.
+var secretWords = sync.OnceValue(func() []string {
+	var out []string
+	for _, p := range lexicon.CueSecret.Phrases() {
+		if !strings.Contains(p, " ") {
+			out = append(out, p)
+		}
+	}
+	return out
+})
+
 // typedCandidates bounds the documents an action-type query loads. Loading a
 // hit's stored fields is most of a hook's time (200 took 15-17 ms a hook
 // over 10,000 observations, 100 about 12); recurrences merge into one
@@ -127,6 +142,16 @@ func (e *Engine) cueCandidates(c *cue) ([]*candidate, error) {
 			return nil, fmt.Errorf("recall: %w", err)
 		}
 		add(hits, true)
+	}
+	if c.written != "" && c.carriesSecret() {
+		// A secret written into code is what a lesson about secrets is
+		// about, whatever command it was corrected on and whatever
+		// language it is in ("mai scritti come stringa in un file .ts").
+		hits, err := e.Index.Search(Search{Words: secretWords(), Layers: layers, Limit: 20, Fields: StoredFields})
+		if err != nil {
+			return nil, fmt.Errorf("recall: %w", err)
+		}
+		add(hits, false)
 	}
 	if anchors := codeAnchors(c.written, c.command); len(anchors) > 0 {
 		// A lesson about code is found by its code, whatever language its

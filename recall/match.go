@@ -650,6 +650,29 @@ func (cu *cue) sharesPlace(trigger string) bool {
 	return false
 }
 
+// namesExtension reports whether said names files by extension ext
+// (".ts": "a .ts file", "*.ts", "`.ts`").
+func namesExtension(said, ext string) bool {
+	if len(ext) < 2 || said == "" {
+		return false
+	}
+	low := strings.ToLower(said)
+	for i := 0; ; {
+		j := strings.Index(low[i:], ext)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(ext)
+		before := j == 0 || strings.IndexByte(" (`*\"'", low[j-1]) >= 0
+		after := end == len(low) || !textutil.IdentByte(low[end])
+		if before && after {
+			return true
+		}
+		i = end
+	}
+}
+
 // genericDirs are directory names most projects have: sharing one is no
 // shared place.
 var genericDirs = map[string]bool{"source": true, "sources": true, "tests": true, "specs": true, "internal": true,
@@ -1036,6 +1059,14 @@ func (cu *cue) matchFile(c *candidate) {
 		// host_vars/box.yml) is the same mistake.
 		f = path.Base(cu.editPath)
 	}
+	if f == "" && cu.editPath != "" && callKind(c.trigger) == "shell" && namesExtension(c.said, path.Ext(cu.editPath)) &&
+		c.aboutSecrets() && cu.carriesSecret() {
+		// "secrets always with `pulumi config set --secret` ... never
+		// written as a string in a .ts file", corrected on a command: an
+		// edit that writes a secret into a file of that kind is what the
+		// lesson names.
+		f = path.Base(cu.editPath)
+	}
 	if f != "" {
 		c.fileHit = f // a specific signal, whatever else matched
 		c.typeScore = math.Max(c.typeScore, sameFileScore)
@@ -1302,7 +1333,8 @@ func (cu *cue) matchSignatures(c *candidate) {
 			c.sigHit = ""
 		}
 	}
-	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && cu.written != "" && c.prohibitsCodeNotFile() {
+	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && cu.written != "" && c.prohibitsCodeNotFile() &&
+		!(c.aboutSecrets() && cu.carriesSecret()) {
 		// "kein Double für Geld", corrected in Restaurant.kt: the lesson
 		// is about code, and this edit of the same file writes none of
 		// it (a latitude in Doubles).

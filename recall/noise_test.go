@@ -752,3 +752,26 @@ func TestExemptPlace(t *testing.T) {
 		}
 	}
 }
+
+// A lesson about secrets corrected on a command ("never written as a
+// string in a .ts file") is found and fires when an edit writes a secret
+// into a file of the kind it names, not when the edit writes none.
+func TestSecretIntoNamedKind(t *testing.T) {
+	o := &observations.Observation{ID: "cor-secret", Type: observations.TypeCorrection,
+		Trigger: "running `cd infra && pulumi config set [REDACTED:kb-flag-secret] 'Vd8#qLm2!zR4' --stack staging`",
+		Lesson:  "I segreti vanno sempre con `pulumi config set --secret`, mai con `config.require` e mai scritti come stringa in un file .ts."}
+	e := noiseEngine(o)
+	e.Index.(*memIndex).hits[0].Fields["excerpt"] = "Agent: `cd infra && pulumi config set [REDACTED:kb-flag-secret] 'Vd8#qLm2!zR4' --stack staging` (refused)\nUser: " + o.Lesson
+	edit := func(file, code string) Query {
+		return callQuery("Edit", map[string]any{"file_path": file, "old_string": "  login: \"admin\",", "new_string": "  login: \"admin\",\n" + code})
+	}
+	if got := recalled(t, e, edit("/p/infra/src/database.ts", "  administratorLoginPassword: \"N7#vQ2!xLp9w\",")); len(got) != 1 {
+		t.Errorf("a secret written into a .ts file: %v", got)
+	}
+	if got := recalled(t, e, edit("/p/infra/src/database.ts", "  skuName: \"GP_S_Gen5_2\",")); len(got) != 0 {
+		t.Errorf("a setting written into a .ts file: %v", got)
+	}
+	if got := recalled(t, e, edit("/p/infra/config/database.yaml", "  password: \"N7#vQ2!xLp9w\"")); len(got) != 0 {
+		t.Errorf("a secret written into a file of another kind: %v", got)
+	}
+}

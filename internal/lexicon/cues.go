@@ -57,6 +57,15 @@ func (c *Cues) cues() []cue {
 	return c.phrases
 }
 
+// Phrases are c's phrases, lower case (for a search by them).
+func (c *Cues) Phrases() []string {
+	var out []string
+	for _, q := range c.cues() {
+		out = append(out, q.p)
+	}
+	return out
+}
+
 // hasHangul reports whether s holds a Korean letter.
 func hasHangul(s string) bool {
 	for _, r := range s {
