@@ -1694,12 +1694,59 @@ func exemptsTests(text string) bool { return exemptsTestsRE.MatchString(text) }
 // money" is about code that speaks of money, totals or euros, not about a
 // great-circle distance in floats.
 func (cu *cue) onSubject(c *candidate, sig string) bool {
-	for st := range stemSet(c.lesson + " " + c.said) {
+	if moneyWordRE.MatchString(c.lesson + " " + c.said) {
+		// "não usa float pra dinheiro", "not Float. money is never
+		// floating point": money, in whatever language the lesson is in,
+		// is in the code as amounts, prices, cents, currencies.
+		return moneyInCode(cu.written)
+	}
+	// The subject is in the lesson's prose: not in its code spans
+	// (`@map("fuel_surcharge_minor")` is an example, not what it is
+	// about) nor in the paths it names (the corrected file's directory is
+	// shared by every file next to it).
+	prose := backtickRE.ReplaceAllString(withoutObject(c.lesson)+" "+c.said, " ")
+	for st := range stemSet(withoutFileNames(reducePaths(prose))) {
 		if st != stem(sig) && len(st) > 2 && cu.tokens[st] && !stopWords.Has(st) && !codeKeywords()[st] {
 			return true
 		}
 	}
 	return false
+}
+
+// moneyWordRE is money named in a lesson, in the languages of the other
+// rules; moneyCodeWords are the words of identifiers amounts, prices,
+// cents and currencies go by in code.
+var (
+	moneyWordRE    = textutil.Lazy(`(?i)\b(?:money|monetary|cents?|currency|currencies|prices?|amounts?|invoices?|geld|geldbeträge|beträge|betrag|dinheiro|centavos?|dinero|argent|soldi|importi|denaro|деньг\w*|копе\w*|pieniądze|para|tiền|geld)\b|钱|金额|お金|金額|돈|금액`)
+	moneyCodeWords = lexicon.NewSet(`amount amounts price prices cost costs total totals subtotal fee fees cent cents minor currency money balance tax taxes invoice invoices payment payments charge charges discount surcharge refund salary wage budget revenue deposit eur usd gbp chf jpy euro euros dollar dollars`)
+)
+
+// moneyInCode reports whether code names money: a word of one of its
+// identifiers (split at case changes and underscores: rate_per_gt_eur,
+// fuelSurchargeMinor) is one of moneyCodeWords.
+func moneyInCode(code string) bool {
+	for _, id := range strings.FieldsFunc(code, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		for _, w := range identParts(id) {
+			if moneyCodeWords.Has(strings.ToLower(w)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// identParts splits an identifier at its case changes: fuelSurchargeMinor
+// -> fuel, Surcharge, Minor.
+func identParts(id string) []string {
+	var out []string
+	start := 0
+	for i := 1; i < len(id); i++ {
+		if id[i] >= 'A' && id[i] <= 'Z' && id[i-1] >= 'a' && id[i-1] <= 'z' {
+			out = append(out, id[start:i])
+			start = i
+		}
+	}
+	return append(out, id[start:])
 }
 
 // codeKeywords are the stems of words every program has: no subject in

@@ -245,6 +245,15 @@ func TestCodeWordOnSubject(t *testing.T) {
 	if got := hit("def distance_nm(lat1: float, lon1: float) -> float:\n    return 3440.065 * lat1\n"); got != "" {
 		t.Errorf("a distance in floats: hit %q", got)
 	}
+	// The lesson in Portuguese, the code in English; an example span
+	// (`@map(...)`) is no subject.
+	lesson = "não usa float pra dinheiro, nunca. colunas `*_cents` bigInteger e `@map(\"fee_minor\")`."
+	if got := hit("rate_per_gt_eur: float = 0.0\n"); got != "float" {
+		t.Errorf("euros in floats, lesson in Portuguese: hit %q", got)
+	}
+	if got := hit("weight_kg = Column(float, info={\"map\": \"weight\"})\n"); got != "" {
+		t.Errorf("a weight in floats: hit %q", got)
+	}
 }
 
 // TestKindOfFileInThePath: a prohibition that names a kind of file in words
