@@ -82,7 +82,7 @@ func lessonFrom(text string) (lesson, consequence string) {
 			questions = append(questions, phrase(s))
 		case (reasonCueRE.MatchString(s) || consequenceStartRE.MatchString(s)) && len(strings.Fields(s)) >= 3:
 			reasons = append(reasons, strings.TrimRight(s, "."))
-		case i <= 1 && lexicon.CueAck.AtStart(lower(s)) && !isDirective(s):
+		case i <= 1 && Approves(s):
 			// "Looks fine logic-wise.": approval of the work, no context
 			// of the instruction after it.
 		case i <= 1:
@@ -119,6 +119,15 @@ func lessonFrom(text string) (lesson, consequence string) {
 // stripLead removes interjections ("no,", "ugh,", "absolutely not,") at the
 // start of a sentence. "no" is kept when it starts a noun phrase ("no
 // hardcoded hosts").
+// Approves reports whether sentence s only approves of what the agent did
+// ("Looks fine logic-wise.", "ok that one's fine, it went to your local
+// db"): thanks or approval after any interjection, and no instruction.
+// It is no part of a lesson that follows it.
+func Approves(s string) bool {
+	s = stripLead(s, true)
+	return lexicon.CueAck.AtStart(lower(s)) && !isDirective(s)
+}
+
 func stripLead(s string, first bool) string {
 	for range 4 {
 		m := leadRE.FindStringSubmatchIndex(s)

@@ -111,7 +111,7 @@ func stepName(r *traces.Record) string {
 			}
 		}
 		for _, seg := range fallbackSplitRE.Split(cmd, 16) {
-			argv := tokenize(seg)
+			argv := ShellWords(seg)
 			for len(argv) > 0 && strings.Contains(argv[0], "=") {
 				argv = argv[1:]
 			}

@@ -365,7 +365,7 @@ var fallbackSplitRE = textutil.Lazy(`&&|\|\||[;|&\n()]|\$\(|` + "`")
 // pipe operators, tokenize each part with simple quote handling.
 func (t *Taxonomy) fallbackShell(h hits, cmd string, depth int) {
 	for _, part := range fallbackSplitRE.Split(cmd, 64) {
-		argv := tokenize(part)
+		argv := ShellWords(part)
 		for len(argv) > 0 && strings.Contains(argv[0], "=") && !strings.HasPrefix(argv[0], "=") {
 			argv = argv[1:]
 		}
@@ -378,9 +378,10 @@ func (t *Taxonomy) fallbackShell(h hits, cmd string, depth int) {
 	}
 }
 
-// tokenize splits a command line into words, honouring single and double
-// quotes and backslash escapes; an unterminated quote runs to the end.
-func tokenize(s string) []string {
+// ShellWords splits a command line into words, honouring single and
+// double quotes and backslash escapes; an unterminated quote runs to the
+// end.
+func ShellWords(s string) []string {
 	var out []string
 	var b strings.Builder
 	inWord := false

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"math"
 	"os"
@@ -27,6 +26,7 @@ import (
 	"github.com/kbmem/kb/internal/doc"
 	"github.com/kbmem/kb/internal/fsx"
 	"github.com/kbmem/kb/internal/lexicon"
+	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/observations"
 )
 
@@ -1929,47 +1929,33 @@ func analyze(text string, emit func(string)) {
 	}
 }
 
-// wordTerms is what word makes of one word, shared and never written to.
-type wordTerms struct {
-	word  string
-	terms []string
-}
+// termCache maps words to what word makes of them, for analyze, as
+// internal/index's analyzer does for bleve (textutil.SlotCache): the
+// loaders of a sync analyze on every core, and lower-casing and stemming
+// the same few thousand words was a tenth of Precompute.
+var termCache = textutil.NewSlotCache[[]string](1 << 15)
 
-// termCache maps words to their terms for analyze, as internal/index's
-// analyzer does for bleve: a fixed table of slots indexed by a hash of the
-// word, each holding the last word stored there. The loaders of a sync
-// analyze on every core; lookups take no lock, and a collision only costs
-// word's work again (a tenth of Precompute, most of it lower-casing and
-// stemming the same few thousand words).
-var termCache struct {
-	once  sync.Once
-	seed  maphash.Seed
-	slots [termSlots]atomic.Pointer[wordTerms]
-}
-
-const (
-	termSlots     = 1 << 15
-	maxCachedWord = 40
-)
+// maxCachedWord bounds the words cached (longer ones are rare, and often
+// one-off).
+const maxCachedWord = 40
 
 // cachedTerms returns the terms of w, from termCache when it holds them.
 func cachedTerms(w string) []string {
-	termCache.once.Do(func() { termCache.seed = maphash.MakeSeed() })
-	slot := &termCache.slots[maphash.String(termCache.seed, w)%termSlots]
-	if e := slot.Load(); e != nil && e.word == w {
-		return e.terms
+	if ts, ok := termCache.Get(w); ok {
+		return ts
 	}
 	// The cache keeps copies: a slice of a note's text would keep the
 	// whole note alive.
-	e := &wordTerms{word: strings.Clone(w)}
-	word(e.word, func(t string) {
-		if t != e.word {
+	w = strings.Clone(w)
+	var ts []string
+	word(w, func(t string) {
+		if t != w {
 			t = strings.Clone(t)
 		}
-		e.terms = append(e.terms, t)
+		ts = append(ts, t)
 	})
-	slot.Store(e)
-	return e.terms
+	termCache.Put(w, ts)
+	return ts
 }
 
 func wordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }

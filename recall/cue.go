@@ -65,6 +65,9 @@ type cue struct {
 	inspects bool
 	// test caches testCode: 0 not yet known, 1 test code, -1 not.
 	test int8
+	// secret caches carriesSecret the same way; flagVals caches flags.
+	secret   int8
+	flagVals map[string][]string
 }
 
 var readOnlyTools = map[string]bool{"read": true, "grep": true, "glob": true, "ls": true, "webfetch": true, "websearch": true,

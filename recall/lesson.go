@@ -227,14 +227,11 @@ func fitLesson(said string, max int) string {
 	return b.String()
 }
 
-// yesLeadRE is a yes or an okay that opens a sentence.
-var yesLeadRE = textutil.Lazy(`(?i)^(?:ok(?:ay)?|yes|yeah|yep|alright|sure)\b[\s,.!]*`)
-
-// approves reports whether sentence s approves of what the agent did
-// ("ok that one's fine", "Looks good."), telling it nothing to do.
+// approves reports whether sentence s only approves of what the agent did
+// (observations.Approves), with no contrast and nothing the signatures
+// would read as what to do ("looks good, but ...").
 func approves(s string) bool {
-	low := strings.ToLower(yesLeadRE.ReplaceAllString(s, ""))
-	return lexicon.CueAck.AtStart(low) && !lexicon.CueContrast.In(low) && !negates(s) && !insteadPart(s)
+	return observations.Approves(s) && !lexicon.CueContrast.In(strings.ToLower(s)) && !negates(s) && !insteadPart(s)
 }
 
 // sentences splits text after a sentence end followed by a space, never
@@ -326,8 +323,11 @@ var (
 	// clauseRE splits a text into clauses: sentences (CJK ones need no
 	// space after their stop), and the turns of "X, use Y instead" /
 	// "X; Y" / "X — Y".
-	clauseRE    = textutil.Lazy(`[.!?;]\s+|[。！？；]\s*|\s+[—–]\s+|,\s+(?:use|nimm|usa|utilise|verwende|instead|but|sondern|sino|mais)\b|\s+instead\b`)
-	insteadOfRE = textutil.Lazy(`(?i)\b(?:instead of|rather than|statt|anstatt|en lugar de|en vez de|au lieu de)\b`).WithHint(mayHoldInsteadOf)
+	clauseRE = textutil.Lazy(`[.!?;]\s+|[。！？；]\s*|\s+[—–]\s+|,\s+(?:use|nimm|usa|utilise|verwende|instead|but|sondern|sino|mais)\b|\s+instead\b`)
+	// insteadOfPhrases are the "instead of" of each language insteadOfRE
+	// reads ("anstatt" holds "statt").
+	insteadOfPhrases = []string{"instead of", "rather than", "statt", "anstatt", "en lugar de", "en vez de", "au lieu de"}
+	insteadOfRE      = textutil.LazyOf(func() string { return `(?i)\b(?:` + strings.Join(insteadOfPhrases, "|") + `)\b` }).WithHint(mayHoldInsteadOf)
 	// negRE: a negation or a removal ("drop the console.log", "take the
 	// fmt.Println out"), in the languages of the shared data and a few
 	// more (English, German, Spanish, French, Portuguese, Italian), and
@@ -496,12 +496,7 @@ func mayHoldInsteadOf(s string) bool {
 		return true
 	}
 	low := strings.ToLower(s)
-	for _, p := range []string{"instead of", "rather than", "statt", "en lugar de", "en vez de", "au lieu de"} {
-		if strings.Contains(low, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(insteadOfPhrases, func(p string) bool { return strings.Contains(low, p) })
 }
 
 // namesProseCLI reports whether proseCommandRE can match s: one of

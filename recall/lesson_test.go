@@ -745,7 +745,7 @@ func TestHasFlagValuesOf(t *testing.T) {
 		{`uv run pytest -m "not slow and not db" tests/`, `pytest -m "not slow"`, true},
 		{`pytest -m slow`, `pytest -m "not slow"`, false},
 	} {
-		if got := hasFlagValuesOf(tc.cmd, tc.span); got != tc.want {
+		if got := hasFlagValuesOf(flagValues(tc.cmd), tc.span); got != tc.want {
 			t.Errorf("hasFlagValuesOf(%q, %q) = %v, want %v", tc.cmd, tc.span, got, tc.want)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/kbmem/kb/internal/textutil"
 	"maps"
 	"math"
-	"mvdan.cc/sh/v3/shell"
 	"path"
 	"regexp"
 	"slices"
@@ -443,6 +442,18 @@ func (cu *cue) writesSig(c *candidate) bool {
 // literal value given to something named like one (secrets.Assigned), or
 // a file named like a secrets file.
 func (cu *cue) carriesSecret() bool {
+	if cu.secret == 0 {
+		cu.secret = -1
+		if cu.holdsSecret() {
+			cu.secret = 1
+		}
+	}
+	return cu.secret > 0
+}
+
+// holdsSecret is carriesSecret, worked out (once a call: it scans what
+// the call writes).
+func (cu *cue) holdsSecret() bool {
 	if secrets.Assigned(cu.written + "\n" + cu.command) {
 		return true
 	}
@@ -657,20 +668,9 @@ func namesExtension(said, ext string) bool {
 		return false
 	}
 	low := strings.ToLower(said)
-	for i := 0; ; {
-		j := strings.Index(low[i:], ext)
-		if j < 0 {
-			return false
-		}
-		j += i
-		end := j + len(ext)
-		before := j == 0 || strings.IndexByte(" (`*\"'", low[j-1]) >= 0
-		after := end == len(low) || !textutil.IdentByte(low[end])
-		if before && after {
-			return true
-		}
-		i = end
-	}
+	return textutil.BoundedIn(low, ext, func(j, end int) bool {
+		return (j == 0 || strings.IndexByte(" (`*\"'", low[j-1]) >= 0) && (end == len(low) || !textutil.IdentByte(low[end]))
+	})
 }
 
 // genericDirs are directory names most projects have: sharing one is no
@@ -917,12 +917,13 @@ func withFlagsBetween(cmd, span string) bool {
 // flagValueRE is a flag and its quoted value.
 var flagValueRE = textutil.Lazy(`(--?[\w-]+)(?:=|\s+)(?:"[^"]*"|'[^']*')`)
 
-// hasFlagValuesOf reports whether cmd passes each flag of span that has
-// a value with that value, or with one that begins with it: `--filter
+// hasFlagValuesOf reports whether a call that passes the flags got
+// (flagValues of its command) passes each flag of span that has a value
+// with that value, or with one that begins with it: `--filter
 // "Category!=Integration&FullyQualifiedName~Tax"` is the advised filter,
 // narrowed.
-func hasFlagValuesOf(cmd, span string) bool {
-	want, got := flagValues(strings.TrimSuffix(span, "…")), flagValues(cmd)
+func hasFlagValuesOf(got map[string][]string, span string) bool {
+	want := flagValues(strings.TrimSuffix(span, "…"))
 	for f, vs := range want {
 		for _, v := range vs {
 			if !slices.ContainsFunc(got[f], func(g string) bool { return strings.HasPrefix(g, v) }) {
@@ -935,16 +936,21 @@ func hasFlagValuesOf(cmd, span string) bool {
 
 // flagValues maps each flag of a command to the values it is given
 // ("--filter X", "--filter=X"), its words split and unquoted as the shell
-// does (a simple command that cannot be split so adds none).
+// does (observations.ShellWords).
 func flagValues(cmd string) map[string][]string {
 	out := map[string][]string{}
 	for _, part := range splitShell(cmd) {
-		fs, err := shell.Fields(part, func(string) string { return "" })
-		if err == nil {
-			addFlagValues(out, fs)
-		}
+		addFlagValues(out, observations.ShellWords(part))
 	}
 	return out
+}
+
+// flags is flagValues of the call's command, split once per call.
+func (cu *cue) flags() map[string][]string {
+	if cu.flagVals == nil {
+		cu.flagVals = flagValues(cu.command)
+	}
+	return cu.flagVals
 }
 
 // addFlagValues adds the flags of the words fs and their values to out.
@@ -1102,10 +1108,10 @@ func (cu *cue) kindOfFile(c *candidate) string {
 	return ""
 }
 
-// regeneratedRE: the person says a file is made by a tool and written
-// over ("thats sqlc output (DO NOT EDIT at the top)", "ils sont générés
-// et réécrits").
-var regeneratedRE = textutil.Lazy(`(?i)\b(?:generated|generiert|généré|générés|generado|gerado|generato|output|overwritten|regenerat\w*|do not edit|überschrieben|écrasé|réécrits?|sobrescrit\w*)\b|生成|생성`)
+// regeneratedRE: the person says a file is written over by a tool
+// ("thats sqlc output (DO NOT EDIT at the top)", "réécrits"), beside
+// generatedRE's "generated".
+var regeneratedRE = textutil.Lazy(`(?i)\b(?:output|overwritten|regenerat\w*|do not edit|überschrieben|écrasé|réécrits?|sobrescrit\w*)\b|생성`)
 
 // generatedKind is a file of the proposal of the kind of the corrected
 // file, when the person said that file is generated: the same compound
@@ -1123,7 +1129,7 @@ func (cu *cue) generatedKind(c *candidate) string {
 		return ""
 	}
 	for _, f := range cu.files {
-		if f.base != base && strings.HasSuffix(f.base, base[i:]) && len(f.base) > len(base)-i && regeneratedRE.MatchString(c.said+" "+c.lesson) {
+		if f.base != base && strings.HasSuffix(f.base, base[i:]) && len(f.base) > len(base)-i && (generatedRE.MatchString(c.said+" "+c.lesson) || regeneratedRE.MatchString(c.said+" "+c.lesson)) {
 			return path.Join(f.parent, f.base)
 		}
 	}
@@ -1214,13 +1220,13 @@ func (cu *cue) matchSignatures(c *candidate) {
 			// (BillingDbContextModelSnapshot.cs).
 			in = true
 		}
-		if !in && !s.prohibited && cu.command != "" && strings.HasPrefix(s.text, "-") && hasFlagValuesOf(cu.command, s.text) {
+		if !in && !s.prohibited && cu.command != "" && strings.HasPrefix(s.text, "-") && hasFlagValuesOf(cu.flags(), s.text) {
 			// "always add `--filter \"Category!=Integration\"`": the advised
 			// flag, with its value or a narrower one.
 			in = true
 		}
 		if !in && !s.prohibited && cu.command != "" && strings.Contains(s.text, " ") &&
-			(!strings.ContainsAny(s.text, `'"`) || !strings.ContainsAny(flagValueRE.ReplaceAllString(s.text, "$1"), `'"`) && hasFlagValuesOf(cu.command, s.text)) {
+			(!strings.ContainsAny(s.text, `'"`) || !strings.ContainsAny(flagValueRE.ReplaceAllString(s.text, "$1"), `'"`) && hasFlagValuesOf(cu.flags(), s.text)) {
 			// `poetry run ruff format ml/` is followed by `poetry run
 			// ruff format src/x.py`: the same command path, other
 			// arguments (not quoted code: `rails runner '...'` is
@@ -1477,16 +1483,23 @@ func environments(text string) map[string]bool {
 	return out
 }
 
-// otherwiseHereRE says a part of the project is another matter: fine,
-// normal, another story, different, in the languages of the other rules.
-var otherwiseHereRE = textutil.Lazy(`(?i)\b(?:(?:is|are)\s+(?:a\s+)?(?:different|another|other)\s+(?:story|matter|thing|case)|(?:is|are|it'?s)\s+(?:fine|ok|okay|normal|different)|don'?t\s+care|outra história|é normal|otra historia|es normal|autre chose|c'est normal|andere geschichte|ist normal|ist egal|altra storia|è normale|другое дело|там нормально)\b|是另一回事|没关系|は別|は普通|는 괜찮|는 달라`)
+// otherwiseHereRE says a part of the project is another matter (another
+// story, normal, different, "I don't care"), beside what
+// lexicon.CueAllowed calls acceptable ("is fine", "va bene").
+var otherwiseHereRE = textutil.Lazy(`(?i)\b(?:(?:is|are)\s+(?:a\s+)?(?:different|another|other)\s+(?:story|matter|thing|case)|(?:is|are|it'?s)\s+(?:fine|normal|different)|don'?t\s+care|outra história|é normal|otra historia|es normal|autre chose|c'est normal|andere geschichte|ist normal|ist egal|altra storia|è normale|другое дело|там нормально)\b|是另一回事|没关系|は別|は普通|는 괜찮|는 달라`)
+
+// setsApart reports whether clause cl says something is acceptable or
+// works otherwise (otherwiseHereRE, lexicon.CueAllowed).
+func setsApart(cl string) bool {
+	return otherwiseHereRE.MatchString(cl) || lexicon.CueAllowed.In(strings.ToLower(cl))
+}
 
 // exemptPlace reports whether the person's words set apart a part of the
 // project this call is in: a clause that names a directory of the call
 // (its cd, its file) and says things are otherwise there, while the
 // corrected call was elsewhere.
 func (cu *cue) exemptPlace(c *candidate) bool {
-	if !otherwiseHereRE.MatchString(c.said) {
+	if !setsApart(c.said) {
 		return false
 	}
 	where := map[string]bool{}
@@ -1506,7 +1519,7 @@ func (cu *cue) exemptPlace(c *candidate) bool {
 	}
 	trig := strings.ToLower(c.trigger)
 	for _, cl := range splitClauses(c.said) {
-		if !otherwiseHereRE.MatchString(cl) {
+		if !setsApart(cl) {
 			continue
 		}
 		for _, w := range Words(strings.ToLower(cl)) {
@@ -1717,7 +1730,7 @@ func (cu *cue) onSubject(c *candidate, sig string) bool {
 // rules; moneyCodeWords are the words of identifiers amounts, prices,
 // cents and currencies go by in code.
 var (
-	moneyWordRE    = textutil.Lazy(`(?i)\b(?:money|monetary|cents?|currency|currencies|prices?|amounts?|invoices?|geld|geldbeträge|beträge|betrag|dinheiro|centavos?|dinero|argent|soldi|importi|denaro|деньг\w*|копе\w*|pieniądze|para|tiền|geld)\b|钱|金额|お金|金額|돈|금액`)
+	moneyWordRE    = textutil.Lazy(`(?i)\b(?:money|monetary|cents?|currency|currencies|prices?|amounts?|invoices?|geld|geldbeträge|beträge|betrag|dinheiro|centavos?|dinero|argent|soldi|importi|denaro|деньг\w*|копе\w*|pieniądze|tiền|parayı|tutar)\b|钱|金额|お金|金額|돈|금액`)
 	moneyCodeWords = lexicon.NewSet(`amount amounts price prices cost costs total totals subtotal fee fees cent cents minor currency money balance tax taxes invoice invoices payment payments charge charges discount surcharge refund salary wage budget revenue deposit eur usd gbp chf jpy euro euros dollar dollars`)
 )
 
@@ -2168,7 +2181,7 @@ var sourceRE = textutil.Lazy(`(?i)\b(?:builds?|built|generated|generates|made|co
 
 // generatedRE: the file named is itself generated ("... from openapi.yaml,
 // and that one is generated too").
-var generatedRE = textutil.Lazy(`(?i)\b(?:generated|generiert|généré|generado)\b|生成`)
+var generatedRE = textutil.Lazy(`(?i)\b(?:generated|generiert|généré|générés|generado|gerado|generato)\b|生成`)
 
 // exceptRE: the words before the file a prohibition leaves out.
 var exceptRE = textutil.Lazy(`(?i)(?:\bexcept(?:\s+for)?|\bbut not|\bapart from|\bother than|\baußer|\bexcepto|\bsauf|除了)\s*(?:[\w.*-]*/)*$`)

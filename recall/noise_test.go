@@ -254,6 +254,10 @@ func TestCodeWordOnSubject(t *testing.T) {
 	if got := hit("weight_kg = Column(float, info={\"map\": \"weight\"})\n"); got != "" {
 		t.Errorf("a weight in floats: hit %q", got)
 	}
+	// "para" is "for" in Spanish and Portuguese, not Turkish money.
+	if moneyWordRE.MatchString("no uses float para las coordenadas, usa double") {
+		t.Error("a Spanish lesson about coordinates read as one about money")
+	}
 }
 
 // TestKindOfFileInThePath: a prohibition that names a kind of file in words

@@ -2,15 +2,14 @@ package index
 
 import (
 	"bytes"
-	"hash/maphash"
-	"sync"
-	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
 	bleveregistry "github.com/blevesearch/bleve/v2/registry"
+
+	"github.com/kbmem/kb/internal/textutil"
 )
 
 // The analyzer of kb's text fields: bleve's English analyzer (Unicode
@@ -46,7 +45,7 @@ func init() {
 			}
 			filters = append(filters, f)
 		}
-		return &kbAnalyzer{filters: filters}, nil
+		return &kbAnalyzer{filters: filters, cache: textutil.NewSlotCache[[]wordTerm](termSlots)}, nil
 	}); err != nil {
 		panic(err)
 	}
@@ -62,31 +61,19 @@ func init() {
 // the tokenizer and filters in a row make (TestAnalyzerAsTheChain).
 type kbAnalyzer struct {
 	filters []analysis.TokenFilter
-	once    sync.Once
-	cache   *termCache
+	// cache maps words to their terms (textutil.SlotCache): the analysis
+	// of a batch runs on every core.
+	cache *textutil.SlotCache[[]wordTerm]
 }
 
-// wordTerms is what the filters make of one word: its terms (none for a
-// stop word; parts of a file name or identifier after the whole word),
-// each with its offsets inside the word. The terms are shared by every
-// token of the word and never written to.
-type wordTerms struct {
-	word  string
-	terms []wordTerm
-}
+// A word's terms are what the filters make of it: none for a stop word;
+// parts of a file name or identifier after the whole word, each with its
+// offsets inside the word. They are shared by every token of the word and
+// never written to.
 
 type wordTerm struct {
 	term       []byte
 	start, end int
-}
-
-// termCache maps words to their terms: a fixed table of slots indexed by
-// a hash of the word, each holding the last word stored there. Lookups
-// take no lock (the analysis of a batch runs on every core); a collision
-// only costs the filters again.
-type termCache struct {
-	seed  maphash.Seed
-	slots [termSlots]atomic.Pointer[wordTerms]
 }
 
 // termSlots is the size of the cache (512 KB of pointers): the distinct
@@ -98,7 +85,6 @@ const (
 )
 
 func (a *kbAnalyzer) Analyze(input []byte) analysis.TokenStream {
-	a.once.Do(func() { a.cache = &termCache{seed: maphash.MakeSeed()} })
 	rv := make(analysis.TokenStream, 0, len(input)/6+1)
 	var block []analysis.Token // tokens are allocated a block at a time
 	pos := 1
@@ -122,28 +108,27 @@ func (a *kbAnalyzer) Analyze(input []byte) analysis.TokenStream {
 // terms returns the terms of one word, from the cache when it holds them.
 func (a *kbAnalyzer) terms(w []byte) []wordTerm {
 	if len(w) > maxCachedWord {
-		return a.filter(w).terms
+		return a.filter(w)
 	}
-	slot := &a.cache.slots[maphash.Bytes(a.cache.seed, w)%termSlots]
-	if e := slot.Load(); e != nil && e.word == string(w) {
-		return e.terms
+	if ts, ok := a.cache.GetBytes(w); ok {
+		return ts
 	}
-	e := a.filter(w)
-	slot.Store(e)
-	return e.terms
+	ts := a.filter(w)
+	a.cache.Put(string(w), ts)
+	return ts
 }
 
 // filter runs the filters over one word.
-func (a *kbAnalyzer) filter(w []byte) *wordTerms {
+func (a *kbAnalyzer) filter(w []byte) []wordTerm {
 	ts := analysis.TokenStream{{Term: append([]byte(nil), w...), Start: 0, End: len(w), Position: 1, Type: analysis.AlphaNumeric}}
 	for _, f := range a.filters {
 		ts = f.Filter(ts)
 	}
-	e := &wordTerms{word: string(w), terms: make([]wordTerm, len(ts))}
+	out := make([]wordTerm, len(ts))
 	for i, t := range ts {
-		e.terms[i] = wordTerm{term: t.Term, start: t.Start, end: t.End}
+		out[i] = wordTerm{term: t.Term, start: t.Start, end: t.End}
 	}
-	return e
+	return out
 }
 
 // partsFilter keeps every token and, after a token with inner '.' or '_'
