@@ -80,18 +80,18 @@ func TestActivationScenarios(t *testing.T) {
 	}{
 		"dev3":  {33, 0},
 		"dev4":  {27, 0},
-		"dev5":  {33, 0},
+		"dev5":  {33, 1},
 		"dev6":  {30, 2},
 		"dev7":  {26, 0},
 		"dev8":  {30, 1},
-		"dev9":  {22, 3},
+		"dev9":  {23, 3},
 		"dev10": {33, 2},
 		"dev11": {26, 5},
-		"dev12": {27, 5},
+		"dev12": {27, 4},
 		"dev13": {25, 6},
 		"dev14": {23, 2},
 		"dev15": {25, 2},
-		"dev16": {19, 10},
+		"dev16": {20, 10},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

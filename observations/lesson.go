@@ -1,10 +1,13 @@
 package observations
 
 import (
-	"github.com/kbmem/kb/internal/textutil"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/kbmem/kb/internal/textutil"
 
 	"github.com/kbmem/kb/internal/lexicon"
 )
@@ -58,7 +61,7 @@ var lessonRewrites = []rewrite{
 // direction) and, when they said why, a consequence.
 func lessonFrom(text string) (lesson, consequence string) {
 	text = cleanHuman(text)
-	var parts, reasons, context, questions []string
+	var parts, reasons, context, questions, refusals []string
 	for i, s := range sentences(text) {
 		if i > 4 {
 			break // what follows the first sentences is usually pasted material
@@ -85,12 +88,21 @@ func lessonFrom(text string) (lesson, consequence string) {
 		case i <= 1 && Approves(s):
 			// "Looks fine logic-wise.": approval of the work, no context
 			// of the instruction after it.
+		case i <= 1 && bareRefusal(s):
+			// "So geht das nicht.", "Así no.": the refusal says only that
+			// the work was wrong; what was wrong and what to do come after.
+			refusals = append(refusals, phrase(s))
 		case i <= 1:
 			// Context the person gave ("This project is managed with uv")
 			// stays with the instruction it explains.
 			context = append(context, phrase(s))
 			parts = append(parts, phrase(s))
 		}
+	}
+	if len(parts) == len(context) && len(refusals) > 0 {
+		// Nothing else was said: the refusal is the person's word.
+		context = append(refusals, context...)
+		parts = append(refusals, parts...)
 	}
 	if len(parts) == len(context) {
 		// No instruction at all: a question the person asked, else the
@@ -109,6 +121,16 @@ func lessonFrom(text string) (lesson, consequence string) {
 			parts = questions[:1]
 		case len(context) > 0:
 			parts = context[:1]
+		}
+	}
+	if f := fitting(parts, 320); len(context) > 0 && len(parts) > len(context) && len(f) <= len(context) && slices.Equal(f, context[:len(f)]) {
+		// The context alone would fill the lesson: the instruction it
+		// explains goes in, and the context is kept as far as it fits,
+		// its first sentence last to go.
+		for i := len(parts) - 1; i >= 0 && joinedLen(parts) > 320; i-- {
+			if slices.Contains(context, parts[i]) {
+				parts = slices.Delete(parts, i, i+1)
+			}
 		}
 	}
 	lesson = joinLimited(parts, 320)
@@ -212,18 +234,62 @@ func phrase(s string) string {
 	return s
 }
 
-func joinLimited(parts []string, n int) string {
-	var b strings.Builder
-	for _, p := range parts {
-		if b.Len() > 0 && b.Len()+len(p) > n {
-			break
-		}
-		if b.Len() > 0 {
-			b.WriteString(" ")
-		}
-		b.WriteString(p)
+// bareRefusal reports whether sentence s only refuses, in any language:
+// a negation of "that" or "so" in at most five words with no name, path
+// or code in them ("So geht das nicht.", "Así no.", "Not like this.");
+// "Not from your machine." says what was wrong and is no bare refusal.
+// The instruction, if any, is in the sentences after it.
+func bareRefusal(s string) bool {
+	low := lower(s)
+	if wordCount(s) > 5 || !lexicon.CueNegation.In(low) || !(lexicon.CueReferent.In(low) || mannerRE.MatchString(low)) || isDirective(s) {
+		return false
 	}
-	return shorten(b.String(), n)
+	for _, w := range strings.Fields(s) {
+		w = strings.TrimRight(w, ".,!?;:。！？")
+		if strings.ContainsAny(w, "`/_()=<>") || strings.Contains(w, ".") || hasInnerUpperOrDigit(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// mannerRE is "so", "like that" in the languages of the cues.
+var mannerRE = textutil.Lazy(`(?:^|[^\p{L}])(?:so|así|assim|così|comme ça|как|так|takhle|tak)(?:[^\p{L}]|$)|这样|那样|这么|そう|こう|이렇게|그렇게`)
+
+// hasInnerUpperOrDigit reports whether word w has a capital after its
+// first letter or a digit: a name ("GitHub", "S3", "camelCase").
+func hasInnerUpperOrDigit(w string) bool {
+	for i, r := range w {
+		if unicode.IsDigit(r) || i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// joinedLen is the length of parts joined by spaces.
+func joinedLen(parts []string) int {
+	n := 0
+	for _, p := range parts {
+		n += len(p) + 1
+	}
+	return n - 1
+}
+
+func joinLimited(parts []string, n int) string {
+	return shorten(strings.Join(fitting(parts, n), " "), n)
+}
+
+// fitting are the first parts that fit in n bytes joined (at least one).
+func fitting(parts []string, n int) []string {
+	size := 0
+	for i, p := range parts {
+		if i > 0 && size-1+len(p) > n {
+			return parts[:i]
+		}
+		size += len(p) + 1
+	}
+	return parts
 }
 
 // ---------------------------------------------------------------------------

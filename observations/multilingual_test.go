@@ -1286,3 +1286,27 @@ func TestAllowedWayIsADecision(t *testing.T) {
 		t.Errorf("a question read as a decision: %+v", ds)
 	}
 }
+
+// A first sentence that only refuses ("So geht das nicht.", "Así no.")
+// is not the lesson when an instruction follows, in any language; an
+// abbreviation ("bzw.") does not end the sentence; and context that would
+// fill the lesson on its own gives way to the instruction after it, the
+// first sentence kept longest.
+func TestBareRefusalThenInstruction(t *testing.T) {
+	for text, want := range map[string]string{
+		"Halt, so geht das nicht. Nimm workflow.Now(ctx), workflow.Sleep bzw. workflow.NewTimer im Workflow-Code.": "Nimm workflow.Now(ctx), workflow.Sleep bzw. workflow.NewTimer im Workflow-Code.",
+		"No, así no. Usa date-fns para las fechas.":                                                                "Usa date-fns para las fechas.",
+		"Not from your machine. Prod only goes out through `just release`.":                                        "Not from your machine.",
+		"Assim não.": "Assim não.",
+	} {
+		if got, _ := lessonFrom(text); got != want {
+			t.Errorf("lessonFrom(%q) = %q, want %q", text, got, want)
+		}
+	}
+	long := "待って、本番のrails consoleでデータをいじるのは禁止です。監査ログが残らないし、去年それで注文データ壊したことがある。" +
+		"データ修正は maintenance_tasks のタスク（app/tasks/maintenance/）として書いて、PRでレビューしてもらってから /maintenance_tasks の画面で実行して。"
+	got, _ := lessonFrom(long)
+	if !strings.Contains(got, "禁止") || !strings.Contains(got, "maintenance_tasks") {
+		t.Errorf("lessonFrom(%q) = %q, want the prohibition and the instruction", long, got)
+	}
+}

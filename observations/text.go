@@ -241,6 +241,9 @@ func sentences(s string) []string {
 		if r == '.' && i > 0 && (rs[i-1] == '.' || rs[i-1] == '/') {
 			continue // "./...", "../", an ellipsis: not a sentence end
 		}
+		if r == '.' && lexicon.Abbreviation(b.String(), b.Len()) {
+			continue // "e.g.", "bzw.", "т.е.": not a sentence end
+		}
 		if isSentenceEnd(r) {
 			next := rune(' ')
 			if i+1 < len(rs) {

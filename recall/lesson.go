@@ -243,7 +243,7 @@ func sentences(text string) []string {
 		switch c := text[i]; {
 		case c == '`':
 			inCode = !inCode
-		case !inCode && (c == '.' || c == '!' || c == '?') && i+1 < len(text) && text[i+1] == ' ':
+		case !inCode && (c == '.' || c == '!' || c == '?') && i+1 < len(text) && text[i+1] == ' ' && !(c == '.' && lexicon.Abbreviation(text, i+1)):
 			out = append(out, strings.TrimSpace(text[start:i+1]))
 			start = i + 1
 		}
@@ -258,7 +258,7 @@ func sentences(text string) []string {
 // replacement), in the languages of the signature rules: a sentence that
 // holds one tells what to do (fitLesson); the last one before a code span
 // makes it advised (polarity).
-var adviceRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:instead|rather|but|use|run|add|put|pass|call|keep|move|switch|prefer|always|only|make sure|should|must|need to|has to|go(?:es)? (?:in|into|through)|comes? (?:in|from|through)|via|through|statt|stattdessen|sondern|verwende|nimm|benutze|immer|en su lugar|usa|utiliza|siempre|sino|plutôt|utilise|toujours|mais|вместо|используй|всегда|ajoute|ajouter|mets|déplace|añade|agrega|pon|mueve|aggiungi|metti|sposta|adicione|adiciona|coloque|mova|füge|pack|leg|verschiebe|добавь|положи|перенеси|voeg|zet|dodaj|przenieś|ekle|только|лишь|nur|solo|sólo|seulement|uniquement|apenas|soltanto|tylko|sadece|alleen|lewat|pakai|pake|gunakan|selalu)(?:[^\p{L}]|$)|请|改用|使用|加到|放到|添加到|代わりに|使って|追加して|入れて|대신|추가해|넣어`)
+var adviceRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:instead|rather|but|use|run|add|put|pass|call|keep|move|switch|prefer|always|only|make sure|should|must|need to|has to|go(?:es)? (?:in|into|through)|comes? (?:in|from|through)|via|through|statt|stattdessen|sondern|verwende|nimm|benutze|immer|en su lugar|usa|utiliza|siempre|sino|plutôt|utilise|toujours|mais|вместо|используй|всегда|ajoute|ajouter|mets|déplace|añade|agrega|pon|mueve|aggiungi|metti|sposta|adicione|adiciona|coloque|mova|füge|pack|leg|verschiebe|добавь|положи|перенеси|voeg|zet|dodaj|przenieś|użyj|zrób|uruchom|weź|použij|udělej|spusť|сделай|запусти|возьми|haz|ejecuta|faça|rode|fais|lance|prends|esegui|lancia|prendi|mach|führe|ekle|только|лишь|nur|solo|sólo|seulement|uniquement|apenas|soltanto|tylko|sadece|alleen|lewat|pakai|pake|gunakan|selalu)(?:[^\p{L}]|$)|请|改用|使用|加到|放到|添加到|代わりに|使って|追加して|入れて|대신|추가해|넣어`)
 
 // isAsked reports whether sentence s is a question.
 func isAsked(s string) bool { return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") }

@@ -792,9 +792,26 @@ func TestExemptsTests(t *testing.T) {
 		"테스트 코드에서 `find.text(...)`에 리터럴 쓰는 건 괜찮습니다.":                           true,
 		"never .all.each on customers, I don't care how small the table looks": false,
 		"add tests for it, and never hit the network":                          false,
+		// The permission in other words and languages.
+		"nada de unwrap() en los handlers. en los tests si puedes usar unwrap, ahí da igual": true,
+		"pas de unwrap() dans les handlers ; dans les tests peu importe":                     true,
+		"nada de unwrap() nos handlers; nos testes tanto faz":                                true,
+		"kein unwrap() in Handlern, in den Tests ist es egal":                                true,
+		"niente unwrap() negli handler, nei test va bene":                                    true,
+		"en los handlers no se permite unwrap()":                                             false,
 	} {
 		if got := exemptsTests(text); got != want {
 			t.Errorf("exemptsTests(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// An instruction verb of the person's language makes the code span after
+// it advised, not prohibited ("Zrób nową: `uv run alembic revision`").
+func TestAdviceVerbsOfOtherLanguages(t *testing.T) {
+	for _, s := range []string{"Zrób nową: ", "Użyj ", "Haz esto: ", "Fais plutôt : ", "Esegui ", "Сделай так: "} {
+		if !adviceRE.MatchString(s) {
+			t.Errorf("adviceRE does not match %q", s)
 		}
 	}
 }

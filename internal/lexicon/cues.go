@@ -713,7 +713,10 @@ errore
 	// it ("... e veja se não quebrou nada"). English imperatives are
 	// read by the observations' directive pattern; this list is the
 	// other languages' common opening verbs and request forms (Japanese
-	// and Korean ask at the end of the sentence and are not listed).
+	// and Korean ask at the end of the sentence and are not listed). The
+	// second list is the verbs of a rule rather than a task: what to use,
+	// take, keep or leave, what to avoid, what never or always to do
+	// ("usa date-fns", "nimm workflow.Now(ctx)", "n'utilise pas moment").
 	CueRequest = NewCues(`
 por favor
 faça
@@ -833,6 +836,110 @@ vytvoř
 ukaž
 spusť
 implementuj
+`, `
+usa
+usá
+utiliza
+utilizá
+no uses
+no utilices
+no hagas
+no pongas
+no toques
+deja
+dejá
+mantén
+mantené
+evita
+evitá
+nunca
+siempre
+reemplaza
+cambia
+use
+utilize
+não use
+não usa
+não faça
+não coloque
+não mexa
+deixa
+deixe
+mantenha
+mantém
+evite
+tira
+tire
+troca
+troque
+sempre
+prends
+prenez
+garde
+gardez
+laisse
+laissez
+évite
+évitez
+remplace
+remplacez
+déplace
+n'utilise pas
+n'utilisez pas
+ne fais pas
+ne faites pas
+ne mets pas
+ne touche pas
+toujours
+jamais
+nimm
+nehmt
+benutze
+benutz
+lass
+lasse
+halte
+behalte
+vermeide
+ersetze
+verschiebe
+nie
+niemals
+immer
+utilizza
+prendi
+tieni
+lascia
+sostituisci
+sposta
+metti
+non usare
+non fare
+non mettere
+non toccare
+sempre
+mai
+возьми
+оставь
+избегай
+замени
+перенеси
+положи
+верни
+не используй
+не делай
+не трогай
+никогда
+всегда
+nech
+vezmi
+nahraď
+přesuň
+vrať
+nepoužívej
+nedělej
+nikdy
+vždy
 `)
 
 	// CueDegree: more or less of what was just done ("a bit more", "too

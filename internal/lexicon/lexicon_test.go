@@ -165,3 +165,14 @@ func TestFoldHant(t *testing.T) {
 		t.Error("a Traditional failure report does not match the cue lists once folded")
 	}
 }
+
+func TestAbbreviation(t *testing.T) {
+	for text, want := range map[string]bool{
+		"workflow.Sleep bzw.": true, "e.g.": true, "(z.B.": true, "например т.е.": true,
+		"the tests pass.": false, "etc.": false, "": false, "x" + strings.Repeat("a", 40) + ".": false,
+	} {
+		if got := Abbreviation(text, len(text)); got != want {
+			t.Errorf("Abbreviation(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

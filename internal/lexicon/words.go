@@ -57,3 +57,26 @@ func LowerFirst(s string) string {
 	}
 	return string(unicode.ToLower(r)) + s[n:]
 }
+
+// abbreviations end with a period that does not end the sentence: the
+// common ones of the languages the cues cover that stand before what they
+// introduce, lower case, with their periods ("z. B." is "z." then "b.").
+// Those that often close a sentence ("etc.", "usw.") are not here.
+var abbreviations = map[string]bool{
+	"e.g.": true, "i.e.": true, "vs.": true, "cf.": true, "approx.": true, "incl.": true, "resp.": true,
+	"bzw.": true, "z.b.": true, "z.": true, "d.h.": true, "ggf.": true, "evtl.": true, "ca.": true, "vgl.": true, "inkl.": true, "bspw.": true, "sog.": true,
+	"p.ex.": true, "c.-à-d.": true, "p.ej.": true, "ej.": true, "aprox.": true, "p.e.": true,
+	"т.е.": true, "т.к.": true, "напр.": true, "např.": true, "tzn.": true, "tj.": true,
+}
+
+// Abbreviation reports whether text[:end] ends with an abbreviation whose
+// last period is text[end-1] ("… bzw." in "workflow.Sleep bzw. NewTimer"):
+// that period does not end a sentence.
+func Abbreviation(text string, end int) bool {
+	from := max(0, end-16) // the longest is 12 bytes: a bounded look back
+	i := strings.LastIndexAny(text[from:end], " \t\n(\"'")
+	if i < 0 && from > 0 {
+		return false
+	}
+	return abbreviations[strings.ToLower(text[from+i+1:end])]
+}
