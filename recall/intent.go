@@ -379,6 +379,9 @@ var pronounObjectRE = textutil.Lazy(`(?i)\b([a-z]{3,})\s+(?:it|them)\b`)
 // so the act is classified with its object; "" when the request has no
 // such shape.
 func pronounAct(task string) string {
+	if task == "" {
+		return "" // a tool call: the expressions stay uncompiled
+	}
 	m := subjectRE.FindStringSubmatch(task)
 	if m == nil {
 		return ""

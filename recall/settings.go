@@ -19,9 +19,14 @@ func ConfigFor(c config.Config, scopeProjects bool) (Config, error) {
 	if err != nil {
 		return Config{}, &config.Error{Msg: "action_types: " + err.Error()}
 	}
-	lex, err := DefaultLexicon().Extend(strings.Join(c.Recall.Equivalents, "\n"))
-	if err != nil {
-		return Config{}, &config.Error{Msg: fmt.Sprintf("recall.equivalents: %v", err)}
+	// Without equivalents of its own the KB uses the built-in lexicon,
+	// which a cue parses on first use (nil here): a tool call, which has
+	// no task words, never parses it.
+	var lex *Lexicon
+	if len(c.Recall.Equivalents) > 0 {
+		if lex, err = DefaultLexicon().Extend(strings.Join(c.Recall.Equivalents, "\n")); err != nil {
+			return Config{}, &config.Error{Msg: fmt.Sprintf("recall.equivalents: %v", err)}
+		}
 	}
 	return Config{Budget: c.Recall.Budget, Budgets: c.Recall.Budgets, HighConsequence: c.Recall.HighConsequence,
 		Taxonomy: tax, Lexicon: lex, Semantic: c.Embeddings.Enabled, ScopeProjects: scopeProjects}, nil
