@@ -147,7 +147,12 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 	case moderateRE.MatchString(headOf(text, 300)) && directive && len(u.calls) > 0 &&
 		!requestRE.MatchString(stripLead(text, true)) && relevant(tl, u, tax):
 		return 0.65, append(signals, SignalExplicitCorrection)
-	case len(u.assistant) > 0 && lexicon.CueYourself.In(low) && handedBack(tl, u):
+	case hadAction && !ack && unwantedWork(tl, u):
+		// "sorry i dont want a new view, just want the default list
+		// view": what the person does not want is what the agent just
+		// made, named in its own words.
+		return 0.7, append(signals, SignalExplicitCorrection)
+	case len(u.assistant) > 0 && (lexicon.CueYourself.In(low) || lexicon.CueRequest.AtStart(low) && subjectYouRE.MatchString(headOf(low, 200))) && handedBack(tl, u):
 		// "fais les commandes toi", "hazlo tú": the agent asked the
 		// person to run what it can run itself.
 		return 0.7, append(signals, SignalExplicitCorrection)
@@ -258,6 +263,43 @@ func handedBack(tl *timeline, u *utterance) bool {
 		}
 	}
 	return false
+}
+
+// subjectYouRE is "you" as the subject after a request verb, where
+// Spanish and Portuguese put it to say "you do it" ("crea tu la rama",
+// "crea una rama tú y shipea", "faz você"): tú, vos, você; tu only before
+// an article, "y", "mismo" or the end of a clause (before a noun it is
+// "your").
+var subjectYouRE = textutil.Lazy(`(?:^|[^\p{L}])(?:tú|vos|você|voce|tu\s+mism[oa]|tu\s+(?:y|e|el|la|los|las|un|una|esto|eso|isso)\b|tu\s*(?:[,.!;]|$))`)
+
+// unwantedWork reports whether the opening of u says the person does not
+// want (or did not ask for) something the agent's last work names: a
+// content word of the clause after the cue, up to its fifth word
+// (agentNamed; for Chinese and Japanese, the two characters after it) in
+// what the agent said or called.
+func unwantedWork(tl *timeline, u *utterance) bool {
+	head := lower(headOf(u.text, 160))
+	_, j := lexicon.CueUnwanted.Span(head)
+	if j < 0 {
+		return false
+	}
+	work := lower(agentWork(tl, u))
+	if work == "" {
+		return false
+	}
+	rest := head[j:]
+	if rs := []rune(strings.TrimSpace(rest)); len(rs) >= 2 && lexicon.IsCJK(rs[0]) {
+		return strings.Contains(work, string(rs[:2]))
+	}
+	// The clause after the cue, up to its fifth word: "a new view" of
+	// "i dont want a new view, just want ...".
+	if i := strings.IndexAny(rest, ",;.!?"); i >= 0 {
+		rest = rest[:i]
+	}
+	if f := strings.Fields(rest); len(f) > 5 {
+		rest = strings.Join(f[:5], " ")
+	}
+	return agentNamed(tl, u, rest)
 }
 
 // nameSwapRE is a quoted name, a "not" or "instead of" in one of the cue
@@ -489,6 +531,11 @@ func complaintAfterWork(tl *timeline, u *utterance, head string) bool {
 		return true
 	}
 	for _, x := range ss {
+		if isQuestion(x) && lexicon.CueReproach.In(x) && !directiveStartRE.MatchString(x) {
+			// "내가 ... 참고하라고 했었거든?", "didn't I tell you to ...?":
+			// a reminder put as a question is still one.
+			return true
+		}
 		if isQuestion(x) || directiveStartRE.MatchString(x) {
 			continue
 		}

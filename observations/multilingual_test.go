@@ -1310,3 +1310,39 @@ func TestBareRefusalThenInstruction(t *testing.T) {
 		t.Errorf("lessonFrom(%q) = %q, want the prohibition and the instruction", long, got)
 	}
 }
+
+// The person refuses what the agent just made, by its name ("i dont want
+// a new view"), asks it to do itself what it handed back ("crea tu la
+// rama"), or reminds it of an instruction in a question ("참고하라고
+// 했었거든?"): each is a correction, in any of the cue languages; the
+// possessive "tu" before a noun and an ordinary question are not.
+func TestRefusedWorkHandedBackAndReminders(t *testing.T) {
+	viewDone := func(msg string) *Session {
+		return (&ccFixture{}).user("add an estimating pipeline list to the CRM").
+			call("toolu_1", "Write", `{"file_path":"/repo/views/pipeline_view.xml","content":"<tree/>"}`).result("toolu_1", "ok").
+			say("Done! I created a new tree view for the Estimating Pipeline with the columns you listed.").
+			user(msg).say("OK.").session(t)
+	}
+	handed := func(msg string) *Session {
+		return (&ccFixture{}).user("/ship").
+			call("toolu_1", "Bash", `{"command":"git status -sb"}`).result("toolu_1", "## main...origin/main").
+			say("No puedo seguir en `main`. Ejecuta `git checkout -b docs/guide` y luego hago el resto.").
+			user(msg).say("Vale.").session(t)
+	}
+	for name, tc := range map[string]struct {
+		s    *Session
+		want int
+	}{
+		"en unwanted":        {viewDone("sorry i dont want a new view, just want the default list view filtered and ordered as I asked"), 1},
+		"es unwanted":        {viewDone("no quiero una vista nueva, solo filtra la lista por defecto"), 1},
+		"es yourself":        {handed("crea tu la rama y shipea los cambios"), 1},
+		"es yourself clause": {handed("crea una rama de trabajo tú y shipea los cambios automáticamente"), 1},
+		"es your branch":     {handed("crea tu rama con otro nombre"), 0},
+		"ko reminder":        {viewDone("그런데, 내가 스펙을 작성할때 ui layout 은 issue_ticket.png 를 참고하라고 했었거든?"), 1},
+		"ko question":        {viewDone("ui layout 은 어디에 있어?"), 0},
+	} {
+		if got := len(ofType(Extract(tc.s, nil, nil), TypeCorrection)); got != tc.want {
+			t.Errorf("%s: %d corrections, want %d", name, got, tc.want)
+		}
+	}
+}

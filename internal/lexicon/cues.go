@@ -706,6 +706,52 @@ errore
 실패
 `)
 
+	// CueUnwanted: the person does not want, or did not ask for, what
+	// follows ("i don't want a new view", "no quiero otra tabla",
+	// "我不要弹窗"): said of what the agent just made, it refuses it.
+	CueUnwanted = NewCues(`
+i don't want
+i dont want
+i do not want
+i didn't want
+i didnt want
+i didn't ask for
+i didnt ask for
+i did not ask for
+i never asked for
+we don't want
+we dont want
+no quiero
+no quería
+no pedí
+não quero
+não queria
+não pedi
+je ne veux pas
+je veux pas
+je n'ai pas demandé
+ich will kein
+ich will nicht
+ich möchte kein
+ich wollte kein
+ich habe nicht nach
+non voglio
+non volevo
+non ho chiesto
+я не хочу
+не хочу
+я не просил
+我不要
+我不想要
+我没让你
+我没要
+いらない
+要らない
+頼んでない
+원하지 않
+필요 없
+`)
+
 	// CueRequest: a message that opens by asking for work, in the
 	// imperative or a polite request ("faça uma análise ...", "vérifie
 	// que ...", "проверь, что ...", "帮我看看"): what follows is a task,
@@ -1467,15 +1513,26 @@ ti ho chiesto
 снова
 我说的是
 我说了
+我说过
+我之前说
+我已经说过
 我让你
 我跟你说过
 我告诉过你
 我不是说
 又
 言ったでしょ
+って言った
+と言った
+と言いました
+とお願いした
+って頼んだ
 言ったのに
 また
 말했잖아
+라고 했
+라고 말했
+라고 부탁했
 또
 du solltest wissen
 du hättest
