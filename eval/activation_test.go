@@ -91,7 +91,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev13": {25, 6},
 		"dev14": {23, 2},
 		"dev15": {25, 2},
-		"dev16": {20, 10},
+		"dev16": {21, 10},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

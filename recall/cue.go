@@ -3,13 +3,15 @@ package recall
 import (
 	"encoding/json"
 	"errors"
-	"github.com/kbmem/kb/internal/lexicon"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/internal/textutil"
 	"github.com/kbmem/kb/observations"
 )
@@ -193,6 +195,18 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 		if q := `"` + f.base + `"`; !seen[q] && len(c.words) < 8 {
 			seen[q] = true
 			c.words = append(c.words, q)
+		}
+	}
+	// Then the kind of each file, for retrieval only: a lesson corrected
+	// on Assets/Prefabs/StopDetail.prefab ("do not hand-edit prefab
+	// yaml") is about SignaturePad.prefab beside it, and says so by the
+	// extension's word or its directory's, not by the file's name.
+	for _, f := range files {
+		for _, w := range []string{strings.TrimPrefix(path.Ext(f.base), "."), f.parent[strings.LastIndexByte(f.parent, '/')+1:]} {
+			if w = strings.ToLower(w); len(w) >= 4 && !genericDirs[w] && !seen[w] && len(c.words) < 10 && isWord(w) {
+				seen[w] = true
+				c.words = append(c.words, w)
+			}
 		}
 	}
 	for _, w := range Words(reduced + " " + canonical) {
@@ -701,4 +715,9 @@ func keepsLines(old, new string) bool {
 		j++
 	}
 	return true
+}
+
+// isWord reports whether w is letters only.
+func isWord(w string) bool {
+	return strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
 }

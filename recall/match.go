@@ -1104,6 +1104,14 @@ func (cu *cue) kindOfFile(c *candidate) string {
 		if n >= 2 {
 			return path.Join(f.parent, f.base)
 		}
+		// "Do not hand-edit prefab yaml.", corrected on an edit of
+		// Assets/Prefabs/StopDetail.prefab: the kind named by the
+		// extension alone, for another file of that extension in the
+		// place the corrected one was in.
+		if ext := stem(strings.ToLower(strings.TrimPrefix(path.Ext(f.base), "."))); n == 1 && said[ext] && !genericPathWords[ext] &&
+			callKind(c.trigger) == "edit" && strings.HasSuffix(strings.ToLower(cu.editPath), "/"+f.base) && cu.sharesPlace(c.trigger) {
+			return path.Join(f.parent, f.base)
+		}
 	}
 	return ""
 }

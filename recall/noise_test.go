@@ -283,6 +283,33 @@ func TestKindOfFileInThePath(t *testing.T) {
 	}
 }
 
+// TestKindByExtensionInItsPlace: "do not hand-edit prefab yaml", corrected
+// on an edit of Assets/Prefabs/StopDetail.prefab, is about another .prefab
+// in that place, which the cue retrieves by its extension's word; not
+// about a file of another kind beside it, nor a .prefab elsewhere.
+func TestKindByExtensionInItsPlace(t *testing.T) {
+	tax, _ := observations.NewTaxonomy(nil)
+	c := func() *candidate {
+		return &candidate{typ: observations.TypeCorrection, trigger: "editing `field-app/Assets/Prefabs/StopDetail.prefab`",
+			lesson: "Do not hand-edit prefab yaml. Either tell me what to rewire in the editor, or write an editor script under Assets/Editor."}
+	}
+	for file, want := range map[string]bool{
+		"/p/field-app/Assets/Prefabs/SignaturePad.prefab": true,
+		"/p/field-app/Assets/Prefabs/README.md":           false,
+		"/p/other/Vendor/Thing.prefab":                    false,
+	} {
+		cd := c()
+		cu := buildCue(tax, callQuery("Edit", map[string]any{"file_path": file, "old_string": "a: 0", "new_string": "a: 1"}))
+		cu.matchFile(cd)
+		if (cd.fileHit != "") != want {
+			t.Errorf("%s: file hit %q, want %v", file, cd.fileHit, want)
+		}
+		if want && !slices.Contains(cu.words, "prefab") {
+			t.Errorf("%s: cue words %v hold no kind of the file", file, cu.words)
+		}
+	}
+}
+
 // TestRunScriptIsNotTheFileChanged: the script a command runs (python
 // manage.py ..., node build.js, inside quotes too) is run, not changed:
 // it is no file the call touches; a file the command writes still is.
