@@ -88,7 +88,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev10": {33, 2},
 		"dev11": {26, 5},
 		"dev12": {27, 4},
-		"dev13": {25, 6},
+		"dev13": {27, 6},
 		"dev14": {23, 2},
 		"dev15": {25, 2},
 		"dev16": {21, 10},

@@ -187,6 +187,14 @@ func TestClassifyCall(t *testing.T) {
 		{"apply_patch", `"*** Begin Patch\n*** Update File: api/gen/a.pb.go\n@@\n-a\n+b\n*** End Patch"`, []string{"edit:generated-file"}, nil},
 		{"apply_patch", `{"input":"*** Begin Patch\n*** Add File: src/x.py\n+try:\n+    f()\n+except:\n+    pass\n*** End Patch"}`, []string{"py:broad-except"}, nil},
 		{"mcp__db__run", `{"command":"psql -c 'drop table x'"}`, []string{"sql:drop-table"}, nil},
+		// A change to an existing table's schema, in several migration tools.
+		{"Write", `{"file_path":"/p/db/migrate/1_idx.rb","content":"add_index :events, [:account_id, :occurred_at]"}`, []string{"sql:alter-table", "db:migration"}, nil},
+		{"Write", `{"file_path":"/p/alembic/versions/2_idx.py","content":"op.create_index('ix_orders_placed', 'orders', ['placed_at'])"}`, []string{"sql:alter-table"}, nil},
+		{"Write", `{"file_path":"/p/migrations/3.sql","content":"CREATE UNIQUE INDEX CONCURRENTLY ix ON orders (ref);"}`, []string{"sql:alter-table"}, nil},
+		{"Write", `{"file_path":"/p/Migrations/4_Drop.cs","content":"migrationBuilder.DropColumn(name: \"Legacy\", table: \"Invoices\");"}`, []string{"sql:alter-table"}, nil},
+		{"Write", `{"file_path":"/p/db/migrate/5_create.rb","content":"create_table :gift_cards do |t|
+  t.timestamps
+end"}`, nil, []string{"sql:alter-table"}},
 		// Credentials as literals, in several languages and key formats.
 		{"Edit", `{"file_path":"/p/notify/sms.go","old_string":"a","new_string":"c := twilio.New(twilio.Params{Password: \"9d8c7b6a5f4e3d2c1b0a\"})"}`, []string{"code:hardcoded-secret"}, nil},
 		{"Write", `{"file_path":"/p/mqtt/client.go","content":"opts.SetUsername(\"ingest\").SetPassword(\"Kf9!mqtt-2026\")"}`, []string{"code:hardcoded-secret"}, nil},

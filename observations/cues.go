@@ -38,6 +38,15 @@ var (
 	consequenceStartRE = textutil.Lazy(`(?i)^(that'?s|this is|it'?s|it is|that is|that would|this would|it would|that will|this will|it will|it breaks|that breaks|this breaks|the (full|whole) \w+)\b`)
 )
 
+// alwaysRE is "always" or "never" in the cue languages.
+var alwaysRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:always|never|sempre|siempre|toujours|jamais|immer|niemals|nunca|mai|всегда|никогда|vždy|nikdy|zawsze|nigdy)(?:[^\p{L}]|$)|总是|一律|永远不要|必ず|絶対に|항상|절대`)
+
+// namesCode reports whether text names code: a span in backticks, a call,
+// a dotted or snake_case name ("Lhm.change_table", "find_each").
+func namesCode(text string) bool { return codeNameRE.MatchString(text) }
+
+var codeNameRE = textutil.Lazy("`[^`]+`" + `|\b[A-Za-z_]\w*(?:\.\w+)+\(?|\b[a-z]+_[a-z_]+\b|\b\w+\(\)`)
+
 // firstWords returns the first n words of s, lower-cased.
 func firstWords(s string, n int) []string {
 	f := strings.Fields(strings.ToLower(s))
@@ -56,6 +65,11 @@ func opensWithRequest(s string) bool {
 
 func isDirective(text string) bool {
 	if directiveAnyRE.MatchString(text) || imperativeNegRE.MatchString(text) {
+		return true
+	}
+	if alwaysRE.MatchString(text) && namesCode(text) {
+		// "Su orders si usa SEMPRE Lhm.change_table": always (or never)
+		// with the code it is about is a rule, in the cue languages.
 		return true
 	}
 	for _, s := range sentences(text) {

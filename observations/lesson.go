@@ -161,8 +161,8 @@ func stripLead(s string, first bool) string {
 		if strings.HasPrefix(word, "no") && word != "nope" && !strings.ContainsAny(s[m[3]:m[1]], ",.!:;—–-") {
 			// "no X": a prohibition unless X is a pronoun or verb.
 			nw := firstWords(rest, 1)
-			if len(nw) == 1 && !isPronounOrVerb(nw[0]) {
-				break
+			if len(nw) == 1 && !isPronounOrVerb(nw[0]) && !lexicon.CueStop.AtStart(lower(rest)) {
+				break // "no aspetta", "no espera": a "wait" after it is no object
 			}
 		}
 		if word == "so" || word == "well" || word == "actually" || word == "again" {

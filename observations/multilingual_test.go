@@ -1346,3 +1346,24 @@ func TestRefusedWorkHandedBackAndReminders(t *testing.T) {
 		}
 	}
 }
+
+// "no" before a "wait" of another language is an interjection, and a
+// sentence that says "always" (or "never") with the code it is about is
+// the rule: "no aspetta. ... si usa SEMPRE Lhm.change_table".
+func TestWaitAfterNoAndAlwaysWithCode(t *testing.T) {
+	got, _ := lessonFrom("no aspetta. orders ha 40 milioni di righe, un add_column blocca la tabella. Su orders si usa SEMPRE Lhm.change_table (gem lhm).")
+	if strings.Contains(got, "aspetta") || !strings.Contains(got, "Lhm.change_table") {
+		t.Errorf("lesson %q: want the rule without the interjection", got)
+	}
+	for text, want := range map[string]bool{
+		"Su orders si usa SEMPRE Lhm.change_table.":      true,
+		"En los handlers siempre `?`, nunca unwrap().":   true,
+		"Es funktioniert immer noch nicht.":              false,
+		"it never worked on my machine, no idea why":     false,
+		"Wir nutzen immer find_each für große Tabellen.": true,
+	} {
+		if got := isDirective(text); got != want {
+			t.Errorf("isDirective(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

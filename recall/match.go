@@ -126,7 +126,7 @@ var negationRE = textutil.Lazy(`(?i)\b(?:not|no|never|don'?t|doesn'?t|didn'?t|wo
 // ("committed code" makes git:commit) while the proposal is another kind
 // of action than the corrected one (a shell command, not an edit).
 func (cu *cue) incidental(c *candidate) bool {
-	if c.candAT == "" || len(c.types) == 0 || c.candAT == c.types[0] || typeDomain(c.candAT) == typeDomain(c.types[0]) || cu.tax == nil {
+	if c.candAT == "" || len(c.types) == 0 || c.candAT == c.types[0] || schemaArea(typeDomain(c.candAT)) == schemaArea(typeDomain(c.types[0])) || cu.tax == nil {
 		return false
 	}
 	fromCall := false
@@ -175,6 +175,16 @@ func callKind(trigger string) string {
 }
 
 func typeDomain(t string) string { d, _, _ := strings.Cut(t, ":"); return d }
+
+// schemaArea is the domain d, with a table's schema (sql) and the
+// migrations that change it (db) as one: an index added in a migration is
+// both, and neither type is incidental to the other.
+func schemaArea(d string) string {
+	if d == "sql" {
+		return "db"
+	}
+	return d
+}
 
 func (cu *cue) hasType(t string) bool {
 	for _, x := range cu.types {

@@ -310,6 +310,16 @@ func TestKindByExtensionInItsPlace(t *testing.T) {
 	}
 }
 
+// TestSchemaAndMigrationAreOneArea: a lesson corrected on a migration
+// that altered a table (sql:alter-table, with db:migration from its path)
+// holds for a later migration or a request for one: neither type is
+// incidental to the other.
+func TestSchemaAndMigrationAreOneArea(t *testing.T) {
+	if schemaArea("sql") != schemaArea("db") || schemaArea("git") == schemaArea("db") {
+		t.Error("sql and db are one area, git is not")
+	}
+}
+
 // TestRunScriptIsNotTheFileChanged: the script a command runs (python
 // manage.py ..., node build.js, inside quotes too) is run, not changed:
 // it is no file the call touches; a file the command writes still is.
