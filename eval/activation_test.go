@@ -91,7 +91,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev13": {27, 6},
 		"dev14": {23, 2},
 		"dev15": {25, 2},
-		"dev16": {21, 10},
+		"dev16": {22, 11},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

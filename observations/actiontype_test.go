@@ -187,6 +187,13 @@ func TestClassifyCall(t *testing.T) {
 		{"apply_patch", `"*** Begin Patch\n*** Update File: api/gen/a.pb.go\n@@\n-a\n+b\n*** End Patch"`, []string{"edit:generated-file"}, nil},
 		{"apply_patch", `{"input":"*** Begin Patch\n*** Add File: src/x.py\n+try:\n+    f()\n+except:\n+    pass\n*** End Patch"}`, []string{"py:broad-except"}, nil},
 		{"mcp__db__run", `{"command":"psql -c 'drop table x'"}`, []string{"sql:drop-table"}, nil},
+		// A secret's value printed, by the common secret stores' CLIs.
+		{"Bash", `{"command":"az keyvault secret show --vault-name kv --name db --query value -o tsv"}`, []string{"secret:reveal"}, nil},
+		{"Bash", `{"command":"aws ssm get-parameter --name /prod/db --with-decryption"}`, []string{"secret:reveal"}, nil},
+		{"Bash", `{"command":"kubectl get secret api-env -o jsonpath='{.data}'"}`, []string{"secret:reveal"}, nil},
+		{"Bash", `{"command":"cd infra && pulumi stack output --show-secrets -s prod"}`, []string{"secret:reveal"}, nil},
+		{"Bash", `{"command":"aws ssm get-parameter --name /prod/db"}`, nil, []string{"secret:reveal"}},
+		{"Bash", `{"command":"kubectl get secrets"}`, nil, []string{"secret:reveal"}},
 		// A change to an existing table's schema, in several migration tools.
 		{"Write", `{"file_path":"/p/db/migrate/1_idx.rb","content":"add_index :events, [:account_id, :occurred_at]"}`, []string{"sql:alter-table", "db:migration"}, nil},
 		{"Write", `{"file_path":"/p/alembic/versions/2_idx.py","content":"op.create_index('ix_orders_placed', 'orders', ['placed_at'])"}`, []string{"sql:alter-table"}, nil},
