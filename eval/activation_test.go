@@ -89,7 +89,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev11": {26, 5},
 		"dev12": {27, 4},
 		"dev13": {27, 6},
-		"dev14": {23, 2},
+		"dev14": {25, 2},
 		"dev15": {25, 2},
 		"dev16": {22, 11},
 	}

@@ -691,6 +691,17 @@ func TestBareProgram(t *testing.T) {
 	if got := bareProgram("forget bin/rspec, it's just bundle exec rspec again now", "rspec spec/x_spec.rb", []string{"rspec"}); got != "" {
 		t.Errorf("a revoked path advises nothing: %q", got)
 	}
+	// A wrapper script advised: the tool it pins, run bare, is the global one.
+	wrapper := "not your global gradle. always ./gradlew, the wrapper pins 8.7."
+	for _, tc := range []struct{ cmd, want string }{
+		{"cd field-app && gradle assembleRelease", "gradle"},
+		{"./gradlew assembleRelease", ""},
+		{"cd app && ./mvnw test", ""},
+	} {
+		if got := bareProgram(wrapper, tc.cmd, programsOf(tc.cmd)); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.cmd, got, tc.want)
+		}
+	}
 }
 
 // TestFitLessonDropsApproval: an approval of the last step that opens the

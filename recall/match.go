@@ -1395,6 +1395,11 @@ var advisedPathRE = textutil.Lazy(`(?:^|[\s(` + "`" + `'"])((?:\.{1,2}/|[\w.-]+/
 // bareProgram is a program the command runs by its bare name while said
 // advises it by its path, in a clause with an advice word and no negation
 // before it; "" if none.
+// wrapperScripts are the build tools' wrapper scripts a project checks in
+// to pin the tool's version, and the tool each runs: advising the wrapper
+// is advising against the tool installed globally.
+var wrapperScripts = map[string]string{"gradlew": "gradle", "mvnw": "mvn", "sbtw": "sbt", "bazelisk": "bazel"}
+
 func bareProgram(said, cmd string, programs []string) string {
 	if !strings.Contains(said, "/") {
 		return ""
@@ -1402,7 +1407,13 @@ func bareProgram(said, cmd string, programs []string) string {
 	for _, cl := range splitClauses(said) {
 		for _, m := range advisedPathRE.FindAllStringSubmatchIndex(cl, -1) {
 			dir, prog := cl[m[2]:m[3]], cl[m[4]:m[5]]
-			if !slices.Contains(programs, prog) || strings.Contains(cmd, dir+prog) || strings.Contains(cmd, "/"+prog) {
+			if strings.Contains(cmd, dir+prog) || strings.Contains(cmd, "/"+prog) {
+				continue
+			}
+			if w, ok := wrapperScripts[prog]; ok && slices.Contains(programs, w) {
+				return w // ./gradlew advised, gradle run: the project's pinned build tool bypassed
+			}
+			if !slices.Contains(programs, prog) {
 				continue
 			}
 			before := cl[:m[2]]
