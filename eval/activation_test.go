@@ -88,8 +88,8 @@ func TestActivationScenarios(t *testing.T) {
 		"dev10": {33, 2},
 		"dev11": {26, 5},
 		"dev12": {27, 4},
-		"dev13": {27, 6},
-		"dev14": {25, 2},
+		"dev13": {28, 6},
+		"dev14": {27, 2},
 		"dev15": {25, 2},
 		"dev16": {22, 11},
 	}

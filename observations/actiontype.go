@@ -514,7 +514,9 @@ func (t *Taxonomy) text(h hits, s string) {
 		if f := strings.Fields(code); len(f) > 0 {
 			first = path.Base(f[0])
 		}
-		if t.knownNames()[first] || first == "sudo" {
+		if t.knownNames()[first] || first == "sudo" || first == "for" || first == "while" || first == "if" || first == "until" {
+			// A known command, or a loop or test around commands ("for h
+			// in app-1 app-2; do ssh ...").
 			t.shell(h, code, 0)
 		} else {
 			t.contentHits(h, code)

@@ -187,6 +187,11 @@ func TestClassifyCall(t *testing.T) {
 		{"apply_patch", `"*** Begin Patch\n*** Update File: api/gen/a.pb.go\n@@\n-a\n+b\n*** End Patch"`, []string{"edit:generated-file"}, nil},
 		{"apply_patch", `{"input":"*** Begin Patch\n*** Add File: src/x.py\n+try:\n+    f()\n+except:\n+    pass\n*** End Patch"}`, []string{"py:broad-except"}, nil},
 		{"mcp__db__run", `{"command":"psql -c 'drop table x'"}`, []string{"sql:drop-table"}, nil},
+		// A server changed by hand over ssh; looking at one is not.
+		{"Bash", `{"command":"ssh deploy@redis-1 \"sudo sed -i 's/^maxmemory .*/maxmemory 6gb/' /etc/redis/redis.conf && sudo systemctl restart redis\""}`, []string{"ops:server-hand-edit"}, nil},
+		{"Bash", `{"command":"ssh -i ~/.ssh/edge edge@pit-03 'printf x | sudo tee -a /etc/agent.toml'"}`, []string{"ops:server-hand-edit"}, nil},
+		{"Bash", `{"command":"ssh deploy@redis-1 'sudo systemctl status redis; cat /etc/redis/redis.conf'"}`, nil, []string{"ops:server-hand-edit"}},
+		{"Bash", `{"command":"ssh -p 2222 deploy@box"}`, nil, []string{"ops:server-hand-edit"}},
 		// A secret's value printed, by the common secret stores' CLIs.
 		{"Bash", `{"command":"az keyvault secret show --vault-name kv --name db --query value -o tsv"}`, []string{"secret:reveal"}, nil},
 		{"Bash", `{"command":"aws ssm get-parameter --name /prod/db --with-decryption"}`, []string{"secret:reveal"}, nil},
@@ -233,6 +238,16 @@ end"}`, nil, []string{"sql:alter-table"}},
 		if c.want == nil && c.notWant == nil && len(got) > 0 {
 			t.Errorf("ClassifyCall(%s, %s) = %v, want nothing", c.tool, c.input, got)
 		}
+	}
+}
+
+// A loop quoted in words, cut short the way a trigger quotes it, is still
+// read as the commands in it.
+func TestClassifyTextLoopCutShort(t *testing.T) {
+	tax, _ := NewTaxonomy(nil)
+	got := tax.ClassifyText("running `for h in app-1 app-2; do ssh deploy@$h.internal \"sudo sed -i…`")
+	if !has(got, "ops:server-hand-edit") {
+		t.Errorf("ClassifyText = %v, want ops:server-hand-edit", got)
 	}
 }
 

@@ -219,6 +219,8 @@ var builtinRules = []Rule{
 		Content: []string{`https?://(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1\])(:\d+)?`, `["'](localhost|127\.0\.0\.1|0\.0\.0\.0):\d{2,5}`,
 			`https?://\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}`},
 		Words: []string{"hardcoded host|url|port|address|endpoint|ip|localhost|server|domain", "localhost url|port"}},
+	{Type: "ops:server-hand-edit", Desc: "changing a server by hand over ssh (its files, services or packages)",
+		Words: []string{"edit|change|patch|tweak config|file on the server|servers|box|boxes|host|hosts", "by hand on the server|servers|box|boxes|host|hosts", "ssh into|in and edit|change|restart"}},
 	{Type: "secret:reveal", Desc: "printing a secret's value to the terminal",
 		Commands: []string{"az keyvault secret show|download", "az containerapp|webapp|functionapp secret|config list|show --show-values|--show-secrets",
 			"aws secretsmanager get-secret-value", "aws ssm get-parameter|get-parameters|get-parameters-by-path --with-decryption",

@@ -163,6 +163,15 @@ func (t *Taxonomy) simple(h hits, argv []string, depth int) []string {
 					h.add("git:no-verify", 3)
 				}
 			}
+		case name == "ssh":
+			// ssh HOST 'cmd': the command runs on the server; changing a
+			// server's files or services by hand there is its own act.
+			if remote := sshRemote(argv[1:]); remote != "" {
+				t.shell(h, remote, depth+1)
+				if serverChangeRE.MatchString(remote) {
+					h.add("ops:server-hand-edit", 3)
+				}
+			}
 		case name == "env":
 			for _, a := range argv[1:] {
 				if k, v, ok := strings.Cut(a, "="); ok && skipsHooks(k, v) && slices.Contains(argv, "git") {
@@ -288,6 +297,30 @@ func unwrap(argv []string) []string {
 	return out
 }
 
+// sshRemote is the command an ssh call runs on the host, "" for a login:
+// what follows the first argument that is no option or option value.
+func sshRemote(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			if len(a) == 2 && strings.ContainsRune("bcDEeFIiJLlmOoPpQRSWw", rune(a[1])) {
+				i++ // the option's value
+			}
+			continue
+		}
+		return strings.Join(args[i+1:], " ")
+	}
+	return ""
+}
+
+// serverChangeRE is a remote command that changes the server: a file
+// edited, written, copied or removed, a service restarted or enabled, a
+// package installed, permissions changed.
+var serverChangeRE = textutil.Lazy(`(?:^|[\s;&|(])(?:sed\s+(?:-\w+\s+)*-i|tee\b|install\s|cp\s|mv\s|rm\s|chmod\s|chown\s|ln\s+-s|crontab\s|systemctl\s+(?:restart|reload|stop|start|enable|disable|mask|daemon-reload)\b|service\s+\S+\s+(?:restart|reload|stop|start)\b|(?:apt|apt-get|yum|dnf|apk|zypper)\s+(?:-\w+\s+)*(?:install|remove|upgrade)\b|pip3?\s+install\b)|>>?\s*/(?:etc|opt|srv|usr|var)/`)
+
 // argvWrites classifies the paths a command writes.
 func (t *Taxonomy) argvWrites(h hits, argv []string) {
 	name := path.Base(argv[0])
@@ -366,8 +399,8 @@ var fallbackSplitRE = textutil.Lazy(`&&|\|\||[;|&\n()]|\$\(|` + "`")
 func (t *Taxonomy) fallbackShell(h hits, cmd string, depth int) {
 	for _, part := range fallbackSplitRE.Split(cmd, 64) {
 		argv := ShellWords(part)
-		for len(argv) > 0 && strings.Contains(argv[0], "=") && !strings.HasPrefix(argv[0], "=") {
-			argv = argv[1:]
+		for len(argv) > 0 && (strings.Contains(argv[0], "=") && !strings.HasPrefix(argv[0], "=") || shellKeywords[argv[0]]) {
+			argv = argv[1:] // an assignment, or the "do" of a loop cut short
 		}
 		if len(argv) > 0 {
 			before := len(h)
@@ -377,6 +410,10 @@ func (t *Taxonomy) fallbackShell(h hits, cmd string, depth int) {
 		}
 	}
 }
+
+// shellKeywords open the body of a compound command: the command after
+// one is what runs.
+var shellKeywords = map[string]bool{"do": true, "then": true, "else": true, "{": true, "(": true, "!": true}
 
 // ShellWords splits a command line into words, honouring single and
 // double quotes and backslash escapes; an unterminated quote runs to the

@@ -703,6 +703,9 @@ func triggerDirs(trigger string) []string {
 // other way round.
 func (cu *cue) otherKind(c *candidate) bool {
 	corrected := callKind(c.trigger)
+	if corrected == "shell" && editsInPlace(refusedCommand(c.trigger)) {
+		corrected = "edit" // `ssh box "sudo sed -i ..."` edits, as the cue reads it
+	}
 	if cu.kind == "" || corrected == "" || cu.kind == corrected {
 		return false
 	}
