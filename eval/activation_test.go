@@ -79,14 +79,14 @@ func TestActivationScenarios(t *testing.T) {
 		recalled, withOutput int
 	}{
 		"dev3":  {33, 0},
-		"dev4":  {27, 0},
+		"dev4":  {28, 0},
 		"dev5":  {33, 1},
 		"dev6":  {30, 2},
 		"dev7":  {26, 0},
 		"dev8":  {30, 1},
-		"dev9":  {23, 3},
+		"dev9":  {27, 3},
 		"dev10": {33, 2},
-		"dev11": {26, 5},
+		"dev11": {28, 5},
 		"dev12": {27, 4},
 		"dev13": {28, 6},
 		"dev14": {27, 2},

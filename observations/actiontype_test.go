@@ -187,6 +187,13 @@ func TestClassifyCall(t *testing.T) {
 		{"apply_patch", `"*** Begin Patch\n*** Update File: api/gen/a.pb.go\n@@\n-a\n+b\n*** End Patch"`, []string{"edit:generated-file"}, nil},
 		{"apply_patch", `{"input":"*** Begin Patch\n*** Add File: src/x.py\n+try:\n+    f()\n+except:\n+    pass\n*** End Patch"}`, []string{"py:broad-except"}, nil},
 		{"mcp__db__run", `{"command":"psql -c 'drop table x'"}`, []string{"sql:drop-table"}, nil},
+		// Waiting a fixed time; raw colours and sizes instead of tokens.
+		{"Edit", `{"file_path":"/p/e2e/a.spec.ts","old_string":"a","new_string":"await page.waitForTimeout(1500);"}`, []string{"code:fixed-sleep"}, nil},
+		{"Write", `{"file_path":"/p/tests/test_a.py","content":"import time\ntime.sleep(2)\n"}`, []string{"code:fixed-sleep"}, nil},
+		{"Edit", `{"file_path":"/p/cypress/e2e/a.cy.ts","old_string":"a","new_string":"cy.wait('@getCart')"}`, nil, []string{"code:fixed-sleep"}},
+		{"Edit", `{"file_path":"/p/src/Card.svelte","old_string":"a","new_string":"<div class=\"h-[218px] bg-[#f4f9fb]\">"}`, []string{"ui:hardcoded-style"}, nil},
+		{"Edit", `{"file_path":"/p/app/Card.tsx","old_string":"a","new_string":"card: { backgroundColor: 'rgb(255, 149, 0)' },"}`, []string{"ui:hardcoded-style"}, nil},
+		{"Edit", `{"file_path":"/p/src/Card.svelte","old_string":"a","new_string":"<div class=\"h-8 bg-harbor-100\">"}`, nil, []string{"ui:hardcoded-style"}},
 		// A server changed by hand over ssh; looking at one is not.
 		{"Bash", `{"command":"ssh deploy@redis-1 \"sudo sed -i 's/^maxmemory .*/maxmemory 6gb/' /etc/redis/redis.conf && sudo systemctl restart redis\""}`, []string{"ops:server-hand-edit"}, nil},
 		{"Bash", `{"command":"ssh -i ~/.ssh/edge edge@pit-03 'printf x | sudo tee -a /etc/agent.toml'"}`, []string{"ops:server-hand-edit"}, nil},
