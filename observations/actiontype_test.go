@@ -194,6 +194,16 @@ func TestClassifyCall(t *testing.T) {
 		{"Edit", `{"file_path":"/p/src/Card.svelte","old_string":"a","new_string":"<div class=\"h-[218px] bg-[#f4f9fb]\">"}`, []string{"ui:hardcoded-style"}, nil},
 		{"Edit", `{"file_path":"/p/app/Card.tsx","old_string":"a","new_string":"card: { backgroundColor: 'rgb(255, 149, 0)' },"}`, []string{"ui:hardcoded-style"}, nil},
 		{"Edit", `{"file_path":"/p/src/Card.svelte","old_string":"a","new_string":"<div class=\"h-8 bg-harbor-100\">"}`, nil, []string{"ui:hardcoded-style"}},
+		// UI text written into code; SQL built by PHP interpolation; a
+		// thread blocked on async work.
+		{"Edit", `{"file_path":"/p/ui/Banner.kt","old_string":"a","new_string":"Text(text = \"Sync failed, tap to retry\")"}`, []string{"ui:hardcoded-text"}, nil},
+		{"Write", `{"file_path":"/p/lib/chip.dart","content":"return Chip(label: Text('Payment overdue'));"}`, []string{"ui:hardcoded-text"}, nil},
+		{"Edit", `{"file_path":"/p/ui/Banner.kt","old_string":"a","new_string":"Text(stringResource(R.string.sync_failed))"}`, nil, []string{"ui:hardcoded-text"}},
+		{"Edit", `{"file_path":"/p/app/Repo.php","old_string":"a","new_string":"return DB::select(\"SELECT * FROM payments WHERE customer_id = {$customerId}\");"}`, []string{"sql:concat-query"}, nil},
+		{"Edit", `{"file_path":"/p/app/Repo.php","old_string":"a","new_string":"->whereRaw(\"name LIKE '%\" . $request->input('q') . \"%'\")"}`, []string{"sql:concat-query"}, nil},
+		{"Edit", `{"file_path":"/p/app/Repo.php","old_string":"a","new_string":"->whereRaw('name LIKE ?', ['%'.$q.'%'])"}`, nil, []string{"sql:concat-query"}},
+		{"Edit", `{"file_path":"/p/ui/Screen.kt","old_string":"a","new_string":"val holes = runBlocking { dao.holes() }"}`, []string{"code:blocking-call"}, nil},
+		{"Edit", `{"file_path":"/p/Api/C.cs","old_string":"a","new_string":"var r = client.GetAsync(url).Result;"}`, []string{"code:blocking-call"}, nil},
 		// A server changed by hand over ssh; looking at one is not.
 		{"Bash", `{"command":"ssh deploy@redis-1 \"sudo sed -i 's/^maxmemory .*/maxmemory 6gb/' /etc/redis/redis.conf && sudo systemctl restart redis\""}`, []string{"ops:server-hand-edit"}, nil},
 		{"Bash", `{"command":"ssh -i ~/.ssh/edge edge@pit-03 'printf x | sudo tee -a /etc/agent.toml'"}`, []string{"ops:server-hand-edit"}, nil},
