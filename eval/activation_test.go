@@ -84,7 +84,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev6":  {31, 2},
 		"dev7":  {26, 0},
 		"dev8":  {31, 1},
-		"dev9":  {27, 3},
+		"dev9":  {28, 3},
 		"dev10": {33, 2},
 		"dev11": {28, 5},
 		"dev12": {27, 4},

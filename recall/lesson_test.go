@@ -826,3 +826,20 @@ func TestAdviceVerbsOfOtherLanguages(t *testing.T) {
 		}
 	}
 }
+
+// Another constant of the advised enum is the choice the lesson turns
+// down; the advised one, another type's constant, or a call is not.
+func TestOtherConstant(t *testing.T) {
+	for _, tc := range []struct{ code, advised, want string }{
+		{"removalPolicy: RemovalPolicy.DESTROY,", "RemovalPolicy.RETAIN", "RemovalPolicy.DESTROY"},
+		{"x.setScale(2, RoundingMode.HALF_UP)", "RoundingMode.HALF_EVEN", "RoundingMode.HALF_UP"},
+		{"removalPolicy: RemovalPolicy.RETAIN,", "RemovalPolicy.RETAIN", ""},
+		{"MyRemovalPolicy.DESTROY", "RemovalPolicy.RETAIN", ""},
+		{"RemovalPolicy.of(x)", "RemovalPolicy.RETAIN", ""},
+		{"withContext(Dispatchers.Main)", "Dispatchers.IO", ""}, // Main is no CONSTANT: a class member may be anything
+	} {
+		if got := otherConstant(tc.code, tc.advised); got != tc.want {
+			t.Errorf("otherConstant(%q, %q) = %q, want %q", tc.code, tc.advised, got, tc.want)
+		}
+	}
+}

@@ -1283,6 +1283,17 @@ func (cu *cue) matchSignatures(c *candidate) {
 			c.follow = s.text
 		}
 	}
+	if c.sigHit == "" && cu.written != "" && c.typ == observations.TypeCorrection {
+		// "anything stateful gets RemovalPolicy.RETAIN": the code names
+		// another constant of the same enum (RemovalPolicy.DESTROY), the
+		// choice the lesson turns down.
+		for _, s := range c.lessonSignatures() {
+			if o := otherConstant(cu.written, s.text); !s.prohibited && o != "" {
+				c.sigHit = o
+				break
+			}
+		}
+	}
 	if c.sigHit == "" && cu.command != "" && c.said != "" {
 		// "always bin/rubocop, it runs the bundled version": the lesson
 		// advises a program by its path (a binstub, ./gradlew,
@@ -2395,4 +2406,37 @@ func (c *candidate) saidStems() wordSet {
 		return nil
 	}
 	return stemsOf(personWordsOf(c.excerpt))
+}
+
+// enumConstRE is a constant of an enum or class, Type.CONSTANT.
+var enumConstRE = textutil.Lazy(`^([A-Z][A-Za-z0-9]*)\.([A-Z][A-Z0-9_]+)$`)
+
+// otherConstant is the first Type.CONSTANT of code with the type of the
+// advised span and another constant ("RemovalPolicy.DESTROY" for
+// "RemovalPolicy.RETAIN"), when code does not also name the advised one;
+// "" otherwise.
+func otherConstant(code, advised string) string {
+	if !strings.Contains(advised, ".") {
+		return ""
+	}
+	m := enumConstRE.FindStringSubmatch(advised)
+	if m == nil || !strings.Contains(code, m[1]+".") || containsSpan(code, advised) {
+		return ""
+	}
+	for i := 0; ; {
+		j := strings.Index(code[i:], m[1]+".")
+		if j < 0 {
+			return ""
+		}
+		j += i
+		start, end := j+len(m[1])+1, j+len(m[1])+1
+		for end < len(code) && (code[end] >= 'A' && code[end] <= 'Z' || code[end] >= '0' && code[end] <= '9' || code[end] == '_') {
+			end++
+		}
+		if member := code[start:end]; end-start >= 2 && member != m[2] && (j == 0 || !textutil.IdentByte(code[j-1])) &&
+			(end == len(code) || !textutil.IdentByte(code[end])) {
+			return m[1] + "." + member
+		}
+		i = j + 1
+	}
 }
