@@ -91,7 +91,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev13": {28, 6},
 		"dev14": {27, 2},
 		"dev15": {28, 2},
-		"dev16": {22, 11},
+		"dev16": {22, 9},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

@@ -204,6 +204,10 @@ func TestClassifyCall(t *testing.T) {
 		{"Edit", `{"file_path":"/p/app/Repo.php","old_string":"a","new_string":"->whereRaw('name LIKE ?', ['%'.$q.'%'])"}`, nil, []string{"sql:concat-query"}},
 		{"Edit", `{"file_path":"/p/ui/Screen.kt","old_string":"a","new_string":"val holes = runBlocking { dao.holes() }"}`, []string{"code:blocking-call"}, nil},
 		{"Edit", `{"file_path":"/p/Api/C.cs","old_string":"a","new_string":"var r = client.GetAsync(url).Result;"}`, []string{"code:blocking-call"}, nil},
+		// Unstaging keeps the changes; restoring the worktree does not.
+		{"Bash", `{"command":"git restore --staged src/a.ts"}`, nil, []string{"git:discard-changes"}},
+		{"Bash", `{"command":"git restore --staged --worktree src/a.ts"}`, []string{"git:discard-changes"}, nil},
+		{"Bash", `{"command":"git restore src/a.ts"}`, []string{"git:discard-changes"}, nil},
 		// A server changed by hand over ssh; looking at one is not.
 		{"Bash", `{"command":"ssh deploy@redis-1 \"sudo sed -i 's/^maxmemory .*/maxmemory 6gb/' /etc/redis/redis.conf && sudo systemctl restart redis\""}`, []string{"ops:server-hand-edit"}, nil},
 		{"Bash", `{"command":"ssh -i ~/.ssh/edge edge@pit-03 'printf x | sudo tee -a /etc/agent.toml'"}`, []string{"ops:server-hand-edit"}, nil},

@@ -264,6 +264,12 @@ func inspection(cmd string) bool {
 			if i := strings.LastIndexByte(w, ':'); i > 0 && i < len(w)-1 && !strings.Contains(w, "/") {
 				w = w[i+1:]
 			}
+			if i := strings.IndexByte(w, '-'); i > 0 && !inspectVerbs[w] && !changeVerbs[w] {
+				// airflow dags list-runs, aws ec2 describe-instances,
+				// aws s3api delete-object: the verb opens a hyphenated
+				// subcommand.
+				w = w[:i]
+			}
 			if inspectVerbs[w] {
 				verdict, decided = true, true
 				break

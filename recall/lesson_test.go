@@ -166,6 +166,10 @@ func TestInspectionIsNoDeploy(t *testing.T) {
 		"packer fmt -check -diff -recursive fleet/packer":                       true,
 		"ansible-playbook -i inventories/sites/hosts.yml edge.yml --list-hosts": true,
 		"ansible-playbook -i inventories/sites/hosts.yml edge.yml":              false,
+		// A hyphenated subcommand says what it does by its first word.
+		"kubectl -n airflow-prod exec deploy/scheduler -- airflow dags list-runs -d daily": true,
+		"aws ec2 describe-instances --region eu-west-1":                                    true,
+		"aws s3api delete-object --bucket prod-raw --key x":                                false,
 	} {
 		if got := inspection(cmd); got != want {
 			t.Errorf("inspection(%q) = %v", cmd, got)
