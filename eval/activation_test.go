@@ -88,10 +88,10 @@ func TestActivationScenarios(t *testing.T) {
 		"dev10": {33, 2},
 		"dev11": {28, 5},
 		"dev12": {27, 4},
-		"dev13": {28, 6},
+		"dev13": {28, 5},
 		"dev14": {27, 2},
 		"dev15": {28, 2},
-		"dev16": {22, 9},
+		"dev16": {22, 8},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

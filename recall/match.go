@@ -1273,7 +1273,9 @@ func (cu *cue) matchSignatures(c *candidate) {
 			continue
 		}
 		if s.prohibited {
-			if c.sigHit == "" && (!s.weak || cu.onSubject(c, s.text)) {
+			// A lesson about money holds its every signature to code about
+			// money: `to_f` and `round(2)` in a hit rate are no amount.
+			if c.sigHit == "" && (!s.weak && !moneyWordRE.MatchString(c.lesson+" "+c.said) || cu.onSubject(c, s.text)) {
 				c.sigHit = s.text
 			}
 		} else if prohibits && (c.follow == "" || !strings.ContainsAny(c.follow, "({.") && strings.ContainsAny(s.text, "({.")) {

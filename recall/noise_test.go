@@ -254,6 +254,15 @@ func TestCodeWordOnSubject(t *testing.T) {
 	if got := hit("weight_kg = Column(float, info={\"map\": \"weight\"})\n"); got != "" {
 		t.Errorf("a weight in floats: hit %q", got)
 	}
+	// Every signature of a lesson about money, not only a type word:
+	// `to_f` in a hit rate is no amount, in an invoice total it is.
+	lesson = "niente Float per i soldi, mai. to_f e round(2) ci hanno già fatto sballare i centesimi sulle fatture."
+	if got := hit("def hit_rate\n  (hits.to_f / lookups).round(2)\nend\n"); got != "" {
+		t.Errorf("a hit rate with to_f: hit %q", got)
+	}
+	if got := hit("def total_eur\n  (total_cents.to_f / 100).round(2)\nend\n"); got == "" {
+		t.Error("an amount with to_f: no hit")
+	}
 	// "para" is "for" in Spanish and Portuguese, not Turkish money.
 	if moneyWordRE.MatchString("no uses float para las coordenadas, usa double") {
 		t.Error("a Spanish lesson about coordinates read as one about money")
