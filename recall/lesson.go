@@ -333,7 +333,7 @@ var (
 	// more (English, German, Spanish, French, Portuguese, Italian), and
 	// the negations of Chinese, Japanese and Korean, which need no
 	// spaces around them (不要, 别, 使わないで, 하지 마).
-	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}\p{M}])(?:not|no|never|sin|ni|sem|nem|ohne|sans|zonder|drop|dropped|remove|removed|deprecated|take|get rid|nuke|rip|ditch|strip|scrap|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|can'?t|cannot|mustn'?t|isn'?t|aren'?t|wasn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma|jangan|tidak|bukan|नहीं|मत|لا|ولا|ليس|لم|لن|أبدا|ابدا|بدون|ممنوع)(?:[^\p{L}\p{M}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ห้าม|อย่า|ไม่ต้อง|ไม่ควร|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
+	negRE = textutil.Lazy(`(?i)(?:^|[^\p{L}\p{M}])(?:not|no|never|sin|ni|sem|nem|ohne|sans|zonder|drop|dropped|remove|removed|deprecated|take|get rid|nuke|rip|ditch|strip|scrap|quita|elimina|entferne|weg|don'?t|doesn'?t|won'?t|shouldn'?t|can'?t|cannot|mustn'?t|isn'?t|aren'?t|wasn'?t|avoid|stop|without|nothing|kein|keine|keinen|nicht|nie|niemals|nunca|jamás|jamais|pas|ne|nada|non|mai|evita|evitar|vermeide|ban|bans|banned|нет|не|нельзя|никогда|без|nie|nigdy|bez|asla|yok|değil|không|đừng|niet|nooit|geen|niente|senza|hayır|kullanma|yapma|ekleme|silme|koyma|oluşturma|değiştirme|dokunma|çalıştırma|jangan|tidak|bukan|ikke|ikkje|aldrig|aldri|inte|nej|soha|sose|όχι|μην|ποτέ|δεν|ні|ніколи|älä|koskaan|niciodată|nerob|לא|אל|नहीं|मत|لا|ولا|ليس|لم|لن|أبدا|ابدا|بدون|ممنوع)(?:[^\p{L}\p{M}]|$)|不要|不能|禁止|不准|不许|(?:^|[，。！？、\s])别|ห้าม|อย่า|ไม่ต้อง|ไม่ควร|ないで|やめて|ダメ|だめ|지\s?마|지\s?않|말고|금지|안\s?돼`)
 )
 
 // splitClauses splits text into clauses (clauseRE; in Thai, at the spaces
@@ -433,7 +433,8 @@ func negates(s string) bool {
 				"nicht", "nie", "niemals", "nunca", "jamais", "pas", "ne", "nada", "non", "mai", "evita", "evitar",
 				"vermeide", "ban", "bans", "banned", "nigdy", "bez", "asla", "yok", "niet", "nooit", "geen", "niente", "senza",
 				"dropped", "removed", "deprecated", "jangan", "tidak", "bukan", "cant", "cannot", "mustnt", "isnt", "arent",
-				"wasnt", "kullanma", "yapma", "ekleme", "silme", "koyma", "dokunma":
+				"wasnt", "kullanma", "yapma", "ekleme", "silme", "koyma", "dokunma", "ikke", "ikkje", "aldrig", "aldri", "inte",
+				"nej", "soha", "sose", "koskaan", "nerob":
 				return true
 			case "don", "doesn", "won", "shouldn", "can", "mustn", "isn", "aren", "wasn":
 				if end+1 < len(s) && s[end] == '\'' {

@@ -847,3 +847,13 @@ func TestOtherConstant(t *testing.T) {
 		}
 	}
 }
+
+// A prohibition in Norwegian, Danish, Swedish, Greek or Hungarian makes
+// the span after it prohibited.
+func TestNegationsOfMoreLanguages(t *testing.T) {
+	wantPolarity(t, "aldri `npm install` her.", map[string]bool{"npm install": true})
+	wantPolarity(t, "brug ikke `git push --force` på main.", map[string]bool{"git push --force": true})
+	wantPolarity(t, "kör inte `terraform apply` lokalt.", map[string]bool{"terraform apply": true})
+	wantPolarity(t, "μην τρέχεις `kubectl delete` στο prod.", map[string]bool{"kubectl delete": true})
+	wantPolarity(t, "soha ne futtasd a `make reset` parancsot.", map[string]bool{"make reset": true})
+}

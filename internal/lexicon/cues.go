@@ -291,6 +291,42 @@ nic
 ไม่ควร
 ไม่ใช่
 ไม่เอา
+nej
+ikke
+ikkje
+aldrig
+aldri
+inte
+forkert
+feil
+fel
+όχι
+μην
+ποτέ
+δεν
+λάθος
+nem
+soha
+sose
+rossz
+ні
+ніколи
+неправильно
+niciodată
+greșit
+ei
+älä
+älkää
+koskaan
+väärin
+nerob
+nerobte
+nikdy
+zle
+mai no
+לא
+אל
+אף פעם
 `)
 
 	// CueInstead: the other way, the part of a correction an agent needs.
@@ -337,6 +373,20 @@ alih-alih
 بدل
 وليس
 แทน
+i stedet
+i stället
+istället
+i staden
+helyett
+inkább
+αντί
+αντί για
+замість
+în loc de
+sen sijaan
+namiesto
+en lloc de
+במקום
 `)
 
 	// CueNegatedResult: a negated verb of a result, in the contracted forms
@@ -2508,6 +2558,28 @@ batalkan
 รอก่อน
 เดี๋ยวก่อน
 ยกเลิก
+vent
+vänta
+avbryt
+várj
+állj
+megállj
+περίμενε
+σταμάτα
+ακύρωσε
+почекай
+зупинись
+скасуй
+odota
+lopeta
+așteaptă
+oprește
+počkaj
+zastav sa
+espera't
+atura
+חכה
+עצור
 `
 
 // revertCues take the agent's change back: undo, revert, put it back.

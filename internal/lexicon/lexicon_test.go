@@ -176,3 +176,30 @@ func TestAbbreviation(t *testing.T) {
 		}
 	}
 }
+
+// The Nordic languages, Greek, Hungarian, Ukrainian, Finnish, Romanian,
+// Slovak, Catalan and Hebrew say no, instead and wait too.
+func TestCuesOfMoreLanguages(t *testing.T) {
+	for _, tc := range []struct {
+		cues *Cues
+		text string
+	}{
+		{CueNegation, "nej, brug ikke npm her"},
+		{CueNegation, "använd aldrig force push"},
+		{CueNegation, "όχι, μην το κάνεις αυτό"},
+		{CueNegation, "nem, ne használd a npm-et"},
+		{CueNegation, "ні, ніколи не роби цього"},
+		{CueNegation, "älä käytä npm:ää"},
+		{CueNegation, "niciodată npm aici"}, // not "nu": Danish and Swedish "now"
+		{CueNegation, "לא, אל תריץ את זה"},
+		{CueInstead, "brug pnpm i stedet"},
+		{CueInstead, "pnpm-et használd helyett"},
+		{CueInstead, "χρησιμοποίησε pnpm αντί για npm"},
+		{CueStop, "vent, det er prod"},
+		{CueStop, "várj, ez a prod"},
+	} {
+		if !tc.cues.In(strings.ToLower(tc.text)) {
+			t.Errorf("%q: no cue", tc.text)
+		}
+	}
+}
