@@ -327,6 +327,9 @@ mai no
 לא
 אל
 אף פעם
+никога
+недей
+грешно
 `)
 
 	// CueInstead: the other way, the part of a correction an agent needs.
@@ -720,6 +723,29 @@ stále nic
 rozbité
 rozbilo
 spadlo
+virker ikke
+virker stadig ikke
+fungerer ikke
+fungerar inte
+funkar inte
+fungerer ikkje
+nem működik
+még mindig nem működik
+hibát dob
+δεν δουλεύει
+δεν λειτουργεί
+πάλι σφάλμα
+не працює
+досі не працює
+ei toimi
+ei vieläkään toimi
+nu merge
+nu funcționează
+nefunguje
+stále nefunguje
+no funciona
+encara no funciona
+לא עובד
 `)
 
 	// CueErrorWord: "error" and its kin. Weaker than CueFailure: "add
@@ -1036,6 +1062,51 @@ nepoužívej
 nedělej
 nikdy
 vždy
+brug
+bruk
+använd
+lav
+gjør
+gör
+tilføj
+legg til
+lägg till
+fjern
+ta bort
+kør
+kjør
+kör
+használd
+használj
+csináld
+add hozzá
+töröld
+futtasd
+χρησιμοποίησε
+πρόσθεσε
+αφαίρεσε
+τρέξε
+використовуй
+додай
+видали
+запусти
+käytä
+lisää
+poista
+aja
+folosește
+adaugă
+șterge
+rulează
+použi
+pridaj
+odstráň
+spusti
+fes servir
+utilitza
+afegeix
+elimina
+executa
 `)
 
 	// CueDegree: more or less of what was just done ("a bit more", "too
@@ -1225,6 +1296,18 @@ mantap
 ممتاز
 تمام
 رائع
+tak
+takk
+tack
+köszi
+köszönöm
+ευχαριστώ
+дякую
+kiitos
+mulțumesc
+ďakujem
+gràcies
+תודה
 `)
 
 	// CueContrast: "but", the turn from approval to a complaint.
@@ -2580,6 +2663,8 @@ espera't
 atura
 חכה
 עצור
+чакай
+спри
 `
 
 // revertCues take the agent's change back: undo, revert, put it back.
