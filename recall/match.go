@@ -1775,7 +1775,7 @@ func (cu *cue) onSubject(c *candidate, sig string) bool {
 // rules; moneyCodeWords are the words of identifiers amounts, prices,
 // cents and currencies go by in code.
 var (
-	moneyWordRE    = textutil.Lazy(`(?i)\b(?:money|monetary|cents?|currency|currencies|prices?|amounts?|invoices?|geld|geldbeträge|beträge|betrag|dinheiro|centavos?|dinero|argent|soldi|importi|denaro|деньг\w*|копе\w*|pieniądze|tiền|parayı|tutar)\b|钱|金额|お金|金額|돈|금액`)
+	moneyWordRE    = textutil.Lazy(`(?i)\b(?:money|monetary|cents?|currency|currencies|prices?|amounts?|invoices?|geld|geldbeträge|beträge|betrag|dinheiro|centavos?|dinero|argent|soldi|importi|denaro|деньг\w*|копе\w*|pieniądze|tiền|parayı|tutar|penge|penger|pengar|beløb|beløp|belopp|pénz|összeg|χρήματα|ποσό|гроші|сума|raha|summa|bani|sumă|peniaze|suma|diners|пари|сума)\b|钱|金额|お金|金額|돈|금액|כסף|סכום`)
 	moneyCodeWords = lexicon.NewSet(`amount amounts price prices cost costs total totals subtotal fee fees cent cents minor currency money balance tax taxes invoice invoices payment payments charge charges discount surcharge refund salary wage budget revenue deposit eur usd gbp chf jpy euro euros dollar dollars`)
 )
 

@@ -1347,6 +1347,13 @@ tapi
 namun
 لكن
 ولكن
+men
+mutta
+αλλά
+але
+dar
+però
+אבל
 `)
 
 	// CueReferent: words that point at something said or done before.
@@ -1573,6 +1580,21 @@ perché hai
 なんで
 どうして
 왜
+hvorfor har du
+hvorfor gjorde du
+varför har du
+varför gjorde du
+γιατί έκανες
+γιατί το έκανες
+чому ти
+навіщо ти
+miksi teit
+miksi sinä
+de ce ai
+prečo si
+per què has
+למה עשית
+защо си
 `)
 
 	// CueReproach: what the agent did or assumed was wrong, said to it
@@ -2356,6 +2378,25 @@ no così
 아니요
 아뇨
 그게 아니라
+nej
+nei
+ikke sådan
+ikke slik
+inte så
+nem
+nem így
+όχι
+όχι έτσι
+ні
+не так
+ei
+ei noin
+nie tak
+así no
+no així
+לא
+לא ככה
+не така
 `)
 
 // CueRevoke: the person takes back what they said before or what held

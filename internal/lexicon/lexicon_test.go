@@ -197,9 +197,20 @@ func TestCuesOfMoreLanguages(t *testing.T) {
 		{CueInstead, "χρησιμοποίησε pnpm αντί για npm"},
 		{CueStop, "vent, det er prod"},
 		{CueStop, "várj, ez a prod"},
+		{CueContrast, "fint, men tabellen er stor"},
+		{CueWhyYou, "γιατί το έκανες αυτό;"},
 	} {
 		if !tc.cues.In(strings.ToLower(tc.text)) {
 			t.Errorf("%q: no cue", tc.text)
 		}
+	}
+	for _, text := range []string{"nej, ikke sådan", "όχι έτσι", "ні, не так"} {
+		if !CueNo.AtStart(strings.ToLower(text)) {
+			t.Errorf("%q: no CueNo at its start", text)
+		}
+	}
+	// "de" is Hungarian "but" and everybody's "of": no contrast.
+	if CueContrast.In("la tabla de pedidos") {
+		t.Error(`"de" read as a contrast`)
 	}
 }
