@@ -41,7 +41,10 @@ type Action struct {
 // with a flag alternative ("-f|--force") or a glob ("*prod*") match any
 // argument: a single-letter flag also matches inside combined short flags
 // ("-f" matches "-rf"), a long flag also matches "--flag=value". A token "$"
-// requires that no positional argument follows the matched words.
+// requires that no positional argument follows the matched words. A token
+// "!" and flag alternatives ("!-S|--staged") requires that no argument
+// matches them: `git restore !-S|--staged` is a restore of the working
+// tree, not an unstaging.
 //
 // Paths are globs over written paths ("*.pb.go", "**/gen/**", ".env.*"); a
 // glob without "/" matches the base name. Content items are regular
@@ -103,6 +106,7 @@ type token struct {
 	alts     []string
 	anywhere bool // matches any argument (flags, globs)
 	end      bool // "$"
+	not      bool // "!...": no argument may match
 }
 
 type cmdPattern struct {
@@ -327,6 +331,13 @@ func compileCommand(typ, pat string) (cmdPattern, error) {
 			p.tokens = append(p.tokens, token{end: true})
 			continue
 		}
+		not := false
+		if rest, ok := strings.CutPrefix(tk, "!"); ok {
+			if !strings.HasPrefix(rest, "-") {
+				return cmdPattern{}, fmt.Errorf("%w: %q: only flags can be ruled out with !", ErrBadRule, pat)
+			}
+			tk, not = rest, true
+		}
 		alts := strings.Split(tk, "|")
 		any := false
 		for _, a := range alts {
@@ -342,7 +353,7 @@ func compileCommand(typ, pat string) (cmdPattern, error) {
 				}
 			}
 		}
-		p.tokens = append(p.tokens, token{alts: alts, anywhere: any})
+		p.tokens = append(p.tokens, token{alts: alts, anywhere: any, not: not})
 	}
 	return p, nil
 }
@@ -741,6 +752,12 @@ func matchTokens(tokens []token, args []string, pos []int) bool {
 		case tk.end:
 			if next < len(pos) {
 				return false
+			}
+		case tk.not:
+			for _, a := range args {
+				if argMatches(a, tk.alts) {
+					return false
+				}
 			}
 		case tk.anywhere:
 			found := false

@@ -208,6 +208,8 @@ func TestClassifyCall(t *testing.T) {
 		{"Bash", `{"command":"git restore --staged src/a.ts"}`, nil, []string{"git:discard-changes"}},
 		{"Bash", `{"command":"git restore --staged --worktree src/a.ts"}`, []string{"git:discard-changes"}, nil},
 		{"Bash", `{"command":"git restore src/a.ts"}`, []string{"git:discard-changes"}, nil},
+		{"Bash", `{"command":"git restore -SW src/a.ts"}`, []string{"git:discard-changes"}, nil},
+		{"Bash", `{"command":"git restore -S src/a.ts"}`, nil, []string{"git:discard-changes"}},
 		// A server changed by hand over ssh; looking at one is not.
 		{"Bash", `{"command":"ssh deploy@redis-1 \"sudo sed -i 's/^maxmemory .*/maxmemory 6gb/' /etc/redis/redis.conf && sudo systemctl restart redis\""}`, []string{"ops:server-hand-edit"}, nil},
 		{"Bash", `{"command":"ssh -i ~/.ssh/edge edge@pit-03 'printf x | sudo tee -a /etc/agent.toml'"}`, []string{"ops:server-hand-edit"}, nil},
@@ -264,6 +266,23 @@ end"}`, nil, []string{"sql:alter-table"}},
 
 // A loop quoted in words, cut short the way a trigger quotes it, is still
 // read as the commands in it.
+// A "!" token rules flags out; it takes flags only.
+func TestCommandPatternRulesOutFlags(t *testing.T) {
+	tax, err := NewTaxonomy([]Rule{{Type: "x:wipe", Commands: []string{"tool wipe !--dry-run|-n"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tax.Classify(Action{Command: "tool wipe all"}); !has(got, "x:wipe") {
+		t.Errorf("tool wipe all = %v", got)
+	}
+	if got := tax.Classify(Action{Command: "tool wipe -n all"}); has(got, "x:wipe") {
+		t.Errorf("tool wipe -n all = %v", got)
+	}
+	if _, err := NewTaxonomy([]Rule{{Type: "x:y", Commands: []string{"tool !wipe"}}}); !errors.Is(err, ErrBadRule) {
+		t.Errorf("a ruled-out word: %v, want ErrBadRule", err)
+	}
+}
+
 func TestClassifyTextLoopCutShort(t *testing.T) {
 	tax, _ := NewTaxonomy(nil)
 	got := tax.ClassifyText("running `for h in app-1 app-2; do ssh deploy@$h.internal \"sudo sed -i…`")

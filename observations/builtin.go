@@ -25,7 +25,7 @@ var builtinRules = []Rule{
 		Commands: []string{"git reset --hard|--keep|--merge"},
 		Words:    []string{"reset hard", "hard reset"}},
 	{Type: "git:discard-changes", Desc: "discarding uncommitted changes",
-		Commands: []string{"git checkout --|.", "git restore", "git stash drop|clear"},
+		Commands: []string{"git checkout --|.", "git restore !-S|--staged", "git restore -W|--worktree", "git stash drop|clear"},
 		Words:    []string{"discard change", "throw away change|work", "revert local change", "lose uncommitted|work"}},
 	{Type: "git:clean", Desc: "deleting untracked files with git clean",
 		Commands: []string{"git clean"},

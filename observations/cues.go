@@ -41,11 +41,10 @@ var (
 // alwaysRE is "always" or "never" in the cue languages.
 var alwaysRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:always|never|sempre|siempre|toujours|jamais|immer|niemals|nunca|mai|всегда|никогда|vždy|nikdy|zawsze|nigdy)(?:[^\p{L}]|$)|总是|一律|永远不要|必ず|絶対に|항상|절대`)
 
-// namesCode reports whether text names code: a span in backticks, a call,
-// a dotted or snake_case name ("Lhm.change_table", "find_each").
-func namesCode(text string) bool { return codeNameRE.MatchString(text) }
-
-var codeNameRE = textutil.Lazy("`[^`]+`" + `|\b[A-Za-z_]\w*(?:\.\w+)+\(?|\b[a-z]+_[a-z_]+\b|\b\w+\(\)`)
+// namesCode reports whether text names code or a concrete thing: code
+// characters (codeish) or a name (namedRE: "Lhm.change_table",
+// "find_each", a path, a flag).
+func namesCode(text string) bool { return codeish(text) || namedRE.MatchString(text) }
 
 // firstWords returns the first n words of s, lower-cased.
 func firstWords(s string, n int) []string {

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/textutil"
@@ -246,7 +245,7 @@ func bareRefusal(s string) bool {
 	}
 	for _, w := range strings.Fields(s) {
 		w = strings.TrimRight(w, ".,!?;:。！？")
-		if strings.ContainsAny(w, "`/_()=<>") || strings.Contains(w, ".") || hasInnerUpperOrDigit(w) {
+		if codeish(w) || strings.ContainsAny(w, "`/.") || lexicon.NameLike(w) {
 			return false
 		}
 	}
@@ -255,17 +254,6 @@ func bareRefusal(s string) bool {
 
 // mannerRE is "so", "like that" in the languages of the cues.
 var mannerRE = textutil.Lazy(`(?:^|[^\p{L}])(?:so|así|assim|così|comme ça|как|так|takhle|tak)(?:[^\p{L}]|$)|这样|那样|这么|そう|こう|이렇게|그렇게`)
-
-// hasInnerUpperOrDigit reports whether word w has a capital after its
-// first letter or a digit: a name ("GitHub", "S3", "camelCase").
-func hasInnerUpperOrDigit(w string) bool {
-	for i, r := range w {
-		if unicode.IsDigit(r) || i > 0 && unicode.IsUpper(r) {
-			return true
-		}
-	}
-	return false
-}
 
 // joinedLen is the length of parts joined by spaces.
 func joinedLen(parts []string) int {

@@ -147,15 +147,9 @@ var cacheClients = map[string]bool{"redis-cli": true, "valkey-cli": true, "keydb
 // returns the innermost argv.
 func (t *Taxonomy) simple(h hits, argv []string, depth int) []string {
 	for guard := 0; len(argv) > 0 && guard < 8; guard++ {
-		_, discarded := h["git:discard-changes"]
 		t.matchArgv(h, argv)
 		t.argvWrites(h, argv)
 		name := path.Base(argv[0])
-		if name == "git" && !discarded && unstagesOnly(argv[1:]) {
-			// `git restore --staged x` takes x out of the index and keeps
-			// the changes: nothing is discarded.
-			delete(h, "git:discard-changes")
-		}
 		switch {
 		case cacheClients[name]:
 			for _, a := range argv[1:] {
@@ -301,27 +295,6 @@ func unwrap(argv []string) []string {
 		return nil
 	}
 	return out
-}
-
-// unstagesOnly reports whether git args are a restore of the index alone
-// (--staged or -S without --worktree or -W).
-func unstagesOnly(args []string) bool {
-	if len(args) == 0 || args[0] != "restore" {
-		return false
-	}
-	staged, worktree := false, false
-	for _, a := range args[1:] {
-		switch {
-		case a == "--staged" || a == "-S":
-			staged = true
-		case a == "--worktree" || a == "-W":
-			worktree = true
-		case len(a) > 1 && a[0] == '-' && a[1] != '-':
-			staged = staged || strings.Contains(a, "S")
-			worktree = worktree || strings.Contains(a, "W")
-		}
-	}
-	return staged && !worktree
 }
 
 // sshRemote is the command an ssh call runs on the host, "" for a login:

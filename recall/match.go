@@ -1275,7 +1275,7 @@ func (cu *cue) matchSignatures(c *candidate) {
 		if s.prohibited {
 			// A lesson about money holds its every signature to code about
 			// money: `to_f` and `round(2)` in a hit rate are no amount.
-			if c.sigHit == "" && (!s.weak && !moneyWordRE.MatchString(c.lesson+" "+c.said) || cu.onSubject(c, s.text)) {
+			if c.sigHit == "" && (!s.weak && !c.aboutMoney() || cu.onSubject(c, s.text)) {
 				c.sigHit = s.text
 			}
 		} else if prohibits && (c.follow == "" || !strings.ContainsAny(c.follow, "({.") && strings.ContainsAny(s.text, "({.")) {
@@ -1752,7 +1752,7 @@ func exemptsTests(text string) bool { return exemptsTestsRE.MatchString(text) }
 // money" is about code that speaks of money, totals or euros, not about a
 // great-circle distance in floats.
 func (cu *cue) onSubject(c *candidate, sig string) bool {
-	if moneyWordRE.MatchString(c.lesson + " " + c.said) {
+	if c.aboutMoney() {
 		// "não usa float pra dinheiro", "not Float. money is never
 		// floating point": money, in whatever language the lesson is in,
 		// is in the code as amounts, prices, cents, currencies.
@@ -1770,6 +1770,10 @@ func (cu *cue) onSubject(c *candidate, sig string) bool {
 	}
 	return false
 }
+
+// aboutMoney reports whether the lesson or the person's words name money
+// (moneyWordRE), in any of its languages.
+func (c *candidate) aboutMoney() bool { return moneyWordRE.MatchString(c.lesson + " " + c.said) }
 
 // moneyWordRE is money named in a lesson, in the languages of the other
 // rules; moneyCodeWords are the words of identifiers amounts, prices,
@@ -2418,27 +2422,21 @@ var enumConstRE = textutil.Lazy(`^([A-Z][A-Za-z0-9]*)\.([A-Z][A-Z0-9_]+)$`)
 // "RemovalPolicy.RETAIN"), when code does not also name the advised one;
 // "" otherwise.
 func otherConstant(code, advised string) string {
-	if !strings.Contains(advised, ".") {
-		return ""
-	}
 	m := enumConstRE.FindStringSubmatch(advised)
-	if m == nil || !strings.Contains(code, m[1]+".") || containsSpan(code, advised) {
+	if m == nil || containsSpan(code, advised) {
 		return ""
 	}
-	for i := 0; ; {
-		j := strings.Index(code[i:], m[1]+".")
-		if j < 0 {
-			return ""
+	other := ""
+	textutil.BoundedIn(code, m[1]+".", func(j, end int) bool {
+		k := end
+		for k < len(code) && (code[k] >= 'A' && code[k] <= 'Z' || code[k] >= '0' && code[k] <= '9' || code[k] == '_') {
+			k++
 		}
-		j += i
-		start, end := j+len(m[1])+1, j+len(m[1])+1
-		for end < len(code) && (code[end] >= 'A' && code[end] <= 'Z' || code[end] >= '0' && code[end] <= '9' || code[end] == '_') {
-			end++
+		if k-end < 2 || code[end:k] == m[2] || j > 0 && textutil.IdentByte(code[j-1]) || k < len(code) && textutil.IdentByte(code[k]) {
+			return false
 		}
-		if member := code[start:end]; end-start >= 2 && member != m[2] && (j == 0 || !textutil.IdentByte(code[j-1])) &&
-			(end == len(code) || !textutil.IdentByte(code[end])) {
-			return m[1] + "." + member
-		}
-		i = j + 1
-	}
+		other = m[1] + "." + code[end:k]
+		return true
+	})
+	return other
 }

@@ -314,7 +314,6 @@ rossz
 неправильно
 niciodată
 greșit
-ei
 älä
 älkää
 koskaan
@@ -977,7 +976,6 @@ evitá
 nunca
 siempre
 reemplaza
-cambia
 use
 utilize
 não use
@@ -1039,7 +1037,6 @@ non usare
 non fare
 non mettere
 non toccare
-sempre
 mai
 возьми
 оставь
@@ -1089,7 +1086,6 @@ futtasd
 використовуй
 додай
 видали
-запусти
 käytä
 lisää
 poista
@@ -1105,7 +1101,6 @@ spusti
 fes servir
 utilitza
 afegeix
-elimina
 executa
 `)
 
@@ -2389,7 +2384,6 @@ nem így
 όχι έτσι
 ні
 не так
-ei
 ei noin
 nie tak
 así no

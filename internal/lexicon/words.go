@@ -47,15 +47,23 @@ func LowerFirst(s string) string {
 		return s
 	}
 	word, _, _ := strings.Cut(s, " ")
-	if word == "I" || strings.HasPrefix(word, "I'") {
+	if word == "I" || strings.HasPrefix(word, "I'") || NameLike(word) {
 		return s
 	}
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// NameLike reports whether word reads as a name rather than a word of
+// prose: a capital or a digit after its first letter ("CI", "GitHub",
+// "S3", "camelCase").
+func NameLike(word string) bool {
+	_, n := utf8.DecodeRuneInString(word)
 	for _, x := range word[n:] {
 		if unicode.IsUpper(x) || unicode.IsDigit(x) {
-			return s
+			return true
 		}
 	}
-	return string(unicode.ToLower(r)) + s[n:]
+	return false
 }
 
 // abbreviations end with a period that does not end the sentence: the
