@@ -78,20 +78,20 @@ func TestActivationScenarios(t *testing.T) {
 	floors := map[string]struct {
 		recalled, withOutput int
 	}{
-		"dev3":  {33, 0},
+		"dev3":  {35, 0},
 		"dev4":  {28, 0},
 		"dev5":  {33, 1},
-		"dev6":  {31, 2},
+		"dev6":  {34, 2},
 		"dev7":  {26, 0},
 		"dev8":  {31, 1},
 		"dev9":  {28, 3},
 		"dev10": {33, 2},
-		"dev11": {28, 5},
-		"dev12": {27, 4},
-		"dev13": {28, 5},
+		"dev11": {29, 5},
+		"dev12": {28, 4},
+		"dev13": {30, 5},
 		"dev14": {27, 2},
-		"dev15": {28, 2},
-		"dev16": {22, 8},
+		"dev15": {29, 2},
+		"dev16": {23, 8},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

@@ -198,6 +198,39 @@ func TestClassifyCall(t *testing.T) {
 		// thread blocked on async work.
 		{"Edit", `{"file_path":"/p/ui/Banner.kt","old_string":"a","new_string":"Text(text = \"Sync failed, tap to retry\")"}`, []string{"ui:hardcoded-text"}, nil},
 		{"Write", `{"file_path":"/p/lib/chip.dart","content":"return Chip(label: Text('Payment overdue'));"}`, []string{"ui:hardcoded-text"}, nil},
+		// Money in floating point, in several languages; names that only
+		// contain a money word are not money.
+		{"Edit", `{"file_path":"/p/src/invoice.rs","old_string":"a","new_string":"pub struct Line {\n    pub unit_price: f64,\n}"}`, []string{"code:float-money"}, nil},
+		{"Edit", `{"file_path":"/p/billing/line.go","old_string":"a","new_string":"type Line struct {\n\tPrice float64\n}"}`, []string{"code:float-money"}, nil},
+		{"Write", `{"file_path":"/p/Billing/Discount.cs","content":"public static double ApplyDiscount(double orderTotal) => orderTotal * 0.98;"}`, []string{"code:float-money"}, nil},
+		{"Write", `{"file_path":"/p/app/fees.rb","content":"SHIPPING_FEE = 4.90\n"}`, []string{"code:float-money"}, nil},
+		{"Edit", `{"file_path":"/p/src/quote.dto.ts","old_string":"a","new_string":"  declaredValueEur!: number;"}`, []string{"code:float-money"}, nil},
+		{"Edit", `{"file_path":"/p/shop/models.py","old_string":"a","new_string":"    amount: float = 0.0"}`, []string{"code:float-money"}, nil},
+		{"Edit", `{"file_path":"/p/src/pages.ts","old_string":"a","new_string":"  totalPages: number;\n  syntax: number;\n  loadBalancer: string;"}`, nil, []string{"code:float-money"}},
+		{"Edit", `{"file_path":"/p/shop/models.py","old_string":"a","new_string":"    amount = models.DecimalField(max_digits=12, decimal_places=2)"}`, nil, []string{"code:float-money"}},
+		// A record handed to a background job; its id is fine.
+		{"Edit", `{"file_path":"/p/app/services/refund.rb","old_string":"a","new_string":"RefundMailJob.perform_in(10.minutes, refund, current_user)"}`, []string{"job:record-arg"}, nil},
+		{"Edit", `{"file_path":"/p/shop/views.py","old_string":"a","new_string":"send_receipt.delay(order)"}`, []string{"job:record-arg"}, nil},
+		{"Edit", `{"file_path":"/p/shop/views.py","old_string":"a","new_string":"send_receipt.delay(order.pk)\nsync.apply_async(args=[order_id])\nRefundJob.perform_async(refund.id, ids)"}`, nil, []string{"job:record-arg"}},
+		// Translation files a service syncs.
+		{"Edit", `{"file_path":"/p/android/app/src/main/res/values-fr/strings.xml","old_string":"a","new_string":"b"}`, []string{"i18n:translation-file"}, nil},
+		{"Edit", `{"file_path":"/p/android/app/src/main/res/values/colors.xml","old_string":"a","new_string":"b"}`, nil, []string{"i18n:translation-file"}},
+		// Swallowed errors beyond Python.
+		{"Edit", `{"file_path":"/p/app/jobs/sync.rb","old_string":"a","new_string":"begin\n  push!\nrescue => e\n  logger.warn(e.message)\nend"}`, []string{"py:broad-except"}, nil},
+		{"Edit", `{"file_path":"/p/app/jobs/sync.rb","old_string":"a","new_string":"value = fetch rescue nil"}`, []string{"py:broad-except"}, nil},
+		{"Edit", `{"file_path":"/p/src/Sync.java","old_string":"a","new_string":"} catch (Exception e) {\n  log.warn(\"x\", e);\n}"}`, []string{"py:broad-except"}, nil},
+		{"Edit", `{"file_path":"/p/src/sync.ts","old_string":"a","new_string":"try { await push() } catch {}"}`, []string{"py:broad-except"}, nil},
+		{"Edit", `{"file_path":"/p/src/Sync.java","old_string":"a","new_string":"} catch (IOException e) {\n  throw new SyncException(e);\n}"}`, nil, []string{"py:broad-except"}},
+		// Raw palette colours in Flutter, SwiftUI and Compose.
+		{"Edit", `{"file_path":"/p/lib/slot.dart","old_string":"a","new_string":"color: tight ? Colors.amber.shade700 : Colors.grey.shade300,"}`, []string{"ui:hardcoded-style"}, nil},
+		{"Edit", `{"file_path":"/p/Views/Badge.swift","old_string":"a","new_string":"Text(label).foregroundStyle(Color.red)"}`, []string{"ui:hardcoded-style"}, nil},
+		// A stylesheet is where colours are written: a correction made on
+		// one is not for that about hard-coded style.
+		{"Edit", `{"file_path":"/p/web/badge.css","old_string":"a","new_string":".badge {\n  color: #d9480f;\n}"}`, nil, []string{"ui:hardcoded-style"}},
+		// A query whose string is formatted, without the SELECT.
+		{"Edit", `{"file_path":"/p/tides/selectors.py","old_string":"a","new_string":"return Reading.objects.extra(where=[\"station = '{}'\".format(code)])"}`, []string{"sql:concat-query"}, nil},
+		{"Edit", `{"file_path":"/p/store/q.go","old_string":"a","new_string":"rows, err := db.Query(fmt.Sprintf(\"DELETE FROM x WHERE id = %d\", id))"}`, []string{"sql:concat-query"}, nil},
+		{"Edit", `{"file_path":"/p/store/q.py","old_string":"a","new_string":"cur.execute(\"UPDATE t SET n = %s WHERE id = %s\", (n, id))"}`, nil, []string{"sql:concat-query"}},
 		{"Edit", `{"file_path":"/p/ui/Banner.kt","old_string":"a","new_string":"Text(stringResource(R.string.sync_failed))"}`, nil, []string{"ui:hardcoded-text"}},
 		{"Edit", `{"file_path":"/p/app/Repo.php","old_string":"a","new_string":"return DB::select(\"SELECT * FROM payments WHERE customer_id = {$customerId}\");"}`, []string{"sql:concat-query"}, nil},
 		{"Edit", `{"file_path":"/p/app/Repo.php","old_string":"a","new_string":"->whereRaw(\"name LIKE '%\" . $request->input('q') . \"%'\")"}`, []string{"sql:concat-query"}, nil},

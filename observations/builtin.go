@@ -1,5 +1,7 @@
 package observations
 
+import "strings"
+
 // builtinRules is the built-in action-type taxonomy; ACTIONTYPES.md is
 // generated from it (go test -run TestActionTypesDoc -update). Types are
 // domain:verb[:object]; the domains are git, pkg, py, sql, db, queue, fs, sys,
@@ -101,7 +103,8 @@ var builtinRules = []Rule{
 		Words: []string{"alter table", "schema change", "change schema"}},
 	{Type: "sql:concat-query", Desc: "building a SQL query from strings instead of parameters",
 		Content: []string{`(?is)\b(select\b[^;]{0,160}?\bfrom|insert\s+into|update\s+[\w."]+\s+set|delete\s+from)\b[^;]{0,240}?(['"]\s*\+\s*[\w(]|\+\s*['"]|['"]\s*%\s*[\w(]|['"]\s*\.format\(|\{[a-zA-Z_][\w.]*\}|\$\{|\{\$[a-zA-Z_]|['"]\s*\.\s*\$|#\{)`,
-			`(?i)\b(?:whereRaw|selectRaw|orderByRaw|havingRaw|DB::raw|DB::select|DB::statement)\(\s*["'][^"']*(?:\{\$|\$[a-zA-Z_])`, `(?i)\b(?:whereRaw|selectRaw|orderByRaw|havingRaw)\(\s*(?:"[^"]*"|'[^']*')\s*\.\s*\$`},
+			`(?i)\b(?:whereRaw|selectRaw|orderByRaw|havingRaw|DB::raw|DB::select|DB::statement)\(\s*["'][^"']*(?:\{\$|\$[a-zA-Z_])`,
+			`\b(?:extra|raw|execute|executemany|exec|Exec|Query|QueryRow|query|executeQuery|createQuery|createNativeQuery|FromSqlRaw|ExecuteSqlRaw|fromSqlRaw)\(\s*(?:where\s*=\s*\[\s*)?(?:f["'][^"'\n]*\{|(?:"[^"\n]*"|'[^'\n]*')\s*(?:%\s*[\w(]|\+\s*\w|\.format\()|fmt\.Sprintf\(|String\.format\(|\$"[^"\n]*\{|` + "`[^`]*\\$\\{" + `)`, `(?i)\b(?:whereRaw|selectRaw|orderByRaw|havingRaw)\(\s*(?:"[^"]*"|'[^']*')\s*\.\s*\$`},
 		Words: []string{"sql injection", "concatenate|concatenation|interpolate|interpolation sql|query", "string building|built query|sql", "raw sql", "parameterized|parametrized|placeholder|prepared query|statement"}},
 	{Type: "db:model", Desc: "changing a data model's fields (ORM models, schema files)",
 		Paths: []string{"*.prisma", "**/models.py", "**/models/*.py", "**/entities/*.ts", "**/*.entity.ts", "**/db/schema.rb", "**/schema.graphql"},
@@ -201,8 +204,14 @@ var builtinRules = []Rule{
 
 	// code smells in written content
 	{Type: "py:broad-except", Desc: "catching every exception (bare or broad except)",
-		Content: []string{`(?m)^\s*except\s*:`, `(?m)^\s*except\s+\(?\s*(Exception|BaseException)\s*\)?\s*(as\s+\w+\s*)?:`},
-		Words:   []string{"bare|broad|blanket|generic except|catch", "catch all|every except|error", "except exception", "swallow except|error"}},
+		// Python's bare or broad except; Ruby's bare, inline or broad
+		// rescue; an empty catch block; a catch of every exception in
+		// Java, C#, Kotlin and Scala.
+		Content: []string{`(?m)^\s*except\s*:`, `(?m)^\s*except\s+\(?\s*(Exception|BaseException)\s*\)?\s*(as\s+\w+\s*)?:`,
+			`(?m)^\s*rescue\s*(?:=>\s*\w+\s*)?$`, `\brescue\s+nil\b`, `\brescue\s+(?:StandardError|Exception)\b`,
+			`\bcatch\s*(?:\([^)]*\))?\s*\{\s*\}`, `\bcatch\s*\(\s*(?:final\s+)?(?:Exception|Throwable|System\.Exception)\b`, `\bcatch\s*\(\s*\w+\s*:\s*(?:Exception|Throwable)\s*\)`},
+		Words: []string{"bare|broad|blanket|generic|inline|empty except|catch|rescue|catches|rescues", "catch|rescue all|every|everything except|error|errors|exception|exceptions", "except exception",
+			"swallow|swallows|swallowed|silence except|error|errors|exception|exceptions", "rescue nil|exception|standarderror"}},
 	{Type: "js:console-log", Desc: "leaving console.log calls in code",
 		Content: []string{`\bconsole\.(log|debug|trace)\(`},
 		Words:   []string{"consolelog", "console log"}},
@@ -214,7 +223,9 @@ var builtinRules = []Rule{
 		Content: []string{`\b(?:bg|text|border|fill|stroke|ring|from|to|via|outline|shadow|decoration)-\[#[0-9a-fA-F]{3,8}\]`,
 			`\b(?:w|h|p|px|py|pt|pb|pl|pr|m|mx|my|mt|mb|ml|mr|gap|top|left|right|bottom|text|rounded|min-w|max-w|min-h|max-h)-\[\d+(?:\.\d+)?(?:px|rem|em|%|vh|vw)\]`,
 			`(?i)(?:color|background(?:Color)?|borderColor|tintColor|fill|stroke)\s*[:=]\s*['"](?:#[0-9a-f]{3,8}|rgba?\(|hsla?\()`,
-			`\bColor\(0x[0-9A-Fa-f]{8}\)`, `\bColor\.fromRGBO\(`, `\bUIColor\(red:`},
+			`\bColor\(0x[0-9A-Fa-f]{8}\)`, `\bColor\.fromRGBO\(`, `\bUIColor\(red:`,
+			`\bColors\.[a-z]+[A-Za-z]*(?:\.shade\d+|\[\d+\])?`, `\bColor\((?:red|hue|white):`, `\bColor\.parseColor\(\s*"#`,
+			`\b(?:Color|UIColor)\.(?:red|green|blue|black|white|gray|grey|orange|yellow|purple|pink|Red|Green|Blue|Black|White|Gray|Grey|Yellow|Magenta|Cyan)\b`},
 		Words: []string{"hardcoded|hard-coded|arbitrary|raw|magic color|colors|colour|colours|hex|value|values", "design token|tokens|system", "theme color|colors|colour|colours|token|tokens"}},
 	{Type: "ui:hardcoded-text", Desc: "writing user-facing text into the UI code instead of the translation files",
 		Content: []string{`\bText\(\s*(?:text\s*=\s*)?"[A-Z][^"]{2,}"`, `\bText\(\s*'[A-Z][^']{2,}'`, `\bText\(\s*"[A-Z][^"]{2,}"\s*\)`,
@@ -224,6 +235,31 @@ var builtinRules = []Rule{
 	{Type: "code:blocking-call", Desc: "blocking a thread on async work (runBlocking, .Result, .Wait())",
 		Content: []string{`\brunBlocking\s*[({]`, `\.GetAwaiter\(\)\.GetResult\(\)`, `\.Result\b\s*[;)]`, `\.Wait\(\)`, `\bblock_on\(`, `\.blockingGet\(\)`, `\.blockingFirst\(\)`},
 		Words:   []string{"runblocking", "block|blocks|blocking main|ui thread", "query|queries|work|io|call|calls main|ui thread", "sync over async", "blocking call|calls|wait"}},
+	{Type: "code:float-money", Desc: "keeping money in floating point (float, double, f64, a JS number)",
+		// A name one of whose parts is a money word (price, unitPrice,
+		// BASE_FEE, amount_cents, declaredValueEur; not syntax or
+		// loadBalancer) typed, declared, converted or assigned as a float.
+		Content: []string{moneyName + `\s*[!?]?\s*:\s*(?:f32|f64|float|float32|float64|Float|Double|double|number)\b`,
+			moneyName + `\s+\*?(?:float32|float64)\b`,
+			`\b(?:float|double|Float|Double)\??\s+` + moneyName,
+			moneyName + `\s*=\s*-?\d+\.\d+[fFdD]?\b`,
+			`\b(?:float|parseFloat|Float|toDouble)\(\s*[\w.]*?` + moneyName,
+			moneyName + `\.(?:to_f|toDouble\(\)|toFloat\(\))`,
+			moneyName + `\s+as\s+f(?:32|64)\b`},
+		Words: []string{"float|floats|floating|double|doubles|f64|float64|f32|float32 money|price|prices|amount|amounts|currency|cent|cents|euro|euros|dollar|dollars|fee|fees|soldi|geld|argent|dinero|dinheiro|pieniądze|деньги|денег|гроші|penge|pengar|pénz|bani|peniaze|diners|para",
+			"decimal money|price|prices|amount|amounts|currency|cents|euros", "integer|minor cents|units money|amount|amounts|price|prices"}},
+	{Type: "job:record-arg", Desc: "passing a record or object to a background job instead of its id",
+		// An enqueue call (Sidekiq, Celery, RQ) one of whose arguments
+		// is a bare name that is not an id (refund, self, statement; not
+		// order_id, invoice.pk or ids).
+		Content: []string{`\.(?:perform_async|perform_in|perform_at|delay|apply_async|enqueue|enqueue_in|enqueue_at)\((?:[^()\n]*?,\s*)?(?:args\s*=\s*[\[(]\s*)?@?(?:self|[a-z_][a-z0-9_]*(?:[^\Wdks0-9]|[^\Wi]d|[^\Wp]k|[^\Wd]s|[^\Wi]ds))\s*[,)\]]`},
+		Words: []string{"perform async|in|at|later", "sidekiq|celery|rq job|jobs|task|tasks|worker|workers arg|args|argument|arguments|parameter|parameters|record|records|object|objects|instance|instances|model|models",
+			"record|records|object|objects|instance|instances|model|models to|into the job|jobs|task|tasks|worker|workers",
+			"pass|passing|hand|send|enqueue id|ids|pk"}},
+	{Type: "i18n:translation-file", Desc: "editing translation files a translation service (Crowdin, Lokalise...) syncs",
+		Paths: []string{"**/values-*/strings.xml", "**/values-*/plurals.xml", "**/*.lproj/*.strings", "**/*.lproj/*.stringsdict", "*.po", "**/locale/*/LC_MESSAGES/*",
+			"**/locales/*/**", "**/locales/*.json", "**/locales/*.yml", "**/i18n/*.json", "**/l10n/*.arb", "**/lib/l10n/*.arb", "*.xlf", "*.xliff", "**/lang/*/*.php", "**/translations/*.json"},
+		Words: []string{"crowdin|lokalise|transifex|weblate|tolgee|poeditor|smartling", "translation|translations|locale file|files", "translated file|files", "fix|change|update|correct|edit|wrong translation|translations"}},
 	{Type: "ts:any", Desc: "using the TypeScript any type",
 		Content: []string{`:\s*any\b(\s*\[\])?`, `\bas\s+any\b`, `<any>`},
 		Words:   []string{"any type", "type any", "as any"}},
@@ -351,4 +387,31 @@ var builtinRules = []Rule{
 	{Type: "docker:run", Desc: "running containers",
 		Commands: []string{"docker|podman run|exec|start", "docker compose up|run|exec|start", "docker-compose up|run|exec|start"},
 		Words:    []string{"docker run|compose up", "run container"}},
+}
+
+// moneyName is an identifier one of whose name parts is a money word:
+// price, unit_price, unitPrice, BASE_FEE, declaredValueEur, total,
+// invoiceTotal; not syntax, loadBalancer or totalPages.
+var moneyName = nameWithPart([]string{"amount", "price", "cost", "fee", "fees", "balance", "subtotal", "tax", "vat", "discount", "refund",
+	"revenue", "salary", "wage", "money", "eur", "usd", "gbp", "cents", "payout", "charge"}, []string{"total"})
+
+// nameWithPart is a regular expression for an identifier with one of
+// parts as a name part (lower case or upper case at its start or after
+// an underscore, capitalized at its start or after a lower-case letter, a
+// digit or an underscore); a closed part ends the name, or is followed by
+// an underscore, when it is in lower case ("total", "total_cents"; not
+// "totalPages").
+func nameWithPart(parts, closed []string) string {
+	var lower, upper, capital, lowerClosed []string
+	for _, p := range parts {
+		lower, upper, capital = append(lower, p), append(upper, strings.ToUpper(p)), append(capital, strings.ToUpper(p[:1])+p[1:])
+	}
+	for _, p := range closed {
+		lowerClosed, upper, capital = append(lowerClosed, p), append(upper, strings.ToUpper(p)), append(capital, strings.ToUpper(p[:1])+p[1:])
+	}
+	alt := func(l []string) string { return "(?:" + strings.Join(l, "|") + ")" }
+	return `(?:\b(?:\w*_)?` + alt(lower) + `(?:_\w*|[A-Z0-9]\w*)?\b` +
+		`|\b(?:\w*_)?` + alt(lowerClosed) + `(?:_\w*)?\b` +
+		`|\b(?:\w*_)?` + alt(upper) + `(?:_\w*)?\b` +
+		`|\b(?:\w*[a-z0-9_])?` + alt(capital) + `(?:_\w*|[A-Z0-9]\w*)?\b)`
 }
