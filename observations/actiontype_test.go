@@ -227,6 +227,20 @@ func TestClassifyCall(t *testing.T) {
 		// A stylesheet is where colours are written: a correction made on
 		// one is not for that about hard-coded style.
 		{"Edit", `{"file_path":"/p/web/badge.css","old_string":"a","new_string":".badge {\n  color: #d9480f;\n}"}`, nil, []string{"ui:hardcoded-style"}},
+		// A whole table into memory; NOT IN over a subquery; the older
+		// component styles; a path on one machine; a secret under a
+		// prefixed name.
+		{"Write", `{"file_path":"/p/lib/tasks/a.rake","content":"Invoice.where(state: \"open\").each do |i|\n  i.touch\nend"}`, []string{"db:load-all"}, nil},
+		{"Write", `{"file_path":"/p/app/Console/A.php","content":"foreach (Invoice::all() as $i) { $i->touch(); }"}`, []string{"db:load-all"}, nil},
+		{"Write", `{"file_path":"/p/lib/tasks/a.rake","content":"Invoice.where(state: \"open\").find_each do |i|\n  i.touch\nend"}`, nil, []string{"db:load-all"}},
+		{"Write", `{"file_path":"/p/src/lib.rs","content":"let v: Vec<_> = xs.iter().map(|x| x * 2).collect();"}`, nil, []string{"db:load-all"}},
+		{"Write", `{"file_path":"/p/db/views/a.sql","content":"SELECT id FROM users WHERE id NOT IN (SELECT user_id FROM bans)"}`, []string{"sql:not-in-subquery"}, nil},
+		{"Write", `{"file_path":"/p/src/components/A.vue","content":"<template><p>{{ n }}</p></template>\n<script>\nexport default {\n  data() { return { n: 1 } },\n}\n</script>\n"}`, []string{"ui:legacy-component"}, nil},
+		{"Write", `{"file_path":"/p/src/components/A.vue","content":"<script setup lang=\"ts\">\nconst n = ref(1)\n</script>\n"}`, nil, []string{"ui:legacy-component"}},
+		{"Write", `{"file_path":"/p/src/A.jsx","content":"class Cart extends React.Component {\n  render() { return null }\n}"}`, []string{"ui:legacy-component"}, nil},
+		{"Edit", `{"file_path":"/p/nb/load.py","old_string":"a","new_string":"df = pd.read_csv(\"/Users/marta/Downloads/assays.csv\")"}`, []string{"code:local-path"}, nil},
+		{"Edit", `{"file_path":"/p/config/initializers/mail.rb","old_string":"a","new_string":"api_token: \"f3a9c1e0-7b2d-4e58\""}`, []string{"code:hardcoded-secret"}, nil},
+		{"Edit", `{"file_path":"/p/src/config.ts","old_string":"a","new_string":"const stripeApiKey = \"rk_9f8e7d6c5b4a\";"}`, []string{"code:hardcoded-secret"}, nil},
 		// A query whose string is formatted, without the SELECT.
 		{"Edit", `{"file_path":"/p/tides/selectors.py","old_string":"a","new_string":"return Reading.objects.extra(where=[\"station = '{}'\".format(code)])"}`, []string{"sql:concat-query"}, nil},
 		{"Edit", `{"file_path":"/p/store/q.go","old_string":"a","new_string":"rows, err := db.Query(fmt.Sprintf(\"DELETE FROM x WHERE id = %d\", id))"}`, []string{"sql:concat-query"}, nil},
