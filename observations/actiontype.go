@@ -10,6 +10,7 @@ import (
 	"hash/fnv"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,9 +43,10 @@ type Action struct {
 // argument: a single-letter flag also matches inside combined short flags
 // ("-f" matches "-rf"), a long flag also matches "--flag=value". A token "$"
 // requires that no positional argument follows the matched words. A token
-// "!" and flag alternatives ("!-S|--staged") requires that no argument
-// matches them: `git restore !-S|--staged` is a restore of the working
-// tree, not an unstaging.
+// "!" and alternatives ("!-S|--staged", "!plan|show") requires that no
+// argument matches them: `git restore !-S|--staged` is a restore of the
+// working tree, not an unstaging, and `helm !template|lint *prod*` a change
+// of production, not a look at it.
 //
 // Paths are globs over written paths ("*.pb.go", "**/gen/**", ".env.*"); a
 // glob without "/" matches the base name. Content items are regular
@@ -333,8 +335,8 @@ func compileCommand(typ, pat string) (cmdPattern, error) {
 		}
 		not := false
 		if rest, ok := strings.CutPrefix(tk, "!"); ok {
-			if !strings.HasPrefix(rest, "-") {
-				return cmdPattern{}, fmt.Errorf("%w: %q: only flags can be ruled out with !", ErrBadRule, pat)
+			if rest == "" || strings.ContainsAny(rest, "*?[") {
+				return cmdPattern{}, fmt.Errorf("%w: %q: only flags and words can be ruled out with !", ErrBadRule, pat)
 			}
 			tk, not = rest, true
 		}
@@ -674,7 +676,7 @@ func stemIn(s string, alts []string) bool {
 }
 
 // matchArgv applies the command patterns to one simple command.
-func (t *Taxonomy) matchArgv(h hits, argv []string) {
+func (t *Taxonomy) matchArgv(h hits, argv []string, cwd string) {
 	if len(argv) == 0 {
 		return
 	}
@@ -685,6 +687,11 @@ func (t *Taxonomy) matchArgv(h hits, argv []string) {
 		if !strings.HasPrefix(a, "-") || a == "-" {
 			pos = append(pos, i)
 		}
+	}
+	if cwd != "" {
+		// The working directory is matched as an argument anywhere
+		// ("*prod*"), never as a positional one.
+		args = append(slices.Clip(args), cwd)
 	}
 	for _, p := range t.commandsOf(name) {
 		if matchTokens(p.tokens, args, pos) {
@@ -807,6 +814,16 @@ func argMatches(a string, alts []string) bool {
 		case len(alt) > 1 && strings.ContainsAny(alt, "*?["):
 			if ok, _ := path.Match(alt, a); ok {
 				return true
+			}
+			// A path argument matches by any of its names ("*migration*"
+			// has apps/db/migrations/0042.sql, "*prod*" k8s/prod/app.yaml):
+			// a glob's star stops at a slash.
+			if strings.Contains(a, "/") && !strings.Contains(alt, "/") {
+				for _, name := range strings.Split(a, "/") {
+					if ok, _ := path.Match(alt, name); ok && name != "" {
+						return true
+					}
+				}
 			}
 		}
 	}

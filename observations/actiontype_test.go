@@ -20,6 +20,22 @@ func TestClassifyShell(t *testing.T) {
 		first   string
 	}{
 		{cmd: "git add -A", want: []string{"git:stage-all"}},
+		// The environment named by the directory a script changed into,
+		// by a path's names, through a package runner; a look at
+		// production is no change of it; an UPDATE with a WHERE updates
+		// some rows.
+		{cmd: "cd infra/envs/prod && terraform apply -auto-approve", want: []string{"deploy:production", "infra:terraform-apply"}},
+		{cmd: "cd infra/envs/staging && terraform apply -auto-approve", want: []string{"infra:terraform-apply"}, notWant: []string{"deploy:production"}},
+		{cmd: "kubectl apply -f k8s/prod/api.yaml", want: []string{"deploy:production"}},
+		{cmd: "helm template api charts/api -f charts/api/values-prod.yaml", notWant: []string{"deploy:production"}},
+		{cmd: "kubectl get pods -n prod", notWant: []string{"deploy:production"}},
+		{cmd: "pnpm dlx vercel deploy --prod --yes", want: []string{"deploy:production"}},
+		{cmd: "yarn dlx prisma migrate deploy", want: []string{"db:migration"}},
+		{cmd: "psql \"$STAGING_URL\" -f db/migrations/0042_add_slots.sql", want: []string{"db:migration"}},
+		{cmd: "tctl --namespace shop-prod workflow terminate --workflow_id x", want: []string{"deploy:production"}},
+		{cmd: "make cli-release", want: []string{"deploy:publish"}},
+		{cmd: `psql -c "UPDATE invoices SET status = 'void' WHERE org_id = 4"`, notWant: []string{"sql:delete-all"}},
+		{cmd: `psql -c "UPDATE invoices SET status = 'void', n = 2"`, want: []string{"sql:delete-all"}},
 		// A command no pattern knows, by the words it names its action
 		// with: targets, subcommands, settings, a project script's name.
 		{cmd: "make deploy ENV=prod SVC=billing-api", want: []string{"deploy:production"}},
@@ -313,8 +329,8 @@ end"}`, nil, []string{"sql:alter-table"}},
 
 // A loop quoted in words, cut short the way a trigger quotes it, is still
 // read as the commands in it.
-// A "!" token rules flags out; it takes flags only.
-func TestCommandPatternRulesOutFlags(t *testing.T) {
+// A "!" token rules flags or words out; it takes no glob.
+func TestCommandPatternRulesOut(t *testing.T) {
 	tax, err := NewTaxonomy([]Rule{{Type: "x:wipe", Commands: []string{"tool wipe !--dry-run|-n"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -325,8 +341,19 @@ func TestCommandPatternRulesOutFlags(t *testing.T) {
 	if got := tax.Classify(Action{Command: "tool wipe -n all"}); has(got, "x:wipe") {
 		t.Errorf("tool wipe -n all = %v", got)
 	}
-	if _, err := NewTaxonomy([]Rule{{Type: "x:y", Commands: []string{"tool !wipe"}}}); !errors.Is(err, ErrBadRule) {
-		t.Errorf("a ruled-out word: %v, want ErrBadRule", err)
+	if _, err := NewTaxonomy([]Rule{{Type: "x:y", Commands: []string{"tool !*wipe*"}}}); !errors.Is(err, ErrBadRule) {
+		t.Errorf("a ruled-out glob: %v, want ErrBadRule", err)
+	}
+	// A ruled-out word: a subcommand that only looks.
+	tax, err = NewTaxonomy([]Rule{{Type: "x:prod", Commands: []string{"tool !plan|show *prod*"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tax.Classify(Action{Command: "tool apply -var-file envs/prod/a.tfvars"}); !has(got, "x:prod") {
+		t.Errorf("tool apply on prod = %v", got)
+	}
+	if got := tax.Classify(Action{Command: "tool plan -var-file envs/prod/a.tfvars"}); has(got, "x:prod") {
+		t.Errorf("tool plan on prod = %v", got)
 	}
 }
 

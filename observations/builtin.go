@@ -94,7 +94,7 @@ var builtinRules = []Rule{
 		Content: []string{`(?i)\btruncate\s+(table\s+)?[\w."]+`},
 		Words:   []string{"truncate table"}},
 	{Type: "sql:delete-all", Desc: "deleting or updating rows without a WHERE clause",
-		Content: []string{`(?i)\bdelete\s+from\s+[\w."]+\s*(;|"|'|\)|$)`, `(?i)\bupdate\s+[\w."]+\s+set\s+[^;]*?(;|$)\s*$`},
+		Content: []string{`(?i)\bdelete\s+from\s+[\w."]+\s*(;|"|'|\)|$)`, `(?i)\bupdate\s+[\w."]+\s+set\s+(?:[\w."]+\s*=\s*(?:'[^']*'|"[^"]*"|[^\s,;'"]+)\s*,?\s*)+(?:;|$)`},
 		Words:   []string{"delete all row|record", "without where"}},
 	{Type: "sql:alter-table", Desc: "altering a table schema",
 		Content: []string{`(?i)\balter\s+table\b`, `\bop\.(?:add|alter|drop)_column\(`, `\b(?:add|change|remove|rename)_(?:column|index|reference|timestamps)\b`,
@@ -116,7 +116,8 @@ var builtinRules = []Rule{
 			"migrate", "goose", "prisma migrate", "knex migrate:latest|migrate:make", "flyway", "dbmate", "sqlx migrate", "atlas migrate",
 			"mix ecto.migrate|ecto.rollback", "dotnet ef database|migrations", "sequelize db:migrate", "typeorm migration:run|migration:revert",
 			"diesel migration", "liquibase update|rollback", "php artisan migrate|migrate:fresh|migrate:rollback|migrate:refresh|migrate:reset",
-			"artisan migrate|migrate:fresh|migrate:rollback|migrate:refresh|migrate:reset"},
+			"artisan migrate|migrate:fresh|migrate:rollback|migrate:refresh|migrate:reset",
+			"psql|mysql|mariadb|sqlcmd|sqlite3|clickhouse-client *migration*|*migrations*|*.up.sql|*.down.sql"},
 		Paths: []string{"**/migrations/**", "**/migration/**", "**/db/migrate/**", "**/alembic/versions/**", "*.up.sql", "*.down.sql"},
 		Words: []string{"migration", "migrate schema|database|table", "schema migration"}},
 	{Type: "db:flush-cache", Desc: "flushing a cache or key-value store (FLUSHALL / FLUSHDB)",
@@ -361,7 +362,12 @@ var builtinRules = []Rule{
 
 	// deploy and infrastructure
 	{Type: "deploy:production", Desc: "deploying to or changing production",
-		Commands: []string{"kubectl|helm|terraform|tofu|aws|gcloud|az|flyctl|fly|heroku|dbt|sqlmesh|kamal|wrangler|cap|mina|dokku|sst|railway|pulumi|serverless|sls *prod*|*production*", "vercel|netlify --prod",
+		// An ops tool's call that names a production environment, unless
+		// it only looks (get, describe, template, plan, preview...).
+		Commands: []string{"kubectl|helm|terraform|tofu|aws|gcloud|az|flyctl|fly|heroku|dbt|sqlmesh|kamal|wrangler|cap|mina|dokku|sst|railway|pulumi|serverless|sls" + readOnlyOps + " *prod*|*production*",
+			"argocd|flux|oc|eksctl|doctl|nomad|ansible-playbook|tctl|temporal|airflow|databricks|bq|rpk|kcat|gsutil" + readOnlyOps + " *prod*|*production*",
+			"make|just|task|mise|rake *deploy*prod*|*prod*deploy*|*release*prod*|*prod*release*",
+			"vercel promote", "vercel|netlify --prod",
 			"vercel|netlify deploy --prod", "fly|flyctl deploy", "git push heroku|production|prod|live", "firebase deploy",
 			"gcloud app deploy", "eb deploy", "cap production", "serverless|sls deploy *prod*", "kubectl apply|delete|rollout|scale *prod*"},
 		Words: []string{"deploy|push|release|ship production|live", "production deploy|deployment|database|server|cluster|environment|data",
@@ -369,6 +375,7 @@ var builtinRules = []Rule{
 			"shell|console|ssh production|prod|live", "directly production|prod"}},
 	{Type: "deploy:publish", Desc: "publishing a package or release",
 		Commands: []string{"npm|pnpm|yarn publish", "cargo publish", "twine upload", "gem push", "poetry|uv|flit publish", "goreleaser",
+			"make|just|task|mise *release|*-release|release-*|release:*|*publish*",
 			"gh release create", "xcrun altool --upload-app|--upload-package", "fastlane beta|release|deliver|pilot|supply|upload_to_testflight|upload_to_app_store|upload_to_play_store",
 			"fastlane ios|android|mac beta|release|deliver|pilot|supply|upload_to_testflight|upload_to_app_store|upload_to_play_store",
 			"eas|eas-cli submit", "eas|eas-cli build --profile production|--auto-submit"},
@@ -404,6 +411,9 @@ var builtinRules = []Rule{
 		Commands: []string{"docker|podman run|exec|start", "docker compose up|run|exec|start", "docker-compose up|run|exec|start"},
 		Words:    []string{"docker run|compose up", "run container"}},
 }
+
+// readOnlyOps rules out the subcommands of ops tools that only look.
+const readOnlyOps = " !get|describe|logs|tail|top|explain|diff|template|lint|show|status|history|plan|preview|validate|fmt|output|version|list|ls|search|whoami|compile|docs"
 
 // moneyName is an identifier one of whose name parts is a money word:
 // price, unit_price, unitPrice, BASE_FEE, declaredValueEur, total,

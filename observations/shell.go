@@ -44,9 +44,15 @@ func (t *Taxonomy) shell(h hits, cmd string, depth int) {
 		t.fallbackShell(h, cmd, depth)
 		return
 	}
+	// The directory a script changed into ("cd infra/envs/prod &&
+	// terraform apply") names the environment of the commands after it.
+	cwd := ""
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if st, ok := n.(*syntax.Stmt); ok {
-			t.stmt(h, st, depth)
+			if dir, ok := cdTarget(st); ok {
+				cwd = dir
+			}
+			t.stmt(h, st, depth, cwd)
 		}
 		return true
 	})
@@ -69,7 +75,16 @@ var inlineCodeRE = textutil.Lazy(`(?:\s-[ce]|\s--execute|\s--command|\srunner|\s
 
 var curlPipeRE = textutil.Lazy(`\b(curl|wget)\b[^|;&\n]*\|\s*(sudo\s+(-\S+\s+)*)?(ba|z|da|k)?sh\b`)
 
-func (t *Taxonomy) stmt(h hits, st *syntax.Stmt, depth int) {
+// cdTarget is the directory of a `cd DIR` statement.
+func cdTarget(st *syntax.Stmt) (string, bool) {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || call == nil || len(call.Args) != 2 || wordString(call.Args[0]) != "cd" {
+		return "", false
+	}
+	return wordString(call.Args[1]), true
+}
+
+func (t *Taxonomy) stmt(h hits, st *syntax.Stmt, depth int, cwd string) {
 	call, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || call == nil {
 		return
@@ -100,7 +115,7 @@ func (t *Taxonomy) stmt(h hits, st *syntax.Stmt, depth int) {
 		}
 	}
 	before := len(h)
-	final := t.simple(h, argv, depth)
+	final := t.simple(h, argv, depth, cwd)
 	if len(h) == before {
 		t.commandWords(h, final, call.Assigns)
 	}
@@ -143,11 +158,12 @@ func skipsHooks(name, value string) bool {
 // cacheClients are the command-line clients of key-value stores.
 var cacheClients = map[string]bool{"redis-cli": true, "valkey-cli": true, "keydb-cli": true}
 
-// simple classifies one simple command and every command it wraps; it
-// returns the innermost argv.
-func (t *Taxonomy) simple(h hits, argv []string, depth int) []string {
+// simple classifies one simple command and every command it wraps, run in
+// the directory cwd ("" when the script did not change it); it returns the
+// innermost argv.
+func (t *Taxonomy) simple(h hits, argv []string, depth int, cwd string) []string {
 	for guard := 0; len(argv) > 0 && guard < 8; guard++ {
-		t.matchArgv(h, argv)
+		t.matchArgv(h, argv, cwd)
 		t.argvWrites(h, argv)
 		name := path.Base(argv[0])
 		switch {
@@ -219,8 +235,8 @@ var flagsWithValue = map[string]string{
 }
 
 // unwrap strips one wrapper from argv ("sudo -u x cmd", "env A=1 cmd",
-// "time cmd", "uv run cmd", "python -m mod", "npx tool") and returns the
-// wrapped command, or nil when argv wraps nothing.
+// "time cmd", "uv run cmd", "python -m mod", "npx tool", "pnpm dlx tool")
+// and returns the wrapped command, or nil when argv wraps nothing.
 func unwrap(argv []string) []string {
 	name := path.Base(argv[0])
 	rest := argv[1:]
@@ -240,7 +256,7 @@ func unwrap(argv []string) []string {
 	}
 	var out []string
 	switch name {
-	case "sudo", "doas", "time", "nohup", "command", "exec", "builtin", "caffeinate", "stdbuf", "nice", "ionice", "npx", "bunx", "pnpx", "xargs", "unbuffer", "chronic":
+	case "sudo", "doas", "time", "nohup", "command", "exec", "builtin", "caffeinate", "stdbuf", "nice", "ionice", "npx", "bunx", "pnpx", "uvx", "xargs", "unbuffer", "chronic":
 		out = skipFlags(rest)
 	case "env":
 		out = skipFlags(rest)
@@ -253,13 +269,19 @@ func unwrap(argv []string) []string {
 			out = out[1:]
 		}
 	case "uv", "poetry", "pipenv", "pdm", "hatch", "rye", "conda", "bundle", "pnpm", "yarn", "npm":
-		if len(rest) > 0 && (rest[0] == "run" || rest[0] == "exec") {
+		if len(rest) > 0 && (rest[0] == "run" || rest[0] == "exec" || rest[0] == "dlx" && (name == "pnpm" || name == "yarn")) {
 			out = skipFlags(rest[1:])
-			if name == "conda" || name == "npm" || name == "yarn" || name == "pnpm" {
+			if name == "conda" || rest[0] == "run" && (name == "npm" || name == "yarn" || name == "pnpm") {
 				// "npm run test" runs a script, not a command named test; the
 				// script name is classified by the npm patterns themselves.
+				// ("pnpm exec vercel" and "pnpm dlx vercel" run the tool, as
+				// npx does.)
 				return nil
 			}
+		}
+	case "pipx", "bun":
+		if len(rest) > 0 && (name == "pipx" && rest[0] == "run" || name == "bun" && rest[0] == "x") {
+			out = skipFlags(rest[1:])
 		}
 	case "kubectl", "oc":
 		// kubectl exec POD -- cmd: the command run in the container.
@@ -404,7 +426,7 @@ func (t *Taxonomy) fallbackShell(h hits, cmd string, depth int) {
 		}
 		if len(argv) > 0 {
 			before := len(h)
-			if final := t.simple(h, argv, depth); len(h) == before {
+			if final := t.simple(h, argv, depth, ""); len(h) == before {
 				t.commandWords(h, final, nil)
 			}
 		}
@@ -547,7 +569,7 @@ func (t *Taxonomy) commandValue(h hits, m map[string]any) {
 		if len(argv) == 0 {
 			return
 		}
-		t.simple(h, argv, 0)
+		t.simple(h, argv, 0, "")
 	}
 }
 

@@ -260,6 +260,14 @@ func (cu *cue) match(c *candidate) {
 		c.rejected = true
 		return
 	}
+	if c.typeScore > 0 && c.sigHit == "" && c.fileHit == "" && c.phraseHit == "" && cu.command != "" && flagAdvice(c.lesson) && cu.otherProgram(c) {
+		// "the default stage is prod: always deploy with `--stage dev`",
+		// corrected on `serverless deploy`: advice given as the corrected
+		// program's flags is about calling that program, not about a
+		// terraform apply of the same type.
+		c.reject()
+		return
+	}
 	if (c.typeScore > 0 || c.sigHit != "") && cu.command != "" && cu.lacksNamedFlags(c) {
 		// "不要 down -v": the flag the person repeated from the refused
 		// command is what was wrong; `docker compose down` without it is
@@ -1000,6 +1008,41 @@ func (cu *cue) runsNamedTool(c *candidate, tool string) bool {
 		}
 	}
 	return false
+}
+
+// flagAdvice reports whether the lesson's code spans are all flags
+// ("`--stage dev`", "`-n`"), and it has one.
+func flagAdvice(lesson string) bool {
+	spans := backtickRE.FindAllStringSubmatch(lesson, 8)
+	for _, m := range spans {
+		if !strings.HasPrefix(strings.TrimSpace(m[1]), "-") {
+			return false
+		}
+	}
+	return len(spans) > 0
+}
+
+// otherProgram reports whether the proposal runs none of the programs of
+// the candidate's shell trigger (a runner's tool counts, not the runner).
+func (cu *cue) otherProgram(c *candidate) bool {
+	if callKind(c.trigger) != "shell" {
+		return false
+	}
+	progs := programsOf(refusedCommand(c.trigger))
+	if t := ranTool(c.trigger); t != "" {
+		progs = []string{t}
+	}
+	for _, p := range progs {
+		if _, runner := runners[p]; runner {
+			continue
+		}
+		for _, t := range toolFamily(p) {
+			if slices.Contains(cu.programs, t) {
+				return false
+			}
+		}
+	}
+	return len(progs) > 0
 }
 
 // ranTool returns the tool a shell trigger ran through a runner

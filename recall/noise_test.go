@@ -626,6 +626,7 @@ func TestSandboxRunnersAndFarExceptions(t *testing.T) {
 		{"a sandbox", bashQ("terraform -chdir=infra/envs/sbx-ruben apply -var project_id=acme-sbx-ruben"), nil},
 		{"prod", bashQ("terraform -chdir=infra/envs/prod apply"), []string{"cor-tf"}},
 		{"logs through npx", bashQ("npx serverless logs -f onReading --stage prod"), nil},
+		{"the program again", bashQ("pnpm dlx serverless deploy --stage prod"), []string{"cor-sls"}},
 		{"a spec", editQ("src/test/scala/etl/DailySpec.scala", "// max", "// max\nval out = Daily.max(fixture).collect()"), nil},
 	})
 }
