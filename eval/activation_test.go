@@ -86,7 +86,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev8":  {31, 1},
 		"dev9":  {29, 3},
 		"dev10": {35, 2},
-		"dev11": {30, 5},
+		"dev11": {31, 5},
 		"dev12": {30, 4},
 		"dev13": {32, 5},
 		"dev14": {27, 2},

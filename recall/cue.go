@@ -115,6 +115,35 @@ func withoutRunScripts(files []fileRef, cmd string) []fileRef {
 	return out
 }
 
+// changesProduction reports whether a request asks for a change and names
+// production (and no other environment): a verb that changes things
+// starts one of its clauses.
+func changesProduction(task string) bool {
+	env := environments(task)
+	if !env["prod"] || len(env) > 1 {
+		return false
+	}
+	for _, cl := range strings.FieldsFunc(strings.ToLower(task), func(r rune) bool { return strings.ContainsRune(".;!?\n,", r) }) {
+		f := strings.Fields(cl)
+		for len(f) > 1 && (f[0] == "just" || f[0] == "please" || f[0] == "pls" || f[0] == "then" || f[0] == "and" || f[0] == "so" || f[0] == "now" || f[0] == "can" || f[0] == "could" || f[0] == "you") {
+			f = f[1:]
+		}
+		if len(f) > 0 && requestVerbs[strings.Trim(f[0], "'\"`")] {
+			return true
+		}
+	}
+	return false
+}
+
+// requestVerbs start a request that changes something.
+var requestVerbs = map[string]bool{"bump": true, "change": true, "set": true, "update": true, "resize": true, "restart": true, "delete": true,
+	"drop": true, "remove": true, "add": true, "flip": true, "scale": true, "apply": true, "run": true, "rerun": true, "re-run": true,
+	"patch": true, "rotate": true, "purge": true, "clear": true, "increase": true, "decrease": true, "raise": true, "lower": true,
+	"enable": true, "disable": true, "turn": true, "rename": true, "migrate": true, "deploy": true, "push": true, "roll": true,
+	"reset": true, "truncate": true, "insert": true, "create": true, "kill": true, "terminate": true, "backfill": true, "replay": true,
+	"redeliver": true, "mark": true, "edit": true, "modify": true, "grant": true, "revoke": true, "move": true, "upgrade": true,
+	"downgrade": true, "reindex": true, "rebuild": true, "wipe": true, "empty": true, "fix": true, "correct": true}
+
 // moneyRE is an amount of money in a request: a currency sign or code
 // next to a number (€2.50, $3, 12 EUR, 5 euros, ¥500).
 var moneyRE = textutil.Lazy(`[€$£¥₹₩]\s?\d|\d(?:[.,]\d+)?\s?(?:€|EUR|USD|GBP|JPY|CHF|euros?|dollars?|pounds?|yen|rubles?|yuan|元|円|원)\b`)
@@ -162,6 +191,12 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 				}
 			}
 		}
+	}
+	if q.Task != "" && !isQuestion(q.Task) && changesProduction(q.Task) && !slices.Contains(c.types, "deploy:production") {
+		// "bump the ack deadline on the prod alerts subscription": a
+		// change asked for in production is a change of production,
+		// whatever it changes.
+		c.types = append(c.types, "deploy:production")
 	}
 	if q.Task != "" && moneyRE.MatchString(q.Task) {
 		// "a port tax of €2.50": an amount of money is the word money.

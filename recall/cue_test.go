@@ -21,3 +21,23 @@ func FuzzCue(f *testing.F) {
 		}
 	})
 }
+
+// A change asked for in production is a change of production; a question
+// about it, words about it, or a change in staging is not.
+func TestChangesProduction(t *testing.T) {
+	for _, c := range []struct {
+		task string
+		want bool
+	}{
+		{"bump the ack deadline on the prod alerts subscription to 60s, alerts are redelivered", true},
+		{"support says the invoice was paid, just flip it to PAID in the production db", true},
+		{"please restart the live worker", true},
+		{"write the release notes for what went to prod", false},
+		{"bump the ack deadline on the staging subscription and then on prod", false},
+		{"the prod dashboard is slow", false},
+	} {
+		if got := changesProduction(c.task); got != c.want {
+			t.Errorf("changesProduction(%q) = %v, want %v", c.task, got, c.want)
+		}
+	}
+}
