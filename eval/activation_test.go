@@ -88,10 +88,10 @@ func TestActivationScenarios(t *testing.T) {
 		"dev10": {35, 2},
 		"dev11": {31, 5},
 		"dev12": {30, 4},
-		"dev13": {32, 5},
+		"dev13": {33, 5},
 		"dev14": {27, 2},
-		"dev15": {29, 2},
-		"dev16": {23, 8},
+		"dev15": {30, 2},
+		"dev16": {24, 8},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

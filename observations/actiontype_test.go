@@ -374,6 +374,14 @@ func TestClassifyText(t *testing.T) {
 		{"database migration that removes a column", []string{"sql:drop-column", "db:migration"}, nil},
 		{"just empty the dead letter queue", []string{"queue:purge"}, nil},
 		{"wipe the dev db", []string{"db:reset"}, nil},
+		// Running the tests, asked for in other languages.
+		{"tu peux relancer les specs du modèle Invoice ?", []string{"test:run"}, nil},
+		{"uruchom testy dla modułu płatności", []string{"test:run"}, nil},
+		{"прогони тесты для платежей", []string{"test:run"}, nil},
+		{"los tests de pagos fallan en CI", nil, []string{"test:run"}},
+		// Money in floats, said in Italian; a record handed to a job.
+		{"Niente Float per i soldi, mai.", []string{"code:float-money"}, nil},
+		{"never pass a record to perform_async, pass its id", []string{"job:record-arg"}, nil},
 		{"don't put keys in code, not even test keys", []string{"code:hardcoded-secret"}, nil},
 		{"never paste the password into the config file", []string{"code:hardcoded-secret"}, nil},
 		{"drop the column deprecated_flag", []string{"sql:drop-column"}, nil},

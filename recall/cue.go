@@ -123,7 +123,7 @@ func changesProduction(task string) bool {
 	if !env["prod"] || len(env) > 1 {
 		return false
 	}
-	for _, cl := range strings.FieldsFunc(strings.ToLower(task), func(r rune) bool { return strings.ContainsRune(".;!?\n,", r) }) {
+	for _, cl := range strings.FieldsFunc(strings.ToLower(task), func(r rune) bool { return strings.ContainsRune(".;:!?\n,—–", r) }) {
 		f := strings.Fields(cl)
 		for len(f) > 1 && (f[0] == "just" || f[0] == "please" || f[0] == "pls" || f[0] == "then" || f[0] == "and" || f[0] == "so" || f[0] == "now" || f[0] == "can" || f[0] == "could" || f[0] == "you") {
 			f = f[1:]

@@ -41,3 +41,10 @@ func TestChangesProduction(t *testing.T) {
 		}
 	}
 }
+
+// A clause after a dash or a colon starts a request too.
+func TestChangesProductionAfterADash(t *testing.T) {
+	if !changesProduction("last night's ingest on the production Airflow died halfway — re-run it") {
+		t.Error("a request after a dash")
+	}
+}
