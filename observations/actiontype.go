@@ -484,6 +484,29 @@ func (t *Taxonomy) ClassifyCall(tool string, input json.RawMessage) []string {
 	return t.sorted(h)
 }
 
+// shapeOnly marks a hits map that content patterns do not add to
+// (contentHits): what a call is by its command and its paths alone.
+const shapeOnly = "\x00shape"
+
+// ContentOnly returns the types of ClassifyCall(tool, input) that the call
+// has only through what it writes (console.log in the new text, a float
+// money field), not through its command or paths.
+func (t *Taxonomy) ContentOnly(tool string, input json.RawMessage) []string {
+	all := t.ClassifyCall(tool, input)
+	if len(all) == 0 {
+		return nil
+	}
+	h := hits{shapeOnly: 0}
+	t.call(h, tool, input)
+	var out []string
+	for _, ty := range all {
+		if _, ok := h[ty]; !ok {
+			out = append(out, ty)
+		}
+	}
+	return out
+}
+
 func (t *Taxonomy) path(h hits, p string) {
 	p = strings.ReplaceAll(strings.TrimSpace(p), `\`, "/")
 	if p == "" || p == "/dev/null" {
@@ -498,6 +521,9 @@ func (t *Taxonomy) path(h hits, p string) {
 }
 
 func (t *Taxonomy) contentHits(h hits, s string) {
+	if _, ok := h[shapeOnly]; ok {
+		return
+	}
 	if len(s) > 200000 {
 		s = s[:200000]
 	}
@@ -565,7 +591,7 @@ func (t *Taxonomy) text(h hits, s string) {
 // was most of ClassifyText's CPU).
 type stemSet struct {
 	exact    map[string]bool // the stems
-	prefixes map[string]bool // their prefixes of six letters or more
+	prefixes map[string]bool // their prefixes of six letters or more, at most three shorter
 	minLen   int             // of the stems
 }
 
@@ -573,7 +599,7 @@ func stemsIndex(st []string) stemSet {
 	ss := stemSet{exact: make(map[string]bool, len(st)), prefixes: map[string]bool{}, minLen: -1}
 	for _, s := range st {
 		ss.exact[s] = true
-		for n := 6; n < len(s); n++ {
+		for n := max(6, len(s)-3); n < len(s); n++ {
 			ss.prefixes[s[:n]] = true
 		}
 		if ss.minLen < 0 || len(s) < ss.minLen {
@@ -589,7 +615,7 @@ func (ss stemSet) any(alts []string) bool {
 		if ss.exact[a] || len(a) >= 6 && ss.prefixes[a] {
 			return true // a stem equals a, or extends it
 		}
-		for n := max(6, ss.minLen); n < len(a); n++ {
+		for n := max(6, ss.minLen, len(a)-3); n < len(a); n++ {
 			if ss.exact[a[:n]] {
 				return true // a extends a stem of six letters or more
 			}
@@ -657,8 +683,10 @@ func in(s string, alts []string) bool {
 }
 
 // stemIn is in with tolerance for the crude stemmer: a stem also matches a
-// cue stem it extends or that extends it, when the shorter has at least six
-// letters ("definit" ~ "defin" does not, "parameteriz" ~ "parameter" does).
+// cue stem it extends or that extends it by at most three letters, when the
+// shorter has at least six ("definit" ~ "defin" does not, "parameteriz" ~
+// "parameter" does). A longer extension is another word: "reject" is not
+// "rejectunauthorized", "string" not "stringresource".
 func stemIn(s string, alts []string) bool {
 	for _, a := range alts {
 		if s == a {
@@ -668,7 +696,7 @@ func stemIn(s string, alts []string) bool {
 		if len(short) > len(long) {
 			short, long = long, short
 		}
-		if len(short) >= 6 && strings.HasPrefix(long, short) {
+		if len(short) >= 6 && len(long)-len(short) <= 3 && strings.HasPrefix(long, short) {
 			return true
 		}
 	}

@@ -257,6 +257,38 @@ func TestClassifyCall(t *testing.T) {
 		{"Edit", `{"file_path":"/p/nb/load.py","old_string":"a","new_string":"df = pd.read_csv(\"/Users/marta/Downloads/assays.csv\")"}`, []string{"code:local-path"}, nil},
 		{"Edit", `{"file_path":"/p/config/initializers/mail.rb","old_string":"a","new_string":"api_token: \"f3a9c1e0-7b2d-4e58\""}`, []string{"code:hardcoded-secret"}, nil},
 		{"Edit", `{"file_path":"/p/src/config.ts","old_string":"a","new_string":"const stripeApiKey = \"rk_9f8e7d6c5b4a\";"}`, []string{"code:hardcoded-secret"}, nil},
+		// Printing instead of logging; naive time; a Go error formatted,
+		// not wrapped; SELECT *; unwrap and its kin; a mutable default;
+		// unescaped HTML; a shell built from strings; TLS checks off;
+		// field injection; an Ansible shell task; a :latest image; an
+		// action by tag; KEYS; sync I/O in async Python.
+		{"Edit", `{"file_path":"/p/svc/a.py","old_string":"a","new_string":"    print(f\"synced {n}\")"}`, []string{"code:print"}, nil},
+		{"Edit", `{"file_path":"/p/svc/a.go","old_string":"a","new_string":"\tfmt.Println(\"synced\", n)"}`, []string{"code:print"}, nil},
+		{"Edit", `{"file_path":"/p/svc/a.go","old_string":"a","new_string":"\tlog.Info(\"synced\", \"n\", n)"}`, nil, []string{"code:print"}},
+		{"Edit", `{"file_path":"/p/svc/a.py","old_string":"a","new_string":"created = datetime.now()"}`, []string{"code:naive-time"}, nil},
+		{"Edit", `{"file_path":"/p/svc/A.kt","old_string":"a","new_string":"val at = LocalDateTime.now()"}`, []string{"code:naive-time"}, nil},
+		{"Edit", `{"file_path":"/p/svc/a.py","old_string":"a","new_string":"created = datetime.now(timezone.utc)"}`, nil, []string{"code:naive-time"}},
+		{"Edit", `{"file_path":"/p/svc/a.go","old_string":"a","new_string":"return fmt.Errorf(\"load %s: %v\", id, err)"}`, []string{"go:error-wrap"}, nil},
+		{"Edit", `{"file_path":"/p/svc/a.go","old_string":"a","new_string":"return fmt.Errorf(\"load %s: %w\", id, err)"}`, nil, []string{"go:error-wrap"}},
+		{"Edit", `{"file_path":"/p/q/a.sql","old_string":"a","new_string":"SELECT * FROM orders WHERE id = $1"}`, []string{"sql:select-star"}, nil},
+		{"Edit", `{"file_path":"/p/q/a.sql","old_string":"a","new_string":"SELECT count(*) FROM orders"}`, nil, []string{"sql:select-star"}},
+		{"Edit", `{"file_path":"/p/src/a.rs","old_string":"a","new_string":"let cfg = load().unwrap();"}`, []string{"code:panic"}, nil},
+		{"Edit", `{"file_path":"/p/src/A.kt","old_string":"a","new_string":"val name = user!!.name"}`, []string{"code:panic"}, nil},
+		{"Edit", `{"file_path":"/p/src/a.rs","old_string":"a","new_string":"let cfg = load()?;"}`, nil, []string{"code:panic"}},
+		{"Edit", `{"file_path":"/p/svc/a.py","old_string":"a","new_string":"def add(item, into=[]):"}`, []string{"py:mutable-default"}, nil},
+		{"Edit", `{"file_path":"/p/web/A.svelte","old_string":"a","new_string":"<div>{@html note.body}</div>"}`, []string{"ui:raw-html"}, nil},
+		{"Edit", `{"file_path":"/p/web/a.ts","old_string":"a","new_string":"el.textContent = note.body"}`, nil, []string{"ui:raw-html"}},
+		{"Edit", `{"file_path":"/p/svc/a.py","old_string":"a","new_string":"subprocess.run(f\"convert {src} {dst}\", shell=True)"}`, []string{"code:shell-injection"}, nil},
+		{"Edit", `{"file_path":"/p/svc/a.py","old_string":"a","new_string":"r = requests.get(url, verify=False)"}`, []string{"code:tls-verify-off"}, nil},
+		{"Edit", `{"file_path":"/p/svc/a.go","old_string":"a","new_string":"tls.Config{InsecureSkipVerify: true}"}`, []string{"code:tls-verify-off"}, nil},
+		{"Edit", `{"file_path":"/p/src/A.java","old_string":"a","new_string":"@Autowired\nprivate OrderRepository orders;"}`, []string{"code:field-injection"}, nil},
+		{"Edit", `{"file_path":"/p/roles/web/tasks/main.yml","old_string":"a","new_string":"- name: install nginx\n  shell: apt-get install -y nginx\n"}`, []string{"ops:shell-task"}, nil},
+		{"Edit", `{"file_path":"/p/roles/web/tasks/main.yml","old_string":"a","new_string":"- name: install nginx\n  ansible.builtin.apt:\n    name: nginx\n"}`, nil, []string{"ops:shell-task"}},
+		{"Edit", `{"file_path":"/p/k8s/api.yaml","old_string":"a","new_string":"        image: ghcr.io/acme/api:latest"}`, []string{"docker:latest-tag"}, nil},
+		{"Edit", `{"file_path":"/p/.github/workflows/ci.yml","old_string":"a","new_string":"      - uses: actions/setup-node@v4"}`, []string{"ci:unpinned-action"}, nil},
+		{"Edit", `{"file_path":"/p/.github/workflows/ci.yml","old_string":"a","new_string":"      - uses: actions/setup-node@1d0ff469b7ec7b3cb9d8673fde0c81c44821de2a # v4"}`, nil, []string{"ci:unpinned-action"}},
+		{"Edit", `{"file_path":"/p/svc/cache.py","old_string":"a","new_string":"for k in r.keys(\"session:*\"):"}`, []string{"db:keys-scan"}, nil},
+		{"Edit", `{"file_path":"/p/api/routes.py","old_string":"a","new_string":"async def rates():\n    r = requests.get(URL)\n    return r.json()"}`, []string{"code:blocking-call"}, nil},
 		// A query whose string is formatted, without the SELECT.
 		{"Edit", `{"file_path":"/p/tides/selectors.py","old_string":"a","new_string":"return Reading.objects.extra(where=[\"station = '{}'\".format(code)])"}`, []string{"sql:concat-query"}, nil},
 		{"Edit", `{"file_path":"/p/store/q.go","old_string":"a","new_string":"rows, err := db.Query(fmt.Sprintf(\"DELETE FROM x WHERE id = %d\", id))"}`, []string{"sql:concat-query"}, nil},
@@ -374,6 +406,8 @@ func TestClassifyText(t *testing.T) {
 		{"database migration that removes a column", []string{"sql:drop-column", "db:migration"}, nil},
 		{"just empty the dead letter queue", []string{"queue:purge"}, nil},
 		{"wipe the dev db", []string{"db:reset"}, nil},
+		// A word is not a compound that starts with it.
+		{"add the camera permission string so App Review stops rejecting the build", nil, []string{"code:tls-verify-off", "ui:hardcoded-text"}},
 		// Running the tests, asked for in other languages.
 		{"tu peux relancer les specs du modèle Invoice ?", []string{"test:run"}, nil},
 		{"uruchom testy dla modułu płatności", []string{"test:run"}, nil},
@@ -585,5 +619,24 @@ func TestProsePathCommand(t *testing.T) {
 	}
 	if got := tax.ClassifyText("the helper lives in src/lib/format.ts"); len(got) != 0 {
 		t.Fatalf("a file path: %v", got)
+	}
+}
+
+// ContentOnly: the types a call has only through what it writes.
+func TestContentOnly(t *testing.T) {
+	tax := Default()
+	in := json.RawMessage(`{"file_path":"/p/tests/test_links.py","content":"def test_links():\n    print(render())\n"}`)
+	all := tax.ClassifyCall("Write", in)
+	co := tax.ContentOnly("Write", in)
+	if !has(all, "test:modify") || !has(all, "code:print") || !has(co, "code:print") || has(co, "test:modify") {
+		t.Errorf("ClassifyCall %v, ContentOnly %v", all, co)
+	}
+	// The types the person's words speak of go first; the rest keep
+	// their order.
+	if got := saidFirst([]string{"test:modify", "code:print"}, co, []string{"code:print"}); got[0] != "code:print" {
+		t.Errorf("saidFirst = %v", got)
+	}
+	if got := saidFirst([]string{"test:modify", "code:print"}, co, nil); got[0] != "test:modify" {
+		t.Errorf("saidFirst without words = %v", got)
 	}
 }

@@ -812,12 +812,16 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 		if wordCount(lesson) < 2 {
 			continue
 		}
+		if typed == "" {
+			typed = lesson + " " + consequence
+		}
+		said := e.tax.ClassifyText(typed)
 		var types []string
 		trigger := ""
 		from := u.idx
 		if call >= 0 {
 			r := tl.rec(call)
-			types = tl.s.callTypes(e.tax, call)
+			types = saidFirst(tl.s.callTypes(e.tax, call), tl.s.callContentOnly(e.tax, call), said)
 			trigger = describeCall(r, types, e.tax)
 			from = call
 		} else if a := proposalOf(tl.lastAgentText(u)); failure && a != "" {
@@ -829,10 +833,7 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 				trigger = "when asked to " + shorten(lowerFirst(cleanMarkup(p)), 90)
 			}
 		}
-		if typed == "" {
-			typed = lesson + " " + consequence
-		}
-		types = unionStrings(types, e.tax.ClassifyText(typed))
+		types = unionStrings(types, said)
 		if len(types) > 8 {
 			types = types[:8]
 		}
@@ -873,6 +874,24 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 		out = append(out, o)
 	}
 	return out
+}
+
+// saidFirst puts first the types a corrected call has only through what
+// it wrote that the person's words speak of ("Float per i soldi" after a
+// Write of a float price): those are what was corrected. The others stay
+// last (callTypes): the print() calls in a test script are not what "that
+// test should be a permanent unit test" corrects, but after a bare "no"
+// they may be all there is.
+func saidFirst(types, contentOnly, said []string) []string {
+	var first, rest []string
+	for _, t := range types {
+		if slices.Contains(contentOnly, t) && slices.Contains(said, t) {
+			first = append(first, t)
+		} else {
+			rest = append(rest, t)
+		}
+	}
+	return append(first, rest...)
 }
 
 // correctedCall picks the tool call a correction is about: the refused one,

@@ -2,6 +2,7 @@ package observations
 
 import (
 	"github.com/kbmem/kb/internal/textutil"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,24 +15,56 @@ type Session struct {
 	Records []traces.Record
 
 	// types memoizes callTypes: every extractor classifies the same calls.
-	types    map[*traces.Record][]string
-	typesTax *Taxonomy
+	types       map[*traces.Record][]string
+	contentOnly map[*traces.Record][]string
+	typesTax    *Taxonomy
 }
 
 // callTypes is tax.ClassifyCall of record i, computed once per session
 // and taxonomy (the correction, negative-result and other extractors all
-// ask for the calls around each message).
+// ask for the calls around each message), with the types the call has only
+// through what it writes last: `python -c "...print(...)"` is first of all
+// running Python, an edit of a test with print() in it an edit of tests.
 func (s *Session) callTypes(tax *Taxonomy, i int) []string {
 	r := &s.Records[i]
 	if s.types == nil || s.typesTax != tax {
-		s.types, s.typesTax = map[*traces.Record][]string{}, tax
+		s.types, s.contentOnly, s.typesTax = map[*traces.Record][]string{}, map[*traces.Record][]string{}, tax
 	}
 	if t, ok := s.types[r]; ok {
 		return t
 	}
 	t := tax.ClassifyCall(r.Tool, r.Input)
-	s.types[r] = t
+	var co []string
+	if len(t) > 1 {
+		if co = tax.ContentOnly(r.Tool, r.Input); len(co) > 0 && len(co) < len(t) {
+			var first, last []string
+			for _, ty := range t {
+				if slices.Contains(co, ty) {
+					last = append(last, ty)
+				} else {
+					first = append(first, ty)
+				}
+			}
+			t = append(first, last...)
+		}
+	}
+	s.types[r], s.contentOnly[r] = t, co
 	return t
+}
+
+// shapeTypes are record i's call types without those it has only through
+// what it writes: two `python -c` scripts are one approach, whatever they
+// print.
+func (s *Session) shapeTypes(tax *Taxonomy, i int) []string {
+	co := s.callContentOnly(tax, i)
+	return slices.DeleteFunc(slices.Clone(s.callTypes(tax, i)), func(t string) bool { return slices.Contains(co, t) })
+}
+
+// callContentOnly are the types of record i's call that it has only
+// through what it writes (Taxonomy.ContentOnly, when it has others too).
+func (s *Session) callContentOnly(tax *Taxonomy, i int) []string {
+	s.callTypes(tax, i)
+	return s.contentOnly[&s.Records[i]]
 }
 
 // Extractor is one narrow, schema-constrained extractor for one

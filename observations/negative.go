@@ -122,8 +122,8 @@ func abandonedCalls(s *Session, tax *Taxonomy) []*Observation {
 			if !slices.Contains(dt, types[purpose]) {
 				continue
 			}
-			if stepName(d) == stepName(c) && slices.Equal(dt, types) {
-				break // the same approach again, other arguments: not given up
+			if stepName(d) == stepName(c) && slices.Equal(s.shapeTypes(tax, j), s.shapeTypes(tax, i)) {
+				break // the same approach again, other arguments (or other code): not given up
 			}
 			if dr := resultOf(j); dr != nil && !dr.IsError {
 				alt = j

@@ -10,7 +10,7 @@ import (
 // stemIn's six letters.
 func TestStemSetIsStemIn(t *testing.T) {
 	pool := []string{"defin", "definit", "definition", "paramet", "parameter", "parameteriz", "deploy", "deployment",
-		"migrat", "migration", "cach", "cache", "abcdef", "abcdefg", "abcdeg", "abcde", "x", "schema", "schemas"}
+		"migrat", "migration", "cach", "cache", "abcdef", "abcdefg", "abcdeg", "abcde", "x", "schema", "schemas", "reject", "rejectunauthoriz"}
 	r := rand.New(rand.NewSource(1))
 	pick := func() []string {
 		out := make([]string, 1+r.Intn(4))
