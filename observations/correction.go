@@ -592,7 +592,7 @@ func questionLike(s string) bool {
 		return true
 	}
 	s = strings.TrimRight(strings.TrimSpace(s), "。.!！ ")
-	for _, p := range []string{"吗", "嗎", "か", "까", "니"} {
+	for _, p := range []string{"吗", "嗎", "か", "까", "니", "ไหม", "มั้ย", "เหรอ", "หรอ"} {
 		if strings.HasSuffix(s, p) {
 			return true
 		}

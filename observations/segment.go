@@ -59,7 +59,8 @@ func isFullWidthEnd(r rune) bool {
 // full-width.
 func isQuestion(s string) bool {
 	s = strings.TrimSpace(s)
-	return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？")
+	// ? and its full-width, Arabic and Greek forms.
+	return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") || strings.HasSuffix(s, "؟") || strings.HasSuffix(s, "\u037e")
 }
 
 // lower lower-cases s and straightens apostrophes, for the lexicon's cues.
