@@ -6,7 +6,8 @@
 #
 # For each size, a KB of that many generated observations (bench/pipelinegen
 # obs; every type, action types, 2% recurring), indexed, then:
-#   - PreToolUse (`git push --force origin main`) and SessionStart, p50 and
+#   - PreToolUse (`git push --force origin main`; a Write of a 6 KB source
+#     file, "write") and SessionStart, p50 and
 #     p99 of bench/hooklat runs (the process's wall time, stdin from a
 #     file, no shell; the commands interleaved run by run so that they
 #     share the load), for kb-hook (the entry point hooks run), `kb hook`
@@ -23,7 +24,7 @@
 # (a first compile of 100k loads 20,000; each sync loads more), so that
 # no hook measured reads files the index would hold.
 # Raw results go to bench/out/hooks/, key=value lines to
-# bench/out/hooks/summary.txt. Needs go and GNU time.
+# bench/out/hooks/summary.txt. Needs go, jq and GNU time.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -44,7 +45,7 @@ while [ $# -gt 0 ]; do
 	*) echo "hooks.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
-for t in go /usr/bin/time; do
+for t in go jq /usr/bin/time; do
 	command -v "$t" >/dev/null || { echo "hooks.sh: $t is required" >&2; exit 1; }
 done
 
@@ -87,6 +88,13 @@ pre='{"hook_event_name":"PreToolUse","session_id":"","cwd":"/tmp","tool_name":"B
 start='{"hook_event_name":"SessionStart","session_id":"","cwd":"/tmp","source":"startup"}'
 echo "$pre" >"$work/pre.json"
 echo "$start" >"$work/start.json"
+# A Write of a 6 KB source file: the written content is matched against
+# every content pattern (what a silent Bash call does not measure).
+for i in $(seq 40); do
+	printf 'def settle_%d(order, amount, session):\n    total = order.total + amount  # the key point of step %d\n' "$i" "$i"
+	printf '    return session.execute("SELECT id FROM invoices WHERE id = %%s", (order.id,))\n\n'
+done >"$work/write.py"
+jq -n --rawfile c "$work/write.py" '{hook_event_name:"PreToolUse",session_id:"",cwd:"/tmp",tool_name:"Write",tool_input:{file_path:"/tmp/app/billing/service.py",content:$c}}' >"$work/write.json"
 
 # index_all KB_BINARY DIR: index DIR until its activation index holds
 # every item record: until a sync leaves it as it was (a sync compiles
@@ -133,7 +141,7 @@ for size in ${sizes//,/ }; do
 			done
 		fi
 	fi
-	for ev in pre start; do
+	for ev in pre start write; do
 		cmds=("$noop" "$hook --kb $k claude-code" "$kb hook claude-code --kb $k")
 		[ -n "$old" ] && cmds+=("$old hook claude-code --kb $work/old$size")
 		[ -n "$old" ] && [ -n "$oldhook" ] && cmds+=("$oldhook --kb $work/old$size claude-code")

@@ -61,6 +61,12 @@ type Rule struct {
 	Paths    []string `json:"paths,omitempty" yaml:"paths,omitempty"`
 	Content  []string `json:"content,omitempty" yaml:"content,omitempty"`
 	Words    []string `json:"words,omitempty" yaml:"words,omitempty"`
+
+	// code matches written content in Go, for a built-in type whose
+	// expression would cost a hook too much (floatMoney); codeName names
+	// it, and its revision, in Key.
+	code     func(string) bool
+	codeName string
 }
 
 // ErrBadRule reports a taxonomy rule that does not compile.
@@ -132,6 +138,7 @@ type contentPattern struct {
 	// of the built-in patterns, builtinRequired): content without them
 	// is not matched, and the pattern not compiled.
 	lits []string
+	fn   func(string) bool // a built-in rule's code, instead of re
 }
 
 type wordPattern struct {
@@ -181,7 +188,7 @@ func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
 // classifierRevision names the code that applies the rules: what is
 // compiled with a taxonomy (the activation index's trigger types) is
 // stale when it changes, as when a rule does.
-const classifierRevision = "prose-path-commands-2"
+const classifierRevision = "code-matchers-1"
 
 func (t *Taxonomy) Key() string {
 	t.keyOnce.Do(func() {
@@ -200,7 +207,7 @@ func (t *Taxonomy) Key() string {
 		for i, rules := range [][]Rule{builtinRules, t.rules} {
 			put(strconv.Itoa(i), strconv.Itoa(len(rules)))
 			for _, r := range rules {
-				put(r.Type, r.Desc)
+				put(r.Type, r.Desc, r.codeName)
 				for _, l := range [][]string{r.Commands, r.Paths, r.Content, r.Words} {
 					put(strconv.Itoa(len(l)))
 					put(l...)
@@ -261,6 +268,9 @@ func (t *Taxonomy) add(r Rule, check bool) error {
 		}
 		t.paths = append(t.paths, pathPattern{r.Type, glob})
 	}
+	if r.code != nil {
+		t.content = append(t.content, contentPattern{typ: r.Type, fn: r.code})
+	}
 	for _, c := range r.Content {
 		if check {
 			if _, err := regexp.Compile(c); err != nil {
@@ -271,7 +281,7 @@ func (t *Taxonomy) add(r Rule, check bool) error {
 		if check || !ok {
 			lits = requiredLiterals(c)
 		}
-		t.content = append(t.content, contentPattern{r.Type, textutil.Lazy(c), lits})
+		t.content = append(t.content, contentPattern{typ: r.Type, re: textutil.Lazy(c), lits: lits})
 	}
 	for _, w := range r.Words {
 		if check {
@@ -529,7 +539,13 @@ func (t *Taxonomy) contentHits(h hits, s string) {
 	}
 	lower := strings.ToLower(s)
 	for _, cp := range t.content {
-		if mayMatch(cp.lits, lower) && cp.re.MatchString(s) {
+		if cp.fn != nil {
+			if cp.fn(s) {
+				h.add(cp.typ, 3)
+			}
+			continue
+		}
+		if mayMatch(cp.lits, lower) && matchAround(cp, s, lower) {
 			h.add(cp.typ, 3)
 		}
 	}

@@ -1,7 +1,5 @@
 package observations
 
-import "strings"
-
 // builtinRules is the built-in action-type taxonomy; ACTIONTYPES.md is
 // generated from it (go test -run TestActionTypesDoc -update). Types are
 // domain:verb[:object]; the domains are git, pkg, py, sql, db, queue, fs, sys,
@@ -237,16 +235,9 @@ var builtinRules = []Rule{
 		Content: []string{`\brunBlocking\s*[({]`, `(?s)\basync\s+def\b.*?\b(?:requests\.(?:get|post|put|patch|delete|request)|time\.sleep|urllib\.request\.urlopen)\(`, `\.GetAwaiter\(\)\.GetResult\(\)`, `\.Result\b\s*[;)]`, `\.Wait\(\)`, `\bblock_on\(`, `\.blockingGet\(\)`, `\.blockingFirst\(\)`},
 		Words:   []string{"runblocking", "block|blocks|blocking main|ui thread", "query|queries|work|io|call|calls main|ui thread", "sync over async", "blocking call|calls|wait"}},
 	{Type: "code:float-money", Desc: "keeping money in floating point (float, double, f64, a JS number)",
-		// A name one of whose parts is a money word (price, unitPrice,
-		// BASE_FEE, amount_cents, declaredValueEur; not syntax or
-		// loadBalancer) typed, declared, converted or assigned as a float.
-		Content: []string{moneyName + `\s*[!?]?\s*:\s*(?:f32|f64|float|float32|float64|Float|Double|double|number)\b`,
-			moneyName + `\s+\*?(?:float32|float64)\b`,
-			`\b(?:float|double|Float|Double)\??\s+` + moneyName,
-			moneyName + `\s*=\s*-?\d+\.\d+[fFdD]?\b`,
-			`\b(?:float|parseFloat|Float|toDouble)\(\s*[\w.]*?` + moneyName,
-			moneyName + `\.(?:to_f|toDouble\(\)|toFloat\(\))`,
-			moneyName + `\s+as\s+f(?:32|64)\b`},
+		// A name one of whose parts is a money word typed, declared,
+		// converted or assigned as a float (floatMoney).
+		code: floatMoney, codeName: "floatMoney/1",
 		Words: []string{"float|floats|floating|double|doubles|f64|float64|f32|float32 money|price|prices|amount|amounts|currency|cent|cents|euro|euros|dollar|dollars|fee|fees|soldi|geld|argent|dinero|dinheiro|pieniądze|деньги|денег|гроші|penge|pengar|pénz|bani|peniaze|diners|para",
 			"decimal money|price|prices|amount|amounts|currency|cents|euros", "integer|minor cents|units money|amount|amounts|price|prices"}},
 	{Type: "job:record-arg", Desc: "passing a record or object to a background job instead of its id",
@@ -358,10 +349,10 @@ var builtinRules = []Rule{
 		// A credential as a literal: assigned to or passed to a name that
 		// says so (password = "...", Password: "...", SetPassword("..."),
 		// stripe.Key = "sk_..."), or in a provider's key format.
-		Content: []string{`(?i)\b(?:\w*?[_-])?(api[_-]?key|secret|passw(or)?d|passwd|pwd|token|access[_-]?key|credentials?)\w*\s*[:=]\s*["'][A-Za-z0-9_\-+/=.!@#$%^&*]{8,}["']`,
-			`\b[a-z]\w*(?:ApiKey|Secret|Password|Passwd|Token|AccessKey|Credentials?)\s*[:=]\s*["'][A-Za-z0-9_\-+/=.!@#$%^&*]{8,}["']`,
+		Content: []string{`(?i)(?:\b|[_-])(api[_-]?key|secret|passw(or)?d|passwd|pwd|token|access[_-]?key|credentials?)\w*\s*[:=]\s*["'][A-Za-z0-9_\-+/=.!@#$%^&*]{8,}["']`,
+			`[a-z0-9](?:ApiKey|Secret|Password|Passwd|Token|AccessKey|Credentials?)\s*[:=]\s*["'][A-Za-z0-9_\-+/=.!@#$%^&*]{8,}["']`,
 			`(?i)\b(set)?(passw(or)?d|secret|token|api[_-]?key|credentials?|auth)\w*\s*\(\s*["'][^"'\s]{8,}["']`,
-			`(?i)\b\w*key\s*[:=]\s*["'][A-Za-z_\-+/=]*[0-9][A-Za-z0-9_\-+/=]{11,}["']`,
+			`(?i)key\s*[:=]\s*["'][A-Za-z_\-+/=]*[0-9][A-Za-z0-9_\-+/=]{11,}["']`,
 			`\b(AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{30,}|gh[ousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|sk-[A-Za-z0-9_\-]{20,}|xox[bpas]-[A-Za-z0-9-]{10,}|(sk|rk|pk)_(test|live)_[A-Za-z0-9]{10,}|AC[0-9a-f]{32}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,})`,
 			`-----BEGIN [A-Z ]*PRIVATE KEY-----`},
 		Words: []string{"hardcoded secret|password|token|key|credential", "commit secret|credential|key|password", "api key|token in code",
@@ -468,30 +459,3 @@ var builtinRules = []Rule{
 
 // readOnlyOps rules out the subcommands of ops tools that only look.
 const readOnlyOps = " !get|describe|logs|tail|top|explain|diff|template|lint|show|status|history|plan|preview|validate|fmt|output|version|list|ls|search|whoami|compile|docs"
-
-// moneyName is an identifier one of whose name parts is a money word:
-// price, unit_price, unitPrice, BASE_FEE, declaredValueEur, total,
-// invoiceTotal; not syntax, loadBalancer or totalPages.
-var moneyName = nameWithPart([]string{"amount", "price", "cost", "fee", "fees", "balance", "subtotal", "tax", "vat", "discount", "refund",
-	"revenue", "salary", "wage", "money", "eur", "usd", "gbp", "cents", "payout", "charge"}, []string{"total"})
-
-// nameWithPart is a regular expression for an identifier with one of
-// parts as a name part (lower case or upper case at its start or after
-// an underscore, capitalized at its start or after a lower-case letter, a
-// digit or an underscore); a closed part ends the name, or is followed by
-// an underscore, when it is in lower case ("total", "total_cents"; not
-// "totalPages").
-func nameWithPart(parts, closed []string) string {
-	var lower, upper, capital, lowerClosed []string
-	for _, p := range parts {
-		lower, upper, capital = append(lower, p), append(upper, strings.ToUpper(p)), append(capital, strings.ToUpper(p[:1])+p[1:])
-	}
-	for _, p := range closed {
-		lowerClosed, upper, capital = append(lowerClosed, p), append(upper, strings.ToUpper(p)), append(capital, strings.ToUpper(p[:1])+p[1:])
-	}
-	alt := func(l []string) string { return "(?:" + strings.Join(l, "|") + ")" }
-	return `(?:\b(?:\w*_)?` + alt(lower) + `(?:_\w*|[A-Z0-9]\w*)?\b` +
-		`|\b(?:\w*_)?` + alt(lowerClosed) + `(?:_\w*)?\b` +
-		`|\b(?:\w*_)?` + alt(upper) + `(?:_\w*)?\b` +
-		`|\b(?:\w*[a-z0-9_])?` + alt(capital) + `(?:_\w*|[A-Z0-9]\w*)?\b)`
-}

@@ -32,6 +32,9 @@ func actionTypesDoc() string {
 		if len(r.Content) > 0 {
 			content = itoa(len(r.Content)) + " pattern(s)"
 		}
+		if r.code != nil {
+			content = strings.TrimPrefix(content+", code", ", ")
+		}
 		b.WriteString("| `" + r.Type + "` | " + r.Desc + " | " + esc(r.Commands) + " | " + esc(r.Paths) + " | " + content + " | " + esc(r.Words) + " |\n")
 	}
 	return b.String()

@@ -49,6 +49,7 @@ type cue struct {
 	// language); command is the shell command a call runs. Signatures of
 	// lessons are matched against them (lesson.go).
 	written, command string
+	squeezed         *string // squeeze(written), made on first use
 	// editPath is the path of the file an edit writes, as the call names
 	// it ("" for anything else).
 	editPath string

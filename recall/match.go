@@ -561,6 +561,16 @@ func squeeze(s string) string {
 
 var squeezeRE = textutil.Lazy(`([,:{(\[])[ \t]+`)
 
+// squeezedWritten is squeeze(cu.written), made once for every signature
+// of every candidate that asks.
+func (cu *cue) squeezedWritten() string {
+	if cu.squeezed == nil {
+		q := squeeze(cu.written)
+		cu.squeezed = &q
+	}
+	return *cu.squeezed
+}
+
 // hexRunRE is a hash: seven hex digits or more, a letter among them.
 var hexRunRE = textutil.Lazy(`\b[0-9a-f]{7,}\b`)
 
@@ -1274,7 +1284,7 @@ func (cu *cue) matchSignatures(c *candidate) {
 			}
 			// The advised map or call with more members: %{booking_id:
 			// booking.id, locale: ...} follows `%{booking_id: booking.id}`.
-			if open, ok := openCollection(s.text); ok && strings.Contains(squeeze(cu.written), open+",") {
+			if open, ok := openCollection(s.text); ok && strings.Contains(cu.squeezedWritten(), open+",") {
 				in = true
 			}
 		}

@@ -22,6 +22,21 @@ func Assigned(text string) bool {
 	if !mayName(text) {
 		return false
 	}
+	if len(text) > 1024 {
+		// A match never crosses a line: a long text is read line by
+		// line, and only the lines that may name a secret.
+		for line := range strings.SplitSeq(text, "\n") {
+			if mayName(line) && assignedIn(line) {
+				return true
+			}
+		}
+		return false
+	}
+	return assignedIn(text)
+}
+
+// assignedIn is Assigned's match, on a text that may name a secret.
+func assignedIn(text string) bool {
 	for _, m := range assignedRE().FindAllStringSubmatch(text, -1) {
 		v := strings.Trim(m[1], `"'`)
 		if len(v) < 8 || !strings.ContainsAny(v, "0123456789") || strings.IndexFunc(v, isLetter) < 0 {
@@ -55,8 +70,11 @@ const NamePattern = `(?i:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|a
 
 var (
 	assignedRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)[A-Za-z0-9_.:-]*(?:` + NamePattern + `|shared[_-]?key|connection[_-]?string)[A-Za-z0-9_.-]*["']?` +
-			`(?:[ \t]*[:=][ \t]*|[ \t]+|\([ \t]*)["']?([^\s"'` + "`" + `,;{}()]+)`)
+		// No run of name characters before the name: the value is what
+		// is read, and that leading run made the hook's check several
+		// times slower.
+		return regexp.MustCompile(`(?i)(?:` + NamePattern + `|shared[_-]?key|connection[_-]?string)[A-Za-z0-9_.-]*["']?` +
+			`(?:[ \t]*:?[:=][ \t]*|[ \t]+|\([ \t]*)["']?([^\s"'` + "`" + `,;{}()]+)`)
 	})
 	placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(PlaceholderPattern) })
 )

@@ -1,6 +1,9 @@
 package secrets
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestAssigned(t *testing.T) {
 	for _, c := range []struct {
@@ -14,6 +17,7 @@ func TestAssigned(t *testing.T) {
 		{`export DB_PASSWORD=s3cretPassw0rd`, true},
 		{`SetPassword("Kf9!mqtt-tel3metry")`, true},
 		{`wifi_psk: "Rosario#Shed2026"`, true},
+		{`dbPassword := "Xk9vQ2mLp4Rt7wZa"`, true},
 		{`os.Getenv("DB_PASSWORD")`, false},
 		{`"InvoiceDueDays": 21, "ReminderAfterDays": 7`, false},
 		{`pulumi config set app:portalMaxReplicas 8 --stack staging`, false},
@@ -50,5 +54,16 @@ func TestCredentialURL(t *testing.T) {
 		if got := Assigned(text); got != want {
 			t.Errorf("Assigned(%q) = %v, want %v", text, got, want)
 		}
+	}
+}
+
+// A long text is read line by line: the same answer as whole.
+func TestAssignedLongText(t *testing.T) {
+	filler := strings.Repeat("value := compute(x, y) // the key question is speed\n", 40)
+	if !Assigned(filler + "dbPassword := \"Xk9vQ2mLp4Rt7wZa\"\n" + filler) {
+		t.Error("a secret on one line of a long text")
+	}
+	if Assigned(filler + "dbPassword := os.Getenv(\"DB_PASSWORD\")\n" + filler) {
+		t.Error("no secret in a long text")
 	}
 }
