@@ -87,11 +87,12 @@ func TestActivationScenarios(t *testing.T) {
 		"dev9":  {29, 3},
 		"dev10": {35, 2},
 		"dev11": {31, 5},
-		"dev12": {30, 4},
+		"dev12": {31, 4},
 		"dev13": {33, 5},
 		"dev14": {27, 2},
 		"dev15": {30, 2},
 		"dev16": {24, 8},
+		"dev23": {33, 4},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

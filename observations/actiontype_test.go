@@ -289,6 +289,22 @@ func TestClassifyCall(t *testing.T) {
 		{"Edit", `{"file_path":"/p/.github/workflows/ci.yml","old_string":"a","new_string":"      - uses: actions/setup-node@1d0ff469b7ec7b3cb9d8673fde0c81c44821de2a # v4"}`, nil, []string{"ci:unpinned-action"}},
 		{"Edit", `{"file_path":"/p/svc/cache.py","old_string":"a","new_string":"for k in r.keys(\"session:*\"):"}`, []string{"db:keys-scan"}, nil},
 		{"Edit", `{"file_path":"/p/api/routes.py","old_string":"a","new_string":"async def rates():\n    r = requests.get(URL)\n    return r.json()"}`, []string{"code:blocking-call"}, nil},
+		// A force unwrap in Swift and TypeScript; the older SwiftUI
+		// observation; tokens in plain storage; a string catalog; SQL by
+		// template substitution; Liquibase through Maven; cdk on prod.
+		{"Edit", `{"file_path":"/p/Sources/App/C.swift","old_string":"a","new_string":"let invoice = try await Invoice.find(id, on: req.db)!"}`, []string{"code:panic"}, nil},
+		{"Edit", `{"file_path":"/p/src/a.ts","old_string":"a","new_string":"const el = document.getElementById('x')!.value;"}`, []string{"code:panic"}, nil},
+		{"Edit", `{"file_path":"/p/src/a.ts","old_string":"a","new_string":"if (!ready && a !== b) { vec![1]; println!(\"Done!\"); }"}`, nil, []string{"code:panic"}},
+		{"Write", `{"file_path":"/p/ios/Vm.swift","content":"final class Vm: ObservableObject {\n    @Published var items: [Item] = []\n}"}`, []string{"ui:legacy-component"}, nil},
+		{"Write", `{"file_path":"/p/ios/Session.swift","content":"@AppStorage(\"accessToken\") var accessToken: String = \"\""}`, []string{"secret:plain-storage"}, nil},
+		{"Edit", `{"file_path":"/p/web/auth.ts","old_string":"a","new_string":"localStorage.setItem('refresh_token', t)"}`, []string{"secret:plain-storage"}, nil},
+		{"Edit", `{"file_path":"/p/web/ui.ts","old_string":"a","new_string":"localStorage.setItem('theme', 'dark')"}`, nil, []string{"secret:plain-storage"}},
+		{"Edit", `{"file_path":"/p/ios/App/Resources/Localizable.xcstrings","old_string":"a","new_string":"b"}`, []string{"i18n:translation-file"}, nil},
+		{"Edit", `{"file_path":"/p/src/main/resources/mapper/A.xml","old_string":"a","new_string":"ORDER BY ${orderBy}"}`, []string{"sql:concat-query"}, nil},
+		{"Edit", `{"file_path":"/p/src/main/resources/mapper/A.xml","old_string":"a","new_string":"WHERE ID = #{id}"}`, nil, []string{"sql:concat-query"}},
+		{"Bash", `{"command":"./mvnw -pl batch liquibase:clearCheckSums"}`, []string{"db:migration"}, nil},
+		{"Bash", `{"command":"cd infra/cdk && npx cdk deploy Api --profile acme-prod"}`, []string{"deploy:production"}, nil},
+		{"Bash", `{"command":"cd infra/cdk && npx cdk diff Api --profile acme-prod"}`, nil, []string{"deploy:production"}},
 		// A query whose string is formatted, without the SELECT.
 		{"Edit", `{"file_path":"/p/tides/selectors.py","old_string":"a","new_string":"return Reading.objects.extra(where=[\"station = '{}'\".format(code)])"}`, []string{"sql:concat-query"}, nil},
 		{"Edit", `{"file_path":"/p/store/q.go","old_string":"a","new_string":"rows, err := db.Query(fmt.Sprintf(\"DELETE FROM x WHERE id = %d\", id))"}`, []string{"sql:concat-query"}, nil},

@@ -209,7 +209,7 @@ func (cu *cue) match(c *candidate) {
 	cu.matchFile(c)
 	cu.matchSignatures(c)
 	n, cov := cu.matchWords(c)
-	if c.follow != "" && c.sigHit == "" && !cu.besides(c) {
+	if c.follow != "" && c.sigHit == "" && !cu.besides(c) && !cu.refusedAgain(c) {
 		// The proposal does what the lesson advises and nothing it
 		// prohibits: the agent is following it.
 		c.typeScore, c.matchedAT, c.candAT = 0, "", ""
@@ -417,6 +417,47 @@ func (cu *cue) match(c *candidate) {
 	case c.lexicalHit:
 		c.relevance = math.Min(0.8, lexicalWeight*float64(n)+0.5*cov)
 	}
+}
+
+// refusedAgain reports whether a proposal that seems to follow the
+// lesson's advice (c.follow) does again what the person refused: the
+// followed span is part of the refused command and the proposal has its
+// flags again ("`down -v` deletes the volume", said of `docker compose down
+// -v`), or the sentence of the followed span names environments and none
+// the proposal names ("`cdk deploy` only against the dev stage with
+// --profile brambleworks-dev", and the proposal deploys with the prod
+// profile).
+func (cu *cue) refusedAgain(c *candidate) bool {
+	refused := refusedCommand(c.trigger)
+	if refused == "" || cu.command == "" {
+		return false
+	}
+	if strings.Contains(refused, c.follow) && strings.Contains(refused, " -") && hasFlagsOf(cu.command, refused) {
+		return true // the refused call's flags again
+	}
+	// The followed span's sentence limits it to environments the proposal
+	// does not name.
+	said := c.said + " " + c.lesson
+	i := strings.Index(said, c.follow)
+	pe := environments(cu.command)
+	if i < 0 || len(pe) == 0 {
+		return false
+	}
+	start := strings.LastIndexAny(said[:i], ".;!?\n") + 1
+	end := len(said)
+	if j := strings.IndexAny(said[i:], ".;!?\n"); j >= 0 {
+		end = i + j
+	}
+	se := environments(said[start:end])
+	if len(se) == 0 {
+		return false
+	}
+	for e := range pe {
+		if se[e] {
+			return false
+		}
+	}
+	return true
 }
 
 // reject rules a candidate out: no evidence is left, and nothing rescues
