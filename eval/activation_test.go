@@ -92,7 +92,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev14": {27, 2},
 		"dev15": {30, 2},
 		"dev16": {24, 8},
-		"dev23": {33, 4},
+		"dev23": {35, 4},
 	}
 	for name, floor := range floors {
 		t.Run(name, func(t *testing.T) {

@@ -1383,3 +1383,20 @@ func TestWaitAfterNoAndAlwaysWithCode(t *testing.T) {
 		}
 	}
 }
+
+// Two corrections of the same file in one session that say different
+// things stay two lessons: the trigger's words are not what they share.
+func TestTwoLessonsOnOneFileStayTwo(t *testing.T) {
+	s := (&ccFixture{}).user("add searchByName to CustomerMapper, max 50 results").
+		call("toolu_1", "Edit", `{"file_path":"/repo/mapper/CustomerMapper.xml","old_string":"<!-- search -->","new_string":"SELECT ID, NAME FROM CUSTOMER WHERE NAME LIKE '%${name}%' LIMIT 50"}`).refuse("toolu_1", "").
+		user("no `${}` in mapper XML, that's raw string substitution, i.e. injection. values always go in as `#{}` bind parameters.").
+		call("toolu_2", "Edit", `{"file_path":"/repo/mapper/CustomerMapper.xml","old_string":"<!-- search -->","new_string":"SELECT ID, NAME FROM CUSTOMER WHERE NAME LIKE '%' || #{name} || '%' LIMIT 50"}`).result("toolu_2", "The file has been updated.").
+		user("better. but this is Oracle 19c — there's no LIMIT. use `FETCH FIRST 50 ROWS ONLY` instead.").say("Fixed.").session(t)
+	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	if len(cs) != 2 {
+		for _, c := range cs {
+			t.Logf("%q", c.Lesson)
+		}
+		t.Fatalf("%d corrections, want 2", len(cs))
+	}
+}

@@ -308,6 +308,8 @@ type Comparable struct {
 	// report: a failure report's stems of what the person reported
 	// (failureReport); nil for other observations.
 	report map[string]bool
+	// own: the stems of what was said that the trigger does not say.
+	own map[string]bool
 }
 
 // Prepare computes what Similar compares of o.
@@ -315,8 +317,15 @@ func Prepare(o *Observation) *Comparable {
 	if o == nil {
 		return nil
 	}
-	return &Comparable{typ: o.Type, agent: o.AgentAuthored(), key: o.Key(), types: o.actionTypes(), stems: contentStems(o.mainText() + " " + o.Trigger),
-		report: failureReport(o)}
+	c := &Comparable{typ: o.Type, agent: o.AgentAuthored(), key: o.Key(), types: o.actionTypes(), stems: contentStems(o.mainText() + " " + o.Trigger),
+		report: failureReport(o), own: map[string]bool{}}
+	trig := contentStems(o.Trigger)
+	for w := range contentStems(o.mainText()) {
+		if !trig[w] {
+			c.own[w] = true
+		}
+	}
+	return c
 }
 
 // Similar is Similar on prepared observations.
@@ -340,6 +349,12 @@ func (a *Comparable) Similar(b *Comparable) bool {
 		}
 	}
 	if len(ta) > 0 && len(tb) > 0 && shared == 0 {
+		return false
+	}
+	if len(a.own) >= 4 && len(b.own) >= 4 && overlap(a.own, b.own) < 0.2 {
+		// Two corrections of the same call (the same file, the same
+		// trigger words) that say different things: "never ${} in mapper
+		// XML" and "Oracle has no LIMIT, use FETCH FIRST" are two lessons.
 		return false
 	}
 	sa, sb := a.stems, b.stems

@@ -630,6 +630,17 @@ func signatures(text string) []signature {
 					out = append(out, signature{text: w, prohibited: true, weak: true})
 				}
 			}
+			// "this is Oracle — there's no LIMIT": a SQL keyword of one
+			// dialect, written in capitals, is that SQL.
+			for _, m := range capsWordRE.FindAllStringIndex(rest, -1) {
+				if w := rest[m[0]:m[1]]; sqlDialectWords[strings.ToLower(w)] && !seen[w] {
+					// With the space a clause puts after it: the keyword
+					// in SQL ("LIMIT 25", "limit 25"), not a method of a
+					// query builder (".limit(50)").
+					seen[w] = true
+					out = append(out, signature{text: w + " ", prohibited: true, weak: true})
+				}
+			}
 		}
 	}
 	// "Do not use requests in this codebase ... a hung requests.get":
@@ -680,6 +691,14 @@ var codeWords = map[string]bool{"float": true, "double": true, "eval": true, "go
 	"f32": true, "f64": true, "float32": true, "float64": true}
 
 var plainWordRE = textutil.Lazy(`\b[A-Za-z][a-z0-9]{2,7}\b`)
+
+// capsWordRE is a word in capitals; sqlDialectWords are the SQL keywords,
+// types and functions one database has and another lacks.
+var capsWordRE = textutil.Lazy(`\b[A-Z][A-Z_]{2,15}\b`)
+
+var sqlDialectWords = map[string]bool{"limit": true, "offset": true, "top": true, "rownum": true, "ilike": true, "returning": true,
+	"upsert": true, "serial": true, "autoincrement": true, "auto_increment": true, "nvarchar": true, "jsonb": true, "nolock": true,
+	"group_concat": true, "string_agg": true, "isnull": true, "nvl": true, "ifnull": true, "sysdate": true, "getdate": true}
 
 // bannedUseRE is "use X" in a negated clause: the X a lesson bans.
 var bannedUseRE = textutil.Lazy(`(?:^|[^\p{L}])(?:use|using|uses|import|importing|verwende|benutze|usar|uses|utilise|utiliser|используй|использовать)\s+([a-z][a-z0-9_-]{2,30})(?:[^\p{L}.(]|$)`)

@@ -98,6 +98,25 @@ func TestContentSignatureFiresOnWrittenCode(t *testing.T) {
 	}
 }
 
+// A SQL keyword of one dialect, in capitals after "no", is that SQL: in a
+// query, not as a query builder's method.
+func TestDialectKeywordInProse(t *testing.T) {
+	said := "better. but this is Oracle 19c — there's no LIMIT. use `FETCH FIRST 50 ROWS ONLY`."
+	for code, want := range map[string]string{
+		"ORDER BY NAME\nLIMIT #{pageSize} OFFSET #{offset}": "LIMIT ",
+		"select id from t order by id limit 25;":            "LIMIT ",
+		".sort(\\.$dueDate, .descending)\n.limit(50)":       "",
+	} {
+		c := &candidate{typ: observations.TypeCorrection, said: said}
+		in, _ := json.Marshal(map[string]string{"file_path": "/p/sql/a.sql", "old_string": "x", "new_string": code})
+		cu := buildCue(observations.Default(), Query{Tool: "Edit", Input: in, Cwd: "/p"})
+		cu.matchSignatures(c)
+		if c.sigHit != want {
+			t.Errorf("%q: sigHit %q, want %q", code, c.sigHit, want)
+		}
+	}
+}
+
 func TestLexiconEquivalents(t *testing.T) {
 	tax := observations.Default()
 	for prompt, want := range map[string]string{
