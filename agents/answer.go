@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kbmem/kb/observations"
 	"os"
 	"path/filepath"
 	"time"
@@ -149,6 +150,18 @@ func (h *HookKB) Answer(ctx context.Context, agent string, in *HookInput) (*Hook
 	e, err := recall.CompiledEngine(c, h.Config, h.ProjectRoot == h.Root, h.Root)
 	if err != nil {
 		return nil, stale, err
+	}
+	if stale == "" {
+		// Trigger types of another taxonomy (an upgraded kb, kb.yaml's
+		// action_types changed): the answer classifies them again, which
+		// is slower, and the background indexer compiles them anew.
+		tax := e.Config.Taxonomy
+		if tax == nil {
+			tax = observations.Default()
+		}
+		if key := c.Meta().TaxonomyKey; key != "" && key != tax.Key() {
+			stale = "compiled with another taxonomy"
+		}
 	}
 	if h.Extend != nil {
 		h.Extend(e, q)

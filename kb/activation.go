@@ -45,6 +45,9 @@ func (k *KB) activationStale(changed int, dirs map[string]int64) bool {
 	// of a large KB) are loaded by the next ones. A kb.yaml edited since
 	// has its snapshot taken again (the hooks parse it until then).
 	m := c.Meta()
+	if tax, err := k.Taxonomy(); err == nil && m.TaxonomyKey != "" && m.TaxonomyKey != tax.Key() {
+		return true // compiled by another kb or with other action_types: the hooks would classify every trigger again
+	}
 	return m.Unloaded > 0 || !maps.Equal(m.Dirs, recallDirs(dirs)) || m.Config == nil || !m.Config.Current(k.Root)
 }
 

@@ -44,7 +44,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT033"
+const compiledMagic = "KBACT034"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
