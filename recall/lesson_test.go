@@ -122,6 +122,10 @@ func TestLexiconEquivalents(t *testing.T) {
 	for prompt, want := range map[string]string{
 		"get rid of the stale caches in the repo":                        "fs:delete-recursive",
 		"ship it to prod":                                                "deploy:production",
+		"installe la librairie httpx dans le projet api":                 "pkg:install",
+		"o banco local tá bagunçado, apaga tudo e começa do zero":        "db:reset",
+		"bitte die Änderungen committen? nein: committe sie einfach":     "git:commit",
+		"本番のマイグレーションを実行して":                                               "db:migration",
 		"fold this fix into my last commit":                              "git:commit-amend",
 		"the hook keeps failing, get the commit in without it":           "git:no-verify",
 		"the new build throws 502s in production, roll it back":          "deploy:production",
