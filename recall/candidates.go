@@ -198,6 +198,17 @@ func (e *Engine) standingCandidates() ([]*candidate, error) {
 	return out, nil
 }
 
+// fromSession reports whether sources name a session's records (not only
+// the MCP server's).
+func fromSession(sources []string) bool {
+	for _, src := range sources {
+		if src != "" && src != "mcp" && !strings.HasPrefix(src, "mcp#") {
+			return true
+		}
+	}
+	return false
+}
+
 // candidateOf reads a candidate from a hit's stored fields.
 func candidateOf(h Hit) *candidate {
 	if h.cand != nil {
@@ -209,11 +220,7 @@ func candidateOf(h Hit) *candidate {
 	c := &candidate{path: h.Path, id: str("noteid"), layer: h.Layer, typ: h.Type, title: h.Title,
 		description: h.Description, status: str("status"), importance: num("importance"), sessions: num("sessions"),
 		excerpt: str("excerpt"), author: str("author")}
-	for _, src := range list("sources") {
-		if src != "" && src != "mcp" && !strings.HasPrefix(src, "mcp#") {
-			c.fromSession = true
-		}
-	}
+	c.fromSession = fromSession(list("sources"))
 	if c.id == "" {
 		c.id = h.ID
 	}

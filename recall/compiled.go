@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -44,7 +45,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT034"
+const compiledMagic = "KBACT035"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -440,6 +441,14 @@ const (
 	termStanding  = 's' // a layer: its documents that may stand (flagStanding), weighted by their rank
 	termTriggered = 't' // "": the documents with triggers (flagTriggered)
 	termAnchor    = 'g' // the anchor of a prohibited signature of the candidate (sigAnchors)
+	// The standing documents again, split for a new session in a known
+	// project (Search.Project): those that may stand in any project, per
+	// layer, and the one-off preferences, which stand only in their own,
+	// under their projects' keys (ownStandingKeys). A KB of many projects
+	// is not walked whole to find that none of its preferences is this
+	// project's.
+	termWideStanding = 'e' // a layer: its standing documents that are no one-off preference
+	termOwnStanding  = 'p' // a project key (ownStandingKeys): the one-off preferences that may stand there
 )
 
 const (
@@ -644,8 +653,18 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 			flags |= flagStanding
 			// One list per layer: a new session reads the observations'
 			// and the library's apart, and neither walks the other's.
+			w := float32(standingRank(d.Fields))
 			k := key{termStanding, d.Layer}
-			postings[k] = append(postings[k], posting{uint32(i), float32(standingRank(d.Fields))})
+			postings[k] = append(postings[k], posting{uint32(i), w})
+			if oneOffPreference(d.Layer, d.Type, fieldString(d.Fields["status"]), fieldNumber(d.Fields["sessions"])) {
+				for _, pk := range ownStandingKeys(fieldStrings(d.Fields["projects"]), fromSession(fieldStrings(d.Fields["sources"]))) {
+					k := key{termOwnStanding, pk}
+					postings[k] = append(postings[k], posting{uint32(i), w})
+				}
+			} else {
+				k := key{termWideStanding, d.Layer}
+				postings[k] = append(postings[k], posting{uint32(i), w})
+			}
 		}
 		if flags&flagTriggered != 0 {
 			k := key{termTriggered, ""}
@@ -792,7 +811,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 					continue
 				}
 			}
-			if k.kind == termStanding || k.kind == termTriggered {
+			if k.kind == termStanding || k.kind == termTriggered || k.kind == termWideStanding || k.kind == termOwnStanding {
 				// In place: the second pass sorts the same list the same way.
 				slices.SortFunc(mine, func(a, b posting) int {
 					if c := cmp.Compare(b.w, a.w); c != 0 {
@@ -1431,8 +1450,21 @@ func (c *Compiled) accumulated(pls []plist, keep func(int) bool, limit int, w we
 func (c *Compiled) eachStanding(s Search, visit func(*candidate) bool) error {
 	var lists []plist
 	for _, t := range c.standingTerms(s) {
-		if off, n, ok := c.term(termStanding, t); ok {
+		if s.Project == "" {
+			if off, n, ok := c.term(termStanding, t); ok {
+				lists = append(lists, plist{off, n})
+			}
+			continue
+		}
+		if off, n, ok := c.term(termWideStanding, t); ok {
 			lists = append(lists, plist{off, n})
+		}
+		if t == LayerObservations {
+			for _, pk := range projectStandingKeys(s.Project) {
+				if off, n, ok := c.term(termOwnStanding, pk); ok {
+					lists = append(lists, plist{off, n})
+				}
+			}
 		}
 	}
 	keep := c.filter(s)
@@ -1444,6 +1476,7 @@ func (c *Compiled) eachStanding(s Search, visit func(*candidate) bool) error {
 	// The layers' lists merged best first (rank, then document), as one
 	// list of every layer was.
 	next := make([]int, len(lists))
+	last, lastW := -1, float64(0)
 	for {
 		best, bd, bw := -1, 0, float64(0)
 		for j, l := range lists {
@@ -1459,6 +1492,10 @@ func (c *Compiled) eachStanding(s Search, visit func(*candidate) bool) error {
 		}
 		next[best]++
 		d := bd
+		if d == last && bw == lastW {
+			continue // the same preference under two of the project's keys
+		}
+		last, lastW = d, bw
 		if !keep(d) {
 			continue
 		}
@@ -2084,4 +2121,53 @@ func (c *Compiled) Changed(root string) string {
 		}
 	}
 	return ""
+}
+
+// oneOffPreference reports whether a standing document stands only in its
+// own project: a preference seen once, not promoted (Engine.standing).
+func oneOffPreference(layer, typ, status string, sessions float64) bool {
+	return layer == LayerObservations && typ == observations.TypePreference && sessions < 2 && status != observations.StatusPromoted
+}
+
+// ownStandingKeys are the keys a one-off preference is listed under, so
+// that projectStandingKeys of any directory inProject with one of its
+// projects finds it: each project's path ("s"), each of its ancestors
+// ("a") and its name in lower case ("b"); for one without a project, "n"
+// when a person wrote it (it stands in every project) and "x" when a
+// session of an unknown directory gave it (it stands in none: outOfScope).
+func ownStandingKeys(projects []string, fromSession bool) []string {
+	if len(projects) == 0 {
+		if fromSession {
+			return []string{"x"}
+		}
+		return []string{"n"}
+	}
+	var out []string
+	for _, p := range projects {
+		p = path.Clean(slashed(p))
+		out = append(out, "s\x00"+p, "b\x00"+strings.ToLower(path.Base(p)))
+		for a := path.Dir(p); ; a = path.Dir(a) {
+			out = append(out, "a\x00"+a)
+			if a == path.Dir(a) {
+				break
+			}
+		}
+	}
+	return dedupe(out)
+}
+
+// projectStandingKeys are the keys to read for a session in dir: the
+// preferences without a project, those of dir and its ancestors (dir is
+// inside them), of the projects inside dir, and of the projects named as
+// dir is.
+func projectStandingKeys(dir string) []string {
+	dir = path.Clean(slashed(dir))
+	out := []string{"n", "a\x00" + dir, "b\x00" + strings.ToLower(path.Base(dir))}
+	for a := dir; ; a = path.Dir(a) {
+		out = append(out, "s\x00"+a)
+		if a == path.Dir(a) {
+			break
+		}
+	}
+	return out
 }

@@ -131,7 +131,11 @@ func (e *Engine) readStanding(sl standingLister, cue *cue, q Query, high map[str
 		if full() {
 			continue
 		}
-		err := sl.eachStanding(Search{Layers: []string{set.layer}, DocTypes: set.types, Standing: true}, func(c *candidate) bool {
+		s := Search{Layers: []string{set.layer}, DocTypes: set.types, Standing: true}
+		if e.Config.ScopeProjects {
+			s.Project = q.Project
+		}
+		err := sl.eachStanding(s, func(c *candidate) bool {
 			if !e.keepStanding(c, q, high, cue.tax) {
 				return true
 			}

@@ -47,6 +47,10 @@ type Search struct {
 	// context (Engine.standing, without the project): a Searcher may
 	// return only those, and need not; the engine filters them anyway.
 	Standing bool
+	// Project, with Standing, is the project of a new session whose
+	// context is scoped to it: a Searcher may leave out the one-off
+	// preferences of other projects, which never stand there.
+	Project  string
 	Layers   []string
 	DocTypes []string
 	Limit    int

@@ -141,3 +141,50 @@ func TestStandingListsPerLayer(t *testing.T) {
 		}
 	}
 }
+
+// A new session in a project reads the one-off preferences of that
+// project (its own path, a directory inside it or around it, a project of
+// the same name, none written by a person) and none of the others: a KB of many projects is not
+// walked whole to find that none of its preferences stands here.
+func TestStandingWalkOfOneProject(t *testing.T) {
+	var docs []CompileDoc
+	add := func(name string, projects []string, sessions float64) {
+		f := map[string]any{"importance": 0.5, "sessions": sessions, "status": "candidate", "statement": "Prefer " + name,
+			"sources": []string{"traces/s1.jsonl#3"}}
+		if projects != nil {
+			f["projects"] = projects
+		}
+		if name == "noproject" {
+			delete(f, "sources") // written by a person: it stands in every project
+		}
+		docs = append(docs, CompileDoc{Hit: Hit{Path: "observations/preferences/" + name + ".md", ID: name, Layer: LayerObservations,
+			Type: observations.TypePreference, Title: name, Fields: f}, Stamp: "1:1"})
+	}
+	for i := range 300 {
+		add(fmt.Sprintf("other%03d", i), []string{fmt.Sprintf("/home/dev/project%03d", i)}, 1)
+	}
+	add("same", []string{"/home/dev/app"}, 1)
+	add("inside", []string{"/home/dev/app/web"}, 1)
+	add("around", []string{"/home/dev"}, 1)
+	add("samename", []string{"C:\\src\\App"}, 1)
+	add("noproject", nil, 1)
+	add("nodirectory", nil, 1) // a session that recorded no directory: it stands nowhere
+	add("recurring", []string{"/home/dev/project007"}, 3)
+	c := compile(t, docs, CompileOptions{Taxonomy: observations.Default()})
+	var seen []string
+	err := c.eachStanding(Search{Layers: []string{LayerObservations}, Project: "/home/dev/app"}, func(cand *candidate) bool {
+		seen = append(seen, cand.path)
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"same", "inside", "around", "samename", "noproject", "recurring"} {
+		if !slices.Contains(seen, "observations/preferences/"+want+".md") {
+			t.Errorf("%s not visited: %q", want, seen)
+		}
+	}
+	if len(seen) != 6 {
+		t.Errorf("visited %d standing documents, want the 6 that may stand here: %q", len(seen), seen)
+	}
+}
