@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kbmem/kb/observations"
 	"os"
 	"path/filepath"
 	"time"
@@ -155,11 +154,7 @@ func (h *HookKB) Answer(ctx context.Context, agent string, in *HookInput) (*Hook
 		// Trigger types of another taxonomy (an upgraded kb, kb.yaml's
 		// action_types changed): the answer classifies them again, which
 		// is slower, and the background indexer compiles them anew.
-		tax := e.Config.Taxonomy
-		if tax == nil {
-			tax = observations.Default()
-		}
-		if key := c.Meta().TaxonomyKey; key != "" && key != tax.Key() {
+		if key := c.Meta().TaxonomyKey; key != "" && key != e.Taxonomy().Key() {
 			stale = "compiled with another taxonomy"
 		}
 	}

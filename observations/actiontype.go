@@ -498,11 +498,10 @@ func (t *Taxonomy) ClassifyCall(tool string, input json.RawMessage) []string {
 // (contentHits): what a call is by its command and its paths alone.
 const shapeOnly = "\x00shape"
 
-// ContentOnly returns the types of ClassifyCall(tool, input) that the call
-// has only through what it writes (console.log in the new text, a float
-// money field), not through its command or paths.
-func (t *Taxonomy) ContentOnly(tool string, input json.RawMessage) []string {
-	all := t.ClassifyCall(tool, input)
+// contentOnly returns the types of all, ClassifyCall(tool, input), that
+// the call has only through what it writes (console.log in the new text,
+// a float money field), not through its command or paths.
+func (t *Taxonomy) contentOnly(tool string, input json.RawMessage, all []string) []string {
 	if len(all) == 0 {
 		return nil
 	}

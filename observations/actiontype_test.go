@@ -638,12 +638,12 @@ func TestProsePathCommand(t *testing.T) {
 	}
 }
 
-// ContentOnly: the types a call has only through what it writes.
+// contentOnly: the types a call has only through what it writes.
 func TestContentOnly(t *testing.T) {
 	tax := Default()
 	in := json.RawMessage(`{"file_path":"/p/tests/test_links.py","content":"def test_links():\n    print(render())\n"}`)
 	all := tax.ClassifyCall("Write", in)
-	co := tax.ContentOnly("Write", in)
+	co := tax.contentOnly("Write", in, all)
 	if !has(all, "test:modify") || !has(all, "code:print") || !has(co, "code:print") || has(co, "test:modify") {
 		t.Errorf("ClassifyCall %v, ContentOnly %v", all, co)
 	}

@@ -243,7 +243,7 @@ var builtinRules = []Rule{
 	{Type: "code:float-money", Desc: "keeping money in floating point (float, double, f64, a JS number)",
 		// A name one of whose parts is a money word typed, declared,
 		// converted or assigned as a float (floatMoney).
-		code: floatMoney, codeName: "floatMoney/1",
+		code: floatMoney, codeName: "floatMoney/2",
 		Words: []string{"float|floats|floating|double|doubles|f64|float64|f32|float32 money|price|prices|amount|amounts|currency|cent|cents|euro|euros|dollar|dollars|fee|fees|soldi|geld|argent|dinero|dinheiro|pieniądze|деньги|денег|гроші|penge|pengar|pénz|bani|peniaze|diners|para",
 			"decimal money|price|prices|amount|amounts|currency|cents|euros", "integer|minor cents|units money|amount|amounts|price|prices"}},
 	{Type: "job:record-arg", Desc: "passing a record or object to a background job instead of its id",

@@ -36,7 +36,7 @@ func (s *Session) callTypes(tax *Taxonomy, i int) []string {
 	t := tax.ClassifyCall(r.Tool, r.Input)
 	var co []string
 	if len(t) > 1 {
-		if co = tax.ContentOnly(r.Tool, r.Input); len(co) > 0 && len(co) < len(t) {
+		if co = tax.contentOnly(r.Tool, r.Input, t); len(co) > 0 && len(co) < len(t) {
 			var first, last []string
 			for _, ty := range t {
 				if slices.Contains(co, ty) {
@@ -61,7 +61,7 @@ func (s *Session) shapeTypes(tax *Taxonomy, i int) []string {
 }
 
 // callContentOnly are the types of record i's call that it has only
-// through what it writes (Taxonomy.ContentOnly, when it has others too).
+// through what it writes (Taxonomy.contentOnly, when it has others too).
 func (s *Session) callContentOnly(tax *Taxonomy, i int) []string {
 	s.callTypes(tax, i)
 	return s.contentOnly[&s.Records[i]]

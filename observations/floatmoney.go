@@ -2,8 +2,9 @@ package observations
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/kbmem/kb/internal/lexicon"
+	"github.com/kbmem/kb/internal/textutil"
 )
 
 // floatMoney reports whether code keeps money in floating point: a name
@@ -17,18 +18,13 @@ import (
 // a hook's time on a large Write.
 func floatMoney(s string) bool {
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !isIdentStart(r) {
-			i += size
+		if !textutil.IdentByte(s[i]) || s[i] >= '0' && s[i] <= '9' {
+			i++
 			continue
 		}
 		j := i
-		for j < len(s) {
-			r, size := utf8.DecodeRuneInString(s[j:])
-			if !isIdentPart(r) {
-				break
-			}
-			j += size
+		for j < len(s) && textutil.IdentByte(s[j]) {
+			j++
 		}
 		if moneyName(s[i:j]) && (floatAfter(s, j) || floatBefore(s, i)) {
 			return true
@@ -38,46 +34,22 @@ func floatMoney(s string) bool {
 	return false
 }
 
-func isIdentStart(r rune) bool { return r == '_' || r < utf8.RuneSelf && unicode.IsLetter(r) }
-func isIdentPart(r rune) bool  { return isIdentStart(r) || r >= '0' && r <= '9' }
-
-// moneyParts are the money words a name part may be; "total" counts
-// unless it opens a camelCase name (totalPages, totalCount).
-var moneyParts = map[string]bool{"amount": true, "amounts": true, "price": true, "prices": true, "cost": true, "costs": true,
-	"fee": true, "fees": true, "balance": true, "subtotal": true, "tax": true, "vat": true, "discount": true, "refund": true,
-	"revenue": true, "salary": true, "wage": true, "wages": true, "money": true, "eur": true, "usd": true, "gbp": true,
-	"cents": true, "payout": true, "charge": true, "total": true}
-
-// moneyName reports whether one of id's parts (split at underscores, where
-// a lower-case letter or a digit meets an upper-case one and where a
-// lower-case letter meets a digit) is a money word.
+// moneyName reports whether one of id's name parts (lexicon.IdentParts) is
+// a money word (lexicon.MoneyCodeWords); "total" counts unless it opens a
+// camelCase name (totalPages, totalCount).
 func moneyName(id string) bool {
-	start := 0
-	for k := 0; k <= len(id); k++ {
-		end := k == len(id) || id[k] == '_' ||
-			k > start && isUpperASCII(id[k]) && (isLowerASCII(id[k-1]) || isDigitASCII(id[k-1])) ||
-			k > start && isDigitASCII(id[k]) && isLowerASCII(id[k-1])
-		if !end {
+	for _, p := range lexicon.IdentParts(id) {
+		lp := strings.ToLower(p)
+		if !lexicon.MoneyCodeWords.Has(lp) {
 			continue
 		}
-		if part := strings.ToLower(id[start:k]); moneyParts[part] {
-			// "totalPages": a lower-case total that opens a camelCase name.
-			camelNext := k < len(id) && id[k] != '_'
-			if part != "total" || start > 0 || !camelNext || isUpperASCII(id[start]) {
-				return true
-			}
+		if lp == "total" && strings.HasPrefix(id, "total") && len(id) > len("total") && id[len("total")] != '_' {
+			continue
 		}
-		start = k
-		if k < len(id) && id[k] == '_' {
-			start = k + 1
-		}
+		return true
 	}
 	return false
 }
-
-func isUpperASCII(b byte) bool { return b >= 'A' && b <= 'Z' }
-func isLowerASCII(b byte) bool { return b >= 'a' && b <= 'z' }
-func isDigitASCII(b byte) bool { return b >= '0' && b <= '9' }
 
 var floatTypes = map[string]bool{"f32": true, "f64": true, "float": true, "float32": true, "float64": true, "Float": true,
 	"Double": true, "double": true, "number": true}
@@ -122,7 +94,7 @@ func floatAfter(s string, j int) bool {
 // converts it (parseFloat(order.price), float(amount)).
 func floatBefore(s string, i int) bool {
 	m := i
-	for m > 0 && (isIdentPart(rune(s[m-1])) || s[m-1] == '.') {
+	for m > 0 && (textutil.IdentByte(s[m-1]) || s[m-1] == '.') {
 		m-- // the object a member belongs to: order.price
 	}
 	k := m
@@ -166,7 +138,7 @@ func skipSpaces(s string, k int) int {
 // wordAt is the identifier that starts at s[k:].
 func wordAt(s string, k int) string {
 	j := k
-	for j < len(s) && j-k < 16 && isIdentPart(rune(s[j])) {
+	for j < len(s) && j-k < 16 && textutil.IdentByte(s[j]) {
 		j++
 	}
 	return s[k:j]
@@ -175,7 +147,7 @@ func wordAt(s string, k int) string {
 // wordBefore is the identifier that ends at s[:k].
 func wordBefore(s string, k int) string {
 	j := k
-	for j > 0 && k-j < 16 && isIdentPart(rune(s[j-1])) {
+	for j > 0 && k-j < 16 && textutil.IdentByte(s[j-1]) {
 		j--
 	}
 	return s[j:k]

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -317,15 +318,16 @@ func Prepare(o *Observation) *Comparable {
 	if o == nil {
 		return nil
 	}
-	c := &Comparable{typ: o.Type, agent: o.AgentAuthored(), key: o.Key(), types: o.actionTypes(), stems: contentStems(o.mainText() + " " + o.Trigger),
-		report: failureReport(o), own: map[string]bool{}}
-	trig := contentStems(o.Trigger)
-	for w := range contentStems(o.mainText()) {
-		if !trig[w] {
-			c.own[w] = true
-		}
+	// The stems of what was said, and of it with the trigger: each text's
+	// stems once.
+	own, trig := contentStems(o.mainText()), contentStems(o.Trigger)
+	stems := maps.Clone(own)
+	for w := range trig {
+		stems[w] = true
+		delete(own, w)
 	}
-	return c
+	return &Comparable{typ: o.Type, agent: o.AgentAuthored(), key: o.Key(), types: o.actionTypes(), stems: stems,
+		report: failureReport(o), own: own}
 }
 
 // Similar is Similar on prepared observations.

@@ -74,10 +74,7 @@ func (e *Engine) Commitment(ctx context.Context, injected []Injection, calls []C
 	}
 	calls = slices.Clone(calls)
 	sort.SliceStable(calls, func(i, j int) bool { return calls[i].At.Before(calls[j].At) })
-	tax := e.Config.Taxonomy
-	if tax == nil {
-		tax = observations.Default()
-	}
+	tax := e.Taxonomy()
 	verdicts := map[string]*Verdict{}
 	for id, t := range first {
 		verdicts[id] = &Verdict{ID: id, Outcome: Untested, Shown: t}

@@ -126,8 +126,8 @@ func changesProduction(task string) bool {
 	}
 	for _, cl := range strings.FieldsFunc(strings.ToLower(task), func(r rune) bool { return strings.ContainsRune(".;:!?\n,—–", r) }) {
 		f := strings.Fields(cl)
-		for len(f) > 1 && (f[0] == "just" || f[0] == "please" || f[0] == "pls" || f[0] == "then" || f[0] == "and" || f[0] == "so" || f[0] == "now" || f[0] == "can" || f[0] == "could" || f[0] == "you") {
-			f = f[1:]
+		for len(f) > 1 && (lexicon.StopExtract.Has(f[0]) || f[0] == "pls") && !requestVerbs[f[0]] {
+			f = f[1:] // "just", "please", "then", "can you": the request's verb follows
 		}
 		if len(f) > 0 && requestVerbs[strings.Trim(f[0], "'\"`")] {
 			return true

@@ -17,10 +17,7 @@ import (
 // filter: weak overlap alone never fires). Items are ranked by relevance x
 // recency x consequence x frequency and packed into per-kind budgets.
 func (e *Engine) Recall(ctx context.Context, q Query) (*Result, error) {
-	tax := e.Config.Taxonomy
-	if tax == nil {
-		tax = observations.Default()
-	}
+	tax := e.Taxonomy()
 	budget := q.Budget
 	if budget <= 0 {
 		budget = e.Config.Budget
@@ -157,6 +154,15 @@ func (e *Engine) readStanding(sl standingLister, cue *cue, q Query, high map[str
 		}
 	}
 	return items, skipped, byPath, nil
+}
+
+// Taxonomy is the action-type taxonomy the engine classifies with:
+// kb.yaml's (Config.Taxonomy), or the built-in one.
+func (e *Engine) Taxonomy() *observations.Taxonomy {
+	if e.Config.Taxonomy != nil {
+		return e.Config.Taxonomy
+	}
+	return observations.Default()
 }
 
 // relevant matches the candidates to the cue on the index's fields and

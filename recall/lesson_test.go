@@ -108,9 +108,7 @@ func TestDialectKeywordInProse(t *testing.T) {
 		".sort(\\.$dueDate, .descending)\n.limit(50)":       "",
 	} {
 		c := &candidate{typ: observations.TypeCorrection, said: said}
-		in, _ := json.Marshal(map[string]string{"file_path": "/p/sql/a.sql", "old_string": "x", "new_string": code})
-		cu := buildCue(observations.Default(), Query{Tool: "Edit", Input: in, Cwd: "/p"})
-		cu.matchSignatures(c)
+		buildCue(observations.Default(), editQ("sql/a.sql", "x", code)).matchSignatures(c)
 		if c.sigHit != want {
 			t.Errorf("%q: sigHit %q, want %q", code, c.sigHit, want)
 		}

@@ -437,27 +437,26 @@ func (cu *cue) refusedAgain(c *candidate) bool {
 	}
 	// The followed span's sentence limits it to environments the proposal
 	// does not name.
-	said := c.said + " " + c.lesson
-	i := strings.Index(said, c.follow)
 	pe := environments(cu.command)
-	if i < 0 || len(pe) == 0 {
+	if len(pe) == 0 {
 		return false
 	}
-	start := strings.LastIndexAny(said[:i], ".;!?\n") + 1
-	end := len(said)
-	if j := strings.IndexAny(said[i:], ".;!?\n"); j >= 0 {
-		end = i + j
-	}
-	se := environments(said[start:end])
-	if len(se) == 0 {
-		return false
-	}
-	for e := range pe {
-		if se[e] {
+	for _, sn := range sentences(c.said + " " + c.lesson) {
+		if !strings.Contains(sn, c.follow) {
+			continue
+		}
+		se := environments(sn)
+		if len(se) == 0 {
 			return false
 		}
+		for e := range pe {
+			if se[e] {
+				return false
+			}
+		}
+		return true
 	}
-	return true
+	return false
 }
 
 // reject rules a candidate out: no evidence is left, and nothing rescues
@@ -1079,7 +1078,7 @@ func (cu *cue) otherProgram(c *candidate) bool {
 	if callKind(c.trigger) != "shell" {
 		return false
 	}
-	progs := programsOf(refusedCommand(c.trigger))
+	progs := c.triggerPrograms()
 	if t := ranTool(c.trigger); t != "" {
 		progs = []string{t}
 	}
@@ -1502,14 +1501,14 @@ func (cu *cue) matchSignatures(c *candidate) {
 // "./gradlew", "vendor/bin/phpunit").
 var advisedPathRE = textutil.Lazy(`(?:^|[\s(` + "`" + `'"])((?:\.{1,2}/|[\w.-]+/)+)([a-z][\w.-]*)(?:$|[\s),;:` + "`" + `'"])`)
 
-// bareProgram is a program the command runs by its bare name while said
-// advises it by its path, in a clause with an advice word and no negation
-// before it; "" if none.
 // wrapperScripts are the build tools' wrapper scripts a project checks in
 // to pin the tool's version, and the tool each runs: advising the wrapper
 // is advising against the tool installed globally.
 var wrapperScripts = map[string]string{"gradlew": "gradle", "mvnw": "mvn", "sbtw": "sbt", "bazelisk": "bazel"}
 
+// bareProgram is a program the command runs by its bare name while said
+// advises it by its path, in a clause with an advice word and no negation
+// before it; "" if none.
 func bareProgram(said, cmd string, programs []string) string {
 	if !strings.Contains(said, "/") {
 		return ""
@@ -1870,39 +1869,23 @@ func (cu *cue) onSubject(c *candidate, sig string) bool {
 func (c *candidate) aboutMoney() bool { return moneyWordRE.MatchString(c.lesson + " " + c.said) }
 
 // moneyWordRE is money named in a lesson, in the languages of the other
-// rules; moneyCodeWords are the words of identifiers amounts, prices,
-// cents and currencies go by in code.
+// rules.
 var (
-	moneyWordRE    = textutil.Lazy(`(?i)\b(?:money|monetary|cents?|currency|currencies|prices?|amounts?|invoices?|geld|geldbeträge|beträge|betrag|dinheiro|centavos?|dinero|argent|soldi|importi|denaro|деньг\w*|копе\w*|pieniądze|tiền|parayı|tutar|penge|penger|pengar|beløb|beløp|belopp|pénz|összeg|χρήματα|ποσό|гроші|сума|raha|summa|bani|sumă|peniaze|suma|diners|пари|сума)\b|钱|金额|お金|金額|돈|금액|כסף|סכום`)
-	moneyCodeWords = lexicon.NewSet(`amount amounts price prices cost costs total totals subtotal fee fees cent cents minor currency money balance tax taxes invoice invoices payment payments charge charges discount surcharge refund salary wage budget revenue deposit eur usd gbp chf jpy euro euros dollar dollars`)
+	moneyWordRE = textutil.Lazy(`(?i)\b(?:money|monetary|cents?|currency|currencies|prices?|amounts?|invoices?|geld|geldbeträge|beträge|betrag|dinheiro|centavos?|dinero|argent|soldi|importi|denaro|деньг\w*|копе\w*|pieniądze|tiền|parayı|tutar|penge|penger|pengar|beløb|beløp|belopp|pénz|összeg|χρήματα|ποσό|гроші|сума|raha|summa|bani|sumă|peniaze|suma|diners|пари)\b|钱|金额|お金|金額|돈|금액|כסף|סכום`)
 )
 
 // moneyInCode reports whether code names money: a word of one of its
 // identifiers (split at case changes and underscores: rate_per_gt_eur,
-// fuelSurchargeMinor) is one of moneyCodeWords.
+// fuelSurchargeMinor) is one of lexicon.MoneyCodeWords.
 func moneyInCode(code string) bool {
 	for _, id := range strings.FieldsFunc(code, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		for _, w := range identParts(id) {
-			if moneyCodeWords.Has(strings.ToLower(w)) {
+		for _, w := range lexicon.IdentParts(id) {
+			if lexicon.MoneyCodeWords.Has(strings.ToLower(w)) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// identParts splits an identifier at its case changes: fuelSurchargeMinor
-// -> fuel, Surcharge, Minor.
-func identParts(id string) []string {
-	var out []string
-	start := 0
-	for i := 1; i < len(id); i++ {
-		if id[i] >= 'A' && id[i] <= 'Z' && id[i-1] >= 'a' && id[i-1] <= 'z' {
-			out = append(out, id[start:i])
-			start = i
-		}
-	}
-	return append(out, id[start:])
 }
 
 // codeKeywords are the stems of words every program has: no subject in

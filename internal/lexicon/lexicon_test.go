@@ -214,3 +214,14 @@ func TestCuesOfMoreLanguages(t *testing.T) {
 		t.Error(`"de" read as a contrast`)
 	}
 }
+
+func TestIdentParts(t *testing.T) {
+	for id, want := range map[string]string{
+		"unit_price": "unit price", "fuelSurchargeMinor": "fuel Surcharge Minor", "BASE_FEE": "BASE FEE",
+		"amount2": "amount 2", "declaredValueEur": "declared Value Eur", "_private": "private", "HTTPServer": "HTTPServer",
+	} {
+		if got := strings.Join(IdentParts(id), " "); got != want {
+			t.Errorf("IdentParts(%q) = %q, want %q", id, got, want)
+		}
+	}
+}

@@ -88,3 +88,34 @@ func Abbreviation(text string, end int) bool {
 	}
 	return abbreviations[strings.ToLower(text[from+i+1:end])]
 }
+
+// IdentParts splits an identifier into its name parts: at underscores,
+// where a lower-case letter or a digit meets a capital, and where a
+// lower-case letter meets a digit (unit_price: unit, price;
+// fuelSurchargeMinor: fuel, Surcharge, Minor; BASE_FEE: BASE, FEE).
+func IdentParts(id string) []string {
+	var out []string
+	start := 0
+	for k := 0; k <= len(id); k++ {
+		cut := k == len(id) || id[k] == '_' ||
+			k > start && id[k] >= 'A' && id[k] <= 'Z' && (id[k-1] >= 'a' && id[k-1] <= 'z' || id[k-1] >= '0' && id[k-1] <= '9') ||
+			k > start && id[k] >= '0' && id[k] <= '9' && id[k-1] >= 'a' && id[k-1] <= 'z'
+		if !cut {
+			continue
+		}
+		if k > start {
+			out = append(out, id[start:k])
+		}
+		start = k
+		if k < len(id) && id[k] == '_' {
+			start = k + 1
+		}
+	}
+	return out
+}
+
+// MoneyCodeWords are the words, in lower case, that the names of amounts,
+// prices, cents and currencies are made of in code (IdentParts).
+var MoneyCodeWords = NewSet(`amount amounts price prices cost costs total totals subtotal fee fees cent cents minor currency money
+	balance tax taxes vat invoice invoices payment payments payout charge charges discount surcharge refund salary wage wages budget
+	revenue deposit eur usd gbp chf jpy euro euros dollar dollars`)
