@@ -91,7 +91,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev13": {33, 5},
 		"dev14": {27, 2},
 		"dev15": {30, 2},
-		"dev16": {24, 8},
+		"dev16": {25, 8},
 		"dev23": {35, 4},
 	}
 	for name, floor := range floors {

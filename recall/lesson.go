@@ -643,6 +643,20 @@ func signatures(text string) []signature {
 			}
 		}
 	}
+	// "we moved from jest to vitest", "jest is gone": the code forms of
+	// what the project no longer has are prohibited.
+	// (A form the sentence also names, as advised by its clause, is
+	// prohibited: "the ObservableObject/@Published rule is gone".)
+	for _, name := range replacedNames(text) {
+		for _, f := range replacedForms(name) {
+			if i := slices.IndexFunc(out, func(s signature) bool { return s.text == f }); i >= 0 {
+				out[i].prohibited, out[i].weak = true, false
+			} else if !seen[f] {
+				seen[f] = true
+				out = append(out, signature{text: f, prohibited: true})
+			}
+		}
+	}
 	// "Do not use requests in this codebase ... a hung requests.get":
 	// the package itself is banned, so importing or installing it is the
 	// prohibited thing, when the lesson also writes it as code (a call or
