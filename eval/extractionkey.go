@@ -99,8 +99,10 @@ var ReservedRepos = []string{"bradymholt/dotfiles", "4thehalibit/omarchy-backup"
 // Claude Code, Codex and aider sessions of 12 owners, Chinese, Spanish,
 // German, written 2026-12-06 by a helper who read no kb source, split by
 // owner before labelling) the next six; keys17 (10 sessions of 10 owners,
-// Chinese, written 2026-12-06 the same way) the last four, and LZY2333 and
-// PT-Parker, CHECK owners of earlier keys, stay CHECK there.
+// Chinese, written 2026-12-06 the same way) the next four, and LZY2333 and
+// PT-Parker, CHECK owners of earlier keys, stay CHECK there; keys18 (8
+// Claude Code, Codex and aider sessions of 8 owners, French, Japanese,
+// Korean, Russian, Chinese, written 2026-12-07 the same way) the last four.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
@@ -115,7 +117,8 @@ var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfas
 	"YPS-Tool", "BBXtreme",
 	"4thehalibit", "AFI-Protocol", "austinweitao", "gouchan", "LilLeapo", "PT-Parker",
 	"13562964800", "Agencia-Vibe-Code", "carlo-spada", "Jason-liu-0219", "OhmChannachot", "Schofield90",
-	"123pescao", "Azilone", "Damon-Salvetore", "mnogodumalon"}
+	"123pescao", "Azilone", "Damon-Salvetore", "mnogodumalon",
+	"213MD", "h-morishita-esol", "natori-hrj", "sabelosimelane"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
@@ -397,6 +400,11 @@ func parseKey(name string, b []byte) (*extractionKey, string, error) {
 		return nil, "", fmt.Errorf("%s: %w: the key has no items", name, kb.ErrInvalidInput)
 	}
 	sort.Strings(k.files)
+	if k.prefsFmt && !slices.ContainsFunc(k.Items, func(it *keyItem) bool { return it.Label == "" }) {
+		// Every item labelled, some with preference or decision objects
+		// besides (keys18): the labels are the key, the objects detail.
+		k.prefsFmt = false
+	}
 	switch {
 	case k.prefsFmt:
 		k.Dims = []string{dimPreference, dimDecision}
