@@ -253,6 +253,14 @@ func changedSince(tl *timeline, u *utterance) bool {
 	return false
 }
 
+// triedChange reports whether u follows a change the person has had the
+// agent's word on since: the agent changed files before the person's
+// previous message, and only replied to it ("the callback URL is set, log
+// in again" - "но меня не залогинило"). The report is on that change.
+func triedChange(tl *timeline, u *utterance) bool {
+	return u.prev >= 0 && len(u.calls) == 0 && len(u.assistant) > 0 && changedSince(tl, &tl.utts[u.prev])
+}
+
 // handedBack reports whether the agent's replies since the person's
 // previous message hand work back to the person: a command to run, in a
 // code span or block.
@@ -607,7 +615,7 @@ func questionLike(s string) bool {
 // "die Buttons sind immer noch da"), right after the agent changed
 // something.
 func negatedResult(tl *timeline, u *utterance, head string) bool {
-	if len(u.calls) == 0 && len(u.edited) == 0 {
+	if len(u.calls) == 0 && len(u.edited) == 0 && !triedChange(tl, u) {
 		return false // no change made (aider's edits are no tool calls)
 	}
 	ss := sentences(head)
@@ -640,7 +648,7 @@ func negatedResult(tl *timeline, u *utterance, head string) bool {
 	if lexicon.CueNotYet.AtStart(first) && askedRE.MatchString(tailOf(strings.TrimSpace(tl.lastAgentText(u)), 600)) {
 		return false
 	}
-	return lexicon.CueNegation.In(first) && !lexicon.CueNegation.AtStart(first)
+	return lexicon.CueNegation.In(first) && !lexicon.CueNegation.AtStart(first) || lexicon.NegatedStatementStart(first)
 }
 
 // contrastEndRE is a Japanese clause that ends in "but" (けど, が).

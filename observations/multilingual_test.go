@@ -287,6 +287,10 @@ func TestNegatedResultAfterChange(t *testing.T) {
 		"ja4": "保存してもヒットしないんだけど、なんでかわかる？",
 		"ko":  "설정 탭에 새 필드가 없어요",
 		"cs":  "pořád tam nejsou, v gui nic",
+		// Russian, Chinese and Korean open a report with the negated verb.
+		"ru2": "не видно новых полей",
+		"zh2": "没有显示新的字段",
+		"ko2": "안 나와요 새 필드가",
 	} {
 		if cs := run(msg, true); len(cs) != 1 {
 			t.Errorf("%s: %d corrections for %q", lang, len(cs), msg)
@@ -302,8 +306,25 @@ func TestNegatedResultAfterChange(t *testing.T) {
 			t.Errorf("%s became a correction: %q", name, cs[0].Lesson)
 		}
 	}
+	for name, msg := range map[string]string{
+		"ru order":   "не трогай настройки, сначала тесты",
+		"ru no need": "не надо больше полей",
+	} {
+		if cs := run(msg, true); len(cs) != 0 && strings.Contains(cs[0].Lesson, "really works") {
+			t.Errorf("%s became a failure report: %q", name, cs[0].Lesson)
+		}
+	}
 	if cs := run("I didn't see the new fields in the gui.", false); len(cs) != 0 {
 		t.Errorf("no change made, yet a correction: %q", cs[0].Lesson)
+	}
+	// The agent changed files, the person asked, the agent only answered;
+	// then the person tried it: the report is on that change.
+	s := (&ccFixture{}).user("add the settings fields to the gui").
+		call("toolu_1", "Edit", `{"file_path":"/repo/gui/settings.py","old_string":"a","new_string":"b"}`).result("toolu_1", "ok").
+		say("Done: the fields are in the settings tab.").user("where do I open the tab?").
+		say("Settings, then Advanced; log in again first.").user("но меня не залогинило").say("Let me look.").session(t)
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 1 {
+		t.Errorf("a report after the agent's answer on its change: %d corrections", len(cs))
 	}
 }
 

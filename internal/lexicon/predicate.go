@@ -1,6 +1,10 @@
 package lexicon
 
-import "github.com/kbmem/kb/internal/textutil"
+import (
+	"strings"
+
+	"github.com/kbmem/kb/internal/textutil"
+)
 
 // Japanese and Korean put the verb, and its negation, at the end of the
 // clause: "日本の都市がないね" (there are no Japanese cities), "好きじゃない
@@ -63,4 +67,38 @@ var requestEndRE = textutil.Lazy(`(?:[てで](?:ください|くれ|くれる|�
 // にして", "フォントを小さくしてください", "버튼을 추가해 주세요").
 func RequestEnd(s string) bool {
 	return hasJaKo(s) && requestEndRE.MatchString(s)
+}
+
+// NegatedStatementStart reports whether s opens with a negated verb that
+// states a result, where the language puts its negation first: Russian,
+// Ukrainian and Bulgarian "не тянется картинка", "не работает", "не
+// видно" (not the imperatives "не трогай", "не делайте", nor "не надо");
+// Chinese "没有反应", "没显示"; Korean "안 나와요", "안 돼". In English
+// a sentence that opens with its negation gives an order ("don't ...",
+// "no, ..."); in these it reports what the person saw.
+func NegatedStatementStart(s string) bool {
+	s = strings.TrimSpace(s)
+	for _, p := range []string{"没有", "沒有", "没", "沒", "还没", "還沒"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	if rest, ok := strings.CutPrefix(s, "안"); ok && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, "돼") || strings.HasPrefix(rest, "되")) {
+		return true
+	}
+	f := strings.Fields(strings.ToLower(s))
+	if len(f) < 2 || f[0] != "не" {
+		return false
+	}
+	verb := strings.TrimRight(f[1], ".,!?…")
+	switch verb {
+	case "надо", "нужно", "стоит", "треба", "потрібно", "трябва", "можно", "можна":
+		return false // "не надо": no need, an instruction
+	}
+	for _, imp := range []string{"йте", "ите", "іть", "й", "и", "і"} {
+		if strings.HasSuffix(verb, imp) {
+			return false // "не трогай", "не делайте", "не пиши": an order
+		}
+	}
+	return verb != ""
 }

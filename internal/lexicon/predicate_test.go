@@ -64,3 +64,29 @@ func FuzzNegatedPredicate(f *testing.F) {
 	f.Add("검색이 안 되네요")
 	f.Fuzz(func(t *testing.T, s string) { NegatedPredicate(s); RequestEnd(s) })
 }
+
+func TestNegatedStatementStart(t *testing.T) {
+	for s, want := range map[string]bool{
+		"не тянется картинка": true,
+		"не работает":         true,
+		"не видно кнопку":     true,
+		"не трогай этот файл": false,
+		"не делайте так":      false,
+		"не пиши тесты":       false,
+		"не надо":             false,
+		"ні не працює":        false,
+		"没有反应":                true,
+		"没显示出来":               true,
+		"不要改这个":               false,
+		"안 나와요":               true,
+		"안돼요 이거":              true,
+		"안녕하세요":               false,
+		"don't change that":   false,
+		"nothing shows up":    false,
+		"it doesn't work":     false,
+	} {
+		if got := NegatedStatementStart(s); got != want {
+			t.Errorf("NegatedStatementStart(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
