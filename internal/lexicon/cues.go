@@ -1909,7 +1909,8 @@ forse
 
 	// CueMistake: the person names the agent's mistake ("we need to
 	// address an oversight"), or that it took the request another way
-	// than meant ("that's not what I meant", "重新理解一下我的意思").
+	// than meant ("that's not what I meant", "重新理解一下我的意思", "what
+	// I meant is", "내 말은": the request said again, as it was meant).
 	CueMistake = NewCues(`
 oversight
 mistake
@@ -1917,6 +1918,30 @@ regression
 a typo
 not what i meant
 not what i asked
+what i mean is
+what i meant
+i meant
+내 말은
+제 말은
+내 말뜻은
+言いたいのは
+言ってるのは
+ce que je veux dire
+ce que je voulais dire
+je voulais dire
+lo que quiero decir
+lo que quise decir
+quise decir
+o que eu quero dizer
+o que eu quis dizer
+quis dizer
+was ich meine
+ich meinte
+volevo dire
+intendevo dire
+chodziło mi o
+miałem na myśli
+miałam na myśli
 you misunderstood
 misunderstood me
 falsch verstanden
