@@ -32,6 +32,10 @@ func (e *decisionExtractor) Extract(s *Session) []*Observation {
 	out := e.uiChoices(tl)
 	for k := range tl.utts {
 		u := &tl.utts[k]
+		if ds := e.answered(tl, u); len(ds) > 0 {
+			out = append(out, ds...)
+			continue
+		}
 		if d := e.offered(tl, u); d != nil {
 			out = append(out, d)
 			continue

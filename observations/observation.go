@@ -311,6 +311,12 @@ type Comparable struct {
 	report map[string]bool
 	// own: the stems of what was said that the trigger does not say.
 	own map[string]bool
+	// from, question: a decision's one source and its question. Two
+	// decisions taken in one message on different questions (answers
+	// to the agent's numbered questions) are two, however alike their
+	// words.
+	from     SourceRef
+	question string
 }
 
 // Prepare computes what Similar compares of o.
@@ -326,8 +332,12 @@ func Prepare(o *Observation) *Comparable {
 		stems[w] = true
 		delete(own, w)
 	}
-	return &Comparable{typ: o.Type, agent: o.AgentAuthored(), key: o.Key(), types: o.actionTypes(), stems: stems,
+	c := &Comparable{typ: o.Type, agent: o.AgentAuthored(), key: o.Key(), types: o.actionTypes(), stems: stems,
 		report: failureReport(o), own: own}
+	if o.Type == TypeDecision && len(o.Sources) == 1 {
+		c.from, c.question = o.Sources[0], o.Question
+	}
+	return c
 }
 
 // Similar is Similar on prepared observations.
@@ -337,6 +347,9 @@ func (a *Comparable) Similar(b *Comparable) bool {
 	}
 	if a.key == b.key {
 		return true
+	}
+	if a.question != b.question && a.from.Session != "" && a.from == b.from {
+		return false
 	}
 	if a.report != nil || b.report != nil {
 		return sameReport(a, b)
