@@ -253,12 +253,17 @@ func changedSince(tl *timeline, u *utterance) bool {
 	return false
 }
 
-// triedChange reports whether u follows a change the person has had the
-// agent's word on since: the agent changed files before the person's
-// previous message, and only replied to it ("the callback URL is set, log
-// in again" - "но меня не залогинило"). The report is on that change.
+// triedChange reports whether u follows work the person has had the
+// agent's word on since: the agent worked (changed files, ran commands)
+// before the person's previous message, and only replied to it ("the
+// callback URL is set, log in again" - "но меня не залогинило"). The report
+// is on that work.
 func triedChange(tl *timeline, u *utterance) bool {
-	return u.prev >= 0 && len(u.calls) == 0 && len(u.assistant) > 0 && changedSince(tl, &tl.utts[u.prev])
+	if u.prev < 0 || len(u.calls) > 0 || len(u.assistant) == 0 {
+		return false
+	}
+	p := &tl.utts[u.prev]
+	return len(p.calls) > 0 || len(p.edited) > 0
 }
 
 // handedBack reports whether the agent's replies since the person's
@@ -615,7 +620,8 @@ func questionLike(s string) bool {
 // "die Buttons sind immer noch da"), right after the agent changed
 // something.
 func negatedResult(tl *timeline, u *utterance, head string) bool {
-	if len(u.calls) == 0 && len(u.edited) == 0 && !triedChange(tl, u) {
+	tried := len(u.calls) == 0 && len(u.edited) == 0
+	if tried && !triedChange(tl, u) {
 		return false // no change made (aider's edits are no tool calls)
 	}
 	ss := sentences(head)
@@ -623,6 +629,11 @@ func negatedResult(tl *timeline, u *utterance, head string) bool {
 		return false
 	}
 	first := ss[0]
+	if tried && lexicon.CueRequest.In(first) {
+		// "ok donc je voudrais ne pas avoir à lancer les commandes": after
+		// the agent only answered, a wish is a new request.
+		return false
+	}
 	if isQuestion(first) {
 		// "検索してもヒットしないんだけど、なんでかわかる？": a report, then
 		// the question about it.
