@@ -102,7 +102,10 @@ var ReservedRepos = []string{"bradymholt/dotfiles", "4thehalibit/omarchy-backup"
 // Chinese, written 2026-12-06 the same way) the next four, and LZY2333 and
 // PT-Parker, CHECK owners of earlier keys, stay CHECK there; keys18 (8
 // Claude Code, Codex and aider sessions of 8 owners, French, Japanese,
-// Korean, Russian, Chinese, written 2026-12-07 the same way) the last four.
+// Korean, Russian, Chinese, written 2026-12-07 the same way) the next four;
+// keys19 (10 Claude Code, Codex and aider sessions of 10 owners, English,
+// Portuguese, Chinese, Italian, Polish, Japanese, written 2026-12-07 the
+// same way and held out whole, like keys14) the last ten.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
@@ -118,7 +121,9 @@ var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfas
 	"4thehalibit", "AFI-Protocol", "austinweitao", "gouchan", "LilLeapo", "PT-Parker",
 	"13562964800", "Agencia-Vibe-Code", "carlo-spada", "Jason-liu-0219", "OhmChannachot", "Schofield90",
 	"123pescao", "Azilone", "Damon-Salvetore", "mnogodumalon",
-	"213MD", "h-morishita-esol", "natori-hrj", "sabelosimelane"}
+	"213MD", "h-morishita-esol", "natori-hrj", "sabelosimelane",
+	"alexhkurz", "antoniopresto", "chasekb", "gxm11", "marcinjucha", "mikeswain", "nileshteji", "Roberdan",
+	"soichiro-nitta", "Tmeister"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
