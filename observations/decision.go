@@ -353,6 +353,20 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 			chosen = -1
 		}
 	}
+	if chosen < 0 && !inline && choice != "" && idx == -1 {
+		// "je veux une fusion intelligente": a choice named in words that
+		// no listed item holds may be one of two the agent put side by
+		// side ("**remplacement strict** ou **fusion ...**").
+		if pair := inlineAlternatives(tl, u); len(pair) == 2 {
+			cw := topicTokens(choice)
+			if a, b := overlap(cw, topicTokens(pair[0].Name)), overlap(cw, topicTokens(pair[1].Name)); max(a, b) >= 0.5 && a != b {
+				alts, chosen = pair, 0
+				if b > a {
+					chosen = 1
+				}
+			}
+		}
+	}
 	if chosen < 0 {
 		return nil
 	}
@@ -381,16 +395,27 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 // SQLite".
 var inlineAltRE = textutil.Lazy(`(?i)([\p{L}\p{N}_][\p{L}\p{N}_ /-]{0,40}?)\s+(?:vs\.?|versus)\s+([\p{L}\p{N}_][\p{L}\p{N}_ /-]{0,40})`)
 
+// markedOrRE is two alternatives the agent marked (bold or code) and
+// joined by "or" in the languages people write to agents in: "**strict
+// replacement** or **a merge that keeps Speckit's additions**",
+// "`rebase` oder `merge`", "**A** 还是 **B**".
+var markedOrRE = textutil.Lazy(`(?i)(\*\*[^*\n]{2,80}\*\*|` + "`[^`\n]{2,80}`" + `)\s*,?\s*(?:or|ou|oder|o|u|ovvero|oppure|или|або|albo|lub|czy|veya|ya da|of|eller|vagy|nebo|atau|hay|还是|或者|或|それとも|か|아니면|또는)\s*(\*\*[^*\n]{2,80}\*\*|` + "`[^`\n]{2,80}`" + `)`)
+
 // inlineAlternatives are the last pair of alternatives the agent put side
-// by side since the previous utterance (inlineAltRE), each cut to its
-// last (left) or first (right) three words.
+// by side since the previous utterance: joined by "vs" (inlineAltRE),
+// each cut to its last (left) or first (right) three words, or marked and
+// joined by "or" (markedOrRE), whole.
 func inlineAlternatives(tl *timeline, u *utterance) []Alternative {
 	var alts []Alternative
 	for _, a := range u.assistant {
-		for _, m := range inlineAltRE.FindAllStringSubmatch(tl.rec(a).Text, 8) {
+		txt := tl.rec(a).Text
+		for _, m := range inlineAltRE.FindAllStringSubmatch(txt, 8) {
 			l, r := strings.Fields(m[1]), strings.Fields(m[2])
 			l, r = l[max(0, len(l)-3):], r[:min(len(r), 3)]
 			alts = []Alternative{{Name: strings.Join(l, " ")}, {Name: strings.Join(r, " ")}}
+		}
+		for _, m := range markedOrRE.FindAllStringSubmatch(txt, 8) {
+			alts = []Alternative{{Name: strings.Trim(m[1], "*` ")}, {Name: strings.Trim(m[2], "*` ")}}
 		}
 	}
 	return alts

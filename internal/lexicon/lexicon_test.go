@@ -10,14 +10,16 @@ import (
 
 // The stop lists each caller measured with before they met here, word for
 // word: the core plus an extension must give back exactly these sets, or
-// extraction, learn, search and recall results change.
+// extraction, learn, search and recall results change. (The extractors'
+// list gained coreOther, the function words of five more languages, at
+// stop 41, measured on every key.)
 var measured = map[string]string{
 	"extract": `a an the and or but if then else of to in on at by for with from into onto
 		is are was were be been being am it its this that these those there here i we you he she they me us my our your
 		do did doe not no so as than too very just also please can could would should will shall may might must
 		have has had what which who whom when where why how all any each some such only own same up down out over
 		again further once about above below after before between through during other more most s t don now
-		let lets let's ok okay yes yeah thanks thank`,
+		let lets let's ok okay yes yeah thanks thank ` + coreOther,
 	"facts": `a an the and or but if then else of to in on at by for with from into onto as
 		is are was were be been being am it its this that these those there here i we you he she they me us my our your
 		do does did done so than too very just also please can could would should will shall may might must

@@ -65,6 +65,22 @@ const core = `a about after again all also an and any are as at be been before b
 	out over own s same shall she should so some such t than that the then there these they this those to too up
 	very was we were what when where which who whom why will with would you your`
 
+// coreOther are the articles, pronouns, prepositions, conjunctions and
+// commonest auxiliaries and modal verbs of French, Spanish, Portuguese,
+// Italian and German, which people write to agents in as often as
+// English: "je veux une fusion intelligente" is about a merge.
+const coreOther = `le la les un une des du de au aux et ou en dans sur pour par avec sans ce cette ces je tu il elle nous
+	vous ils elles on me te se mon ma mes ton ta tes son sa ses est sont être avoir ai as a avons avez ont veux veut voudrais
+	faut qui que quoi
+	el los las unos unas del al y o en con sin por para este esta estos estas yo tú él ella nosotros ellos mi mis tu tus su
+	sus es son ser estar está hay quiero quieres hace
+	os um uma uns umas do da dos das no na nos nas em com sem pelo pela eu ele ela nós eles meu minha seu sua são é
+	estar quero
+	il lo gli uno di del della dei delle nel nella con senza per io lui lei noi voi loro mio mia suo sua sono è essere
+	voglio vorrei
+	der die das den dem des ein eine einen einem einer und oder mit ohne für von zu im auf ich du er sie es wir ihr mein
+	meine dein ist sind sein haben habe hat will möchte`
+
 var (
 	// StopExtract are the stop words of the observation extractors'
 	// similarity (observations.Similar, content stems): core, the rest of
@@ -72,7 +88,7 @@ var (
 	// "ok"). Negations are stop words here: similarity compares topics,
 	// and a negated lesson is about the same topic.
 	StopExtract = NewSet(core, `above am below between doe don during further had has have let's may might no not
-		now ok okay once onto please thank thanks through us yeah yes`).WithStems(Stem)
+		now ok okay once onto please thank thanks through us yeah yes`, coreOther).WithStems(Stem)
 
 	// StopFacts are the stop words of `kb learn`'s fact comparison: like
 	// StopExtract, but negations are not stop words (learn reads them to
