@@ -131,6 +131,13 @@ type pathPattern struct {
 	glob string // lower case, without a leading "/" (globMatch)
 }
 
+// requiredEntry is a built-in content pattern and its required literals
+// (required_builtin.go).
+type requiredEntry struct {
+	src  string
+	lits []string
+}
+
 type contentPattern struct {
 	typ string
 	re  *textutil.LazyRE
@@ -167,14 +174,20 @@ func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
 	t := &Taxonomy{order: make(map[string]int, n), desc: make(map[string]string, n), ops: make(map[string]bool, n),
 		cmdSrc: make([]cmdSource, 0, cmds), paths: make([]pathPattern, 0, paths),
 		content: make([]contentPattern, 0, content), wordCues: make([]wordCue, 0, words)}
+	k := 0
 	for i, r := range builtinRules {
-		if err := t.add(r, false); err != nil {
+		var lits []requiredEntry
+		if k+len(r.Content) <= len(builtinRequired) {
+			lits = builtinRequired[k : k+len(r.Content)]
+		}
+		k += len(r.Content)
+		if err := t.add(r, false, lits); err != nil {
 			return nil, fmt.Errorf("built-in rule %d: %w", i, err)
 		}
 	}
 	t.rules = extra
 	for i, r := range extra {
-		if err := t.add(r, true); err != nil {
+		if err := t.add(r, true, nil); err != nil {
 			return nil, fmt.Errorf("taxonomy rule %d (%q): %w", i+1, r.Type, err)
 		}
 	}
@@ -235,8 +248,9 @@ func Default() *Taxonomy { return defaultTaxonomy() }
 
 // add adds the matchers of r; check checks its type and compiles its
 // patterns now, to report a bad one (the built-in ones are checked by the
-// tests).
-func (t *Taxonomy) add(r Rule, check bool) error {
+// tests). builtin are the required literals of a built-in rule's content
+// patterns, from required_builtin.go; nil: computed here.
+func (t *Taxonomy) add(r Rule, check bool, builtin []requiredEntry) error {
 	if check && !typeRE.MatchString(r.Type) {
 		return fmt.Errorf("%w: type %q is not domain:verb[:object] in lower case", ErrBadRule, r.Type)
 	}
@@ -271,15 +285,17 @@ func (t *Taxonomy) add(r Rule, check bool) error {
 	if r.code != nil {
 		t.content = append(t.content, contentPattern{typ: r.Type, fn: r.code})
 	}
-	for _, c := range r.Content {
+	for i, c := range r.Content {
 		if check {
 			if _, err := regexp.Compile(c); err != nil {
 				return fmt.Errorf("%w: content regexp %q: %v", ErrBadRule, c, err)
 			}
 		}
-		lits, ok := builtinRequired[c]
-		if check || !ok {
-			lits = requiredLiterals(c)
+		var lits []string
+		if builtin != nil && builtin[i].src == c {
+			lits = builtin[i].lits
+		} else {
+			lits = requiredLiterals(c) // a rule of kb.yaml, or a stale required_builtin.go
 		}
 		t.content = append(t.content, contentPattern{typ: r.Type, re: textutil.Lazy(c), lits: lits})
 	}

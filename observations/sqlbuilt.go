@@ -110,13 +110,19 @@ func buildStarts(s string) []int {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '\'', '"', '+', '{', '$', '#':
-			if sqlBuildRE.MatchString(s[i:]) {
+			// A building form is short: a window the backtracking matcher
+			// takes, not the text's whole tail (the NFA's, per byte).
+			if sqlBuildRE.MatchString(s[i:min(i+buildWindow, len(s))]) {
 				out = append(out, i)
 			}
 		}
 	}
 	return out
 }
+
+// buildWindow bounds the text a building form is matched in: its quote,
+// white space and the start of what follows.
+const buildWindow = 256
 
 // sqlBuildRE is string building next to a SQL statement, where it starts.
 var sqlBuildRE = textutil.Lazy(`^(?i:['"]\s*\+\s*[\w(]|\+\s*['"]|['"]\s*%\s*[\w(]|['"]\s*\.format\(|\{[a-zA-Z_][\w.]*\}|\$\{|\{\$[a-zA-Z_]|['"]\s*\.\s*\$|#\{)`)

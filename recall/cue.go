@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/kbmem/kb/internal/lexicon"
@@ -339,8 +341,8 @@ func createsFile(q Query) bool {
 	default:
 		return false
 	}
-	var m map[string]any
-	if json.Unmarshal(q.Input, &m) != nil {
+	m, ok := inputMap(q.Input)
+	if !ok {
 		return false
 	}
 	p, _ := m["file_path"].(string)
@@ -389,8 +391,8 @@ func condense(s string) string {
 // searched), and those of them that name rather than write: the content
 // an edit writes left out, a patch cut to its file lines.
 func inputTexts(raw json.RawMessage) (all, named []string) {
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
+	m, ok := inputMap(raw)
+	if !ok {
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
 			return []string{s}, []string{patchHeaders(s)}
@@ -435,8 +437,7 @@ func inputTexts(raw json.RawMessage) (all, named []string) {
 
 // describeAction is the proposed action in a few words: "run `go test ./...`".
 func describeAction(q Query) string {
-	var m map[string]any
-	_ = json.Unmarshal(q.Input, &m)
+	m, _ := inputMap(q.Input)
 	str := func(keys ...string) string {
 		for _, k := range keys {
 			if s, ok := m[k].(string); ok && s != "" {
@@ -504,8 +505,8 @@ var aboutRE = textutil.Lazy(`(?i)^\W*(?:please\s+|can you\s+|could you\s+)?(?:wa
 func programOf(q Query) string {
 	cmd := q.Action
 	if q.Tool != "" || len(q.Input) > 0 {
-		var m map[string]any
-		if json.Unmarshal(q.Input, &m) != nil {
+		m, ok := inputMap(q.Input)
+		if !ok {
 			return ""
 		}
 		switch v := m["command"].(type) {
@@ -601,8 +602,8 @@ var runners = map[string]string{"uv": "run", "uvx": "", "poetry": "run", "pipenv
 // callTexts returns the code a proposed edit writes, its comments removed
 // in the language of its file, and the shell command a call runs.
 func callTexts(q Query) (written, command, file string) {
-	var m map[string]any
-	if len(q.Input) > 0 && json.Unmarshal(q.Input, &m) != nil {
+	m, ok := inputMap(q.Input)
+	if len(q.Input) > 0 && !ok {
 		var patch string
 		if json.Unmarshal(q.Input, &patch) != nil {
 			return "", q.Action, ""
@@ -672,8 +673,8 @@ func callTexts(q Query) (written, command, file string) {
 
 // replacedText is the code an Edit or MultiEdit replaces.
 func replacedText(q Query) string {
-	var m map[string]any
-	if json.Unmarshal(q.Input, &m) != nil {
+	m, ok := inputMap(q.Input)
+	if !ok {
 		return ""
 	}
 	var parts []string
@@ -756,4 +757,30 @@ func keepsLines(old, new string) bool {
 // isWord reports whether w is letters only.
 func isWord(w string) bool {
 	return strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
+}
+
+// inputMap is a tool call's input decoded as an object. The cue reads it
+// for its texts, its program, its file, what it replaces and what it
+// creates: it is decoded once per input (the last one is kept), not once
+// for each. The map is shared: callers read it.
+func inputMap(raw json.RawMessage) (map[string]any, bool) {
+	if len(raw) == 0 {
+		return nil, false
+	}
+	lastInput.Lock()
+	defer lastInput.Unlock()
+	if bytes.Equal(raw, lastInput.raw) {
+		return lastInput.m, lastInput.ok
+	}
+	var m map[string]any
+	ok := json.Unmarshal(raw, &m) == nil && m != nil
+	lastInput.raw, lastInput.m, lastInput.ok = slices.Clone(raw), m, ok
+	return m, ok
+}
+
+var lastInput struct {
+	sync.Mutex
+	raw json.RawMessage
+	m   map[string]any
+	ok  bool
 }
