@@ -41,3 +41,34 @@ func TestAnswersToNumberedQuestions(t *testing.T) {
 		}
 	}
 }
+
+// The person proposes another way than the agent's, in Korean: "X를
+// 사용하면 될 것 같다", "X로 선택하면 되잖아", "X로 바꾸자".
+func TestProposalKorean(t *testing.T) {
+	run := func(reply string) []*Observation {
+		s := (&ccFixture{}).user("대시보드에 보기 선택 컨트롤을 추가해줘").
+			call("toolu_1", "Edit", `{"file_path":"/repo/web/Dashboard.jsx","old_string":"a","new_string":"<RadioGroup/>"}`).result("toolu_1", "ok").
+			say("라디오 버튼으로 보기 선택을 추가했습니다.").user(reply).say("알겠습니다.").session(t)
+		var out []*Observation
+		for _, d := range ofType(Extract(s, nil, nil), TypeDecision) {
+			if d.Description == "Decision for another way than the agent's" {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	for _, reply := range []string{
+		"지표는 두 개뿐이니까 체크박스로 선택하면 될 것 같다",
+		"apps/web/src/components/ui/calendar.jsx 이거 사용하면 되잖아",
+		"드롭다운으로 바꾸자",
+	} {
+		if ds := run(reply); len(ds) != 1 {
+			t.Errorf("%q: %d decisions", reply, len(ds))
+		}
+	}
+	for _, reply := range []string{"좋아요, 고마워요", "이제 테스트를 실행해줘"} {
+		if ds := run(reply); len(ds) != 0 {
+			t.Errorf("%q became a decision: %q", reply, ds[0].Chosen)
+		}
+	}
+}

@@ -399,7 +399,7 @@ var inlineAltRE = textutil.Lazy(`(?i)([\p{L}\p{N}_][\p{L}\p{N}_ /-]{0,40}?)\s+(?
 // joined by "or" in the languages people write to agents in: "**strict
 // replacement** or **a merge that keeps Speckit's additions**",
 // "`rebase` oder `merge`", "**A** 还是 **B**".
-var markedOrRE = textutil.Lazy(`(?i)(\*\*[^*\n]{2,80}\*\*|` + "`[^`\n]{2,80}`" + `)\s*,?\s*(?:or|ou|oder|o|u|ovvero|oppure|или|або|albo|lub|czy|veya|ya da|of|eller|vagy|nebo|atau|hay|还是|或者|或|それとも|か|아니면|또는)\s*(\*\*[^*\n]{2,80}\*\*|` + "`[^`\n]{2,80}`" + `)`)
+var markedOrRE = textutil.Lazy(`(?i)(\*\*[^*\n]{2,80}\*\*|` + "`[^`\n]{2,80}`" + `)\s*,?\s*(?:or|ou|oder|o|u|ovvero|oppure|или|або|albo|lub|czy|veya|ya da|eller|vagy|nebo|atau|hay|还是|或者|或|それとも|か|아니면|또는)\s*(\*\*[^*\n]{2,80}\*\*|` + "`[^`\n]{2,80}`" + `)`)
 
 // inlineAlternatives are the last pair of alternatives the agent put side
 // by side since the previous utterance: joined by "vs" (inlineAltRE),
@@ -565,8 +565,9 @@ var (
 	// the way the agent took or offered (definition 2 of a decision):
 	// "could we reuse X", "maybe we should use X", "let's keep X but change
 	// Y", "make X use Y", "könnten wir X verwenden", "podríamos usar X",
-	// "不如用 X", "X を使ったら", "давай используем X".
-	proposalRE = textutil.Lazy(`(?i)(?:\b(?:could|can|should|shall)\s+(?:we|you|i)\s+(?:please\s+)?(?:just\s+|also\s+)?|\b(?:we|you)\s+(?:could|can|should|might)\s+(?:just\s+|also\s+)?|\b(?:maybe|perhaps|how about|what about|why not|let'?s)\s+(?:we\s+)?(?:should\s+)?(?:just\s+)?|\bmake\s+\S+\s+)(use|using|reuse|switch to|migrate to|move to|go with|keep|replace|set up|launch)\b\s+(.{2,100})|(?:könnten wir|sollten wir|lass uns|wir könnten|wir sollten)\s+(.{2,80}?)\s+(?:verwenden|benutzen|nehmen|nutzen)|(?:podríamos|deberíamos|mejor)\s+(?:usar|utilizar|reutilizar)\s+(.{2,80})|(?:不如|要不|可以改用|应该用|我们可以用|还是用)\s*(.{2,60})|(.{2,60}?)(?:を使ったら|を使うのはどう|にしたら|を使いましょう)|(?:давай(?:те)?|лучше|можно|может)\s+(?:использовать|используем|возьмём|возьмем)\s+(.{2,80})`)
+	// "不如用 X", "X を使ったら", "давай используем X", "X 사용하면 될 것 같다",
+	// "체크박스로 선택하면 될 것 같다", "X로 바꾸자".
+	proposalRE = textutil.Lazy(`(?i)(?:\b(?:could|can|should|shall)\s+(?:we|you|i)\s+(?:please\s+)?(?:just\s+|also\s+)?|\b(?:we|you)\s+(?:could|can|should|might)\s+(?:just\s+|also\s+)?|\b(?:maybe|perhaps|how about|what about|why not|let'?s)\s+(?:we\s+)?(?:should\s+)?(?:just\s+)?|\bmake\s+\S+\s+)(use|using|reuse|switch to|migrate to|move to|go with|keep|replace|set up|launch)\b\s+(.{2,100})|(?:könnten wir|sollten wir|lass uns|wir könnten|wir sollten)\s+(.{2,80}?)\s+(?:verwenden|benutzen|nehmen|nutzen)|(?:podríamos|deberíamos|mejor)\s+(?:usar|utilizar|reutilizar)\s+(.{2,80})|(?:不如|要不|可以改用|应该用|我们可以用|还是用)\s*(.{2,60})|(.{2,60}?)(?:を使ったら|を使うのはどう|にしたら|を使いましょう)|(?:давай(?:те)?|лучше|можно|может)\s+(?:использовать|используем|возьмём|возьмем)\s+(.{2,80})|(.{2,60}?)\s*(?:을|를)?\s*(?:사용하면|쓰면|이용하면)\s*(?:될\s*것\s*같|되잖아|되지\s*않|좋겠|어때)|(.{2,60}?)(?:로|으로)\s*(?:\S+\s*)?(?:하면|만들면|바꾸면|선택하면)\s*(?:될\s*것\s*같|되잖아|좋겠|어때)|(.{2,60}?)(?:로|으로)\s*(?:바꾸자|하자|가자|만들자)`)
 	// comparativeRE is a proposal's reason that weighs it against another
 	// way: "which is less work", "simpler", "einfacher", "más simple".
 	comparativeRE = textutil.Lazy(`(?i)\b(less work|less code|simpler|easier|cleaner|faster|more robust|instead|einfacher|sauberer|más simple|más fácil|más limpio|проще|лучше)\b|更简单|更好|より簡単|더 간단`)

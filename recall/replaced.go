@@ -15,33 +15,43 @@ import (
 // a dependency "moment": "^2") is what the lesson turns down, whatever
 // else the lesson is about, and whichever call it was said after.
 
-// replacedRE finds the old name X in a sentence that says it was replaced
-// or removed, in English and a few more languages. Each expression's
-// first group is X.
-var replacedRE = textutil.Lazy(`(?i)` + `(?:` + strings.Join([]string{
+// replacedSentences are the sentences that say a name was replaced or
+// removed, in English and a few more languages; each expression's one
+// group is the name. codeish marks those as often said of a plain thing
+// ("the error is gone", "replaced the links with a button"): their name
+// must be written as code.
+var replacedSentences = []struct {
+	expr    string
+	codeish bool
+}{
 	// moved/migrated/switched ... from X to Y
-	`\b(?:moved|migrated|switched|ported|swapped)\b[^.;:!?\n]{0,40}?\b(?:from|off(?:\s+of)?|away\s+from)\s+` + oldName + `\s+(?:to|over\s+to|onto|for|in\s+favou?r\s+of)\b`,
+	{`\b(?:moved|migrated|switched|ported|swapped)\b[^.;:!?\n]{0,40}?\b(?:from|off(?:\s+of)?|away\s+from)\s+` + oldName + `\s+(?:to|over\s+to|onto|for|in\s+favou?r\s+of)\b`, false},
 	// replaced X with Y, swapped X for Y, dropped X for Y
-	`\b(?:replaced|swapped(?:\s+out)?|dropped|ditched|removed|ripped\s+out)\s+` + oldName + `\s+(?:with|by|for|in\s+favou?r\s+of)\b`,
+	{`\b(?:replaced|swapped(?:\s+out)?|dropped|ditched|removed|ripped\s+out)\s+` + oldName + `\s+(?:with|by|for|in\s+favou?r\s+of)\b`, true},
 	// X is gone / was removed / is deprecated / no longer exists
-	oldName + genericNoun + `\s+(?:is|are|was|were|has\s+been|have\s+been|got|is\s+now|are\s+now)\s+(?:gone|removed|dropped|deprecated|retired|dead|history|replaced|ripped\s+out|no\s+longer\s+(?:used|there|in\s+use))\b`,
-	oldName + `\s+(?:no\s+longer\s+exists?|doesn'?t\s+exist\s+any\s*more|isn'?t\s+(?:used|there)\s+any\s*more)`,
+	{oldName + genericNoun + `\s+(?:is|are|was|were|has\s+been|have\s+been|got|is\s+now|are\s+now)\s+(?:gone|removed|dropped|deprecated|retired|dead|history|replaced|ripped\s+out|no\s+longer\s+(?:used|there|in\s+use))\b`, true},
+	{oldName + `\s+(?:no\s+longer\s+exists?|doesn'?t\s+exist\s+any\s*more|isn'?t\s+(?:used|there)\s+any\s*more)`, true},
 	// no longer use X, don't use X anymore, not on X anymore
-	`\bno\s+longer\s+(?:use|uses|using|need|on|with|have|ship)\s+` + oldName,
-	`\b(?:don'?t|do\s+not|doesn'?t|aren'?t|are\s+not|we'?re\s+not|not)\s+(?:use|using|on)\s+` + oldName + `\s+any\s*more\b`,
+	{`\bno\s+longer\s+(?:use|uses|using|need|on|with|have|ship)\s+` + oldName, false},
+	{`\b(?:don'?t|do\s+not|doesn'?t|aren'?t|are\s+not|we'?re\s+not|not)\s+(?:use|using|on)\s+` + oldName + `\s+any\s*more\b`, false},
 	// forget (what I said) about X
-	`\bforget\s+(?:what\s+i\s+(?:said|told\s+you)\s+)?about\s+` + oldName,
+	{`\bforget\s+(?:what\s+i\s+(?:said|told\s+you)\s+)?about\s+` + oldName, false},
 	// es, pt, it, fr, de, tr
-	`\b(?:migramos|pasamos|cambiamos|movimos|mudamos|trocamos|passamos|migrato|passati|siamo\s+passati|on\s+est\s+passés?|nous\s+sommes\s+passés?|migré|umgestellt|gewechselt|migriert)\s+(?:\S+\s+){0,3}?(?:de|da|von|dal)\s+` + oldName + `\s+(?:a|para|pra|à|auf|zu|al)\b`,
-	`\b(?:von|vom)\s+` + oldName + `\s+(?:auf|zu)\s+\S+\s+(?:umgestellt|gewechselt|migriert)`,
-	`\b(?:ya\s+no\s+(?:usamos|se\s+usa|existe|hay)|não\s+(?:usamos|existe|tem)\s+mais|non\s+(?:usiamo|c'è)\s+più|n'utilise\s+plus|n'existe\s+plus|nicht\s+mehr)\s+` + oldName,
-	oldName + `\s+(?:ya\s+no\s+existe|não\s+existe\s+mais|n'existe\s+plus|gibt\s+es\s+nicht\s+mehr|ist\s+(?:raus|weg)|non\s+esiste\s+più|artık\s+yok|kaldırıldı|kalktı)`,
-}, "|") + `)`).WithHint(mayName)
+	{`\b(?:migramos|pasamos|cambiamos|movimos|mudamos|trocamos|passamos|migrato|passati|siamo\s+passati|on\s+est\s+passés?|nous\s+sommes\s+passés?|migré|umgestellt|gewechselt|migriert)\s+(?:\S+\s+){0,3}?(?:de|da|von|dal)\s+` + oldName + `\s+(?:a|para|pra|à|auf|zu|al)\b`, false},
+	{`\b(?:von|vom)\s+` + oldName + `\s+(?:auf|zu)\s+\S+\s+(?:umgestellt|gewechselt|migriert)`, false},
+	{`\b(?:ya\s+no\s+(?:usamos|se\s+usa|existe|hay)|não\s+(?:usamos|existe|tem)\s+mais|non\s+(?:usiamo|c'è)\s+più|n'utilise\s+plus|n'existe\s+plus|nicht\s+mehr)\s+` + oldName, false},
+	{oldName + `\s+(?:ya\s+no\s+existe|não\s+existe\s+mais|n'existe\s+plus|gibt\s+es\s+nicht\s+mehr|ist\s+(?:raus|weg)|non\s+esiste\s+più|artık\s+yok|kaldırıldı|kalktı)`, true},
+}
 
-// codeishOnly marks the expressions of replacedRE, by their order, whose
-// sentence is as often about a plain thing ("the error is gone", "replaced
-// the links with a button"): their name must be written as code.
-var codeishOnly = []bool{false, true, true, true, false, false, false, false, false, false, true}
+// replacedRE is replacedSentences as one expression: group i+1 is the
+// name of sentence i.
+var replacedRE = textutil.LazyOf(func() string {
+	alts := make([]string, len(replacedSentences))
+	for i, r := range replacedSentences {
+		alts[i] = r.expr
+	}
+	return `(?i)(?:` + strings.Join(alts, "|") + `)`
+}).WithHint(mayName)
 
 // codeish reports whether a name is written as code: a dot, an
 // underscore, a dash, an @, a slash, a digit or a capital after its first
@@ -96,7 +106,7 @@ func replacedNames(text string) []string {
 				// "forget what I said about iOS 16": a version of it.
 				continue
 			}
-			if g := text[m[k]:m[k+1]]; codeishOnly[k/2-1] && !codeish(g) && !(m[k] > 0 && text[m[k]-1] == '`') {
+			if g := text[m[k]:m[k+1]]; replacedSentences[k/2-1].codeish && !codeish(g) && !(m[k] > 0 && text[m[k]-1] == '`') {
 				// "the links are gone", "replaced the errors with a
 				// toast": a plain word, in a sentence a bug report writes.
 				continue

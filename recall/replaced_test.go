@@ -6,6 +6,9 @@ import (
 )
 
 func TestReplacedNames(t *testing.T) {
+	if n := replacedRE.RE().NumSubexp(); n != len(replacedSentences) {
+		t.Fatalf("replacedRE has %d groups for %d sentences: each must have one", n, len(replacedSentences))
+	}
 	for _, tc := range []struct {
 		text string
 		want []string
