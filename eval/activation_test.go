@@ -83,7 +83,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev5":  {34, 0},
 		"dev6":  {35, 2},
 		"dev7":  {26, 0},
-		"dev8":  {31, 1},
+		"dev8":  {32, 1},
 		"dev9":  {29, 3},
 		"dev10": {35, 2},
 		"dev11": {31, 5},
@@ -91,7 +91,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev13": {33, 5},
 		"dev14": {27, 2},
 		"dev15": {30, 2},
-		"dev16": {25, 8},
+		"dev16": {26, 8},
 		"dev23": {35, 4},
 	}
 	for name, floor := range floors {

@@ -2463,7 +2463,10 @@ func toolWords(text string, set map[string]bool) map[string]bool {
 // nothing of the lesson.
 func (cu *cue) ruledOut(c *candidate, generalized bool) bool {
 	// A proposal with a prohibited signature in it follows nothing.
-	return generalized && lessonOverlap(cu, c.lessonStems(), c.matchedAT) < minGeneralOverlap || c.sigHit == "" && cu.follows(c) || cu.incidental(c) || c.sigHit == "" && cu.advised(c) ||
+	// Nor is it the general case of what was corrected: the lesson
+	// names what it does ("no reset --hard" on `git reset --hard && git
+	// switch`, after a lesson corrected on `git checkout -- .`).
+	return generalized && c.sigHit == "" && lessonOverlap(cu, c.lessonStems(), c.matchedAT) < minGeneralOverlap || c.sigHit == "" && cu.follows(c) || cu.incidental(c) || c.sigHit == "" && cu.advised(c) ||
 		cu.question && lessonOverlap(cu, c.lessonStems(), c.matchedAT) == 0
 }
 

@@ -835,3 +835,23 @@ func TestSecretIntoNamedKind(t *testing.T) {
 		t.Errorf("a secret written into a file of another kind: %v", got)
 	}
 }
+
+// A type match on a secondary type of the candidate's own domain is the
+// general case of what was corrected and needs the lesson's words; not
+// when the proposal holds what the lesson prohibits: "no reset --hard",
+// said after `git checkout -- .`, fires on `git reset --hard && git
+// switch`.
+func TestGeneralizedTypeWithProhibitedSignature(t *testing.T) {
+	o := &observations.Observation{ID: "cor-mine", Type: observations.TypeCorrection,
+		Trigger:     "discarding uncommitted changes: `git checkout -- . && git clean -fd && git switch hotfix/x`",
+		ActionTypes: []string{"git:discard-changes", "git:clean", "git:reset-hard"},
+		Lesson:      "Never throw away uncommitted changes you didn't make yourself: no checkout -- ., no restore, no reset --hard, no clean -f.",
+		Excerpt:     "Agent: `git checkout -- . && git clean -fd && git switch hotfix/x` (refused)\nUser: those are mine. Never throw away uncommitted changes you didn't make yourself: no checkout -- ., no restore, no reset --hard, no clean -f."}
+	e := noiseEngine(o)
+	if got := recalled(t, e, callQuery("Bash", map[string]any{"command": "git reset --hard HEAD && git switch release/2026.11"})); len(got) != 1 {
+		t.Errorf("reset --hard, which the lesson names: %v", got)
+	}
+	if got := recalled(t, e, callQuery("Bash", map[string]any{"command": "git switch release/2026.11"})); len(got) != 0 {
+		t.Errorf("a plain switch: %v", got)
+	}
+}
