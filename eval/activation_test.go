@@ -85,7 +85,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev7":  {26, 0},
 		"dev8":  {32, 1},
 		"dev9":  {29, 3},
-		"dev10": {35, 2},
+		"dev10": {36, 2},
 		"dev11": {31, 5},
 		"dev12": {31, 4},
 		"dev13": {33, 5},

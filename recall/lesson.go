@@ -238,14 +238,22 @@ func approves(s string) bool {
 // inside a code span.
 func sentences(text string) []string {
 	var out []string
-	start, inCode := 0, false
+	start, inCode, inList := 0, false, false
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; {
 		case c == '`':
 			inCode = !inCode
 		case !inCode && (c == '.' || c == '!' || c == '?') && i+1 < len(text) && text[i+1] == ' ' && !(c == '.' && lexicon.Abbreviation(text, i+1)):
 			out = append(out, strings.TrimSpace(text[start:i+1]))
-			start = i + 1
+			start, inList = i+1, false
+		case !inCode && (c == '-' || c == '*') && i > 0 && text[i-1] == ' ' && i+1 < len(text) && text[i+1] == ' ' &&
+			(inList || strings.HasSuffix(strings.TrimRight(text[start:i], " "), ":")):
+			// "Trois choses : - les montants ... - on compare ...": a
+			// list written on one line; each item is a sentence.
+			if seg := strings.TrimSpace(text[start:i]); seg != "" {
+				out = append(out, seg)
+			}
+			start, inList = i, true
 		}
 	}
 	if rest := strings.TrimSpace(text[start:]); rest != "" {

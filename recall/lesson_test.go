@@ -254,6 +254,15 @@ func TestFitLessonKeepsInsteadSentences(t *testing.T) {
 	if got := fitLesson(long, 50); len(got) > 50 || !strings.HasSuffix(got, "…") {
 		t.Errorf("one long sentence: %q", got)
 	}
+	// A list written on one line ("Trois choses : - ... - ..."): each item
+	// is a sentence, so the item that says what to do is kept.
+	list := "Non, pas de double pour de l'argent. Jamais. Trois choses : - les montants c'est BigDecimal, toujours avec Money.SCALE (2) et RoundingMode.HALF_EVEN - on compare avec compareTo, pas equals - en base c'est du numeric(12,2), " + strings.Repeat("jOOQ le mappe déjà en BigDecimal, donc aucune conversion à faire. ", 4)
+	if got := fitLesson(list, 300); !strings.Contains(got, "toujours avec Money.SCALE") || len(got) > 300 {
+		t.Errorf("a list on one line: %q", got)
+	}
+	if s := sentences("Steps: - build it - ship it. Then rest - or not."); len(s) != 4 || s[3] != "Then rest - or not." {
+		t.Errorf("list sentences: %q", s)
+	}
 }
 
 // Within a clause the last polarity word before a span decides it.
