@@ -117,10 +117,29 @@ func completeLesson(o *observations.Observation) string {
 	// The lesson may be the person's words lightly rewritten ("no rm -rf"
 	// -> "Do not use rm -rf"): its signatures or its longest words must
 	// be in them.
-	if !strings.Contains(spelledOut(said), key) && !sharesSignature(lesson, said) {
+	if sp := spelledOut(said); !strings.Contains(sp, key) && !rewrittenLead(sp, key) && !sharesSignature(lesson, said) {
 		return lesson
 	}
 	return fitLesson(said, maxLessonText)
+}
+
+// rewrittenLead reports whether key, the lesson's beginning, is said's
+// words with their opening rewritten by the extractor ("no X" -> "Do not
+// use X", "how about X" -> "Consider X", "you should X" -> "X"): what
+// follows the lesson's first one to three words is in said, and is long
+// enough to tell.
+func rewrittenLead(said, key string) bool {
+	rest := key
+	for range 3 {
+		_, r, ok := strings.Cut(rest, " ")
+		if !ok || len(r) < 16 {
+			return false
+		}
+		if rest = r; strings.Contains(said, rest) {
+			return true
+		}
+	}
+	return false
 }
 
 // wordsOf is text (a lesson or statement of o) on one line, the person's

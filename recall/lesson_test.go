@@ -887,3 +887,29 @@ func TestNegationsOfMoreLanguages(t *testing.T) {
 	wantPolarity(t, "μην τρέχεις `kubectl delete` στο prod.", map[string]bool{"kubectl delete": true})
 	wantPolarity(t, "soha ne futtasd a `make reset` parancsot.", map[string]bool{"make reset": true})
 }
+
+// The extractor rewrites the opening of the person's words ("no X" ->
+// "Do not use X"); the complete lesson is still their words, with the
+// instead-part the kept lesson lost.
+func TestCompleteLessonAfterRewrittenLead(t *testing.T) {
+	said := "no allowMainThreadQueries, ever. the crews use old tablets and a query on the UI thread freezes the app. make the DAO method suspend, or return a Flow<List<SampleEntity>> and collect it in a ViewModel."
+	o := &observations.Observation{ID: "cor-x", Type: observations.TypeCorrection,
+		Lesson:  "Do not use allowMainThreadQueries, ever. The crews use old tablets and a query on the UI thread freezes the app.",
+		Excerpt: "Agent: Edit `FieldDatabase.kt` (refused)\nUser: " + said}
+	if got := completeLesson(o); !strings.Contains(got, "Flow<List<SampleEntity>>") {
+		t.Errorf("the instead-part is lost: %q", got)
+	}
+	for _, tc := range []struct {
+		said, key string
+		want      bool
+	}{
+		{"no rm -rf on the build dir, use make clean", "do not use rm -rf on the build dir, use", true},
+		{"how about a feature flag for the new checkout", "consider a feature flag for the new chec", true},
+		{"the build dir is shared with the ci cache", "do not use rm -rf on the build dir", false},
+		{"no x", "do not use x", false}, // too short to tell
+	} {
+		if got := rewrittenLead(tc.said, tc.key); got != tc.want {
+			t.Errorf("rewrittenLead(%q, %q) = %v", tc.said, tc.key, got)
+		}
+	}
+}
