@@ -148,6 +148,7 @@ func TestLessonWording(t *testing.T) {
 		{"wrong, use `rg` instead of grep -r since it respects .gitignore", "Use `rg` instead of grep -r.", "it respects .gitignore"},
 		{"stop adding comments everywhere", "Stop adding comments everywhere.", ""},
 		{"I'd like that script to be a make target", "That script should be a make target.", ""},
+		{"no no. don't point prisma at staging, not db push, not migrate dev.", "Do not point prisma at staging, not db push, not migrate dev.", ""},
 	}
 	for _, c := range cases {
 		l, cons := lessonFrom(c.in)

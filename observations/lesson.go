@@ -202,7 +202,9 @@ var vocativeRE = textutil.Lazy(`(?i)^(?:claude|codex|gemini|deepseek|gpt|chatgpt
 func isPronounOrVerb(w string) bool {
 	switch strings.Trim(w, ",.!?") {
 	case "i", "you", "we", "that", "this", "it", "they", "don't", "dont", "do", "never", "use", "please", "not", "stop",
-		"just", "the", "a", "an", "need", "way", "thanks", "worries", "problem", "wait", "actually", "absolutely":
+		"just", "the", "a", "an", "need", "way", "thanks", "worries", "problem", "wait", "actually", "absolutely",
+		"no", "nope", "nah": // "no no. don't ...": the interjection said twice, no object
+
 		return true
 	}
 	return false
