@@ -358,12 +358,8 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		// no listed item holds may be one of two the agent put side by
 		// side ("**remplacement strict** ou **fusion ...**").
 		if pair := inlineAlternatives(tl, u); len(pair) == 2 {
-			cw := topicTokens(choice)
-			if a, b := overlap(cw, topicTokens(pair[0].Name)), overlap(cw, topicTokens(pair[1].Name)); max(a, b) >= 0.5 && a != b {
-				alts, chosen = pair, 0
-				if b > a {
-					chosen = 1
-				}
+			if k := namedOfPair(choice, pair); k >= 0 {
+				alts, chosen = pair, k
 			}
 		}
 	}
@@ -439,12 +435,24 @@ func inlineChoice(tl *timeline, u *utterance) string {
 	if len(alts) != 2 {
 		return ""
 	}
-	cw := topicTokens(opening)
-	a, b := overlap(cw, topicTokens(alts[0].Name)), overlap(cw, topicTokens(alts[1].Name))
-	if max(a, b) < 0.5 || a == b || negationCues.find(opening) != nil {
+	if namedOfPair(opening, alts) < 0 || negationCues.find(opening) != nil {
 		return ""
 	}
 	return opening
+}
+
+// namedOfPair is which of two alternatives text names, clearly more than
+// the other (half its topic or more); -1 when neither or both.
+func namedOfPair(text string, pair []Alternative) int {
+	cw := topicTokens(text)
+	a, b := overlap(cw, topicTokens(pair[0].Name)), overlap(cw, topicTokens(pair[1].Name))
+	switch {
+	case max(a, b) < 0.5 || a == b:
+		return -1
+	case b > a:
+		return 1
+	}
+	return 0
 }
 
 // optionsAnyRE finds a list of options in the agent's text in another

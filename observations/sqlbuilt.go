@@ -21,7 +21,7 @@ import (
 // keywords are found with strings.Index and the building is looked for
 // only in the lines after each statement.
 func sqlBuilt(s string) bool {
-	low := asciiLower(s)
+	low := textutil.ASCIILower(s)
 	var starts []int
 	for _, kw := range []string{"select", "insert", "update", "delete"} {
 		for i := 0; ; {
@@ -31,7 +31,7 @@ func sqlBuilt(s string) bool {
 			}
 			at := i + j
 			i = at + len(kw)
-			if at > 0 && wordByte(low[at-1]) || i < len(low) && wordByte(low[i]) {
+			if at > 0 && textutil.WordByte(low[at-1]) || i < len(low) && textutil.WordByte(low[i]) {
 				continue
 			}
 			for _, end := range statementEnds(low, kw, i) {
@@ -60,7 +60,7 @@ func statementEnds(low, kw string, i int) []int {
 			}
 			f := k + j
 			k = f + len("from")
-			if !wordByte(low[f-1]) && (k == len(low) || !wordByte(low[k])) {
+			if !textutil.WordByte(low[f-1]) && (k == len(low) || !textutil.WordByte(low[k])) {
 				ends = append(ends, k)
 			}
 		}
@@ -72,7 +72,7 @@ func statementEnds(low, kw string, i int) []int {
 	case "update":
 		k := afterSpace(low, i)
 		t := k
-		for t < len(low) && (wordByte(low[t]) || low[t] == '.' || low[t] == '"') {
+		for t < len(low) && (textutil.WordByte(low[t]) || low[t] == '.' || low[t] == '"') {
 			t++
 		}
 		if k == i || t == k {
@@ -155,28 +155,5 @@ func afterSpace(s string, i int) int {
 	return i
 }
 
-// wordByte reports whether c is a byte of a word as regexp's \b reads
-// it: an ASCII letter, digit or underscore.
-func wordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
-}
-
 // wordEnd reports whether a word ends at i.
-func wordEnd(s string, i int) bool { return i >= len(s) || !wordByte(s[i]) }
-
-// asciiLower is s with its ASCII capitals in lower case: the same length,
-// so offsets in it are offsets in s.
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if c := b[j]; c >= 'A' && c <= 'Z' {
-					b[j] = c + 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}
+func wordEnd(s string, i int) bool { return i >= len(s) || !textutil.WordByte(s[i]) }

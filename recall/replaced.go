@@ -112,7 +112,7 @@ func replacedNames(text string) []string {
 				continue
 			}
 			for _, g := range nameParts(strings.TrimRight(text[m[k]:m[k+1]], ".,/-")) {
-				if len(g) >= 2 && !notNames[strings.ToLower(g)] && strings.ContainsFunc(g, isASCIILetterRune) {
+				if len(g) >= 2 && !notNames[strings.ToLower(g)] && strings.ContainsFunc(g, func(r rune) bool { return r < 128 && isASCIILetter(byte(r)) }) {
 					out = append(out, g)
 				}
 			}
@@ -136,8 +136,6 @@ func nameParts(name string) []string {
 	}
 	return parts
 }
-
-func isASCIILetterRune(r rune) bool { return r < 128 && isASCIILetter(byte(r)) }
 
 // replacedForms are the forms code uses a replaced name in: a selector or
 // a call (jest.mock, moment()), or a string (import ... from 'moment', a

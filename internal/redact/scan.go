@@ -2,6 +2,7 @@ package redact
 
 import (
 	sx "github.com/kbmem/kb/internal/secrets"
+	"github.com/kbmem/kb/internal/textutil"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -185,7 +186,7 @@ func startsWord(r config.Rule) bool {
 		return true
 	}
 	for _, k := range r.Keywords {
-		if k != "" && strings.HasPrefix(strings.ToLower(src), k) && isWordByte(k[0]) {
+		if k != "" && strings.HasPrefix(strings.ToLower(src), k) && textutil.WordByte(k[0]) {
 			return true
 		}
 	}
@@ -263,7 +264,7 @@ func (ru runner) window(s string, p, q int) (window, bool) {
 		}
 		return window{lineStart(s, p, memberBefore), lineEnd(s, q, memberAfter)}, true
 	case winProse:
-		if p > 0 && isWordByte(s[p-1]) || !passwordWord(s[p:]) || !proseVerb(s, q) {
+		if p > 0 && textutil.WordByte(s[p-1]) || !passwordWord(s[p:]) || !proseVerb(s, q) {
 			return window{}, false
 		}
 		return window{runeStart(s, max(0, p-1)), lineEnd(s, q, proseAfter)}, true
@@ -271,7 +272,7 @@ func (ru runner) window(s string, p, q int) (window, bool) {
 		return window{lineStart(s, p, commandBefore), lineEnd(s, q, commandAfter)}, true
 	}
 	if q-p <= shortKeyword && ru.tokenKeyword(s[p:q]) {
-		if ru.word && p > 0 && isWordByte(s[p-1]) || tokenRun(s, p, q) < minTokenRun {
+		if ru.word && p > 0 && textutil.WordByte(s[p-1]) || tokenRun(s, p, q) < minTokenRun {
 			return window{}, false
 		}
 	}
@@ -295,10 +296,6 @@ func tokenRun(s string, p, q int) int {
 	return j - i
 }
 
-func isWordByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
-}
-
 func isTokenByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		c == '_' || c == '-' || c == '+' || c == '/' || c == '=' || c == '.' || c == '~'
@@ -309,7 +306,7 @@ func isTokenByte(c byte) bool {
 // string member of inline JSON, a Python dict or a Ruby hash.
 func quotedName(s string, q int) bool {
 	i := q
-	for i < len(s) && i < q+operatorScan && (isWordByte(s[i]) || s[i] == '.' || s[i] == '-') {
+	for i < len(s) && i < q+operatorScan && (textutil.WordByte(s[i]) || s[i] == '.' || s[i] == '-') {
 		i++
 	}
 	if i < len(s) && s[i] == '\\' {
@@ -370,7 +367,7 @@ func proseVerb(s string, q int) bool {
 // '=', '(' or the start of the text.
 func inFlag(s string, p int) bool {
 	i := p
-	for i > 0 && p-i < 64 && (isWordByte(s[i-1]) || s[i-1] == '-') {
+	for i > 0 && p-i < 64 && (textutil.WordByte(s[i-1]) || s[i-1] == '-') {
 		i--
 	}
 	if i == p || s[i] != '-' {
@@ -415,7 +412,7 @@ func valueAfter(s string, op int) bool {
 	n := 0
 	for ; i < len(s) && n < minValue; i++ {
 		c := s[i]
-		if !isWordByte(c) && strings.IndexByte(".=+/%:~-", c) < 0 {
+		if !textutil.WordByte(c) && strings.IndexByte(".=+/%:~-", c) < 0 {
 			break
 		}
 		n++
@@ -485,7 +482,7 @@ func mergeWindows(ws []window) []window {
 func looseEnds(s string, w window) string {
 	var b []byte
 	for i := w.Start; i < w.End; i++ {
-		if strings.IndexByte(",.:)]}>!?", s[i]) < 0 || i == w.Start || !isWordByte(s[i-1]) {
+		if strings.IndexByte(",.:)]}>!?", s[i]) < 0 || i == w.Start || !textutil.WordByte(s[i-1]) {
 			continue
 		}
 		if i+1 < len(s) && !isSpaceByte(s[i+1]) && strings.IndexByte(",.:)]}>!?\"'`", s[i+1]) < 0 {

@@ -143,17 +143,9 @@ func appendLower(dst []byte, s string) []byte {
 	return dst
 }
 
-// asciiLower lowercases ASCII letters only, so that offsets in the result
-// are offsets in s. Keywords are matched against it.
-func ASCIILower(s string) []byte {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return b
-}
+// ASCIILower is textutil.ASCIILower as bytes: offsets in it are offsets
+// in s. Keywords are matched against it.
+func ASCIILower(s string) []byte { return []byte(textutil.ASCIILower(s)) }
 
 // numberPrefix returns the length of a line-number prefix of a file read
 // by an agent ("   12→", "12\t"), or 0.

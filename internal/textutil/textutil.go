@@ -63,6 +63,30 @@ func StripControl(s string) string {
 	}, s)
 }
 
+// WordByte reports whether b is a byte of a word as regexp's \b reads it:
+// an ASCII letter, digit or underscore (IdentByte also takes '$').
+func WordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// ASCIILower is s with its ASCII capitals in lower case: the same length,
+// so offsets in it are offsets in s (strings.ToLower may change a text's
+// length). s itself when it has no capital.
+func ASCIILower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; c >= 'A' && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
 // IdentByte reports whether b can be part of an identifier in most
 // programming languages (a letter, a digit, _ or $): code matching uses it
 // to tell a name from the name inside a longer one.
