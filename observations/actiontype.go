@@ -553,6 +553,7 @@ func (t *Taxonomy) contentHits(h hits, s string) {
 		s = s[:200000]
 	}
 	lower := strings.ToLower(s)
+	hay := newHaystack(s, lower)
 	for _, cp := range t.content {
 		if cp.fn != nil {
 			if cp.fn(s) {
@@ -560,7 +561,7 @@ func (t *Taxonomy) contentHits(h hits, s string) {
 			}
 			continue
 		}
-		if mayMatch(cp.lits, lower) && matchAround(cp, s, lower) {
+		if mayMatch(cp.lits, hay) && matchAround(cp, s, lower) {
 			h.add(cp.typ, 3)
 		}
 	}

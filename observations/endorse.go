@@ -2,6 +2,7 @@ package observations
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/lexicon"
@@ -24,8 +25,9 @@ var recommendRE = textutil.Lazy(`(?i)\b(?:recommend(?:ed|ation)?|suggest(?:ion)?
 
 // genericChoiceWords name a choice without saying which: a sentence whose
 // only topic is "this approach" points at the agent's proposal and names
-// nothing.
-var genericChoiceWords = func() map[string]bool {
+// nothing. Built on first use: stemming them at start would cost every
+// hook process, which never reads them.
+var genericChoiceWords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range append(lexicon.OptionWords, "idea", "way", "proposal", "suggestion", "one", "version", "name", "names", "thing", "this", "that", "these", "those") {
 		for st := range contentStems(w) {
@@ -33,7 +35,7 @@ var genericChoiceWords = func() map[string]bool {
 		}
 	}
 	return m
-}()
+})
 
 // offersChoice reports whether the agent's text puts a choice before the
 // person: it asks (askedRE, or a closing full-width question mark) and
@@ -65,7 +67,7 @@ func endorsement(tl *timeline, u *utterance, sent string) string {
 	theirs := topicTokens(agent)
 	named := false
 	for tok := range topicTokens(sent) {
-		if genericChoiceWords[tok] || !theirs[tok] {
+		if genericChoiceWords()[tok] || !theirs[tok] {
 			continue
 		}
 		if utf8.RuneCountInString(tok) >= 3 || strings.IndexFunc(tok, isCJK) >= 0 {
@@ -121,7 +123,7 @@ func onlyChoiceWords(sent string) bool {
 		if ackWords[tok] {
 			continue
 		}
-		if !genericChoiceWords[tok] {
+		if !genericChoiceWords()[tok] {
 			return false
 		}
 		n++

@@ -1,131 +1,395 @@
 package observations
 
 import (
+	"math"
 	"regexp/syntax"
 	"slices"
 	"strings"
 	"unicode"
 )
 
-// requiredLiterals are strings, in lower case, one of which every match of
-// the regular expression src contains; nil when no such set is known (a
-// pattern that can match without a literal, or one that does not parse).
+// requiredLiterals are strings one of which every match of the regular
+// expression src contains; nil when no such set is known (a pattern that
+// can match without a literal, or one that does not parse). A literal
+// the pattern matches in either case ((?i), [Ss]) is in lower case and
+// compared with the content in lower case; one with an upper-case letter
+// was written so in a case-sensitive part of the pattern and is compared
+// with the content as written (mayMatch).
+//
 // A hook matches written content against every content pattern of the
 // taxonomy; a pattern whose literals are not in the content cannot match
-// and is never compiled (contentHits). The analysis is the required-factor
-// one of code search engines: a literal requires itself, a concatenation
-// its most selective factor, an alternation the union of its branches',
-// a repetition of at least one its operand's; anything else requires
-// nothing. Content is compared in lower case (strings.ToLower), which
-// folds as (?i) does except for the long s and a few other letters whose
-// lower case is not their fold: code does not spell keywords with them.
+// and is never compiled (contentHits). The analysis is the one of code
+// search engines (Russ Cox, "Regular Expression Matching with a Trigram
+// Index"), on strings rather than trigrams: each part of the expression
+// has the set of strings it matches when it is small (exact), the
+// strings its matches start and end with (prefix, suffix), and a set one
+// of which its matches contain (req). A concatenation joins what one
+// part ends with to what the next starts with, so that the prefixes the
+// parser factors out of an alternation ("A(?:KIA|C|Iza)") are joined
+// back to each branch. Content is compared in lower case
+// (strings.ToLower), which folds as (?i) does except for the long s and a
+// few other letters whose lower case is not their fold: code does not
+// spell keywords with them.
 func requiredLiterals(src string) []string {
 	re, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
 		return nil
 	}
-	lits, ok := required(re.Simplify())
-	if !ok {
+	info := analyze(re.Simplify())
+	if !info.reqOK {
 		return nil
 	}
-	return lits
+	out := make([]string, len(info.req))
+	for i, l := range info.req {
+		if strings.HasPrefix(l, foldMark) {
+			l = l[len(foldMark):]
+		}
+		out[i] = l
+	}
+	return minimal(dedup(out))
 }
 
-// maxRequired bounds the alternatives of a requirement: an alternation of
-// more branches tells little and costs a scan of the content per branch.
-const maxRequired = 16
+// foldMark starts a literal, during the analysis, that matches in either
+// case (in lower case after it): joined to another, the two are in
+// lower case ("(?i)drop" and "Table"), while two case-sensitive ones keep
+// their case ("drop" and "Table").
+const foldMark = "\x00"
 
-func required(re *syntax.Regexp) ([]string, bool) {
+func fold(l string) string {
+	if l == "" || strings.HasPrefix(l, foldMark) {
+		return l
+	}
+	return foldMark + strings.ToLower(l)
+}
+
+// maxRequired bounds a requirement's alternatives: more tell little and
+// cost a scan of the content each. maxExact bounds the sets of strings
+// the analysis carries.
+const (
+	maxRequired = 24
+	maxExact    = 16
+)
+
+// litInfo is what the analysis knows of one part of an expression. A set
+// holding "" says nothing (a match may start with anything).
+type litInfo struct {
+	exact   []string // every string the part matches, when exactOK
+	exactOK bool
+	prefix  []string // every match starts with one of these
+	suffix  []string // every match ends with one of these
+	req     []string // every match contains one of these, when reqOK
+	reqOK   bool
+}
+
+var anything = []string{""}
+
+func analyze(re *syntax.Regexp) litInfo {
 	switch re.Op {
 	case syntax.OpLiteral:
-		return []string{strings.ToLower(string(re.Rune))}, true
+		l := string(re.Rune)
+		if re.Flags&syntax.FoldCase != 0 {
+			l = fold(l)
+		}
+		return exactInfo([]string{l})
 	case syntax.OpCharClass:
-		// One letter in either case ([Ss]): that letter; other classes
-		// require nothing this analysis uses.
-		if len(re.Rune) == 4 && re.Rune[0] == re.Rune[1] && re.Rune[2] == re.Rune[3] &&
-			unicode.ToLower(re.Rune[0]) == unicode.ToLower(re.Rune[2]) {
-			return []string{string(unicode.ToLower(re.Rune[0]))}, true
+		if lits := classLits(re.Rune); lits != nil {
+			return exactInfo(lits)
 		}
-		if len(re.Rune) == 2 && re.Rune[0] == re.Rune[1] {
-			return []string{string(unicode.ToLower(re.Rune[0]))}, true
-		}
-		return nil, false
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return exactInfo(anything)
 	case syntax.OpCapture:
-		return required(re.Sub[0])
+		return analyze(re.Sub[0])
+	case syntax.OpQuest:
+		x := analyze(re.Sub[0])
+		if x.exactOK {
+			return exactInfo(union(x.exact, anything))
+		}
 	case syntax.OpPlus:
-		return required(re.Sub[0])
+		x := analyze(re.Sub[0])
+		return litInfo{prefix: x.prefix, suffix: x.suffix, req: x.req, reqOK: x.reqOK}
 	case syntax.OpRepeat:
-		if re.Min >= 1 {
-			return required(re.Sub[0])
+		if re.Min < 1 {
+			break
 		}
-		return nil, false
+		x := analyze(re.Sub[0])
+		if re.Min == re.Max && x.exactOK {
+			acc := x
+			for i := 1; i < re.Min && acc.exactOK; i++ {
+				acc = concat(acc, x)
+			}
+			if acc.exactOK {
+				return acc
+			}
+		}
+		return litInfo{prefix: x.prefix, suffix: x.suffix, req: x.req, reqOK: x.reqOK}
 	case syntax.OpConcat:
-		// Adjacent literals join into one; then the factor whose
-		// shortest literal is longest.
-		var best []string
-		found := false
-		var run strings.Builder
-		consider := func(lits []string) {
-			if !found || shortest(lits) > shortest(best) || shortest(lits) == shortest(best) && len(lits) < len(best) {
-				best, found = lits, true
-			}
-		}
-		flush := func() {
-			if run.Len() > 0 {
-				consider([]string{run.String()})
-				run.Reset()
-			}
-		}
+		acc := exactInfo(anything)
 		for _, sub := range re.Sub {
-			if sub.Op == syntax.OpLiteral {
-				run.WriteString(strings.ToLower(string(sub.Rune)))
+			acc = concat(acc, analyze(sub))
+		}
+		return acc
+	case syntax.OpAlternate:
+		out := analyze(re.Sub[0])
+		for _, sub := range re.Sub[1:] {
+			y := analyze(sub)
+			out = litInfo{exact: union(out.exact, y.exact), exactOK: out.exactOK && y.exactOK,
+				prefix: union(out.prefix, y.prefix), suffix: union(out.suffix, y.suffix),
+				req: union(out.req, y.req), reqOK: out.reqOK && y.reqOK}
+			if len(out.exact) > maxExact {
+				out.exact, out.exactOK = nil, false
+			}
+			if len(out.prefix) > maxExact {
+				out.prefix = anything
+			}
+			if len(out.suffix) > maxExact {
+				out.suffix = anything
+			}
+			if len(out.req) > maxRequired {
+				out.req, out.reqOK = nil, false
+			}
+		}
+		if out.exactOK {
+			out.prefix, out.suffix = out.exact, out.exact
+			out.req, out.reqOK = best(out.req, out.reqOK, out.exact)
+		}
+		return out
+	}
+	return litInfo{prefix: anything, suffix: anything}
+}
+
+// exactInfo is the info of a part that matches exactly the strings lits.
+func exactInfo(lits []string) litInfo {
+	x := litInfo{exact: lits, exactOK: true, prefix: lits, suffix: lits}
+	x.req, x.reqOK = best(nil, false, lits)
+	return x
+}
+
+// concat is the info of x followed by y.
+func concat(x, y litInfo) litInfo {
+	out := litInfo{prefix: x.prefix, suffix: y.suffix}
+	if x.exactOK && y.exactOK {
+		if e, ok := cross(x.exact, y.exact); ok {
+			return exactInfo(e)
+		}
+	}
+	if x.exactOK {
+		if p, ok := cross(x.exact, y.prefix); ok {
+			out.prefix = p
+		}
+	}
+	if y.exactOK {
+		if s, ok := cross(x.suffix, y.exact); ok {
+			out.suffix = s
+		}
+	}
+	out.req, out.reqOK = best(x.req, x.reqOK, y.req)
+	if !y.reqOK {
+		out.req, out.reqOK = x.req, x.reqOK
+	} else if !x.reqOK {
+		out.req, out.reqOK = y.req, y.reqOK
+	}
+	if j, ok := cross(x.suffix, y.prefix); ok {
+		out.req, out.reqOK = best(out.req, out.reqOK, j)
+	}
+	out.req, out.reqOK = best(out.req, out.reqOK, out.prefix)
+	out.req, out.reqOK = best(out.req, out.reqOK, out.suffix)
+	return out
+}
+
+// best returns the more selective of the requirement a (when ok) and the
+// set b: the one with the smaller chance to be in a text at random,
+// counting each byte of a literal as one in eight (code's letters are
+// not uniform); b holding "" is no requirement.
+func best(a []string, ok bool, b []string) ([]string, bool) {
+	if len(b) == 0 || len(b) > maxRequired || slices.Contains(b, "") {
+		return a, ok
+	}
+	if !ok || chance(b) < chance(a) {
+		return b, true
+	}
+	return a, ok
+}
+
+func chance(lits []string) float64 {
+	p := 0.0
+	for _, l := range lits {
+		p += math.Pow(8, -float64(len(strings.TrimPrefix(l, foldMark))))
+	}
+	return p
+}
+
+// cross is every string of a followed by one of b, in lower case where
+// either is folded (in lower case); false when there would be more than
+// maxExact.
+func cross(a, b []string) ([]string, bool) {
+	if len(a)*len(b) > maxExact {
+		return nil, false
+	}
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			switch {
+			case x == "" || y == "":
+				out = append(out, x+y)
+			case strings.HasPrefix(x, foldMark) || strings.HasPrefix(y, foldMark):
+				out = append(out, fold(x)+strings.TrimPrefix(fold(y), foldMark))
+			default:
+				out = append(out, x+y)
+			}
+		}
+	}
+	return dedup(out), true
+}
+
+// union is the strings of a and b.
+func union(a, b []string) []string {
+	return dedup(append(slices.Clip(a), b...))
+}
+
+func dedup(lits []string) []string {
+	slices.Sort(lits)
+	return slices.Compact(lits)
+}
+
+// minimal is a requirement without each literal that holds another: a
+// text holding it holds the other ("a" and "ab" require no more than
+// "a"; "Ab" no more than "a", but "ab" not "A"). Only a requirement: as
+// prefixes or as the exact strings a part matches, "a" and "ab" are two.
+func minimal(lits []string) []string {
+	var out []string
+	for i, l := range lits {
+		sub := false
+		for j, m := range lits {
+			if i == j || m == l {
 				continue
 			}
-			flush()
-			if lits, ok := required(sub); ok {
-				consider(lits)
+			if hasUpper(m) && strings.Contains(l, m) || !hasUpper(m) && strings.Contains(strings.ToLower(l), m) {
+				sub = true
+				break
 			}
 		}
-		flush()
-		return best, found
-	case syntax.OpAlternate:
-		var out []string
-		for _, sub := range re.Sub {
-			lits, ok := required(sub)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, lits...)
-		}
-		slices.Sort(out)
-		out = slices.Compact(out)
-		if len(out) > maxRequired {
-			return nil, false
-		}
-		return out, true
-	}
-	return nil, false
-}
-
-func shortest(lits []string) int {
-	n := -1
-	for _, l := range lits {
-		if n < 0 || len(l) < n {
-			n = len(l)
+		if !sub {
+			out = append(out, l)
 		}
 	}
-	return n
+	return out
 }
 
-// mayMatch reports whether content (in lower case) holds one of a
-// pattern's required literals; true when it has none.
-func mayMatch(lits []string, lower string) bool {
+// classLits is the strings a character class (as ranges) matches, when
+// it holds at most four characters: one letter in either case ([Ss]) is
+// the letter in lower case.
+func classLits(ranges []rune) []string {
+	n := 0
+	for i := 0; i+1 < len(ranges); i += 2 {
+		n += int(ranges[i+1]-ranges[i]) + 1
+		if n > 4 {
+			return nil
+		}
+	}
+	var rs []rune
+	for i := 0; i+1 < len(ranges); i += 2 {
+		for r := ranges[i]; r <= ranges[i+1]; r++ {
+			rs = append(rs, r)
+		}
+	}
+	var out []string
+	for _, r := range rs {
+		// r with its other case in the class: the letter, folded.
+		if l, u := unicode.ToLower(r), unicode.ToUpper(r); l != u && slices.Contains(rs, l) && slices.Contains(rs, u) {
+			out = append(out, fold(string(r)))
+		} else {
+			out = append(out, string(r))
+		}
+	}
+	return dedup(out)
+}
+
+// mayMatch reports whether the content holds one of a pattern's required
+// literals (haystack.holds). True when it has none.
+func mayMatch(lits []string, h *haystack) bool {
 	if lits == nil {
 		return true
 	}
 	for _, l := range lits {
-		if strings.Contains(lower, l) {
+		if h.holds(l) {
 			return true
+		}
+	}
+	return false
+}
+
+// haystack is content matched against the taxonomy's patterns: as
+// written, in lower case, and, when long, the byte pairs each holds, so
+// that most of several hundred literals are ruled out without a scan.
+type haystack struct {
+	s, lower string
+	pairs    [2]*bytePairs // of lower and of s, built on first use
+}
+
+// pairsMin is the length from which a text's byte pairs are collected:
+// below it, a scan per literal costs less.
+const pairsMin = 1024
+
+func newHaystack(s, lower string) *haystack { return &haystack{s: s, lower: lower} }
+
+// holds reports whether the content holds literal l: a folded one (no
+// upper-case letter) in lower case, one with an upper-case letter as
+// written.
+func (h *haystack) holds(l string) bool {
+	t, i := h.lower, 0
+	if hasUpper(l) {
+		t, i = h.s, 1
+	}
+	if len(t) >= pairsMin && len(l) >= 2 {
+		if h.pairs[i] == nil {
+			h.pairs[i] = newBytePairs(t)
+		}
+		if !h.pairs[i].may(l) {
+			return false
+		}
+	}
+	return strings.Contains(t, l)
+}
+
+// bytePairs is the set of adjacent byte pairs of a text: a literal one of
+// whose pairs is not in it is not in the text.
+type bytePairs [1 << 16 / 64]uint64
+
+func newBytePairs(t string) *bytePairs {
+	p := new(bytePairs)
+	for i := 0; i+1 < len(t); i++ {
+		k := uint16(t[i])<<8 | uint16(t[i+1])
+		p[k>>6] |= 1 << (k & 63)
+	}
+	return p
+}
+
+func (p *bytePairs) may(l string) bool {
+	for i := 0; i+1 < len(l); i++ {
+		k := uint16(l[i])<<8 | uint16(l[i+1])
+		if p[k>>6]&(1<<(k&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// litText is the text a required literal is looked for in: the content
+// as written for one with an upper-case letter, in lower case otherwise.
+func litText(l, lower, s string) string {
+	if hasUpper(l) {
+		return s
+	}
+	return lower
+}
+
+func hasUpper(l string) bool {
+	for i := 0; i < len(l); i++ {
+		if c := l[i]; 'A' <= c && c <= 'Z' {
+			return true
+		} else if c >= 0x80 {
+			return strings.IndexFunc(l[i:], unicode.IsUpper) >= 0
 		}
 	}
 	return false
@@ -151,8 +415,9 @@ func matchAround(cp contentPattern, s, lower string) bool {
 	}
 	var at []int
 	for _, l := range cp.lits {
+		in := litText(l, lower, s)
 		for i := 0; len(at) <= aroundMax; {
-			j := strings.Index(lower[i:], l)
+			j := strings.Index(in[i:], l)
 			if j < 0 {
 				break
 			}

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"math/rand/v2"
 	"os"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestRequiredLiterals(t *testing.T) {
@@ -17,18 +20,28 @@ func TestRequiredLiterals(t *testing.T) {
 		want []string
 	}{
 		{`(?i)\bdrop\s+column\b`, []string{"column"}},
-		{`\bconsole\.(log|debug|trace)\(`, []string{"console."}},
-		// The most selective single factor, not the product of a literal
-		// and the alternation after it: weaker, still required.
-		{`@ts-(ignore|nocheck|expect-error)`, []string{"expect-error", "ignore", "nocheck"}},
+		{`\bconsole\.(log|debug|trace)\(`, []string{"console.debug(", "console.log(", "console.trace("}},
+		{`@ts-(ignore|nocheck|expect-error)`, []string{"@ts-expect-error", "@ts-ignore", "@ts-nocheck"}},
 		{`\bdebugger;`, []string{"debugger;"}},
-		{`drop_table|dropTable`, []string{"_table", "table"}}, // parsed as drop(_table|Table)
+		// Parsed as drop(?:_table|Table): the prefix joined back, the
+		// case kept where the pattern has it.
+		{`drop_table|dropTable`, []string{"dropTable", "drop_table"}},
+		{`(?i)drop_table|dropTable`, []string{"drop_table", "droptable"}},
+		{`(?m)^\s*(?:puts|pp)\s`, []string{"pp", "puts"}},
+		{`\bRemoveField\(`, []string{"RemoveField("}},
+		{`(?i)\bselect\s+\*\s+from\b`, []string{"select"}},
+		{`colou?r`, []string{"color", "colour"}},
+		{`\b(AKIA[0-9A-Z]{16}|AC[0-9a-f]{32}|AIza[0-9A-Za-z_\-]{35}|gh[ousr]_[A-Za-z0-9]{30,}|(sk|rk)_(test|live)_\w+)`,
+			[]string{"AC", "AIza", "AKIA", "gho_", "ghr_", "ghs_", "ghu_", "rk_live_", "rk_test_", "sk_live_", "sk_test_"}},
+		{`a(b|cd)*e`, []string{"a"}}, // "e" as selective; the first found is kept
+		{`(?i)[Kk]ey\s*=`, []string{"key"}},
 		{`:\s*any\b(\s*\[\])?`, []string{"any"}},
 		{`a*`, nil},
 		{`x?y?`, nil},
 		{`(foo|.*)`, nil},
 		{`[0-9]+`, nil},
-		{`[Ss]ecret`, []string{"ecret"}},
+		{`[Ss]ecret`, []string{"secret"}},
+		{`x[ab]y`, []string{"xay", "xby"}},
 		{`(`, nil},
 	} {
 		if got := requiredLiterals(tc.src); !slices.Equal(got, tc.want) {
@@ -63,7 +76,7 @@ func TestRequiredLiteralsHoldForMatches(t *testing.T) {
 			for _, s := range corpus {
 				if re.MatchString(s) {
 					checked++
-					if !mayMatch(lits, strings.ToLower(s)) {
+					if !mayMatch(lits, newHaystack(s, strings.ToLower(s))) {
 						t.Errorf("%s: %q matches %q, which holds none of %q", r.Type, c, s, lits)
 					}
 				}
@@ -110,4 +123,114 @@ func TestRequiredBuiltin(t *testing.T) {
 		t.Fatalf("required_builtin.go is stale (%v): run go test ./observations -run TestRequiredBuiltin -update", err)
 	}
 	t.Logf("%d of %d built-in content patterns have required literals", n, all)
+}
+
+// genMatch writes a random string the expression re can match (assertions
+// are ignored: the caller keeps the strings the expression matches),
+// letters of case-insensitive parts in a random case.
+func genMatch(rng *rand.Rand, re *syntax.Regexp, b *strings.Builder) {
+	letter := func(r rune, fold bool) rune {
+		if fold && rng.IntN(2) == 0 {
+			if u := unicode.ToUpper(r); u != r {
+				return u
+			}
+			return unicode.ToLower(r)
+		}
+		return r
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			b.WriteRune(letter(r, re.Flags&syntax.FoldCase != 0))
+		}
+	case syntax.OpCharClass:
+		if len(re.Rune) == 0 {
+			return
+		}
+		i := 2 * rng.IntN(len(re.Rune)/2)
+		lo, hi := re.Rune[i], re.Rune[i+1]
+		if hi-lo > 200 {
+			hi = lo + 200
+		}
+		b.WriteRune(lo + rune(rng.IntN(int(hi-lo)+1)))
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		b.WriteByte(" xY_9.(\n"[rng.IntN(7)+boolInt(re.Op == syntax.OpAnyChar)])
+	case syntax.OpCapture:
+		genMatch(rng, re.Sub[0], b)
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			genMatch(rng, s, b)
+		}
+	case syntax.OpAlternate:
+		genMatch(rng, re.Sub[rng.IntN(len(re.Sub))], b)
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		lo, hi := 0, 3
+		switch re.Op {
+		case syntax.OpPlus:
+			lo = 1
+		case syntax.OpQuest:
+			hi = 1
+		case syntax.OpRepeat:
+			lo, hi = re.Min, re.Max
+			if hi < 0 {
+				hi = lo + 3
+			}
+		}
+		for n := lo + rng.IntN(hi-lo+1); n > 0; n-- {
+			genMatch(rng, re.Sub[0], b)
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Every match holds a required literal, on strings written from each
+// pattern's own syntax (random branches, repeats, letters and case),
+// amid random text: what a corpus of examples cannot cover.
+func TestRequiredLiteralsHoldForGenerated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var srcs []string
+	for _, r := range builtinRules {
+		srcs = append(srcs, r.Content...)
+	}
+	srcs = append(srcs, `(?i)drop_table|dropTable`, `a(b|cd)*e`, `x[ab]y`, `(?i)[Kk]ey\s*=`, `colou?r`, `(?i)(foo|Bar)[_-]?BAZ+`)
+	checked := 0
+	for _, src := range srcs {
+		lits := requiredLiterals(src)
+		if lits == nil {
+			continue
+		}
+		re := regexp.MustCompile(src)
+		tree, err := syntax.Parse(src, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 300; i++ {
+			var b strings.Builder
+			b.WriteString([]string{"", " ", "x = ", "\n"}[rng.IntN(4)])
+			if i%4 == 0 { // long enough for haystack's byte pairs
+				b.WriteString(strings.Repeat("7 \t", pairsMin/3+1))
+			}
+			genMatch(rng, tree, &b)
+			b.WriteString([]string{"", " ", ";", "\n"}[rng.IntN(4)])
+			s := b.String()
+			if !re.MatchString(s) {
+				continue
+			}
+			checked++
+			if !mayMatch(lits, newHaystack(s, strings.ToLower(s))) {
+				t.Errorf("%s: %q matches %q, which holds none of %q", src, src, s, lits)
+				break
+			}
+		}
+	}
+	if checked < 20000 {
+		t.Errorf("only %d matches checked", checked)
+	}
+	t.Logf("%d generated matches checked", checked)
 }
