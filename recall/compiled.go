@@ -45,7 +45,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT036"
+const compiledMagic = "KBACT037"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -430,8 +430,11 @@ func itemRecordOf(o *observations.Observation, d *doc.Document) itemRecord {
 const (
 	// cand off u32, len u32, item off u32, len u32, key off u32, len u32,
 	// layer u16, type u16, flags u16, pad u16, length f32, rank f32
-	docEntrySize  = 40
-	termEntrySize = 16 // text off u32, len u16, kind u8, pad u8, postings off u32, count u32
+	docEntrySize = 40
+	// text off u32, len u16, kind u8, pad u8, postings off u32, count u32,
+	// bound f32 (a word's: the most one of its postings adds to a BM25
+	// score, wordBound; 0 for other kinds)
+	termEntrySize = 20
 	postingSize   = 8
 )
 
@@ -501,10 +504,6 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 			*list = append(*list, s)
 		}
 		return i
-	}
-	type posting struct {
-		doc uint32
-		w   float32
 	}
 	type key struct {
 		kind byte
@@ -842,6 +841,13 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		terms = append(terms, k.kind, 0)
 		terms = binary.LittleEndian.AppendUint32(terms, uint32(nposts))
 		terms = binary.LittleEndian.AppendUint32(terms, uint32(len(mine)))
+		var bound float32
+		if k.kind == termWord {
+			bound = wordBound(mine, h.Docs, h.AvgLen, func(d int) float32 {
+				return math.Float32frombits(binary.LittleEndian.Uint32(table[d*docEntrySize+32:]))
+			})
+		}
+		terms = binary.LittleEndian.AppendUint32(terms, math.Float32bits(bound))
 		text.WriteString(t)
 		nposts += len(mine)
 		return nil
@@ -1177,31 +1183,39 @@ func (c *Compiled) keyBytes(e docEntry) []byte {
 
 // term finds a term's postings: the offset of the first and their number.
 func (c *Compiled) term(kind byte, t string) (off, count int, ok bool) {
+	l, ok := c.termList(kind, t)
+	return l.off, l.n, ok
+}
+
+// termList is term t's postings, with the bound of a word's (wordBound).
+func (c *Compiled) termList(kind byte, t string) (l plist, ok bool) {
 	le := binary.LittleEndian
 	entry := func(i int) []byte { return c.data[c.h.TermTable+int64(i)*termEntrySize:] }
-	text := func(e []byte) (byte, string) {
+	// The term's text in the mapped file, compared where it lies: a
+	// string of each would be an allocation per step of the search.
+	text := func(e []byte) (byte, []byte) {
 		o, n := int64(le.Uint32(e)), int64(le.Uint16(e[4:]))
 		if c.h.Text+o+n > c.h.Keys {
-			return e[6], ""
+			return e[6], nil
 		}
-		return e[6], string(c.data[c.h.Text+o : c.h.Text+o+n])
+		return e[6], c.data[c.h.Text+o : c.h.Text+o+n]
 	}
 	i := sort.Search(c.h.Terms, func(i int) bool {
 		k, s := text(entry(i))
-		return k > kind || k == kind && s >= t
+		return k > kind || k == kind && string(s) >= t
 	})
 	if i == c.h.Terms {
-		return 0, 0, false
+		return plist{}, false
 	}
 	e := entry(i)
-	if k, s := text(e); k != kind || s != t {
-		return 0, 0, false
+	if k, s := text(e); k != kind || string(s) != t {
+		return plist{}, false
 	}
-	off, count = int(le.Uint32(e[8:])), int(le.Uint32(e[12:]))
-	if int64(off+count)*postingSize > c.h.Records-c.h.Posts {
-		return 0, 0, false
+	l = plist{off: int(le.Uint32(e[8:])), n: int(le.Uint32(e[12:])), bound: math.Float32frombits(le.Uint32(e[16:]))}
+	if int64(l.off+l.n)*postingSize > c.h.Records-c.h.Posts {
+		return plist{}, false
 	}
-	return off, count, true
+	return l, true
 }
 
 // termAt is the i-th term of the term table and where its postings are.
@@ -1262,7 +1276,11 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 	keep := c.filter(s)
 	var order []scored
 	if pls, w, first := c.scoring(s); w != nil && !first {
-		order = c.merged(pls, keep, limit, w)
+		if len(s.ActionTypes) == 0 && len(s.Words) > 0 {
+			order = c.bounded(pls, keep, limit, w)
+		} else {
+			order = c.merged(pls, keep, limit, w)
+		}
 	} else {
 		order = c.accumulated(pls, keep, limit, w, first)
 	}
@@ -1300,8 +1318,8 @@ func (c *Compiled) scoring(s Search) (pls []plist, w weight, first bool) {
 	lists := func(kind byte, terms []string) []plist {
 		var out []plist
 		for _, t := range terms {
-			if off, n, ok := c.term(kind, t); ok {
-				out = append(out, plist{off, n})
+			if l, ok := c.termList(kind, t); ok {
+				out = append(out, l)
 			}
 		}
 		return out
@@ -1328,14 +1346,9 @@ func (c *Compiled) scoring(s Search) (pls []plist, w weight, first bool) {
 		pls = lists(termAction, dedupe(s.ActionTypes))
 		w = func(d int, _, df float64) float64 { return idf(int(df)) + 1e-6*c.docRank(d) }
 	case len(s.Words) > 0:
-		const k1, b = 1.2, 0.75
 		pls = lists(termWord, queryTerms(s.Words))
 		w = func(d int, tf, df float64) float64 {
-			norm := 1.0
-			if c.h.AvgLen > 0 {
-				norm = 1 - b + b*float64(c.docLength(d))/c.h.AvgLen
-			}
-			return idf(int(df)) * tf * (k1 + 1) / (tf + k1*norm)
+			return bm25(c.h.Docs, c.h.AvgLen, df, tf, c.docLength(d))
 		}
 	case len(s.Anchors) > 0:
 		// The rarest anchors first: "as" is in many lessons' code,
@@ -1350,8 +1363,163 @@ func (c *Compiled) scoring(s Search) (pls []plist, w weight, first bool) {
 	return pls, w, first
 }
 
-// plist is a term's postings: the offset of the first and their number.
-type plist struct{ off, n int }
+// plist is a term's postings: the offset of the first, their number, and
+// a word's bound (wordBound).
+type plist struct {
+	off, n int
+	bound  float32
+}
+
+// posting is a document's number and weight in a term's list, as stored.
+type posting struct {
+	doc uint32
+	w   float32
+}
+
+// BM25's parameters, as bleve's scorer has them.
+const bm25K1, bm25B = 1.2, 0.75
+
+// bm25 is what a posting of weight tf in a list of df adds to the score
+// of a document of length dl, among docs documents of mean length avg.
+func bm25(docs int, avg, df, tf float64, dl float32) float64 {
+	norm := 1.0
+	if avg > 0 {
+		norm = 1 - bm25B + bm25B*float64(dl)/avg
+	}
+	n := float64(docs)
+	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+	return idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+}
+
+// wordBound is the most one of a word's postings adds to a document's
+// score (bm25), as a float32 no smaller: what lets bounded skip the
+// documents of common words. The compile stores it in the term table.
+func wordBound(ps []posting, docs int, avg float64, length func(d int) float32) float32 {
+	m := 0.0
+	for _, p := range ps {
+		m = max(m, bm25(docs, avg, float64(len(ps)), float64(p.w), length(int(p.doc))))
+	}
+	b := float32(m)
+	if float64(b) < m {
+		b = math.Nextafter32(b, math.MaxFloat32)
+	}
+	return b
+}
+
+// bounded is merged with dynamic pruning (MaxScore: Turtle and Flood,
+// "Query evaluation: strategies and optimizations", 1995): once the best
+// limit are found, the lists whose bounds (bound(df)) add up to less than
+// the weakest of them cannot bring a document in on their own, so only
+// the documents of the other lists are visited, and the weak lists are
+// read at those documents (a jump, not a walk), stopping when what they
+// could still add would not be enough. A word query of a long Write at
+// 100,000 observations reads its lists of common words in full with
+// merged. The same documents with the same scores to the bit: each is
+// summed in the order of the lists, as merged sums it, and a document is
+// left out only when its bound is below the weakest kept.
+func (c *Compiled) bounded(pls []plist, keep func(int) bool, limit int, w weight) []scored {
+	n := len(pls)
+	ub := make([]float64, n)
+	ord := make([]int, n) // the lists, weakest bound first
+	total := 0
+	for i, l := range pls {
+		ub[i] = float64(l.bound) * (1 + 1e-9) // above the rounding of any sum
+		ord[i] = i
+		total += l.n
+	}
+	slices.SortStableFunc(ord, func(a, b int) int { return cmp.Compare(ub[a], ub[b]) })
+	upto := make([]float64, n+1) // upto[k]: the bounds of ord[:k] added
+	for k, i := range ord {
+		upto[k+1] = upto[k] + ub[i]
+	}
+	next := make([]int, n)
+	part := make([]float64, n) // the document's weight from each list
+	b := bestOf(limit, total)
+	weak := 0 // ord[:weak] cannot bring a document in alone
+	for {
+		if len(b.h) == limit {
+			theta := b.h[0].score
+			for weak < n && upto[weak+1] < theta {
+				weak++
+			}
+		}
+		d := -1
+		for _, i := range ord[weak:] {
+			if next[i] < pls[i].n {
+				if pd, _ := c.posting(pls[i].off + next[i]); d < 0 || pd < d {
+					d = pd
+				}
+			}
+		}
+		if d < 0 {
+			break
+		}
+		ok := keep(d)
+		clear(part)
+		have := 0.0
+		for _, i := range ord[weak:] {
+			for next[i] < pls[i].n {
+				pd, pw := c.posting(pls[i].off + next[i])
+				if pd != d {
+					break
+				}
+				next[i]++
+				if !ok {
+					continue
+				}
+				if x := w(d, pw, float64(pls[i].n)); x > 0 {
+					part[i] += x
+					have += x
+				}
+			}
+		}
+		if !ok {
+			continue
+		}
+		for k := weak - 1; k >= 0; k-- {
+			if len(b.h) == limit && have+upto[k+1] < b.h[0].score {
+				break // the weak lists left cannot bring it in
+			}
+			i := ord[k]
+			next[i] = c.seek(pls[i], next[i], d)
+			for next[i] < pls[i].n {
+				pd, pw := c.posting(pls[i].off + next[i])
+				if pd != d {
+					break
+				}
+				next[i]++
+				if x := w(d, pw, float64(pls[i].n)); x > 0 {
+					part[i] += x
+					have += x
+				}
+			}
+		}
+		var sum float64
+		for _, x := range part {
+			sum += x
+		}
+		if sum > 0 {
+			b.offer(scored{d, sum})
+		}
+	}
+	return b.sorted()
+}
+
+// seek is the first posting of l from from on whose document is d or
+// after: a gallop, then a binary search.
+func (c *Compiled) seek(l plist, from, d int) int {
+	doc := func(i int) int { pd, _ := c.posting(l.off + i); return pd }
+	if from >= l.n || doc(from) >= d {
+		return from
+	}
+	lo, step := from, 1 // doc(lo) < d
+	for lo+step < l.n && doc(lo+step) < d {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, l.n) // doc(hi) >= d, or the end
+	return lo + 1 + sort.Search(hi-lo-1, func(k int) bool { return doc(lo+1+k) >= d })
+}
 
 // merged scores the documents of lists in document order in one pass over
 // them all, a document at a time, and keeps the best limit. A document's
@@ -1452,17 +1620,17 @@ func (c *Compiled) eachStanding(s Search, visit func(*candidate) bool) error {
 	for _, t := range c.standingTerms(s) {
 		if s.Project == "" {
 			if off, n, ok := c.term(termStanding, t); ok {
-				lists = append(lists, plist{off, n})
+				lists = append(lists, plist{off: off, n: n})
 			}
 			continue
 		}
 		if off, n, ok := c.term(termWideStanding, t); ok {
-			lists = append(lists, plist{off, n})
+			lists = append(lists, plist{off: off, n: n})
 		}
 		if t == LayerObservations {
 			for _, pk := range projectStandingKeys(s.Project) {
 				if off, n, ok := c.term(termOwnStanding, pk); ok {
-					lists = append(lists, plist{off, n})
+					lists = append(lists, plist{off: off, n: n})
 				}
 			}
 		}

@@ -431,8 +431,9 @@ func TestCompiledTypeSearchKeepsTheBestOfALimit(t *testing.T) {
 	}
 }
 
-// Scores kept in a map (a search of few postings), in an array, and
-// summed by merging lists in document order (merged) rank the same
+// Scores kept in a map (a search of few postings), in an array, summed
+// by merging lists in document order (merged), and merged with pruning
+// (bounded, words only) rank the same
 // documents with the same scores, for every kind of search, rare and
 // common terms, with filters and limits; Search returns them.
 func TestCompiledSearchScoresAgree(t *testing.T) {
@@ -464,6 +465,11 @@ func TestCompiledSearchScoresAgree(t *testing.T) {
 		{Words: []string{"zanzibar"}},
 		{Words: []string{"ledger", "rates"}, Limit: 60},
 		{Words: []string{"alpha"}, Limit: 500},
+		// Many words, few kept: bounded leaves most documents out.
+		{Words: append([]string{"zanzibar"}, words...), Limit: 10},
+		{Words: words[:6], Limit: 3},
+		{Words: words, Layers: []string{LayerObservations}, DocTypes: []string{observations.TypePreference}, Limit: 7},
+		{Words: []string{"lesson", "doc", "zanzibar", "ledger"}, Limit: 1},
 		{Standing: true, Layers: []string{LayerObservations}, Limit: 50},
 		{Layers: []string{LayerObservations}, Limit: 20},
 	}
@@ -485,6 +491,9 @@ func TestCompiledSearchScoresAgree(t *testing.T) {
 		out := map[string][]scored{"array": table(1 << 30), "map": table(0)}
 		if w != nil && !first {
 			out["merge"] = c.merged(pls, keep, limit, w)
+			if len(s.ActionTypes) == 0 && len(s.Words) > 0 {
+				out["bounded"] = c.bounded(pls, keep, limit, w)
+			}
 		}
 		return out
 	}

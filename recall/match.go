@@ -345,7 +345,7 @@ func (cu *cue) match(c *candidate) {
 		c.reject()
 		return
 	}
-	if (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && c.prohibitsRemoval() && cu.onlyAdds() {
+	if (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && cu.onlyAdds() && c.prohibitsRemoval() {
 		// "never delete a field number, never renumber": an edit that
 		// only adds (a new field) deletes and renumbers nothing.
 		c.reject()

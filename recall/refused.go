@@ -231,9 +231,16 @@ func clauseNames(said, w string, negated bool) bool {
 }
 
 // clauseWith reports whether a clause of said (lower-cased) satisfies has
-// and holds a negation when negated, none when not.
+// and holds a negation when negated, none when not. has holds of a text
+// when it holds of one of its clauses (a word or a name, bounded by what
+// ends a clause): a text it does not hold of is not split, which is most
+// lessons of a hook's hundred candidates.
 func clauseWith(said string, negated bool, has func(cl string) bool) bool {
-	for _, cl := range splitClauses(strings.ToLower(said)) {
+	said = strings.ToLower(said)
+	if !has(said) {
+		return false
+	}
+	for _, cl := range splitClauses(said) {
 		if has(cl) && negRE.MatchString(cl) == negated {
 			return true
 		}
