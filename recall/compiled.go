@@ -432,8 +432,9 @@ const (
 	// layer u16, type u16, flags u16, pad u16, length f32, rank f32
 	docEntrySize = 40
 	// text off u32, len u16, kind u8, pad u8, postings off u32, count u32,
-	// bound f32 (a word's: the most one of its postings adds to a BM25
-	// score, wordBound; 0 for other kinds)
+	// bound f32 (of a word, an action type or an anchor: the most one of
+	// its postings adds to a document's score, listBound; 0 for the
+	// others)
 	termEntrySize = 20
 	postingSize   = 8
 )
@@ -842,10 +843,14 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		terms = binary.LittleEndian.AppendUint32(terms, uint32(nposts))
 		terms = binary.LittleEndian.AppendUint32(terms, uint32(len(mine)))
 		var bound float32
-		if k.kind == termWord {
-			bound = wordBound(mine, h.Docs, h.AvgLen, func(d int) float32 {
-				return math.Float32frombits(binary.LittleEndian.Uint32(table[d*docEntrySize+32:]))
-			})
+		field := func(d, at int) float32 {
+			return math.Float32frombits(binary.LittleEndian.Uint32(table[d*docEntrySize+at:]))
+		}
+		switch k.kind {
+		case termWord:
+			bound = listBound(mine, func(d int, tf, df float64) float64 { return bm25(h.Docs, h.AvgLen, df, tf, field(d, 32)) })
+		case termAction, termAnchor:
+			bound = listBound(mine, func(d int, _, df float64) float64 { return rarity(h.Docs, df, float64(field(d, 36))) })
 		}
 		terms = binary.LittleEndian.AppendUint32(terms, math.Float32bits(bound))
 		text.WriteString(t)
@@ -1276,11 +1281,7 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 	keep := c.filter(s)
 	var order []scored
 	if pls, w, first := c.scoring(s); w != nil && !first {
-		if len(s.ActionTypes) == 0 && len(s.Words) > 0 {
-			order = c.bounded(pls, keep, limit, w)
-		} else {
-			order = c.merged(pls, keep, limit, w)
-		}
+		order = c.bounded(pls, keep, limit, w)
 	} else {
 		order = c.accumulated(pls, keep, limit, w, first)
 	}
@@ -1324,10 +1325,6 @@ func (c *Compiled) scoring(s Search) (pls []plist, w weight, first bool) {
 		}
 		return out
 	}
-	idf := func(df int) float64 {
-		n := float64(c.h.Docs)
-		return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-	}
 	// The rank, kept positive: in the order of the postings, so the first
 	// limit documents kept are the best (ties in document order, as
 	// scores.top breaks them).
@@ -1344,7 +1341,7 @@ func (c *Compiled) scoring(s Search) (pls []plist, w weight, first bool) {
 		// never outweighs a type), not the first by path: at 100,000
 		// observations a common type has more than a limit's worth.
 		pls = lists(termAction, dedupe(s.ActionTypes))
-		w = func(d int, _, df float64) float64 { return idf(int(df)) + 1e-6*c.docRank(d) }
+		w = func(d int, _, df float64) float64 { return rarity(c.h.Docs, df, c.docRank(d)) }
 	case len(s.Words) > 0:
 		pls = lists(termWord, queryTerms(s.Words))
 		w = func(d int, tf, df float64) float64 {
@@ -1354,7 +1351,7 @@ func (c *Compiled) scoring(s Search) (pls []plist, w weight, first bool) {
 		// The rarest anchors first: "as" is in many lessons' code,
 		// "flushdb" in one.
 		pls = lists(termAnchor, dedupe(s.Anchors))
-		w = func(d int, _, df float64) float64 { return idf(int(df)) + 1e-6*c.docRank(d) }
+		w = func(d int, _, df float64) float64 { return rarity(c.h.Docs, df, c.docRank(d)) }
 	case s.Standing:
 		pls, w, first = lists(termStanding, c.standingTerms(s)), rank, true
 	case s.Triggered:
@@ -1386,18 +1383,30 @@ func bm25(docs int, avg, df, tf float64, dl float32) float64 {
 	if avg > 0 {
 		norm = 1 - bm25B + bm25B*float64(dl)/avg
 	}
-	n := float64(docs)
-	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-	return idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+	return idf(docs, df) * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
 }
 
-// wordBound is the most one of a word's postings adds to a document's
-// score (bm25), as a float32 no smaller: what lets bounded skip the
-// documents of common words. The compile stores it in the term table.
-func wordBound(ps []posting, docs int, avg float64, length func(d int) float32) float32 {
+// idf is BM25's inverse document frequency of a term in df of docs
+// documents.
+func idf(docs int, df float64) float64 {
+	n := float64(docs)
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
+
+// rarity is what a posting of an action type or an anchor in a list of
+// df adds to the score of a document of standing rank rank: the list's
+// idf, and a millionth of the rank (the types a document shares with
+// the call count first, then how much it matters).
+func rarity(docs int, df, rank float64) float64 { return idf(docs, df) + 1e-6*rank }
+
+// listBound is the most one of a term's postings adds to a document's
+// score (w of the document, its weight and the list's length), as a
+// float32 no smaller: what lets bounded skip the documents of common
+// words and types. The compile stores it in the term table.
+func listBound(ps []posting, w func(d int, pw, df float64) float64) float32 {
 	m := 0.0
 	for _, p := range ps {
-		m = max(m, bm25(docs, avg, float64(len(ps)), float64(p.w), length(int(p.doc))))
+		m = max(m, w(int(p.doc), float64(p.w), float64(len(ps))))
 	}
 	b := float32(m)
 	if float64(b) < m {
@@ -1406,17 +1415,24 @@ func wordBound(ps []posting, docs int, avg float64, length func(d int) float32) 
 	return b
 }
 
-// bounded is merged with dynamic pruning (MaxScore: Turtle and Flood,
-// "Query evaluation: strategies and optimizations", 1995): once the best
-// limit are found, the lists whose bounds (bound(df)) add up to less than
-// the weakest of them cannot bring a document in on their own, so only
-// the documents of the other lists are visited, and the weak lists are
-// read at those documents (a jump, not a walk), stopping when what they
-// could still add would not be enough. A word query of a long Write at
-// 100,000 observations reads its lists of common words in full with
-// merged. The same documents with the same scores to the bit: each is
-// summed in the order of the lists, as merged sums it, and a document is
-// left out only when its bound is below the weakest kept.
+// bounded scores the documents of lists in document order in one pass
+// over them all, a document at a time, and keeps the best limit, with
+// dynamic pruning (MaxScore: Turtle and Flood, "Query evaluation:
+// strategies and optimizations", 1995). Once the best limit are found,
+// the lists whose bounds (plist.bound, listBound) add up to less than the
+// weakest of them cannot bring a document in on their own: only the
+// documents of the other lists are visited, and the weak lists are read
+// at those documents (a jump, not a walk), stopping when what they could
+// still add would not be enough. At 100,000 observations a long Write's
+// word search read every posting of its common words, and each posting's
+// document length, at random in the doc table.
+//
+// A document's score is the sum of its postings' positive weights in the
+// order of the lists, as accumulated adds them, so both give the same
+// scores to the bit, and a document is left out only when its bound is
+// below the weakest kept. Nothing of the index's size is allocated or
+// touched: in a new process, the score table of a search that reads many
+// postings was a page fault on most of its 800 KB at 100,000 documents.
 func (c *Compiled) bounded(pls []plist, keep func(int) bool, limit int, w weight) []scored {
 	n := len(pls)
 	ub := make([]float64, n)
@@ -1519,56 +1535,6 @@ func (c *Compiled) seek(l plist, from, d int) int {
 	}
 	hi := min(lo+step, l.n) // doc(hi) >= d, or the end
 	return lo + 1 + sort.Search(hi-lo-1, func(k int) bool { return doc(lo+1+k) >= d })
-}
-
-// merged scores the documents of lists in document order in one pass over
-// them all, a document at a time, and keeps the best limit. A document's
-// score is the sum of its postings' positive weights in the order of the
-// lists, as accumulated adds them, so both give the same scores to the
-// bit. Nothing of the index's size is allocated or touched: in a new
-// process, the score table of a search that reads many postings was a
-// page fault on most of its 800 KB at 100,000 documents.
-func (c *Compiled) merged(pls []plist, keep func(int) bool, limit int, w weight) []scored {
-	next := make([]int, len(pls)) // each list's next posting
-	total := 0
-	for _, l := range pls {
-		total += l.n
-	}
-	b := bestOf(limit, total)
-	for {
-		d := -1
-		for i, l := range pls {
-			if next[i] < l.n {
-				if pd, _ := c.posting(l.off + next[i]); d < 0 || pd < d {
-					d = pd
-				}
-			}
-		}
-		if d < 0 {
-			break
-		}
-		ok := keep(d)
-		var sum float64
-		for i, l := range pls {
-			for next[i] < l.n {
-				pd, pw := c.posting(l.off + next[i])
-				if pd != d {
-					break
-				}
-				next[i]++
-				if !ok {
-					continue
-				}
-				if x := w(d, pw, float64(l.n)); x > 0 {
-					sum += x
-				}
-			}
-		}
-		if sum > 0 {
-			b.offer(scored{d, sum})
-		}
-	}
-	return b.sorted()
 }
 
 // accumulated scores the documents of lists in a table (scratch) and keeps

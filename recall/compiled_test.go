@@ -431,9 +431,9 @@ func TestCompiledTypeSearchKeepsTheBestOfALimit(t *testing.T) {
 	}
 }
 
-// Scores kept in a map (a search of few postings), in an array, summed
-// by merging lists in document order (merged), and merged with pruning
-// (bounded, words only) rank the same
+// Scores kept in a map (a search of few postings), in an array, and
+// summed by merging lists in document order with pruning (bounded) rank
+// the same
 // documents with the same scores, for every kind of search, rare and
 // common terms, with filters and limits; Search returns them.
 func TestCompiledSearchScoresAgree(t *testing.T) {
@@ -462,6 +462,8 @@ func TestCompiledSearchScoresAgree(t *testing.T) {
 		{ActionTypes: []string{"infra:rare"}},
 		{ActionTypes: []string{"git:push", "git:push-force"}, Limit: 100},
 		{ActionTypes: []string{"test:run", "db:migrate"}, Layers: []string{LayerObservations}, DocTypes: []string{observations.TypePreference}, Limit: 30},
+		{ActionTypes: types, Limit: 5},
+		{ActionTypes: append([]string{"infra:rare"}, types...), Limit: 12},
 		{Words: []string{"zanzibar"}},
 		{Words: []string{"ledger", "rates"}, Limit: 60},
 		{Words: []string{"alpha"}, Limit: 500},
@@ -474,7 +476,7 @@ func TestCompiledSearchScoresAgree(t *testing.T) {
 		{Layers: []string{LayerObservations}, Limit: 20},
 	}
 	// Each search scored every way it can be: in an array of the index's
-	// size, in a map, and (lists in document order) merged; Search returns
+	// size, in a map, and (lists in document order) bounded; Search returns
 	// the way it takes.
 	ways := func(s Search) map[string][]scored {
 		limit := s.Limit
@@ -490,10 +492,7 @@ func TestCompiledSearchScoresAgree(t *testing.T) {
 		}
 		out := map[string][]scored{"array": table(1 << 30), "map": table(0)}
 		if w != nil && !first {
-			out["merge"] = c.merged(pls, keep, limit, w)
-			if len(s.ActionTypes) == 0 && len(s.Words) > 0 {
-				out["bounded"] = c.bounded(pls, keep, limit, w)
-			}
+			out["bounded"] = c.bounded(pls, keep, limit, w)
 		}
 		return out
 	}
