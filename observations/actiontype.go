@@ -135,16 +135,17 @@ type pathPattern struct {
 // (required_builtin.go).
 type requiredEntry struct {
 	src  string
-	lits []string
+	reqs [][]string
 }
 
 type contentPattern struct {
 	typ string
 	re  *textutil.LazyRE
-	// lits are literals one of which every match holds (requiredLiterals;
+	// reqs are sets of literals every match holds one of each of
+	// (requiredLiterals;
 	// of the built-in patterns, builtinRequired): content without them
 	// is not matched, and the pattern not compiled.
-	lits []string
+	reqs [][]string
 	fn   func(string) bool // a built-in rule's code, instead of re
 }
 
@@ -291,13 +292,13 @@ func (t *Taxonomy) add(r Rule, check bool, builtin []requiredEntry) error {
 				return fmt.Errorf("%w: content regexp %q: %v", ErrBadRule, c, err)
 			}
 		}
-		var lits []string
+		var reqs [][]string
 		if builtin != nil && builtin[i].src == c {
-			lits = builtin[i].lits
+			reqs = builtin[i].reqs
 		} else {
-			lits = requiredLiterals(c) // a rule of kb.yaml, or a stale required_builtin.go
+			reqs = requiredLiterals(c) // a rule of kb.yaml, or a stale required_builtin.go
 		}
-		t.content = append(t.content, contentPattern{typ: r.Type, re: textutil.Lazy(c), lits: lits})
+		t.content = append(t.content, contentPattern{typ: r.Type, re: textutil.Lazy(c), reqs: reqs})
 	}
 	for _, w := range r.Words {
 		if check {
@@ -561,7 +562,7 @@ func (t *Taxonomy) contentHits(h hits, s string) {
 			}
 			continue
 		}
-		if mayMatch(cp.lits, hay) && matchAround(cp, s, lower) {
+		if mayMatch(cp.reqs, hay) && matchAround(cp, s, lower) {
 			h.add(cp.typ, 3)
 		}
 	}

@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"cmp"
 	"math"
 	"regexp/syntax"
 	"slices"
@@ -30,23 +31,27 @@ import (
 // (strings.ToLower), which folds as (?i) does except for the long s and a
 // few other letters whose lower case is not their fold: code does not
 // spell keywords with them.
-func requiredLiterals(src string) []string {
+//
+// A match satisfies several such sets at once (a concatenation's parts
+// each have theirs: "select", "*" and "from" in select\s+\*\s+from):
+// requiredLiterals returns up to maxClauses of them, the most selective
+// first, and content that lacks any is not matched. The windows a long
+// text is matched in are around the first set's literals (matchAround).
+func requiredLiterals(src string) [][]string {
 	re, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
 		return nil
 	}
 	info := analyze(re.Simplify())
-	if !info.reqOK {
-		return nil
-	}
-	out := make([]string, len(info.req))
-	for i, l := range info.req {
-		if strings.HasPrefix(l, foldMark) {
-			l = l[len(foldMark):]
+	var out [][]string
+	for _, clause := range info.reqs {
+		lits := make([]string, len(clause))
+		for i, l := range clause {
+			lits[i] = strings.TrimPrefix(l, foldMark)
 		}
-		out[i] = l
+		out = append(out, minimal(dedup(lits)))
 	}
-	return minimal(dedup(out))
+	return out
 }
 
 // foldMark starts a literal, during the analysis, that matches in either
@@ -64,10 +69,11 @@ func fold(l string) string {
 
 // maxRequired bounds a requirement's alternatives: more tell little and
 // cost a scan of the content each. maxExact bounds the sets of strings
-// the analysis carries.
+// the analysis carries; maxClauses the requirements kept of a part.
 const (
 	maxRequired = 24
 	maxExact    = 16
+	maxClauses  = 4
 )
 
 // litInfo is what the analysis knows of one part of an expression. A set
@@ -77,8 +83,9 @@ type litInfo struct {
 	exactOK bool
 	prefix  []string // every match starts with one of these
 	suffix  []string // every match ends with one of these
-	req     []string // every match contains one of these, when reqOK
-	reqOK   bool
+	// Every match contains one of the strings of each of these, the
+	// most selective first (addClause); none known when empty.
+	reqs [][]string
 }
 
 var anything = []string{""}
@@ -107,7 +114,7 @@ func analyze(re *syntax.Regexp) litInfo {
 		}
 	case syntax.OpPlus:
 		x := analyze(re.Sub[0])
-		return litInfo{prefix: x.prefix, suffix: x.suffix, req: x.req, reqOK: x.reqOK}
+		return litInfo{prefix: x.prefix, suffix: x.suffix, reqs: x.reqs}
 	case syntax.OpRepeat:
 		if re.Min < 1 {
 			break
@@ -122,7 +129,7 @@ func analyze(re *syntax.Regexp) litInfo {
 				return acc
 			}
 		}
-		return litInfo{prefix: x.prefix, suffix: x.suffix, req: x.req, reqOK: x.reqOK}
+		return litInfo{prefix: x.prefix, suffix: x.suffix, reqs: x.reqs}
 	case syntax.OpConcat:
 		acc := exactInfo(anything)
 		for _, sub := range re.Sub {
@@ -133,9 +140,15 @@ func analyze(re *syntax.Regexp) litInfo {
 		out := analyze(re.Sub[0])
 		for _, sub := range re.Sub[1:] {
 			y := analyze(sub)
+			// A match of either branch holds one of the best literals
+			// of its branch.
+			var req []string
+			if len(out.reqs) > 0 && len(y.reqs) > 0 {
+				req = union(out.reqs[0], y.reqs[0])
+			}
 			out = litInfo{exact: union(out.exact, y.exact), exactOK: out.exactOK && y.exactOK,
 				prefix: union(out.prefix, y.prefix), suffix: union(out.suffix, y.suffix),
-				req: union(out.req, y.req), reqOK: out.reqOK && y.reqOK}
+				reqs: addClause(nil, req)}
 			if len(out.exact) > maxExact {
 				out.exact, out.exactOK = nil, false
 			}
@@ -145,13 +158,10 @@ func analyze(re *syntax.Regexp) litInfo {
 			if len(out.suffix) > maxExact {
 				out.suffix = anything
 			}
-			if len(out.req) > maxRequired {
-				out.req, out.reqOK = nil, false
-			}
 		}
 		if out.exactOK {
 			out.prefix, out.suffix = out.exact, out.exact
-			out.req, out.reqOK = best(out.req, out.reqOK, out.exact)
+			out.reqs = addClause(out.reqs, out.exact)
 		}
 		return out
 	}
@@ -160,9 +170,7 @@ func analyze(re *syntax.Regexp) litInfo {
 
 // exactInfo is the info of a part that matches exactly the strings lits.
 func exactInfo(lits []string) litInfo {
-	x := litInfo{exact: lits, exactOK: true, prefix: lits, suffix: lits}
-	x.req, x.reqOK = best(nil, false, lits)
-	return x
+	return litInfo{exact: lits, exactOK: true, prefix: lits, suffix: lits, reqs: addClause(nil, lits)}
 }
 
 // concat is the info of x followed by y.
@@ -183,32 +191,38 @@ func concat(x, y litInfo) litInfo {
 			out.suffix = s
 		}
 	}
-	out.req, out.reqOK = best(x.req, x.reqOK, y.req)
-	if !y.reqOK {
-		out.req, out.reqOK = x.req, x.reqOK
-	} else if !x.reqOK {
-		out.req, out.reqOK = y.req, y.reqOK
+	// Whatever either part requires, and what one ends with joined to
+	// what the next starts with.
+	for _, c := range x.reqs {
+		out.reqs = addClause(out.reqs, c)
+	}
+	for _, c := range y.reqs {
+		out.reqs = addClause(out.reqs, c)
 	}
 	if j, ok := cross(x.suffix, y.prefix); ok {
-		out.req, out.reqOK = best(out.req, out.reqOK, j)
+		out.reqs = addClause(out.reqs, j)
 	}
-	out.req, out.reqOK = best(out.req, out.reqOK, out.prefix)
-	out.req, out.reqOK = best(out.req, out.reqOK, out.suffix)
+	out.reqs = addClause(out.reqs, out.prefix)
+	out.reqs = addClause(out.reqs, out.suffix)
 	return out
 }
 
-// best returns the more selective of the requirement a (when ok) and the
-// set b: the one with the smaller chance to be in a text at random,
-// counting each byte of a literal as one in eight (code's letters are
-// not uniform); b holding "" is no requirement.
-func best(a []string, ok bool, b []string) ([]string, bool) {
+// addClause adds the requirement b to reqs, kept in order of selectivity
+// (the smaller chance to be in a text at random first: chance), at most
+// maxClauses of them. b holding "", empty, too large or already there is
+// no requirement.
+func addClause(reqs [][]string, b []string) [][]string {
 	if len(b) == 0 || len(b) > maxRequired || slices.Contains(b, "") {
-		return a, ok
+		return reqs
 	}
-	if !ok || chance(b) < chance(a) {
-		return b, true
+	for _, c := range reqs {
+		if slices.Equal(c, b) {
+			return reqs
+		}
 	}
-	return a, ok
+	reqs = append(slices.Clip(reqs), b)
+	slices.SortStableFunc(reqs, func(a, b []string) int { return cmp.Compare(chance(a), chance(b)) })
+	return reqs[:min(len(reqs), maxClauses)]
 }
 
 func chance(lits []string) float64 {
@@ -305,18 +319,15 @@ func classLits(ranges []rune) []string {
 	return dedup(out)
 }
 
-// mayMatch reports whether the content holds one of a pattern's required
-// literals (haystack.holds). True when it has none.
-func mayMatch(lits []string, h *haystack) bool {
-	if lits == nil {
-		return true
-	}
-	for _, l := range lits {
-		if h.holds(l) {
-			return true
+// mayMatch reports whether the content holds one literal of each of a
+// pattern's requirements (haystack.holds). True when it has none.
+func mayMatch(reqs [][]string, h *haystack) bool {
+	for _, lits := range reqs {
+		if !slices.ContainsFunc(lits, h.holds) {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // haystack is content matched against the taxonomy's patterns: as
@@ -410,11 +421,11 @@ const (
 // matchAround reports whether cp's expression matches s (lower is s in
 // lower case, as mayMatch reads it) in the windows around its literals.
 func matchAround(cp contentPattern, s, lower string) bool {
-	if len(s) <= aroundMin || len(cp.lits) == 0 || len(lower) != len(s) {
+	if len(s) <= aroundMin || len(cp.reqs) == 0 || len(lower) != len(s) {
 		return cp.re.MatchString(s)
 	}
 	var at []int
-	for _, l := range cp.lits {
+	for _, l := range cp.reqs[0] {
 		in := litText(l, lower, s)
 		for i := 0; len(at) <= aroundMax; {
 			j := strings.Index(in[i:], l)

@@ -7,216 +7,216 @@ package observations
 // built-in rule in their order (nil: none). Constants the linker lays
 // out: a hook pays no map's construction for them.
 var builtinRequired = []requiredEntry{
-	{"(?i)\\bdrop\\s+column\\b", []string{"column"}},                                                              // sql:drop-column
-	{"(?i)\\balter\\s+table\\s+[\\w.\"]+\\s+drop\\s+(column\\s+)?(if\\s+exists\\s+)?[\\w\"]+", []string{"alter"}}, // sql:drop-column
-	{"\\bremove_column\\b", []string{"remove_column"}},                                                            // sql:drop-column
-	{"\\bop\\.drop_column\\(", []string{"op.drop_column("}},                                                       // sql:drop-column
-	{"\\bRemoveField\\(", []string{"RemoveField("}},                                                               // sql:drop-column
-	{"\\bdropColumn\\(", []string{"dropColumn("}},                                                                 // sql:drop-column
-	{"(?i)\\bdrop\\s+table\\b", []string{"table"}},                                                                // sql:drop-table
-	{"\\bdrop_table\\b", []string{"drop_table"}},                                                                  // sql:drop-table
-	{"\\bop\\.drop_table\\(", []string{"op.drop_table("}},                                                         // sql:drop-table
-	{"\\bDeleteModel\\(", []string{"DeleteModel("}},                                                               // sql:drop-table
-	{"\\bdropTable\\(", []string{"dropTable("}},                                                                   // sql:drop-table
-	{"(?i)\\btruncate\\s+(table\\s+)?[\\w.\"]+", []string{"truncate"}},                                            // sql:truncate
-	{"(?i)\\bdelete\\s+from\\s+[\\w.\"]+\\s*(;|\"|'|\\)|$)", []string{"delete"}},                                  // sql:delete-all
-	{"(?i)\\bupdate\\s+[\\w.\"]+\\s+set\\s+(?:[\\w.\"]+\\s*=\\s*(?:'[^']*'|\"[^\"]*\"|[^\\s,;'\"]+)\\s*,?\\s*)+(?:;|$)", []string{"update"}}, // sql:delete-all
-	{"(?i)\\balter\\s+table\\b", []string{"alter"}},                                                             // sql:alter-table
-	{"\\bop\\.(?:add|alter|drop)_column\\(", []string{"op.add_column(", "op.alter_column(", "op.drop_column("}}, // sql:alter-table
-	{"\\b(?:add|change|remove|rename)_(?:column|index|reference|timestamps)\\b", []string{"add_column", "add_index", "add_reference", "add_timestamps", "change_column", "change_index", "change_reference", "change_timestamps", "remove_column", "remove_index", "remove_reference", "remove_timestamps", "rename_column", "rename_index", "rename_reference", "rename_timestamps"}}, // sql:alter-table
-	{"\\bchange_column_(?:null|default)\\b", []string{"change_column_default", "change_column_null"}}, // sql:alter-table
-	{"\\bop\\.(?:create|drop)_index\\(", []string{"op.create_index(", "op.drop_index("}},              // sql:alter-table
-	{"(?i)\\b(?:create\\s+(?:unique\\s+)?index|drop\\s+index)\\b", []string{"index"}},                 // sql:alter-table
-	{"\\bmigrationBuilder\\.(?:AddColumn|DropColumn|AlterColumn|RenameColumn|CreateIndex|DropIndex)\\b", []string{"migrationBuilder.AddColumn", "migrationBuilder.AlterColumn", "migrationBuilder.CreateIndex", "migrationBuilder.DropColumn", "migrationBuilder.DropIndex", "migrationBuilder.RenameColumn"}}, // sql:alter-table
-	{"\\bSchema::table\\(", []string{"Schema::table("}}, // sql:alter-table
-	{"\\.alterTable\\(", []string{".alterTable("}},      // sql:alter-table
-	{"(?i)\\b(?:whereRaw|selectRaw|orderByRaw|havingRaw|DB::raw|DB::select|DB::statement)\\(\\s*[\"'][^\"']*(?:\\{\\$|\\$[a-zA-Z_])", []string{"db::raw(", "db::select(", "db::statement(", "havingraw(", "orderbyraw(", "selectraw(", "whereraw("}}, // sql:concat-query
-	{"(?i)\\b(?:order\\s+by|group\\s+by|where|and|or|from|join|set|values|like|in)\\s*\\(?\\s*'?\\$\\{\\w+\\}", []string{"${"}},                                                                                                                      // sql:concat-query
-	{"\\b(?:extra|raw|execute|executemany|exec|Exec|Query|QueryRow|query|executeQuery|createQuery|createNativeQuery|FromSqlRaw|ExecuteSqlRaw|fromSqlRaw)\\(\\s*(?:where\\s*=\\s*\\[\\s*)?(?:f[\"'][^\"'\\n]*\\{|(?:\"[^\"\\n]*\"|'[^'\\n]*')\\s*(?:%\\s*[\\w(]|\\+\\s*\\w|\\.format\\()|fmt\\.Sprintf\\(|String\\.format\\(|\\$\"[^\"\\n]*\\{|`[^`]*\\$\\{)", []string{"QueryRow(", "exec(", "execute(", "executemany(", "extra(", "query(", "raw("}}, // sql:concat-query
-	{"(?i)\\b(?:whereRaw|selectRaw|orderByRaw|havingRaw)\\(\\s*(?:\"[^\"]*\"|'[^']*')\\s*\\.\\s*\\$", []string{"havingraw(", "orderbyraw(", "selectraw(", "whereraw("}}, // sql:concat-query
-	{"\\bmodels\\.\\w+Field\\(", []string{"models."}},   // db:model
-	{"\\b(?:db\\.)?Column\\(", []string{"Column("}},     // db:model
-	{"\\bmapped_column\\(", []string{"mapped_column("}}, // db:model
-	{"@Column\\(", []string{"@Column("}},                // db:model
-	{"\\bt\\.(?:string|integer|text|boolean|references|datetime)\\b", []string{"t.boolean", "t.datetime", "t.integer", "t.references", "t.string", "t.text"}},                     // db:model
-	{"(?m)^\\s*\\w+\\s+(?:String|Int|Boolean|DateTime|Float|Decimal|Json)\\??\\s*(?:@|$)", []string{"Boolean", "DateTime", "Decimal", "Float", "Int", "Json", "String"}},          // db:model
-	{"(?i)\\.flush(?:all|db)(?:async)?\\s*\\(", []string{".flushall", ".flushdb"}},                                                                                                // db:flush-cache
-	{"(?i)&:flush(?:all|db)\\b", []string{"&:flushall", "&:flushdb"}},                                                                                                             // db:flush-cache
-	{"(?i)\\bcall\\(\\s*['\"]flush(?:all|db)['\"]", []string{"\"flushall\"", "\"flushall'", "\"flushdb\"", "\"flushdb'", "'flushall\"", "'flushall'", "'flushdb\"", "'flushdb'"}}, // db:flush-cache
-	{"(?i)\\bdrop\\s+(database|schema)\\b", []string{"database", "schema"}},                                                                                                       // db:reset
-	{"(?i)\\bdropDatabase\\s*\\(", []string{"dropdatabase"}},                                                                                                                      // db:reset
-	{"(?m)^// Code generated .* DO NOT EDIT\\.$", []string{"// Code generated "}},                                                                                                 // edit:generated-file
-	{"@generated", []string{"@generated"}},       // edit:generated-file
-	{"(?m)^\\s*except\\s*:", []string{"except"}}, // py:broad-except
-	{"(?m)^\\s*except\\s+\\(?\\s*(Exception|BaseException)\\s*\\)?\\s*(as\\s+\\w+\\s*)?:", []string{"Exception"}},          // py:broad-except
-	{"(?m)^\\s*rescue\\s*(?:=>\\s*\\w+\\s*)?$", []string{"rescue"}},                                                        // py:broad-except
-	{"\\brescue\\s+nil\\b", []string{"rescue"}},                                                                            // py:broad-except
-	{"\\brescue\\s+(?:StandardError|Exception)\\b", []string{"Exception", "StandardError"}},                                // py:broad-except
-	{"\\bcatch\\s*(?:\\([^)]*\\))?\\s*\\{\\s*\\}", []string{"catch"}},                                                      // py:broad-except
-	{"\\bcatch\\s*\\(\\s*(?:final\\s+)?(?:Exception|Throwable|System\\.Exception)\\b", []string{"Exception", "Throwable"}}, // py:broad-except
-	{"\\bcatch\\s*\\(\\s*\\w+\\s*:\\s*(?:Exception|Throwable)\\s*\\)", []string{"Exception", "Throwable"}},                 // py:broad-except
-	{"\\bconsole\\.(log|debug|trace)\\(", []string{"console.debug(", "console.log(", "console.trace("}},                    // js:console-log
-	{"\\bpage\\.waitForTimeout\\(", []string{"page.waitForTimeout("}},                                                      // code:fixed-sleep
-	{"\\bcy\\.wait\\(\\s*\\d", []string{"cy.wait("}},                                                                       // code:fixed-sleep
-	{"\\btime\\.sleep\\(\\s*\\d", []string{"time.sleep("}},                                                                 // code:fixed-sleep
-	{"\\bThread\\.sleep\\(\\s*\\d", []string{"Thread.sleep("}},                                                             // code:fixed-sleep
-	{"\\bawait\\s+(?:sleep|delay|wait)\\(\\s*\\d", []string{"await"}},                                                      // code:fixed-sleep
-	{"new\\s+Promise\\(\\s*\\(?\\s*\\w+\\s*\\)?\\s*=>\\s*setTimeout\\(", []string{"setTimeout("}},                          // code:fixed-sleep
-	{"\\bTask\\.Delay\\(\\s*\\d", []string{"Task.Delay("}},                                                                 // code:fixed-sleep
-	{"\\btime\\.Sleep\\(\\s*\\d", []string{"time.Sleep("}},                                                                 // code:fixed-sleep
-	{"\\bsleep\\(\\s*\\d", []string{"sleep("}},                                                                             // code:fixed-sleep
-	{"\\b(?:bg|text|border|fill|stroke|ring|from|to|via|outline|shadow|decoration)-\\[#[0-9a-fA-F]{3,8}\\]", []string{"bg-[#", "border-[#", "decoration-[#", "fill-[#", "from-[#", "outline-[#", "ring-[#", "shadow-[#", "stroke-[#", "text-[#", "to-[#", "via-[#"}}, // ui:hardcoded-style
-	{"\\b(?:w|h|p|px|py|pt|pb|pl|pr|m|mx|my|mt|mb|ml|mr|gap|top|left|right|bottom|text|rounded|min-w|max-w|min-h|max-h)-\\[\\d+(?:\\.\\d+)?(?:px|rem|em|%|vh|vw)\\]", []string{"-["}},                                                                                // ui:hardcoded-style
-	{"(?i)(?:color|background(?:Color)?|borderColor|tintColor|fill|stroke)\\s*[:=]\\s*['\"](?:#[0-9a-f]{3,8}|rgba?\\(|hsla?\\()", []string{"background", "color", "fill", "stroke"}},                                                                                 // ui:hardcoded-style
-	{"\\bColor\\(0x[0-9A-Fa-f]{8}\\)", []string{"Color(0x"}},                                // ui:hardcoded-style
-	{"\\bColor\\.fromRGBO\\(", []string{"Color.fromRGBO("}},                                 // ui:hardcoded-style
-	{"\\bUIColor\\(red:", []string{"UIColor(red:"}},                                         // ui:hardcoded-style
-	{"\\bColors\\.[a-z]+[A-Za-z]*(?:\\.shade\\d+|\\[\\d+\\])?", []string{"Colors."}},        // ui:hardcoded-style
-	{"\\bColor\\((?:red|hue|white):", []string{"Color(hue:", "Color(red:", "Color(white:"}}, // ui:hardcoded-style
-	{"\\bColor\\.parseColor\\(\\s*\"#", []string{"Color.parseColor("}},                      // ui:hardcoded-style
-	{"\\b(?:Color|UIColor)\\.(?:red|green|blue|black|white|gray|grey|orange|yellow|purple|pink|Red|Green|Blue|Black|White|Gray|Grey|Yellow|Magenta|Cyan)\\b", []string{"Color."}}, // ui:hardcoded-style
-	{"\\bText\\(\\s*(?:text\\s*=\\s*)?\"[A-Z][^\"]{2,}\"", []string{"Text("}},                                                                                                     // ui:hardcoded-text
-	{"\\bText\\(\\s*'[A-Z][^']{2,}'", []string{"Text("}},                                                                                                                          // ui:hardcoded-text
-	{"\\bText\\(\\s*\"[A-Z][^\"]{2,}\"\\s*\\)", []string{"Text("}},                                                                                                                // ui:hardcoded-text
-	{"android:text=\"[^@\"][^\"]*\"", []string{"android:text=\""}},                                                                                                                // ui:hardcoded-text
-	{"\\b(?:title|label|placeholder|hint|tooltip|message|content)\\s*[:=]\\s*[\"'][A-Z][a-z]+(?:\\s+[a-z]+){2,}[^\"']*[\"']", []string{"content", "hint", "label", "message", "placeholder", "title", "tooltip"}}, // ui:hardcoded-text
-	{">\\s*[A-Z][a-z]+(?:\\s+[a-z]+){2,}[.!?]?\\s*</", []string{"</"}}, // ui:hardcoded-text
-	{"\\brunBlocking\\s*[({]", []string{"runBlocking"}},                // code:blocking-call
-	{"(?s)\\basync\\s+def\\b.*?\\b(?:requests\\.(?:get|post|put|patch|delete|request)|time\\.sleep|urllib\\.request\\.urlopen)\\(", []string{"requests.delete(", "requests.get(", "requests.patch(", "requests.post(", "requests.put(", "requests.request(", "time.sleep(", "urllib.request.urlopen("}}, // code:blocking-call
-	{"\\.GetAwaiter\\(\\)\\.GetResult\\(\\)", []string{".GetAwaiter().GetResult()"}}, // code:blocking-call
-	{"\\.Result\\b\\s*[;)]", []string{".Result"}},                                    // code:blocking-call
-	{"\\.Wait\\(\\)", []string{".Wait()"}},                                           // code:blocking-call
-	{"\\bblock_on\\(", []string{"block_on("}},                                        // code:blocking-call
-	{"\\.blockingGet\\(\\)", []string{".blockingGet()"}},                             // code:blocking-call
-	{"\\.blockingFirst\\(\\)", []string{".blockingFirst()"}},                         // code:blocking-call
-	{"\\.(?:perform_async|perform_in|perform_at|delay|apply_async|enqueue|enqueue_in|enqueue_at)\\((?:[^()\\n]*?,\\s*)?(?:args\\s*=\\s*[\\[(]\\s*)?@?(?:self|[a-z_][a-z0-9_]*(?:[^\\Wdks0-9]|[^\\Wi]d|[^\\Wp]k|[^\\Wd]s|[^\\Wi]ds))\\s*[,)\\]]", []string{".apply_async(", ".delay(", ".enqueue(", ".enqueue_at(", ".enqueue_in(", ".perform_async(", ".perform_at(", ".perform_in("}}, // job:record-arg
-	{"\\b[A-Z]\\w*(?:\\.(?:all|where\\([^)\\n]*\\)|order\\([^)\\n]*\\)|includes\\([^)\\n]*\\)|joins\\([^)\\n]*\\)))+\\.(?:each|each_with_index|map)\\b", []string{").each", ").map", "all.each", "all.map"}},                                                                                                                                                                           // db:load-all
-	{"\\bfor\\s+\\w+\\s+in\\s+\\w+\\.objects\\.(?:all|filter|exclude)\\(", []string{".objects.all(", ".objects.exclude(", ".objects.filter("}},                                                                                                                                                                                                                                         // db:load-all
-	{"\\b[A-Z]\\w*::all\\(\\)", []string{"::all()"}},                                                           // db:load-all
-	{"->get\\(\\)->each\\(", []string{"->get()->each("}},                                                       // db:load-all
-	{"\\.fetchall\\(\\)", []string{".fetchall()"}},                                                             // db:load-all
-	{"\\.collectAsList\\(\\)", []string{".collectAsList()"}},                                                   // db:load-all
-	{"\\.toPandas\\(\\)", []string{".toPandas()"}},                                                             // db:load-all
-	{"(?s)\\b(?:spark|DataFrame|Dataset|RDD)\\b.*?\\.collect\\(\\)", []string{".collect()"}},                   // db:load-all
-	{"(?i)\\bnot\\s+in\\s*\\(\\s*select\\b", []string{"select"}},                                               // sql:not-in-subquery
-	{"\\bdefineComponent\\(", []string{"defineComponent("}},                                                    // ui:legacy-component
-	{"<script(?:\\s+lang=\"ts\")?>\\s*(?:import[^\\n]*\\n\\s*)*export\\s+default\\s*\\{", []string{"<script"}}, // ui:legacy-component
-	{"\\bextends\\s+(?:React\\.)?(?:Pure)?Component\\b", []string{"Component"}},                                // ui:legacy-component
-	{":\\s*ObservableObject\\b", []string{"ObservableObject"}},                                                 // ui:legacy-component
-	{"@StateObject\\b", []string{"@StateObject"}},                                                              // ui:legacy-component
-	{"@ObservedObject\\b", []string{"@ObservedObject"}},                                                        // ui:legacy-component
-	{"@Published\\b", []string{"@Published"}},                                                                  // ui:legacy-component
-	{"[\"'](?:/Users/[A-Za-z][\\w.-]*/|/home/[a-z][\\w.-]*/|[A-Za-z]:\\\\+Users\\\\+|~/(?:Downloads|Desktop|Documents)/)", []string{"/Users/", "/home/", "\\Users\\", "~/Desktop/", "~/Documents/", "~/Downloads/"}}, // code:local-path
-	{"(?m)^\\s*print\\(", []string{"print("}},                                             // code:print
-	{"\\bfmt\\.Print(?:ln|f)?\\(", []string{"fmt.Print(", "fmt.Printf(", "fmt.Println("}}, // code:print
-	{"\\bprintln!\\(", []string{"println!("}},                                             // code:print
-	{"\\bSystem\\.(?:out|err)\\.print(?:ln|f)?\\(", []string{"System.err.print(", "System.err.printf(", "System.err.println(", "System.out.print(", "System.out.printf(", "System.out.println("}}, // code:print
-	{"\\bConsole\\.Write(?:Line)?\\(", []string{"Console.Write(", "Console.WriteLine("}},                                                                                                          // code:print
-	{"\\bvar_dump\\(", []string{"var_dump("}},           // code:print
-	{"\\bprint_r\\(", []string{"print_r("}},             // code:print
-	{"(?m)^\\s*(?:puts|pp)\\s", []string{"pp", "puts"}}, // code:print
-	{"\\bDebug\\.Log\\(", []string{"Debug.Log("}},       // code:print
-	{"\\bNSLog\\(", []string{"NSLog("}},                 // code:print
-	{"\\bstd::cout\\s*<<", []string{"std::cout"}},       // code:print
-	{"\\bprintf\\(", []string{"printf("}},               // code:print
-	{"\\bdatetime\\.(?:now|utcnow|today)\\(\\)", []string{"datetime.now()", "datetime.today()", "datetime.utcnow()"}}, // code:naive-time
-	{"\\bdate\\.today\\(\\)", []string{"date.today()"}},                                                               // code:naive-time
-	{"\\b(?:LocalDateTime|LocalDate|LocalTime|Instant|ZonedDateTime|OffsetDateTime)\\.now\\(\\)", []string{"Instant.now()", "LocalDate.now()", "LocalDateTime.now()", "LocalTime.now()", "OffsetDateTime.now()", "ZonedDateTime.now()"}}, // code:naive-time
-	{"\\bDateTime(?:Offset)?\\.(?:Now|UtcNow|Today)\\b", []string{"DateTime.Now", "DateTime.Today", "DateTime.UtcNow", "DateTimeOffset.Now", "DateTimeOffset.Today", "DateTimeOffset.UtcNow"}},                                           // code:naive-time
-	{"\\bnew Date\\(\\)", []string{"new Date()"}},                                                // code:naive-time
-	{"\\bDate\\.now\\(\\)", []string{"Date.now()"}},                                              // code:naive-time
-	{"\\btime\\.Now\\(\\)", []string{"time.Now()"}},                                              // code:naive-time
-	{"\\bClock\\.System\\.now\\(\\)", []string{"Clock.System.now()"}},                            // code:naive-time
-	{"\\bTime\\.(?:now|current)\\b", []string{"Time.current", "Time.now"}},                       // code:naive-time
-	{"\\bfmt\\.Errorf\\(\"[^\"\\n]*%[vs]\",(?:[^)\\n]*,)?\\s*err\\)", []string{"fmt.Errorf(\""}}, // go:error-wrap
-	{"(?i)\\bselect\\s+\\*\\s+from\\b", []string{"select"}},                                      // sql:select-star
-	{"(?i)\\bselect\\s+\\w+\\.\\*\\s+from\\b", []string{"select"}},                               // sql:select-star
-	{"\\.unwrap\\(\\)", []string{".unwrap()"}},                                                   // code:panic
-	{"\\.expect\\(\"", []string{".expect(\""}},                                                   // code:panic
-	{"\\bpanic!\\(", []string{"panic!("}},                                                        // code:panic
-	{"\\btodo!\\(\\)", []string{"todo!()"}},                                                      // code:panic
-	{"\\bunimplemented!\\(\\)", []string{"unimplemented!()"}},                                    // code:panic
-	{"\\bpanic\\(", []string{"panic("}},                                                          // code:panic
-	{"\\w!!", []string{"!!"}},                                                                    // code:panic
-	{"\\btry!\\s", []string{"try!"}},                                                             // code:panic
-	{"\\bas!\\s", []string{"as!"}},                                                               // code:panic
-	{"\\bfromJust\\b", []string{"fromJust"}},                                                     // code:panic
-	{"\\bunsafePerformIO\\b", []string{"unsafePerformIO"}},                                       // code:panic
-	{"[\\w)\\]]!(?:\\.\\w|\\s*$|\\s*[;,)\\]])", []string{"!"}},                                   // code:panic
-	{"(?m)^\\s*(?:async\\s+)?def\\s+\\w+\\([^)]*=\\s*(?:\\[\\]|\\{\\}|list\\(\\)|dict\\(\\)|set\\(\\))", []string{"def"}}, // py:mutable-default
-	{"\\.innerHTML\\s*=", []string{".innerHTML"}},                                                                 // ui:raw-html
-	{"\\bdangerouslySetInnerHTML\\b", []string{"dangerouslySetInnerHTML"}},                                        // ui:raw-html
-	{"\\bv-html\\s*=", []string{"v-html"}},                                                                        // ui:raw-html
-	{"\\{@html\\s", []string{"{@html"}},                                                                           // ui:raw-html
-	{"\\|\\s*safe\\b", []string{"safe"}},                                                                          // ui:raw-html
-	{"\\bmark_safe\\(", []string{"mark_safe("}},                                                                   // ui:raw-html
-	{"\\.html_safe\\b", []string{".html_safe"}},                                                                   // ui:raw-html
-	{"\\braw\\(\\s*@", []string{"raw("}},                                                                          // ui:raw-html
-	{"\\[innerHTML\\]\\s*=", []string{"[innerHTML]"}},                                                             // ui:raw-html
-	{"\\bbypassSecurityTrust\\w*\\(", []string{"bypassSecurityTrust"}},                                            // ui:raw-html
-	{"\\{!!\\s", []string{"{!!"}},                                                                                 // ui:raw-html
-	{"\\|raw\\b", []string{"|raw"}},                                                                               // ui:raw-html
-	{"\\bshell\\s*=\\s*True\\b", []string{"shell"}},                                                               // code:shell-injection
-	{"\\bos\\.system\\(", []string{"os.system("}},                                                                 // code:shell-injection
-	{"\\bos\\.popen\\(", []string{"os.popen("}},                                                                   // code:shell-injection
-	{"\\bchild_process\\.exec\\(", []string{"child_process.exec("}},                                               // code:shell-injection
-	{"\\bexecSync\\(\\s*[`'\"]", []string{"execSync("}},                                                           // code:shell-injection
-	{"\\bRuntime\\.getRuntime\\(\\)\\.exec\\(", []string{"Runtime.getRuntime().exec("}},                           // code:shell-injection
-	{"\\bexec\\.Command\\(\\s*\"(?:sh|bash)\",\\s*\"-c\"", []string{"exec.Command("}},                             // code:shell-injection
-	{"\\bverify\\s*=\\s*False\\b", []string{"verify"}},                                                            // code:tls-verify-off
-	{"\\bInsecureSkipVerify:\\s*true\\b", []string{"InsecureSkipVerify:"}},                                        // code:tls-verify-off
-	{"\\brejectUnauthorized:\\s*false\\b", []string{"rejectUnauthorized:"}},                                       // code:tls-verify-off
-	{"NODE_TLS_REJECT_UNAUTHORIZED", []string{"NODE_TLS_REJECT_UNAUTHORIZED"}},                                    // code:tls-verify-off
-	{"\\bCURLOPT_SSL_VERIFYPEER\\b", []string{"CURLOPT_SSL_VERIFYPEER"}},                                          // code:tls-verify-off
-	{"\\bServerCertificateCustomValidationCallback\\b", []string{"ServerCertificateCustomValidationCallback"}},    // code:tls-verify-off
-	{"\\bdanger_accept_invalid_certs\\(\\s*true", []string{"danger_accept_invalid_certs("}},                       // code:tls-verify-off
-	{"\\bssl\\._create_unverified_context\\b", []string{"ssl._create_unverified_context"}},                        // code:tls-verify-off
-	{"\\bTrustAllCerts?\\b", []string{"TrustAllCert"}},                                                            // code:tls-verify-off
-	{"@Autowired\\s+(?:private|protected|public|lateinit)?\\s*\\w", []string{"@Autowired"}},                       // code:field-injection
-	{"@Inject\\s+lateinit\\s+var\\b", []string{"lateinit"}},                                                       // code:field-injection
-	{"(?m)@Inject\\s+(?:private|protected|public)\\s+\\w+(?:<[^>]*>)?\\s+\\w+\\s*;", []string{"@Inject"}},         // code:field-injection
-	{"(?m)^\\s*-?\\s*(?:ansible\\.builtin\\.)?(?:shell|command|raw):\\s", []string{"command:", "raw:", "shell:"}}, // ops:shell-task
-	{"(?m)(?:image:\\s*[\"']?|^FROM\\s+(?:--platform=\\S+\\s+)?)[\\w./-]+:latest\\b", []string{":latest"}},        // docker:latest-tag
-	{"(?m)uses:\\s*[\"']?[\\w-]+/[\\w./-]+@(?:v?\\d+(?:\\.\\d+)*|main|master|latest)\\b", []string{"uses:"}},      // ci:unpinned-action
-	{"\\.keys\\(\\s*[\"'][^\"']*\\*[^\"']*[\"']\\s*\\)", []string{".keys("}},                                      // db:keys-scan
-	{"\\bKEYS\\s+\\*", []string{"KEYS"}},                                                                          // db:keys-scan
-	{"\\.Keys\\(\\s*ctx,\\s*\"[^\"]*\\*", []string{".Keys("}},                                                     // db:keys-scan
-	{":\\s*any\\b(\\s*\\[\\])?", []string{"any"}},                                                                 // ts:any
-	{"\\bas\\s+any\\b", []string{"any"}},                                                                          // ts:any
-	{"<any>", []string{"<any>"}},                                                                                  // ts:any
-	{"eslint-disable", []string{"eslint-disable"}},                                                                // code:lint-suppress
-	{"@ts-(ignore|nocheck|expect-error)", []string{"@ts-expect-error", "@ts-ignore", "@ts-nocheck"}},              // code:lint-suppress
-	{"#\\s*noqa\\b", []string{"noqa"}},                                                                            // code:lint-suppress
-	{"#\\s*type:\\s*ignore", []string{"ignore"}},                                                                  // code:lint-suppress
-	{"//\\s*nolint\\b", []string{"nolint"}},                                                                       // code:lint-suppress
-	{"#\\s*pylint:\\s*disable", []string{"pylint:"}},                                                              // code:lint-suppress
-	{"@SuppressWarnings", []string{"@SuppressWarnings"}},                                                          // code:lint-suppress
-	{"#\\[allow\\(", []string{"#[allow("}},                                                                        // code:lint-suppress
-	{"\\bdebugger;", []string{"debugger;"}},                                                                       // code:debugger
-	{"\\bpdb\\.set_trace\\(", []string{"pdb.set_trace("}},                                                         // code:debugger
-	{"\\bbreakpoint\\(\\)", []string{"breakpoint()"}},                                                             // code:debugger
-	{"\\bbinding\\.pry\\b", []string{"binding.pry"}},                                                              // code:debugger
-	{"\\bdbg!\\(", []string{"dbg!("}},                                                                             // code:debugger
-	{"\\bimport pdb\\b", []string{"import pdb"}},                                                                  // code:debugger
-	{"https?://(localhost|127\\.\\d+\\.\\d+\\.\\d+|0\\.0\\.0\\.0|\\[::1\\])(:\\d+)?", []string{"http://0.0.0.0", "http://127.", "http://[::1]", "http://localhost", "https://0.0.0.0", "https://127.", "https://[::1]", "https://localhost"}},                                                                   // code:hardcoded-host
-	{"[\"'](localhost|127\\.0\\.0\\.1|0\\.0\\.0\\.0):\\d{2,5}", []string{"\"0.0.0.0:", "\"127.0.0.1:", "\"localhost:", "'0.0.0.0:", "'127.0.0.1:", "'localhost:"}},                                                                                                                                              // code:hardcoded-host
-	{"https?://\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}", []string{"http://", "https://"}},                                                                                                                                                                                                                     // code:hardcoded-host
-	{"(?i)\\b(?:localStorage|sessionStorage|AsyncStorage)\\.setItem\\(\\s*[\"'][^\"']*(?:token|secret|passw|jwt|session|credential|pin)", []string{"asyncstorage.setitem(", "localstorage.setitem(", "sessionstorage.setitem("}},                                                                                // secret:plain-storage
-	{"@AppStorage\\(\\s*\"[^\"]*(?:[Tt]oken|[Ss]ecret|[Pp]assw|[Jj]wt|[Pp]in|[Cc]redential)", []string{"@AppStorage("}},                                                                                                                                                                                         // secret:plain-storage
-	{"\\bUserDefaults\\b[^\\n]*\\.set\\([^\\n]*(?:[Tt]oken|[Ss]ecret|[Pp]assw|[Jj]wt|[Cc]redential)", []string{"UserDefaults"}},                                                                                                                                                                                 // secret:plain-storage
-	{"\\bPlayerPrefs\\.Set(?:String|Int|Float)\\(\\s*\"[^\"]*(?:[Tt]oken|[Ss]ecret|[Pp]assw|[Pp]in|[Jj]wt)", []string{"PlayerPrefs.SetFloat(", "PlayerPrefs.SetInt(", "PlayerPrefs.SetString("}},                                                                                                                // secret:plain-storage
-	{"\\.putString\\(\\s*\"[^\"]*(?:token|secret|passw|jwt|credential)", []string{".putString("}},                                                                                                                                                                                                               // secret:plain-storage
-	{"(?i)(?:\\b|[_-])(api[_-]?key|secret|passw(or)?d|passwd|pwd|token|access[_-]?key|credentials?)\\w*\\s*[:=]\\s*[\"'][A-Za-z0-9_\\-+/=.!@#$%^&*]{8,}[\"']", []string{"access-key", "access_key", "accesskey", "api-key", "api_key", "apikey", "credential", "passwd", "password", "pwd", "secret", "token"}}, // code:hardcoded-secret
-	{"[a-z0-9](?:ApiKey|Secret|Password|Passwd|Token|AccessKey|Credentials?)\\s*[:=]\\s*[\"'][A-Za-z0-9_\\-+/=.!@#$%^&*]{8,}[\"']", []string{"AccessKey", "ApiKey", "Credential", "Passwd", "Password", "Secret", "Token"}},                                                                                     // code:hardcoded-secret
-	{"(?i)\\b(set)?(passw(or)?d|secret|token|api[_-]?key|credentials?|auth)\\w*\\s*\\(\\s*[\"'][^\"'\\s]{8,}[\"']", []string{"api-key", "api_key", "apikey", "auth", "credential", "passwd", "password", "secret", "token"}},                                                                                    // code:hardcoded-secret
-	{"(?i)key\\s*[:=]\\s*[\"'][A-Za-z_\\-+/=]*[0-9][A-Za-z0-9_\\-+/=]{11,}[\"']", []string{"key"}},                                                                                                                                                                                                              // code:hardcoded-secret
-	{"\\b(AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{30,}|gh[ousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|sk-[A-Za-z0-9_\\-]{20,}|xox[bpas]-[A-Za-z0-9-]{10,}|(sk|rk|pk)_(test|live)_[A-Za-z0-9]{10,}|AC[0-9a-f]{32}|AIza[0-9A-Za-z_\\-]{35}|glpat-[A-Za-z0-9_\\-]{20,})", []string{"AC", "AIza", "AKIA", "gho_", "ghp_", "ghr_", "ghs_", "ghu_", "github_pat_", "glpat-", "pk_live_", "pk_test_", "rk_live_", "rk_test_", "sk-", "sk_live_", "sk_test_", "xoxa-", "xoxb-", "xoxp-", "xoxs-"}}, // code:hardcoded-secret
-	{"-----BEGIN [A-Z ]*PRIVATE KEY-----", []string{"PRIVATE KEY-----"}},                      // code:hardcoded-secret
-	{"@pytest\\.mark\\.(skip|xfail)", []string{"@pytest.mark.skip", "@pytest.mark.xfail"}},    // test:skip
-	{"\\bt\\.Skip(Now|f)?\\(", []string{"t.Skip(", "t.SkipNow(", "t.Skipf("}},                 // test:skip
-	{"\\b(it|describe|test)\\.skip\\(", []string{"describe.skip(", "it.skip(", "test.skip("}}, // test:skip
-	{"(?m)^\\s*x(it|describe)\\(", []string{"xdescribe(", "xit("}},                            // test:skip
-	{"@(Disabled|Ignore)\\b", []string{"@Disabled", "@Ignore"}},                               // test:skip
-	{"@unittest\\.skip", []string{"@unittest.skip"}},                                          // test:skip
-	{"#\\[ignore\\]", []string{"#[ignore]"}},                                                  // test:skip
+	{"(?i)\\bdrop\\s+column\\b", [][]string{[]string{"column"}, []string{"drop"}}},                                                                                 // sql:drop-column
+	{"(?i)\\balter\\s+table\\s+[\\w.\"]+\\s+drop\\s+(column\\s+)?(if\\s+exists\\s+)?[\\w\"]+", [][]string{[]string{"alter"}, []string{"table"}, []string{"drop"}}}, // sql:drop-column
+	{"\\bremove_column\\b", [][]string{[]string{"remove_column"}}},                                                                                                 // sql:drop-column
+	{"\\bop\\.drop_column\\(", [][]string{[]string{"op.drop_column("}}},                                                                                            // sql:drop-column
+	{"\\bRemoveField\\(", [][]string{[]string{"RemoveField("}}},                                                                                                    // sql:drop-column
+	{"\\bdropColumn\\(", [][]string{[]string{"dropColumn("}}},                                                                                                      // sql:drop-column
+	{"(?i)\\bdrop\\s+table\\b", [][]string{[]string{"table"}, []string{"drop"}}},                                                                                   // sql:drop-table
+	{"\\bdrop_table\\b", [][]string{[]string{"drop_table"}}},                                                                                                       // sql:drop-table
+	{"\\bop\\.drop_table\\(", [][]string{[]string{"op.drop_table("}}},                                                                                              // sql:drop-table
+	{"\\bDeleteModel\\(", [][]string{[]string{"DeleteModel("}}},                                                                                                    // sql:drop-table
+	{"\\bdropTable\\(", [][]string{[]string{"dropTable("}}},                                                                                                        // sql:drop-table
+	{"(?i)\\btruncate\\s+(table\\s+)?[\\w.\"]+", [][]string{[]string{"truncate"}}},                                                                                 // sql:truncate
+	{"(?i)\\bdelete\\s+from\\s+[\\w.\"]+\\s*(;|\"|'|\\)|$)", [][]string{[]string{"delete"}, []string{"from"}}},                                                     // sql:delete-all
+	{"(?i)\\bupdate\\s+[\\w.\"]+\\s+set\\s+(?:[\\w.\"]+\\s*=\\s*(?:'[^']*'|\"[^\"]*\"|[^\\s,;'\"]+)\\s*,?\\s*)+(?:;|$)", [][]string{[]string{"update"}, []string{"set"}, []string{"="}}}, // sql:delete-all
+	{"(?i)\\balter\\s+table\\b", [][]string{[]string{"alter"}, []string{"table"}}},                                                                                                       // sql:alter-table
+	{"\\bop\\.(?:add|alter|drop)_column\\(", [][]string{[]string{"op.add_column(", "op.alter_column(", "op.drop_column("}}},                                                              // sql:alter-table
+	{"\\b(?:add|change|remove|rename)_(?:column|index|reference|timestamps)\\b", [][]string{[]string{"add_column", "add_index", "add_reference", "add_timestamps", "change_column", "change_index", "change_reference", "change_timestamps", "remove_column", "remove_index", "remove_reference", "remove_timestamps", "rename_column", "rename_index", "rename_reference", "rename_timestamps"}}}, // sql:alter-table
+	{"\\bchange_column_(?:null|default)\\b", [][]string{[]string{"change_column_default", "change_column_null"}}},                                          // sql:alter-table
+	{"\\bop\\.(?:create|drop)_index\\(", [][]string{[]string{"op.create_index(", "op.drop_index("}}},                                                       // sql:alter-table
+	{"(?i)\\b(?:create\\s+(?:unique\\s+)?index|drop\\s+index)\\b", [][]string{[]string{"index"}, []string{"create", "index"}, []string{"create", "drop"}}}, // sql:alter-table
+	{"\\bmigrationBuilder\\.(?:AddColumn|DropColumn|AlterColumn|RenameColumn|CreateIndex|DropIndex)\\b", [][]string{[]string{"migrationBuilder.AddColumn", "migrationBuilder.AlterColumn", "migrationBuilder.CreateIndex", "migrationBuilder.DropColumn", "migrationBuilder.DropIndex", "migrationBuilder.RenameColumn"}}}, // sql:alter-table
+	{"\\bSchema::table\\(", [][]string{[]string{"Schema::table("}}}, // sql:alter-table
+	{"\\.alterTable\\(", [][]string{[]string{".alterTable("}}},      // sql:alter-table
+	{"(?i)\\b(?:whereRaw|selectRaw|orderByRaw|havingRaw|DB::raw|DB::select|DB::statement)\\(\\s*[\"'][^\"']*(?:\\{\\$|\\$[a-zA-Z_])", [][]string{[]string{"db::raw(", "db::select(", "db::statement(", "havingraw(", "orderbyraw(", "selectraw(", "whereraw("}, []string{"$"}, []string{"\"", "'"}}},                                                                                                                                                                                                                                                                                       // sql:concat-query
+	{"(?i)\\b(?:order\\s+by|group\\s+by|where|and|or|from|join|set|values|like|in)\\s*\\(?\\s*'?\\$\\{\\w+\\}", [][]string{[]string{"${"}, []string{"${"}, []string{"and", "from", "group", "in", "like", "or", "set", "values", "where"}, []string{"and", "by", "from", "in", "like", "or", "set", "values", "where"}}},                                                                                                                                                                                                                                                                   // sql:concat-query
+	{"\\b(?:extra|raw|execute|executemany|exec|Exec|Query|QueryRow|query|executeQuery|createQuery|createNativeQuery|FromSqlRaw|ExecuteSqlRaw|fromSqlRaw)\\(\\s*(?:where\\s*=\\s*\\[\\s*)?(?:f[\"'][^\"'\\n]*\\{|(?:\"[^\"\\n]*\"|'[^'\\n]*')\\s*(?:%\\s*[\\w(]|\\+\\s*\\w|\\.format\\()|fmt\\.Sprintf\\(|String\\.format\\(|\\$\"[^\"\\n]*\\{|`[^`]*\\$\\{)", [][]string{[]string{"QueryRow(", "exec(", "execute(", "executemany(", "extra(", "query(", "raw("}, []string{"\"", "${", "'", "String.format(", "fmt.Sprintf("}, []string{"\"", "'", "String.format(", "`", "fmt.Sprintf("}}}, // sql:concat-query
+	{"(?i)\\b(?:whereRaw|selectRaw|orderByRaw|havingRaw)\\(\\s*(?:\"[^\"]*\"|'[^']*')\\s*\\.\\s*\\$", [][]string{[]string{"havingraw(", "orderbyraw(", "selectraw(", "whereraw("}, []string{"."}, []string{"$"}, []string{"\"", "'"}}},                                                                                                                                                                                                                                                                                                                                                     // sql:concat-query
+	{"\\bmodels\\.\\w+Field\\(", [][]string{[]string{"models."}, []string{"Field("}}}, // db:model
+	{"\\b(?:db\\.)?Column\\(", [][]string{[]string{"Column("}}},                       // db:model
+	{"\\bmapped_column\\(", [][]string{[]string{"mapped_column("}}},                   // db:model
+	{"@Column\\(", [][]string{[]string{"@Column("}}},                                  // db:model
+	{"\\bt\\.(?:string|integer|text|boolean|references|datetime)\\b", [][]string{[]string{"t.boolean", "t.datetime", "t.integer", "t.references", "t.string", "t.text"}}},                                                                                                                                     // db:model
+	{"(?m)^\\s*\\w+\\s+(?:String|Int|Boolean|DateTime|Float|Decimal|Json)\\??\\s*(?:@|$)", [][]string{[]string{"Boolean", "DateTime", "Decimal", "Float", "Int", "Json", "String"}, []string{"Boolean", "DateTime", "Decimal", "Float", "Int", "Json", "String"}}},                                            // db:model
+	{"(?i)\\.flush(?:all|db)(?:async)?\\s*\\(", [][]string{[]string{".flushall", ".flushdb"}, []string{"("}}},                                                                                                                                                                                                 // db:flush-cache
+	{"(?i)&:flush(?:all|db)\\b", [][]string{[]string{"&:flushall", "&:flushdb"}}},                                                                                                                                                                                                                             // db:flush-cache
+	{"(?i)\\bcall\\(\\s*['\"]flush(?:all|db)['\"]", [][]string{[]string{"\"flushall\"", "\"flushall'", "\"flushdb\"", "\"flushdb'", "'flushall\"", "'flushall'", "'flushdb\"", "'flushdb'"}, []string{"\"flushall", "\"flushdb", "'flushall", "'flushdb"}, []string{"\"flush", "'flush"}, []string{"call("}}}, // db:flush-cache
+	{"(?i)\\bdrop\\s+(database|schema)\\b", [][]string{[]string{"database", "schema"}, []string{"drop"}}},                                                                                                                                                                                                     // db:reset
+	{"(?i)\\bdropDatabase\\s*\\(", [][]string{[]string{"dropdatabase"}, []string{"("}}},                                                                                                                                                                                                                       // db:reset
+	{"(?m)^// Code generated .* DO NOT EDIT\\.$", [][]string{[]string{"// Code generated "}, []string{" DO NOT EDIT."}}},                                                                                                                                                                                      // edit:generated-file
+	{"@generated", [][]string{[]string{"@generated"}}},                      // edit:generated-file
+	{"(?m)^\\s*except\\s*:", [][]string{[]string{"except"}, []string{":"}}}, // py:broad-except
+	{"(?m)^\\s*except\\s+\\(?\\s*(Exception|BaseException)\\s*\\)?\\s*(as\\s+\\w+\\s*)?:", [][]string{[]string{"Exception"}, []string{"except"}, []string{":"}}},            // py:broad-except
+	{"(?m)^\\s*rescue\\s*(?:=>\\s*\\w+\\s*)?$", [][]string{[]string{"rescue"}}},                                                                                             // py:broad-except
+	{"\\brescue\\s+nil\\b", [][]string{[]string{"rescue"}, []string{"nil"}}},                                                                                                // py:broad-except
+	{"\\brescue\\s+(?:StandardError|Exception)\\b", [][]string{[]string{"Exception", "StandardError"}, []string{"rescue"}}},                                                 // py:broad-except
+	{"\\bcatch\\s*(?:\\([^)]*\\))?\\s*\\{\\s*\\}", [][]string{[]string{"catch"}, []string{"{"}, []string{"}"}}},                                                             // py:broad-except
+	{"\\bcatch\\s*\\(\\s*(?:final\\s+)?(?:Exception|Throwable|System\\.Exception)\\b", [][]string{[]string{"Exception", "Throwable"}, []string{"catch"}, []string{"("}}},    // py:broad-except
+	{"\\bcatch\\s*\\(\\s*\\w+\\s*:\\s*(?:Exception|Throwable)\\s*\\)", [][]string{[]string{"Exception", "Throwable"}, []string{"catch"}, []string{"("}, []string{":"}}},     // py:broad-except
+	{"\\bconsole\\.(log|debug|trace)\\(", [][]string{[]string{"console.debug(", "console.log(", "console.trace("}}},                                                         // js:console-log
+	{"\\bpage\\.waitForTimeout\\(", [][]string{[]string{"page.waitForTimeout("}}},                                                                                           // code:fixed-sleep
+	{"\\bcy\\.wait\\(\\s*\\d", [][]string{[]string{"cy.wait("}}},                                                                                                            // code:fixed-sleep
+	{"\\btime\\.sleep\\(\\s*\\d", [][]string{[]string{"time.sleep("}}},                                                                                                      // code:fixed-sleep
+	{"\\bThread\\.sleep\\(\\s*\\d", [][]string{[]string{"Thread.sleep("}}},                                                                                                  // code:fixed-sleep
+	{"\\bawait\\s+(?:sleep|delay|wait)\\(\\s*\\d", [][]string{[]string{"await"}, []string{"delay(", "sleep(", "wait("}, []string{"delay", "sleep", "wait"}, []string{"("}}}, // code:fixed-sleep
+	{"new\\s+Promise\\(\\s*\\(?\\s*\\w+\\s*\\)?\\s*=>\\s*setTimeout\\(", [][]string{[]string{"setTimeout("}, []string{"Promise("}, []string{"new"}, []string{"=>"}}},        // code:fixed-sleep
+	{"\\bTask\\.Delay\\(\\s*\\d", [][]string{[]string{"Task.Delay("}}},                                                                                                      // code:fixed-sleep
+	{"\\btime\\.Sleep\\(\\s*\\d", [][]string{[]string{"time.Sleep("}}},                                                                                                      // code:fixed-sleep
+	{"\\bsleep\\(\\s*\\d", [][]string{[]string{"sleep("}}},                                                                                                                  // code:fixed-sleep
+	{"\\b(?:bg|text|border|fill|stroke|ring|from|to|via|outline|shadow|decoration)-\\[#[0-9a-fA-F]{3,8}\\]", [][]string{[]string{"bg-[#", "border-[#", "decoration-[#", "fill-[#", "from-[#", "outline-[#", "ring-[#", "shadow-[#", "stroke-[#", "text-[#", "to-[#", "via-[#"}, []string{"]"}}},                                                                              // ui:hardcoded-style
+	{"\\b(?:w|h|p|px|py|pt|pb|pl|pr|m|mx|my|mt|mb|ml|mr|gap|top|left|right|bottom|text|rounded|min-w|max-w|min-h|max-h)-\\[\\d+(?:\\.\\d+)?(?:px|rem|em|%|vh|vw)\\]", [][]string{[]string{"-["}, []string{"-["}, []string{"%]", "em]", "px]", "vh]", "vw]"}, []string{"]"}}},                                                                                                 // ui:hardcoded-style
+	{"(?i)(?:color|background(?:Color)?|borderColor|tintColor|fill|stroke)\\s*[:=]\\s*['\"](?:#[0-9a-f]{3,8}|rgba?\\(|hsla?\\()", [][]string{[]string{"background", "color", "fill", "stroke"}, []string{"\"#", "\"hsl(", "\"hsla(", "\"rgb(", "\"rgba(", "'#", "'hsl(", "'hsla(", "'rgb(", "'rgba("}, []string{"#", "hsl(", "hsla(", "rgb(", "rgba("}, []string{":", "="}}}, // ui:hardcoded-style
+	{"\\bColor\\(0x[0-9A-Fa-f]{8}\\)", [][]string{[]string{"Color(0x"}, []string{")"}}},                 // ui:hardcoded-style
+	{"\\bColor\\.fromRGBO\\(", [][]string{[]string{"Color.fromRGBO("}}},                                 // ui:hardcoded-style
+	{"\\bUIColor\\(red:", [][]string{[]string{"UIColor(red:"}}},                                         // ui:hardcoded-style
+	{"\\bColors\\.[a-z]+[A-Za-z]*(?:\\.shade\\d+|\\[\\d+\\])?", [][]string{[]string{"Colors."}}},        // ui:hardcoded-style
+	{"\\bColor\\((?:red|hue|white):", [][]string{[]string{"Color(hue:", "Color(red:", "Color(white:"}}}, // ui:hardcoded-style
+	{"\\bColor\\.parseColor\\(\\s*\"#", [][]string{[]string{"Color.parseColor("}, []string{"\"#"}}},     // ui:hardcoded-style
+	{"\\b(?:Color|UIColor)\\.(?:red|green|blue|black|white|gray|grey|orange|yellow|purple|pink|Red|Green|Blue|Black|White|Gray|Grey|Yellow|Magenta|Cyan)\\b", [][]string{[]string{"Color."}, []string{"Color."}, []string{"Cyan", "Magenta", "black", "blue", "gray", "green", "grey", "orange", "pink", "purple", "red", "white", "yellow"}}}, // ui:hardcoded-style
+	{"\\bText\\(\\s*(?:text\\s*=\\s*)?\"[A-Z][^\"]{2,}\"", [][]string{[]string{"Text("}, []string{"\""}}},     // ui:hardcoded-text
+	{"\\bText\\(\\s*'[A-Z][^']{2,}'", [][]string{[]string{"Text("}, []string{"'"}}},                           // ui:hardcoded-text
+	{"\\bText\\(\\s*\"[A-Z][^\"]{2,}\"\\s*\\)", [][]string{[]string{"Text("}, []string{"\""}, []string{")"}}}, // ui:hardcoded-text
+	{"android:text=\"[^@\"][^\"]*\"", [][]string{[]string{"android:text=\""}, []string{"\""}}},                // ui:hardcoded-text
+	{"\\b(?:title|label|placeholder|hint|tooltip|message|content)\\s*[:=]\\s*[\"'][A-Z][a-z]+(?:\\s+[a-z]+){2,}[^\"']*[\"']", [][]string{[]string{"content", "hint", "label", "message", "placeholder", "title", "tooltip"}, []string{":", "="}, []string{"\"", "'"}}}, // ui:hardcoded-text
+	{">\\s*[A-Z][a-z]+(?:\\s+[a-z]+){2,}[.!?]?\\s*</", [][]string{[]string{"</"}, []string{">"}}}, // ui:hardcoded-text
+	{"\\brunBlocking\\s*[({]", [][]string{[]string{"runBlocking"}, []string{"(", "{"}}},           // code:blocking-call
+	{"(?s)\\basync\\s+def\\b.*?\\b(?:requests\\.(?:get|post|put|patch|delete|request)|time\\.sleep|urllib\\.request\\.urlopen)\\(", [][]string{[]string{"requests.delete(", "requests.get(", "requests.patch(", "requests.post(", "requests.put(", "requests.request(", "time.sleep(", "urllib.request.urlopen("}, []string{"requests.delete", "requests.get", "requests.patch", "requests.post", "requests.put", "requests.request", "time.sleep", "urllib.request.urlopen"}, []string{"async"}, []string{"def"}}}, // code:blocking-call
+	{"\\.GetAwaiter\\(\\)\\.GetResult\\(\\)", [][]string{[]string{".GetAwaiter().GetResult()"}}}, // code:blocking-call
+	{"\\.Result\\b\\s*[;)]", [][]string{[]string{".Result"}, []string{")", ";"}}},                // code:blocking-call
+	{"\\.Wait\\(\\)", [][]string{[]string{".Wait()"}}},                                           // code:blocking-call
+	{"\\bblock_on\\(", [][]string{[]string{"block_on("}}},                                        // code:blocking-call
+	{"\\.blockingGet\\(\\)", [][]string{[]string{".blockingGet()"}}},                             // code:blocking-call
+	{"\\.blockingFirst\\(\\)", [][]string{[]string{".blockingFirst()"}}},                         // code:blocking-call
+	{"\\.(?:perform_async|perform_in|perform_at|delay|apply_async|enqueue|enqueue_in|enqueue_at)\\((?:[^()\\n]*?,\\s*)?(?:args\\s*=\\s*[\\[(]\\s*)?@?(?:self|[a-z_][a-z0-9_]*(?:[^\\Wdks0-9]|[^\\Wi]d|[^\\Wp]k|[^\\Wd]s|[^\\Wi]ds))\\s*[,)\\]]", [][]string{[]string{".apply_async(", ".delay(", ".enqueue(", ".enqueue_at(", ".enqueue_in(", ".perform_async(", ".perform_at(", ".perform_in("}, []string{")", ",", "]"}}}, // job:record-arg
+	{"\\b[A-Z]\\w*(?:\\.(?:all|where\\([^)\\n]*\\)|order\\([^)\\n]*\\)|includes\\([^)\\n]*\\)|joins\\([^)\\n]*\\)))+\\.(?:each|each_with_index|map)\\b", [][]string{[]string{").each", ").map", "all.each", "all.map"}, []string{".all", ".includes(", ".joins(", ".order(", ".where("}, []string{"all", "includes(", "joins(", "order(", "where("}, []string{"each", "map"}}},                                              // db:load-all
+	{"\\bfor\\s+\\w+\\s+in\\s+\\w+\\.objects\\.(?:all|filter|exclude)\\(", [][]string{[]string{".objects.all(", ".objects.exclude(", ".objects.filter("}, []string{".objects.all", ".objects.exclude", ".objects.filter"}, []string{".objects."}, []string{"for"}}},                                                                                                                                                         // db:load-all
+	{"\\b[A-Z]\\w*::all\\(\\)", [][]string{[]string{"::all()"}}},                                                                                                                   // db:load-all
+	{"->get\\(\\)->each\\(", [][]string{[]string{"->get()->each("}}},                                                                                                               // db:load-all
+	{"\\.fetchall\\(\\)", [][]string{[]string{".fetchall()"}}},                                                                                                                     // db:load-all
+	{"\\.collectAsList\\(\\)", [][]string{[]string{".collectAsList()"}}},                                                                                                           // db:load-all
+	{"\\.toPandas\\(\\)", [][]string{[]string{".toPandas()"}}},                                                                                                                     // db:load-all
+	{"(?s)\\b(?:spark|DataFrame|Dataset|RDD)\\b.*?\\.collect\\(\\)", [][]string{[]string{".collect()"}, []string{"DataFrame", "Dataset", "RDD", "spark"}}},                         // db:load-all
+	{"(?i)\\bnot\\s+in\\s*\\(\\s*select\\b", [][]string{[]string{"select"}, []string{"not"}, []string{"in"}, []string{"("}}},                                                       // sql:not-in-subquery
+	{"\\bdefineComponent\\(", [][]string{[]string{"defineComponent("}}},                                                                                                            // ui:legacy-component
+	{"<script(?:\\s+lang=\"ts\")?>\\s*(?:import[^\\n]*\\n\\s*)*export\\s+default\\s*\\{", [][]string{[]string{"<script"}, []string{"default"}, []string{"export"}, []string{">"}}}, // ui:legacy-component
+	{"\\bextends\\s+(?:React\\.)?(?:Pure)?Component\\b", [][]string{[]string{"Component"}, []string{"Component"}, []string{"extends"}}},                                            // ui:legacy-component
+	{":\\s*ObservableObject\\b", [][]string{[]string{"ObservableObject"}, []string{":"}}},                                                                                          // ui:legacy-component
+	{"@StateObject\\b", [][]string{[]string{"@StateObject"}}},                                                                                                                      // ui:legacy-component
+	{"@ObservedObject\\b", [][]string{[]string{"@ObservedObject"}}},                                                                                                                // ui:legacy-component
+	{"@Published\\b", [][]string{[]string{"@Published"}}},                                                                                                                          // ui:legacy-component
+	{"[\"'](?:/Users/[A-Za-z][\\w.-]*/|/home/[a-z][\\w.-]*/|[A-Za-z]:\\\\+Users\\\\+|~/(?:Downloads|Desktop|Documents)/)", [][]string{[]string{"/Users/", "/home/", "\\Users\\", "~/Desktop/", "~/Documents/", "~/Downloads/"}, []string{"\"", "'"}, []string{"/", "\\"}, []string{"\"", "'"}}}, // code:local-path
+	{"(?m)^\\s*print\\(", [][]string{[]string{"print("}}},                                             // code:print
+	{"\\bfmt\\.Print(?:ln|f)?\\(", [][]string{[]string{"fmt.Print(", "fmt.Printf(", "fmt.Println("}}}, // code:print
+	{"\\bprintln!\\(", [][]string{[]string{"println!("}}},                                             // code:print
+	{"\\bSystem\\.(?:out|err)\\.print(?:ln|f)?\\(", [][]string{[]string{"System.err.print(", "System.err.printf(", "System.err.println(", "System.out.print(", "System.out.printf(", "System.out.println("}}}, // code:print
+	{"\\bConsole\\.Write(?:Line)?\\(", [][]string{[]string{"Console.Write(", "Console.WriteLine("}}},                                                                                                          // code:print
+	{"\\bvar_dump\\(", [][]string{[]string{"var_dump("}}},                                                                         // code:print
+	{"\\bprint_r\\(", [][]string{[]string{"print_r("}}},                                                                           // code:print
+	{"(?m)^\\s*(?:puts|pp)\\s", [][]string{[]string{"pp", "puts"}, []string{"p"}, []string{"p", "uts"}}},                          // code:print
+	{"\\bDebug\\.Log\\(", [][]string{[]string{"Debug.Log("}}},                                                                     // code:print
+	{"\\bNSLog\\(", [][]string{[]string{"NSLog("}}},                                                                               // code:print
+	{"\\bstd::cout\\s*<<", [][]string{[]string{"std::cout"}, []string{"<<"}}},                                                     // code:print
+	{"\\bprintf\\(", [][]string{[]string{"printf("}}},                                                                             // code:print
+	{"\\bdatetime\\.(?:now|utcnow|today)\\(\\)", [][]string{[]string{"datetime.now()", "datetime.today()", "datetime.utcnow()"}}}, // code:naive-time
+	{"\\bdate\\.today\\(\\)", [][]string{[]string{"date.today()"}}},                                                               // code:naive-time
+	{"\\b(?:LocalDateTime|LocalDate|LocalTime|Instant|ZonedDateTime|OffsetDateTime)\\.now\\(\\)", [][]string{[]string{"Instant.now()", "LocalDate.now()", "LocalDateTime.now()", "LocalTime.now()", "OffsetDateTime.now()", "ZonedDateTime.now()"}}}, // code:naive-time
+	{"\\bDateTime(?:Offset)?\\.(?:Now|UtcNow|Today)\\b", [][]string{[]string{"DateTime.Now", "DateTime.Today", "DateTime.UtcNow", "DateTimeOffset.Now", "DateTimeOffset.Today", "DateTimeOffset.UtcNow"}}},                                           // code:naive-time
+	{"\\bnew Date\\(\\)", [][]string{[]string{"new Date()"}}},                          // code:naive-time
+	{"\\bDate\\.now\\(\\)", [][]string{[]string{"Date.now()"}}},                        // code:naive-time
+	{"\\btime\\.Now\\(\\)", [][]string{[]string{"time.Now()"}}},                        // code:naive-time
+	{"\\bClock\\.System\\.now\\(\\)", [][]string{[]string{"Clock.System.now()"}}},      // code:naive-time
+	{"\\bTime\\.(?:now|current)\\b", [][]string{[]string{"Time.current", "Time.now"}}}, // code:naive-time
+	{"\\bfmt\\.Errorf\\(\"[^\"\\n]*%[vs]\",(?:[^)\\n]*,)?\\s*err\\)", [][]string{[]string{"fmt.Errorf(\""}, []string{"err)"}, []string{"%s\",", "%v\","}, []string{"\","}}}, // go:error-wrap
+	{"(?i)\\bselect\\s+\\*\\s+from\\b", [][]string{[]string{"select"}, []string{"from"}, []string{"*"}}},                                                                    // sql:select-star
+	{"(?i)\\bselect\\s+\\w+\\.\\*\\s+from\\b", [][]string{[]string{"select"}, []string{"from"}, []string{".*"}}},                                                            // sql:select-star
+	{"\\.unwrap\\(\\)", [][]string{[]string{".unwrap()"}}},                                                                                                                  // code:panic
+	{"\\.expect\\(\"", [][]string{[]string{".expect(\""}}},                                                                                                                  // code:panic
+	{"\\bpanic!\\(", [][]string{[]string{"panic!("}}},                                                                                                                       // code:panic
+	{"\\btodo!\\(\\)", [][]string{[]string{"todo!()"}}},                                                                                                                     // code:panic
+	{"\\bunimplemented!\\(\\)", [][]string{[]string{"unimplemented!()"}}},                                                                                                   // code:panic
+	{"\\bpanic\\(", [][]string{[]string{"panic("}}},                                                                                                                         // code:panic
+	{"\\w!!", [][]string{[]string{"!!"}}},                                                                                                                                   // code:panic
+	{"\\btry!\\s", [][]string{[]string{"try!"}}},                                                                                                                            // code:panic
+	{"\\bas!\\s", [][]string{[]string{"as!"}}},                                                                                                                              // code:panic
+	{"\\bfromJust\\b", [][]string{[]string{"fromJust"}}},                                                                                                                    // code:panic
+	{"\\bunsafePerformIO\\b", [][]string{[]string{"unsafePerformIO"}}},                                                                                                      // code:panic
+	{"[\\w)\\]]!(?:\\.\\w|\\s*$|\\s*[;,)\\]])", [][]string{[]string{"!"}, []string{"!"}}},                                                                                   // code:panic
+	{"(?m)^\\s*(?:async\\s+)?def\\s+\\w+\\([^)]*=\\s*(?:\\[\\]|\\{\\}|list\\(\\)|dict\\(\\)|set\\(\\))", [][]string{[]string{"def"}, []string{"[]", "dict()", "list()", "set()", "{}"}, []string{"("}, []string{"="}}}, // py:mutable-default
+	{"\\.innerHTML\\s*=", [][]string{[]string{".innerHTML"}, []string{"="}}},                        // ui:raw-html
+	{"\\bdangerouslySetInnerHTML\\b", [][]string{[]string{"dangerouslySetInnerHTML"}}},              // ui:raw-html
+	{"\\bv-html\\s*=", [][]string{[]string{"v-html"}, []string{"="}}},                               // ui:raw-html
+	{"\\{@html\\s", [][]string{[]string{"{@html"}}},                                                 // ui:raw-html
+	{"\\|\\s*safe\\b", [][]string{[]string{"safe"}, []string{"|"}}},                                 // ui:raw-html
+	{"\\bmark_safe\\(", [][]string{[]string{"mark_safe("}}},                                         // ui:raw-html
+	{"\\.html_safe\\b", [][]string{[]string{".html_safe"}}},                                         // ui:raw-html
+	{"\\braw\\(\\s*@", [][]string{[]string{"raw("}, []string{"@"}}},                                 // ui:raw-html
+	{"\\[innerHTML\\]\\s*=", [][]string{[]string{"[innerHTML]"}, []string{"="}}},                    // ui:raw-html
+	{"\\bbypassSecurityTrust\\w*\\(", [][]string{[]string{"bypassSecurityTrust"}, []string{"("}}},   // ui:raw-html
+	{"\\{!!\\s", [][]string{[]string{"{!!"}}},                                                       // ui:raw-html
+	{"\\|raw\\b", [][]string{[]string{"|raw"}}},                                                     // ui:raw-html
+	{"\\bshell\\s*=\\s*True\\b", [][]string{[]string{"shell"}, []string{"True"}, []string{"="}}},    // code:shell-injection
+	{"\\bos\\.system\\(", [][]string{[]string{"os.system("}}},                                       // code:shell-injection
+	{"\\bos\\.popen\\(", [][]string{[]string{"os.popen("}}},                                         // code:shell-injection
+	{"\\bchild_process\\.exec\\(", [][]string{[]string{"child_process.exec("}}},                     // code:shell-injection
+	{"\\bexecSync\\(\\s*[`'\"]", [][]string{[]string{"execSync("}, []string{"\"", "'", "`"}}},       // code:shell-injection
+	{"\\bRuntime\\.getRuntime\\(\\)\\.exec\\(", [][]string{[]string{"Runtime.getRuntime().exec("}}}, // code:shell-injection
+	{"\\bexec\\.Command\\(\\s*\"(?:sh|bash)\",\\s*\"-c\"", [][]string{[]string{"exec.Command("}, []string{"\"bash\",", "\"sh\","}, []string{"\"-c\""}, []string{"\"bash", "\"sh"}}},                                       // code:shell-injection
+	{"\\bverify\\s*=\\s*False\\b", [][]string{[]string{"verify"}, []string{"False"}, []string{"="}}},                                                                                                                      // code:tls-verify-off
+	{"\\bInsecureSkipVerify:\\s*true\\b", [][]string{[]string{"InsecureSkipVerify:"}, []string{"true"}}},                                                                                                                  // code:tls-verify-off
+	{"\\brejectUnauthorized:\\s*false\\b", [][]string{[]string{"rejectUnauthorized:"}, []string{"false"}}},                                                                                                                // code:tls-verify-off
+	{"NODE_TLS_REJECT_UNAUTHORIZED", [][]string{[]string{"NODE_TLS_REJECT_UNAUTHORIZED"}}},                                                                                                                                // code:tls-verify-off
+	{"\\bCURLOPT_SSL_VERIFYPEER\\b", [][]string{[]string{"CURLOPT_SSL_VERIFYPEER"}}},                                                                                                                                      // code:tls-verify-off
+	{"\\bServerCertificateCustomValidationCallback\\b", [][]string{[]string{"ServerCertificateCustomValidationCallback"}}},                                                                                                // code:tls-verify-off
+	{"\\bdanger_accept_invalid_certs\\(\\s*true", [][]string{[]string{"danger_accept_invalid_certs("}, []string{"true"}}},                                                                                                 // code:tls-verify-off
+	{"\\bssl\\._create_unverified_context\\b", [][]string{[]string{"ssl._create_unverified_context"}}},                                                                                                                    // code:tls-verify-off
+	{"\\bTrustAllCerts?\\b", [][]string{[]string{"TrustAllCert"}}},                                                                                                                                                        // code:tls-verify-off
+	{"@Autowired\\s+(?:private|protected|public|lateinit)?\\s*\\w", [][]string{[]string{"@Autowired"}}},                                                                                                                   // code:field-injection
+	{"@Inject\\s+lateinit\\s+var\\b", [][]string{[]string{"lateinit"}, []string{"@Inject"}, []string{"var"}}},                                                                                                             // code:field-injection
+	{"(?m)@Inject\\s+(?:private|protected|public)\\s+\\w+(?:<[^>]*>)?\\s+\\w+\\s*;", [][]string{[]string{"@Inject"}, []string{"private", "protected", "public"}, []string{"rivate", "rotected", "ublic"}, []string{"p"}}}, // code:field-injection
+	{"(?m)^\\s*-?\\s*(?:ansible\\.builtin\\.)?(?:shell|command|raw):\\s", [][]string{[]string{"command:", "raw:", "shell:"}, []string{"command", "raw", "shell"}, []string{"command", "raw", "shell"}, []string{":"}}},    // ops:shell-task
+	{"(?m)(?:image:\\s*[\"']?|^FROM\\s+(?:--platform=\\S+\\s+)?)[\\w./-]+:latest\\b", [][]string{[]string{":latest"}, []string{"FROM", "image:"}}},                                                                        // docker:latest-tag
+	{"(?m)uses:\\s*[\"']?[\\w-]+/[\\w./-]+@(?:v?\\d+(?:\\.\\d+)*|main|master|latest)\\b", [][]string{[]string{"uses:"}, []string{"/"}, []string{"@"}, []string{"@"}}},                                                     // ci:unpinned-action
+	{"\\.keys\\(\\s*[\"'][^\"']*\\*[^\"']*[\"']\\s*\\)", [][]string{[]string{".keys("}, []string{"*"}, []string{")"}, []string{"\"", "'"}}},                                                                               // db:keys-scan
+	{"\\bKEYS\\s+\\*", [][]string{[]string{"KEYS"}, []string{"*"}}},                                                                                                                                                       // db:keys-scan
+	{"\\.Keys\\(\\s*ctx,\\s*\"[^\"]*\\*", [][]string{[]string{".Keys("}, []string{"ctx,"}, []string{"\""}, []string{"*"}}},                                                                                                // db:keys-scan
+	{":\\s*any\\b(\\s*\\[\\])?", [][]string{[]string{"any"}, []string{":"}}},                                                                                                                                              // ts:any
+	{"\\bas\\s+any\\b", [][]string{[]string{"any"}, []string{"as"}}},                                                                                                                                                      // ts:any
+	{"<any>", [][]string{[]string{"<any>"}}},                                                                     // ts:any
+	{"eslint-disable", [][]string{[]string{"eslint-disable"}}},                                                   // code:lint-suppress
+	{"@ts-(ignore|nocheck|expect-error)", [][]string{[]string{"@ts-expect-error", "@ts-ignore", "@ts-nocheck"}}}, // code:lint-suppress
+	{"#\\s*noqa\\b", [][]string{[]string{"noqa"}, []string{"#"}}},                                                // code:lint-suppress
+	{"#\\s*type:\\s*ignore", [][]string{[]string{"ignore"}, []string{"type:"}, []string{"#"}}},                   // code:lint-suppress
+	{"//\\s*nolint\\b", [][]string{[]string{"nolint"}, []string{"//"}}},                                          // code:lint-suppress
+	{"#\\s*pylint:\\s*disable", [][]string{[]string{"pylint:"}, []string{"disable"}, []string{"#"}}},             // code:lint-suppress
+	{"@SuppressWarnings", [][]string{[]string{"@SuppressWarnings"}}},                                             // code:lint-suppress
+	{"#\\[allow\\(", [][]string{[]string{"#[allow("}}},                                                           // code:lint-suppress
+	{"\\bdebugger;", [][]string{[]string{"debugger;"}}},                                                          // code:debugger
+	{"\\bpdb\\.set_trace\\(", [][]string{[]string{"pdb.set_trace("}}},                                            // code:debugger
+	{"\\bbreakpoint\\(\\)", [][]string{[]string{"breakpoint()"}}},                                                // code:debugger
+	{"\\bbinding\\.pry\\b", [][]string{[]string{"binding.pry"}}},                                                 // code:debugger
+	{"\\bdbg!\\(", [][]string{[]string{"dbg!("}}},                                                                // code:debugger
+	{"\\bimport pdb\\b", [][]string{[]string{"import pdb"}}},                                                     // code:debugger
+	{"https?://(localhost|127\\.\\d+\\.\\d+\\.\\d+|0\\.0\\.0\\.0|\\[::1\\])(:\\d+)?", [][]string{[]string{"http://0.0.0.0", "http://127.", "http://[::1]", "http://localhost", "https://0.0.0.0", "https://127.", "https://[::1]", "https://localhost"}, []string{"http://", "https://"}, []string{"0.0.0.0", "127.", "[::1]", "localhost"}}},                                                                                                                                                           // code:hardcoded-host
+	{"[\"'](localhost|127\\.0\\.0\\.1|0\\.0\\.0\\.0):\\d{2,5}", [][]string{[]string{"\"0.0.0.0:", "\"127.0.0.1:", "\"localhost:", "'0.0.0.0:", "'127.0.0.1:", "'localhost:"}}},                                                                                                                                                                                                                                                                                                                          // code:hardcoded-host
+	{"https?://\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}", [][]string{[]string{"http://", "https://"}, []string{"."}}},                                                                                                                                                                                                                                                                                                                                                                                  // code:hardcoded-host
+	{"(?i)\\b(?:localStorage|sessionStorage|AsyncStorage)\\.setItem\\(\\s*[\"'][^\"']*(?:token|secret|passw|jwt|session|credential|pin)", [][]string{[]string{"asyncstorage.setitem(", "localstorage.setitem(", "sessionstorage.setitem("}, []string{"credential", "jwt", "passw", "pin", "secret", "session", "token"}, []string{"\"", "'"}}},                                                                                                                                                          // secret:plain-storage
+	{"@AppStorage\\(\\s*\"[^\"]*(?:[Tt]oken|[Ss]ecret|[Pp]assw|[Jj]wt|[Pp]in|[Cc]redential)", [][]string{[]string{"@AppStorage("}, []string{"credential", "jwt", "passw", "pin", "secret", "token"}, []string{"\""}}},                                                                                                                                                                                                                                                                                   // secret:plain-storage
+	{"\\bUserDefaults\\b[^\\n]*\\.set\\([^\\n]*(?:[Tt]oken|[Ss]ecret|[Pp]assw|[Jj]wt|[Cc]redential)", [][]string{[]string{"UserDefaults"}, []string{".set("}, []string{"credential", "jwt", "passw", "secret", "token"}}},                                                                                                                                                                                                                                                                               // secret:plain-storage
+	{"\\bPlayerPrefs\\.Set(?:String|Int|Float)\\(\\s*\"[^\"]*(?:[Tt]oken|[Ss]ecret|[Pp]assw|[Pp]in|[Jj]wt)", [][]string{[]string{"PlayerPrefs.SetFloat(", "PlayerPrefs.SetInt(", "PlayerPrefs.SetString("}, []string{"jwt", "passw", "pin", "secret", "token"}, []string{"\""}}},                                                                                                                                                                                                                        // secret:plain-storage
+	{"\\.putString\\(\\s*\"[^\"]*(?:token|secret|passw|jwt|credential)", [][]string{[]string{".putString("}, []string{"credential", "jwt", "passw", "secret", "token"}, []string{"\""}}},                                                                                                                                                                                                                                                                                                                // secret:plain-storage
+	{"(?i)(?:\\b|[_-])(api[_-]?key|secret|passw(or)?d|passwd|pwd|token|access[_-]?key|credentials?)\\w*\\s*[:=]\\s*[\"'][A-Za-z0-9_\\-+/=.!@#$%^&*]{8,}[\"']", [][]string{[]string{"access-key", "access_key", "accesskey", "api-key", "api_key", "apikey", "credential", "passwd", "password", "pwd", "secret", "token"}, []string{":", "="}, []string{"\"", "'"}}},                                                                                                                                    // code:hardcoded-secret
+	{"[a-z0-9](?:ApiKey|Secret|Password|Passwd|Token|AccessKey|Credentials?)\\s*[:=]\\s*[\"'][A-Za-z0-9_\\-+/=.!@#$%^&*]{8,}[\"']", [][]string{[]string{"AccessKey", "ApiKey", "Credential", "Passwd", "Password", "Secret", "Token"}, []string{":", "="}, []string{"\"", "'"}}},                                                                                                                                                                                                                        // code:hardcoded-secret
+	{"(?i)\\b(set)?(passw(or)?d|secret|token|api[_-]?key|credentials?|auth)\\w*\\s*\\(\\s*[\"'][^\"'\\s]{8,}[\"']", [][]string{[]string{"api-key", "api_key", "apikey", "auth", "credential", "passwd", "password", "secret", "token"}, []string{"("}, []string{"\"", "'"}}},                                                                                                                                                                                                                            // code:hardcoded-secret
+	{"(?i)key\\s*[:=]\\s*[\"'][A-Za-z_\\-+/=]*[0-9][A-Za-z0-9_\\-+/=]{11,}[\"']", [][]string{[]string{"key"}, []string{":", "="}, []string{"\"", "'"}}},                                                                                                                                                                                                                                                                                                                                                 // code:hardcoded-secret
+	{"\\b(AKIA[0-9A-Z]{16}|ghp_[A-Za-z0-9]{30,}|gh[ousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|sk-[A-Za-z0-9_\\-]{20,}|xox[bpas]-[A-Za-z0-9-]{10,}|(sk|rk|pk)_(test|live)_[A-Za-z0-9]{10,}|AC[0-9a-f]{32}|AIza[0-9A-Za-z_\\-]{35}|glpat-[A-Za-z0-9_\\-]{20,})", [][]string{[]string{"AC", "AIza", "AKIA", "gho_", "ghp_", "ghr_", "ghs_", "ghu_", "github_pat_", "glpat-", "pk_live_", "pk_test_", "rk_live_", "rk_test_", "sk-", "sk_live_", "sk_test_", "xoxa-", "xoxb-", "xoxp-", "xoxs-"}}}, // code:hardcoded-secret
+	{"-----BEGIN [A-Z ]*PRIVATE KEY-----", [][]string{[]string{"PRIVATE KEY-----"}, []string{"-----BEGIN "}}},                                                                                                                                                                                                                                                                                                                                                                                           // code:hardcoded-secret
+	{"@pytest\\.mark\\.(skip|xfail)", [][]string{[]string{"@pytest.mark.skip", "@pytest.mark.xfail"}}},                                                                                                                                                                                                                                                                                                                                                                                                  // test:skip
+	{"\\bt\\.Skip(Now|f)?\\(", [][]string{[]string{"t.Skip(", "t.SkipNow(", "t.Skipf("}}},                                                               // test:skip
+	{"\\b(it|describe|test)\\.skip\\(", [][]string{[]string{"describe.skip(", "it.skip(", "test.skip("}}},                                               // test:skip
+	{"(?m)^\\s*x(it|describe)\\(", [][]string{[]string{"xdescribe(", "xit("}, []string{"xdescribe", "xit"}, []string{"describe", "it"}, []string{"x"}}}, // test:skip
+	{"@(Disabled|Ignore)\\b", [][]string{[]string{"@Disabled", "@Ignore"}}},                                                                             // test:skip
+	{"@unittest\\.skip", [][]string{[]string{"@unittest.skip"}}},                                                                                        // test:skip
+	{"#\\[ignore\\]", [][]string{[]string{"#[ignore]"}}},                                                                                                // test:skip
 }

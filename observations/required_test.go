@@ -44,9 +44,35 @@ func TestRequiredLiterals(t *testing.T) {
 		{`x[ab]y`, []string{"xay", "xby"}},
 		{`(`, nil},
 	} {
-		if got := requiredLiterals(tc.src); !slices.Equal(got, tc.want) {
+		var got []string
+		if reqs := requiredLiterals(tc.src); len(reqs) > 0 {
+			got = reqs[0]
+		}
+		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.src, got, tc.want)
 		}
+	}
+}
+
+// A match satisfies every part's requirement: content is matched only
+// when it holds one literal of each.
+func TestRequiredLiteralsClauses(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want [][]string
+	}{
+		{`(?i)\bselect\s+\*\s+from\b`, [][]string{{"select"}, {"from"}, {"*"}}},
+		{`(?m)^\s*(?:async\s+)?def\s+\w+\([^)]*=\s*(?:\[\]|\{\}|list\(\))`, [][]string{{"def"}, {"[]", "list()", "{}"}, {"("}, {"="}}},
+		{`a|b`, [][]string{{"a", "b"}}},
+		{`\d+`, nil},
+	} {
+		if got := requiredLiterals(tc.src); !slices.EqualFunc(got, tc.want, slices.Equal) {
+			t.Errorf("%s: %q, want %q", tc.src, got, tc.want)
+		}
+	}
+	h := newHaystack("SELECT id FROM t", "select id from t")
+	if mayMatch(requiredLiterals(`(?i)\bselect\s+\*\s+from\b`), h) {
+		t.Error("a query without * may match select * from")
 	}
 }
 
@@ -70,7 +96,7 @@ func TestRequiredLiteralsHoldForMatches(t *testing.T) {
 	checked, k := 0, 0
 	for _, r := range builtinRules {
 		for _, c := range r.Content {
-			lits := builtinRequired[k].lits
+			lits := builtinRequired[k].reqs
 			k++
 			re := regexp.MustCompile(c)
 			for _, s := range corpus {
@@ -202,7 +228,7 @@ func TestRequiredLiteralsHoldForGenerated(t *testing.T) {
 	checked := 0
 	for _, src := range srcs {
 		lits := requiredLiterals(src)
-		if lits == nil {
+		if len(lits) == 0 {
 			continue
 		}
 		re := regexp.MustCompile(src)
