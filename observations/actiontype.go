@@ -142,7 +142,7 @@ type contentPattern struct {
 	typ string
 	re  *textutil.LazyRE
 	// reqs are sets of literals every match holds one of each of
-	// (requiredLiterals;
+	// (textutil.RequiredLiterals;
 	// of the built-in patterns, builtinRequired): content without them
 	// is not matched, and the pattern not compiled.
 	reqs [][]string
@@ -296,7 +296,7 @@ func (t *Taxonomy) add(r Rule, check bool, builtin []requiredEntry) error {
 		if builtin != nil && builtin[i].src == c {
 			reqs = builtin[i].reqs
 		} else {
-			reqs = requiredLiterals(c) // a rule of kb.yaml, or a stale required_builtin.go
+			reqs = textutil.RequiredLiterals(c) // a rule of kb.yaml, or a stale required_builtin.go
 		}
 		t.content = append(t.content, contentPattern{typ: r.Type, re: textutil.Lazy(c), reqs: reqs})
 	}
@@ -554,7 +554,7 @@ func (t *Taxonomy) contentHits(h hits, s string) {
 		s = s[:200000]
 	}
 	lower := strings.ToLower(s)
-	hay := newHaystack(s, lower)
+	hay := textutil.NewHaystack(s, lower)
 	for _, cp := range t.content {
 		if cp.fn != nil {
 			if cp.fn(s) {
@@ -562,7 +562,7 @@ func (t *Taxonomy) contentHits(h hits, s string) {
 			}
 			continue
 		}
-		if mayMatch(cp.reqs, hay) && matchAround(cp, s, lower) {
+		if hay.MayMatch(cp.reqs) && matchAround(cp, s, lower) {
 			h.add(cp.typ, 3)
 		}
 	}

@@ -2,7 +2,7 @@
 
 package observations
 
-// builtinRequired are the required literals (requiredLiterals) of the
+// builtinRequired are the required literals (textutil.RequiredLiterals) of the
 // built-in content patterns, one entry for each pattern of each
 // built-in rule in their order (nil: none). Constants the linker lays
 // out: a hook pays no map's construction for them.
