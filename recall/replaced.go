@@ -1,7 +1,9 @@
 package recall
 
 import (
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kbmem/kb/internal/textutil"
 )
@@ -69,18 +71,26 @@ const oldName = "`?" + `(@?[A-Za-z][\w.+/@-]{1,40}?)\b` + "`?"
 // word before.
 const genericNoun = `(?:\s+(?:rule|approach|setup|config|configuration|way|pattern|plugin|library|lib|package|dependency|module|style|api|syntax|macro|wrapper|integration|stuff|thing))?`
 
-// mayName is replacedRE's hint: a word it needs.
+// mayName is replacedRE's hint: text in which one of replacedSentences
+// may match, holding a literal of each of its requirements
+// (textutil.RequiredLiterals: "moved" and "from" and "to"...). A word
+// list (from, any, de) let almost every note through to the expression,
+// which, case-insensitive with no literal to start from, was a tenth of
+// a full compile's time.
 func mayName(s string) bool {
-	low := strings.ToLower(s)
-	for _, w := range []string{"from", "off ", "replaced", "swapped", "dropped", "ditched", "removed", "ripped", "gone", "deprecated", "retired",
-		"dead", "history", "longer", "any", "forget", "de ", "von ", "dal ", "da ", "ya no", "mais", "più", "plus", "mehr", "raus",
-		"weg", "artık", "kaldırıldı", "kalktı"} {
-		if strings.Contains(low, w) {
-			return true
-		}
-	}
-	return false
+	h := textutil.NewHaystack(s, strings.ToLower(s))
+	return slices.ContainsFunc(replacedReqs(), h.MayMatch)
 }
+
+// replacedReqs are the requirements of each of replacedSentences, as the
+// combined expression reads them (case-insensitive).
+var replacedReqs = sync.OnceValue(func() [][][]string {
+	out := make([][][]string, len(replacedSentences))
+	for i, r := range replacedSentences {
+		out[i] = textutil.RequiredLiterals(`(?i)(?:` + r.expr + `)`)
+	}
+	return out
+})
 
 // notNames are words a replacement sentence holds where a name would be,
 // that name nothing: "moved it from there to ...".
