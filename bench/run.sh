@@ -28,7 +28,10 @@
 #                   ranked FTS5, as CPU time and wall time; the hits of each
 #                   engine and whether kb found every file rg found (a single
 #                   word); edit -> search plain and with the keeper; peak RSS of both
-#                   searches. With --old BIN (a kb binary of another commit)
+#                   searches, and of the keeper's split by bench/procrss into
+#                   the process's own memory (RssAnon) and the file pages it
+#                   maps (RssFile: its binary, the index's segments, shared
+#                   with the page cache). With --old BIN (a kb binary of another commit)
 #                   the same searches and edit run on a copy of the corpus
 #                   indexed by BIN, in the same hyperfine runs: bench/out/
 #                   SIZE/issue16.md, and all sizes in bench/out/issue16.md.
@@ -99,7 +102,8 @@ mkdir -p "$out" "$corpora" "$bin"
 log "building kb, gencorpus, querylat, report"
 build=fresh
 if ! (cd "$repo" && go build -o "$bin/kb.new" ./cmd/kb && go build -o "$bin/gencorpus" ./bench/gencorpus \
-	&& go build -o "$bin/querylat.new" ./bench/querylat && go build -o "$bin/report" ./bench/report); then
+	&& go build -o "$bin/querylat.new" ./bench/querylat && go build -o "$bin/report" ./bench/report \
+	&& go build -o "$bin/procrss" ./bench/procrss); then
 	# In a tree where other packages are mid-edit the build can fail; the
 	# previous binaries are then used, and the results say so.
 	[ -x "$bin/kb" ] && [ -x "$bin/querylat" ] && [ -x "$bin/gencorpus" ] && [ -x "$bin/report" ] \
@@ -231,6 +235,9 @@ issue16() {
 	hyperfine -N --warmup 3 --runs 20 -L word "$rare,$mid,$common" --export-json "$res/search16-watch.json" \
 		"$KB --kb $src search {word}" >&2
 	[ $have_time = 1 ] && /usr/bin/time -v -o "$res/rss16-watch.txt" "$KB" -q --kb "$src" search "$common" >/dev/null
+	# The same peak split into the process's own memory and the file pages
+	# it maps (its binary, the index's segments; shared with the page cache).
+	[ -x "$bin/procrss" ] && "$bin/procrss" -n 5 "$KB" -q --kb "$src" search "$common" >"$res/rss16-watch-split.jsonl"
 	cp "$note" "$note.bak"; restore_note="$note"
 	hyperfine -N --warmup 1 --runs 10 --export-json "$res/edit16-watch.json" \
 		-n kb-keeper-edit "sh -c 'w=zqx\$(date +%s%N | tr 0-9 a-j); printf \" %s\\n\" \$w >> $note; $KB --kb $src search \$w --limit 1 | grep -q $rel'" >&2

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -106,8 +107,32 @@ func issue16(w io.Writer, dir string) error {
 	if len(rss) > 0 {
 		fmt.Fprintf(w, "Peak RSS of `kb search %s`: %s.\n", words[len(words)-1], strings.Join(rss, ", "))
 	}
+	if split := s.rssSplit("rss16-watch-split.jsonl"); split != "" {
+		fmt.Fprintf(w, "With the keeper, split (bench/procrss, 5 runs: total = own + mapped files): %s.\n", split)
+	}
 	if b, err := os.ReadFile(s.path("load16")); err == nil {
 		fmt.Fprintf(w, "Load average (1, 5, 15 min) at the %s.\n", strings.ReplaceAll(strings.TrimSpace(string(b)), "\n", ", at the "))
 	}
 	return nil
+}
+
+// rssSplit is the runs of bench/procrss in file f, each as "total (own
+// heap and stacks + mapped file pages)".
+func (s size) rssSplit(f string) string {
+	b, err := os.ReadFile(s.path(f))
+	if err != nil {
+		return ""
+	}
+	var runs []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r struct {
+			VmRSS   float64 `json:"vmrss_kb"`
+			RssAnon float64 `json:"rss_anon_kb"`
+			RssFile float64 `json:"rss_file_kb"`
+		}
+		if json.Unmarshal([]byte(line), &r) == nil && r.VmRSS > 0 {
+			runs = append(runs, fmt.Sprintf("%s (%s + %s)", mb(r.VmRSS*1024), mb(r.RssAnon*1024), mb(r.RssFile*1024)))
+		}
+	}
+	return strings.Join(runs, ", ")
 }
