@@ -27,6 +27,13 @@ func TestClassifyShell(t *testing.T) {
 		{cmd: "cd infra/envs/prod && terraform apply -auto-approve", want: []string{"deploy:production", "infra:terraform-apply"}},
 		{cmd: "cd infra/envs/staging && terraform apply -auto-approve", want: []string{"infra:terraform-apply"}, notWant: []string{"deploy:production"}},
 		{cmd: "kubectl apply -f k8s/prod/api.yaml", want: []string{"deploy:production"}},
+		// A database client that names production and writes, in any
+		// client; reading production is no change of it.
+		{cmd: `mysql -h db-primary -u app -p app_production -e "UPDATE customers SET tier = 'gold' WHERE id = 4412"`, want: []string{"deploy:production"}},
+		{cmd: `psql "$PROD_DATABASE_URL" -c "delete from sessions where created_at < now()"`, want: []string{"deploy:production"}},
+		{cmd: `mongosh "mongodb://prod-db/app" --eval "db.users.deleteMany({inactive: true})"`, want: []string{"deploy:production"}},
+		{cmd: `psql "$PROD_DATABASE_URL" -c "SELECT last_update FROM sessions"`, notWant: []string{"deploy:production"}},
+		{cmd: `mysql -h staging-db -e "UPDATE t SET a = 1 WHERE id = 2"`, notWant: []string{"deploy:production"}},
 		{cmd: "helm template api charts/api -f charts/api/values-prod.yaml", notWant: []string{"deploy:production"}},
 		{cmd: "kubectl get pods -n prod", notWant: []string{"deploy:production"}},
 		{cmd: "pnpm dlx vercel deploy --prod --yes", want: []string{"deploy:production"}},
@@ -256,6 +263,10 @@ func TestClassifyCall(t *testing.T) {
 		{"Write", `{"file_path":"/p/src/A.jsx","content":"class Cart extends React.Component {\n  render() { return null }\n}"}`, []string{"ui:legacy-component"}, nil},
 		{"Edit", `{"file_path":"/p/nb/load.py","old_string":"a","new_string":"df = pd.read_csv(\"/Users/marta/Downloads/assays.csv\")"}`, []string{"code:local-path"}, nil},
 		{"Edit", `{"file_path":"/p/config/initializers/mail.rb","old_string":"a","new_string":"api_token: \"f3a9c1e0-7b2d-4e58\""}`, []string{"code:hardcoded-secret"}, nil},
+		// Unquoted, as YAML and .env write it; a reference is no secret.
+		{"Edit", `{"file_path":"/p/config/storage.yml","old_string":"r2:","new_string":"r2:\n  access_key_id: 7f3c0a9e2b41d8\n  secret_access_key: 9a1d4c7e0b3f6a2d8e5c1b7f4a0d3e9c\n"}`, []string{"code:hardcoded-secret"}, nil},
+		{"Write", `{"file_path":"/p/.env.production","content":"export STRIPE_API_KEY=rk9f8e7d6c5b4a3\n"}`, []string{"code:hardcoded-secret"}, nil},
+		{"Edit", `{"file_path":"/p/config/storage.yml","old_string":"r2:","new_string":"r2:\n  secret_access_key: <%= Rails.application.credentials.dig(:r2, :secret) %>\n  token_type: bearer\n  password: ${DB_PASSWORD}\n"}`, nil, []string{"code:hardcoded-secret"}},
 		{"Edit", `{"file_path":"/p/src/config.ts","old_string":"a","new_string":"const stripeApiKey = \"rk_9f8e7d6c5b4a\";"}`, []string{"code:hardcoded-secret"}, nil},
 		// Printing instead of logging; naive time; a Go error formatted,
 		// not wrapped; SELECT *; unwrap and its kin; a mutable default;

@@ -364,6 +364,9 @@ var builtinRules = []Rule{
 			"plaintext token|tokens|password|passwords|secret|secrets", "plain text token|tokens|password|passwords|secret|secrets",
 			"userdefaults|appstorage|localstorage|asyncstorage|sharedpreferences|playerprefs token|tokens|password|passwords|secret|secrets|pin|pins"}},
 	{Type: "code:hardcoded-secret", Desc: "hardcoding a secret or credential",
+		// Unquoted too, as YAML, .env and .properties files write it
+		// (unquotedSecret).
+		code: unquotedSecret, codeName: "unquotedSecret/1",
 		// A credential as a literal: assigned to or passed to a name that
 		// says so (password = "...", Password: "...", SetPassword("..."),
 		// stripe.Key = "sk_..."), or in a provider's key format.
@@ -432,7 +435,11 @@ var builtinRules = []Rule{
 			"make|just|task|mise|rake *deploy*prod*|*prod*deploy*|*release*prod*|*prod*release*",
 			"vercel promote", "vercel|netlify --prod",
 			"vercel|netlify deploy --prod", "fly|flyctl deploy", "git push heroku|production|prod|live", "firebase deploy",
-			"gcloud app deploy", "eb deploy", "cap production", "serverless|sls deploy *prod*", "kubectl apply|delete|rollout|scale *prod*"},
+			"gcloud app deploy", "eb deploy", "cap production", "serverless|sls deploy *prod*", "kubectl apply|delete|rollout|scale *prod*",
+			// A database client that names production (its host, database
+			// or URL variable) and runs a statement that writes: data
+			// changed by hand in production, whichever client.
+			"mysql|mariadb|psql|pgcli|mycli|sqlcmd|sqlplus|clickhouse-client|cqlsh|cockroach|mongosh|mongo *prod*|*production*|*PROD*|*PRODUCTION* " + sqlWrites},
 		Words: []string{"deploy|push|release|ship production|live", "production deploy|deployment|database|server|cluster|environment|data",
 			"live server|servers|machine|machines|database|cluster|environment", "prod server|servers|machine|machines|database|db|shell|console",
 			"shell|console|ssh production|prod|live", "directly production|prod"}},
@@ -476,4 +483,20 @@ var builtinRules = []Rule{
 }
 
 // readOnlyOps rules out the subcommands of ops tools that only look.
+// sqlWrites are globs of a statement that changes data or schema, as a
+// database client's argument holds it (-e, -c, --eval): a keyword of SQL
+// in either case, as a word, and MongoDB's shell methods. (A pattern's
+// tokens are split at spaces: a glob has none.)
+const sqlWrites = "update[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]update[^a-zA-Z0-9_]*|UPDATE[^a-zA-Z0-9_]*|" +
+	"*[^a-zA-Z0-9_.]UPDATE[^a-zA-Z0-9_]*|delete[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]delete[^a-zA-Z0-9_]*|" +
+	"DELETE[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]DELETE[^a-zA-Z0-9_]*|insert[^a-zA-Z0-9_]*|" +
+	"*[^a-zA-Z0-9_.]insert[^a-zA-Z0-9_]*|INSERT[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]INSERT[^a-zA-Z0-9_]*|" +
+	"drop[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]drop[^a-zA-Z0-9_]*|DROP[^a-zA-Z0-9_]*|" +
+	"*[^a-zA-Z0-9_.]DROP[^a-zA-Z0-9_]*|alter[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]alter[^a-zA-Z0-9_]*|" +
+	"ALTER[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]ALTER[^a-zA-Z0-9_]*|truncate[^a-zA-Z0-9_]*|" +
+	"*[^a-zA-Z0-9_.]truncate[^a-zA-Z0-9_]*|TRUNCATE[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]TRUNCATE[^a-zA-Z0-9_]*|" +
+	"replace[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]replace[^a-zA-Z0-9_]*|REPLACE[^a-zA-Z0-9_]*|" +
+	"*[^a-zA-Z0-9_.]REPLACE[^a-zA-Z0-9_]*|*.updateOne(*|*.updateMany(*|*.deleteOne(*|*.deleteMany(*|" +
+	"*.insertOne(*|*.insertMany(*|*.drop(*|*.dropDatabase(*"
+
 const readOnlyOps = " !get|describe|logs|tail|top|explain|diff|template|lint|show|status|history|plan|preview|validate|fmt|output|version|list|ls|search|whoami|compile|docs"
