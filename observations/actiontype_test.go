@@ -263,6 +263,8 @@ func TestClassifyCall(t *testing.T) {
 		{"Write", `{"file_path":"/p/src/A.jsx","content":"class Cart extends React.Component {\n  render() { return null }\n}"}`, []string{"ui:legacy-component"}, nil},
 		{"Edit", `{"file_path":"/p/nb/load.py","old_string":"a","new_string":"df = pd.read_csv(\"/Users/marta/Downloads/assays.csv\")"}`, []string{"code:local-path"}, nil},
 		{"Edit", `{"file_path":"/p/config/initializers/mail.rb","old_string":"a","new_string":"api_token: \"f3a9c1e0-7b2d-4e58\""}`, []string{"code:hardcoded-secret"}, nil},
+		// A key kb redacted at import was a key.
+		{"Edit", `{"file_path":"/p/settings/dev.py","old_string":"a","new_string":"PLAID_SECRET = \"[REDACTED:plaid-secret-key]\""}`, []string{"code:hardcoded-secret"}, nil},
 		// Unquoted, as YAML and .env write it; a reference is no secret.
 		{"Edit", `{"file_path":"/p/config/storage.yml","old_string":"r2:","new_string":"r2:\n  access_key_id: 7f3c0a9e2b41d8\n  secret_access_key: 9a1d4c7e0b3f6a2d8e5c1b7f4a0d3e9c\n"}`, []string{"code:hardcoded-secret"}, nil},
 		{"Write", `{"file_path":"/p/.env.production","content":"export STRIPE_API_KEY=rk9f8e7d6c5b4a3\n"}`, []string{"code:hardcoded-secret"}, nil},

@@ -364,9 +364,9 @@ var builtinRules = []Rule{
 			"plaintext token|tokens|password|passwords|secret|secrets", "plain text token|tokens|password|passwords|secret|secrets",
 			"userdefaults|appstorage|localstorage|asyncstorage|sharedpreferences|playerprefs token|tokens|password|passwords|secret|secrets|pin|pins"}},
 	{Type: "code:hardcoded-secret", Desc: "hardcoding a secret or credential",
-		// Unquoted too, as YAML, .env and .properties files write it
-		// (unquotedSecret).
-		code: unquotedSecret, codeName: "unquotedSecret/1",
+		// Unquoted too, as YAML, .env and .properties files write it, or
+		// redacted by kb's import (writtenSecret).
+		code: writtenSecret, codeName: "writtenSecret/1",
 		// A credential as a literal: assigned to or passed to a name that
 		// says so (password = "...", Password: "...", SetPassword("..."),
 		// stripe.Key = "sk_..."), or in a provider's key format.

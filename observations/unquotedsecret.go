@@ -4,7 +4,16 @@ import (
 	"strings"
 
 	"github.com/kbmem/kb/internal/textutil"
+	"github.com/kbmem/kb/traces"
 )
+
+// writtenSecret reports whether written content holds a credential that
+// code:hardcoded-secret's expressions do not see: one kb redacted when it
+// imported the trace (traces.HoldsRedaction: PLAID_SECRET =
+// "[REDACTED:plaid-secret-key]" was a key; the expressions read the
+// marker, not the key), or a secret's name set to a literal without
+// quotes (unquotedSecret).
+func writtenSecret(s string) bool { return traces.HoldsRedaction(s) || unquotedSecret(s) }
 
 // unquotedSecret reports whether content sets a secret's name to a literal
 // without quotes, one setting per line, as YAML, .env, .properties and

@@ -19,6 +19,12 @@ import (
 // ManualMarker replaces what a purge (kb trace redact) removes.
 const ManualMarker = "[REDACTED:manual]"
 
+// HoldsRedaction reports whether text from a trace holds a secret that
+// was redacted: a rule's marker ([REDACTED:<rule>]), a purge's, or a
+// value replaced whole ([REDACTED]). Where a tool call wrote it, a
+// credential was written there.
+func HoldsRedaction(text string) bool { return strings.Contains(text, "[REDACTED") }
+
 // purgedFile keeps the patterns of the purges, so that later imports of the
 // same transcripts (which still hold the text) redact it too. It lives in
 // the state directory (git-ignored, local) because it holds the values.
