@@ -27,6 +27,17 @@ func TestClassifyShell(t *testing.T) {
 		{cmd: "cd infra/envs/prod && terraform apply -auto-approve", want: []string{"deploy:production", "infra:terraform-apply"}},
 		{cmd: "cd infra/envs/staging && terraform apply -auto-approve", want: []string{"infra:terraform-apply"}, notWant: []string{"deploy:production"}},
 		{cmd: "kubectl apply -f k8s/prod/api.yaml", want: []string{"deploy:production"}},
+		// The same act through whichever tool: creating a long-lived key,
+		// changing DNS records (a provider's API through curl, when it
+		// writes).
+		{cmd: "gcloud iam service-accounts keys create key.json --iam-account etl@p.iam.gserviceaccount.com", want: []string{"secret:create-key"}},
+		{cmd: "aws iam create-access-key --user-name ci", want: []string{"secret:create-key"}},
+		{cmd: "flarectl dns create --zone example.app --name status --type CNAME --content x.example.com", want: []string{"dns:change"}},
+		{cmd: "aws route53 change-resource-record-sets --hosted-zone-id Z1 --change-batch file://c.json", want: []string{"dns:change"}},
+		{cmd: `curl -s -X POST "https://api.cloudflare.com/client/v4/zones/$Z/dns_records" --data '{"type":"TXT"}'`, want: []string{"dns:change"}},
+		{cmd: `curl -s "https://api.cloudflare.com/client/v4/zones/$Z/dns_records"`, notWant: []string{"dns:change"}},
+		{cmd: "skaffold run -p prod", want: []string{"deploy:production"}},
+		{cmd: "skaffold render -p prod", notWant: []string{"deploy:production"}},
 		// A database client that names production and writes, in any
 		// client; reading production is no change of it.
 		{cmd: `mysql -h db-primary -u app -p app_production -e "UPDATE customers SET tier = 'gold' WHERE id = 4412"`, want: []string{"deploy:production"}},

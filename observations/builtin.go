@@ -345,6 +345,11 @@ var builtinRules = []Rule{
 		Words: []string{"hardcoded host|url|port|address|endpoint|ip|localhost|server|domain", "localhost url|port"}},
 	{Type: "ops:server-hand-edit", Desc: "changing a server by hand over ssh (its files, services or packages)",
 		Words: []string{"edit|change|patch|tweak config|file on the server|servers|box|boxes|host|hosts", "by hand on the server|servers|box|boxes|host|hosts", "ssh into|in and edit|change|restart"}},
+	{Type: "secret:create-key", Desc: "creating a long-lived credential (a service account key, an access key)",
+		Commands: []string{"gcloud iam service-accounts keys create", "aws iam create-access-key", "az ad sp|app credential reset",
+			"az ad sp create-for-rbac", "heroku authorizations:create"},
+		Words: []string{"create|generate|download service account key|keys|json", "create|generate access key|keys", "new access key|keys",
+			"key file|json service account"}},
 	{Type: "secret:reveal", Desc: "printing a secret's value to the terminal",
 		Commands: []string{"az keyvault secret show|download", "az containerapp|webapp|functionapp secret|config list|show --show-values|--show-secrets",
 			"aws secretsmanager get-secret-value", "aws ssm get-parameter|get-parameters|get-parameters-by-path --with-decryption",
@@ -431,7 +436,7 @@ var builtinRules = []Rule{
 		// An ops tool's call that names a production environment, unless
 		// it only looks (get, describe, template, plan, preview...).
 		Commands: []string{"kubectl|helm|terraform|tofu|aws|gcloud|az|flyctl|fly|heroku|dbt|sqlmesh|kamal|wrangler|cap|mina|dokku|sst|railway|pulumi|serverless|sls" + readOnlyOps + " *prod*|*production*",
-			"argocd|flux|oc|eksctl|doctl|nomad|ansible-playbook|tctl|temporal|airflow|databricks|bq|rpk|kcat|gsutil|cdk|cdktf|sam|copilot|sst|amplify|eb" + readOnlyOps + " *prod*|*production*",
+			"argocd|flux|oc|eksctl|doctl|nomad|ansible-playbook|tctl|temporal|airflow|databricks|bq|rpk|kcat|gsutil|cdk|cdktf|sam|copilot|sst|amplify|eb|skaffold" + readOnlyOps + " *prod*|*production*",
 			"make|just|task|mise|rake *deploy*prod*|*prod*deploy*|*release*prod*|*prod*release*",
 			"vercel promote", "vercel|netlify --prod",
 			"vercel|netlify deploy --prod", "fly|flyctl deploy", "git push heroku|production|prod|live", "firebase deploy",
@@ -450,6 +455,16 @@ var builtinRules = []Rule{
 			"fastlane ios|android|mac beta|release|deliver|pilot|supply|upload_to_testflight|upload_to_app_store|upload_to_play_store",
 			"eas|eas-cli submit", "eas|eas-cli build --profile production|--auto-submit"},
 		Words: []string{"publish package|crate|release|npm|pypi|build", "cut release", "testflight", "app store connect", "upload build|app|ipa|aab"}},
+	{Type: "dns:change", Desc: "changing DNS records",
+		// Whichever tool, the provider's API included: records that infra
+		// code owns are changed there, and a change by hand is undone by
+		// its next apply.
+		Commands: []string{"flarectl dns create|update|delete|create-or-update", "aws route53 change-resource-record-sets",
+			"gcloud dns record-sets create|update|delete|import|transaction", "az network dns record-set",
+			"doctl compute domain records create|update|delete", "curl POST|PUT|PATCH|DELETE *dns_records*|*record-sets*|*rrsets*",
+			"hcloud dns|zone record", "linode-cli domains records-create|records-update|records-delete", "netlify dns"},
+		Words: []string{"dns record|records|entry|entries|zone", "add|change|update|delete|create|set cname|txt|mx|aaaa record|records",
+			"add|change|update|point a record", "point the domain|subdomain at|to"}},
 	{Type: "infra:terraform-apply", Desc: "applying infrastructure changes",
 		Commands: []string{"terraform|tofu|terragrunt apply", "pulumi up", "cdk deploy", "ansible-playbook"},
 		Words:    []string{"terraform apply", "apply infrastructure|plan", "pulumi up", "infra|infrastructure up|apply|provision"}},
@@ -499,4 +514,4 @@ const sqlWrites = "update[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]update[^a-zA-Z0-9_]*|UPDA
 	"*[^a-zA-Z0-9_.]REPLACE[^a-zA-Z0-9_]*|*.updateOne(*|*.updateMany(*|*.deleteOne(*|*.deleteMany(*|" +
 	"*.insertOne(*|*.insertMany(*|*.drop(*|*.dropDatabase(*"
 
-const readOnlyOps = " !get|describe|logs|tail|top|explain|diff|template|lint|show|status|history|plan|preview|validate|fmt|output|version|list|ls|search|whoami|compile|docs"
+const readOnlyOps = " !get|describe|logs|tail|top|explain|diff|template|render|inspect|diagnose|lint|show|status|history|plan|preview|validate|fmt|output|version|list|ls|search|whoami|compile|docs"
