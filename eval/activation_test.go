@@ -78,7 +78,7 @@ func TestActivationScenarios(t *testing.T) {
 	floors := map[string]struct {
 		recalled, withOutput int
 	}{
-		"dev3":  {37, 0},
+		"dev3":  {39, 0},
 		"dev4":  {28, 0},
 		"dev5":  {34, 0},
 		"dev6":  {35, 2},
@@ -87,8 +87,8 @@ func TestActivationScenarios(t *testing.T) {
 		"dev9":  {29, 3},
 		"dev10": {36, 2},
 		"dev11": {31, 5},
-		"dev12": {31, 4},
-		"dev13": {33, 5},
+		"dev12": {33, 4},
+		"dev13": {35, 5},
 		"dev14": {29, 2},
 		"dev15": {30, 2},
 		"dev16": {28, 8},
