@@ -521,7 +521,9 @@ func TestNearMissesOfTheCorrectedAction(t *testing.T) {
 	e := saidEngine(prod, fields, grpc, match, deploy)
 	expectRecalls(t, e, []recallCase{
 		{"staging", bashQ("skaffold run -p staging --default-repo=europe-docker.pkg.dev/acme-staging/apps"), nil},
-		{"prod", bashQ("skaffold run -p prod --default-repo=europe-docker.pkg.dev/acme-prod/apps"), []string{"cor-prod"}},
+		// skaffold run -p prod deploys production: the lesson corrected on
+		// helm (prod never gets deployed from a laptop) is about it too.
+		{"prod", bashQ("skaffold run -p prod --default-repo=europe-docker.pkg.dev/acme-prod/apps"), []string{"cor-prod", "cor-deploy"}},
 		{"a field added", editQ("proto/acme/berth/v1/berth.proto", "  int32 draught = 6;\n}", "  int32 draught = 6;\n  int32 bollards = 7;\n}"), nil},
 		{"a field removed", editQ("proto/acme/berth/v1/berth.proto", "  string code = 4;\n  int32 draught = 6;", "  int32 draught = 6;"), []string{"cor-fields"}},
 		{"wrapping in the store", editQ("services/berthd/internal/store/bookings.go", "return b, err", `return b, fmt.Errorf("load %s: %w", id, err)`), nil},
