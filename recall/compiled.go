@@ -1027,7 +1027,7 @@ var ErrNoCompiled = errors.New("no activation index")
 // OpenCompiled opens the activation index at path (mapped into memory
 // where the system allows it).
 func OpenCompiled(path string) (*Compiled, error) {
-	data, closer, err := mapFile(path)
+	data, closer, err := fsx.MapFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, ErrNoCompiled
 	}

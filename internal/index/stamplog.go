@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"syscall"
 
 	"github.com/kbmem/kb/internal/failpoint"
@@ -276,6 +278,9 @@ type stampSet struct {
 	// behind memory by more than a record can say, and the next write is
 	// of the stamps file whole.
 	behind bool
+	// release unmaps base (readStampSet), once; nil when base is not a
+	// mapping.
+	release func()
 }
 
 // newStampSet is the stamps of an empty index just created, whose stamps
@@ -288,16 +293,26 @@ func newStampSet(b []byte) *stampSet {
 // it. Errors are those of the stamps file (fs.ErrNotExist, errStampsCorrupt,
 // I/O), and errStampsCorrupt for a log that is not a readable file; what
 // the log holds cannot make it fail, only end early.
+//
+// The stamps file is mapped, not read: a command that opens the index
+// looks up a few stamps, or none, and at 100,000 files reading its 5 MB
+// into fresh memory was 17 of a search's 100 ms. The mapping lasts while
+// base is undecoded; decode (which copies what it keeps) and the set
+// becoming unreachable unmap it.
 func readStampSet(dir string) (*stampSet, error) {
-	b, err := os.ReadFile(filepath.Join(dir, stampsFile))
+	b, unmap, err := fsx.MapFile(filepath.Join(dir, stampsFile))
 	if err != nil {
 		return nil, err
 	}
+	release := sync.OnceFunc(func() { _ = unmap() })
 	gen, count, err := stampsHead(b)
 	if err != nil {
+		release()
 		return nil, err
 	}
-	s := &stampSet{gen: gen, base: b, baseGen: gen, baseSum: binary.LittleEndian.Uint32(b[len(b)-4:]), baseN: int(count), over: map[string]stampEntry{}}
+	s := &stampSet{gen: gen, base: b, baseGen: gen, baseSum: binary.LittleEndian.Uint32(b[len(b)-4:]), baseN: int(count), over: map[string]stampEntry{},
+		release: release}
+	runtime.AddCleanup(s, func(release func()) { release() }, release)
 	lb, err := os.ReadFile(filepath.Join(dir, stampLogFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -343,6 +358,9 @@ func (s *stampSet) decode() {
 		s.apply(p, e)
 	}
 	s.base, s.over = nil, nil
+	if s.release != nil {
+		s.release() // decodeStamps copied what it keeps
+	}
 }
 
 // apply sets one entry into the decoded stamps.
@@ -406,6 +424,7 @@ func (s *stampSet) find(paths []string) {
 			}
 			return len(want) > 0
 		})
+		runtime.KeepAlive(s) // base is mapped while s is reachable
 	}
 	for p := range want {
 		s.over[p] = stampEntry{Path: p, Removed: true}
