@@ -19,20 +19,74 @@ func Assigned(text string) bool {
 	if CredentialURL(text) {
 		return true
 	}
-	if !mayName(text) {
+	lower := strings.ToLower(text)
+	if !mayName(lower) {
 		return false
 	}
-	if len(text) > 1024 {
-		// A match never crosses a line: a long text is read line by
-		// line, and only the lines that may name a secret.
-		for line := range strings.SplitSeq(text, "\n") {
-			if mayName(line) && assignedIn(line) {
+	if len(lower) != len(text) {
+		return assignedIn(text) // offsets differ: no line-wise reading
+	}
+	// A match never crosses a line: the text is read line by line, and
+	// the expression runs only on a line where a secret's word is
+	// followed by a value it could take (mayAssign): "the key point of
+	// step 1" names no secret, and running the case-insensitive
+	// expression on every such line of a Write was most of its cost.
+	for start := 0; start < len(text); {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		if mayAssign(lower[start:end]) && assignedIn(text[start:end]) {
+			return true
+		}
+		start = end + 1
+	}
+	return false
+}
+
+// nameWords are the words one of which every secret's name holds
+// (NamePattern, shared key, connection string), in lower case.
+var nameWords = []string{"pass", "pwd", "secret", "token", "key", "credential", "connection", "psk", "auth"}
+
+// mayAssign reports whether a line (in lower case) may hold what
+// assignedIn looks for: one of nameWords followed, somewhere after it, by
+// a run of eight or more characters a value is made of, a digit among
+// them (the value assignedIn keeps is part of such a run).
+func mayAssign(line string) bool {
+	for _, k := range nameWords {
+		for i := 0; ; {
+			j := strings.Index(line[i:], k)
+			if j < 0 {
+				break
+			}
+			i += j + len(k)
+			if valueRunAfter(line[i:]) {
 				return true
 			}
 		}
-		return false
 	}
-	return assignedIn(text)
+	return false
+}
+
+// valueRunAfter reports whether s holds a run of 8 or more characters
+// that are not white space, quotes, a backtick or ,;{}(), with a digit.
+func valueRunAfter(s string) bool {
+	n, digit := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case ' ', '\t', '\r', '\n', '\f', '"', '\'', '`', ',', ';', '{', '}', '(', ')':
+			if n >= 8 && digit {
+				return true
+			}
+			n, digit = 0, false
+		default:
+			n++
+			digit = digit || c >= '0' && c <= '9'
+		}
+	}
+	return n >= 8 && digit
 }
 
 // assignedIn is Assigned's match, on a text that may name a secret.
@@ -50,11 +104,11 @@ func assignedIn(text string) bool {
 	return false
 }
 
-// mayName is the fast rejection: no secret-like word at all.
-func mayName(text string) bool {
-	l := strings.ToLower(text)
-	for _, k := range []string{"pass", "pwd", "secret", "token", "key", "credential", "connection", "psk", "auth"} {
-		if strings.Contains(l, k) {
+// mayName is the fast rejection of a text in lower case: no secret-like
+// word at all.
+func mayName(lower string) bool {
+	for _, k := range nameWords {
+		if strings.Contains(lower, k) {
 			return true
 		}
 	}

@@ -67,3 +67,18 @@ func TestAssignedLongText(t *testing.T) {
 		t.Error("no secret in a long text")
 	}
 }
+
+// Reading line by line, and only the lines mayAssign lets through, finds
+// what the expression finds on the whole text.
+func FuzzAssignedLineWise(f *testing.F) {
+	for _, s := range []string{"# the key point of step 1\nAPI_KEY=sk9f8e7d6c5b4a3\n", "token tok3n_abcdefgh", "a\npassword: 'hunter2hunter2'\nb",
+		"x = 1  # key\n  secret_access_key: 9a1d4c7e0b3f6a2d\n", "auth_\t(x1234567", "KEY\u212a: abcdefg12", "pwd=\x0babc123456"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := CredentialURL(s) || mayName(strings.ToLower(s)) && assignedIn(s)
+		if got := Assigned(s); got != want {
+			t.Fatalf("Assigned(%q) = %v, the whole text's expression says %v", s, got, want)
+		}
+	})
+}
