@@ -553,8 +553,7 @@ func (t *Taxonomy) contentHits(h hits, s string) {
 	if len(s) > 200000 {
 		s = s[:200000]
 	}
-	lower := strings.ToLower(s)
-	hay := textutil.NewHaystack(s, lower)
+	hay := textutil.NewHaystack(s, strings.ToLower(s))
 	for _, cp := range t.content {
 		if cp.fn != nil {
 			if cp.fn(s) {
@@ -562,7 +561,7 @@ func (t *Taxonomy) contentHits(h hits, s string) {
 			}
 			continue
 		}
-		if hay.MayMatch(cp.reqs) && matchAround(cp, s, lower) {
+		if hay.MayMatch(cp.reqs) && matchAround(cp, hay) {
 			h.add(cp.typ, 3)
 		}
 	}

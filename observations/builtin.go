@@ -371,7 +371,7 @@ var builtinRules = []Rule{
 	{Type: "code:hardcoded-secret", Desc: "hardcoding a secret or credential",
 		// Unquoted too, as YAML, .env and .properties files write it, or
 		// redacted by kb's import (writtenSecret).
-		code: writtenSecret, codeName: "writtenSecret/1",
+		code: writtenSecret, codeName: "writtenSecret/2",
 		// A credential as a literal: assigned to or passed to a name that
 		// says so (password = "...", Password: "...", SetPassword("..."),
 		// stripe.Key = "sk_..."), or in a provider's key format.

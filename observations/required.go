@@ -19,15 +19,16 @@ const (
 	aroundMax  = 64 // literal occurrences; more, and the text is matched whole
 )
 
-// matchAround reports whether cp's expression matches s (lower is s in
-// lower case, as Haystack reads it) in the windows around its literals.
-func matchAround(cp contentPattern, s, lower string) bool {
+// matchAround reports whether cp's expression matches the content of hay
+// in the windows around its literals.
+func matchAround(cp contentPattern, hay *textutil.Haystack) bool {
+	s, lower := hay.Text()
 	if len(s) <= aroundMin || len(cp.reqs) == 0 || len(lower) != len(s) {
 		return cp.re.MatchString(s)
 	}
 	var at []int
 	for _, l := range cp.reqs[0] {
-		in := textutil.LitText(l, lower, s)
+		in := hay.In(l)
 		for i := 0; len(at) <= aroundMax; {
 			j := strings.Index(in[i:], l)
 			if j < 0 {

@@ -431,6 +431,8 @@ const (
 	// cand off u32, len u32, item off u32, len u32, key off u32, len u32,
 	// layer u16, type u16, flags u16, pad u16, length f32, rank f32
 	docEntrySize = 40
+	docLengthAt  = 32 // of the length f32 in a doc entry
+	docRankAt    = 36 // of the rank f32
 	// text off u32, len u16, kind u8, pad u8, postings off u32, count u32,
 	// bound f32 (of a word, an action type or an anchor: the most one of
 	// its postings adds to a document's score, listBound; 0 for the
@@ -848,9 +850,9 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		}
 		switch k.kind {
 		case termWord:
-			bound = listBound(mine, func(d int, tf, df float64) float64 { return bm25(h.Docs, h.AvgLen, df, tf, field(d, 32)) })
+			bound = listBound(mine, func(d int, tf, df float64) float64 { return bm25(h.Docs, h.AvgLen, df, tf, field(d, docLengthAt)) })
 		case termAction, termAnchor:
-			bound = listBound(mine, func(d int, _, df float64) float64 { return rarity(h.Docs, df, float64(field(d, 36))) })
+			bound = listBound(mine, func(d int, _, df float64) float64 { return rarity(h.Docs, df, float64(field(d, docRankAt))) })
 		}
 		terms = binary.LittleEndian.AppendUint32(terms, math.Float32bits(bound))
 		text.WriteString(t)
@@ -1186,13 +1188,8 @@ func (c *Compiled) keyBytes(e docEntry) []byte {
 	return c.data[start:end]
 }
 
-// term finds a term's postings: the offset of the first and their number.
-func (c *Compiled) term(kind byte, t string) (off, count int, ok bool) {
-	l, ok := c.termList(kind, t)
-	return l.off, l.n, ok
-}
-
-// termList is term t's postings, with the bound of a word's (wordBound).
+// termList is term t's postings of kind: where they start, their number
+// and their bound (listBound).
 func (c *Compiled) termList(kind byte, t string) (l plist, ok bool) {
 	le := binary.LittleEndian
 	entry := func(i int) []byte { return c.data[c.h.TermTable+int64(i)*termEntrySize:] }
@@ -1361,7 +1358,7 @@ func (c *Compiled) scoring(s Search) (pls []plist, w weight, first bool) {
 }
 
 // plist is a term's postings: the offset of the first, their number, and
-// a word's bound (wordBound).
+// their bound (listBound; 0 for the kinds that have none).
 type plist struct {
 	off, n int
 	bound  float32
@@ -1585,18 +1582,18 @@ func (c *Compiled) eachStanding(s Search, visit func(*candidate) bool) error {
 	var lists []plist
 	for _, t := range c.standingTerms(s) {
 		if s.Project == "" {
-			if off, n, ok := c.term(termStanding, t); ok {
-				lists = append(lists, plist{off: off, n: n})
+			if l, ok := c.termList(termStanding, t); ok {
+				lists = append(lists, l)
 			}
 			continue
 		}
-		if off, n, ok := c.term(termWideStanding, t); ok {
-			lists = append(lists, plist{off: off, n: n})
+		if l, ok := c.termList(termWideStanding, t); ok {
+			lists = append(lists, l)
 		}
 		if t == LayerObservations {
 			for _, pk := range projectStandingKeys(s.Project) {
-				if off, n, ok := c.term(termOwnStanding, pk); ok {
-					lists = append(lists, plist{off: off, n: n})
+				if l, ok := c.termList(termOwnStanding, pk); ok {
+					lists = append(lists, l)
 				}
 			}
 		}
@@ -1841,13 +1838,13 @@ func (c *Compiled) filter(s Search) func(int) bool {
 
 // docLength is document d's length (its docEntry's), read alone.
 func (c *Compiled) docLength(d int) float32 {
-	return math.Float32frombits(binary.LittleEndian.Uint32(c.data[c.h.DocTable+int64(d)*docEntrySize+32:]))
+	return math.Float32frombits(binary.LittleEndian.Uint32(c.data[c.h.DocTable+int64(d)*docEntrySize+docLengthAt:]))
 }
 
 // docFlags is document d's flags, read alone.
 // docRank is a document's standing rank (standingRank).
 func (c *Compiled) docRank(d int) float64 {
-	return float64(math.Float32frombits(binary.LittleEndian.Uint32(c.data[c.h.DocTable+int64(d)*docEntrySize+36:])))
+	return float64(math.Float32frombits(binary.LittleEndian.Uint32(c.data[c.h.DocTable+int64(d)*docEntrySize+docRankAt:])))
 }
 
 func (c *Compiled) docFlags(d int) uint16 {

@@ -348,9 +348,9 @@ func NewHaystack(s, lower string) *Haystack { return &Haystack{s: s, lower: lowe
 // upper-case letter) in lower case, one with an upper-case letter as
 // written.
 func (h *Haystack) Holds(l string) bool {
-	t, i := h.lower, 0
+	t, i := h.In(l), 0
 	if hasUpper(l) {
-		t, i = h.s, 1
+		i = 1
 	}
 	if len(t) >= pairsMin && len(l) >= 2 {
 		if h.pairs[i] == nil {
@@ -386,14 +386,18 @@ func (p *bytePairs) may(l string) bool {
 	return true
 }
 
-// LitText is the text a required literal is looked for in: the content
-// as written for one with an upper-case letter, in lower case otherwise.
-func LitText(l, lower, s string) string {
+// In is the text literal l is looked for in: the content as written for
+// one with an upper-case letter, in lower case otherwise. Both have the
+// same offsets where the lower case is as long (matchAround).
+func (h *Haystack) In(l string) string {
 	if hasUpper(l) {
-		return s
+		return h.s
 	}
-	return lower
+	return h.lower
 }
+
+// Text is the content as written and in lower case.
+func (h *Haystack) Text() (s, lower string) { return h.s, h.lower }
 
 func hasUpper(l string) bool {
 	for i := 0; i < len(l); i++ {
