@@ -79,7 +79,7 @@ huge="$work/big${rssmb}.jsonl"
 [ -s "$huge" ] || "$gen" big -src "$src" -mb "$rssmb" -out "$huge"
 sess="$work/sessions1000"
 if [ ! -d "$sess" ]; then
-	first=$(find "$src" -name '*.jsonl' -size +20k | sort | head -1)
+	first=$(find "$src" -name '*.jsonl' -size +20k | sort | sed -n 1p) # sed reads it all: head would leave sort a SIGPIPE, fatal under pipefail
 	"$gen" sessions -src "$first" -n 1000 -out "$sess"
 fi
 put big_bytes "$(stat -c %s "$big")"
