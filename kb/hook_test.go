@@ -227,7 +227,10 @@ func BenchmarkRecallPreToolUse(b *testing.B) {
 		b.Fatal(err)
 	}
 	x.Close()
-	raw := []byte(`{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/p","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}`)
+	// No session id: a session's memory leaves its later calls nothing new
+	// to show, and the benchmark calls the hook again and again (as
+	// bench/hooks.sh's events do).
+	raw := []byte(`{"hook_event_name":"PreToolUse","session_id":"","cwd":"/p","tool_name":"Bash","tool_input":{"command":"git push --force origin main"}}`)
 	// hook: what one PreToolUse costs in-process (open + sync + recall + close).
 	b.Run("hook", func(b *testing.B) {
 		durs := make([]time.Duration, 0, b.N)
