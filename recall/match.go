@@ -894,7 +894,11 @@ func (cu *cue) matchTypes(c *candidate) (generalized bool) {
 		for j, ct := range c.types {
 			if runnerTypes[ct] && runnerOnly < 0 {
 				runnerOnly = 0
-				if tool := ranTool(c.trigger); tool != "" && !allRunnerTypes(c.types) && !cu.runsNamedTool(c, tool) {
+				tool := ranTool(c.trigger)
+				if c.trigger == "" {
+					tool = lessonRanTool(c.lesson)
+				}
+				if tool != "" && !allRunnerTypes(c.types) && !cu.runsNamedTool(c, tool) {
 					runnerOnly = 1
 				}
 			}
@@ -1102,7 +1106,25 @@ func ranTool(trigger string) string {
 	if callKind(trigger) != "shell" {
 		return ""
 	}
-	progs := programsOf(refusedCommand(trigger))
+	return runTool(refusedCommand(trigger))
+}
+
+// lessonRanTool is ranTool for a lesson with no corrected call (a
+// preference, a rule said for good): the tool the first command it quotes
+// runs through a runner ("Always `pnpm vitest run <path>`": vitest).
+func lessonRanTool(lesson string) string {
+	for _, m := range backtickRE.FindAllStringSubmatch(lesson, 8) {
+		if t := runTool(m[1]); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// runTool returns the tool cmd runs through a runner, "" when it runs
+// none or an interpreter.
+func runTool(cmd string) string {
+	progs := programsOf(cmd)
 	for i, p := range progs {
 		if _, runner := runners[p]; runner && i+1 < len(progs) {
 			switch progs[i+1] {
@@ -2156,6 +2178,9 @@ func (cu *cue) specific(c *candidate) bool {
 			return false // a lesson about another ecosystem's tools
 		}
 	}
+	if cu.runsOtherToolThan(c) {
+		return false
+	}
 	// The lesson speaks of the action in its words, not by naming a file
 	// ("the change to `test_links.py`" is about that file, which the same
 	// file matches, not about editing tests).
@@ -2245,6 +2270,42 @@ func (c *candidate) ownTypes(tax *observations.Taxonomy) []string {
 		c.own, c.ownTyped = tax.ClassifyText(withoutFileNames(withoutObject(c.lesson), c.files)), true
 	}
 	return c.own
+}
+
+// runsOtherToolThan reports whether a lesson with no corrected call (a
+// preference, a rule said for good) quotes commands of its own tools and
+// the call runs another tool: "Always `pnpm vitest run <path>`" is about
+// vitest, not about `./mvnw test` or `pnpm exec playwright test`, which
+// share only the broad type of running tests. A call that runs no tool
+// of its own (`pnpm test`, a script) may be the lesson's.
+func (cu *cue) runsOtherToolThan(c *candidate) bool {
+	if c.trigger != "" || len(cu.programs) == 0 {
+		return false
+	}
+	own := map[string]bool{}
+	for _, m := range backtickRE.FindAllStringSubmatch(c.lesson, 8) {
+		for _, p := range programsOf(m[1]) {
+			if _, r := runners[p]; !r {
+				own[p] = true
+			}
+		}
+	}
+	if len(own) == 0 {
+		return false
+	}
+	other := false
+	for _, p := range cu.programs {
+		if _, r := runners[p]; r {
+			continue
+		}
+		for _, t := range toolFamily(p) {
+			if own[t] {
+				return false
+			}
+		}
+		other = true
+	}
+	return other
 }
 
 // namesOtherTools reports whether named holds a tool of a family none of
@@ -2403,7 +2464,7 @@ var toolFamilies = [][]string{
 	{"go", "gofmt"},
 	{"cargo", "rustc", "rustup"},
 	{"ruby", "gem", "bundle", "bundler", "rails", "rake"},
-	{"mvn", "gradle", "java"},
+	{"mvn", "mvnw", "gradle", "gradlew", "java"},
 	{"kubectl", "helm", "kustomize"},
 	{"dotnet", "nuget", "msbuild"},
 	{"mix", "elixir", "iex", "rebar3"},
@@ -2467,7 +2528,49 @@ func (cu *cue) ruledOut(c *candidate, generalized bool) bool {
 	// names what it does ("no reset --hard" on `git reset --hard && git
 	// switch`, after a lesson corrected on `git checkout -- .`).
 	return generalized && c.sigHit == "" && lessonOverlap(cu, c.lessonStems(), c.matchedAT) < minGeneralOverlap || c.sigHit == "" && cu.follows(c) || cu.incidental(c) || c.sigHit == "" && cu.advised(c) ||
-		cu.question && lessonOverlap(cu, c.lessonStems(), c.matchedAT) == 0
+		cu.question && lessonOverlap(cu, c.lessonStems(), c.matchedAT) == 0 || c.sigHit == "" && cu.complies(c)
+}
+
+// complies reports whether the call already runs what a positive lesson
+// with no corrected call prescribes: "Always `pnpm vitest run <path>`" on
+// `pnpm vitest run src/a.spec.ts`, "Always bin/rubocop, it runs the
+// bundled version" on `bin/rubocop -a`, have nothing to add. The
+// prescribed command is, in a clause with no negation, a quoted one's
+// words up to its first placeholder (at least two, in order in the call)
+// or a program written as a path, the program the call runs. A clause
+// that prohibits ("never `pnpm vitest` without run") prescribes nothing.
+func (cu *cue) complies(c *candidate) bool {
+	if c.trigger != "" || cu.command == "" {
+		return false
+	}
+	call := " " + strings.Join(strings.Fields(strings.ToLower(cu.command)), " ") + " "
+	for _, cl := range splitClauses(c.lesson) {
+		if negates(cl) {
+			continue
+		}
+		for _, m := range backtickRE.FindAllStringSubmatch(cl, 8) {
+			var words []string
+			for _, w := range strings.Fields(strings.ToLower(m[1])) {
+				if strings.ContainsAny(w, "<>$[]{}…") || strings.Contains(w, "...") {
+					break
+				}
+				words = append(words, w)
+			}
+			if len(words) >= 2 && strings.Contains(call, " "+strings.Join(words, " ")+" ") {
+				return true
+			}
+		}
+		for _, f := range c.files {
+			// The lesson's paths are reduced to their names (reducePaths):
+			// "Always bin/rubocop" reads "Always rubocop", bin/rubocop a
+			// file of the candidate.
+			if f.parent != "" && slices.Contains(cu.programs, f.base) && wordIn(cl, f.base) &&
+				(strings.Contains(call, " "+f.parent+"/"+f.base+" ") || strings.Contains(call, "/"+f.parent+"/"+f.base+" ")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // triggerTypes are the action types the candidate's trigger classifies

@@ -857,3 +857,29 @@ func TestGeneralizedTypeWithProhibitedSignature(t *testing.T) {
 		t.Errorf("a plain switch: %v", got)
 	}
 }
+
+// A preference names its tool in the command it quotes: it is about that
+// tool, not about every call of the same broad type through another one
+// (the runner npx or pnpm exec, maven's wrapper), and a call that already
+// runs the command it prescribes has nothing to learn from it. A call of
+// its own tool that does not run the prescribed command still fires.
+func TestPreferenceToolAndCompliance(t *testing.T) {
+	pref := &observations.Observation{ID: "pref-vitest", Type: observations.TypePreference, ActionTypes: []string{"test:run", "pkg:npm"},
+		Statement: "Always `pnpm vitest run <path>` (or `pnpm test:unit`, which is vitest run)."}
+	for _, tc := range []struct {
+		cmd   string
+		fires bool
+	}{
+		{"./mvnw -pl batch-service -am test -Dtest=InvoiceExportJobConfigTest", false},
+		{"cd admin-web && pnpm exec playwright test e2e/invoices.spec.ts", false},
+		{"cd infra/cdk && npx cdk deploy BrambleDev-BatchStack", false},
+		{"cd admin-web && pnpm vitest run src/stores/customers.spec.ts", false},
+		{"npx vitest src/stores/customers.spec.ts", true},
+	} {
+		e := noiseEngine(pref)
+		e.Index.(*memIndex).hits[0].Fields["statement"] = pref.Statement
+		if got := recalled(t, e, callQuery("Bash", map[string]any{"command": tc.cmd})); (len(got) == 1) != tc.fires {
+			t.Errorf("%s: recalled %v, want fired %v", tc.cmd, got, tc.fires)
+		}
+	}
+}
