@@ -872,7 +872,15 @@ func argMatches(a string, alts []string) bool {
 				return true
 			}
 		case len(alt) > 1 && strings.ContainsAny(alt, "*?["):
-			if ok, _ := path.Match(alt, a); ok {
+			if !hasUpper(alt) {
+				// Smart case, as rg and vim read a pattern: a glob in
+				// lower case matches either case, so "*prod*" has the
+				// stack QuaysideProd-Api and the host PROD-DB-1, while
+				// "*PROD*" asks for capitals.
+				if ok, _ := path.Match(alt, strings.ToLower(a)); ok {
+					return true
+				}
+			} else if ok, _ := path.Match(alt, a); ok {
 				return true
 			}
 			// A path argument matches by any of its names ("*migration*"
@@ -880,6 +888,9 @@ func argMatches(a string, alts []string) bool {
 			// a glob's star stops at a slash.
 			if strings.Contains(a, "/") && !strings.Contains(alt, "/") {
 				for _, name := range strings.Split(a, "/") {
+					if !hasUpper(alt) {
+						name = strings.ToLower(name)
+					}
 					if ok, _ := path.Match(alt, name); ok && name != "" {
 						return true
 					}
@@ -888,6 +899,11 @@ func argMatches(a string, alts []string) bool {
 		}
 	}
 	return false
+}
+
+// hasUpper reports whether s holds an upper-case ASCII letter.
+func hasUpper(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r >= 'A' && r <= 'Z' })
 }
 
 func isLetters(s string) bool {

@@ -37,6 +37,13 @@ func TestClassifyShell(t *testing.T) {
 		{cmd: `curl -s -X POST "https://api.cloudflare.com/client/v4/zones/$Z/dns_records" --data '{"type":"TXT"}'`, want: []string{"dns:change"}},
 		{cmd: `curl -s "https://api.cloudflare.com/client/v4/zones/$Z/dns_records"`, notWant: []string{"dns:change"}},
 		{cmd: "skaffold run -p prod", want: []string{"deploy:production"}},
+		// A glob in lower case matches either case (smart case): the
+		// environment in a CamelCase stack name or a host in capitals;
+		// a statement in mixed case.
+		{cmd: "cd infra && npx cdk deploy QuaysideProd-Api QuaysideProd-Worker --require-approval never", want: []string{"deploy:production", "infra:terraform-apply"}},
+		{cmd: "cd infra && npx cdk deploy QuaysideStaging-Api", want: []string{"infra:terraform-apply"}, notWant: []string{"deploy:production"}},
+		{cmd: `sqlcmd -S PROD-SQL-01 -Q "Update dbo.Orders SET Status = 3 WHERE Id = 7"`, want: []string{"deploy:production"}},
+		{cmd: `mongosh "mongodb://prod-db/app" --eval "db.users.DELETEMANY({})"`, notWant: []string{"deploy:production"}},
 		{cmd: "skaffold render -p prod", notWant: []string{"deploy:production"}},
 		// A database client that names production and writes, in any
 		// client; reading production is no change of it.

@@ -1,5 +1,7 @@
 package observations
 
+import "strings"
+
 // builtinRules is the built-in action-type taxonomy; ACTIONTYPES.md is
 // generated from it (go test -run TestActionTypesDoc -update). Types are
 // domain:verb[:object]; the domains are git, pkg, py, sql, db, queue, fs, sys,
@@ -444,7 +446,7 @@ var builtinRules = []Rule{
 			// A database client that names production (its host, database
 			// or URL variable) and runs a statement that writes: data
 			// changed by hand in production, whichever client.
-			"mysql|mariadb|psql|pgcli|mycli|sqlcmd|sqlplus|clickhouse-client|cqlsh|cockroach|mongosh|mongo *prod*|*production*|*PROD*|*PRODUCTION* " + sqlWrites},
+			"mysql|mariadb|psql|pgcli|mycli|sqlcmd|sqlplus|clickhouse-client|cqlsh|cockroach|mongosh|mongo *prod*|*production* " + sqlWrites},
 		Words: []string{"deploy|push|release|ship production|live", "production deploy|deployment|database|server|cluster|environment|data",
 			"live server|servers|machine|machines|database|cluster|environment", "prod server|servers|machine|machines|database|db|shell|console",
 			"shell|console|ssh production|prod|live", "directly production|prod"}},
@@ -500,18 +502,21 @@ var builtinRules = []Rule{
 // readOnlyOps rules out the subcommands of ops tools that only look.
 // sqlWrites are globs of a statement that changes data or schema, as a
 // database client's argument holds it (-e, -c, --eval): a keyword of SQL
-// in either case, as a word, and MongoDB's shell methods. (A pattern's
-// tokens are split at spaces: a glob has none.)
-const sqlWrites = "update[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]update[^a-zA-Z0-9_]*|UPDATE[^a-zA-Z0-9_]*|" +
-	"*[^a-zA-Z0-9_.]UPDATE[^a-zA-Z0-9_]*|delete[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]delete[^a-zA-Z0-9_]*|" +
-	"DELETE[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]DELETE[^a-zA-Z0-9_]*|insert[^a-zA-Z0-9_]*|" +
-	"*[^a-zA-Z0-9_.]insert[^a-zA-Z0-9_]*|INSERT[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]INSERT[^a-zA-Z0-9_]*|" +
-	"drop[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]drop[^a-zA-Z0-9_]*|DROP[^a-zA-Z0-9_]*|" +
-	"*[^a-zA-Z0-9_.]DROP[^a-zA-Z0-9_]*|alter[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]alter[^a-zA-Z0-9_]*|" +
-	"ALTER[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]ALTER[^a-zA-Z0-9_]*|truncate[^a-zA-Z0-9_]*|" +
-	"*[^a-zA-Z0-9_.]truncate[^a-zA-Z0-9_]*|TRUNCATE[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]TRUNCATE[^a-zA-Z0-9_]*|" +
-	"replace[^a-zA-Z0-9_]*|*[^a-zA-Z0-9_.]replace[^a-zA-Z0-9_]*|REPLACE[^a-zA-Z0-9_]*|" +
-	"*[^a-zA-Z0-9_.]REPLACE[^a-zA-Z0-9_]*|*.updateOne(*|*.updateMany(*|*.deleteOne(*|*.deleteMany(*|" +
-	"*.insertOne(*|*.insertMany(*|*.drop(*|*.dropDatabase(*"
+// as a word (the globs are in lower case, so they match either case), and
+// MongoDB's shell methods, whose case is their name. (A pattern's tokens
+// are split at spaces: a glob has none.)
+var sqlWrites = sqlKeywords("update", "delete", "insert", "drop", "alter", "truncate", "replace") +
+	"|*.updateOne(*|*.updateMany(*|*.deleteOne(*|*.deleteMany(*|*.insertOne(*|*.insertMany(*|*.drop(*|*.dropDatabase(*"
+
+// sqlKeywords are the alternatives of an argument that holds one of the
+// keywords as a word: at its start or after a character that ends no
+// name, and before one that continues none.
+func sqlKeywords(words ...string) string {
+	var alts []string
+	for _, w := range words {
+		alts = append(alts, w+"[^a-z0-9_]*", "*[^a-z0-9_.]"+w+"[^a-z0-9_]*")
+	}
+	return strings.Join(alts, "|")
+}
 
 const readOnlyOps = " !get|describe|logs|tail|top|explain|diff|template|render|inspect|diagnose|lint|show|status|history|plan|preview|validate|fmt|output|version|list|ls|search|whoami|compile|docs"
