@@ -1762,12 +1762,24 @@ func (cu *cue) otherEnvironment(c *candidate) bool {
 		}
 		return false
 	}
+	if reachesFurther(theirs, mine) {
+		return false
+	}
 	for e := range mine {
 		if theirs[e] {
 			return false
 		}
 	}
 	return true
+}
+
+// reachesFurther reports whether a call on mine goes where more is at
+// stake than the corrected call on theirs: production after staging.
+// What the person stopped on the shared staging database ("no migrations
+// by hand on the shared databases") holds on production; a lesson
+// corrected on production says nothing of staging.
+func reachesFurther(theirs, mine map[string]bool) bool {
+	return theirs["staging"] && !theirs["prod"] && mine["prod"]
 }
 
 // followsWords returns the words of the person's reply to a refused
@@ -2232,13 +2244,17 @@ func advisesNewFile(said string) bool {
 
 // leavesEnvironment reports whether the corrected call (trigger) ran
 // against a shared environment (prod, staging) and cmd names none of its
-// shared environments.
+// shared environments (reachesFurther: production is no step away from
+// staging).
 func leavesEnvironment(trigger, cmd string) bool {
 	theirs := environments(trigger)
 	if !theirs["prod"] && !theirs["staging"] {
 		return false
 	}
 	mine := environments(cmd)
+	if reachesFurther(theirs, mine) {
+		return false
+	}
 	return !mine["prod"] && !mine["staging"] || theirs["prod"] != mine["prod"] && theirs["staging"] != mine["staging"]
 }
 

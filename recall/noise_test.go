@@ -558,6 +558,10 @@ func TestNearMissesOfDev9Kinds(t *testing.T) {
 		{"a staging stack", bashQ("cd infra && npx cdk deploy QuaysideStaging-Worker"), nil},
 		{"the prod stack", bashQ("cd infra && npx cdk deploy QuaysideProd-Api"), []string{"cor-cdk"}},
 		{"migrate info", bashQ(`sqlx migrate info --database-url "$STAGING_DATABASE_URL"`), nil},
+		// Stopped on the shared staging database, the lesson holds on
+		// production, where more is at stake; not on the local one.
+		{"migrations on prod", bashQ(`DATABASE_URL="$PROD_DATABASE_URL" sqlx migrate run --source crates/db/migrations`), []string{"cor-migrate"}},
+		{"migrations locally", bashQ(`DATABASE_URL=postgres://localhost/quayside_dev sqlx migrate run --source crates/db/migrations`), nil},
 		{"an attribute", editQ("crates/api/src/routes/zones.rs", "fn f() {", "#[expect(clippy::float_cmp, reason = \"sentinel\")]\nfn f() {"), nil},
 		{"a call", editQ("crates/api/src/routes/zones.rs", "let b = q;", "let b = q.expect(\"booking\");"), []string{"cor-unwrap"}},
 		{"python through poetry", bashQ(`cd ml && poetry run python -c "print(1)"`), nil},
