@@ -193,6 +193,13 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 					c.types = append(c.types, t)
 				}
 			}
+			for _, v := range lex.Variants(q.Task, 16) {
+				for _, t := range tax.ClassifyText(v) {
+					if !slices.Contains(c.types, t) {
+						c.types = append(c.types, t)
+					}
+				}
+			}
 		}
 	}
 	if q.Task != "" && !isQuestion(q.Task) && changesProduction(q.Task) && !slices.Contains(c.types, "deploy:production") {

@@ -219,6 +219,57 @@ func (l *Lexicon) Canonical(text string) string {
 	return strings.Join(out, ". ")
 }
 
+// Variants returns the text with one word of an equivalent it uses
+// swapped for each other one-word phrasing of the same line: "nuke the
+// redis cache" is also "wipe the redis cache" and "purge the redis
+// cache". The taxonomy's words for an act name some of its verbs, the
+// lexicon names the others; at most max variants.
+func (l *Lexicon) Variants(text string, max int) []string {
+	if l == nil {
+		return nil
+	}
+	low := strings.ToLower(text)
+	var out []string
+	for _, eq := range l.eqs {
+		for _, p := range eq.phrases {
+			if len(p) != 1 || p[0] == "*" || !p.in(low) {
+				continue
+			}
+			for _, q := range eq.phrases {
+				if len(q) != 1 || q[0] == "*" || q[0] == p[0] {
+					continue
+				}
+				if v := replaceWord(low, p[0], q[0]); v != low && !slices.Contains(out, v) {
+					if out = append(out, v); len(out) >= max {
+						return out
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// replaceWord replaces the occurrences of w in low that stand as a word.
+func replaceWord(low, w, by string) string {
+	var b strings.Builder
+	for i := 0; ; {
+		j := strings.Index(low[i:], w)
+		if j < 0 {
+			b.WriteString(low[i:])
+			return b.String()
+		}
+		k := i + j
+		if boundaryBefore(low, k) && (phrase{w}).at(low, k) {
+			b.WriteString(low[i:k])
+			b.WriteString(by)
+		} else {
+			b.WriteString(low[i : k+len(w)])
+		}
+		i = k + len(w)
+	}
+}
+
 // inspectVerbs and changeVerbs tell a command that looks at a system
 // (kubectl get, helm list, terraform plan) from one that changes it: the
 // first of either among a command's words decides.

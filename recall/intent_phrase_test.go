@@ -2,11 +2,13 @@ package recall
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/lexicon"
+	"github.com/kbmem/kb/observations"
 )
 
 // phraseRE is the regexp a phrase stands for (what the lexicon compiled
@@ -117,5 +119,31 @@ func wantCanonical(t *testing.T, line string, want map[string]bool) {
 		if got := l.Canonical(text) != ""; got != w {
 			t.Errorf("%q: %v, want %v", text, got, w)
 		}
+	}
+}
+
+// A verb of an equivalent stands for the other one-word verbs of its
+// line: the taxonomy's words name "wipe" and "clear" with a cache, the
+// lexicon "nuke" and "zap" with them; the variants classify as the act.
+func TestVariantsReachTheTaxonomyWords(t *testing.T) {
+	l := DefaultLexicon()
+	tax := observations.Default()
+	typesOf := func(task string) []string {
+		var out []string
+		for _, v := range l.Variants(task, 16) {
+			out = append(out, tax.ClassifyText(v)...)
+		}
+		return out
+	}
+	for _, task := range []string{"nuke the redis cache", "zap the cache on the api box"} {
+		if got := typesOf(task); !slices.Contains(got, "db:flush-cache") {
+			t.Errorf("%q: variants classify as %v, want db:flush-cache among them", task, got)
+		}
+	}
+	if got := typesOf("nuke the build folder"); slices.Contains(got, "db:flush-cache") {
+		t.Errorf("a folder is no cache: %v", got)
+	}
+	if got := l.Variants("unnuked", 16); len(got) != 0 {
+		t.Errorf("a word inside another is no phrasing: %v", got)
 	}
 }
