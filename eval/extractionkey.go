@@ -105,7 +105,9 @@ var ReservedRepos = []string{"bradymholt/dotfiles", "4thehalibit/omarchy-backup"
 // Korean, Russian, Chinese, written 2026-12-07 the same way) the next four;
 // keys19 (10 Claude Code, Codex and aider sessions of 10 owners, English,
 // Portuguese, Chinese, Italian, Polish, Japanese, written 2026-12-07 the
-// same way and held out whole, like keys14) the last ten.
+// same way and held out whole, like keys14) the next ten; keys20 (8
+// Claude Code, Codex and aider sessions of 7 owners, Chinese, Japanese,
+// Turkish, Thai, English, written 2026-12-07 the same way) the last four.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
@@ -123,7 +125,8 @@ var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfas
 	"123pescao", "Azilone", "Damon-Salvetore", "mnogodumalon",
 	"213MD", "h-morishita-esol", "natori-hrj", "sabelosimelane",
 	"alexhkurz", "antoniopresto", "chasekb", "gxm11", "marcinjucha", "mikeswain", "nileshteji", "Roberdan",
-	"soichiro-nitta", "Tmeister"}
+	"soichiro-nitta", "Tmeister",
+	"aryaniyaps", "dreyer-thomas", "mlevison", "taturou"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
