@@ -335,6 +335,14 @@ func TestReplyLanguagePreference(t *testing.T) {
 		"以后请用中文回答",
 		"これからは日本語で回答してください",
 		"antworte bitte immer auf Deutsch",
+		"Always respond in Thai.",
+		"จากนี้ไปให้ตอบเป็นภาษาไทยเท่านั้น",
+		"bundan sonra hep türkçe cevap ver",
+		"từ giờ hãy trả lời bằng tiếng Việt",
+		"odpowiadaj zawsze po polsku",
+		"відповідай українською, будь ласка",
+		"antwoord voortaan in het Nederlands",
+		"من الآن أجب بالعربية",
 	} {
 		s := (&ccFixture{}).user("set up the project").say("Done.").user(msg).say("OK.").session(t)
 		if ps := ofType(Extract(s, nil, nil), TypePreference); len(ps) != 1 {
