@@ -856,6 +856,7 @@ func matchTokens(tokens []token, args []string, pos []int) bool {
 }
 
 func argMatches(a string, alts []string) bool {
+	low := "" // a in lower case, made once if a glob asks for it
 	for _, alt := range alts {
 		switch {
 		case a == alt:
@@ -872,25 +873,25 @@ func argMatches(a string, alts []string) bool {
 				return true
 			}
 		case len(alt) > 1 && strings.ContainsAny(alt, "*?["):
-			if !hasUpper(alt) {
+			s := a
+			if !textutil.HasUpper(alt) {
 				// Smart case, as rg and vim read a pattern: a glob in
 				// lower case matches either case, so "*prod*" has the
 				// stack QuaysideProd-Api and the host PROD-DB-1, while
 				// "*PROD*" asks for capitals.
-				if ok, _ := path.Match(alt, strings.ToLower(a)); ok {
-					return true
+				if low == "" {
+					low = strings.ToLower(a)
 				}
-			} else if ok, _ := path.Match(alt, a); ok {
+				s = low
+			}
+			if ok, _ := path.Match(alt, s); ok {
 				return true
 			}
 			// A path argument matches by any of its names ("*migration*"
 			// has apps/db/migrations/0042.sql, "*prod*" k8s/prod/app.yaml):
 			// a glob's star stops at a slash.
-			if strings.Contains(a, "/") && !strings.Contains(alt, "/") {
-				for _, name := range strings.Split(a, "/") {
-					if !hasUpper(alt) {
-						name = strings.ToLower(name)
-					}
+			if strings.Contains(s, "/") && !strings.Contains(alt, "/") {
+				for _, name := range strings.Split(s, "/") {
 					if ok, _ := path.Match(alt, name); ok && name != "" {
 						return true
 					}
@@ -899,11 +900,6 @@ func argMatches(a string, alts []string) bool {
 		}
 	}
 	return false
-}
-
-// hasUpper reports whether s holds an upper-case ASCII letter.
-func hasUpper(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool { return r >= 'A' && r <= 'Z' })
 }
 
 func isLetters(s string) bool {

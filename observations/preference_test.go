@@ -343,6 +343,9 @@ func TestReplyLanguagePreference(t *testing.T) {
 		"відповідай українською, будь ласка",
 		"antwoord voortaan in het Nederlands",
 		"من الآن أجب بالعربية",
+		"nói chuyện với tôi bằng tiếng Việt nhé",
+		"piš mi prosím česky",
+		"Απάντα μου στα ελληνικά",
 	} {
 		s := (&ccFixture{}).user("set up the project").say("Done.").user(msg).say("OK.").session(t)
 		if ps := ofType(Extract(s, nil, nil), TypePreference); len(ps) != 1 {

@@ -186,15 +186,10 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 		if lex == nil {
 			lex = DefaultLexicon() // parsed on first use: a tool call has no task
 		}
-		if canon := lex.Canonical(q.Task); canon != "" {
+		if canon, variants := lex.Rewrite(q.Task, 16); canon != "" {
 			canonical = canon
-			for _, t := range tax.ClassifyText(canon) {
-				if !slices.Contains(c.types, t) {
-					c.types = append(c.types, t)
-				}
-			}
-			for _, v := range lex.Variants(q.Task, 16) {
-				for _, t := range tax.ClassifyText(v) {
+			for _, text := range append([]string{canon}, variants...) {
+				for _, t := range tax.ClassifyText(text) {
 					if !slices.Contains(c.types, t) {
 						c.types = append(c.types, t)
 					}

@@ -203,51 +203,49 @@ func (l *Lexicon) Extend(text string) (*Lexicon, error) {
 // Canonical returns the canonical words of every equivalent the text
 // uses, or "".
 func (l *Lexicon) Canonical(text string) string {
-	if l == nil {
-		return ""
-	}
-	low := strings.ToLower(text)
-	var out []string
-	for _, eq := range l.eqs {
-		for _, p := range eq.phrases {
-			if p.in(low) {
-				out = append(out, eq.canonical)
-				break
-			}
-		}
-	}
-	return strings.Join(out, ". ")
+	canon, _ := l.Rewrite(text, 0)
+	return canon
 }
 
-// Variants returns the text with one word of an equivalent it uses
-// swapped for each other one-word phrasing of the same line: "nuke the
-// redis cache" is also "wipe the redis cache" and "purge the redis
-// cache". The taxonomy's words for an act name some of its verbs, the
-// lexicon names the others; at most max variants.
-func (l *Lexicon) Variants(text string, max int) []string {
+// Rewrite returns, in one pass over the lexicon, the canonical words of
+// every equivalent the text uses ("" when none) and up to max variants of
+// the text: one word of an equivalent it uses swapped for each other
+// one-word phrasing of the same line. "nuke the redis cache" is also
+// "wipe the redis cache" and "purge the redis cache": the taxonomy's words
+// for an act name some of its verbs, the lexicon names the others.
+func (l *Lexicon) Rewrite(text string, max int) (canonical string, variants []string) {
 	if l == nil {
-		return nil
+		return "", nil
 	}
 	low := strings.ToLower(text)
-	var out []string
+	var canon []string
 	for _, eq := range l.eqs {
+		used := false
 		for _, p := range eq.phrases {
-			if len(p) != 1 || p[0] == "*" || !p.in(low) {
+			if used && len(variants) >= max {
+				break // the line's words are in, and no more variants are asked for
+			}
+			if !p.in(low) {
+				continue
+			}
+			used = true
+			if len(p) != 1 || p[0] == "*" || len(variants) >= max {
 				continue
 			}
 			for _, q := range eq.phrases {
-				if len(q) != 1 || q[0] == "*" || q[0] == p[0] {
+				if len(q) != 1 || q[0] == "*" || q[0] == p[0] || len(variants) >= max {
 					continue
 				}
-				if v := replaceWord(low, p[0], q[0]); v != low && !slices.Contains(out, v) {
-					if out = append(out, v); len(out) >= max {
-						return out
-					}
+				if v := replaceWord(low, p[0], q[0]); v != low && !slices.Contains(variants, v) {
+					variants = append(variants, v)
 				}
 			}
 		}
+		if used {
+			canon = append(canon, eq.canonical)
+		}
 	}
-	return out
+	return strings.Join(canon, ". "), variants
 }
 
 // replaceWord replaces the occurrences of w in low that stand as a word.

@@ -278,7 +278,7 @@ func minimal(lits []string) []string {
 			if i == j || m == l {
 				continue
 			}
-			if hasUpper(m) && strings.Contains(l, m) || !hasUpper(m) && strings.Contains(strings.ToLower(l), m) {
+			if HasUpper(m) && strings.Contains(l, m) || !HasUpper(m) && strings.Contains(strings.ToLower(l), m) {
 				sub = true
 				break
 			}
@@ -349,7 +349,7 @@ func NewHaystack(s, lower string) *Haystack { return &Haystack{s: s, lower: lowe
 // written.
 func (h *Haystack) Holds(l string) bool {
 	t, i := h.In(l), 0
-	if hasUpper(l) {
+	if HasUpper(l) {
 		i = 1
 	}
 	if len(t) >= pairsMin && len(l) >= 2 {
@@ -390,7 +390,7 @@ func (p *bytePairs) may(l string) bool {
 // one with an upper-case letter, in lower case otherwise. Both have the
 // same offsets where the lower case is as long (matchAround).
 func (h *Haystack) In(l string) string {
-	if hasUpper(l) {
+	if HasUpper(l) {
 		return h.s
 	}
 	return h.lower
@@ -399,7 +399,10 @@ func (h *Haystack) In(l string) string {
 // Text is the content as written and in lower case.
 func (h *Haystack) Text() (s, lower string) { return h.s, h.lower }
 
-func hasUpper(l string) bool {
+// HasUpper reports whether l holds an upper-case letter: what makes a
+// pattern ask for its case where one in lower case matches either (smart
+// case).
+func HasUpper(l string) bool {
 	for i := 0; i < len(l); i++ {
 		if c := l[i]; 'A' <= c && c <= 'Z' {
 			return true
