@@ -149,6 +149,19 @@ func TestLessonWording(t *testing.T) {
 		{"stop adding comments everywhere", "Stop adding comments everywhere.", ""},
 		{"I'd like that script to be a make target", "That script should be a make target.", ""},
 		{"no no. don't point prisma at staging, not db push, not migrate dev.", "Do not point prisma at staging, not db push, not migrate dev.", ""},
+		// "look", "wait" as verbs, not interjections.
+		{"don't print the token. look at its metadata instead", "Do not print the token. Look at its metadata instead.", ""},
+		{"Wait, wait for the CI run before you merge.", "Wait for the CI run before you merge.", ""},
+		// A path opens a sentence: it keeps its case.
+		{"src/gen is written by the generator. Edit the schema instead.", "src/gen is written by the generator. Edit the schema instead.", ""},
+		// The instead-part after a long explanation, in a language of
+		// three bytes a character: the explanation gives way, not the
+		// instruction (nor its aside in parentheses), and the
+		// explanation is the consequence.
+		{"そこは触らないで。api/client 以下は OpenAPI のスキーマから毎回生成されるファイルなので、手で直しても次のビルドで全部上書きされて消えてしまいます。" +
+			"先に openapi.yaml を更新して、`pnpm gen:client` で再生成してね（CI も同じコマンドで生成してる）。",
+			"そこは触らないで。 先に openapi.yaml を更新して、`pnpm gen:client` で再生成してね（CI も同じコマンドで生成してる）。",
+			"api/client 以下は OpenAPI のスキーマから毎回生成されるファイルなので、手で直しても次のビルドで全部上書きされて消えてしまいます"},
 	}
 	for _, c := range cases {
 		l, cons := lessonFrom(c.in)

@@ -122,15 +122,20 @@ func lessonFrom(text string) (lesson, consequence string) {
 			parts = context[:1]
 		}
 	}
-	if f := fitting(parts, 320); len(context) > 0 && len(parts) > len(context) && len(f) <= len(context) && slices.Equal(f, context[:len(f)]) {
-		// The context alone would fill the lesson: the instruction it
-		// explains goes in, and the context is kept as far as it fits,
-		// its first sentence last to go.
+	if f := fitting(parts, 320); len(context) > 0 && slices.ContainsFunc(parts[len(f):], func(p string) bool { return !slices.Contains(context, p) }) {
+		// An instruction would not fit after the context (the context
+		// alone fills the lesson, or the instead-part comes after a long
+		// explanation): the instructions go in, and the context is kept as
+		// far as it fits, its first sentence last to go. What it leaves
+		// out is the why: the consequence keeps it.
+		var dropped []string
 		for i := len(parts) - 1; i >= 0 && joinedLen(parts) > 320; i-- {
 			if slices.Contains(context, parts[i]) {
+				dropped = append([]string{strings.TrimRight(parts[i], ".。")}, dropped...)
 				parts = slices.Delete(parts, i, i+1)
 			}
 		}
+		reasons = append(dropped, reasons...)
 	}
 	lesson = joinLimited(parts, 320)
 	consequence = joinLimited(reasons, 200)
@@ -170,8 +175,8 @@ func stripLead(s string, first bool) string {
 				break
 			}
 		}
-		if word == "stop" && !strings.ContainsAny(s[m[3]:m[1]], ",.!:;—–-") {
-			break // "stop doing X" is the instruction itself
+		if (word == "stop" || word == "look" || word == "listen" || word == "wait") && !strings.ContainsAny(s[m[3]:m[1]], ",.!:;—–-") {
+			break // "stop doing X", "look at X", "wait for X": the instruction itself
 		}
 		s = rest
 	}

@@ -101,7 +101,9 @@ func TestLightStem(t *testing.T) {
 }
 
 func TestCasing(t *testing.T) {
-	for in, want := range map[string]string{"run tests": "Run tests", "éclair": "Éclair", "": "", "1x": "1x", "\xffab": "\xffab"} {
+	for in, want := range map[string]string{"run tests": "Run tests", "éclair": "Éclair", "": "", "1x": "1x", "\xffab": "\xffab",
+		"src/main/generated is generated": "src/main/generated is generated", "package.json lists it": "package.json lists it",
+		"go_test runs": "go_test runs", "fmt.Errorf(x) wraps": "fmt.Errorf(x) wraps", "done. next": "Done. next"} {
 		if got := Capitalize(in); got != want {
 			t.Errorf("Capitalize(%q) = %q, want %q", in, got, want)
 		}

@@ -65,9 +65,16 @@ var requestEndRE = textutil.Lazy(`(?:[てで](?:ください|くれ|くれる|�
 // RequestEnd reports whether sentence s ends in a request in Japanese or
 // Korean, where the verb, and so the request, comes last ("ここ三層構造
 // にして", "フォントを小さくしてください", "버튼을 추가해 주세요").
+//
+// An aside in parentheses after the request ("再生成してね（CI もこうしてる）。")
+// is left out: the request is the verb before it.
 func RequestEnd(s string) bool {
-	return hasJaKo(s) && requestEndRE.MatchString(s)
+	return hasJaKo(s) && requestEndRE.MatchString(trailingAsideRE.ReplaceAllString(s, ""))
 }
+
+// trailingAsideRE is a parenthesised aside that ends a sentence, with the
+// sentence's final punctuation.
+var trailingAsideRE = textutil.Lazy(`\s*[（(][^（）()]*[）)][\s。．.！!…~〜]*$`)
 
 // NegatedStatementStart reports whether s opens with a negated verb that
 // states a result, where the language puts its negation first: Russian,

@@ -41,6 +41,9 @@ func TestRequestEnd(t *testing.T) {
 		"日本の都市がないね":         false,
 		"これはいいと思います":        false,
 		"please do it":      false,
+		"先に `make gen` で再生成してね（CI もこうしてる）。": true,
+		"스테이징에 먼저 배포해 주세요 (운영은 금요일)":        true,
+		"これはいいと思います（たぶん）":                   false,
 	} {
 		if got := RequestEnd(s); got != want {
 			t.Errorf("RequestEnd(%q) = %v, want %v", s, got, want)

@@ -28,10 +28,15 @@ var straight = strings.NewReplacer("’", "'")
 func Straighten(s string) string { return straight.Replace(s) }
 
 // Capitalize upper-cases the first letter of s, leaving every other byte
-// as it is.
+// as it is, unless the first word is a path, a file or code name
+// ("src/main/generated", "package.json", "go_test", "fmt.Errorf(x)"),
+// which a capital would make another name.
 func Capitalize(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
 	if n == 0 || r == utf8.RuneError {
+		return s
+	}
+	if word, _, _ := strings.Cut(s, " "); strings.ContainsAny(strings.TrimRight(word, ".,;:!?)"), "/._=(@") {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
