@@ -202,7 +202,7 @@ func NewTaxonomy(extra []Rule) (*Taxonomy, error) {
 // classifierRevision names the code that applies the rules: what is
 // compiled with a taxonomy (the activation index's trigger types) is
 // stale when it changes, as when a rule does.
-const classifierRevision = "code-matchers-1"
+const classifierRevision = "tool-stems-2"
 
 func (t *Taxonomy) Key() string {
 	t.keyOnce.Do(func() {
@@ -313,12 +313,16 @@ func (t *Taxonomy) add(r Rule, check bool, builtin []requiredEntry) error {
 
 // wordTokens is a word cue's tokens: for each, the stems of its
 // alternatives.
-func wordTokens(w string) ([][]string, error) {
+func wordTokens(w string) ([][]string, error) { return (*Taxonomy)(nil).wordTokens(w) }
+
+// wordTokens is the package's wordTokens with the stems marked as t's
+// text is (Taxonomy.stems).
+func (t *Taxonomy) wordTokens(w string) ([][]string, error) {
 	var toks [][]string
 	for _, f := range strings.Fields(w) {
 		var alts []string
 		for _, a := range strings.Split(f, "|") {
-			st := stems(a)
+			st := t.stems(a)
 			if len(st) > 1 {
 				return nil, fmt.Errorf("%w: word cue %q: alternative %q is more than one word (use spaces between tokens)", ErrBadRule, w, a)
 			}
@@ -341,7 +345,7 @@ func wordTokens(w string) ([][]string, error) {
 func (t *Taxonomy) wordPatterns() []wordPattern {
 	t.wordsOnce.Do(func() {
 		for _, c := range t.wordCues {
-			if toks, err := wordTokens(c.cue); err == nil {
+			if toks, err := t.wordTokens(c.cue); err == nil {
 				t.words = append(t.words, wordPattern{c.typ, toks})
 			}
 		}
@@ -608,13 +612,42 @@ func (t *Taxonomy) text(h hits, s string) {
 			}
 		}
 	}
-	st := stems(s)
+	st := t.stems(s)
 	has := stemsIndex(st)
 	for _, wp := range t.wordPatterns() {
 		if has.all(wp.tokens) && matchWindow(st, wp.tokens) {
 			h.add(wp.typ, len(wp.tokens))
 		}
 	}
+}
+
+// stems is the stems of s's words for the word rules, with a stem that is
+// a command's name while its word is another word marked: "pipe" stems to
+// "pip" and names no pip. A rule's words are stemmed alike, so "pipe" in
+// a rule still matches "pipe" in a text. With no taxonomy, plain stems.
+func (t *Taxonomy) stems(s string) []string {
+	ws := words(s)
+	out := make([]string, len(ws))
+	var names map[string]bool
+	if t != nil {
+		names = t.knownNames()
+	}
+	for i, w := range ws {
+		out[i] = stem(w)
+		if out[i] != w && names[out[i]] && anotherWord(w, out[i]) {
+			out[i] += "~"
+		}
+	}
+	return out
+}
+
+// anotherWord reports whether word w, which stems to the command name
+// name, is another word than a form of it: the stemmer took a final "e"
+// ("pipe", "pipes" -> "pip"), not an ending of name's own ("makes",
+// "kills", "mixes").
+func anotherWord(w, name string) bool {
+	rest, ok := strings.CutPrefix(w, name)
+	return ok && (rest == "e" || rest == "es" && !strings.ContainsAny(name[len(name)-1:], "sxzh"))
 }
 
 // stemSet says which cue stems a text's stems st can match (stemIn): a

@@ -453,6 +453,11 @@ func TestClassifyText(t *testing.T) {
 		{"database migration that removes a column", []string{"sql:drop-column", "db:migration"}, nil},
 		{"just empty the dead letter queue", []string{"queue:purge"}, nil},
 		{"wipe the dev db", []string{"db:reset"}, nil},
+		// A word the stemmer cuts to a command's name is not that command:
+		// "pipe" is no pip, and a rule's "pipe" still matches it.
+		{"pipe both through sha256sum and compare the hashes", nil, []string{"pkg:pip"}},
+		{"don't use pip here, use uv", []string{"pkg:pip"}, nil},
+		{"never pipe the output to sh", []string{"sys:curl-pipe-shell"}, nil},
 		// A word is not a compound that starts with it.
 		{"add the camera permission string so App Review stops rejecting the build", nil, []string{"code:tls-verify-off", "ui:hardcoded-text"}},
 		// Running the tests, asked for in other languages.

@@ -696,7 +696,7 @@ func (t *Taxonomy) commandWords(h hits, argv []string, assigns []*syntax.Assign)
 // a hook that classifies one command must not pay for stemming every rule
 // (ClassifyText does that once per process, for a prompt).
 func (t *Taxonomy) fewWords(h hits, words []string) {
-	st := stems(strings.Join(words, " "))
+	st := t.stems(strings.Join(words, " "))
 	has := stemsIndex(st)
 	for i, c := range t.wordCues {
 		if !t.ops[c.typ] || !mentionsAny(c.cue, words) {
@@ -728,7 +728,7 @@ func (t *Taxonomy) wordTokensAt(i int) [][]string {
 		t.fewDone = make([]bool, len(t.wordCues))
 	}
 	if !t.fewDone[i] {
-		t.fewToks[i], _ = wordTokens(t.wordCues[i].cue)
+		t.fewToks[i], _ = t.wordTokens(t.wordCues[i].cue)
 		t.fewDone[i] = true
 	}
 	return t.fewToks[i]

@@ -1065,8 +1065,14 @@ func (cu *cue) runsNamedTool(c *candidate, tool string) bool {
 }
 
 // flagAdvice reports whether the lesson's code spans are all flags
-// ("`--stage dev`", "`-n`"), and it has one.
+// ("`--stage dev`", "`-n`"), and its first sentence has one: the flag is
+// the instruction. After a prohibition of its own ("Do not print secret
+// values. Look at the metadata instead (`--query attributes`)") a flag is
+// the instead-part of one tool, and the prohibition holds for any.
 func flagAdvice(lesson string) bool {
+	if !backtickRE.MatchString(firstLessonSentence(lesson)) {
+		return false
+	}
 	spans := backtickRE.FindAllStringSubmatch(lesson, 8)
 	for _, m := range spans {
 		if !strings.HasPrefix(strings.TrimSpace(m[1]), "-") {

@@ -637,6 +637,17 @@ func TestSandboxRunnersAndFarExceptions(t *testing.T) {
 	})
 }
 
+// A flag in the instead-part after a prohibition of its own is one
+// tool's way to do it; the prohibition holds for every tool of the type.
+func TestFlagInsteadPartAfterProhibition(t *testing.T) {
+	show := correctionObs("cor-show", "printing a secret's value to the terminal: `gcloud secrets versions access latest --secret db-password`",
+		"Do not print secret values. Look at the metadata instead (`--format=json(createTime,state)`), and compare hashes if you must.", "secret:reveal")
+	e := saidEngine(show)
+	expectRecalls(t, e, []recallCase{
+		{"another tool", bashQ("vault kv get -field=password secret/prod/db"), []string{"cor-show"}},
+	})
+}
+
 // dev11's recall: the environments a negated clause names are the
 // lesson's; a command named in prose is a signature; Expo's store tools
 // publish.
