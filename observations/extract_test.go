@@ -152,6 +152,9 @@ func TestLessonWording(t *testing.T) {
 		// "look", "wait" as verbs, not interjections.
 		{"don't print the token. look at its metadata instead", "Do not print the token. Look at its metadata instead.", ""},
 		{"Wait, wait for the CI run before you merge.", "Wait for the CI run before you merge.", ""},
+		// "No" before a verb, in a Romance language, is the negation.
+		{"No cargues archivos con rutas absolutas ni desde Downloads.", "No cargues archivos con rutas absolutas ni desde Downloads.", ""},
+		{"no hardcoded hosts in the config", "Do not use hardcoded hosts in the config.", ""},
 		// A path opens a sentence: it keeps its case.
 		{"src/gen is written by the generator. Edit the schema instead.", "src/gen is written by the generator. Edit the schema instead.", ""},
 		// The instead-part after a long explanation, in a language of

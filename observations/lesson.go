@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/textutil"
@@ -22,6 +23,30 @@ var likeToBeRE = textutil.Lazy(`(?i)^i'?d\s+(actually\s+|really\s+)?(like|love|p
 // with "no" before a verb or pronoun ("no seria mejor que ...", "no è
 // così"): the English "no X" ("no hardcoded hosts") does not apply.
 var romanceNoRE = textutil.Lazy(`(?i)^no\s+(?:es|está|esta|están|estan|hay|ser[ií]a|sé|se|me|te|lo|la|le|les|nos|quiero|puedo|puedes|puede|creo|funciona|sirve|va|tiene|hace|hagas|era|fue|ha|he|hemos|debe|debes|deber[ií]a|è|c'è|ci|mi|ti|si|posso|voglio|funziona|sono|quero|pode|tem|faz|foi|vai|estou|sei)(?:\s|$|[,.!?])`)
+
+// romanceWords are function words of Spanish, Portuguese and Italian
+// that English does not use.
+var romanceWords = map[string]bool{"de": true, "la": true, "el": true, "los": true, "las": true, "que": true, "con": true,
+	"en": true, "y": true, "para": true, "por": true, "del": true, "una": true, "ni": true, "desde": true, "su": true,
+	"sus": true, "il": true, "di": true, "che": true, "per": true, "non": true, "da": true, "em": true, "os": true,
+	"não": true, "é": true, "è": true, "lo": true, "le": true, "gli": true, "nel": true, "della": true, "dos": true,
+	"das": true, "com": true, "mas": true, "pero": true, "sin": true, "sem": true, "senza": true}
+
+// romance reports whether sentence s reads as Spanish, Portuguese or
+// Italian: two of its words are their function words. There "no" before
+// a verb is the negation ("No cargues archivos con rutas absolutas"),
+// not the English "no X" of a noun ("no hardcoded hosts").
+func romance(s string) bool {
+	n := 0
+	for _, w := range strings.Fields(lower(s)) {
+		if romanceWords[strings.Trim(w, ".,;:!?¿¡()\"'")] {
+			if n++; n >= 2 {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 type rewrite struct {
 	re  *textutil.LazyRE
@@ -104,22 +129,24 @@ func lessonFrom(text string) (lesson, consequence string) {
 		parts = append(refusals, parts...)
 	}
 	if len(parts) == len(context) {
-		// No instruction at all: a question the person asked, else the
-		// first statement, is the lesson.
-		neg := ""
-		for _, c := range context {
+		// No instruction at all: the statements from the first that
+		// negates ("I'm not a fan of X" says what was wrong, the one after
+		// it what is done instead), else a question the person asked,
+		// else the statements, are the lesson.
+		neg := -1
+		for i, c := range context {
 			if lexicon.CueNegation.In(lower(c)) {
-				neg = c // "I'm not a fan of X" says what was wrong
+				neg = i
 				break
 			}
 		}
 		switch {
-		case neg != "":
-			parts = []string{neg}
+		case neg >= 0:
+			parts = context[neg:]
 		case len(questions) > 0:
 			parts = questions[:1]
 		case len(context) > 0:
-			parts = context[:1]
+			parts = context
 		}
 	}
 	if f := fitting(parts, 320); len(context) > 0 && slices.ContainsFunc(parts[len(f):], func(p string) bool { return !slices.Contains(context, p) }) {
@@ -222,7 +249,7 @@ func phrase(s string) string {
 		s = m[3] + " should be " + s[len(m[0]):]
 	}
 	for _, rw := range lessonRewrites {
-		if loc := rw.re.FindStringIndex(s); loc != nil && !(rw.out == "Do not use " && romanceNoRE.MatchString(s)) {
+		if loc := rw.re.FindStringIndex(s); loc != nil && !(rw.out == "Do not use " && (romanceNoRE.MatchString(s) || romance(s))) {
 			s = rw.out + s[loc[1]:]
 			break
 		}
@@ -262,27 +289,45 @@ func bareRefusal(s string) bool {
 // mannerRE is "so", "like that" in the languages of the cues.
 var mannerRE = textutil.Lazy(`(?:^|[^\p{L}])(?:so|así|assim|così|comme ça|как|так|takhle|tak)(?:[^\p{L}]|$)|这样|那样|这么|そう|こう|이렇게|그렇게`)
 
-// joinedLen is the length of parts joined by spaces.
+// joinedLen is the width of parts joined by spaces.
 func joinedLen(parts []string) int {
 	n := 0
 	for _, p := range parts {
-		n += len(p) + 1
+		n += width(p) + 1
 	}
 	return n - 1
+}
+
+// width is how much of a lesson's room s takes, about in proportion to
+// the tokens it costs: a rune of a Han, kana or Hangul script counts three
+// (one such character is about a token, as three or four Latin letters
+// are), any other rune one. Bytes made Cyrillic, Greek or Arabic text,
+// two bytes a letter, lose half its room.
+func width(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x80 && (lexicon.IsCJK(r) || unicode.Is(unicode.Hangul, r)) {
+			n += 3
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 func joinLimited(parts []string, n int) string {
 	return shorten(strings.Join(fitting(parts, n), " "), n)
 }
 
-// fitting are the first parts that fit in n bytes joined (at least one).
+// fitting are the first parts that fit in width n joined (at least one).
 func fitting(parts []string, n int) []string {
 	size := 0
 	for i, p := range parts {
-		if i > 0 && size-1+len(p) > n {
+		w := width(p)
+		if i > 0 && size-1+w > n {
 			return parts[:i]
 		}
-		size += len(p) + 1
+		size += w + 1
 	}
 	return parts
 }

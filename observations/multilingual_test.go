@@ -1333,7 +1333,8 @@ func TestBareRefusalThenInstruction(t *testing.T) {
 	for text, want := range map[string]string{
 		"Halt, so geht das nicht. Nimm workflow.Now(ctx), workflow.Sleep bzw. workflow.NewTimer im Workflow-Code.": "Nimm workflow.Now(ctx), workflow.Sleep bzw. workflow.NewTimer im Workflow-Code.",
 		"No, así no. Usa date-fns para las fechas.":                                                                "Usa date-fns para las fechas.",
-		"Not from your machine. Prod only goes out through `just release`.":                                        "Not from your machine.",
+		// No instruction: from the negation on, what goes instead too.
+		"Not from your machine. Prod only goes out through `just release`.": "Not from your machine. Prod only goes out through `just release`.",
 		"Assim não.": "Assim não.",
 	} {
 		if got, _ := lessonFrom(text); got != want {
