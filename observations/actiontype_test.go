@@ -82,7 +82,7 @@ func TestClassifyShell(t *testing.T) {
 		{cmd: "cat deploy-production.log", want: nil}, // a file read, no action
 		{cmd: "git add --all && git commit -m 'wip'", want: []string{"git:stage-all", "git:commit"}},
 		{cmd: "cd repo; git add . ", want: []string{"git:stage-all"}},
-		{cmd: "git add src/main.go", notWant: []string{"git:stage-all"}},
+		{cmd: "git add src/main.go", want: []string{"git:add"}, notWant: []string{"git:stage-all"}},
 		{cmd: "git commit -am 'fix'", want: []string{"git:stage-all", "git:commit"}},
 		{cmd: "git commit -m 'push --force is bad'", want: []string{"git:commit"}, notWant: []string{"git:push-force", "git:push"}},
 		{cmd: "git push -f origin main", want: []string{"git:push-force", "git:push"}, first: "git:push-force"},

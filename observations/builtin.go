@@ -23,6 +23,11 @@ var builtinRules = []Rule{
 	{Type: "git:commit", Desc: "committing",
 		Commands: []string{"git commit", "git cz"},
 		Words:    []string{"commit", "commit message"}},
+	// After git:commit: in "git add x && git commit" the commit is the
+	// action, the staging its step.
+	{Type: "git:add", Desc: "staging files for a commit (git add)",
+		Commands: []string{"git add|stage"},
+		Words:    []string{"git add", "stage file|files|change|changes"}},
 	{Type: "git:reset-hard", Desc: "hard-resetting the work tree",
 		Commands: []string{"git reset --hard|--keep|--merge"},
 		Words:    []string{"reset hard", "hard reset"}},

@@ -282,6 +282,7 @@ func candidateOf(h Hit) *candidate {
 	raw := c.text
 	c.text, c.files = reducePaths(c.text)
 	c.files = withoutRunScripts(c.files, raw)
+	c.files = withoutPermittedFiles(c.files, c.lesson, c.trigger)
 	c.lesson, _ = reducePaths(c.lesson)
 	return c
 }
@@ -297,4 +298,42 @@ func domainVerb(t string) string {
 		return t[:i+1+j]
 	}
 	return t
+}
+
+// withoutPermittedFiles drops the files the lesson names only in a clause
+// that lets the agent change them ("yang boleh diedit cuma
+// values/strings.xml", "values/strings.xml you can edit", "config/*.yml is
+// fine"): the file the lesson allows is no file it warns about. A file the
+// trigger or another clause names stays.
+func withoutPermittedFiles(files []fileRef, lesson, trigger string) []fileRef {
+	if len(files) == 0 {
+		return files
+	}
+	permitted, other := map[fileRef]bool{}, map[fileRef]bool{}
+	_, named := reducePaths(trigger)
+	for _, f := range named {
+		other[f] = true
+	}
+	for _, cl := range splitClauses(lesson) {
+		_, fs := reducePaths(cl)
+		low := strings.ToLower(cl)
+		permits := (lexicon.CuePermit.In(low) || lexicon.CueAllowed.In(low)) && !negates(cl)
+		for _, f := range fs {
+			if permits {
+				permitted[f] = true
+			} else {
+				other[f] = true
+			}
+		}
+	}
+	if len(permitted) == 0 {
+		return files
+	}
+	out := make([]fileRef, 0, len(files))
+	for _, f := range files {
+		if !permitted[f] || other[f] {
+			out = append(out, f)
+		}
+	}
+	return out
 }

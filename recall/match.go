@@ -816,6 +816,27 @@ func (cu *cue) lacksPinnedForm(c *candidate) bool {
 // refused command acted in ("everything under ml/data/"), and the
 // proposed command names paths, none of them in it.
 func (cu *cue) outsideCommandPlace(c *candidate) bool {
+	named, inside := cu.commandPlace(c)
+	return named && !inside
+}
+
+// insideCommandPlace reports whether the command names a path in a
+// directory the person's words name and the refused command touched
+// ("everything under ml/data/ is tracked with dvc": a `git add` of
+// ml/data/raw/x.csv): a path in the lesson's scope is evidence beside a
+// broad type, as the same file is.
+func (cu *cue) insideCommandPlace(c *candidate) bool {
+	_, inside := cu.commandPlace(c)
+	return inside
+}
+
+// commandPlace reports whether the command names paths (named) and one of
+// them is in a directory the person's words name and the refused command
+// touched (inside).
+func (cu *cue) commandPlace(c *candidate) (named, inside bool) {
+	if cu.command == "" || callKind(c.trigger) != "shell" {
+		return false, false
+	}
 	refused := refusedCommand(c.trigger)
 	var dirs []string
 	for _, m := range dirPathRE.FindAllStringSubmatch(c.said, 6) {
@@ -824,18 +845,17 @@ func (cu *cue) outsideCommandPlace(c *candidate) bool {
 		}
 	}
 	if len(dirs) == 0 {
-		return false
+		return false, false
 	}
-	named := false
 	for _, m := range cmdPathRE.FindAllString(cu.command, -1) {
 		named = true
 		for _, d := range dirs {
 			if strings.Contains("/"+strings.TrimPrefix(m, "./"), "/"+d+"/") || strings.HasPrefix(strings.TrimPrefix(m, "./"), d) {
-				return false
+				return true, true
 			}
 		}
 	}
-	return named
+	return named, false
 }
 
 // cmdPathRE is a path a command names: two segments or more.
@@ -2168,6 +2188,9 @@ func (cu *cue) specific(c *candidate) bool {
 	if !broadTypes[c.matchedAT] && !broadTypes[c.candAT] && !cu.wordOnlyType(c) {
 		return true
 	}
+	if cu.insideCommandPlace(c) {
+		return true
+	}
 	if cu.command != "" && actsOnEnvironment(c.types) && leavesEnvironment(c.trigger, cu.command) {
 		// The corrected call ran against a shared environment ("dbt
 		// build --target prod"): a call of the same broad type that names
@@ -2549,7 +2572,7 @@ func (cu *cue) ruledOut(c *candidate, generalized bool) bool {
 	// Nor is it the general case of what was corrected: the lesson
 	// names what it does ("no reset --hard" on `git reset --hard && git
 	// switch`, after a lesson corrected on `git checkout -- .`).
-	return generalized && c.sigHit == "" && lessonOverlap(cu, c.lessonStems(), c.matchedAT) < minGeneralOverlap || c.sigHit == "" && cu.follows(c) || cu.incidental(c) || c.sigHit == "" && cu.advised(c) ||
+	return generalized && c.sigHit == "" && lessonOverlap(cu, c.lessonStems(), c.matchedAT) < minGeneralOverlap && !cu.insideCommandPlace(c) || c.sigHit == "" && cu.follows(c) || cu.incidental(c) || c.sigHit == "" && cu.advised(c) ||
 		cu.question && lessonOverlap(cu, c.lessonStems(), c.matchedAT) == 0 || c.sigHit == "" && cu.complies(c)
 }
 

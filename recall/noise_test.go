@@ -637,6 +637,22 @@ func TestSandboxRunnersAndFarExceptions(t *testing.T) {
 	})
 }
 
+// A file the lesson lets the agent change is no file it warns about, in
+// any language; the negated permission is a prohibition.
+func TestPermittedFileIsNoCue(t *testing.T) {
+	loc := correctionObs("cor-loc", "editing `app/src/main/res/values-fr/strings.xml`",
+		"Jangan edit values-fr/strings.xml langsung, itu hasil sync dari Lokalise. Yang boleh diedit cuma values/strings.xml, sumbernya.")
+	gen := correctionObs("cor-gen", "editing `api/gen/client.ts`",
+		"Never hand-edit api/gen/client.ts, it is generated; api/spec.yaml you can edit, then run make gen.")
+	e := saidEngine(loc, gen)
+	expectRecalls(t, e, []recallCase{
+		{"the source strings", editQ("app/src/main/res/values/strings.xml", "<resources>", "<resources>\n<string name=\"a\">A</string>"), nil},
+		{"the synced strings", editQ("app/src/main/res/values-fr/strings.xml", "<resources>", "<resources>\n<string name=\"a\">B</string>"), []string{"cor-loc"}},
+		{"the spec", editQ("api/spec.yaml", "paths:", "paths:\n  /a: {}"), nil},
+		{"the generated client", editQ("api/gen/client.ts", "export", "export const a = 1;\nexport"), []string{"cor-gen"}},
+	})
+}
+
 // A flag in the instead-part after a prohibition of its own is one
 // tool's way to do it; the prohibition holds for every tool of the type.
 func TestFlagInsteadPartAfterProhibition(t *testing.T) {

@@ -3105,3 +3105,53 @@ sorun yok
 괜찮
 써도 돼
 `)
+
+// CuePermit: the clause lets the agent do something ("values/strings.xml
+// you can edit", "yang boleh diedit cuma X", "X darfst du ändern"): what
+// it names is allowed, not warned about. A negation in the clause undoes
+// it ("you can't", "tidak boleh"), which the caller checks.
+var CuePermit = NewCues(`
+you can edit
+you can change
+you may edit
+you may change
+can be edited
+may be edited
+can be changed
+may be changed
+free to edit
+free to change
+feel free
+is the one to edit
+is the one you edit
+boleh
+darfst du
+darf man
+dürfen
+kannst du ändern
+puedes editar
+puedes cambiar
+se puede editar
+podes editar
+pode editar
+pode mudar
+puoi modificare
+si può modificare
+tu peux modifier
+vous pouvez modifier
+можно править
+можно менять
+можно редактировать
+可以改
+可以修改
+可以编辑
+編集していい
+変更していい
+触っていい
+いじっていい
+수정해도
+고쳐도
+편집해도
+düzenleyebilirsin
+değiştirebilirsin
+`)
