@@ -637,6 +637,20 @@ func TestSandboxRunnersAndFarExceptions(t *testing.T) {
 	})
 }
 
+// A request for a field a type lacks is the moment for the project's
+// lesson about its generated code; a request about the type's behaviour
+// is not.
+func TestMissingFieldReachesCodegen(t *testing.T) {
+	gen := correctionObs("cor-gen", "hand-editing a generated file: Edit `app/lib/models/order.g.dart`",
+		"Never hand-edit the *.g.dart files, run `dart run build_runner build --delete-conflicting-outputs` after changing the model.", "edit:generated-file")
+	e := saidEngine(gen)
+	expectRecalls(t, e, []recallCase{
+		{"a missing field", Query{Task: "the Order model doesn't have the pickup_window field yet, add it"}, []string{"cor-gen"}},
+		{"a new column", Query{Task: "the orders query should also return the courier column"}, []string{"cor-gen"}},
+		{"behaviour", Query{Task: "the Order total rounds wrong on the checkout screen, fix it"}, nil},
+	})
+}
+
 // A file the lesson lets the agent change is no file it warns about, in
 // any language; the negated permission is a prohibition.
 func TestPermittedFileIsNoCue(t *testing.T) {
