@@ -2516,6 +2516,19 @@ var toolFamilies = [][]string{
 	{"php", "composer", "artisan", "phpunit", "pest"},
 	{"dart", "flutter"},
 	{"swift", "xcodebuild"},
+	// One tool under its other names (an alias, a fork, a wrapper).
+	{"serverless", "sls", "osls"},
+	{"flyctl", "fly"},
+	{"terraform", "tofu", "terragrunt"},
+	{"docker", "docker-compose", "podman", "podman-compose"},
+	{"eas", "eas-cli", "expo"},
+	{"ansible", "ansible-playbook"},
+	{"redis-cli", "valkey-cli", "keydb-cli"},
+	{"mysql", "mariadb", "mycli"},
+	{"psql", "pgcli"},
+	{"mongo", "mongosh"},
+	{"kafka-topics", "kafka-topics.sh"},
+	{"gh", "hub"},
 }
 
 func toolFamily(p string) []string {

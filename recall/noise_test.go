@@ -637,6 +637,18 @@ func TestSandboxRunnersAndFarExceptions(t *testing.T) {
 	})
 }
 
+// A tool under another of its names (sls for serverless, fly for flyctl)
+// is the corrected program: its flag advice holds.
+func TestToolAliasIsTheSameProgram(t *testing.T) {
+	stage := correctionObs("cor-sls", "deploying to or changing production: `npx serverless deploy --stage prod`",
+		"Careful, the default stage is prod: always deploy with `--stage dev`.", "pkg:npm", "deploy:production")
+	e := saidEngine(stage)
+	expectRecalls(t, e, []recallCase{
+		{"the alias", bashQ("sls deploy --stage prod"), []string{"cor-sls"}},
+		{"another program", bashQ("terraform -chdir=infra/prod apply"), nil},
+	})
+}
+
 // A request for a field a type lacks is the moment for the project's
 // lesson about its generated code; a request about the type's behaviour
 // is not.
