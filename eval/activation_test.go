@@ -72,25 +72,28 @@ func FuzzReadProbes(f *testing.F) {
 
 // TestActivationScenarios runs the scenario sets written blind at stop 31
 // (testdata/scenarios/README.md) and fails when recall falls below, or
-// near-miss output rises above, what they scored at the end of that stop:
-// a ratchet against regressions, not the issue's targets.
+// near-miss output rises above, what they scored last: a ratchet against
+// regressions, not the issue's targets. Raised as they improve; one
+// ceiling rose, dev8's from 1 to 2 at stop 45, where the refused command
+// run again became evidence and a lesson the person later reversed ("we
+// are on Pint now") fires on that command (BENCHMARKS.md, stop 45).
 func TestActivationScenarios(t *testing.T) {
 	floors := map[string]struct {
 		recalled, withOutput int
 	}{
-		"dev3":  {39, 0},
-		"dev4":  {28, 0},
+		"dev3":  {40, 0},
+		"dev4":  {29, 0},
 		"dev5":  {34, 0},
 		"dev6":  {35, 2},
-		"dev7":  {26, 0},
-		"dev8":  {32, 1},
-		"dev9":  {29, 3},
-		"dev10": {36, 2},
-		"dev11": {31, 5},
-		"dev12": {33, 4},
+		"dev7":  {27, 0},
+		"dev8":  {32, 2},
+		"dev9":  {33, 3},
+		"dev10": {37, 2},
+		"dev11": {32, 5},
+		"dev12": {34, 4},
 		"dev13": {35, 5},
 		"dev14": {29, 2},
-		"dev15": {30, 2},
+		"dev15": {32, 2},
 		"dev16": {28, 8},
 		"dev23": {35, 4},
 	}

@@ -91,7 +91,16 @@ func (r recallIndex) Search(s recall.Search) ([]recall.Hit, error) {
 	case len(s.Anchors) > 0:
 		// bleve holds no anchors: the words of the code rank the lessons
 		// that name them.
-		text = strings.Join(s.Anchors, " ")
+		var words []string
+		for _, a := range s.Anchors {
+			if !strings.HasPrefix(a, "cmd:") { // a command key is no word
+				words = append(words, a)
+			}
+		}
+		if len(words) == 0 {
+			return nil, nil
+		}
+		text = strings.Join(words, " ")
 	case s.Triggered:
 		text = "triggers:*"
 	}

@@ -36,6 +36,7 @@ type candidate struct {
 	candAT     string // the candidate's type it matched
 	phraseHit  string
 	fileHit    string // a file both the cue and the candidate name
+	cmdHit     string // the refused command, run again (sameCommand)
 	overlap    []string
 	relevance  float64
 	lexicalHit bool

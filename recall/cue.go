@@ -31,7 +31,8 @@ type cue struct {
 	// programs are the programs of every simple command of the call
 	// ("cd web && yarn add zod": yarn), for a lesson that names its tool.
 	programs []string
-	kind     string // "shell" or "edit" for a tool call, "" for words
+	cmdKeys  []string // the command's keys (commandKeys)
+	kind     string   // "shell" or "edit" for a tool call, "" for words
 	// editQ is the edit call, read again only when a lesson asks:
 	// whether its file is new (creates, a stat, once) or it only adds
 	// lines (additive, a parse, once). No I/O on other hooks.
@@ -300,6 +301,7 @@ func buildCueLex(tax *observations.Taxonomy, lex *Lexicon, q Query) *cue {
 	c.action = describeAction(q)
 	c.program = programOf(q)
 	c.programs = programsOf(c.command)
+	c.cmdKeys = commandKeys(c.command)
 	c.question = !c.hasCall && q.Action == "" && isQuestion(q.Task)
 	if c.hasCall {
 		c.kind = "edit"

@@ -1033,6 +1033,15 @@ func (r *candRecord) anchors() []string {
 			}
 		}
 	}
+	// The refused command, by its key: a call that runs it again finds
+	// the lesson whatever its type (matchCommand).
+	if refused := refusedCommand(r.Trigger); callKind(r.Trigger) == "shell" && len(commandPaths(refused)) == 1 {
+		for _, k := range commandKeys(refused) {
+			if a := commandAnchor(k); !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
 	return out
 }
 
@@ -1042,6 +1051,12 @@ func (r *candRecord) anchors() []string {
 func codeAnchors(written, command string) []string {
 	seen := map[string]bool{}
 	var out []string
+	for _, k := range commandKeys(command) {
+		if a := commandAnchor(k); !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
 	for _, text := range []string{written, command} {
 		identRuns(text, func(run string) {
 			if len(run) >= 2 && len(run) <= 64 {

@@ -208,6 +208,7 @@ func (cu *cue) match(c *candidate) {
 	cu.matchPhrases(c)
 	cu.matchFile(c)
 	cu.matchSignatures(c)
+	cu.matchCommand(c)
 	n, cov := cu.matchWords(c)
 	if c.follow != "" && c.sigHit == "" && !cu.besides(c) && !cu.refusedAgain(c) {
 		// The proposal does what the lesson advises and nothing it
@@ -236,7 +237,7 @@ func (cu *cue) match(c *candidate) {
 		c.reject()
 		return
 	}
-	if (c.typeScore > 0 || c.sigHit != "") && (envDomains[typeDomain(c.candAT)] || c.sigHit != "" && callKind(c.trigger) == "shell") &&
+	if (c.typeScore > 0 || c.sigHit != "") && (envDomains[typeDomain(c.candAT)] || (c.sigHit != "" || c.cmdHit != "") && callKind(c.trigger) == "shell") &&
 		cu.otherEnvironment(c) {
 		// The corrected call ran against production; this one runs
 		// against staging (or the other way round): another situation,
@@ -2516,7 +2517,12 @@ var toolFamilies = [][]string{
 	{"php", "composer", "artisan", "phpunit", "pest"},
 	{"dart", "flutter"},
 	{"swift", "xcodebuild"},
-	// One tool under its other names (an alias, a fork, a wrapper).
+}
+
+// toolAliases are one tool under its other names (an alias, a fork, a
+// wrapper), the first the name commandKeys knows it by. They are tool
+// families too.
+var toolAliases = [][]string{
 	{"serverless", "sls", "osls"},
 	{"flyctl", "fly"},
 	{"terraform", "tofu", "terragrunt"},
@@ -2530,6 +2536,8 @@ var toolFamilies = [][]string{
 	{"kafka-topics", "kafka-topics.sh"},
 	{"gh", "hub"},
 }
+
+func init() { toolFamilies = append(toolFamilies, toolAliases...) }
 
 func toolFamily(p string) []string {
 	for _, f := range toolFamilies {
@@ -2680,4 +2688,27 @@ func otherConstant(code, advised string) string {
 		return true
 	})
 	return other
+}
+
+// matchCommand is the evidence of a call that runs the refused command
+// again, however its arguments differ and under whichever name of the
+// tool (`sls deploy` after a refused `npx serverless deploy`), when
+// nothing else matched: no type, signature or file. A command of a
+// type is judged by its type. A refused chain (`git checkout -- . && git
+// clean -fd && git switch x`) does not say which of its commands was
+// wrong: only a single command counts.
+func (cu *cue) matchCommand(c *candidate) {
+	if c.typeScore > 0 || c.sigHit != "" || c.fileHit != "" || len(cu.cmdKeys) == 0 || callKind(c.trigger) != "shell" {
+		return
+	}
+	refused := refusedCommand(c.trigger)
+	if len(commandPaths(refused)) != 1 || inspection(refused) {
+		// Only looking (a preview, a status, a SELECT) was not what the
+		// person corrected.
+		return
+	}
+	if k := sameCommand(commandKeys(refused), cu.cmdKeys); k != "" {
+		c.cmdHit = k
+		c.typeScore = sameFileScore
+	}
 }

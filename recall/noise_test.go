@@ -649,6 +649,30 @@ func TestToolAliasIsTheSameProgram(t *testing.T) {
 	})
 }
 
+// The refused command run again, under another name of its tool and
+// with other arguments, is the corrected action though it has no type;
+// not against another environment, not as another subcommand, not after
+// a refused chain or a command that only looked.
+func TestRefusedCommandAgain(t *testing.T) {
+	stage := correctionObs("cor-sls", "running `cd lambdas/alerts && npx serverless deploy`",
+		"Nie deployuj bez --stage: domyślny stage w serverless.yml to prod. Zawsze `--stage dev`.")
+	kamal := correctionObs("cor-kamal", "running `kamal app exec -d production -i \"bin/rails console\"`",
+		"Never open a console on production; write a maintenance task and run it through CI.")
+	chain := correctionObs("cor-chain", "running `git stash && git switch main && git pull`",
+		"Leave my stash alone.")
+	look := correctionObs("cor-look", "running `pulumi preview -s staging`",
+		"Renaming a resource needs aliases, or it is replaced.")
+	e := saidEngine(stage, kamal, chain, look)
+	expectRecalls(t, e, []recallCase{
+		{"the alias, elsewhere", bashQ("cd lambdas/webhooks && sls deploy"), []string{"cor-sls"}},
+		{"another subcommand", bashQ("sls logs -f relay"), nil},
+		{"staging", bashQ("kamal app exec -d staging -i \"bin/rails console\""), nil},
+		{"production again", bashQ("kamal app exec -d production \"bin/rails runner 'Order.count'\""), []string{"cor-kamal"}},
+		{"a command of a chain", bashQ("git switch release"), nil},
+		{"a preview", bashQ("pulumi preview -s prod"), nil},
+	})
+}
+
 // A request for a field a type lacks is the moment for the project's
 // lesson about its generated code; a request about the type's behaviour
 // is not.

@@ -3,6 +3,7 @@ package recall
 import (
 	"cmp"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -40,7 +41,14 @@ func triggerQuote(trigger string) string { return strings.Trim(backtickRE.FindSt
 // commandPaths lists the command path of each simple command of cmd: the
 // program (base name, lower case) and the subcommand words after it, up
 // to the first flag, path, assignment or value, at most five words.
-func commandPaths(cmd string) []string {
+func commandPaths(cmd string) []string { return commandPathsWith(cmd, subcommandRE.RE()) }
+
+// keyWordRE is a word of a command key: a subcommand, with the colons of
+// a namespaced one (`php artisan migrate:status`, `npm run db:reset`).
+var keyWordRE = textutil.Lazy(`^[a-z][a-z0-9:-]*$`)
+
+// commandPathsWith is commandPaths with the subcommand words sub matches.
+func commandPathsWith(cmd string, sub *regexp.Regexp) []string {
 	var out []string
 	for _, part := range splitShell(strings.ReplaceAll(cmd, "\n", ";")) {
 		fields := strings.Fields(part)
@@ -54,7 +62,7 @@ func commandPaths(cmd string) []string {
 		}
 		path := []string{strings.ToLower(filepath.Base(fields[i]))}
 		for _, f := range fields[i+1:] {
-			if len(path) == 5 || !subcommandRE.MatchString(f) {
+			if len(path) == 5 || !sub.MatchString(f) {
 				break
 			}
 			path = append(path, f)
@@ -65,6 +73,66 @@ func commandPaths(cmd string) []string {
 }
 
 var subcommandRE = textutil.Lazy(`^[a-z][a-z0-9-]*$`)
+
+// commandKeys are the command paths of cmd (commandPaths) with two words
+// or more, a runner in front left out (npx, uv run, bundle exec) and the
+// program by the first name of its alias set (toolAliases): what a
+// command is known by when it runs again ("serverless deploy" for `npx
+// serverless deploy --stage prod` and for `sls deploy`).
+func commandKeys(cmd string) []string {
+	var out []string
+	for _, p := range commandPathsWith(cmd, keyWordRE.RE()) {
+		w := strings.Fields(p)
+		if sub, ok := runners[w[0]]; ok && len(w) > 1 && !strings.HasPrefix(sub, "-") {
+			switch {
+			case sub == "":
+				w = w[1:]
+			case w[1] == sub && len(w) > 2:
+				w = w[2:]
+			}
+		}
+		if len(w) < 2 {
+			continue
+		}
+		w[0] = aliasOf(w[0])
+		if k := strings.Join(w, " "); !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// aliasOf is the first name of program p's alias set, p when it has none.
+func aliasOf(p string) string {
+	for _, a := range toolAliases {
+		if slices.Contains(a, p) {
+			return a[0]
+		}
+	}
+	return p
+}
+
+// commandAnchor is the anchor a command key is filed under: its first two
+// words.
+func commandAnchor(key string) string {
+	w := strings.Fields(key)
+	return "cmd:" + strings.Join(w[:min(2, len(w))], " ")
+}
+
+// sameCommand is the refused command key one of proposed's keys repeats
+// (begins with: `aws sqs purge-queue` is not `aws sqs list-queues`, nor
+// `php artisan migrate:status` `php artisan make:controller`), "" when
+// none does.
+func sameCommand(refused, proposed []string) string {
+	for _, r := range refused {
+		for _, p := range proposed {
+			if p == r || strings.HasPrefix(p, r+" ") {
+				return r
+			}
+		}
+	}
+	return ""
+}
 
 // samePath reports whether one of the proposal's command paths begins
 // with the refused path (word by word).

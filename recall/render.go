@@ -126,6 +126,9 @@ func reasons(c *candidate, cu *cue, q Query, sessions float64, kind string) []st
 	if c.fileHit != "" {
 		out = append(out, "same file: "+c.fileHit)
 	}
+	if c.cmdHit != "" {
+		out = append(out, "same command: "+c.cmdHit)
+	}
 	if c.otherProject {
 		out = append(out, "from another project: "+strings.Join(c.projects, ", "))
 	}
