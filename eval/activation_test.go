@@ -73,10 +73,7 @@ func FuzzReadProbes(f *testing.F) {
 // TestActivationScenarios runs the scenario sets written blind at stop 31
 // (testdata/scenarios/README.md) and fails when recall falls below, or
 // near-miss output rises above, what they scored last: a ratchet against
-// regressions, not the issue's targets. Raised as they improve; one
-// ceiling rose, dev8's from 1 to 2 at stop 45, where the refused command
-// run again became evidence and a lesson the person later reversed ("we
-// are on Pint now") fires on that command (BENCHMARKS.md, stop 45).
+// regressions, not the issue's targets. Raised as they improve.
 func TestActivationScenarios(t *testing.T) {
 	floors := map[string]struct {
 		recalled, withOutput int
@@ -86,7 +83,7 @@ func TestActivationScenarios(t *testing.T) {
 		"dev5":  {34, 0},
 		"dev6":  {35, 2},
 		"dev7":  {27, 0},
-		"dev8":  {32, 2},
+		"dev8":  {32, 1},
 		"dev9":  {33, 3},
 		"dev10": {37, 2},
 		"dev11": {32, 5},

@@ -221,6 +221,26 @@ func TestContradicts(t *testing.T) {
 	if !Contradicts(a, b) || Contradicts(a, c) {
 		t.Errorf("decisions: other pick %v, unrelated %v", Contradicts(a, b), Contradicts(a, c))
 	}
+	// A later message that says the project uses now what a lesson
+	// prohibited by name reverses it, in any language of the cues; a
+	// lesson that did not prohibit it stands, as does one about
+	// something else.
+	cor := func(lesson, said string) *Observation {
+		return &Observation{Type: TypeCorrection, Lesson: lesson, Excerpt: "User: " + said}
+	}
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"Do not use vitest in this repo, the suite is jest.", "oh right, since October we're on Vitest, the jest config is gone", true},
+		{"Kein Biome hier, wir formatieren mit prettier.", "ach so, wir sind auf Biome umgestiegen", true},
+		{"Always run vitest with --run, never in watch mode.", "since October we're on Vitest", false},
+		{"Do not use vitest in this repo.", "we're on Postgres 16 now", false},
+	} {
+		if got := Contradicts(cor(tc.a, tc.a), cor("Check that the change really works.", tc.b)); got != tc.want {
+			t.Errorf("Contradicts(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
 	// Another project, or the agent's words, are another scope.
 	x := &Observation{Type: TypePreference, Projects: []string{"/w/a"}}
 	y := &Observation{Type: TypePreference, Projects: []string{"/w/b"}}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/kbmem/kb/internal/diag"
 	"github.com/kbmem/kb/internal/doc"
@@ -211,7 +212,7 @@ func Contradicts(a, b *Observation) bool {
 	if a.Type == TypeDecision && b.Type == TypeDecision {
 		return otherPick(a, b)
 	}
-	if revokes(a, b) {
+	if revokes(a, b) || adopts(a, b) {
 		return true
 	}
 	ta, tb := stance(a), stance(b)
@@ -261,6 +262,47 @@ func revokes(a, b *Observation) bool {
 		}
 	}
 	return false
+}
+
+// adopts reports whether the later b says the project uses now what a
+// prohibited by name: "od zeszłego tygodnia jesteśmy na Pint (#412)"
+// after "Do not use pint in this repo". The name is a tool kb knows, a
+// code span or a proper noun ("Pint", "Vitest"; not "API") of a clause
+// of b that adopts (lexicon.CueAdopt), and a negates it.
+func adopts(a, b *Observation) bool {
+	ta := stance(a)
+	known := defaultTaxonomy().knownNames()
+	for _, cl := range revokeClauseRE.Split(stance(b)+". "+saidOf(b.Excerpt), -1) {
+		low := lower(cl)
+		if !lexicon.CueAdopt.In(low) {
+			continue // its negations ("we're not on", "no longer using") are no cue
+		}
+		for _, w := range wordPosRE.FindAllString(cl, -1) {
+			lw := strings.ToLower(w)
+			if len(lw) < 3 || !(known[lw] || properNoun(w) || strings.Contains(cl, "`"+w+"`")) {
+				continue
+			}
+			if negatedAt(ta, stem(lw)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// properNoun reports whether w is written as a name: a capital, then
+// lower-case letters only ("Pint", "Vitest"; not "API", not "iOS").
+func properNoun(w string) bool {
+	rs := []rune(w)
+	if len(rs) < 2 || !unicode.IsUpper(rs[0]) {
+		return false
+	}
+	for _, r := range rs[1:] {
+		if !unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // revokeClauseRE ends the clause a revocation names its thing in.

@@ -3155,3 +3155,60 @@ vous pouvez modifier
 düzenleyebilirsin
 değiştirebilirsin
 `)
+
+// CueAdopt: the clause says the project uses something now ("we're on
+// Pint now", "od zeszłego tygodnia jesteśmy na Pint", "wir sind auf
+// Vitest umgestiegen"): what an earlier lesson prohibited by that name no
+// longer holds. The caller checks that the thing is a name and that the
+// earlier lesson negated it.
+var CueAdopt = NewCues(`
+we're on
+we are on
+we're using
+we are using
+now we use
+we now use
+we use it now
+switched to
+moved to
+migrated to
+we went with
+jesteśmy na
+przeszliśmy na
+używamy teraz
+teraz używamy
+wir sind auf
+wir nutzen jetzt
+jetzt nutzen wir
+wir verwenden jetzt
+umgestiegen auf
+ahora usamos
+usamos ahora
+nos pasamos a
+cambiamos a
+agora usamos
+mudamos para
+migramos para
+on est sur
+on utilise maintenant
+maintenant on utilise
+on est passé à
+ora usiamo
+adesso usiamo
+siamo passati a
+теперь используем
+мы перешли на
+перешли на
+geçtik
+kullanıyoruz
+现在用
+现在改用
+已经换成
+换成了
+に移行した
+に切り替えた
+今は
+로 바꿨
+으로 바꿨
+이제
+`)
