@@ -144,6 +144,11 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 			signals = append(signals, SignalExplicitCorrection)
 		}
 		return 0.65, signals
+	case len(u.calls) > 0 && !question && praiseBut(low) && directive && relevant(tl, u, tax):
+		// "nice speedup, but bookings is ~30M rows in prod ... always
+		// build indexes concurrently": praise of the work, then what is
+		// wrong with it and the rule, about what the agent just did.
+		return 0.65, append(signals, SignalExplicitCorrection)
 	case moderateRE.MatchString(headOf(text, 300)) && directive && len(u.calls) > 0 &&
 		!requestRE.MatchString(stripLead(text, true)) && relevant(tl, u, tax):
 		return 0.65, append(signals, SignalExplicitCorrection)
@@ -403,6 +408,19 @@ func removesNamed(tl *timeline, u *utterance, low string) bool {
 // and right margins, not top and bottom", "edit just env.ts, not the .env
 // file", "nur X, nicht Y", "仅改X，不影响Y".
 var onlyNotRE = textutil.Lazy(`(?i)^\s*(?:\pL+\s+)?(?:only|just)\s(?:[^.?!]|\.\S){1,60}?,?\s(?:not|don'?t|do not|leave)\b|^\s*nur\s(?:[^.?!]|\.\S){1,60}?\snicht\b|^\s*(?:seulement|uniquement)\s(?:[^.?!]|\.\S){1,60}?\s(?:pas|ne)\b|^\s*(?:solo|sólo|únicamente)\s(?:[^.?!]|\.\S){1,60}?\sno\b|^\s*только\s(?:[^.?!]|\.\S){1,60}?\sне\b|^\s*(?:仅|只)[^，,。！？]{1,20}[，,]\s*(?:不|别|不要)|だけ[^。]{0,20}(?:ないで|しないで)|만\s?[^.]{0,20}(?:말고|않)`)
+
+// praiseBut reports whether a message opens with praise of the work and
+// turns on a contrast in its first sentence ("nice speedup, but ...",
+// "super, aber ...", "不错，但是 ..."): what follows the "but" is what
+// is wrong with it.
+func praiseBut(low string) bool {
+	first := firstSentence(low)
+	if !lexicon.CueAck.AtStart(first) {
+		return false
+	}
+	i, _ := lexicon.CueContrast.Span(first)
+	return i > 0
+}
 
 // acknowledges reports whether the person approves of what was done
 // ("perfect, thanks") without turning to a complaint ("great, but ...").

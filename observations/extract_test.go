@@ -702,3 +702,35 @@ func TestPatchFilesFromJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestPraiseThenRule: praise of the work that turns on "but" to what is
+// wrong with it and the rule is a correction, in any language; praise
+// that turns to a further request is not.
+func TestPraiseThenRule(t *testing.T) {
+	write := `{"file_path":"db/migrate/0042_bookings_user.sql","content":"CREATE INDEX bookings_user_id ON bookings (user_id);"}`
+	for _, msg := range []string{
+		"nice speedup, but bookings is ~30M rows in prod and this locks the table. always build indexes concurrently.",
+		"super, aber bookings hat 30 Mio. Zeilen in prod und das sperrt die Tabelle. Indizes immer mit `CREATE INDEX CONCURRENTLY` anlegen.",
+	} {
+		s := newSession("p1").user("add an index on bookings.user_id").call("Write", write, "ok").
+			say("Added the migration.").user(msg).s
+		cs := ofType(Extract(s, nil, nil), TypeCorrection)
+		if len(cs) != 1 {
+			t.Errorf("%q: got %d corrections", msg, len(cs))
+			continue
+		}
+		if !strings.Contains(strings.ToLower(cs[0].Lesson), "concurrently") {
+			t.Errorf("%q: lesson %q", msg, cs[0].Lesson)
+		}
+	}
+	for _, msg := range []string{
+		"nice, but can you also add a test for it?",
+		"great, but let's also cover the cancellations table next.",
+	} {
+		s := newSession("p2").user("add an index on bookings.user_id").call("Write", write, "ok").
+			say("Added the migration.").user(msg).s
+		if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) > 0 {
+			t.Errorf("%q: false correction %q", msg, cs[0].Lesson)
+		}
+	}
+}
