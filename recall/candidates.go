@@ -119,6 +119,7 @@ func (e *Engine) cueCandidates(c *cue) ([]*candidate, error) {
 			}
 		}
 	}
+	known := func(path string) bool { _, ok := byPath[path]; return ok }
 	layers := []string{LayerObservations, LayerLibrary, LayerEpisodes}
 	if len(c.types) > 0 {
 		var types []string
@@ -138,7 +139,7 @@ func (e *Engine) cueCandidates(c *cue) ([]*candidate, error) {
 		add(hits, false)
 	}
 	if len(c.words) > 0 {
-		hits, err := e.Index.Search(Search{Words: c.words, Layers: layers, Limit: 60, Fields: StoredFields})
+		hits, err := e.Index.Search(Search{Words: c.words, Layers: layers, Limit: 60, Fields: StoredFields, Known: known})
 		if err != nil {
 			return nil, fmt.Errorf("recall: %w", err)
 		}
@@ -148,7 +149,7 @@ func (e *Engine) cueCandidates(c *cue) ([]*candidate, error) {
 		// A secret written into code is what a lesson about secrets is
 		// about, whatever command it was corrected on and whatever
 		// language it is in ("mai scritti come stringa in un file .ts").
-		hits, err := e.Index.Search(Search{Words: secretWords(), Layers: layers, Limit: 20, Fields: StoredFields})
+		hits, err := e.Index.Search(Search{Words: secretWords(), Layers: layers, Limit: 20, Fields: StoredFields, Known: known})
 		if err != nil {
 			return nil, fmt.Errorf("recall: %w", err)
 		}
@@ -157,7 +158,7 @@ func (e *Engine) cueCandidates(c *cue) ([]*candidate, error) {
 	if anchors := codeAnchors(c.written, c.command); len(anchors) > 0 {
 		// A lesson about code is found by its code, whatever language its
 		// words are in ("别用强制解包。`as!` 一律不要" for a Swift edit).
-		hits, err := e.Index.Search(Search{Anchors: anchors, Layers: layers, Limit: anchorCandidates, Fields: StoredFields})
+		hits, err := e.Index.Search(Search{Anchors: anchors, Layers: layers, Limit: anchorCandidates, Fields: StoredFields, Known: known})
 		if err != nil {
 			return nil, fmt.Errorf("recall: %w", err)
 		}
@@ -165,7 +166,7 @@ func (e *Engine) cueCandidates(c *cue) ([]*candidate, error) {
 	}
 	// Library notes with trigger phrases are few; they are cues too, even
 	// when the lexical score ranks them low.
-	hits, err := e.Index.Search(Search{Triggered: true, Layers: []string{LayerLibrary}, Limit: 200, Fields: StoredFields})
+	hits, err := e.Index.Search(Search{Triggered: true, Layers: []string{LayerLibrary}, Limit: 200, Fields: StoredFields, Known: known})
 	if err == nil {
 		add(hits, false)
 	}

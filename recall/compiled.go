@@ -45,7 +45,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT038"
+const compiledMagic = "KBACT039"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -243,6 +243,8 @@ type candRecord struct {
 	TrigPrograms []string `json:"tp,omitempty"`
 	// Asks: the person's words open by asking (observations.Asks).
 	Asks bool `json:"as,omitempty"`
+	// Secrets: the lesson is about secrets (candidate.aboutSecrets).
+	Secrets bool `json:"sc,omitempty"`
 	// SpecificTools: candidate.specificTools.
 	SpecificTools []string `json:"sp,omitempty"`
 	// MatchStems: candidate.matchStems.
@@ -286,6 +288,7 @@ type precomputed struct {
 	ownTypes             []string // ownTypes, from the same taxonomy
 	negated              bool     // candidate.negated
 	asks                 bool     // candidate.asks
+	secrets              bool     // candidate.aboutSecrets
 	trigPrograms         []string // candidate.triggerPrograms
 	specificTools        wordSet  // candidate.specificTools
 	matchStems           wordSet  // candidate.matchStems
@@ -330,6 +333,7 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 	r.SigsLesson = sigRecords(signatures(c.lesson))
 	r.Negated = c.negated()
 	r.Asks = observations.Asks(r.Said)
+	r.Secrets = secretsAbout(r.Said, c.lesson, c.trigger)
 	r.TrigPrograms = c.triggerPrograms()
 	r.SpecificTools = c.specificTools()
 	r.MatchStems = c.matchStems()
@@ -348,7 +352,7 @@ func candRecordOf(c *candidate, tax *observations.Taxonomy) candRecord {
 // Engine.relevant, candidate.load).
 func (r *candRecord) candidate(c *candidate, pre *precomputed, path, layer, typ, taxKey string) *candidate {
 	*pre = precomputed{said: r.Said, sigsSaid: signaturesOf(r.SigsSaid), sigsLesson: signaturesOf(r.SigsLesson),
-		taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes, negated: r.Negated, asks: r.Asks, trigPrograms: r.TrigPrograms,
+		taxKey: taxKey, trigTypes: r.TrigTypes, ownTypes: r.OwnTypes, negated: r.Negated, asks: r.Asks, secrets: r.Secrets, trigPrograms: r.TrigPrograms,
 		specificTools: r.SpecificTools, matchStems: r.MatchStems, lessonStems: r.LessonStems, ownStems: r.OwnStems, saidStems: r.SaidStems}
 	c.path, c.id, c.layer, c.typ, c.title, c.description = path, r.ID, layer, typ, r.Title, r.Description
 	c.status, c.types, c.phrases, c.text, c.lesson, c.trigger = r.Status, r.Types, r.Phrases, r.Text, r.Lesson, r.Trigger
@@ -1293,6 +1297,12 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 	c.mu.Unlock()
 	var arena []string // the records' lists, cut from a few allocations
 	for i, o := range order {
+		if s.Known != nil {
+			if path, _, _ := strings.Cut(c.key(c.doc(o.doc)), "\x00"); s.Known(path) {
+				hits = append(hits, Hit{Path: path, Score: o.score})
+				continue
+			}
+		}
 		h, err := c.hit(o.doc, &cands[i], &pres[i], s.Standing, &arena)
 		if err != nil {
 			return nil, err

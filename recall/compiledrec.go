@@ -38,6 +38,7 @@ func (r *candRecord) marshal() []byte {
 	e.Flag(r.Pasted)
 	e.Flag(r.Negated)
 	e.Flag(r.Asks)
+	e.Flag(r.Secrets)
 	for _, sigs := range [][]sigRecord{r.SigsSaid, r.SigsLesson} {
 		e.Uint(uint64(len(sigs)))
 		for _, g := range sigs {
@@ -88,6 +89,7 @@ func (r *candRecord) unmarshalIn(b []byte, s string, arena *[]string) error {
 	r.Pasted = d.Flag()
 	r.Negated = d.Flag()
 	r.Asks = d.Flag()
+	r.Secrets = d.Flag()
 	for _, p := range []*[]sigRecord{&r.SigsSaid, &r.SigsLesson} {
 		if n := d.Count(); n > 0 {
 			*p = make([]sigRecord, n)

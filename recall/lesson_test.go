@@ -156,6 +156,12 @@ func TestCallKind(t *testing.T) {
 		"hand-editing a generated file: Edit `api/gen/a.pb.go`": "edit",
 		"running `bin/rubocop -a app/models`":                   "shell",
 		"when asked to fix the build":                           "",
+		"writing: Write `db/migrate/1_add.rb`":                  "edit",
+		"MultiEdit `a.go`":                                      "edit",
+		"NotebookEdit `eda.ipynb`":                              "edit",
+		"apply_patch `*** Begin Patch`":                         "edit",
+		"after `make gen`, Edit `api/gen/a.pb.go`":              "edit",
+		"running `Edit` of a plain `Write up`":                  "shell",
 	} {
 		if got := callKind(trigger); got != want {
 			t.Errorf("callKind(%q) = %q, want %q", trigger, got, want)

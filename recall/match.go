@@ -160,18 +160,28 @@ func (cu *cue) incidental(c *candidate) bool {
 // callKind tells a trigger that quotes an edit ("Edit `path`") from one
 // that quotes a shell command; "" when it quotes neither.
 func callKind(trigger string) string {
-	for _, t := range []string{"Edit `", "Write `", "MultiEdit `", "NotebookEdit `", "apply_patch `"} {
-		if strings.Contains(trigger, t) {
-			return "edit"
-		}
+	i := strings.IndexByte(trigger, '`')
+	if i < 0 {
+		return ""
 	}
 	if strings.HasPrefix(trigger, "editing `") {
 		return "edit" // an untyped edit (observations' describeCall)
 	}
-	if strings.Contains(trigger, "`") {
-		return "shell"
+	// An edit tool's name before a quote ("Edit `a.go`", "MultiEdit `…`",
+	// "apply_patch `…`"), at any quote: one pass over the quotes, since
+	// matching runs this for every candidate of every hook call.
+	for i >= 0 {
+		pre := trigger[:i]
+		if strings.HasSuffix(pre, "Edit ") || strings.HasSuffix(pre, "Write ") || strings.HasSuffix(pre, "apply_patch ") {
+			return "edit"
+		}
+		j := strings.IndexByte(trigger[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
 	}
-	return ""
+	return "shell"
 }
 
 func typeDomain(t string) string { d, _, _ := strings.Cut(t, ":"); return d }
@@ -472,14 +482,24 @@ func (c *candidate) reject() {
 // the corrected call held one (its trigger was redacted) or the lesson's
 // first sentence prohibits one ("no secrets in appsettings").
 func (c *candidate) aboutSecrets() bool {
-	said := strings.ToLower(c.said)
+	if c.pre != nil {
+		return c.pre.secrets
+	}
+	return secretsAbout(c.said, c.lesson, c.trigger)
+}
+
+// secretsAbout is candidate.aboutSecrets of the person's words said (the
+// lesson when there are none) and the trigger; the activation index holds
+// it.
+func secretsAbout(said, lesson, trigger string) bool {
+	said = strings.ToLower(said)
 	if said == "" {
-		said = strings.ToLower(c.lesson)
+		said = strings.ToLower(lesson)
 	}
 	if !lexicon.CueSecret.In(said) {
 		return false
 	}
-	if strings.Contains(c.trigger, "[REDACTED") {
+	if strings.Contains(trigger, "[REDACTED") {
 		return true
 	}
 	// "not in serverless.yml, that file is in git. secrets go in SSM": the

@@ -56,6 +56,10 @@ type Search struct {
 	Limit    int
 	// Fields are the stored fields to return in Hit.Fields.
 	Fields []string
+	// Known, if set, names the paths the caller holds already: a Searcher
+	// may return their hits with only Path and Score (in their place and
+	// counted in Limit, as any other hit), and spare decoding them.
+	Known func(path string) bool
 }
 
 // Hit is one document a Searcher found, with the stored fields asked for.
