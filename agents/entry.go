@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // The hook entry point, cmd/kb-hook (ADR 0008): `kb hook AGENT` from the
@@ -51,13 +52,13 @@ func HookMain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	// collects garbage: the process ends within milliseconds.
 	debug.SetMemoryLimit(256 << 20)
 	debug.SetGCPercent(-1)
-	kbExe := findKB()
+	kbExe := sync.OnceValue(findKB)
 	kbIndex, kbDrain := kbExe, kbExe
 	if getenv("KB_HOOK_NO_INDEX") != "" {
-		kbIndex = ""
+		kbIndex = nil
 	}
 	if getenv("KB_HOOK_NO_DRAIN") != "" {
-		kbDrain = ""
+		kbDrain = nil
 	}
 	var h *HookKB
 	o := NewHookRun(agent, kbIndex, kbDrain)
@@ -71,7 +72,7 @@ func HookMain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	}
 	o.Answer = func(ctx context.Context, in *HookInput) (*HookOutput, string, error) {
 		if h.Config.Embeddings.Enabled || h.Config.Recall.Judge {
-			out, err := delegate(ctx, kbExe, h.Root, agent, in)
+			out, err := delegate(ctx, kbExe(), h.Root, agent, in)
 			return out, "", err
 		}
 		return h.Answer(ctx, agent, in)
@@ -81,16 +82,31 @@ func HookMain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 }
 
 // NewHookRun is a HookRun of agent with the hook's bounds, its log and
-// error kinds, and, when given, the kb executables it starts detached:
-// indexExe for a missing or stale index (StartIndexer), drainExe after a
-// session's end. The caller sets Open and Answer.
-func NewHookRun(agent, indexExe, drainExe string) HookRun {
+// error kinds, and, when given, what finds the kb executables it starts
+// detached: indexExe for a missing or stale index (StartIndexer),
+// drainExe after a session's end. The caller sets Open and Answer.
+func NewHookRun(agent string, indexExe, drainExe func() string) HookRun {
 	o := HookRun{Agent: agent, MaxInput: MaxHookInput, ReadTimeout: HookReadTimeout, Budget: HookBudget,
 		IndexExe: indexExe, DrainExe: drainExe, LogPath: HookLogPath, Kind: ErrorKind}
-	if indexExe != "" {
-		o.Reindex = func(root string) (bool, error) { return StartIndexer(indexExe, root) }
+	if indexExe != nil {
+		o.Reindex = func(root string) (bool, error) {
+			exe := indexExe()
+			if exe == "" {
+				return false, nil
+			}
+			return StartIndexer(exe, root)
+		}
 	}
 	return o
+}
+
+// Exe is a lookup of the executable path p for NewHookRun: nil when p is
+// "" (none to start).
+func Exe(p string) func() string {
+	if p == "" {
+		return nil
+	}
+	return func() string { return p }
 }
 
 // StartIndexer starts exe --kb root --quiet index --background, detached,

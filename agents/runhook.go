@@ -29,10 +29,12 @@ type HookRun struct {
 	// (IndexExe --kb ROOT --quiet index --background), and says whether it
 	// started one.
 	Reindex  func(root string) (started bool, err error)
-	IndexExe string
-	// DrainExe, if set, is started detached after a session end queued a
-	// transcript: DrainExe --kb ROOT --quiet extract --queue.
-	DrainExe string
+	IndexExe func() string
+	// DrainExe, if set and it names one, is started detached after a
+	// session end queued a transcript: DrainExe --kb ROOT --quiet extract
+	// --queue. Both are looked up only when needed: finding an executable
+	// costs system calls every other hook call would pay for nothing.
+	DrainExe func() string
 	LogPath  func(root string) string // the hook log of a KB
 	Kind     func(err error) string   // an error's kind in the log (error, locked, bad-input)
 }
@@ -78,7 +80,7 @@ func RunHook(ctx context.Context, r io.Reader, w io.Writer, o HookRun) error {
 		started, err := o.Reindex(root)
 		switch {
 		case err != nil:
-			o.log(root, in, fmt.Errorf("index %s; start %s index --background: %w", a.stale, o.IndexExe, err))
+			o.log(root, in, fmt.Errorf("index %s; start %s index --background: %w", a.stale, o.IndexExe(), err))
 		case started:
 			o.line(root, in, "index", "index "+a.stale+": started kb index --background")
 		}
@@ -87,9 +89,11 @@ func RunHook(ctx context.Context, r io.Reader, w io.Writer, o HookRun) error {
 		o.log(root, in, aerr)
 		return aerr
 	}
-	if d, ok := Lookup(o.Agent); ok && d.Ends(in.HookEventName) && in.TranscriptPath != "" && o.DrainExe != "" {
-		if err := StartDetached(root, nil, o.DrainExe, "--kb", root, "--quiet", "extract", "--queue"); err != nil {
-			o.log(root, in, fmt.Errorf("start %s extract --queue: %w", o.DrainExe, err))
+	if d, ok := Lookup(o.Agent); ok && d.Ends(in.HookEventName) && in.TranscriptPath != "" && o.DrainExe != nil {
+		if exe := o.DrainExe(); exe != "" {
+			if err := StartDetached(root, nil, exe, "--kb", root, "--quiet", "extract", "--queue"); err != nil {
+				o.log(root, in, fmt.Errorf("start %s extract --queue: %w", exe, err))
+			}
 		}
 	}
 	if a.out == nil {

@@ -137,7 +137,7 @@ var (
 // should exit 0 regardless.
 func RunHook(ctx context.Context, agent string, r io.Reader, w io.Writer, o HookRunOptions) error {
 	var k *KB
-	run := agents.NewHookRun(agent, o.IndexExe, o.DrainExe)
+	run := agents.NewHookRun(agent, agents.Exe(o.IndexExe), agents.Exe(o.DrainExe))
 	run.MaxInput, run.ReadTimeout, run.Budget = maxHookInput, hookReadTimeout, hookBudget
 	run.Open = func(cwd string) (string, error) {
 		dir := o.Find.Dir
