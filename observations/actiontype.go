@@ -136,6 +136,10 @@ type pathPattern struct {
 type requiredEntry struct {
 	src  string
 	reqs [][]string
+	// prefixes and lead are the pattern's anchors (anchorsOf), nil
+	// prefixes for none.
+	prefixes []string
+	lead     int
 }
 
 type contentPattern struct {
@@ -147,6 +151,7 @@ type contentPattern struct {
 	// is not matched, and the pattern not compiled.
 	reqs [][]string
 	fn   func(string) bool // a built-in rule's code, instead of re
+	anch *anchors          // where a match may start (matchAround); nil with fn
 }
 
 type wordPattern struct {
@@ -293,12 +298,14 @@ func (t *Taxonomy) add(r Rule, check bool, builtin []requiredEntry) error {
 			}
 		}
 		var reqs [][]string
+		anch := &anchors{src: c}
 		if builtin != nil && builtin[i].src == c {
 			reqs = builtin[i].reqs
+			anch.prefixes, anch.lead, anch.known = builtin[i].prefixes, builtin[i].lead, true
 		} else {
 			reqs = textutil.RequiredLiterals(c) // a rule of kb.yaml, or a stale required_builtin.go
 		}
-		t.content = append(t.content, contentPattern{typ: r.Type, re: textutil.Lazy(c), reqs: reqs})
+		t.content = append(t.content, contentPattern{typ: r.Type, re: textutil.Lazy(c), reqs: reqs, anch: anch})
 	}
 	for _, w := range r.Words {
 		if check {

@@ -54,6 +54,40 @@ func RequiredLiterals(src string) [][]string {
 	return out
 }
 
+// PrefixLiterals are strings, in lower case, one of which every match of
+// the regular expression src starts with (zero-width assertions such as
+// \b aside); nil when no such set is known. A match is then found by
+// trying the expression, anchored, where one of them stands in the
+// content in lower case (observations.matchAround), instead of running it
+// over every byte.
+func PrefixLiterals(src string) []string {
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	info := analyze(re.Simplify())
+	if len(info.prefix) == 0 || slices.Contains(info.prefix, "") {
+		return nil
+	}
+	out := make([]string, len(info.prefix))
+	for i, l := range info.prefix {
+		out[i] = strings.ToLower(strings.TrimPrefix(l, foldMark))
+	}
+	return minimalPrefixes(dedup(out))
+}
+
+// minimalPrefixes drops a prefix another one of lits starts with: where
+// "execute" stands, "exec" does too.
+func minimalPrefixes(lits []string) []string {
+	var out []string
+	for _, l := range lits {
+		if !slices.ContainsFunc(lits, func(o string) bool { return o != l && strings.HasPrefix(l, o) }) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // foldMark starts a literal, during the analysis, that matches in either
 // case (in lower case after it): joined to another, the two are in
 // lower case ("(?i)drop" and "Table"), while two case-sensitive ones keep
