@@ -40,7 +40,7 @@ type anchors struct {
 	// re is the expression anchored at the start of a text, ctx the same
 	// after one character (the one before the start, which a \b reads);
 	// each compiled when first needed.
-	re, ctx textutil.LazyRE
+	re, ctx *textutil.LazyRE
 }
 
 // get returns a with its prefixes set (none when no set of them is
@@ -50,8 +50,8 @@ func (a *anchors) get() *anchors {
 		if !a.known {
 			a.prefixes, a.lead = anchorsOf(a.src)
 		}
-		a.re = *textutil.Lazy(`^(?:` + a.src + `)`)
-		a.ctx = *textutil.Lazy(`^(?s:.)(?:` + a.src + `)`)
+		a.re = textutil.Lazy(`^(?:` + a.src + `)`)
+		a.ctx = textutil.Lazy(`^(?s:.)(?:` + a.src + `)`)
 	})
 	return a
 }
