@@ -72,3 +72,38 @@ func TestProposalKorean(t *testing.T) {
 		}
 	}
 }
+
+// The person proposes another way than the agent's in French, Spanish,
+// Portuguese and Italian: "on pourrait plutôt utiliser X", "usemos X",
+// "poderíamos usar X", "possiamo usare X".
+func TestProposalRomance(t *testing.T) {
+	run := func(reply string) []*Observation {
+		s := (&ccFixture{}).user("add a date filter to the dashboard").
+			call("toolu_1", "Edit", `{"file_path":"/repo/web/Dashboard.jsx","old_string":"a","new_string":"<input type=\"date\"/>"}`).result("toolu_1", "ok").
+			say("I added a plain date input.").user(reply).say("OK.").session(t)
+		var out []*Observation
+		for _, d := range ofType(Extract(s, nil, nil), TypeDecision) {
+			if d.Description == "Decision for another way than the agent's" {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	for _, reply := range []string{
+		"on pourrait plutôt utiliser le DatePicker de components/ui, il gère déjà les plages",
+		"utilisons le composant Calendar de shadcn à la place",
+		"mejor usemos el DatePicker de components/ui",
+		"podríamos reutilizar el componente Calendar que ya tenemos",
+		"poderíamos usar o DatePicker de components/ui",
+		"possiamo usare il DatePicker di components/ui",
+	} {
+		if ds := run(reply); len(ds) != 1 {
+			t.Errorf("%q: %d decisions", reply, len(ds))
+		}
+	}
+	for _, reply := range []string{"parfait, merci", "ahora ejecuta los tests", "va bene così", "obrigado, está ótimo"} {
+		if ds := run(reply); len(ds) != 0 {
+			t.Errorf("%q became a decision: %q", reply, ds[0].Chosen)
+		}
+	}
+}
