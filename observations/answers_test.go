@@ -46,16 +46,7 @@ func TestAnswersToNumberedQuestions(t *testing.T) {
 // 사용하면 될 것 같다", "X로 선택하면 되잖아", "X로 바꾸자".
 func TestProposalKorean(t *testing.T) {
 	run := func(reply string) []*Observation {
-		s := (&ccFixture{}).user("대시보드에 보기 선택 컨트롤을 추가해줘").
-			call("toolu_1", "Edit", `{"file_path":"/repo/web/Dashboard.jsx","old_string":"a","new_string":"<RadioGroup/>"}`).result("toolu_1", "ok").
-			say("라디오 버튼으로 보기 선택을 추가했습니다.").user(reply).say("알겠습니다.").session(t)
-		var out []*Observation
-		for _, d := range ofType(Extract(s, nil, nil), TypeDecision) {
-			if d.Description == "Decision for another way than the agent's" {
-				out = append(out, d)
-			}
-		}
-		return out
+		return otherWays(t, "대시보드에 보기 선택 컨트롤을 추가해줘", "<RadioGroup/>", "라디오 버튼으로 보기 선택을 추가했습니다.", reply)
 	}
 	for _, reply := range []string{
 		"지표는 두 개뿐이니까 체크박스로 선택하면 될 것 같다",
@@ -78,16 +69,7 @@ func TestProposalKorean(t *testing.T) {
 // "poderíamos usar X", "possiamo usare X".
 func TestProposalRomance(t *testing.T) {
 	run := func(reply string) []*Observation {
-		s := (&ccFixture{}).user("add a date filter to the dashboard").
-			call("toolu_1", "Edit", `{"file_path":"/repo/web/Dashboard.jsx","old_string":"a","new_string":"<input type=\"date\"/>"}`).result("toolu_1", "ok").
-			say("I added a plain date input.").user(reply).say("OK.").session(t)
-		var out []*Observation
-		for _, d := range ofType(Extract(s, nil, nil), TypeDecision) {
-			if d.Description == "Decision for another way than the agent's" {
-				out = append(out, d)
-			}
-		}
-		return out
+		return otherWays(t, "add a date filter to the dashboard", `<input type=\"date\"/>`, "I added a plain date input.", reply)
 	}
 	for _, reply := range []string{
 		"on pourrait plutôt utiliser le DatePicker de components/ui, il gère déjà les plages",
@@ -106,4 +88,21 @@ func TestProposalRomance(t *testing.T) {
 			t.Errorf("%q became a decision: %q", reply, ds[0].Chosen)
 		}
 	}
+}
+
+// otherWays are the decisions for another way than the agent's that the
+// person's reply makes in a session where the person asked for ask, and
+// the agent wrote wrote into Dashboard.jsx and said said.
+func otherWays(t *testing.T, ask, wrote, said, reply string) []*Observation {
+	t.Helper()
+	s := (&ccFixture{}).user(ask).
+		call("toolu_1", "Edit", `{"file_path":"/repo/web/Dashboard.jsx","old_string":"a","new_string":"`+wrote+`"}`).result("toolu_1", "ok").
+		say(said).user(reply).say("OK.").session(t)
+	var out []*Observation
+	for _, d := range ofType(Extract(s, nil, nil), TypeDecision) {
+		if d.Description == "Decision for another way than the agent's" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
