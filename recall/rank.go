@@ -109,16 +109,16 @@ func outOfScope(c *candidate, q Query, cfg *Config, high map[string]bool, tax *o
 // are best first.
 func foldRepeated(items []Item) []Item {
 	out := items[:0]
+	var kept []string // the texts of out, in lower case, each lowered once
 	for _, it := range items {
 		key := strings.ToLower(strings.TrimRight(strings.TrimSpace(it.Lesson), ".!…"))
 		if len(key) > 60 {
 			key = key[:60]
 		}
-		repeated := len(key) >= 20 && slices.ContainsFunc(out, func(k Item) bool {
-			return strings.Contains(strings.ToLower(k.Text), key)
-		})
+		repeated := len(key) >= 20 && slices.ContainsFunc(kept, func(k string) bool { return strings.Contains(k, key) })
 		if !repeated {
 			out = append(out, it)
+			kept = append(kept, strings.ToLower(it.Text))
 		}
 	}
 	return out
