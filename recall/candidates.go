@@ -37,6 +37,7 @@ type candidate struct {
 	phraseHit  string
 	fileHit    string // a file both the cue and the candidate name
 	cmdHit     string // the refused command, run again (sameCommand)
+	place      uint8  // commandPlace, once worked out: 1 done, |2 named, |4 inside
 	overlap    []string
 	relevance  float64
 	lexicalHit bool
@@ -155,7 +156,7 @@ func (e *Engine) cueCandidates(c *cue) ([]*candidate, error) {
 		}
 		add(hits, false)
 	}
-	if anchors := codeAnchors(c.written, c.command); len(anchors) > 0 {
+	if anchors := codeAnchors(c.written, c.command, c.cmdKeys); len(anchors) > 0 {
 		// A lesson about code is found by its code, whatever language its
 		// words are in ("别用强制解包。`as!` 一律不要" for a Swift edit).
 		hits, err := e.Index.Search(Search{Anchors: anchors, Layers: layers, Limit: anchorCandidates, Fields: StoredFields, Known: known})

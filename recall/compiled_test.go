@@ -692,7 +692,7 @@ func TestCompiledAnchors(t *testing.T) {
 		"let data = try! JSONDecoder().decode": {"observations/corrections/unwrap.md"},
 		"guard let coupon = note.object":       nil, // advised, not prohibited: no anchor
 	} {
-		hits, err := c.Search(Search{Anchors: codeAnchors(code, "")})
+		hits, err := c.Search(Search{Anchors: codeAnchors(code, "", nil)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1045,13 +1045,14 @@ func (r *candRecord) anchors() []string {
 	return out
 }
 
-// codeAnchors are the identifier runs of the code an edit writes and of
-// the command a call runs, lower case, each once: the anchors a lesson
-// about that code is filed under.
-func codeAnchors(written, command string) []string {
+// codeAnchors are the anchors of the command's keys (commandKeys, which
+// the cue holds already) and the identifier runs of the code an edit
+// writes and of the command a call runs, lower case, each once: the
+// anchors a lesson about that code or command is filed under.
+func codeAnchors(written, command string, keys []string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, k := range commandKeys(command) {
+	for _, k := range keys {
 		if a := commandAnchor(k); !seen[a] {
 			seen[a] = true
 			out = append(out, a)

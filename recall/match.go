@@ -855,6 +855,21 @@ func (cu *cue) insideCommandPlace(c *candidate) bool {
 // them is in a directory the person's words name and the refused command
 // touched (inside).
 func (cu *cue) commandPlace(c *candidate) (named, inside bool) {
+	if c.place == 0 {
+		named, inside = cu.findCommandPlace(c)
+		c.place = 1
+		if named {
+			c.place |= 2
+		}
+		if inside {
+			c.place |= 4
+		}
+	}
+	return c.place&2 != 0, c.place&4 != 0
+}
+
+// findCommandPlace is commandPlace, worked out.
+func (cu *cue) findCommandPlace(c *candidate) (named, inside bool) {
 	if cu.command == "" || callKind(c.trigger) != "shell" {
 		return false, false
 	}
@@ -2524,7 +2539,7 @@ func (c *candidate) prohibitsCode() bool {
 // toolFamilies are the tools that stand in for one another: a lesson that
 // names one of them ("managed with uv", "no npm/npx/yarn in here") is about
 // a call of any of them, and not about a call of another ecosystem's.
-var toolFamilies = [][]string{
+var toolFamilies = slices.Concat([][]string{
 	{"node", "npm", "npx", "pnpm", "yarn", "bun", "deno", "corepack"},
 	{"python", "python3", "pip", "pip3", "uv", "uvx", "poetry", "pipenv", "pytest", "conda", "pipx"},
 	{"go", "gofmt"},
@@ -2537,11 +2552,11 @@ var toolFamilies = [][]string{
 	{"php", "composer", "artisan", "phpunit", "pest"},
 	{"dart", "flutter"},
 	{"swift", "xcodebuild"},
-}
+}, toolAliases) // a tool under another of its names is of its family too
 
 // toolAliases are one tool under its other names (an alias, a fork, a
-// wrapper), the first the name commandKeys knows it by. They are tool
-// families too.
+// wrapper), the first the name commandKeys knows it by. toolFamilies
+// holds them too.
 var toolAliases = [][]string{
 	{"serverless", "sls", "osls"},
 	{"flyctl", "fly"},
@@ -2556,8 +2571,6 @@ var toolAliases = [][]string{
 	{"kafka-topics", "kafka-topics.sh"},
 	{"gh", "hub"},
 }
-
-func init() { toolFamilies = append(toolFamilies, toolAliases...) }
 
 func toolFamily(p string) []string {
 	for _, f := range toolFamilies {

@@ -125,10 +125,8 @@ func commandAnchor(key string) string {
 // none does.
 func sameCommand(refused, proposed []string) string {
 	for _, r := range refused {
-		for _, p := range proposed {
-			if p == r || strings.HasPrefix(p, r+" ") {
-				return r
-			}
+		if samePath(r, proposed) {
+			return r
 		}
 	}
 	return ""
