@@ -635,13 +635,16 @@ func (t *Taxonomy) text(h hits, s string) {
 func (t *Taxonomy) stems(s string) []string {
 	ws := words(s)
 	out := make([]string, len(ws))
-	var names map[string]bool
-	if t != nil {
-		names = t.knownNames()
-	}
+	var names map[string]bool // the command names, looked up only for a stem that is not its word
 	for i, w := range ws {
 		out[i] = stem(w)
-		if out[i] != w && names[out[i]] && anotherWord(w, out[i]) {
+		if out[i] == w || t == nil || !anotherWord(w, out[i]) {
+			continue
+		}
+		if names == nil {
+			names = t.knownNames()
+		}
+		if names[out[i]] {
 			out[i] += "~"
 		}
 	}
