@@ -59,48 +59,30 @@ func (a *anchors) get() *anchors {
 // anchorsOf are the prefixes of the matches of src and how many bytes
 // after a match's start they may stand; nil when none are known, or they
 // are too short to be worth finding, or src asserts the end of the text.
+// src is parsed once.
 func anchorsOf(src string) ([]string, int) {
-	ps, lead := textutil.PrefixLiterals(src), 0
-	if ps == nil {
-		ps, lead = leadPrefixes(src)
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil || endsText(re) {
+		return nil, 0
 	}
-	if ps == nil || slices.ContainsFunc(ps, func(p string) bool { return len(p) < 3 }) || endsText(src) {
+	re = re.Simplify()
+	ps, lead := textutil.PrefixLiteralsOf(re), 0
+	if ps == nil && re.Op == syntax.OpConcat && len(re.Sub) >= 2 && oneByteAtMost(re.Sub[0]) {
+		// The first part matches at most one ASCII byte ((?:\b|[_-]),
+		// [a-z0-9]): the prefixes of the rest stand at most one byte
+		// after a match's start.
+		ps, lead = textutil.PrefixLiteralsOf(&syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: re.Sub[1:]}), 1
+	}
+	if ps == nil || slices.ContainsFunc(ps, func(p string) bool { return len(p) < 3 }) {
 		return nil, 0
 	}
 	return ps, lead
 }
 
-// leadPrefixes is PrefixLiterals of src after its first part, when that
-// part matches at most one ASCII byte ((?:\b|[_-]), [a-z0-9]): the
-// prefixes then stand at most one byte after a match's start.
-func leadPrefixes(src string) ([]string, int) {
-	re, err := syntax.Parse(src, syntax.Perl)
-	if err != nil {
-		return nil, 0
-	}
-	re = re.Simplify()
-	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || !oneByteAtMost(re.Sub[0]) {
-		return nil, 0
-	}
-	rest := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: re.Sub[1:]}
-	if ps := textutil.PrefixLiterals(rest.String()); ps != nil {
-		return ps, 1
-	}
-	return nil, 0
-}
-
-// endsText reports whether src asserts the end of the text (\z, or $
+// endsText reports whether re asserts the end of the text (\z, or $
 // without (?m)), which a match in a part of the text would hold wrongly.
-func endsText(src string) bool {
-	re, err := syntax.Parse(src, syntax.Perl)
-	if err != nil {
-		return true
-	}
-	var walk func(*syntax.Regexp) bool
-	walk = func(re *syntax.Regexp) bool {
-		return re.Op == syntax.OpEndText || slices.ContainsFunc(re.Sub, walk)
-	}
-	return walk(re)
+func endsText(re *syntax.Regexp) bool {
+	return re.Op == syntax.OpEndText || slices.ContainsFunc(re.Sub, endsText)
 }
 
 // oneByteAtMost reports whether every match of re is at most one ASCII

@@ -65,7 +65,13 @@ func PrefixLiterals(src string) []string {
 	if err != nil {
 		return nil
 	}
-	info := analyze(re.Simplify())
+	return PrefixLiteralsOf(re.Simplify())
+}
+
+// PrefixLiteralsOf is PrefixLiterals of an expression parsed (with
+// syntax.Perl) and simplified.
+func PrefixLiteralsOf(re *syntax.Regexp) []string {
+	info := analyze(re)
 	if len(info.prefix) == 0 || slices.Contains(info.prefix, "") {
 		return nil
 	}
