@@ -115,6 +115,12 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		return 0.65, signals
 	case strong && directive:
 		return 0.8, signals
+	case asksOtherLanguage(tl, u):
+		// "หยุดตอบภาษาอังกฤษ! ... ตอบภาษาไทย" after an English reply,
+		// "türkçe sorar mısın" after questions in English: the agent spoke
+		// another language than the one the person works in, whatever
+		// words and language they asked in, and as a question too.
+		return 0.7, append(signals, SignalExplicitCorrection)
 	case hadAction && !question && !ack && lexicon.CueNextTime.In(headOf(low, 300)) && (directive || n <= 60) &&
 		(lexicon.CueReferent.In(low) || echoes(tl, u) || relevant(tl, u, tax)):
 		// "la prochaine fois que tu fais ce résumé, ...", "以后所有的提交都…":
