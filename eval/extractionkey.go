@@ -107,7 +107,9 @@ var ReservedRepos = []string{"bradymholt/dotfiles", "4thehalibit/omarchy-backup"
 // Portuguese, Chinese, Italian, Polish, Japanese, written 2026-12-07 the
 // same way and held out whole, like keys14) the next ten; keys20 (8
 // Claude Code, Codex and aider sessions of 7 owners, Chinese, Japanese,
-// Turkish, Thai, English, written 2026-12-07 the same way) the last four.
+// Turkish, Thai, English, written 2026-12-07 the same way) the next four;
+// keys21 (6 Claude Code, Codex and aider sessions of 6 owners, English,
+// Russian, Indonesian, written 2026-12-07 the same way) the last three.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
@@ -126,7 +128,8 @@ var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfas
 	"213MD", "h-morishita-esol", "natori-hrj", "sabelosimelane",
 	"alexhkurz", "antoniopresto", "chasekb", "gxm11", "marcinjucha", "mikeswain", "nileshteji", "Roberdan",
 	"soichiro-nitta", "Tmeister",
-	"aryaniyaps", "dreyer-thomas", "mlevison", "taturou"}
+	"aryaniyaps", "dreyer-thomas", "mlevison", "taturou",
+	"Arjo67-tech", "ginn1111", "melansamudra"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
