@@ -16,6 +16,7 @@ import (
 
 // choiceQuestion is one question of an AskUserQuestion call.
 type choiceQuestion struct {
+	ID       string `json:"id"` // Codex's request_user_input answers by id
 	Question string `json:"question"`
 	Header   string `json:"header"`
 	Options  []struct {
@@ -26,7 +27,7 @@ type choiceQuestion struct {
 
 // askTools are the tools whose result is the person's pick among the
 // options of their input.
-var askTools = map[string]bool{"AskUserQuestion": true, "ask_user_question": true, "ask_user": true}
+var askTools = map[string]bool{"AskUserQuestion": true, "ask_user_question": true, "ask_user": true, "request_user_input": true}
 
 // answeredRE reads one answer of the harness's text: "Question"="Answer".
 var answeredRE = textutil.Lazy(`"((?:[^"\\]|\\.)+)"\s*=\s*"((?:[^"\\]|\\.)*)"`)
@@ -54,21 +55,40 @@ func (e *decisionExtractor) uiChoices(tl *timeline) []*Observation {
 		answers := choiceAnswers(&recs[res])
 		for _, q := range in.Questions {
 			ans := strings.TrimSpace(answers[q.Question])
+			if ans == "" && q.ID != "" {
+				ans = strings.TrimSpace(answers[q.ID])
+			}
 			if ans == "" || len(q.Options) < 2 {
 				continue
 			}
+			// An answer may hold several lines: the picked label and the
+			// person's note (Codex: "user_note: ...").
 			var alts []Alternative
 			chosen := ""
-			for _, o := range q.Options {
-				alts = append(alts, Alternative{Name: o.Label, Reasoning: shorten(o.Description, 160)})
-				if strings.EqualFold(strings.TrimSpace(o.Label), ans) {
-					chosen = o.Label
+			var notes []string
+			for _, part := range strings.Split(ans, "\n") {
+				part = strings.TrimSpace(part)
+				picked := false
+				for _, o := range q.Options {
+					if chosen == "" && strings.EqualFold(strings.TrimSpace(o.Label), part) {
+						chosen, picked = o.Label, true
+					}
+				}
+				if note := strings.TrimSpace(strings.TrimPrefix(part, "user_note:")); !picked && note != "" {
+					notes = append(notes, note)
 				}
 			}
+			for _, o := range q.Options {
+				alts = append(alts, Alternative{Name: o.Label, Reasoning: shorten(o.Description, 160)})
+			}
 			if chosen == "" {
-				chosen = ans // the person's own answer ("Other")
+				chosen = strings.Join(notes, "; ") // the person's own answer ("Other")
+				notes = nil
 			}
 			reasons := []string{}
+			for _, n := range notes {
+				reasons = append(reasons, shorten(n, 200))
+			}
 			for _, a := range alts {
 				if a.Name == chosen && a.Reasoning != "" {
 					reasons = append(reasons, a.Reasoning)
@@ -120,6 +140,19 @@ func choiceAnswers(r *traces.Record) map[string]string {
 	text := r.Output
 	if text == "" {
 		text = r.Text
+	}
+	// Codex's request_user_input: {"answers":{"<question id>":{"answers":
+	// ["<label>", "user_note: ..."]}}}.
+	var cx struct {
+		Answers map[string]struct {
+			Answers []string `json:"answers"`
+		} `json:"answers"`
+	}
+	if strings.HasPrefix(strings.TrimSpace(text), "{") && json.Unmarshal([]byte(text), &cx) == nil && len(cx.Answers) > 0 {
+		for id, a := range cx.Answers {
+			out[id] = strings.Join(a.Answers, "\n")
+		}
+		return out
 	}
 	for _, m := range answeredRE.FindAllStringSubmatch(text, -1) {
 		out[unescapeQuoted(m[1])] = unescapeQuoted(m[2])

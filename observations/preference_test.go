@@ -185,6 +185,37 @@ func TestDecisionFromChoiceUI(t *testing.T) {
 	}
 }
 
+// TestDecisionFromCodexChoice: Codex's request_user_input (plan mode's
+// questions) answers by question id, a label and the person's note; the
+// output is the person's pick.
+func TestDecisionFromCodexChoice(t *testing.T) {
+	args, _ := json.Marshal(map[string]any{"questions": []map[string]any{{"id": "backend", "header": "Backend", "question": "Which inference backend?",
+		"options": []map[string]any{{"label": "vLLM client (Recommended)", "description": "calls the external server"}, {"label": "Transformers local", "description": "loads the model itself"}}}}})
+	out, _ := json.Marshal(map[string]any{"answers": map[string]any{"backend": map[string]any{"answers": []string{"Transformers local", "user_note: the GPU box has no vLLM"}}}})
+	line := func(typ string, pl map[string]any) string {
+		b, _ := json.Marshal(map[string]any{"timestamp": "2026-05-07T15:41:27.551Z", "type": typ, "payload": pl})
+		return string(b) + "\n"
+	}
+	rollout := line("session_meta", map[string]any{"id": "cx1", "cwd": "/w/app"}) +
+		line("response_item", map[string]any{"type": "function_call", "name": "request_user_input", "call_id": "c1", "arguments": string(args)}) +
+		line("response_item", map[string]any{"type": "function_call_output", "call_id": "c1", "output": string(out)})
+	s := parseWith(t, traces.NewCodex(), "cx1", rollout)
+	var picked *traces.Record
+	for i := range s.Records {
+		if s.Records[i].Kind == traces.KindToolResult {
+			picked = &s.Records[i]
+		}
+	}
+	if picked == nil || picked.Who() != traces.AuthorPersonChoice {
+		t.Fatalf("the answer's author: %+v", picked)
+	}
+	decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision)
+	if len(decs) != 1 || decs[0].Chosen != "Transformers local" || len(decs[0].Alternatives) != 2 ||
+		len(decs[0].Reasons) == 0 || !strings.Contains(decs[0].Reasons[0], "no vLLM") {
+		t.Fatalf("decisions = %+v", decs)
+	}
+}
+
 // TestContradicts: a later statement of the opposite stance on the same
 // topic contradicts, in any language; an unrelated one, or the same stance,
 // does not; a decision picking another of the same options does.

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,15 +51,19 @@ type cxState struct {
 	branch   string
 	model    string
 	lastUser string // hash of the last user text emitted from a response_item
+	// asks are the call ids of the request_user_input calls whose output
+	// has not been read yet (space-separated, the last few): that output
+	// is the person's pick in Codex's choice prompt.
+	asks string
 }
 
 func (s *cxState) load(m map[string]string) {
-	s.session, s.cwd, s.branch, s.model, s.lastUser = m["session"], m["cwd"], m["branch"], m["model"], m["last_user"]
+	s.session, s.cwd, s.branch, s.model, s.lastUser, s.asks = m["session"], m["cwd"], m["branch"], m["model"], m["last_user"], m["asks"]
 }
 
 func (s *cxState) stateMap() map[string]string {
 	m := map[string]string{}
-	for k, v := range map[string]string{"session": s.session, "cwd": s.cwd, "branch": s.branch, "model": s.model, "last_user": s.lastUser} {
+	for k, v := range map[string]string{"session": s.session, "cwd": s.cwd, "branch": s.branch, "model": s.model, "last_user": s.lastUser, "asks": s.asks} {
 		if v != "" {
 			m[k] = v
 		}
@@ -68,6 +73,11 @@ func (s *cxState) stateMap() map[string]string {
 	}
 	return m
 }
+
+// cxChoiceTools are Codex's tools whose output is the person's pick among
+// options: request_user_input (plan mode's questions; codex-rs
+// protocol/src/request_user_input.rs).
+var cxChoiceTools = map[string]bool{"request_user_input": true}
 
 // cxPending is a response_item user message waiting for its event_msg twin.
 type cxPending struct {
@@ -345,6 +355,10 @@ func (s *cxState) responseItem(pl object, base Record, pairable bool) cxConverte
 			rec.Input = args
 		}
 		extra = pl.without("type", "name", "call_id", "arguments")
+		if cxChoiceTools[rec.Tool] && rec.CallID != "" {
+			f := append(strings.Fields(s.asks), rec.CallID)
+			s.asks = strings.Join(f[max(0, len(f)-8):], " ")
+		}
 	case "custom_tool_call":
 		rec.Role, rec.Kind = RoleAssistant, KindToolCall
 		rec.Tool, rec.CallID = pl.str("name"), pl.str("call_id")
@@ -379,6 +393,12 @@ func (s *cxState) responseItem(pl object, base Record, pairable bool) cxConverte
 		}
 		extra = pl.without("type", "call_id", "output")
 		rec.Extra = addExtra(rec.Extra, "output_meta", meta)
+		if f := strings.Fields(s.asks); rec.CallID != "" && slices.Contains(f, rec.CallID) {
+			s.asks = strings.Join(slices.DeleteFunc(f, func(id string) bool { return id == rec.CallID }), " ")
+			if !rec.IsError {
+				rec.Author = AuthorPersonChoice
+			}
+		}
 	default:
 		rec.Role, rec.Kind = RoleSystem, KindMeta
 		extra = pl.without()

@@ -48,7 +48,7 @@ const (
 // role, kind and marks (DeriveAuthor).
 const (
 	AuthorPerson       = "person"        // typed by the person: a prompt, a refusal's reason, a slash command line
-	AuthorPersonChoice = "person-choice" // the person's answer through a UI choice: AskUserQuestion, a permission prompt, a confirm prompt
+	AuthorPersonChoice = "person-choice" // the person's answer through a UI choice: AskUserQuestion, Codex's request_user_input, a permission prompt, a confirm prompt
 	AuthorHarness      = "harness"       // injected by the agent harness: system reminders, notifications, environment context, AGENTS.md, hook output, compaction summaries, caveats, interrupt markers
 	AuthorTemplate     = "template"      // an expanded prompt template: slash command or prompt file body, a turn shaped or recurring like one
 	AuthorModel        = "model"         // a model: the agent's replies and reasoning, its tool calls, a sub-agent's prompt, a second model's hand-off (aider architect -> editor)
