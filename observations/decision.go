@@ -113,7 +113,7 @@ func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
 
 var (
 	// bareLabelRE is a reply that is only an option's label.
-	bareLabelRE = textutil.Lazy(`(?i)^(?:option\s+|approach\s+|variante\s+|opción\s+|вариант\s+)?([1-8a-d])[).:]?\s*(?:please|pls|bitte|por favor|пожалуйста)?[.!]?$`)
+	bareLabelRE = textutil.Lazy(`(?i)^(?:option\s+|approach\s+|variante\s+|opción\s+|вариант\s+)?([1-8a-h])[).:]?\s*(?:please|pls|bitte|por favor|пожалуйста)?[.!]?$`)
 	// optionWordRE is an option named by a word and a label in another
 	// language: "Variante B", "opción 2", "вариант 2", "方案二", "选项2",
 	// "案2", "옵션 2", "2번".
@@ -213,6 +213,67 @@ func foldWidth(s string) string {
 	}, s)
 }
 
+// labelLetters reads a reply that is only a label typed on another
+// keyboard layout as the Latin label it looks like: "С" (Cyrillic es)
+// after options A-E is option C. Longer replies are left as they are.
+func labelLetters(s string) string {
+	t := strings.TrimSpace(s)
+	if utf8.RuneCountInString(t) > 3 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if l, ok := latinLookalike[r]; ok {
+			return l
+		}
+		return r
+	}, t)
+}
+
+// latinLookalike maps Cyrillic and Greek letters to the Latin label
+// letters they look like.
+var latinLookalike = map[rune]rune{'А': 'A', 'В': 'B', 'С': 'C', 'Е': 'E', 'Н': 'H', 'а': 'a', 'в': 'b', 'с': 'c', 'е': 'e',
+	'Α': 'A', 'Β': 'B', 'Ε': 'E', 'Η': 'H', 'α': 'a', 'β': 'b'}
+
+// letterLineRE is an option on its own line under a letter label, bold or
+// not: "**a)** a faster UI layer, or", "**D. Split the display.** ...",
+// "(b) keep both", "- C: the queue".
+var letterLineRE = textutil.Lazy(`(?m)^[ \t]*(?:[-*•][ \t]+)?(\*\*)?\(?([A-Ha-h])[.):](\*\*)?[ \t]+(.+?)[ \t]*$`)
+
+// letteredOptions are the options of txt under letter labels in order
+// from a (letterLineRE), two to eight: each named by its bold part when
+// the label opens one, else by its line, "or" and a question mark left
+// off; what follows the bold part is its reasoning.
+func letteredOptions(txt string) [][]string {
+	var out [][]string
+	for _, m := range letterLineRE.FindAllStringSubmatch(txt, 12) {
+		if int(unicode.ToLower(rune(m[2][0]))-'a') != len(out) {
+			if len(out) >= 2 {
+				break
+			}
+			out = nil
+			if unicode.ToLower(rune(m[2][0])) != 'a' {
+				continue
+			}
+		}
+		name, why := m[4], ""
+		if m[1] != "" && m[3] == "" {
+			// "**D. Split the display.** `offScale` on its own line":
+			// the bold part names it.
+			if i := strings.Index(name, "**"); i > 0 {
+				name, why = name[:i], name[i+2:]
+			}
+		}
+		name = strings.ReplaceAll(name, "**", "")
+		name = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(name), "?,;:. "))
+		name = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(name, " or"), ","))
+		out = append(out, []string{m[0], name, strings.TrimSpace(why)})
+	}
+	if len(out) < 2 || len(out) > 8 {
+		return nil
+	}
+	return out
+}
+
 // likeChoiceRE is the person liking one of the options before them: "I
 // like option 2", "I prefer the flag approach", "I'm leaning towards X".
 var likeChoiceRE = textutil.Lazy(`(?i)\bi (?:really |also |actually )?(?:like|prefer)\s+((?:the\s+)?(?:option|approach|variant|alternative|choice)\s*#?\s*(?:[0-9]+|[a-d])\b[^.,!;?\n]{0,60})|\bi'?m leaning (?:towards?|to)\s+([^.,!;?\n]{2,60})`)
@@ -258,7 +319,7 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		// the option the person likes, after the agent laid them out.
 		choice, liked = strings.TrimSpace(m[1]), true
 	}
-	reply := foldWidth(u.text)
+	reply := labelLetters(foldWidth(u.text))
 	idx := pickedIndex(reply)
 	if liked {
 		idx = pickedIndex(foldWidth(choice))
@@ -266,6 +327,14 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 	// A reply that is only a label ("B", "2", "２") answers the list
 	// above it, whatever words the question was asked in.
 	bare := bareLabelRE.MatchString(strings.TrimSpace(reply))
+	// A pick by a letter ("b", "C", "option D"): the options are under
+	// letter labels.
+	byLetter := false
+	if m := bareLabelRE.FindStringSubmatch(strings.TrimSpace(reply)); m != nil {
+		byLetter = m[1][0] > '9'
+	} else if m := optionRE.FindStringSubmatch(reply); m != nil {
+		byLetter = m[2][0] > '9'
+	}
 	inline := false
 	if choice == "" && idx == -1 {
 		// "Single role is fine": a reply that opens by naming one of two
@@ -291,6 +360,13 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		}
 		var found []Alternative
 		lines := optionLineRE.FindAllStringSubmatch(txt, 12)
+		if byLetter && len(lines) < 2 {
+			// "**a)** ..., or **b)** ...?" answered "b": the options
+			// under letter labels, not the bullets of the report above.
+			if ls := letteredOptions(txt); len(ls) >= 2 {
+				lines = ls
+			}
+		}
 		if idx >= 0 && endsWithNumberedList(txt) {
 			// A pick by number answers the list the text closes with, not
 			// the bullets of the report above it; a closing menu of next
@@ -304,6 +380,7 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		if len(lines) < 2 {
 			lines = altLineRE.FindAllStringSubmatch(txt, 12)
 		}
+
 		if len(lines) < 2 {
 			// | A | React (Vite) frontend |: a table of labelled options.
 			lines = nil
@@ -546,7 +623,7 @@ func firstPhrase(after string) string {
 
 func optionIndex(s string) int {
 	s = strings.ToLower(s)
-	if len(s) == 1 && s[0] >= 'a' && s[0] <= 'd' {
+	if len(s) == 1 && s[0] >= 'a' && s[0] <= 'h' {
 		return int(s[0] - 'a')
 	}
 	n := 0

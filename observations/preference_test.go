@@ -435,3 +435,23 @@ func TestReplyStylePreference(t *testing.T) {
 		}
 	}
 }
+
+// TestPickByLetter: options under letter labels ("**a)** ...", "**C.
+// ...**") answered by the letter alone, also typed on a Cyrillic layout
+// ("С"), are the person's decision, not the bullets of a report above
+// them.
+func TestPickByLetter(t *testing.T) {
+	for _, c := range []struct{ agent, reply, want string }{
+		{"### In short\n- **UI-level** = screens only\n- **Full** = server checks too\n\nFor Revision 5, do you want:\n**a)** a faster **UI permission layer for now**, or\n**b)** a **full end-to-end authorization system**?",
+			"b", "a full end-to-end authorization system"},
+		{"**A. Оставить как есть.** Ничего не менять.\n\n**B. Снап к шагу.** Короче.\n\n**C. Округлить `maxValue` вверх.** Барабан круглый.\n\nЛично я бы выбрал **B**.",
+			"С", "Округлить `maxValue` вверх"},
+		{"Two ways:\n(a) keep the queue\n(b) drop it\n(c) move it to Redis\n\nWhich one?", "c", "move it to Redis"},
+	} {
+		s := newSession("p1").user("what are the options?").say(c.agent).user(c.reply).s
+		decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision)
+		if len(decs) != 1 || decs[0].Chosen != c.want {
+			t.Errorf("%q after %.30q: %+v", c.reply, c.agent, decs)
+		}
+	}
+}

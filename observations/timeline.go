@@ -204,7 +204,7 @@ func (tl *timeline) push(cur *utterance, idx int, text string, reason bool) {
 	u := *cur
 	words, pasted := splitPasted(cleanHuman(text))
 	kept, dropped := proseSplit(words)
-	if kept == "" && pasted == "" && bareLabelRE.MatchString(strings.TrimSpace(foldWidth(dropped))) {
+	if kept == "" && pasted == "" && bareLabelRE.MatchString(strings.TrimSpace(labelLetters(foldWidth(dropped)))) {
 		// "B", "2", "２": a reply that is only an option's label is the
 		// person's words, too short to read as prose.
 		kept, dropped = strings.TrimSpace(dropped), ""
