@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -48,6 +49,31 @@ func offersChoice(txt string) bool {
 	return optionsWordRE.MatchString(txt) || optionsAnyRE.MatchString(txt) || recommendRE.MatchString(txt)
 }
 
+// offeredText is the agent's text since the person last spoke that puts
+// a choice before them (offersChoice), the latest of its last three: a
+// closing "Waiting." after the offer does not hide it. A choice prompt the
+// agent opened (AskUserQuestion, request_user_input) asks for it: then its
+// questions and options are the offer, with the texts before it.
+func offeredText(tl *timeline, u *utterance) string {
+	for _, c := range slices.Backward(u.calls) {
+		if r := tl.rec(c); askTools[r.Tool] && len(r.Input) > 0 {
+			var b strings.Builder
+			for _, a := range u.assistant[max(0, len(u.assistant)-3):] {
+				b.WriteString(tl.rec(a).Text)
+				b.WriteString("\n")
+			}
+			b.Write(r.Input)
+			return b.String()
+		}
+	}
+	for i := len(u.assistant) - 1; i >= 0 && i >= len(u.assistant)-3; i-- {
+		if txt := tl.rec(u.assistant[i]).Text; offersChoice(txt) {
+			return txt
+		}
+	}
+	return ""
+}
+
 // endorsement returns what sentence sent of u takes to among what the
 // agent offered since the person last spoke, or "" when it is no such
 // endorsement: a like/lean cue, no negation, no question, and a topic word
@@ -60,8 +86,8 @@ func endorsement(tl *timeline, u *utterance, sent string) string {
 	if loc == nil || negationCues.match(sent) {
 		return ""
 	}
-	agent := tl.lastAgentText(u)
-	if !offersChoice(agent) {
+	agent := offeredText(tl, u)
+	if agent == "" {
 		return ""
 	}
 	theirs := topicTokens(agent)
@@ -97,7 +123,7 @@ func (e *decisionExtractor) endorsed(tl *timeline, u *utterance) *Observation {
 		if obj == "" {
 			continue
 		}
-		alts := []Alternative{{Name: obj}, {Name: "the agent's other proposals: " + shorten(firstLineOf(cleanMarkup(tl.lastAgentText(u))), 100)}}
+		alts := []Alternative{{Name: obj}, {Name: "the agent's other proposals: " + shorten(firstLineOf(cleanMarkup(offeredText(tl, u))), 100)}}
 		from := u.assistant[len(u.assistant)-1]
 		question := "" // what the person asked that led to the offer, as offered() records it
 		if u.prev >= 0 {

@@ -455,3 +455,18 @@ func TestPickByLetter(t *testing.T) {
 		}
 	}
 }
+
+// TestEndorseEarlierOffer: the offer the person takes to may sit before
+// the agent's last words ("Waiting."), or in a choice prompt it opened.
+func TestEndorseEarlierOffer(t *testing.T) {
+	s := newSession("p1").user("how should we notify the worker?").
+		say("Two options: a Redis queue the worker polls, or Postgres LISTEN/NOTIFY on the jobs table. Which one do you prefer?").
+		say("Waiting.").user("I like the LISTEN/NOTIFY idea").s
+	decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision)
+	if len(decs) != 1 || !strings.Contains(decs[0].Chosen, "LISTEN/NOTIFY") {
+		t.Fatalf("decisions = %+v", decs)
+	}
+	if prefs := ofType(Extract(s, nil, []string{TypePreference}), TypePreference); len(prefs) > 0 {
+		t.Errorf("a taste where a choice was made: %+v", prefs[0])
+	}
+}
