@@ -326,12 +326,13 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 	}
 	// A reply that is only a label ("B", "2", "２") answers the list
 	// above it, whatever words the question was asked in.
-	bare := bareLabelRE.MatchString(strings.TrimSpace(reply))
+	bm := bareLabelRE.FindStringSubmatch(strings.TrimSpace(reply))
+	bare := bm != nil
 	// A pick by a letter ("b", "C", "option D"): the options are under
 	// letter labels.
 	byLetter := false
-	if m := bareLabelRE.FindStringSubmatch(strings.TrimSpace(reply)); m != nil {
-		byLetter = m[1][0] > '9'
+	if bare {
+		byLetter = bm[1][0] > '9'
 	} else if m := optionRE.FindStringSubmatch(reply); m != nil {
 		byLetter = m[2][0] > '9'
 	}
@@ -380,7 +381,6 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		if len(lines) < 2 {
 			lines = altLineRE.FindAllStringSubmatch(txt, 12)
 		}
-
 		if len(lines) < 2 {
 			// | A | React (Vite) frontend |: a table of labelled options.
 			lines = nil
