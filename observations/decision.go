@@ -201,7 +201,7 @@ func closingList(txt string) [][]string {
 }
 
 // tableOptionRE is a table row that labels an option: "| A | Next.js |".
-var tableOptionRE = textutil.Lazy(`(?m)^\s*\|\s*\**([A-Za-z0-9])\**\s*\|\s*([^|\n]{2,120}?)\s*\|`)
+var tableOptionRE = textutil.Lazy(`(?m)^\s*\|\s*\**([A-Za-z0-9])\**\s*\|\s*([^|\n]{2,300}?)\s*\|`)
 
 // foldWidth maps full-width ASCII ("２", "Ｂ") to ASCII, as IMEs type it.
 func foldWidth(s string) string {

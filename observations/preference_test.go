@@ -437,7 +437,8 @@ func TestReplyStylePreference(t *testing.T) {
 }
 
 // TestPickByLetter: options under letter labels ("**a)** ...", "**C.
-// ...**") answered by the letter alone, also typed on a Cyrillic layout
+// ...**", a table row "| A | a long description |") answered by the
+// letter alone, also typed on a Cyrillic layout
 // ("С"), are the person's decision, not the bullets of a report above
 // them.
 func TestPickByLetter(t *testing.T) {
@@ -447,11 +448,13 @@ func TestPickByLetter(t *testing.T) {
 		{"**A. Оставить как есть.** Ничего не менять.\n\n**B. Снап к шагу.** Короче.\n\n**C. Округлить `maxValue` вверх.** Барабан круглый.\n\nЛично я бы выбрал **B**.",
 			"С", "Округлить `maxValue` вверх"},
 		{"Two ways:\n(a) keep the queue\n(b) drop it\n(c) move it to Redis\n\nWhich one?", "c", "move it to Redis"},
+		{"| Option | Description |\n|---|---|\n| A | Statuses = Pending → Approved → In Service → Completed, with Cancelled allowed from any active state; the override stored as a flag beside the status. |\n| B | Statuses = Pending → Approved → Override Approved → Completed; override is a distinct status. |\n\nReply with the option letter.",
+			"A", "Statuses = Pending → Approved → In Service → Completed,…"},
 	} {
 		s := newSession("p1").user("what are the options?").say(c.agent).user(c.reply).s
 		decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision)
 		if len(decs) != 1 || decs[0].Chosen != c.want {
-			t.Errorf("%q after %.30q: %+v", c.reply, c.agent, decs)
+			t.Errorf("%q after %.30q: %d decisions, chosen %q", c.reply, c.agent, len(decs), chosenOf(decs))
 		}
 	}
 }
@@ -469,4 +472,12 @@ func TestEndorseEarlierOffer(t *testing.T) {
 	if prefs := ofType(Extract(s, nil, []string{TypePreference}), TypePreference); len(prefs) > 0 {
 		t.Errorf("a taste where a choice was made: %+v", prefs[0])
 	}
+}
+
+func chosenOf(decs []*Observation) []string {
+	var out []string
+	for _, d := range decs {
+		out = append(out, d.Chosen)
+	}
+	return out
 }
