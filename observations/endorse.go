@@ -39,14 +39,34 @@ var genericChoiceWords = sync.OnceValue(func() map[string]bool {
 })
 
 // offersChoice reports whether the agent's text puts a choice before the
-// person: it asks (askedRE, or a closing full-width question mark) and
+// person: it asks (askedRE, a closing full-width question mark, an offer
+// to do something if they want, a question among its last lines) and
 // offers ways or recommends one.
 func offersChoice(txt string) bool {
 	t := strings.TrimSpace(txt)
-	if !askedRE.MatchString(t) && !strings.HasSuffix(t, "？") {
+	if !askedRE.MatchString(t) && !strings.HasSuffix(t, "？") && !offerToDoRE.MatchString(t) && !asksInLines(t) {
 		return false
 	}
 	return optionsWordRE.MatchString(txt) || optionsAnyRE.MatchString(txt) || recommendRE.MatchString(txt)
+}
+
+// offerToDoRE is the agent offering to do something if the person wants,
+// in the languages people write to agents in ("want me to" and its kin
+// are in askedRE): "si tu veux, je peux", "soll ich", "要不要我".
+var offerToDoRE = textutil.Lazy(`(?i)\b(?:si (?:tu veux|vous voulez|vous le souhaitez)|(?:veux|voulez)-(?:tu|vous) que|souhaites-tu|si quieres|quieres que|wenn du (?:willst|möchtest)|soll ich|möchtest du|se (?:quiser|você quiser)|quer que eu|se vuoi|vuoi che)\b|если (?:хочешь|хотите)|хочешь,? чтобы я|如果你愿意|要不要我|需要我|是否需要|よろしければ|しましょうか|원하시면|할까요|드릴까요`)
+
+// asksInLines reports whether one of the last lines of t is a question:
+// numbered questions under a closing offer ("2) Tu préfères un include
+// ou un merge ?").
+func asksInLines(t string) bool {
+	lines := strings.Split(t, "\n")
+	for _, l := range lines[max(0, len(lines)-15):] {
+		l = strings.TrimSpace(l)
+		if strings.HasSuffix(l, "?") || strings.HasSuffix(l, "？") {
+			return true
+		}
+	}
+	return false
 }
 
 // offeredText is the agent's text since the person last spoke that puts
@@ -107,6 +127,11 @@ func endorsement(tl *timeline, u *utterance, sent string) string {
 	obj := strings.TrimSpace(sent[loc[1]:])
 	if before := strings.TrimSpace(sent[:loc[0]]); wordCount(obj) == 0 || (strings.IndexFunc(sent[loc[0]:loc[1]], isCJK) >= 0 && wordCount(before) > 0) {
 		obj = before // "Redisがいい", "이 방식이 좋겠": the object comes first
+	}
+	if i := strings.IndexAny(obj, ":;：；"); i > 0 && wordCount(obj[:i]) > 0 {
+		// "j'aime bien l'idée d'avoir un annexe.md : c'est super propre :
+		// ...": what is liked ends where the clause does.
+		obj = obj[:i]
 	}
 	obj = strings.Trim(obj, " .,;:!。！")
 	if wordCount(obj) == 0 || wordCount(obj) > 20 {

@@ -481,3 +481,16 @@ func chosenOf(decs []*Observation) []string {
 	}
 	return out
 }
+
+// TestEndorseOfferInOtherWords: an offer that ends "si tu veux, je
+// peux ..." with its questions on numbered lines puts a choice before
+// the person; what they like ends at the clause's end.
+func TestEndorseOfferInOtherWords(t *testing.T) {
+	s := newSession("p1").user("comment organiser les templates ?").
+		say("Deux options :\n1) Tu préfères un **include explicite** dans `constitution.md` ou un **merge automatique** ?\n2) Une annexe par template, `templates/fullstack1/constitution-annexe.md` ?\n\nSi tu veux, je peux te proposer une version générique de `constitution.md` + une annexe.").
+		user("j'aime bien l'idée d'avoir un templates/fullstack1/constitution-annexe.md : c'est super propre : je veux que la langue soit dans la constitution racine.").s
+	decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision)
+	if len(decs) != 1 || !strings.Contains(decs[0].Chosen, "constitution-annexe.md") || strings.Contains(decs[0].Chosen, "propre") {
+		t.Fatalf("decisions: %d, chosen %q", len(decs), chosenOf(decs))
+	}
+}
