@@ -1035,11 +1035,9 @@ func (r *candRecord) anchors() []string {
 	}
 	// The refused command, by its key: a call that runs it again finds
 	// the lesson whatever its type (matchCommand).
-	if refused := refusedCommand(r.Trigger); callKind(r.Trigger) == "shell" && len(commandPaths(refused)) == 1 {
-		for _, k := range commandKeys(refused) {
-			if a := commandAnchor(k); !slices.Contains(out, a) {
-				out = append(out, a)
-			}
+	for _, k := range refusedKeys(r.Trigger) {
+		if a := commandAnchor(k); !slices.Contains(out, a) {
+			out = append(out, a)
 		}
 	}
 	return out

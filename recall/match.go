@@ -2727,20 +2727,19 @@ func otherConstant(code, advised string) string {
 // again, however its arguments differ and under whichever name of the
 // tool (`sls deploy` after a refused `npx serverless deploy`), when
 // nothing else matched: no type, signature or file. A command of a
-// type is judged by its type. A refused chain (`git checkout -- . && git
-// clean -fd && git switch x`) does not say which of its commands was
-// wrong: only a single command counts.
+// type is judged by its type. Only a single refused command counts
+// (refusedKeys).
 func (cu *cue) matchCommand(c *candidate) {
-	if c.typeScore > 0 || c.sigHit != "" || c.fileHit != "" || len(cu.cmdKeys) == 0 || callKind(c.trigger) != "shell" {
+	if c.typeScore > 0 || c.sigHit != "" || c.fileHit != "" || len(cu.cmdKeys) == 0 {
 		return
 	}
-	refused := refusedCommand(c.trigger)
-	if len(commandPaths(refused)) != 1 || inspection(refused) {
+	keys := refusedKeys(c.trigger)
+	if len(keys) == 0 || inspection(refusedCommand(c.trigger)) {
 		// Only looking (a preview, a status, a SELECT) was not what the
 		// person corrected.
 		return
 	}
-	if k := sameCommand(commandKeys(refused), cu.cmdKeys); k != "" {
+	if k := sameCommand(keys, cu.cmdKeys); k != "" {
 		c.cmdHit = k
 		c.typeScore = sameFileScore
 	}

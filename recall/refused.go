@@ -112,6 +112,22 @@ func aliasOf(p string) string {
 	return p
 }
 
+// refusedKeys are the keys of the command a shell trigger quotes
+// (commandKeys), when it is a single command: a refused chain (`git
+// checkout -- . && git clean -fd`) does not say which of its commands was
+// wrong. The activation index files a lesson under them (anchors) and
+// matchCommand finds them run again.
+func refusedKeys(trigger string) []string {
+	if callKind(trigger) != "shell" {
+		return nil
+	}
+	refused := refusedCommand(trigger)
+	if len(commandPaths(refused)) != 1 {
+		return nil
+	}
+	return commandKeys(refused)
+}
+
 // commandAnchor is the anchor a command key is filed under: its first two
 // words.
 func commandAnchor(key string) string {
