@@ -200,13 +200,6 @@ func (l *Lexicon) Extend(text string) (*Lexicon, error) {
 	return &Lexicon{eqs: append(append([]equivalent{}, l.eqs...), more.eqs...)}, nil
 }
 
-// Canonical returns the canonical words of every equivalent the text
-// uses, or "".
-func (l *Lexicon) Canonical(text string) string {
-	canon, _ := l.Rewrite(text, 0)
-	return canon
-}
-
 // Rewrite returns, in one pass over the lexicon, the canonical words of
 // every equivalent the text uses ("" when none) and up to max variants of
 // the text: one word of an equivalent it uses swapped for each other

@@ -211,7 +211,7 @@ func FuzzParseLexicon(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		l, err := ParseLexicon(s)
 		if err == nil {
-			_ = l.Canonical(s)
+			_, _ = l.Rewrite(s, 16)
 		}
 	})
 }
