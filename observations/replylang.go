@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/internal/textutil"
 )
 
@@ -127,22 +128,17 @@ var scripts = []struct {
 }{{"han", unicode.Han}, {"hangul", unicode.Hangul}, {"thai", unicode.Thai}, {"cyrillic", unicode.Cyrillic},
 	{"arabic", unicode.Arabic}, {"hebrew", unicode.Hebrew}, {"greek", unicode.Greek}, {"devanagari", unicode.Devanagari}}
 
-// englishWords are words nearly every English paragraph holds and other
-// languages written in Latin letters rarely do.
-var englishWords = map[string]bool{"the": true, "and": true, "to": true, "of": true, "is": true, "you": true,
-	"this": true, "that": true, "with": true, "for": true, "it": true, "are": true, "be": true, "will": true,
-	"can": true, "i": true, "we": true, "your": true, "have": true, "what": true, "would": true, "should": true}
-
-// proseOf is s without its code: fenced blocks, inline code and paths
-// say nothing of the language the agent wrote in.
-var codeOfProseRE = textutil.Lazy("(?s)```.*?```|`[^`\n]*`|\\S*[/\\\\]\\S*")
+// pathWordRE is a word with a slash in it: a path or a URL, which says
+// nothing of the language it stands in.
+var pathWordRE = textutil.Lazy(`\S*[/\\]\S*`)
 
 // spokeOther reports whether the agent's text was written in another
 // language than lang: another script, or English where another language
 // written in Latin letters was asked for (or the other way round). Too
 // little prose to tell says no.
 func spokeOther(agent, lang string) bool {
-	prose := codeOfProseRE.ReplaceAllString(agent, " ")
+	// Code (codeSpanRE: fences, inline code) and paths are in no language.
+	prose := pathWordRE.ReplaceAllString(codeSpanRE.ReplaceAllString(agent, " "), " ")
 	sc := scriptOf(prose)
 	if sc == "" {
 		return false
@@ -164,12 +160,15 @@ func spokeOther(agent, lang string) bool {
 	}
 	en := 0
 	for _, w := range ws {
-		if englishWords[w] {
+		if lexicon.FunctionWords.Has(w) {
 			en++
 		}
 	}
-	english := en*100 >= len(ws)*12
-	notEnglish := en*100 <= len(ws)*3
+	// English prose is a third or more function words (a fifth is asked);
+	// Spanish, Turkish or Indonesian hold a few that English shares ("a",
+	// "me").
+	english := en*100 >= len(ws)*20
+	notEnglish := en*100 <= len(ws)*5
 	if lang == "en" {
 		return notEnglish
 	}

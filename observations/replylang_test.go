@@ -9,6 +9,7 @@ import "testing"
 func TestReplyLanguageCorrection(t *testing.T) {
 	english := "I checked the configuration and the build passes. Would you like me to update the deployment script as well, or should we keep the current one?"
 	chinese := "我已经检查了配置文件，构建通过了。你希望我也更新部署脚本吗？"
+	spanish := "Revisé la configuración y el build pasa sin errores. ¿Quieres que actualice también el script de despliegue o dejamos el actual?"
 	german := "Ich habe die Konfiguration geprüft und der Build läuft durch. Soll ich das Deploy-Skript auch anpassen?"
 	for _, c := range []struct {
 		agent, msg string
@@ -25,6 +26,9 @@ func TestReplyLanguageCorrection(t *testing.T) {
 		{german, "bitte antworte immer auf Deutsch", false},
 		{chinese, "以后用中文回答", false},
 		{english, "why do you answer in English?", false},
+		{spanish, "please answer in English", true},
+		{spanish, "responde siempre en español", false},
+		{english, "responde siempre en español", true},
 	} {
 		s := newSession("p1").user("check the build").call("Bash", `{"command":"make build"}`, "ok").
 			say(c.agent).user(c.msg).s

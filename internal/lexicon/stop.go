@@ -65,6 +65,11 @@ const core = `a about after again all also an and any are as at be been before b
 	out over own s same shall she should so some such t than that the then there these they this those to too up
 	very was we were what when where which who whom why will with would you your`
 
+// FunctionWords are core alone, the English function words: how much of
+// a text they make tells English prose from another language written in
+// Latin letters (the language an agent answered in).
+var FunctionWords = NewSet(core)
+
 // coreOther are the articles, pronouns, prepositions, conjunctions and
 // commonest auxiliaries and modal verbs of French, Spanish, Portuguese,
 // Italian and German, which people write to agents in as often as
