@@ -361,14 +361,16 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		}
 		var found []Alternative
 		lines := optionLineRE.FindAllStringSubmatch(txt, 12)
+		lettered := false
 		if byLetter && len(lines) < 2 {
 			// "**a)** ..., or **b)** ...?" answered "b": the options
-			// under letter labels, not the bullets of the report above.
+			// under letter labels, not the bullets of the report above
+			// nor a numbered list of next steps after them.
 			if ls := letteredOptions(txt); len(ls) >= 2 {
-				lines = ls
+				lines, lettered = ls, true
 			}
 		}
-		if idx >= 0 && endsWithNumberedList(txt) {
+		if idx >= 0 && !lettered && endsWithNumberedList(txt) {
 			// A pick by number answers the list the text closes with, not
 			// the bullets of the report above it; a closing menu of next
 			// steps with no "or" between them offers no alternatives.

@@ -448,6 +448,7 @@ func TestPickByLetter(t *testing.T) {
 		{"**A. Оставить как есть.** Ничего не менять.\n\n**B. Снап к шагу.** Короче.\n\n**C. Округлить `maxValue` вверх.** Барабан круглый.\n\nЛично я бы выбрал **B**.",
 			"С", "Округлить `maxValue` вверх"},
 		{"Two ways:\n(a) keep the queue\n(b) drop it\n(c) move it to Redis\n\nWhich one?", "c", "move it to Redis"},
+		{"Pick one:\n**a)** keep the queue\n**b)** move it to Redis\n\nAfter that I will:\n1. run the tests\n2. open the PR", "b", "move it to Redis"},
 		{"| Option | Description |\n|---|---|\n| A | Statuses = Pending → Approved → In Service → Completed, with Cancelled allowed from any active state; the override stored as a flag beside the status. |\n| B | Statuses = Pending → Approved → Override Approved → Completed; override is a distinct status. |\n\nReply with the option letter.",
 			"A", "Statuses = Pending → Approved → In Service → Completed,…"},
 	} {
