@@ -176,6 +176,10 @@ issue16() {
 		rm -rf "$oldsrc"; cp -a "$src" "$oldsrc"; rm -rf "$oldsrc/.index"
 		local tmp; tmp=$(mktemp -d "$out/oldinit.XXXX")
 		"$old" -q init "$tmp/k" >/dev/null && cp "$tmp/k/kb.yaml" "$oldsrc/kb.yaml"; rm -rf "$tmp"
+		# Plain, as $src is: the default of a fresh kb.yaml (5,000 files)
+		# would have the old binary's first search at 10k start a keeper,
+		# and its plain figures be keeper figures.
+		keeper_files "$oldsrc" 0
 		"$old" -q --kb "$oldsrc" index >/dev/null
 	fi
 	log "$label: issue 16 searches, plain"
