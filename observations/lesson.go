@@ -102,7 +102,7 @@ func lessonFrom(text string) (lesson, consequence string) {
 		}
 		question := strings.HasSuffix(strings.TrimSpace(orig), "?")
 		switch {
-		case isDirective(s) && !(consequenceStartRE.MatchString(s) && !directiveAnyRE.MatchString(s)) &&
+		case (isDirective(s) || !question && statesRule(s)) && !(consequenceStartRE.MatchString(s) && !directiveAnyRE.MatchString(s)) &&
 			!(question && requestRE.MatchString(s) && len(parts) > 0):
 			parts = append(parts, phrase(s))
 		case question:
@@ -358,7 +358,7 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 	obj := correctedObject(tl, u, call)
 	low := lower(u.text)
 	instructs := lesson != "" && (isDirective(u.text) || lexicon.CueInstead.In(low) || lexicon.CueStop.In(low) ||
-		!failure && lexicon.CueNegation.In(low))
+		!failure && lexicon.CueNegation.In(low) || slices.ContainsFunc(sentences(u.text), func(s string) bool { return !isQuestion(s) && statesRule(s) }))
 	said := shorten(strings.TrimRight(cleanMarkup(firstSentence(u.text)), " .。:："), 160)
 	what := changeObject(tl, u)
 	if a := proposalOf(tl.lastAgentText(u)); what == "the change" && call < 0 && a != "" {
@@ -626,3 +626,9 @@ func reportQuote(text, said string, max int) string {
 func codeish(s string) bool {
 	return strings.ContainsAny(s, "(){}=;_<>") || strings.Contains(s, `"""`) || strings.Contains(s, "->")
 }
+
+// statesRule reports whether sentence s states what must or must not be
+// done in words that bind any verb, in any cue language (lexicon.CueRule:
+// "you should", "il faut", "нужно", "希望", "不允许", "해야"): a rule,
+// where the English directive patterns see none.
+func statesRule(s string) bool { return lexicon.CueRule.In(lower(s)) }

@@ -255,3 +255,31 @@ func TestRuleStatementsAndApprovalInLesson(t *testing.T) {
 		t.Errorf("approval kept or rule cut: %q", l)
 	}
 }
+
+// TestFailureReportWithRuleKeepsTheRule: a report that the work fell short
+// which also says what must (not) be done, in words that bind any verb in
+// the person's language ("нужно", "il faudrait", "希望 ... 不允许",
+// "해야"), is corrected by that rule: the lesson is the person's rule, not
+// the generic "check that it really works".
+func TestFailureReportWithRuleKeepsTheRule(t *testing.T) {
+	for msg, want := range map[string]string{
+		"так лучше но как будто не достаточно. Нужно создать расширение RadiationType + BluetoothCommands": "RadiationType",
+		"ça ne marche toujours pas, il faudrait plutôt passer par le service de cache":                     "service de cache",
+		"导出还是不对。希望导出时保留原来的列顺序，不允许自动排序":                                                                     "列顺序",
+		"아직 안 돼요. 날짜 필터는 서버에서 해야 해요":                                                                       "서버에서",
+	} {
+		cs := ofType(Extract(failureSession(t, msg), nil, nil), TypeCorrection)
+		if len(cs) != 1 {
+			t.Errorf("%q: %d corrections", msg, len(cs))
+			continue
+		}
+		if l := cs[0].Lesson; strings.Contains(l, "really works") || !strings.Contains(l, want) {
+			t.Errorf("%q: lesson %q, want the person's rule (%q)", msg, l, want)
+		}
+	}
+	// A report with no rule keeps the generic lesson.
+	cs := ofType(Extract(failureSession(t, "导出还是不对，文件是空的"), nil, nil), TypeCorrection)
+	if len(cs) != 1 || !strings.Contains(cs[0].Lesson, "really works") {
+		t.Errorf("a plain report: %+v", cs)
+	}
+}

@@ -2007,6 +2007,124 @@ svista
 यह नहीं कहा था
 `)
 
+	// CueRule: the person states what must or must not be done, in words
+	// that bind whatever verb follows ("you should", "il faut", "нужно",
+	// "希望", "不允许", "해야", "べき"), or asks for a rule to be kept
+	// ("remember the rule", "запомни"). A failure report that holds one
+	// says what to do; its words are the lesson.
+	CueRule = NewCues(`
+should
+shouldn't
+should not
+must
+must not
+mustn't
+need to
+needs to
+have to
+has to
+make sure
+remember to
+remember the rule
+sollte
+solltest
+sollten
+soll
+sollst
+muss
+musst
+müssen
+darf nicht
+darfst nicht
+merk dir
+merke dir
+debe
+debes
+debería
+deberías
+hay que
+tienes que
+no debes
+recuerda
+il faut
+il faudrait
+tu dois
+vous devez
+on doit
+il ne faut pas
+retiens
+n'oublie pas
+deve
+deveria
+tem que
+precisa
+não deve
+lembre
+devi
+bisogna
+dovresti
+non devi
+ricorda
+нужно
+надо
+должен
+должна
+должно
+должны
+следует
+нельзя
+не надо
+не нужно
+запомни
+необходимо
+gerek
+gerekiyor
+lazım
+unutma
+harus
+perlu
+jangan
+ingat
+cần phải
+đừng
+hãy
+nhớ
+musisz
+trzeba
+powinien
+powinno
+pamiętaj
+moet
+moeten
+niet doen
+चाहिए
+मत
+希望
+应该
+应当
+必须
+务必
+一定要
+还是要
+不允许
+不准
+禁止
+请勿
+记住
+べき
+ないで
+てほしい
+て欲しい
+必要がある
+覚えて
+해야
+하지 마
+하지마
+해주세요
+해 주세요
+기억해
+`)
+
 	// CueYourWork: the agent's own suggestion or change, named as what the
 	// person tried ("I'm using your suggested commands and ...").
 	CueYourWork = NewCues(`
