@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/traces"
 )
 
@@ -58,6 +59,9 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 				continue // "I don't like any approach": about the offer, nothing lasting
 			}
 			st, explicit := preferenceIn(sent)
+			if st != "" && judgesAgentWork(tl, u, sent) {
+				continue // "мне не нравится как ты сделал readAlarmLevels": the work, not a taste
+			}
 			if st == "" && len(u.rejected) > 0 {
 				st, explicit = toolSwap(tl, u, sent), true
 			}
@@ -357,3 +361,33 @@ var replyStyleRE = textutil.Lazy(`(?i)\b(?:(?:give me|i want|i need)\s+(?:\w+\s+
 // A task in a language ("write the README in French") names no verb of
 // talking to the person and no standing quantifier, and is not one.
 var replyLanguageRE = textutil.Lazy(`(?i)\b(?:answer|respond|reply|talk|speak|communicate|chat|converse|always|everything|from now on)\b[^.?!\n]{0,50}\bin (?:english|french|german|spanish|portuguese|italian|russian|chinese|mandarin|japanese|korean|dutch|polish|turkish|czech|ukrainian|vietnamese|indonesian|hindi|arabic|thai|hebrew|greek|persian|farsi|swedish|norwegian|danish|finnish|hungarian|romanian|bulgarian|serbian|croatian|slovak|catalan|malay|tagalog|bengali|urdu)\b|\b(?:r[ée]pond|[ée]cri[st]|parle|[ée]changes?|tout|toujours|conversation)\w*\b[^.?!\n]{0,50}\ben (?:fran[çc]ais|anglais|allemand|espagnol|italien|portugais|chinois|japonais|cor[ée]en|russe)\b|\b(?:antwort|schreib|sprich|rede|alles|immer|kommunizier)\w*\b[^.?!\n]{0,50}\bauf (?:deutsch|englisch|franz[öo]sisch|spanisch)\b|\b(?:respond|contest|escrib|habl|todo|siempre|comunica)\w*\b[^.?!\n]{0,50}\ben (?:espa[ñn]ol|castellano|ingl[ée]s|franc[ée]s|portugu[ée]s)\b|\b(?:respond|escrev|fal|tudo|sempre|comunica)\w*\b[^.?!\n]{0,50}\bem (?:portugu[êe]s|ingl[êe]s|espanhol)\b|\b(?:rispond|scriv|parl|tutto|sempre|comunica)\w*\b[^.?!\n]{0,50}\bin (?:italiano|inglese|francese|tedesco)\b|(?:отвеча|пиш|говор|всегда|вс[её]|общ)[а-яё]*[^.?!\n]{0,50}на (?:русском|английском|украинском)|(?:用|以)(?:中文|英文|日文|韩文|简体中文|繁体中文|汉语|英语)(?:来)?(?:回答|回复|交流|沟通|对话|说|写|输出)|(?:日本語|英語|中国語|韓国語)で(?:回答|返答|答え|話|書い|やり取り|対応|お願い)|(?:한국어|영어|일본어|중국어)로\s?(?:답|대답|말|써|작성|대화|응답)|ตอบ(?:เป็น)?ภาษา(?:ไทย|อังกฤษ)|\b(?:türkçe|ingilizce)\s+(?:cevap|yanıt|yaz|konuş|sor|anlat|açıkla)|\b(?:trả lời|viết|nói)\s[^.?!\n]{0,30}bằng tiếng (?:việt|anh)|\b(?:jawab|balas|tulis|bicara)\w*\s[^.?!\n]{0,30}\b(?:dalam )?bahasa (?:indonesia|inggris|melayu)|\b(?:odpowiadaj|odpowiedz|pisz|mów|rozmawiaj)\S*\s[^.?!\n]{0,30}\bpo (?:polsku|angielsku)|\b(?:odpovídej|odpověz|piš|mluv)\S*\s[^.?!\n]{0,30}(?:česky|anglicky|v češtině)|(?:відповіда|пиш|говор|спілкуй)[а-яіїєґ]*[^.?!\n]{0,40}(?:українською|англійською)|\b(?:antwoord|schrijf|praat|spreek)\w*\s[^.?!\n]{0,30}\bin het (?:nederlands|engels)|(?:أجب|اكتب|رد|تحدث)[^.?!\n]{0,30}(?:بالعربية|باللغة العربية|بالإنجليزية)|(?:به فارسی|به انگلیسی)\s?(?:جواب|پاسخ|بنویس|صحبت)|(?:ענה|תענה|כתוב|דבר)[^.?!\n]{0,30}(?:בעברית|באנגלית)|(?:απάντα|γράφε|μίλα)[^.?!\n]{0,30}στα (?:ελληνικά|αγγλικά)`)
+
+// judgesAgentWork reports whether a like or dislike is about what the
+// agent made in this session rather than a lasting taste: it names the
+// agent's doing ("how you did it", "your code": lexicon.CueYourWork), or
+// an identifier of code the agent wrote or named ("ReadAlarmLevels мне не
+// нравится", "I don't like handleSubmitV2"): a name of the work, which no
+// later session shares. Such a judgment corrects the work (the correction
+// extractor keeps it) and says nothing of how work should be done.
+func judgesAgentWork(tl *timeline, u *utterance, sent string) bool {
+	if len(u.assistant) == 0 && len(u.calls) == 0 {
+		return false
+	}
+	if lexicon.CueYourWork.In(lower(sent)) {
+		return true
+	}
+	var work string
+	for _, m := range codeIdentRE.FindAllString(sent, 4) {
+		if work == "" {
+			work = strings.ToLower(agentWork(tl, u))
+		}
+		if wordIn(work, strings.ToLower(strings.Trim(m, "`"))) {
+			return true
+		}
+	}
+	return false
+}
+
+// codeIdentRE is a name only code has: camelCase or PascalCase with a
+// capital inside, snake_case, or a span in backquotes.
+var codeIdentRE = textutil.Lazy("`[^`\\n]{2,60}`|\\b[A-Za-z][a-z0-9]+[A-Z][A-Za-z0-9]*\\b|\\b[a-z][a-z0-9]*_[a-z0-9_]+\\b")

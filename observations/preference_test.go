@@ -495,3 +495,28 @@ func TestEndorseOfferInOtherWords(t *testing.T) {
 		t.Fatalf("decisions: %d, chosen %q", len(decs), chosenOf(decs))
 	}
 }
+
+// TestDislikeOfTheAgentsWorkIsNoTaste: a like or dislike of what the agent
+// made in the session (its doing, or a name from the code it wrote) judges
+// that work; it is no lasting preference. A dislike of a tool stays one.
+func TestDislikeOfTheAgentsWorkIsNoTaste(t *testing.T) {
+	const code = `{"file_path":"/repo/Alarm.swift","content":"func readAlarmLevels() async throws -> [Alarm.Level] { try await handle_alarm_levels(device) }"}`
+	for _, msg := range []string{
+		"ReadAlarmLevels мне не нравится как ты сделал",
+		"I don't like handle_alarm_levels at all",
+		"мне не нравится как ты это сделал, переделай",
+		"I really don't like how you did the retry here",
+	} {
+		s := (&ccFixture{}).user("read the alarm levels from the device").call("toolu_1", "Write", code).
+			result("toolu_1", "ok").say("Added readAlarmLevels to Alarm.swift.").user(msg).say("OK, reworking it.").session(t)
+		if ps := ofType(Extract(s, nil, nil), TypePreference); len(ps) != 0 {
+			t.Errorf("%q: preference %q", msg, ps[0].Statement)
+		}
+	}
+	s := (&ccFixture{}).user("add state management").
+		call("toolu_1", "Write", `{"file_path":"/repo/store.ts","content":"import { createStore } from 'redux'"}`).
+		result("toolu_1", "ok").say("Added a Redux store.").user("I don't like Redux in small apps, I prefer Zustand").say("Switching.").session(t)
+	if ps := ofType(Extract(s, nil, nil), TypePreference); len(ps) != 1 {
+		t.Errorf("a dislike of a tool: preferences %+v", ps)
+	}
+}

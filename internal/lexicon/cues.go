@@ -2128,6 +2128,29 @@ niet doen
 	// CueYourWork: the agent's own suggestion or change, named as what the
 	// person tried ("I'm using your suggested commands and ...").
 	CueYourWork = NewCues(`
+how you did
+the way you did
+what you did
+how you wrote
+the way you wrote
+wie du das gemacht
+wie du es gemacht
+comme tu l'as fait
+como lo hiciste
+como você fez
+как ты сделал
+как ты это сделал
+как ты сделала
+как ты написал
+что ты сделал
+你这样做
+你这么做
+你写的
+你做的
+あなたがやった
+あなたが書いた
+네가 한
+네가 만든
 your suggested
 your suggestion
 your instructions
