@@ -45,7 +45,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT039"
+const compiledMagic = "KBACT040"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -655,7 +655,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 				}
 			}
 		}
-		if mayStand(d.Layer, d.Type, fieldString(d.Fields["status"]), fieldNumber(d.Fields["sessions"])) {
+		if mayStand(d.Layer, d.Type, fieldString(d.Fields["status"]), fieldString(d.Fields["lesson"]), fieldNumber(d.Fields["sessions"])) {
 			flags |= flagStanding
 			// One list per layer: a new session reads the observations'
 			// and the library's apart, and neither walks the other's.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/kbmem/kb/observations"
@@ -241,7 +242,7 @@ func (e *Engine) keepStanding(c *candidate, q Query, high map[string]bool, tax *
 // its moment through its action's cue, and another project's one-off
 // lesson not at all. Review is read from the file (item).
 func (e *Engine) standing(c *candidate, q Query) bool {
-	if !mayStand(c.layer, c.typ, c.status, c.sessions) {
+	if !mayStand(c.layer, c.typ, c.status, c.lesson, c.sessions) {
 		return false
 	}
 	if c.layer == LayerObservations && c.sessions < 2 && c.status != observations.StatusPromoted && c.typ == observations.TypePreference {
@@ -260,11 +261,19 @@ func (e *Engine) standing(c *candidate, q Query) bool {
 }
 
 // mayStand is standing without the project, on a document's kind and
-// stored fields: a library note, a lesson that
-// recurred or was promoted, a preference.
-func mayStand(layer, typ, status string, sessions float64) bool {
-	return layer != LayerObservations || sessions >= 2 || status == observations.StatusPromoted ||
-		typ == observations.TypePreference
+// stored fields: a library note, a lesson that recurred or was promoted,
+// a preference. A failure report ("Check that the change to X really
+// works; the person reported: ...") is about changing X, not about every
+// session: it comes back when X is changed, and stands only once a person
+// promoted it.
+func mayStand(layer, typ, status, lesson string, sessions float64) bool {
+	if status == observations.StatusPromoted || layer != LayerObservations {
+		return true
+	}
+	if typ == observations.TypeCorrection && strings.Contains(lesson, observations.FailureReported) {
+		return false
+	}
+	return sessions >= 2 || typ == observations.TypePreference
 }
 
 // read makes the items of the relevant candidates, best first, reading at

@@ -188,3 +188,32 @@ func TestStandingWalkOfOneProject(t *testing.T) {
 		t.Errorf("visited %d standing documents, want the 6 that may stand here: %q", len(seen), seen)
 	}
 }
+
+// A recurring correction stands; a recurring failure report ("Check that
+// the change to X really works; the person reported: ...") is about
+// changing X and does not, unless a person promoted it.
+func TestFailureReportDoesNotStand(t *testing.T) {
+	var docs []CompileDoc
+	add := func(name, lesson, status string) {
+		f := map[string]any{"importance": 0.5, "sessions": 3.0, "status": status, "lesson": lesson,
+			"sources": []string{"traces/s1.jsonl#3"}, "projects": []string{"/home/dev/app"}}
+		docs = append(docs, CompileDoc{Hit: Hit{Path: "observations/correction/" + name + ".md", ID: name, Layer: LayerObservations,
+			Type: observations.TypeCorrection, Title: name, Fields: f}, Stamp: "1:1"})
+	}
+	report := "Check that the change to `web/app.tsx` really works before calling it done" + observations.FailureReported + "“./web/app.tsx Error: ╭─[/w/app.tsx:9:1]”."
+	add("rule", "Use pnpm, not npm: the lockfile is pnpm's.", observations.StatusCandidate)
+	add("report", report, observations.StatusCandidate)
+	add("promoted", report, observations.StatusPromoted)
+	c := compile(t, docs, CompileOptions{Taxonomy: observations.Default()})
+	var seen []string
+	if err := c.eachStanding(Search{Layers: []string{LayerObservations}, Project: "/home/dev/app"}, func(cand *candidate) bool {
+		seen = append(seen, cand.id)
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(seen)
+	if !slices.Equal(seen, []string{"promoted", "rule"}) {
+		t.Errorf("standing %q, want the rule and the promoted report", seen)
+	}
+}
