@@ -120,7 +120,7 @@ func completeLesson(o *observations.Observation) string {
 	if sp := spelledOut(said); !strings.Contains(sp, key) && !rewrittenLead(sp, key) && !sharesSignature(lesson, said) {
 		return lesson
 	}
-	return fitLesson(said, maxLessonText)
+	return fitLesson(said, maxLessonText, key)
 }
 
 // rewrittenLead reports whether key, the lesson's beginning, is said's
@@ -180,7 +180,7 @@ func completeStatement(o *observations.Observation) string {
 		if strings.Contains(spelledOut(s), key) {
 			if i+1 < len(sents) {
 				// The statement as extraction worded it, then the rest.
-				return fitLesson(st+" "+strings.Join(sents[i+1:], " "), maxStatementText)
+				return fitLesson(st+" "+strings.Join(sents[i+1:], " "), maxStatementText, "")
 			}
 			break
 		}
@@ -189,11 +189,14 @@ func completeStatement(o *observations.Observation) string {
 }
 
 // fitLesson cuts the person's words to max bytes by whole sentences: the
-// first one (the correction itself), then those that say what to do
-// instead (instruction words, code spans), then the others (reasons,
-// asides) while they fit, in their order, "…" where one was left out. A
-// first sentence over max is cut at a clause.
-func fitLesson(said string, max int) string {
+// one the lesson starts in (the sentence from which on they hold key, the
+// lesson's spelled-out beginning; the first one when key is ""), then
+// those that say what to do instead (instruction words, code spans), then
+// the others (reasons, asides) while they fit, in their order, "…" where
+// one was left out. A lesson that is the third point of a long message
+// keeps its point, whatever the preamble before it. The sentence kept
+// first, over max, is cut at a clause.
+func fitLesson(said string, max int, key string) string {
 	sents := sentences(said)
 	// A question after the first sentence is asked of the agent in the
 	// moment ("Does this doc page help?"): it is no part of the lesson,
@@ -215,15 +218,24 @@ func fitLesson(said string, max int) string {
 		sents = sents[1:]
 		asked--
 	}
-	if len(sents[0]) > max {
-		return cutClause(sents[0], max)
+	first := 0
+	if key != "" {
+		for i := len(sents) - 1; i > 0; i-- {
+			if strings.Contains(spelledOut(strings.Join(sents[i:], " ")), key) {
+				first = i
+				break
+			}
+		}
+	}
+	if len(sents[first]) > max {
+		return cutClause(sents[first], max)
 	}
 	keep := make([]bool, len(sents))
-	keep[0] = true
-	n := len(sents[0])
+	keep[first] = true
+	n := len(sents[first])
 	for _, pass := range []bool{true, false} {
-		for i := 1; i < len(sents); i++ {
-			if keep[i] || insteadPart(sents[i]) != pass || isAsked(sents[i]) || (!pass && i > asked) {
+		for i := 0; i < len(sents); i++ {
+			if keep[i] || insteadPart(sents[i]) != pass || i > 0 && isAsked(sents[i]) || (!pass && i > asked) {
 				continue
 			}
 			if n+1+len(sents[i]) <= max-4 {
@@ -262,13 +274,21 @@ func sentences(text string) []string {
 		switch c := text[i]; {
 		case c == '`':
 			inCode = !inCode
-		case !inCode && (c == '.' || c == '!' || c == '?') && i+1 < len(text) && text[i+1] == ' ' && !(c == '.' && lexicon.Abbreviation(text, i+1)):
+		case !inCode && (c == '.' || c == '!' || c == '?') && i+1 < len(text) && text[i+1] == ' ' && !(c == '.' && lexicon.Abbreviation(text, i+1)) &&
+			!(c == '.' && numberedItem(text, start) && i-start <= 2): // "1. " opens an item
 			out = append(out, strings.TrimSpace(text[start:i+1]))
 			start, inList = i+1, false
-		case !inCode && (c == '-' || c == '*') && i > 0 && text[i-1] == ' ' && i+1 < len(text) && text[i+1] == ' ' &&
-			(inList || strings.HasSuffix(strings.TrimRight(text[start:i], " "), ":")):
-			// "Trois choses : - les montants ... - on compare ...": a
-			// list written on one line; each item is a sentence.
+		case !inCode && c == 0xE3 && i+2 < len(text) && text[i+1] == 0x80 && text[i+2] == 0x82, // 。
+			!inCode && c == 0xEF && i+2 < len(text) && text[i+1] == 0xBC && (text[i+2] == 0x81 || text[i+2] == 0x9F): // ！？
+			// Chinese and Japanese end a sentence with no space after it.
+			out = append(out, strings.TrimSpace(text[start:i+3]))
+			start, inList = i+3, false
+			i += 2
+		case !inCode && (c == '-' || c == '*' || numberedItem(text, i)) && i > 0 && text[i-1] == ' ' && i+1 < len(text) && (text[i+1] == ' ' || c >= '0' && c <= '9') &&
+			(inList || strings.HasSuffix(strings.TrimRight(text[start:i], " "), ":") || strings.HasSuffix(strings.TrimRight(text[start:i], " "), "：")):
+			// "Trois choses : - les montants ... - on compare ...", "不满意的地方：
+			// 1、... 2、...": a list written on one line; each item is a
+			// sentence.
 			if seg := strings.TrimSpace(text[start:i]); seg != "" {
 				out = append(out, seg)
 			}
@@ -279,6 +299,20 @@ func sentences(text string) []string {
 		out = append(out, rest)
 	}
 	return out
+}
+
+// numberedItem reports whether text at i opens a numbered item: a number
+// of one or two digits, then "、", ")" or ". " ("1、", "2)", "3. ").
+func numberedItem(text string, i int) bool {
+	j := i
+	for j < len(text) && j-i < 2 && text[j] >= '0' && text[j] <= '9' {
+		j++
+	}
+	if j == i || j >= len(text) {
+		return false
+	}
+	rest := text[j:]
+	return strings.HasPrefix(rest, "、") || strings.HasPrefix(rest, ") ") || strings.HasPrefix(rest, ". ")
 }
 
 // adviceRE: a word that asks for what follows it (an instruction, a

@@ -231,12 +231,12 @@ func FuzzSignatures(f *testing.F) {
 func TestFitLessonKeepsInsteadSentences(t *testing.T) {
 	said := "Don't hand-edit the lockfile. " + strings.Repeat("It broke the build for everyone last week and took the whole afternoon to find. ", 4) +
 		"Run `uv lock` instead and commit what it writes."
-	got := fitLesson(said, 200)
+	got := fitLesson(said, 200, "")
 	if !strings.HasPrefix(got, "Don't hand-edit the lockfile.") || !strings.Contains(got, "uv lock") || len(got) > 200 || !strings.Contains(got, "…") {
 		t.Errorf("%q (%d bytes)", got, len(got))
 	}
 	de := "Bitte nicht die Lockdatei von Hand ändern. " + strings.Repeat("Das hat letzte Woche den Build kaputt gemacht. ", 4) + "Verwende stattdessen `uv lock`."
-	if got := fitLesson(de, 160); !strings.Contains(got, "uv lock") || len(got) > 160 {
+	if got := fitLesson(de, 160, ""); !strings.Contains(got, "uv lock") || len(got) > 160 {
 		t.Errorf("de: %q", got)
 	}
 	// A code span is one piece: "a.b. c" inside backticks does not split.
@@ -249,22 +249,38 @@ func TestFitLessonKeepsInsteadSentences(t *testing.T) {
 		"Tools are Python packages that provide command-line interfaces. The tool interface includes a dedicated " +
 		"interface for interacting with tools. " + strings.Repeat("Tools can be upgraded in place. ", 3)
 	for _, max := range []int{300, 1000} { // also when the whole would fit
-		if got := fitLesson(pasted, max); got != "We need to find a cleaner way to reinstall without hunting for cached files. …" {
+		if got := fitLesson(pasted, max, ""); got != "We need to find a cleaner way to reinstall without hunting for cached files. …" {
 			t.Errorf("pasted page, max %d: %q", max, got)
 		}
 	}
-	if got := fitLesson("No npm here. "+strings.Repeat("It wrecks the lockfile. ", 6)+"Why npm? Use `pnpm add` instead.", 120); !strings.Contains(got, "pnpm add") || strings.Contains(got, "Why npm") {
+	if got := fitLesson("No npm here. "+strings.Repeat("It wrecks the lockfile. ", 6)+"Why npm? Use `pnpm add` instead.", 120, ""); !strings.Contains(got, "pnpm add") || strings.Contains(got, "Why npm") {
 		t.Errorf("instead after a question: %q", got)
 	}
 	long := strings.Repeat("word ", 100)
-	if got := fitLesson(long, 50); len(got) > 50 || !strings.HasSuffix(got, "…") {
+	if got := fitLesson(long, 50, ""); len(got) > 50 || !strings.HasSuffix(got, "…") {
 		t.Errorf("one long sentence: %q", got)
 	}
 	// A list written on one line ("Trois choses : - ... - ..."): each item
 	// is a sentence, so the item that says what to do is kept.
 	list := "Non, pas de double pour de l'argent. Jamais. Trois choses : - les montants c'est BigDecimal, toujours avec Money.SCALE (2) et RoundingMode.HALF_EVEN - on compare avec compareTo, pas equals - en base c'est du numeric(12,2), " + strings.Repeat("jOOQ le mappe déjà en BigDecimal, donc aucune conversion à faire. ", 4)
-	if got := fitLesson(list, 300); !strings.Contains(got, "toujours avec Money.SCALE") || len(got) > 300 {
+	if got := fitLesson(list, 300, ""); !strings.Contains(got, "toujours avec Money.SCALE") || len(got) > 300 {
 		t.Errorf("a list on one line: %q", got)
+	}
+	// Chinese and Japanese end sentences with no space, and a numbered list
+	// written on one line after a colon is one item per sentence.
+	if s := sentences("好的。这里有三点： 1、不要截断 2、不要降级。谢谢！"); len(s) != 5 || s[2] != "1、不要截断" {
+		t.Errorf("CJK sentences: %q", s)
+	}
+	if s := sentences("Two things: 1. use pnpm 2. never push to main. Thanks!"); len(s) != 4 || s[1] != "1. use pnpm" {
+		t.Errorf("numbered sentences: %q", s)
+	}
+	// The lesson is the third point of a long message: it is kept, whatever
+	// the preamble before it.
+	zh := "根据上述的分析过程与分析结果，我指出几个我严重不满意的地方，请帮我指出原有skill不好的地方。如果优化执行前有需求不清楚，可以反问我： " +
+		"1、" + strings.Repeat("第一点的说明很长很长。", 4) + " 2、" + strings.Repeat("第二点的说明也很长。", 4) + " 3、日志关键字检索时不要有任何截断，也不允许降级进行模糊匹配"
+	key := spelledOut("3、日志关键字检索时不要有任何截断")
+	if got := fitLesson(zh, 200, key); !strings.Contains(got, "不允许降级进行模糊匹配") || len(got) > 200 {
+		t.Errorf("the lesson's point: %q", got)
 	}
 	if s := sentences("Steps: - build it - ship it. Then rest - or not."); len(s) != 4 || s[3] != "Then rest - or not." {
 		t.Errorf("list sentences: %q", s)
@@ -753,12 +769,12 @@ func TestFitLessonDropsApproval(t *testing.T) {
 		"ok that one's fine, it went to your local db from appsettings.Development.json. but never run the update against prod. " + reason + "Generate the script with `migrations script --idempotent` instead.",
 		"C'est bon, ça va dans la base locale. Mais jamais de mise à jour sur la prod. " + reason + "Utilise `migrations script --idempotent` à la place.",
 	} {
-		got := fitLesson(said, 200)
+		got := fitLesson(said, 200, "")
 		if strings.Contains(got, "fine") || strings.Contains(got, "C'est bon") || !strings.Contains(got, "--idempotent") {
 			t.Errorf("fitLesson(%q) = %q", said, got)
 		}
 	}
-	if got := fitLesson("Looks good. Now never push to main. "+reason+"Open a PR with `gh pr create`.", 400); !strings.HasPrefix(got, "Looks good.") {
+	if got := fitLesson("Looks good. Now never push to main. "+reason+"Open a PR with `gh pr create`.", 400, ""); !strings.HasPrefix(got, "Looks good.") {
 		t.Errorf("words that fit are kept whole: %q", got)
 	}
 }
