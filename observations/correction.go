@@ -953,11 +953,20 @@ func correctedCall(tl *timeline, u *utterance, tax *Taxonomy) int {
 			return u.calls[i]
 		}
 	}
-	if len(u.calls) > 0 {
-		return u.calls[len(u.calls)-1]
+	for i := len(u.calls) - 1; i >= 0; i-- {
+		// A question put to the person or a plan written down acts on
+		// nothing: the correction is about the call before it, or the
+		// agent's words ("BEFORE calling AskUserQuestion" would fire on
+		// every later question).
+		if r := tl.rec(u.calls[i]); !askTools[r.Tool] && !planTools[r.Tool] {
+			return u.calls[i]
+		}
 	}
 	return -1
 }
+
+// planTools write the agent's plan or to-do list, not the project.
+var planTools = map[string]bool{"TodoWrite": true, "update_plan": true, "ExitPlanMode": true, "EnterPlanMode": true, "write_todos": true}
 
 // lastChange picks the call a failure report is about: the last edit, else
 // the last classifiable call, else the last call.

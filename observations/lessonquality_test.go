@@ -283,3 +283,21 @@ func TestFailureReportWithRuleKeepsTheRule(t *testing.T) {
 		t.Errorf("a plain report: %+v", cs)
 	}
 }
+
+// TestQuestionToThePersonIsNoCorrectedCall: a question the agent put to
+// the person (AskUserQuestion) or a plan it wrote down acts on nothing; a
+// correction after it is about the call before, not "calling
+// AskUserQuestion" (which would fire on every later question).
+func TestQuestionToThePersonIsNoCorrectedCall(t *testing.T) {
+	s := (&ccFixture{}).user("add the alarm thresholds to the device settings").
+		call("toolu_1", "Edit", `{"file_path":"/repo/Model/Alarm.swift","old_string":"a","new_string":"b"}`).result("toolu_1", "ok").
+		say("Done. Should encode/decode live in Alarm.swift?").user("not sure, ask me properly").
+		call("toolu_2", "AskUserQuestion", `{"questions":[{"question":"Where should encode/decode go?","options":[{"label":"Alarm.swift"},{"label":"A new file"}]}]}`).
+		result("toolu_2", `User has answered your questions: "Where should encode/decode go?"="Alarm.swift"`).
+		say("Done.").user("нет, так не пойдёт: нужно создать расширение RadiationType+BluetoothCommands").say("OK.").session(t)
+	for _, c := range ofType(Extract(s, nil, nil), TypeCorrection) {
+		if strings.Contains(c.Trigger, "AskUserQuestion") {
+			t.Errorf("trigger %q: a question to the person is no action", c.Trigger)
+		}
+	}
+}
