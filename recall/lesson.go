@@ -319,7 +319,7 @@ func numberedItem(text string, i int) bool {
 // replacement), in the languages of the signature rules: a sentence that
 // holds one tells what to do (fitLesson); the last one before a code span
 // makes it advised (polarity).
-var adviceRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:instead|rather|but|use|run|add|put|pass|call|keep|move|switch|prefer|always|only|make sure|should|must|need to|has to|brug|bruk|använd|használd|használj|χρησιμοποίησε|використовуй|käytä|folosește|použi|fes servir|utilitza|i stedet|i stället|helyett|αντί|замість|sen sijaan|în loc de|namiesto|en lloc de|altid|alltid|mindig|πάντα|завжди|aina|mereu|vždy|sempre|go(?:es)? (?:in|into|through)|comes? (?:in|from|through)|via|through|statt|stattdessen|sondern|verwende|nimm|benutze|immer|en su lugar|usa|utiliza|siempre|sino|plutôt|utilise|toujours|mais|вместо|используй|всегда|ajoute|ajouter|mets|déplace|añade|agrega|pon|mueve|aggiungi|metti|sposta|adicione|adiciona|coloque|mova|füge|pack|leg|verschiebe|добавь|положи|перенеси|voeg|zet|dodaj|przenieś|użyj|zrób|uruchom|weź|použij|udělej|spusť|сделай|запусти|возьми|haz|ejecuta|faça|rode|fais|lance|prends|esegui|lancia|prendi|mach|führe|ekle|только|лишь|nur|solo|sólo|seulement|uniquement|apenas|soltanto|tylko|sadece|alleen|lewat|pakai|pake|gunakan|selalu)(?:[^\p{L}]|$)|请|改用|使用|加到|放到|添加到|代わりに|使って|追加して|入れて|대신|추가해|넣어`)
+var adviceRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:instead|rather|but|use|run|add|put|pass|call|keep|move|switch|prefer|always|only|make sure|should|must|need to|has to|brug|bruk|använd|használd|használj|χρησιμοποίησε|використовуй|käytä|folosește|použi|fes servir|utilitza|i stedet|i stället|helyett|αντί|замість|sen sijaan|în loc de|namiesto|en lloc de|altid|alltid|mindig|πάντα|завжди|aina|mereu|vždy|sempre|go(?:es)? (?:in|into|through)|comes? (?:in|from|through)|via|through|statt|stattdessen|sondern|verwende|nimm|benutze|immer|en su lugar|usa|utiliza|siempre|sino|plutôt|utilise|toujours|mais|вместо|используй|всегда|ajoute|ajouter|mets|déplace|añade|agrega|pon|mueve|aggiungi|metti|sposta|adicione|adiciona|coloque|mova|füge|pack|leg|verschiebe|добавь|положи|перенеси|voeg|zet|dodaj|przenieś|użyj|zrób|uruchom|weź|použij|udělej|spusť|сделай|запусти|возьми|haz|ejecuta|faça|rode|fais|lance|prends|esegui|lancia|prendi|mach|führe|ekle|только|лишь|nur|solo|sólo|seulement|uniquement|apenas|soltanto|tylko|sadece|alleen|lewat|pakai|pake|gunakan|selalu|нужно|надо|необходимо|следует|muss|musst|soll|sollte|solltest|hay que|debes|il faut|il faudrait|tu dois|devi|bisogna|tem que|harus|perlu|gerek|moet|musisz|trzeba)(?:[^\p{L}]|$)|请|改用|使用|加到|放到|添加到|需要|应该|必须|希望|代わりに|使って|追加して|入れて|べき|대신|추가해|넣어|해야`)
 
 // isAsked reports whether sentence s is a question.
 func isAsked(s string) bool { return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") }
@@ -825,8 +825,13 @@ func polarity(before string, neg bool) bool {
 		}
 	}
 	for _, m := range adviceRE.FindAllStringIndex(before, -1) {
-		// "don't use", "never use": the negation governs the word.
-		if m[0] > last && !negates(before[max(0, m[0]-12):m[0]+1]) {
+		// "don't use", "never use": the negation governs the word, unless
+		// a clause ends between them ("das reicht nicht, du musst").
+		w := before[max(0, m[0]-12) : m[0]+1]
+		if i := strings.LastIndexAny(w, ",;:.，；：。"); i >= 0 {
+			w = w[i+1:]
+		}
+		if m[0] > last && !negates(w) {
 			last, lastNeg = m[0], false
 		}
 	}

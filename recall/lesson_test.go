@@ -304,6 +304,11 @@ func TestSignaturePolarityWithinClause(t *testing.T) {
 		{"if a migration is stuck, `mix ecto.rollback --step 1`, or drop the leftover object by hand", "mix ecto.rollback --step 1", false},
 		// Rust macros written bare.
 		{"println! ya da dbg! koyma. Log lazımsa tracing kullan", "println!", true},
+		// A must after a negation advises what follows it, in any
+		// language: "not enough, (we) need to create `X`".
+		{"Так лучше, но не достаточно. Нужно создать расширение `RadiationType+BluetoothCommands`", "RadiationType+BluetoothCommands", false},
+		{"还是不对，不够完整，需要用 `httpx.New()` 创建客户端", "httpx.New()", false},
+		{"Das reicht nicht, du musst `errors.Join` verwenden", "errors.Join", false},
 	} {
 		found := false
 		for _, sg := range signatures(tc.text) {
