@@ -152,14 +152,17 @@ func TestSessionMemory(t *testing.T) {
 	if err := shown(m, EventPreToolUse, "cor-3"); err != nil {
 		t.Fatal(err)
 	}
-	if s := m.Seen(); !s["cor-1"] || !s["pref-2"] || !s["cor-3"] || len(s) != 3 {
+	if err := shown(m, EventPreToolUse, "cor-3"); err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Seen(); s["cor-1"] != 1 || s["pref-2"] != 1 || s["cor-3"] != 2 || len(s) != 3 {
 		t.Errorf("seen = %v", s)
 	}
 	// A new start (or a compaction) holds only what it was given.
 	if err := shown(m, EventSessionStart, "conv-1"); err != nil {
 		t.Fatal(err)
 	}
-	if s := m.Seen(); !s["conv-1"] || len(s) != 1 {
+	if s := m.Seen(); s["conv-1"] != 1 || len(s) != 1 {
 		t.Errorf("after reset: %v", s)
 	}
 	// A start that showed nothing empties the memory too; the commitment
@@ -170,7 +173,7 @@ func TestSessionMemory(t *testing.T) {
 	if s := m.Seen(); len(s) != 0 {
 		t.Errorf("after an empty start: %v", s)
 	}
-	if ins, _, err := m.Injections(); err != nil || len(ins) != 3 || ins[2].IDs[0] != "conv-1" {
+	if ins, _, err := m.Injections(); err != nil || len(ins) != 4 || ins[3].IDs[0] != "conv-1" {
 		t.Errorf("injections %+v, %v", ins, err)
 	}
 	for _, bad := range []string{"", "../x", "a/b", "..", strings.Repeat("x", 300)} {

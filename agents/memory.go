@@ -70,20 +70,20 @@ func (m SessionMemory) lines() ([]recall.Injection, int64, error) {
 	return out, int64(len(b)), nil
 }
 
-// Seen returns the ids the session was shown since its last SessionStart
-// (none on any error).
-func (m SessionMemory) Seen() map[string]bool {
+// Seen returns the ids the session was shown since its last SessionStart,
+// with how many answers showed each (none on any error).
+func (m SessionMemory) Seen() map[string]int {
 	ins, _, err := m.lines()
 	if err != nil || len(ins) == 0 {
 		return nil
 	}
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for _, in := range ins {
 		if in.Event == EventSessionStart {
 			clear(seen)
 		}
 		for _, id := range in.IDs {
-			seen[id] = true
+			seen[id]++
 		}
 	}
 	return seen
