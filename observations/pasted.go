@@ -16,7 +16,7 @@ import (
 
 // logStartRE finds where pasted output begins inside a line: a shell
 // prompt, a log level, an exception, a file:line position, an HTTP status.
-const logStartPat = `(Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception|Warning)\b(:|\s*$)|\b(INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL)\b[:\s]|\bpanic: |\bgoroutine \d+|npm (ERR|error)!?|\[plugin:|\bE\s{2,}\S|(^|\s)\$ \S|^PS [A-Za-z]:\\|^\([\w.-]+\) |\b[\w./\\-]+\.(py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|h|php|cs|kt|swift|vue|mjs|cjs):\d+|HTTP/\d(\.\d)?"?\s+\d{3}\b|^\s*at [\w.$<>]+ ?\(|^\s*File "|\bFile "[^"]+", line \d+|\b\d{2}:\d{2}:\d{2}(\.\d+)?\b|^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\s*[│├└┌╭╰|>]\s|^\s*\^+\s*$|\busage: \S|^[_=~-]{3,}|^\s*(//|/\*|\*/|#include\b|@@ )|^\s*(import|export|const|let|var|function|def|class|return|package|func|public|private|static|async|await|from)\b[^.!?]*[{}();=:,\]]\s*$|^\s*[{}\[\]()<>;,]+\s*$|^\s*<\/?[a-zA-Z][\w-]*[\s>/]|^\[[\w:./ -]{1,30}\]\s|^(Error|ERROR|error|Fatal|FATAL|fatal|Warning|WARN|warning)(\[\w+\])?: |\b(Error|ERROR|FATAL)(\[\w+\])?: |^\s*at \S+.*\(.*:\d+|^\s*[{\[(][^ ]*[}\])]\s*(\.\.\.)?\s*$|^[\w./-]+: (.*\b(error|fatal|not found|denied|No such file)\b)|^(?:Failed to compile|Compiled (?:successfully|with warnings)|Unhandled Runtime Error|Module not found|Type error: |(?:Info|Warn|Error)\s+-\s|Linting and checking validity|Creating an optimized production build|webpack compiled|Build (?:failed|error)\b)|^[✓⨯×○▲✘]\s|\S+\(\d+,\d+\): error TS\d+:|error TS\d+:)`
+const logStartPat = `(Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception|Warning)\b(:|\s*$)|\b(INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL)\b[:\s]|\bpanic: |\bgoroutine \d+|npm (ERR|error)!?|\[plugin:|\bE\s{2,}\S|(^|\s)\$ \S|^PS [A-Za-z]:\\|^\([\w.-]+\) |\b[\w./\\-]+\.(py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|h|php|cs|kt|swift|vue|mjs|cjs):\d+|HTTP/\d(\.\d)?"?\s+\d{3}\b|^\s*at [\w.$<>]+ ?\(|^\s*File "|\bFile "[^"]+", line \d+|\b\d{2}:\d{2}:\d{2}(\.\d+)?\b|^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\s*[│├└┌╭╰|>]\s|^\s*\^+\s*$|\busage: \S|^[_=~-]{3,}|^\s*(//|/\*|\*/|#include\b|@@ )|^\s*(import|export|const|let|var|function|def|class|return|package|func|public|private|static|async|await|from)\b[^.!?]*[{}();=:,\]]\s*$|^\s*[{}\[\]()<>;,]+\s*$|^\s*<\/?[a-zA-Z][\w-]*[\s>/]|^\[[\w:./ -]{1,30}\]\s|^(Error|ERROR|error|Fatal|FATAL|fatal|Warning|WARN|warning)(\[\w+\])?: |\b(Error|ERROR|FATAL)(\[\w+\])?: |^\s*at \S+.*\(.*:\d+|^\s*[{\[(][^ ]*[}\])]\s*(\.\.\.)?\s*$|^[\w./-]+: (.*\b(error|fatal|not found|denied|No such file)\b)|^(?:Failed to compile|Compiled (?:successfully|with warnings)|Unhandled Runtime Error|Module not found|Type error: |(?:Info|Warn|Error)\s+-\s|Linting and checking validity|Creating an optimized production build|webpack compiled|Build (?:failed|error)\b)|^[✓⨯×○▲✘]\s|\S+\(\d+,\d+\): error TS\d+:|error TS\d+:|\b[a-z_]\w*(?:\.[a-z_]\w*)+\.[A-Z]\w+: |^Caused by\b|^[A-Z][A-Z0-9]*_[A-Z0-9_]+(?:\s|$)|^\s*[\w.]+\s*[-+*/|&]?=\s*[\w.]+\((?:[^()]*\)\s*)?$)`
 
 var logStartRE = textutil.Lazy(logStartPat)
 
@@ -32,11 +32,15 @@ var cmdArgRE = textutil.Lazy(`\s-{1,2}\w|\S[./\\]\S`)
 
 // promptRE is a shell prompt with its user and host or its virtual
 // environment: what follows it is a terminal session.
-var promptRE = textutil.Lazy(`^\s*(\([\w.-]+\)\s+(\([\w.-]+\)\s+)?(\S+@[\w.-]+:|⚡|[^\s$]*\$ )|[\w.-]+@[\w.-]+:[~/][^\s$]*\$ )`)
+var promptRE = textutil.Lazy(`^\s*(\([\w.-]+\)\s+(\([\w.-]+\)\s+)?(\S+@[\w.-]+:|⚡|[^\s$]*\$ )|[\w.-]+@[\w.-]+:[~/][^\s$]*\$ |[⚡➜❯]\s+[~/.]\S*\s|➜\s+\S+\s+git:\(|@?[\w.-]+ ➜ \S.*\$ )`)
 
-// isPrompt reports whether line t starts with a shell prompt.
+// isPrompt reports whether line t starts with a shell prompt: with a user
+// and host, a virtual environment, or the mark of a themed shell before a
+// path (zsh's "⚡ ~/app", "➜  app git:(main)", starship's "❯ ~/app", a
+// codespace's "@user ➜ /workspaces/x $"); a mark before words ("⚡ Power
+// & System Control") is a heading.
 func isPrompt(t string) bool {
-	return (strings.Contains(t, "$ ") || strings.Contains(t, "⚡")) && promptRE.MatchString(t)
+	return strings.ContainsAny(t, "$⚡➜❯") && promptRE.MatchString(t)
 }
 
 // promptInRE finds a shell prompt anywhere in a line.
@@ -70,18 +74,19 @@ const maxPastedScan = 4 * maxProse
 // begins, go to the pasted part; so does everything after the first
 // output line except later lines that read as prose again.
 func splitPasted(s string) (words, pasted string) {
-	var w, p []string
+	var seq []pastedSeg // the lines in order, each the person's or pasted
+	cut := false
 	inLog, stamped, shell := false, false, false
 	if len(s) > maxPastedScan {
 		// The person's words come first; past the scanned part everything
 		// is material they pasted, and reading it line by line would cost
 		// more than the whole extraction of a session.
-		cut := maxPastedScan
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
+		at := maxPastedScan
+		for at > 0 && !utf8.RuneStart(s[at]) {
+			at--
 		}
-		defer func() { pasted = strings.TrimSpace(pasted + "\n" + s[cut:]) }()
-		s = s[:cut]
+		defer func() { pasted = strings.TrimSpace(pasted + "\n" + s[at:]) }()
+		s, cut = s[:at], true
 	}
 	lines := strings.Split(s, "\n")
 	repeated := repeatedLines(lines)
@@ -95,24 +100,24 @@ func splitPasted(s string) (words, pasted string) {
 			// ("'x' is not recognized as an internal or external
 			// command", "'x' 不是内部或外部命令"): output, in any
 			// language.
-			p = append(p, t)
+			seq = append(seq, pastedSeg{t, true})
 			inLog = true
 			stamped = bareStampRE.MatchString(t)
 			continue
 		}
 		if stamped {
 			// The message of a stamp on the line before.
-			p = append(p, t)
+			seq = append(seq, pastedSeg{t, true})
 			stamped = bareStampRE.MatchString(t)
 			continue
 		}
 		if shell {
 			// Past a shell prompt the rest is that terminal's output.
-			p = append(p, t)
+			seq = append(seq, pastedSeg{t, true})
 			continue
 		}
 		if isLogLine(t) {
-			p = append(p, t)
+			seq = append(seq, pastedSeg{t, true})
 			inLog = true
 			stamped = bareStampRE.MatchString(t)
 			shell = isPrompt(t)
@@ -148,22 +153,77 @@ func splitPasted(s string) (words, pasted string) {
 				_, size := utf8.DecodeRuneInString(t[c:])
 				end := c + size
 				if head := strings.TrimSpace(t[:end]); wordCount(head) > 0 {
-					w = append(w, head)
+					seq = append(seq, pastedSeg{head, false})
 				}
-				p = append(p, strings.TrimSpace(t[end:]))
+				seq = append(seq, pastedSeg{strings.TrimSpace(t[end:]), true})
 				inLog = true
 				shell = isPrompt(t[end:])
 				continue
 			}
 		}
 		if inLog && !readsAsProse(t) {
-			p = append(p, t)
+			seq = append(seq, pastedSeg{t, true})
 			continue
 		}
 		inLog = false
-		w = append(w, t)
+		seq = append(seq, pastedSeg{t, false})
+	}
+	if cut {
+		// What follows the scanned part is pasted: it closes the last run.
+		seq = append(seq, pastedSeg{"", true})
+	}
+	enclosed(seq)
+	var w, p []string
+	for _, l := range seq {
+		if l.text == "" {
+			continue
+		}
+		if l.pasted {
+			p = append(p, l.text)
+		} else {
+			w = append(w, l.text)
+		}
 	}
 	return strings.Join(w, "\n"), strings.Join(p, "\n")
+}
+
+// pastedSeg is one line of a message, or one part of a line, and whether
+// it is pasted output.
+type pastedSeg struct {
+	text   string
+	pasted bool
+}
+
+// maxEnclosed bounds the run of prose lines enclosed taken for output.
+const maxEnclosed = 4
+
+// enclosed marks as pasted a short run of prose lines between two pasted
+// lines, the first of them an error: an error's own sentences ("The
+// module at index [0] ... is undefined.", "Potential causes:", "- A
+// circular dependency ...") sit between its log line and its stack; a
+// person writes before or after what they paste, not inside it. Prose
+// inside pasted data (a JSON example's strings) stays the person's to
+// judge. In a message that opens with output, every run between two
+// output lines is output too, however long.
+func enclosed(seq []pastedSeg) {
+	for i := 0; i < len(seq); {
+		if seq[i].pasted {
+			i++
+			continue
+		}
+		j := i
+		for j < len(seq) && !seq[j].pasted {
+			j++
+		}
+		// A message that opens with output and goes on with it is all
+		// output: the person did not begin to write.
+		if i > 0 && j < len(seq) && (seq[0].pasted || j-i <= maxEnclosed && errorOutputRE.MatchString(seq[i-1].text)) {
+			for k := i; k < j; k++ {
+				seq[k].pasted = true
+			}
+		}
+		i = j
+	}
 }
 
 // repeatedLines marks the lines of a message that a program printed: a
@@ -231,7 +291,7 @@ func repeatedLines(lines []string) map[int]bool {
 // speaking again: mostly words, ending like a sentence or short.
 func readsAsProse(t string) bool {
 	n := wordCount(t)
-	if n < 3 {
+	if n < 3 || codeLineRE.MatchString(t) {
 		return false
 	}
 	letters, other := 0, 0
@@ -246,6 +306,13 @@ func readsAsProse(t string) bool {
 	}
 	return letters > 4*other
 }
+
+// codeLineRE is a line of source a traceback or a code frame prints: a
+// statement that returns or raises, a method call, an assignment of a
+// call, a call alone, a line cut after "(" or "," ("return
+// service_model.retrying(func, env=self.env)", "result = func()",
+// "convert_xml_import(env, module, fp)").
+var codeLineRE = textutil.Lazy(`^\s*(?:return|raise|await|yield|throw)\b|\w\.\w+\(|^\s*[\w.\[\]'"]+\s*[-+*/|&]?=\s*[\w.]+\(|[(,]\s*$|^\s*[\w.]+\([^()]*\)\s*$`)
 
 // maskQuoted blanks what a line quotes in backticks, byte for byte, so
 // that offsets stay those of the line.

@@ -83,6 +83,17 @@ func TestSplitPasted(t *testing.T) {
 		"error type named": {"no unwrap() in the library. add a CoreError variant and return it with ?.", "no unwrap() in the library. add a CoreError variant and return it with ?.", ""},
 		"error type ja":    {"unwrap() は使わないでください。thiserror の CoreError にバリアントを追加してください。", "unwrap() は使わないでください。thiserror の CoreError にバリアントを追加してください。", ""},
 		"error type last":  {"the import fails now:\nModuleNotFoundError: No module named 'x'", "the import fails now:", "ModuleNotFoundError"},
+		// A code frame (line numbers in a gutter), a dotted exception
+		// name, a bare shell prompt, the source lines of a traceback, and
+		// an error's own prose between its log lines are output.
+		"code frame":         {"the page is blank\n[plugin:vite:import-analysis] Failed to resolve import \"react-day-picker\"\n10 | import { DayPicker } from \"react-day-picker\";\n   |                          ^\n11 | import { cn } from \"@/lib/utils\";", "the page is blank", "10 | import"},
+		"dotted exception":   {"upgrade fails\nres = self._obj.execute(query, params)\npsycopg2.errors.UndefinedColumn: column crm_lead.submission_done does not exist", "upgrade fails", "psycopg2.errors.UndefinedColumn"},
+		"bare prompt":        {"still broken\n⚡ ~ scripts/model_server.sh serve-fp8\nvllm: error: unrecognized arguments: --enable-reasoning", "still broken", "serve-fp8"},
+		"codespaces prompt":  {"it hangs\n@ArkMaster123 ➜ /workspaces/clientdemoNISTAI (loopli) $ npm run dev", "it hangs", "npm run dev"},
+		"error code line":    {"the save fails\nRPC_ERROR\nlead on 2026-05-05 04:29:52 GMT\nTraceback (most recent call last):\n  File \"/usr/lib/odoo/http.py\", line 2166, in _transactioning\nValueError: bad view\nCaused by:\n  File \"/usr/lib/odoo/model.py\", line 157", "the save fails", "RPC_ERROR"},
+		"all output":         {"RPC_ERROR\n\nOdoo Server Error\nTraceback (most recent call last):\n  File \"/usr/lib/odoo/convert.py\", line 601, in _tag_root\nodoo.tools.convert.ParseError: while parsing views.xml:3\nField \"x\" does not exist in model \"crm.lead\"\nView error context:\n{'file': 'views.xml',\n 'line': 9,\n 'name': 'crm.lead.kanban',\n 'view.model': 'crm.lead'}\nThe above server error caused the following client error:\nRPC_ERROR: Odoo Server Error\n    at makeErrorFromResponse (https://odoo.local/web.js:3174:165)", "", "does not exist"},
+		"traceback source":   {"Odoo Server Error\nTraceback (most recent call last):\n  File \"/usr/lib/odoo/http.py\", line 2166, in _transactioning\n    return service_model.retrying(func, env=self.env)\n  File \"/usr/lib/odoo/model.py\", line 157, in retrying\n    result = func()\nValueError: bad view", "Odoo Server Error", "service_model.retrying"},
+		"error prose inside": {"login is broken again\n[Nest] 94042 - 04/23/2026, 10:18:58 AM ERROR [ExceptionHandler] UndefinedModuleException [Error]: Nest cannot create the FileModule instance.\nThe module at index [0] of the FileModule \"imports\" array is undefined.\nPotential causes:\n- A circular dependency between modules. Use forwardRef() to avoid it.\n    at DependenciesScanner.scanForModules (/app/node_modules/@nestjs/core/scanner.js:88:19)", "login is broken again", "array is undefined"},
 		// Code the person quotes in backticks is theirs, whatever it names.
 		"quoted code": {"Option は `.ok_or(ApiError::BadRequest(\"...\".into()))` で変換してください。テストは unwrap のままで大丈夫です。", "Option は `.ok_or(ApiError::BadRequest(\"...\".into()))` で変換してください。テストは unwrap のままで大丈夫です。", ""},
 	} {
