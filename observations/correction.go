@@ -1042,7 +1042,7 @@ func correctionExcerpt(tl *timeline, call int, u *utterance) string {
 // callSummary renders a tool call in a few words: the command, or the tool
 // and the path it touches.
 func callSummary(r *traces.Record) string {
-	if fs := patchFiles(r); len(fs) > 0 && fs[0] != "" && !strings.EqualFold(r.Tool, "apply_patch") {
+	if fs := patchFiles(r); len(fs) > 0 && fs[0] != "" {
 		return "apply_patch `" + projectPath(fs[0], r.Cwd) + "`"
 	}
 	if c := callCommand(r); c != "" {
@@ -1106,7 +1106,8 @@ func describeCall(r *traces.Record, types []string, tax *Taxonomy) string {
 	switch {
 	case shellTools[lt]:
 		return "running " + sum
-	case editTools[lt]:
+	case editTools[lt] || lt == "apply_patch":
+		// Codex's apply_patch names its file as an edit does.
 		return "editing " + strings.TrimPrefix(sum, r.Tool+" ")
 	}
 	return "calling " + sum

@@ -2,8 +2,12 @@ package observations
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kbmem/kb/traces"
 )
 
 // Lesson quality on the shapes real sessions produced (synthetic text in
@@ -299,5 +303,16 @@ func TestQuestionToThePersonIsNoCorrectedCall(t *testing.T) {
 		if strings.Contains(c.Trigger, "AskUserQuestion") {
 			t.Errorf("trigger %q: a question to the person is no action", c.Trigger)
 		}
+	}
+}
+
+// TestApplyPatchTriggerNamesItsFile: Codex's apply_patch is an edit of the
+// files its patch names; the trigger says which ("editing `x`"), not
+// "calling apply_patch", which would fire on every later patch.
+func TestApplyPatchTriggerNamesItsFile(t *testing.T) {
+	patch := "*** Begin Patch\n*** Update File: web/src/Dashboard.jsx\n@@\n-const a = 1\n+const a = 2\n*** End Patch"
+	r := &traces.Record{Tool: "apply_patch", Input: json.RawMessage(strconv.Quote(patch)), Cwd: "/repo"}
+	if got := describeCall(r, nil, Default()); got != "editing `web/src/Dashboard.jsx`" {
+		t.Errorf("trigger %q", got)
 	}
 }
