@@ -192,6 +192,11 @@ func itemText(c *candidate, o *observations.Observation, d *doc.Document, cu *cu
 			} else if d, ex, ok := strings.Cut(trig, ": "); ok && strings.HasPrefix(strings.TrimLeft(ex, "EditWrt "), "`") {
 				trig = d + " (like " + ex + ")" // "committing (like `git commit -m x`)"
 			}
+			if lead, ok := triggerLead(trig); ok {
+				// "when asked to ...", "after the agent's answer ...": the
+				// trigger is a moment of the conversation, not an action.
+				return fmt.Sprintf("%s: %s (corrected %s)", lead, lesson, where), lesson
+			}
 			return fmt.Sprintf("BEFORE %s: %s (corrected %s)", trig, lesson, where), lesson
 		case observations.TypePreference:
 			if o.Statement == "" {
@@ -296,3 +301,15 @@ func shortSession(s string) string {
 
 // packBudget keeps the best items within the total budget: each kind first
 // fills its reserved share (recall.budgets, scaled to the total), then the
+
+// triggerLead renders a trigger that names a moment of the conversation
+// ("when asked to ...", "after the agent's answer ...") in capitals as the
+// item's lead, in place of "BEFORE ...", which reads only before an action.
+func triggerLead(trig string) (string, bool) {
+	for _, w := range []string{"when ", "after "} {
+		if rest, ok := strings.CutPrefix(trig, w); ok {
+			return strings.ToUpper(strings.TrimSpace(w)) + " " + rest, true
+		}
+	}
+	return "", false
+}
