@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/kbmem/kb/observations"
 )
@@ -939,4 +940,27 @@ func TestCompleteLessonAfterRewrittenLead(t *testing.T) {
 			t.Errorf("rewrittenLead(%q, %q) = %v", tc.said, tc.key, got)
 		}
 	}
+}
+
+// FuzzFitLesson: any words and any key cut to valid UTF-8 within the
+// bound, and sentences never loses a byte of text but its spaces.
+func FuzzFitLesson(f *testing.F) {
+	f.Add("好的。这里有三点： 1、不要截断 2、不要降级。谢谢！", "2、不要降级", 40)
+	f.Add("Two things: 1. use pnpm 2. never push. Thanks!", "never push", 30)
+	f.Add("x", "", 10)
+	f.Fuzz(func(t *testing.T, said, key string, max int) {
+		if max < 8 || max > 2000 || !utf8.ValidString(said) {
+			return
+		}
+		got := fitLesson(said, max, spelledOut(key))
+		if !utf8.ValidString(got) {
+			t.Fatalf("fitLesson(%q, %d, %q) = %q: not UTF-8", said, max, key, got)
+		}
+		if len(said) > max && len(got) > max+len(" …")*len(sentences(said)) {
+			t.Fatalf("fitLesson(%q, %d) = %q: %d bytes", said, max, got, len(got))
+		}
+		if strings.Join(strings.Fields(strings.Join(sentences(said), " ")), "") != strings.Join(strings.Fields(said), "") {
+			t.Fatalf("sentences(%q) = %q", said, sentences(said))
+		}
+	})
 }
