@@ -954,11 +954,11 @@ func correctedCall(tl *timeline, u *utterance, tax *Taxonomy) int {
 		}
 	}
 	for i := len(u.calls) - 1; i >= 0; i-- {
-		// A question put to the person or a plan written down acts on
-		// nothing: the correction is about the call before it, or the
-		// agent's words ("BEFORE calling AskUserQuestion" would fire on
-		// every later question).
-		if r := tl.rec(u.calls[i]); !askTools[r.Tool] && !planTools[r.Tool] {
+		// A question put to the person, a plan written down or a task
+		// handed to a subagent acts on nothing itself: the correction is
+		// about the call before it, or the agent's words ("BEFORE calling
+		// AskUserQuestion" would fire on every later question).
+		if r := tl.rec(u.calls[i]); !askTools[r.Tool] && !planTools[r.Tool] && !delegateTools[r.Tool] {
 			return u.calls[i]
 		}
 	}
@@ -967,6 +967,11 @@ func correctedCall(tl *timeline, u *utterance, tax *Taxonomy) int {
 
 // planTools write the agent's plan or to-do list, not the project.
 var planTools = map[string]bool{"TodoWrite": true, "update_plan": true, "ExitPlanMode": true, "EnterPlanMode": true, "write_todos": true}
+
+// delegateTools hand a task to a subagent: the subagent's calls, not the
+// handing over, act on the project ("BEFORE calling Agent" would fire on
+// every later delegation).
+var delegateTools = map[string]bool{"Agent": true, "Task": true, "spawn_agent": true}
 
 // lastChange picks the call a failure report is about: the last edit, else
 // the last classifiable call, else the last call.

@@ -304,6 +304,16 @@ func TestQuestionToThePersonIsNoCorrectedCall(t *testing.T) {
 			t.Errorf("trigger %q: a question to the person is no action", c.Trigger)
 		}
 	}
+	// Nor is a task handed to a subagent.
+	s = (&ccFixture{}).user("find where the alarms are read").
+		call("toolu_1", "Agent", `{"description":"Find alarm reads","prompt":"Search the code base for alarm reads","subagent_type":"Explore"}`).
+		result("toolu_1", "Found them in Alarm.swift").say("They are in Alarm.swift.").
+		user("noooo, we have a notes board for that, ai-collab.md, read it first").say("OK.").session(t)
+	for _, c := range ofType(Extract(s, nil, nil), TypeCorrection) {
+		if strings.Contains(c.Trigger, "calling Agent") {
+			t.Errorf("trigger %q: a task handed to a subagent is no action", c.Trigger)
+		}
+	}
 }
 
 // TestApplyPatchTriggerNamesItsFile: Codex's apply_patch is an edit of the
