@@ -871,10 +871,12 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 			// A complaint about the agent's answer in words: the answer is
 			// what it corrects.
 			trigger = "after the agent's answer " + quoteText(shorten(cleanMarkup(a), 90))
-		} else if u.prev >= 0 {
-			if p := tl.utts[u.prev].text; p != "" {
-				trigger = "when asked to " + shorten(lowerFirst(cleanMarkup(p)), 90)
-			}
+		} else if p := u.prev; p >= 0 && asksForWork(tl.utts[p].text) {
+			trigger = "when asked to " + shorten(lowerFirst(cleanMarkup(tl.utts[p].text)), 90)
+		} else if a := proposalOf(tl.lastAgentText(u)); a != "" {
+			// The message before says nothing of a task ("всё", "ok",
+			// "thanks"): the agent's answer is the moment corrected.
+			trigger = "after the agent's answer " + quoteText(shorten(cleanMarkup(a), 90))
 		}
 		types = unionStrings(types, said)
 		if len(types) > 8 {
@@ -1509,4 +1511,15 @@ func wordIn(s, w string) bool {
 // index is u's place in tl.utts (the key of tl.after), or -1.
 func (tl *timeline) index(u *utterance) int {
 	return slices.IndexFunc(tl.utts, func(x utterance) bool { return x.idx == u.idx })
+}
+
+// asksForWork reports whether a message of the person's can name the task
+// a later correction was made in: three words or more, and no bare
+// acknowledgement or go-ahead ("всё", "ok thanks", "continue").
+func asksForWork(text string) bool {
+	low := lower(strings.TrimSpace(text))
+	if wordCount(low) < 3 {
+		return false
+	}
+	return !(lexicon.CueAck.AtStart(low) || lexicon.CueContinue.AtStart(low)) || wordCount(low) > 6
 }

@@ -326,3 +326,21 @@ func TestApplyPatchTriggerNamesItsFile(t *testing.T) {
 		t.Errorf("trigger %q", got)
 	}
 }
+
+// TestTriggerNeedsATask: "when asked to ..." quotes a request the person
+// made; a greeting or "that's all" before the correction is none.
+func TestTriggerNeedsATask(t *testing.T) {
+	for _, prev := range []string{"всё", "สวัสดี", "ok thanks"} {
+		s := (&ccFixture{}).user(prev).say("Hello! I will make the greeting more formal.").
+			user("No, don't write it so formally, keep every greeting casual.").say("OK.").session(t)
+		cs := ofType(Extract(s, nil, nil), TypeCorrection)
+		if len(cs) != 1 || strings.HasPrefix(cs[0].Trigger, "when asked to") {
+			t.Errorf("%q before: %+v", prev, cs)
+		}
+	}
+	for text, want := range map[string]bool{"write the welcome message for the onboarding screen": true, "всё": false, "ok thanks": false, "continue": false} {
+		if asksForWork(text) != want {
+			t.Errorf("asksForWork(%q) = %v", text, !want)
+		}
+	}
+}
