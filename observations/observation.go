@@ -317,6 +317,9 @@ type Comparable struct {
 	// words.
 	from     SourceRef
 	question string
+	// replyLang: the language a preference asks to be answered in
+	// (askedReplyLanguage), "" for others.
+	replyLang string
 }
 
 // Prepare computes what Similar compares of o.
@@ -337,6 +340,14 @@ func Prepare(o *Observation) *Comparable {
 	if o.Type == TypeDecision && len(o.Sources) == 1 {
 		c.from, c.question = o.Sources[0], o.Question
 	}
+	if o.Type == TypePreference {
+		// The language named last in the person's first words, as asked
+		// for ("หยุดตอบภาษาอังกฤษ! ... ตอบภาษาไทย": Thai; what follows may
+		// be a pasted reply that names another), else in the statement.
+		if c.replyLang = askedReplyLanguage(headOf(o.Excerpt, 240)); c.replyLang == "" {
+			c.replyLang = askedReplyLanguage(o.Statement)
+		}
+	}
 	return c
 }
 
@@ -346,6 +357,11 @@ func (a *Comparable) Similar(b *Comparable) bool {
 		return false
 	}
 	if a.key == b.key {
+		return true
+	}
+	if a.replyLang != "" && a.replyLang == b.replyLang {
+		// "Always respond in Thai." and "หยุดตอบภาษาอังกฤษ! ... ตอบภาษาไทย":
+		// one preference, however worded, so that it recurs.
 		return true
 	}
 	if a.question != b.question && a.from.Session != "" && a.from == b.from {

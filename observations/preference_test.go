@@ -520,3 +520,18 @@ func TestDislikeOfTheAgentsWorkIsNoTaste(t *testing.T) {
 		t.Errorf("a dislike of a tool: preferences %+v", ps)
 	}
 }
+
+// TestSameReplyLanguageIsOnePreference: two preferences asking for the
+// same reply language, in other words and languages, are one (so that it
+// recurs); another language is another.
+func TestSameReplyLanguageIsOnePreference(t *testing.T) {
+	pref := func(st string) *Observation { return &Observation{Type: TypePreference, Statement: st} }
+	th1, th2 := pref("Always respond in Thai."), pref(`"หยุดตอบภาษาอังกฤษ!`)
+	th2.Excerpt = "User: หยุดตอบภาษาอังกฤษ! ฉันสั่งภาษาไทย คุณต้องตอบภาษาไทยเท่านั้น"
+	if !Similar(th1, th2) {
+		t.Error("two Thai reply preferences are two")
+	}
+	if Similar(th1, pref("Always answer in French.")) {
+		t.Error("Thai and French reply preferences are one")
+	}
+}
