@@ -460,8 +460,13 @@ func correctedObject(tl *timeline, u *utterance, call int) string {
 // a referent after it most often points back into the lesson ("all
 // arithmetic goes through Money - it rounds in one place").
 func hasReferent(s string) bool {
-	return lexicon.CueReferent.In(lower(firstSentence(s)))
+	return lexicon.CueReferent.In(indefiniteToRE.ReplaceAllString(lower(firstSentence(s)), "$1 "))
 }
+
+// indefiniteToRE is Russian's indefinite particle "-то" on a pronoun
+// ("что-то", "какие-то", typed "каких то"): "some", no pointer back to
+// anything ("то" alone is "that").
+var indefiniteToRE = textutil.Lazy(`(что|кто|как|какой|какая|какое|какие|каких|каким|какими|какую|каком|где|когда|куда|откуда|почему|зачем|чей|чья|чьё|чьи)[- ]то(?:[^\p{L}]|$)`)
 
 // addsObject reports whether naming obj after a lesson tells more than the
 // lesson does: not a bare tool name ("apply_patch"), not code the lesson

@@ -344,3 +344,18 @@ func TestTriggerNeedsATask(t *testing.T) {
 		}
 	}
 }
+
+// TestRussianIndefiniteIsNoReferent: "каких-то", "что-то" say "some"; a
+// lesson with one points back at nothing, so no "(about ...)" is added.
+func TestRussianIndefiniteIsNoReferent(t *testing.T) {
+	for s, want := range map[string]bool{
+		"Запомни правило не делать основываясь на каких то догадках": false,
+		"что-то не так с тестами":  false,
+		"не делай это":             true,
+		"убери то, что ты добавил": true,
+	} {
+		if hasReferent(s) != want {
+			t.Errorf("hasReferent(%q) = %v", s, !want)
+		}
+	}
+}
