@@ -867,16 +867,17 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 			types = saidFirst(tl.s.callTypes(e.tax, call), tl.s.callContentOnly(e.tax, call), said)
 			trigger = describeCall(r, types, e.tax)
 			from = call
-		} else if a := proposalOf(tl.lastAgentText(u)); failure && a != "" {
-			// A complaint about the agent's answer in words: the answer is
-			// what it corrects.
-			trigger = "after the agent's answer " + quoteText(shorten(cleanMarkup(a), 90))
-		} else if p := u.prev; p >= 0 && asksForWork(tl.utts[p].text) {
-			trigger = "when asked to " + shorten(lowerFirst(cleanMarkup(tl.utts[p].text)), 90)
-		} else if a := proposalOf(tl.lastAgentText(u)); a != "" {
-			// The message before says nothing of a task ("всё", "ok",
-			// "thanks"): the agent's answer is the moment corrected.
-			trigger = "after the agent's answer " + quoteText(shorten(cleanMarkup(a), 90))
+		} else {
+			// A complaint about the agent's answer in words corrects the
+			// answer; otherwise the request it answered is the moment, if
+			// that message names a task ("всё", "ok", "thanks" name none),
+			// else the answer.
+			a := proposalOf(tl.lastAgentText(u))
+			if p := u.prev; (!failure || a == "") && p >= 0 && asksForWork(tl.utts[p].text) {
+				trigger = "when asked to " + shorten(lowerFirst(cleanMarkup(tl.utts[p].text)), 90)
+			} else if a != "" {
+				trigger = "after the agent's answer " + quoteText(shorten(cleanMarkup(a), 90))
+			}
 		}
 		types = unionStrings(types, said)
 		if len(types) > 8 {
@@ -909,7 +910,7 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 			Excerpt:     correctionExcerpt(tl, call, u),
 		}
 		switch {
-		case strings.HasPrefix(trigger, "after ") || strings.HasPrefix(trigger, "when "):
+		case MomentTrigger(trigger):
 			o.Description = "Correction " + trigger
 		case trigger != "":
 			o.Description = "Correction after " + trigger
@@ -1518,8 +1519,6 @@ func (tl *timeline) index(u *utterance) int {
 // acknowledgement or go-ahead ("всё", "ok thanks", "continue").
 func asksForWork(text string) bool {
 	low := lower(strings.TrimSpace(text))
-	if wordCount(low) < 3 {
-		return false
-	}
-	return !(lexicon.CueAck.AtStart(low) || lexicon.CueContinue.AtStart(low)) || wordCount(low) > 6
+	n := wordCount(low)
+	return n >= 3 && (n > 6 || !lexicon.CueAck.AtStart(low) && !lexicon.CueContinue.AtStart(low))
 }

@@ -309,6 +309,17 @@ type recurrence struct {
 // instruction from what the person reported (correctionLesson).
 const FailureReported = "; the person reported: "
 
+// IsFailureReport reports whether a correction's lesson is a failure
+// report: the fixed wording, then what the person reported.
+func IsFailureReport(lesson string) bool { return strings.Contains(lesson, FailureReported) }
+
+// MomentTrigger reports whether a correction's trigger names a moment of
+// the conversation ("when asked to ...", "after the agent's answer ...")
+// rather than an action.
+func MomentTrigger(trigger string) bool {
+	return strings.HasPrefix(trigger, "when ") || strings.HasPrefix(trigger, "after ")
+}
+
 // failureReport returns the stems of what the person reported in a failure
 // report's lesson, nil for any other observation. "Check that the change
 // to X really works" is said of every change, so two reports are the same

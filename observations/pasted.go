@@ -168,16 +168,9 @@ func splitPasted(s string) (words, pasted string) {
 		inLog = false
 		seq = append(seq, pastedSeg{t, false})
 	}
-	if cut {
-		// What follows the scanned part is pasted: it closes the last run.
-		seq = append(seq, pastedSeg{"", true})
-	}
-	enclosed(seq)
+	enclosed(seq, cut)
 	var w, p []string
 	for _, l := range seq {
-		if l.text == "" {
-			continue
-		}
 		if l.pasted {
 			p = append(p, l.text)
 		} else {
@@ -204,8 +197,9 @@ const maxEnclosed = 4
 // person writes before or after what they paste, not inside it. Prose
 // inside pasted data (a JSON example's strings) stays the person's to
 // judge. In a message that opens with output, every run between two
-// output lines is output too, however long.
-func enclosed(seq []pastedSeg) {
+// output lines is output too, however long. closed: what follows seq is
+// output (the part past the scan), which closes its last run.
+func enclosed(seq []pastedSeg, closed bool) {
 	for i := 0; i < len(seq); {
 		if seq[i].pasted {
 			i++
@@ -217,7 +211,7 @@ func enclosed(seq []pastedSeg) {
 		}
 		// A message that opens with output and goes on with it is all
 		// output: the person did not begin to write.
-		if i > 0 && j < len(seq) && (seq[0].pasted || j-i <= maxEnclosed && errorOutputRE.MatchString(seq[i-1].text)) {
+		if i > 0 && (j < len(seq) || closed) && (seq[0].pasted || j-i <= maxEnclosed && errorOutputRE.MatchString(seq[i-1].text)) {
 			for k := i; k < j; k++ {
 				seq[k].pasted = true
 			}

@@ -45,16 +45,6 @@ func isSentenceEnd(r rune) bool {
 	return false
 }
 
-// isFullWidthEnd reports whether r is a terminator that needs no space
-// after it to end a sentence.
-func isFullWidthEnd(r rune) bool {
-	switch r {
-	case '。', '！', '？', '｡':
-		return true
-	}
-	return false
-}
-
 // isQuestion reports whether s ends with a question mark, ASCII or
 // full-width.
 func isQuestion(s string) bool {

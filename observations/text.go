@@ -249,7 +249,7 @@ func sentences(s string) []string {
 			if i+1 < len(rs) {
 				next = rs[i+1]
 			}
-			if unicode.IsSpace(next) || (i+1 == len(rs)) || isFullWidthEnd(r) {
+			if unicode.IsSpace(next) || (i+1 == len(rs)) || lexicon.FullWidthEnd(r) {
 				// Keep runs like "!!", "?!" or "！？" together.
 				if i+1 < len(rs) && isSentenceEnd(rs[i+1]) && rs[i+1] != '.' {
 					continue

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/kbmem/kb/observations"
@@ -270,7 +269,7 @@ func mayStand(layer, typ, status, lesson string, sessions float64) bool {
 	if status == observations.StatusPromoted || layer != LayerObservations {
 		return true
 	}
-	if typ == observations.TypeCorrection && strings.Contains(lesson, observations.FailureReported) {
+	if typ == observations.TypeCorrection && observations.IsFailureReport(lesson) {
 		return false
 	}
 	return sessions >= 2 || typ == observations.TypePreference

@@ -220,10 +220,14 @@ func fitLesson(said string, max int, key string) string {
 	}
 	first := 0
 	if key != "" {
-		for i := len(sents) - 1; i > 0; i-- {
-			if strings.Contains(spelledOut(strings.Join(sents[i:], " ")), key) {
-				first = i
-				break
+		// The sentence the key starts in, by its place in the words
+		// spelled out once (spelledOut works word by word, so the parts
+		// keep their lengths).
+		if at := strings.Index(spelledOut(strings.Join(sents, " ")), key); at > 0 {
+			for end := 0; first < len(sents)-1; first++ {
+				if end += len(spelledOut(sents[first])) + 1; end > at {
+					break
+				}
 			}
 		}
 	}
@@ -275,15 +279,15 @@ func sentences(text string) []string {
 		case c == '`':
 			inCode = !inCode
 		case !inCode && (c == '.' || c == '!' || c == '?') && i+1 < len(text) && text[i+1] == ' ' && !(c == '.' && lexicon.Abbreviation(text, i+1)) &&
-			!(c == '.' && numberedItem(text, start) && i-start <= 2): // "1. " opens an item
+			!(c == '.' && isNumberMark(text[start:i+1])): // "1. " opens an item
 			out = append(out, strings.TrimSpace(text[start:i+1]))
 			start, inList = i+1, false
-		case !inCode && c == 0xE3 && i+2 < len(text) && text[i+1] == 0x80 && text[i+2] == 0x82, // 。
-			!inCode && c == 0xEF && i+2 < len(text) && text[i+1] == 0xBC && (text[i+2] == 0x81 || text[i+2] == 0x9F): // ！？
+		case !inCode && c >= utf8.RuneSelf:
 			// Chinese and Japanese end a sentence with no space after it.
-			out = append(out, strings.TrimSpace(text[start:i+3]))
-			start, inList = i+3, false
-			i += 2
+			if r, size := utf8.DecodeRuneInString(text[i:]); lexicon.FullWidthEnd(r) {
+				out = append(out, strings.TrimSpace(text[start:i+size]))
+				start, inList = i+size, false
+			}
 		case !inCode && (c == '-' || c == '*' || numberedItem(text, i)) && i > 0 && text[i-1] == ' ' && i+1 < len(text) && (text[i+1] == ' ' || c >= '0' && c <= '9') &&
 			(inList || strings.HasSuffix(strings.TrimRight(text[start:i], " "), ":") || strings.HasSuffix(strings.TrimRight(text[start:i], " "), "：")):
 			// "Trois choses : - les montants ... - on compare ...", "不满意的地方：
@@ -313,6 +317,13 @@ func numberedItem(text string, i int) bool {
 	}
 	rest := text[j:]
 	return strings.HasPrefix(rest, "、") || strings.HasPrefix(rest, ") ") || strings.HasPrefix(rest, ". ")
+}
+
+// isNumberMark reports whether seg, up to a full stop, is only the number
+// that opens an item ("2." of "2. ship it"): no sentence of its own.
+func isNumberMark(seg string) bool {
+	seg = strings.TrimSpace(seg)
+	return len(seg) >= 2 && len(seg) <= 3 && strings.Trim(seg[:len(seg)-1], "0123456789") == ""
 }
 
 // adviceRE: a word that asks for what follows it (an instruction, a

@@ -299,17 +299,14 @@ func shortSession(s string) string {
 	return s
 }
 
-// packBudget keeps the best items within the total budget: each kind first
-// fills its reserved share (recall.budgets, scaled to the total), then the
-
 // triggerLead renders a trigger that names a moment of the conversation
-// ("when asked to ...", "after the agent's answer ...") in capitals as the
-// item's lead, in place of "BEFORE ...", which reads only before an action.
+// (observations.MomentTrigger: "when asked to ...", "after the agent's
+// answer ...") with its first word in capitals as the item's lead, in
+// place of "BEFORE ...", which reads only before an action.
 func triggerLead(trig string) (string, bool) {
-	for _, w := range []string{"when ", "after "} {
-		if rest, ok := strings.CutPrefix(trig, w); ok {
-			return strings.ToUpper(strings.TrimSpace(w)) + " " + rest, true
-		}
+	if !observations.MomentTrigger(trig) {
+		return "", false
 	}
-	return "", false
+	w, rest, _ := strings.Cut(trig, " ")
+	return strings.ToUpper(w) + " " + rest, true
 }

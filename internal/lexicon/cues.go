@@ -83,6 +83,17 @@ func IsCJK(r rune) bool {
 		r == 'ー' || r == '々'
 }
 
+// FullWidthEnd reports whether r ends a sentence with no space after it:
+// the full-width terminators of Chinese and Japanese (。！？) and the
+// ideographic full stop's half-width form.
+func FullWidthEnd(r rune) bool {
+	switch r {
+	case '。', '！', '？', '｡':
+		return true
+	}
+	return false
+}
+
 // Find returns the byte offset of the first cue in lower-cased text s, or -1.
 func (c *Cues) Find(s string) int {
 	i, _ := c.Span(s)
