@@ -95,20 +95,21 @@ func offeredText(tl *timeline, u *utterance) string {
 }
 
 // endorsement returns what sentence sent of u takes to among what the
-// agent offered since the person last spoke, or "" when it is no such
-// endorsement: a like/lean cue, no negation, no question, and a topic word
-// of the agent's offer that is not a bare "option" or "approach".
-func endorsement(tl *timeline, u *utterance, sent string) string {
+// agent offered since the person last spoke, and that offer
+// (offeredText), or "" when it is no such endorsement: a like/lean cue, no
+// negation, no question, and a topic word of the agent's offer that is not
+// a bare "option" or "approach".
+func endorsement(tl *timeline, u *utterance, sent string) (obj, offer string) {
 	if len(u.assistant) == 0 || isQuestion(sent) {
-		return ""
+		return "", ""
 	}
 	loc := endorseCues.find(sent)
 	if loc == nil || negationCues.match(sent) {
-		return ""
+		return "", ""
 	}
 	agent := offeredText(tl, u)
 	if agent == "" {
-		return ""
+		return "", ""
 	}
 	theirs := topicTokens(agent)
 	named := false
@@ -122,9 +123,9 @@ func endorsement(tl *timeline, u *utterance, sent string) string {
 		}
 	}
 	if !named {
-		return ""
+		return "", ""
 	}
-	obj := strings.TrimSpace(sent[loc[1]:])
+	obj = strings.TrimSpace(sent[loc[1]:])
 	if before := strings.TrimSpace(sent[:loc[0]]); wordCount(obj) == 0 || (strings.IndexFunc(sent[loc[0]:loc[1]], isCJK) >= 0 && wordCount(before) > 0) {
 		obj = before // "Redisがいい", "이 방식이 좋겠": the object comes first
 	}
@@ -135,20 +136,20 @@ func endorsement(tl *timeline, u *utterance, sent string) string {
 	}
 	obj = strings.Trim(obj, " .,;:!。！")
 	if wordCount(obj) == 0 || wordCount(obj) > 20 {
-		return ""
+		return "", ""
 	}
-	return obj
+	return obj, agent
 }
 
 // endorsed reads u as the person choosing one of the ways the agent put
 // before them by saying they like it (endorsement).
 func (e *decisionExtractor) endorsed(tl *timeline, u *utterance) *Observation {
 	for _, sent := range clauses(u.text) {
-		obj := endorsement(tl, u, sent)
+		obj, offer := endorsement(tl, u, sent)
 		if obj == "" {
 			continue
 		}
-		alts := []Alternative{{Name: obj}, {Name: "the agent's other proposals: " + shorten(firstLineOf(cleanMarkup(offeredText(tl, u))), 100)}}
+		alts := []Alternative{{Name: obj}, {Name: "the agent's other proposals: " + shorten(firstLineOf(cleanMarkup(offer)), 100)}}
 		from := u.assistant[len(u.assistant)-1]
 		question := "" // what the person asked that led to the offer, as offered() records it
 		if u.prev >= 0 {

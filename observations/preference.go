@@ -52,7 +52,7 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 			continue // a refusal of what the agent proposed, not a taste
 		}
 		for _, sent := range clauses(u.text) {
-			if endorsement(tl, u, sent) != "" || len(u.assistant) > 0 && likeChoiceRE.MatchString(sent) {
+			if obj, _ := endorsement(tl, u, sent); obj != "" || len(u.assistant) > 0 && likeChoiceRE.MatchString(sent) {
 				continue // a choice among what the agent offered: a decision
 			}
 			if onlyChoiceWords(sent) {
