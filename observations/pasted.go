@@ -51,6 +51,11 @@ var promptInRE = textutil.Lazy(`\([\w.-]+\)\s+(\([\w.-]+\)\s+)?(\S+@[\w.-]+:|⚡
 // the message on the next.
 var bareStampRE = textutil.Lazy(`^(\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}:\d{2}([.,]\d+)?(Z|[+-]\d{2}:?\d{2})?$`)
 
+// patchHeadRE is a line that opens or frames a diff: "diff --git",
+// "--- a/x", "@@ -1,3 +1,4 @@", or apply_patch's "*** Begin Patch" and
+// "*** Update File: x".
+var patchHeadRE = textutil.Lazy(`^(?:\*\*\* (?:Begin Patch|End Patch|End of File|(?:Add|Update|Delete) File: |Move to: )|diff --git |index [0-9a-f]{7,}\.\.[0-9a-f]{7,}|(?:---|\+\+\+) (?:a/|b/|/dev/null)|@@ )`)
+
 // isLogLine reports whether a whole line reads as program output.
 func isLogLine(t string) bool {
 	t = strings.TrimSpace(t)
@@ -76,7 +81,7 @@ const maxPastedScan = 4 * maxProse
 func splitPasted(s string) (words, pasted string) {
 	var seq []pastedSeg // the lines in order, each the person's or pasted
 	cut := false
-	inLog, stamped, shell := false, false, false
+	inLog, stamped, shell, patch := false, false, false, false
 	if len(s) > maxPastedScan {
 		// The person's words come first; past the scanned part everything
 		// is material they pasted, and reading it line by line would cost
@@ -116,6 +121,14 @@ func splitPasted(s string) (words, pasted string) {
 			seq = append(seq, pastedSeg{t, true})
 			continue
 		}
+		if patchHeadRE.MatchString(t) || patch && strings.ContainsRune("+- @\\\t", rune(line[0])) {
+			// A diff or an apply_patch envelope: its lines, whatever they
+			// say ("+- Use `docker compose` (never ...)"), are a file's.
+			seq = append(seq, pastedSeg{t, true})
+			patch = true
+			continue
+		}
+		patch = false
 		if isLogLine(t) {
 			seq = append(seq, pastedSeg{t, true})
 			inLog = true

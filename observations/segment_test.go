@@ -95,6 +95,10 @@ func TestSplitPasted(t *testing.T) {
 		"agent ui":           {"Why did this step get stuck. ● Read(/home/z/.claude/agents/tdd-test-writer.md)\n  ⎿  Read 120 lines", "Why did this step get stuck.", "● Read("},
 		"traceback source":   {"Odoo Server Error\nTraceback (most recent call last):\n  File \"/usr/lib/odoo/http.py\", line 2166, in _transactioning\n    return service_model.retrying(func, env=self.env)\n  File \"/usr/lib/odoo/model.py\", line 157, in retrying\n    result = func()\nValueError: bad view", "Odoo Server Error", "service_model.retrying"},
 		"error prose inside": {"login is broken again\n[Nest] 94042 - 04/23/2026, 10:18:58 AM ERROR [ExceptionHandler] UndefinedModuleException [Error]: Nest cannot create the FileModule instance.\nThe module at index [0] of the FileModule \"imports\" array is undefined.\nPotential causes:\n- A circular dependency between modules. Use forwardRef() to avoid it.\n    at DependenciesScanner.scanForModules (/app/node_modules/@nestjs/core/scanner.js:88:19)", "login is broken again", "array is undefined"},
+		// A diff or an apply_patch envelope is a file's lines, whatever
+		// its "+" lines say; prose after it is the person's again.
+		"apply_patch": {"*** Begin Patch\n\n*** Add File: docs/WORKFLOW.md\n\n+# Workflow\n\n+- Use `docker compose` (never `docker-compose`).\n*** End Patch\nwhat do you think of this runbook?", "what do you think of this runbook?", "never `docker-compose`"},
+		"git diff":    {"apply this:\ndiff --git a/x.go b/x.go\n--- a/x.go\n+++ b/x.go\n@@ -1,2 +1,2 @@\n-always use fmt\n+always use log\n context line", "apply this:", "always use log"},
 		// Code the person quotes in backticks is theirs, whatever it names.
 		"quoted code": {"Option は `.ok_or(ApiError::BadRequest(\"...\".into()))` で変換してください。テストは unwrap のままで大丈夫です。", "Option は `.ok_or(ApiError::BadRequest(\"...\".into()))` で変換してください。テストは unwrap のままで大丈夫です。", ""},
 	} {
