@@ -38,9 +38,6 @@ var (
 	consequenceStartRE = textutil.Lazy(`(?i)^(that'?s|this is|it'?s|it is|that is|that would|this would|it would|that will|this will|it will|it breaks|that breaks|this breaks|the (full|whole) \w+)\b`)
 )
 
-// alwaysRE is "always" or "never" in the cue languages.
-var alwaysRE = textutil.Lazy(`(?i)(?:^|[^\p{L}])(?:always|never|sempre|siempre|toujours|jamais|immer|niemals|nunca|mai|всегда|никогда|vždy|nikdy|zawsze|nigdy)(?:[^\p{L}]|$)|总是|一律|永远不要|必ず|絶対に|항상|절대`)
-
 // namesCode reports whether text names code or a concrete thing: code
 // characters (codeish) or a name (namedRE: "Lhm.change_table",
 // "find_each", a path, a flag).
@@ -63,12 +60,18 @@ func opensWithRequest(s string) bool {
 }
 
 func isDirective(text string) bool {
-	if directiveAnyRE.MatchString(text) || imperativeNegRE.MatchString(text) {
-		return true
-	}
-	if alwaysRE.MatchString(text) && namesCode(text) {
+	if lexicon.CueAlways.In(lower(text)) && namesCode(text) {
 		// "Su orders si usa SEMPRE Lhm.change_table": always (or never)
 		// with the code it is about is a rule, in the cue languages.
+		return true
+	}
+	return asksInWords(text)
+}
+
+// asksInWords reports whether text asks for something in words that ask:
+// a directive phrase, an imperative, a request form.
+func asksInWords(text string) bool {
+	if directiveAnyRE.MatchString(text) || imperativeNegRE.MatchString(text) {
 		return true
 	}
 	for _, s := range sentences(text) {

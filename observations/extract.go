@@ -123,6 +123,7 @@ func Extract(s *Session, tax *Taxonomy, types []string) []*Observation {
 		finish(o)
 	}
 	obs = Dedupe(obs)
+	markCorrecting(obs)
 	limit := max(minCap, (len(s.Records)+MaxPerRecords-1)/MaxPerRecords)
 	if len(obs) > limit {
 		sort.SliceStable(obs, func(i, j int) bool {
@@ -140,6 +141,28 @@ func Extract(s *Session, tax *Taxonomy, types []string) []*Observation {
 		sort.SliceStable(obs, func(i, j int) bool { return firstFrom(obs[i]) < firstFrom(obs[j]) })
 	}
 	return obs
+}
+
+// markCorrecting gives SignalCorrecting to each preference taken from a
+// person message a correction was also taken from (its source lies in the
+// correction's records, which run from the corrected call to the words).
+func markCorrecting(obs []*Observation) {
+	var said []SourceRef
+	for _, o := range obs {
+		if o.Type == TypeCorrection {
+			said = append(said, o.Sources...)
+		}
+	}
+	within := func(p SourceRef) bool {
+		return slices.ContainsFunc(said, func(c SourceRef) bool {
+			return c.Session == p.Session && p.From <= c.To && c.From <= p.To
+		})
+	}
+	for _, o := range obs {
+		if o.Type == TypePreference && !slices.Contains(o.Signals, SignalCorrecting) && slices.ContainsFunc(o.Sources, within) {
+			o.Signals = append(o.Signals, SignalCorrecting)
+		}
+	}
 }
 
 func firstFrom(o *Observation) int {

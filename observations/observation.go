@@ -70,6 +70,10 @@ const (
 	SignalReturn             = "return"
 	// The agent's reply granted the person's point (lexicon.CueConcede).
 	SignalConceded = "conceded"
+	// A preference the person stated in the message a correction was
+	// taken from: the correction brings it back at its moment (it has the
+	// trigger), the preference stands in a new session's context.
+	SignalCorrecting = "correcting"
 )
 
 // SourceRef points at the records of a session an observation came from.

@@ -71,7 +71,13 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 				continue
 			}
 			if wordCount(st) < 3 {
-				continue
+				lang := askedReplyLanguage(sent)
+				if lang == "" {
+					continue
+				}
+				// "türkçe sorar mısın": two words, and a standing preference
+				// the agent must be able to read whatever it speaks.
+				st = "Answer in " + langName[lang] + " (\"" + strings.TrimRight(st, ".?!？。") + "\")."
 			}
 			if proposalRefRE.MatchString(st) {
 				// "I very much like this idea": the idea is the agent's
@@ -156,6 +162,13 @@ func preferenceRule(sent string) (string, bool) {
 			return prefStatement(sent), true
 		}
 	}
+	if !q && standingRule(sent) {
+		// "always run the linter before committing", "запомни правило:
+		// не делать выводов на догадках", "你还是要叫我陛下": a rule said
+		// to hold for all the work to come is how the person wants things,
+		// whether or not it also corrects the work just done.
+		return prefStatement(sent), true
+	}
 	if st := constraint(sent); st != "" {
 		return st, false
 	}
@@ -171,6 +184,14 @@ func preferenceRule(sent string) (string, bool) {
 		return prefStatement(sent), false
 	}
 	return "", false
+}
+
+// standingRule reports whether sentence s states a rule (statesRule, or
+// asks in words) and says it holds from now on: always or never, every
+// time, next time, remember (lexicon.CueStanding). "diff_commits seems to
+// always return colour" names code beside "always" and states nothing.
+func standingRule(s string) bool {
+	return lexicon.CueStanding.In(lower(s)) && (statesRule(s) || asksInWords(s))
 }
 
 // simpleWayRE is a constraint stated as the way the person wants a thing

@@ -2,6 +2,7 @@ package observations
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -379,6 +380,13 @@ func TestDecisionAfterUndo(t *testing.T) {
 // TestReplyLanguagePreference: the language the person wants to be
 // answered in is a standing preference, in any language; a task to be
 // done in a language is not.
+// prefsSaid are the preferences of a session where the person says msg
+// after a first task is done.
+func prefsSaid(t *testing.T, msg string) []*Observation {
+	s := (&ccFixture{}).user("set up the project").say("Done.").user(msg).say("OK.").session(t)
+	return ofType(Extract(s, nil, nil), TypePreference)
+}
+
 func TestReplyLanguagePreference(t *testing.T) {
 	for _, msg := range []string{
 		"j'aimerais que tout soit en français lors de nos échanges",
@@ -398,8 +406,7 @@ func TestReplyLanguagePreference(t *testing.T) {
 		"piš mi prosím česky",
 		"Απάντα μου στα ελληνικά",
 	} {
-		s := (&ccFixture{}).user("set up the project").say("Done.").user(msg).say("OK.").session(t)
-		if ps := ofType(Extract(s, nil, nil), TypePreference); len(ps) != 1 {
+		if ps := prefsSaid(t, msg); len(ps) != 1 {
 			t.Errorf("%q: preferences %+v", msg, ps)
 		}
 	}
@@ -533,5 +540,61 @@ func TestSameReplyLanguageIsOnePreference(t *testing.T) {
 	}
 	if Similar(th1, pref("Always answer in French.")) {
 		t.Error("Thai and French reply preferences are one")
+	}
+}
+
+// A rule said to hold from now on (always, never, every time, remember)
+// is how the person wants things, in any language, whether or not it
+// also corrects the work just done; a rule for the task at hand, or
+// "always" in a report about code, is none.
+func TestStandingRuleIsAPreference(t *testing.T) {
+	for _, msg := range []string{
+		"Always run the linter before you commit anything.",
+		"Remember the rule: we never push straight to main.",
+		"Запомни правило: не делать выводов на догадках, у нас научный строгий подход",
+		"N'oublie pas de toujours garder le format webp pour chaque image.",
+		"以后都要先写测试再写实现，记住这个规则",
+		"毎回コミットする前にテストを走らせてください",
+		"항상 커밋 전에 테스트를 실행해야 해",
+		"Recuerda que siempre hay que usar pnpm en este repo.",
+	} {
+		if ps := prefsSaid(t, msg); len(ps) != 1 {
+			t.Errorf("%q: preferences %+v", msg, ps)
+		}
+	}
+	for _, msg := range []string{
+		"We need to fix the login bug in auth.go before the demo.",
+		"diff_commits seems to always be returning colorized diffs, even when pretty=false?!",
+		"차트모양은 항상 같다.",
+	} {
+		if ps := prefsSaid(t, msg); len(ps) != 0 {
+			t.Errorf("%q read as a preference: %+v", msg, ps)
+		}
+	}
+}
+
+// A two-word request for a reply language stands as a preference an
+// agent can read whatever it speaks.
+func TestShortReplyLanguagePreference(t *testing.T) {
+	s := (&ccFixture{}).user("set up the project").say("Done. Which booking fields do you need?").user("türkçe sorarmısın").say("Tabii.").session(t)
+	ps := ofType(Extract(s, nil, nil), TypePreference)
+	if len(ps) != 1 || !strings.HasPrefix(ps[0].Statement, "Answer in Turkish (") {
+		t.Fatalf("preferences %+v", ps)
+	}
+}
+
+// A preference stated in the message a correction was taken from is
+// marked so: the correction brings it back at its moment.
+func TestPreferenceSaidWhileCorrecting(t *testing.T) {
+	s := (&ccFixture{}).user("install the deps").
+		call("t1", "Bash", `{"command":"npm install"}`).refuse("t1", "").
+		user("no, from now on always use pnpm instead of npm in this repo").say("OK.").session(t)
+	obs := Extract(s, nil, nil)
+	cs, ps := ofType(obs, TypeCorrection), ofType(obs, TypePreference)
+	if len(cs) != 1 || len(ps) != 1 {
+		t.Fatalf("corrections %+v preferences %+v", cs, ps)
+	}
+	if !slices.Contains(ps[0].Signals, SignalCorrecting) || slices.Contains(cs[0].Signals, SignalCorrecting) {
+		t.Errorf("signals: preference %v, correction %v", ps[0].Signals, cs[0].Signals)
 	}
 }

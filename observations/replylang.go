@@ -20,6 +20,9 @@ import (
 // their own and other languages, to a language code.
 var replyLangNames = map[string]string{}
 
+// langName is a language's English name by its code.
+var langName = map[string]string{}
+
 func init() {
 	for code, names := range map[string]string{
 		"en": "english|anglais|englisch|inglés|ingles|inglês|inglese|английском|англійською|英文|英语|英語|영어|อังกฤษ|ingilizce|angielsku|anglicky|engels|بالإنجليزية|انگلیسی|באנגלית|αγγλικά|tiếng anh|bahasa inggris",
@@ -46,8 +49,11 @@ func init() {
 		"fa": "persian|farsi|فارسی",
 		"hi": "hindi|हिंदी|हिन्दी",
 	} {
-		for _, n := range strings.Split(names, "|") {
+		for i, n := range strings.Split(names, "|") {
 			replyLangNames[n] = code
+			if i == 0 {
+				langName[code] = capitalize(n)
+			}
 		}
 	}
 }

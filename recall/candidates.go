@@ -2,6 +2,7 @@ package recall
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -29,6 +30,7 @@ type candidate struct {
 	prelim               float64 // rough rank, before the file is read
 	excerpt, author      string  // the observation's excerpt and author, as the index stores them
 	fromSession          bool    // extracted from an agent session (a source other than MCP's)
+	standingOnly         bool    // comes back in a new session's context only (standingOnly)
 
 	// matching
 	typeScore  float64
@@ -80,7 +82,7 @@ func (c *candidate) load() bool {
 // returns at least these).
 var StoredFields = []string{"noteid", "status", "action_type", "action_types", "triggers", "importance", "sessions", "projects",
 	"trigger", "lesson", "consequence", "statement", "goal", "approach", "failure", "claim", "chosen", "description",
-	"excerpt", "author", "sources"}
+	"excerpt", "author", "sources", "signals"}
 
 // secretWords are the one-word secret cues, in every language the
 // lexicon has, as search words.
@@ -201,6 +203,14 @@ func (e *Engine) standingCandidates() ([]*candidate, error) {
 	return out, nil
 }
 
+// standingOnly reports whether a document of type typ with these signals
+// is recalled in a new session's context only: a preference the person
+// stated while correcting (observations.SignalCorrecting) comes back at its
+// moment through that correction, which knows the action and its scope.
+func standingOnly(typ string, signals []string) bool {
+	return typ == observations.TypePreference && slices.Contains(signals, observations.SignalCorrecting)
+}
+
 // fromSession reports whether sources name a session's records (not only
 // the MCP server's).
 func fromSession(sources []string) bool {
@@ -224,6 +234,7 @@ func candidateOf(h Hit) *candidate {
 		description: h.Description, status: str("status"), importance: num("importance"), sessions: num("sessions"),
 		excerpt: str("excerpt"), author: str("author")}
 	c.fromSession = fromSession(list("sources"))
+	c.standingOnly = standingOnly(h.Type, list("signals"))
 	if c.id == "" {
 		c.id = h.ID
 	}

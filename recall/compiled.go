@@ -643,7 +643,13 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 		ti := intern(typeIx, &h.Types, d.Type)
 		var flags uint16
 		seen := map[string]bool{}
+		// A standing-only document has no postings but its standing ones:
+		// no action or word finds it (standingOnly).
+		only := standingOnly(d.Type, fieldStrings(d.Fields["signals"]))
 		for _, f := range []string{"action_types", "action_type", "triggers"} {
+			if only {
+				break
+			}
 			for _, v := range fieldStrings(d.Fields[f]) {
 				if f == "triggers" && strings.TrimSpace(v) != "" {
 					flags |= flagTriggered
@@ -677,6 +683,9 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 			postings[k] = append(postings[k], posting{uint32(i), 1})
 		}
 		wk := &work[i-base]
+		if only {
+			wk.words, wk.anchors = nil, nil
+		}
 		for _, tw := range wk.words {
 			k := key{termWord, tw.term}
 			postings[k] = append(postings[k], posting{uint32(i), tw.w})

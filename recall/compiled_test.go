@@ -706,3 +706,44 @@ func TestCompiledAnchors(t *testing.T) {
 		}
 	}
 }
+
+// A preference the person stated while correcting (SignalCorrecting) is
+// no cue of its own, over the activation index and over a field index
+// alike: the correction beside it knows the action and its scope. It
+// stands in a new session's context as any preference does.
+func TestPreferenceSaidWhileCorrectingStandsOnly(t *testing.T) {
+	obs := func(path, typ string, f map[string]any) CompileDoc {
+		return CompileDoc{Hit: Hit{Path: path, ID: filepath.Base(path), Layer: LayerObservations, Type: typ, Title: path, Fields: f}, Stamp: "1:1"}
+	}
+	pref := map[string]any{"statement": "Never FLUSHDB on the staging redis; unlink only your keys.", "action_types": []string{"db:flush-cache"},
+		"sessions": 1.0, "signals": []string{observations.SignalCorrecting}}
+	docs := []CompileDoc{obs("observations/preference/flush.md", observations.TypePreference, pref)}
+	c := compile(t, docs, CompileOptions{Taxonomy: observations.Default()})
+	files := memFiles{obs: map[string]*observations.Observation{"observations/preference/flush.md": {ID: "flush.md", Type: observations.TypePreference,
+		Statement: fieldString(pref["statement"]), Sessions: 1, Signals: []string{observations.SignalCorrecting}}}}
+	for _, ix := range []Searcher{c, &memIndex{hits: []Hit{docs[0].Hit}}} {
+		e := &Engine{Index: ix, Files: files}
+		res, err := e.Recall(context.Background(), Query{Tool: "Bash", Input: []byte(`{"command":"redis-cli -h staging FLUSHDB"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Items) != 0 {
+			t.Errorf("%T: a tool call recalled %v", ix, res.Items)
+		}
+		res, err = e.Recall(context.Background(), Query{Standing: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Items) != 1 {
+			t.Errorf("%T: the standing context holds %v", ix, res.Items)
+		}
+	}
+	// Without the signal, the same preference is a cue.
+	delete(pref, "signals")
+	c = compile(t, docs, CompileOptions{Taxonomy: observations.Default()})
+	files.obs["observations/preference/flush.md"].Signals = nil
+	res, err := (&Engine{Index: c, Files: files}).Recall(context.Background(), Query{Tool: "Bash", Input: []byte(`{"command":"redis-cli -h staging FLUSHDB"}`)})
+	if err != nil || len(res.Items) != 1 {
+		t.Errorf("without the signal: %v %v", res, err)
+	}
+}

@@ -178,7 +178,7 @@ func (e *Engine) relevant(ctx context.Context, cue *cue, q Query, cands []*candi
 			}
 			continue
 		}
-		if !surfaces(c) {
+		if !surfaces(c) || c.standingOnly {
 			continue
 		}
 		cue.readSaid(c)

@@ -38,7 +38,7 @@ func FromDocument(layer string, d *doc.Document) Doc {
 			x.Text[key] = s
 		}
 	}
-	for _, key := range []string{"action_type", "action_types", "triggers", "domain", "projects", "author", "sources"} {
+	for _, key := range []string{"action_type", "action_types", "triggers", "domain", "projects", "author", "sources", "signals"} {
 		switch v := d.Fields[key].(type) {
 		case string:
 			x.Keywords[key] = []string{v}

@@ -1559,49 +1559,16 @@ recommence
 
 	// CueNextTime: a rule for the work to come, said after the work just
 	// done ("next time, ...", "la prochaine fois", "以后", "次から").
-	CueNextTime = NewCues(`
-next time
-from now on
-in the future
-going forward
-nächstes mal
-in zukunft
-ab jetzt
-la próxima vez
-de ahora en adelante
-en adelante
-la prochaine fois
-à l'avenir
-désormais
-dorénavant
-в следующий раз
-впредь
-отныне
-下次
-以后
-今后
-次から
-次回から
-今後
-다음부터
-앞으로
-την επόμενη φορά
-από εδώ και πέρα
-στο εξής
-ครั้งหน้า
-คราวหน้า
-ต่อไปนี้
-จากนี้ไป
-בפעם הבאה
-מעכשיו
-מהיום והלאה
-المرة القادمة
-المرة الجاية
-من الآن فصاعدا
-अगली बार
-आगे से
-अब से
-`)
+	CueNextTime = NewCues(nextTimeCues)
+
+	// CueStanding: words that make what a sentence asks hold for all the
+	// work to come, not only the task at hand: always and never, from now
+	// on, every time, remember ("always use pnpm", "запомни правило",
+	// "以后都用中文", "毎回テストを走らせて").
+	CueStanding = NewCues(alwaysCues, everyTimeCues, nextTimeCues, rememberCues)
+
+	// CueAlways: always or never.
+	CueAlways = NewCues(alwaysCues)
 
 	// CueRemove: taking something out ("remove the (web) part", "去掉").
 	CueRemove = NewCues(`
@@ -3364,3 +3331,153 @@ kullanıyoruz
 으로 바꿨
 이제
 `)
+
+// nextTimeCues are CueNextTime's phrases.
+const nextTimeCues = `
+next time
+from now on
+in the future
+going forward
+nächstes mal
+in zukunft
+ab jetzt
+la próxima vez
+de ahora en adelante
+en adelante
+la prochaine fois
+à l'avenir
+désormais
+dorénavant
+в следующий раз
+впредь
+отныне
+下次
+以后
+今后
+次から
+次回から
+今後
+다음부터
+앞으로
+την επόμενη φορά
+από εδώ και πέρα
+στο εξής
+ครั้งหน้า
+คราวหน้า
+ต่อไปนี้
+จากนี้ไป
+בפעם הבאה
+מעכשיו
+מהיום והלאה
+المرة القادمة
+المرة الجاية
+من الآن فصاعدا
+अगली बार
+आगे से
+अब से
+`
+
+// alwaysCues are always and never.
+const alwaysCues = `
+always
+never
+immer
+niemals
+siempre
+nunca
+toujours
+jamais
+sempre
+mai
+всегда
+никогда
+vždy
+nikdy
+zawsze
+nigdy
+总是
+一律
+永远不要
+必ず
+絶対に
+항상
+절대
+`
+
+// everyTimeCues hold for every time to come, less tersely than always
+// ("every time", "jedes Mal", "每次", "毎回").
+const everyTimeCues = `
+every time
+each time
+whenever
+at all times
+nie wieder
+jedes mal
+jamás
+cada vez
+chaque fois
+à chaque fois
+toda vez
+ogni volta
+mai più
+каждый раз
+za każdym razem
+altijd
+nooit
+her zaman
+asla
+daima
+selalu
+jangan pernah
+luôn luôn
+không bao giờ
+始终
+永远
+每次
+从不
+常に
+いつも
+毎回
+언제나
+매번
+ทุกครั้ง
+ตลอดไป
+`
+
+// rememberCues ask the agent to keep a rule: "remember", "запомни".
+const rememberCues = `
+remember
+keep in mind
+don't forget
+do not forget
+merk dir
+merke dir
+vergiss nicht
+recuerda
+ten en cuenta
+no olvides
+retiens
+souviens-toi
+n'oublie pas
+lembre
+lembre-se
+não esqueça
+ricorda
+non dimenticare
+запомни
+запомните
+не забывай
+помни
+记住
+请记住
+别忘了
+不要忘记
+覚えて
+忘れないで
+기억해
+잊지 마
+ingat
+unutma
+pamiętaj
+nhớ
+`
