@@ -52,6 +52,8 @@ func (e *decisionExtractor) Extract(s *Session) []*Observation {
 			out = append(out, d)
 		} else if d := e.allowed(tl, u); d != nil {
 			out = append(out, d)
+		} else if d := e.settled(tl, u); d != nil {
+			out = append(out, d)
 		}
 	}
 	return out

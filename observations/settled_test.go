@@ -1,0 +1,45 @@
+package observations
+
+import (
+	"strings"
+	"testing"
+)
+
+// An answer to the question the agent closed with, when the question lays
+// the alternatives out, is a decision between them, in any language; an
+// answer to a request for leave, to a menu item, or a request back is none.
+func TestSettledQuestion(t *testing.T) {
+	decided := func(agent, reply string) []*Observation {
+		s := (&ccFixture{}).user("plan the roles feature").say(agent).user(reply).say("Noted.").session(t)
+		var out []*Observation
+		for _, o := range ofType(Extract(s, nil, nil), TypeDecision) {
+			if o.Description == "Answer to the agent's question" {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct{ agent, reply, chosen string }{
+		{"Round 7. When an admin removes a permission, should the backend block the save too, or is it enough that the page refreshes?",
+			"enough that the page refreshes and they lose access from then on", "enough that the page refreshes"},
+		{"Should a user be allowed to have multiple functional roles at once?", "yes user can have multiple roles at once", "yes user can"},
+		{"导出的时候用 CSV 还是 Excel 格式？", "用 CSV 格式就行", "CSV"},
+		{"Хранить сессии в Redis или в Postgres?", "в Postgres, Redis у нас нет", "Postgres"},
+	} {
+		ds := decided(c.agent, c.reply)
+		if len(ds) != 1 || !strings.Contains(ds[0].Chosen, c.chosen) || ds[0].Question == "" {
+			t.Errorf("%q -> %q: %+v", c.agent, c.reply, ds)
+		}
+	}
+	for _, c := range []struct{ agent, reply string }{
+		{"Done. Would you like me to add a CLI command, or improve the styling?", "yes do the CLI command"},
+		{"Next steps:\n- Add a CLI `opk install`?\n- Add icons or improve styling of the table?", "ok add icons"},
+		{"Should I commit the changes now?", "yes commit the changes"},
+		{"Should the export use CSV or Excel?", "can you explain the difference between CSV and Excel first"},
+		{"| name | ok? |\n| export CSV or Excel? |", "CSV export"},
+	} {
+		if ds := decided(c.agent, c.reply); len(ds) != 0 {
+			t.Errorf("%q -> %q: %+v", c.agent, c.reply, ds)
+		}
+	}
+}
