@@ -864,8 +864,15 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 		from := u.idx
 		if call >= 0 {
 			r := tl.rec(call)
-			types = saidFirst(tl.s.callTypes(e.tax, call), tl.s.callContentOnly(e.tax, call), said)
-			trigger = describeCall(r, types, e.tax)
+			only := tl.s.callContentOnly(e.tax, call)
+			types = saidFirst(tl.s.callTypes(e.tax, call), only, said)
+			// The trigger is described by what the person spoke of: a
+			// content type they did not name ("writing raw colours ..."
+			// for a patch whose filter logic they reported) stays a type
+			// of the call, not its description.
+			trigger = describeCall(r, slices.DeleteFunc(slices.Clone(types), func(t string) bool {
+				return slices.Contains(only, t) && !slices.Contains(said, t)
+			}), e.tax)
 			from = call
 		} else {
 			// A complaint about the agent's answer in words corrects the

@@ -35,7 +35,7 @@ func (s *Session) callTypes(tax *Taxonomy, i int) []string {
 	}
 	t := tax.ClassifyCall(r.Tool, r.Input)
 	var co []string
-	if len(t) > 1 {
+	if len(t) > 0 {
 		if co = tax.contentOnly(r.Tool, r.Input, t); len(co) > 0 && len(co) < len(t) {
 			var first, last []string
 			for _, ty := range t {

@@ -3,6 +3,7 @@ package observations
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -357,5 +358,26 @@ func TestRussianIndefiniteIsNoReferent(t *testing.T) {
 		if hasReferent(s) != want {
 			t.Errorf("hasReferent(%q) = %v", s, !want)
 		}
+	}
+}
+
+// A type the corrected call has only through what it wrote, and that the
+// person's words do not speak of, does not describe the trigger: the
+// person reported the filter logic of an edit that also wrote a raw
+// colour.
+func TestTriggerNotDescribedByUnspokenContent(t *testing.T) {
+	s := (&ccFixture{}).user("make the history filter work per item").
+		call("e1", "Edit", `{"file_path":"/w/web/src/Dashboard.jsx","old_string":"a","new_string":"<div style={{color: '#ff0000', fontSize: '13px'}}>{filtered.map(render)}</div>"}`).
+		result("e1", "ok").say("Done, the filter now works per item.").
+		user("the filter still does not work, check the logic again").say("Checking.").session(t)
+	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	if len(cs) != 1 {
+		t.Fatalf("corrections %+v", cs)
+	}
+	if !slices.Contains(cs[0].ActionTypes, "ui:hardcoded-style") {
+		t.Skipf("the edit was not typed ui:hardcoded-style (%v): the test needs a content-only type", cs[0].ActionTypes)
+	}
+	if !strings.HasPrefix(cs[0].Trigger, "editing `") {
+		t.Errorf("trigger %q", cs[0].Trigger)
 	}
 }
