@@ -328,16 +328,11 @@ func (cu *cue) match(c *candidate) {
 		c.reject()
 		return
 	}
-	if c.typeScore > 0 && c.fileHit == "" && c.sigHit == "" && cu.kind == "edit" && observations.IsFailureReport(c.lesson) {
-		// "Check that the change to X really works": advice for the next
-		// change of X, not for an edit of another file of its kind.
-		c.reject()
-		return
-	}
-	if (c.fileHit != "" || c.typeScore > 0) && c.sigHit == "" && cu.hasCall && cu.kind != "edit" && observations.IsFailureReport(c.lesson) {
+	if c.sigHit == "" && cu.hasCall && (cu.kind != "edit" || c.fileHit == "") && observations.IsFailureReport(c.lesson) {
 		// "Check that the change to X really works; the person reported:
-		// “...”" is advice for changing X, not for a commit or a copy
-		// that names it.
+		// “...”" is advice for the next change of X (or the same command
+		// run again), not for an edit of another file of its kind, nor a
+		// commit, a copy or a grep that names it.
 		c.reject()
 		return
 	}
