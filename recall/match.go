@@ -1242,6 +1242,9 @@ func (cu *cue) matchFile(c *candidate) {
 	if f == "" {
 		f = cu.generatedKind(c)
 	}
+	if f == "" {
+		f = cu.inNamedDir(c)
+	}
 	if f == "" && cu.editPath != "" && callKind(c.trigger) == "edit" && cu.sharesPlace(c.trigger) && c.aboutSecrets() &&
 		(cu.carriesSecret() || slices.Contains(cu.types, "code:hardcoded-secret")) {
 		// "a secret can't sit there in plaintext, group_vars is in git",
@@ -1262,6 +1265,81 @@ func (cu *cue) matchFile(c *candidate) {
 		c.fileHit = f // a specific signal, whatever else matched
 		c.typeScore = math.Max(c.typeScore, sameFileScore)
 	}
+}
+
+// inNamedDir is a directory the person's words name as a path ("app/ios",
+// "infra/dns", "db/changelog/changes/") that the proposal works in: the
+// file an edit writes lies in it, or a command names a path in it. What
+// the person said of a directory holds for every file in it, in whatever
+// tool the agent reaches it ("don't change app/android or app/ios by
+// hand", then a sed on app/android/build.gradle). A directory the lesson
+// sends the work to is no place it warns about; a path of generic names
+// of generic names only (src/components) is no place of the project. ""
+// when none.
+func (cu *cue) inNamedDir(c *candidate) string {
+	if c.typ != observations.TypeCorrection || cu.editPath == "" && cu.command == "" || c.said == "" {
+		return ""
+	}
+	for _, d := range namedDirs(c.said) {
+		if c.sendsTo(d) || clauseNames(c.said, d, false) && !negatesWord(c.said, d) {
+			// "hex only inside app/src/theme/": a place the work belongs,
+			// said without a negation.
+			continue
+		}
+		p := cu.command
+		if cu.editPath != "" {
+			p = strings.ReplaceAll(cu.editPath, `\`, "/")
+		}
+		if pathHolds(strings.ToLower(p), d) {
+			return d + "/"
+		}
+	}
+	return ""
+}
+
+// namedDirs are the directory paths text names: tokens of two segments or
+// more, the last without a file extension, not a URL, with a segment
+// that is no generic directory name (lower case).
+func namedDirs(text string) []string {
+	var out []string
+	low := strings.ToLower(text)
+	for i := 0; i < len(low); {
+		if !isPathByte(low[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(low) && isPathByte(low[j]) {
+			j++
+		}
+		tok := strings.Trim(low[i:j], "./-*")
+		url := i > 0 && low[i-1] == ':'
+		i = j
+		segs := strings.Split(tok, "/")
+		if url || len(segs) < 2 || path.Ext(segs[len(segs)-1]) != "" || slices.Contains(segs, "") || slices.Contains(out, tok) {
+			continue
+		}
+		specific := false
+		for _, sg := range segs {
+			if len(sg) >= 2 && !genericDirs[sg] && !genericPathWords[sg] {
+				specific = true
+			}
+		}
+		if specific {
+			out = append(out, tok)
+		}
+	}
+	return out
+}
+
+// pathHolds reports whether p names a path inside directory d (lower
+// case), as whole segments: "app/ios" in "/home/dev/x/app/ios/Info.plist"
+// and in "sed -i ... app/android/build.gradle", not in "myapp/ios2/x", nor
+// "bin/rails runner" (a path that ends there may be a file).
+func pathHolds(p, d string) bool {
+	return textutil.BoundedIn(p, d, func(j, end int) bool {
+		return (j == 0 || !isPathByte(p[j-1]) || p[j-1] == '/') && end < len(p) && p[end] == '/'
+	})
 }
 
 // kindOfFile is the file of the proposal whose directory and extension
