@@ -164,10 +164,12 @@ func preferenceRule(sent string) (string, bool) {
 	}
 	if !q && standingRule(sent) {
 		// "always run the linter before committing", "запомни правило:
-		// не делать выводов на догадках", "你还是要叫我陛下": a rule said
-		// to hold for all the work to come is how the person wants things,
-		// whether or not it also corrects the work just done.
-		return prefStatement(sent), true
+		// не делать выводов на догадках": a rule said to hold for all the
+		// work to come is how the person wants things. Said while
+		// correcting, "never force-push main" is the correction's own
+		// rule; "remember" or "from now on" makes it a preference too.
+		low := lower(sent)
+		return prefStatement(sent), lexicon.CueRemember.In(low) || lexicon.CueNextTime.In(low)
 	}
 	if st := constraint(sent); st != "" {
 		return st, false

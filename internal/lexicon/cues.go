@@ -1567,6 +1567,10 @@ recommence
 	// "以后都用中文", "毎回テストを走らせて").
 	CueStanding = NewCues(alwaysCues, everyTimeCues, nextTimeCues, rememberCues)
 
+	// CueRemember: the person asks the agent to keep something in mind
+	// ("remember", "запомни", "记住", "覚えて").
+	CueRemember = NewCues(rememberCues)
+
 	// CueAlways: always or never.
 	CueAlways = NewCues(alwaysCues)
 
