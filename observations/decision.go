@@ -569,6 +569,11 @@ func (e *decisionExtractor) contrasted(tl *timeline, u *utterance) *Observation 
 			}
 			chosen = lastPhrase(before)
 			other = firstPhrase(after)
+			if slices.Contains(lexicon.ContrastAfterCues, cue) {
+				// "SQLiteではなく、Postgresを使って": the option turned down
+				// comes first.
+				chosen, other = firstPhrase(strings.TrimLeft(after, " 、,，")), lastPhrase(before)
+			}
 		}
 		if wordCount(chosen) == 0 || wordCount(other) == 0 || wordCount(chosen) > 12 || wordCount(other) > 12 {
 			continue

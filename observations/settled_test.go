@@ -43,3 +43,18 @@ func TestSettledQuestion(t *testing.T) {
 		}
 	}
 }
+
+// Japanese and Korean name the option turned down before the contrast
+// word ("XではなくY", "X 말고 Y"): the decision chooses what follows it.
+func TestContrastTurnedDownFirst(t *testing.T) {
+	for _, c := range []struct{ msg, chosen string }{
+		{"SQLiteではなく、Postgresを使ってください", "Postgres"},
+		{"use Postgres instead of SQLite", "Postgres"},
+	} {
+		s := (&ccFixture{}).user("set up the database").say("I'll use SQLite for storage.").user(c.msg).say("OK.").session(t)
+		ds := ofType(Extract(s, nil, nil), TypeDecision)
+		if len(ds) != 1 || !strings.Contains(ds[0].Chosen, c.chosen) || strings.Contains(ds[0].Chosen, "SQLite") {
+			t.Errorf("%q: decisions %+v", c.msg, ds)
+		}
+	}
+}

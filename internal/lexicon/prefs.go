@@ -139,6 +139,11 @@ var ContrastCues = []string{
 	"대신", "말고",
 }
 
+// ContrastAfterCues are the ContrastCues that follow the option turned
+// down, the one chosen coming after them: "XではなくY", "X 말고 Y" (the
+// others come after the option chosen: "X instead of Y").
+var ContrastAfterCues = []string{"の代わりに", "ではなく", "じゃなくて", "대신", "말고"}
+
 // OrdinalCues are the words that pick an option by its place, in order
 // from the first: index i of each inner list is option i+1.
 var OrdinalCues = [][]string{
