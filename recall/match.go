@@ -1274,8 +1274,7 @@ func (cu *cue) matchFile(c *candidate) {
 // tool the agent reaches it ("don't change app/android or app/ios by
 // hand", then a sed on app/android/build.gradle). A directory the lesson
 // sends the work to is no place it warns about; a path of generic names
-// of generic names only (src/components) is no place of the project. ""
-// when none.
+// only (src/components) is no place of the project. "" when none.
 func (cu *cue) inNamedDir(c *candidate) string {
 	if c.typ != observations.TypeCorrection || cu.editPath == "" && cu.command == "" || c.said == "" {
 		return ""
@@ -1297,35 +1296,18 @@ func (cu *cue) inNamedDir(c *candidate) string {
 	return ""
 }
 
-// namedDirs are the directory paths text names: tokens of two segments or
-// more, the last without a file extension, not a URL, with a segment
-// that is no generic directory name (lower case).
+// namedDirs are the directory paths text names (dirPathRE), lower case:
+// the last segment without a file extension, and a segment that is no
+// generic directory name.
 func namedDirs(text string) []string {
 	var out []string
-	low := strings.ToLower(text)
-	for i := 0; i < len(low); {
-		if !isPathByte(low[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(low) && isPathByte(low[j]) {
-			j++
-		}
-		tok := strings.Trim(low[i:j], "./-*")
-		url := i > 0 && low[i-1] == ':'
-		i = j
+	for _, m := range dirPathRE.FindAllStringSubmatch(strings.ToLower(text), -1) {
+		tok := strings.Trim(m[1], "./-*")
 		segs := strings.Split(tok, "/")
-		if url || len(segs) < 2 || path.Ext(segs[len(segs)-1]) != "" || slices.Contains(segs, "") || slices.Contains(out, tok) {
+		if len(segs) < 2 || path.Ext(segs[len(segs)-1]) != "" || slices.Contains(segs, "") || slices.Contains(out, tok) {
 			continue
 		}
-		specific := false
-		for _, sg := range segs {
-			if len(sg) >= 2 && !genericDirs[sg] && !genericPathWords[sg] {
-				specific = true
-			}
-		}
-		if specific {
+		if slices.ContainsFunc(segs, func(sg string) bool { return len(sg) >= 2 && !genericDirs[sg] && !genericPathWords[sg] }) {
 			out = append(out, tok)
 		}
 	}
