@@ -544,7 +544,11 @@ var optionsAnyRE = textutil.Lazy(`(?i)(optionen|möglichkeiten|varianten|opcione
 // of Y", "X rather than Y", "don't use X, use Y", "X statt Y",
 // "X en lugar de Y", "用X而不是Y".
 var (
-	dontUseRE  = textutil.Lazy("(?i)\\b(?:don'?t|do not|never|stop)\\s+(?:use|using)\\s+(`[^`]+`|\\S+)[,;:]?\\s+(?:just\\s+|but\\s+)?(?:use|with)\\s+(`[^`]+`|[^\\s.,;!?]+)")
+	dontUseRE = textutil.Lazy("(?i)\\b(?:don'?t|do not|never|stop)\\s+(?:use|using)\\s+(`[^`]+`|\\S+)[,;:]?\\s+(?:just\\s+|but\\s+)?(?:use|with)\\s+(`[^`]+`|[^\\s.,;!?]+)")
+	// dontDoRE is a way of doing the work turned down and the way chosen
+	// in the next clause: "dont build the pipeline in a single file,
+	// organize them in multiple files".
+	dontDoRE   = textutil.Lazy(`(?i)^\W*(?:please\s+|so\s+)?(?:don'?t|do not|never)\s+((?:put|build|write|keep|make|create|store|add|use|do|run|call|hardcode|place)\b[^,;.]{3,80})[,;]\s*(?:but\s+|just\s+|instead\s+|rather\s+)?((?:put|build|write|keep|make|create|store|add|use|organi[sz]e|split|move|group|separate|call|run|pass|read|wrap|extract|return)\b[^.;!?]{3,100})`)
 	contrastVB = textutil.Lazy(`(?i)\b(use|using|switch to|migrate to|go with|pick|choose|prefer|keep|launch(?:es)?|run|reuse|replace|verwende|nimm|benutze|usa|usar|utiliza|используй|используем)\b`)
 )
 
@@ -558,6 +562,8 @@ func (e *decisionExtractor) contrasted(tl *timeline, u *utterance) *Observation 
 		var chosen, other string
 		if m := dontUseRE.FindStringSubmatch(sent); m != nil {
 			other, chosen = strings.Trim(m[1], "`"), strings.Trim(m[2], "`")
+		} else if m := dontDoRE.FindStringSubmatch(sent); m != nil && len(u.assistant)+len(u.calls) > 0 {
+			other, chosen = firstPhrase(m[1]), firstPhrase(m[2])
 		} else if loc := contrastCues.find(sent); loc != nil {
 			cue := strings.ToLower(strings.TrimSpace(sent[loc[0]:loc[1]]))
 			before, after := sent[:loc[0]], sent[loc[1]:]

@@ -58,3 +58,18 @@ func TestContrastTurnedDownFirst(t *testing.T) {
 		}
 	}
 }
+
+// A way turned down and the way chosen in the next clause, after the
+// agent worked, is a decision between the two.
+func TestDontThisDoThat(t *testing.T) {
+	for _, c := range []struct{ msg, chosen, other string }{
+		{"dont build the pipeline in a single file, organize them in multiple files for each stage", "organize them in multiple files for each stage", "build the pipeline in a single file"},
+		{"please don't store the token in localStorage, keep it in an httpOnly cookie", "keep it in an httpOnly cookie", "store the token in localStorage"},
+	} {
+		s := (&ccFixture{}).user("build it").say("I wrote everything in pipeline.py.").user(c.msg).say("OK.").session(t)
+		ds := ofType(Extract(s, nil, nil), TypeDecision)
+		if len(ds) != 1 || ds[0].Chosen != c.chosen || len(ds[0].Alternatives) != 2 || ds[0].Alternatives[1].Name != c.other {
+			t.Errorf("%q: decisions %+v", c.msg, ds)
+		}
+	}
+}
