@@ -188,6 +188,28 @@ func preferenceRule(sent string) (string, bool) {
 	return "", false
 }
 
+// ruleWordRE is "the rule" after "remember", in the cue languages.
+var ruleWordRE = textutil.Lazy(`(?i)^\s*(?:the\s+|this\s+)?(?:rule|regel|règle|regla|regra|regola|правило|规则|ルール|규칙)\b?\s*[:：,，]?\s*`)
+
+// withoutRemember is sent without an opening request to remember ("Remember
+// the rule: we never push to main", "Запомни правило не делать ...",
+// "记住：..."): the rule itself, which is what stands.
+func withoutRemember(sent string) string {
+	low := lower(sent)
+	i, end := lexicon.CueRemember.Span(low)
+	if i < 0 || strings.TrimSpace(low[:i]) != "" || len(low) != len(sent) {
+		return sent
+	}
+	rest := strings.TrimLeft(sent[end:], " :：,，、—-")
+	if loc := ruleWordRE.FindStringIndex(rest); loc != nil {
+		rest = rest[loc[1]:]
+	}
+	if wordCount(rest) < 3 {
+		return sent
+	}
+	return rest
+}
+
 // standingRule reports whether sentence s states a rule (statesRule, or
 // asks in words) and says it holds from now on: always or never, every
 // time, next time, remember (lexicon.CueStanding). "diff_commits seems to
@@ -232,6 +254,7 @@ var ackWords = map[string]bool{"thank": true, "thanks": true, "ok": true, "okay"
 // prefStatement words a sentence as the statement of a preference: English
 // phrased as an instruction, any other language kept in the person's words.
 func prefStatement(sent string) string {
+	sent = withoutRemember(sent)
 	if englishRE.MatchString(sent) {
 		return phrase(stripLead(sent, true))
 	}

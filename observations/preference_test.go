@@ -598,3 +598,22 @@ func TestPreferenceSaidWhileCorrecting(t *testing.T) {
 		t.Errorf("signals: preference %v, correction %v", ps[0].Signals, cs[0].Signals)
 	}
 }
+
+// A preference stated as a rule to remember stands as the rule.
+func TestRememberedRuleStandsAsTheRule(t *testing.T) {
+	for msg, want := range map[string]string{
+		"Remember the rule: we never push straight to main.": "Never push straight to main.",
+		"Запомни правило не делать выводы на догадках, у нас строгий научный подход": "Не делать выводы на догадках, у нас строгий научный подход",
+		"记住：以后都要先写测试再写实现":                                                  "以后都要先写测试再写实现",
+		"Always run the linter before you commit anything, remember that.": "Always run the linter before you commit anything, remember that.",
+	} {
+		ps := prefsSaid(t, msg)
+		if len(ps) != 1 || ps[0].Statement != want {
+			if len(ps) == 1 {
+				t.Errorf("%q: %q", msg, ps[0].Statement)
+			} else {
+				t.Errorf("%q: %+v", msg, ps)
+			}
+		}
+	}
+}
