@@ -109,7 +109,10 @@ var ReservedRepos = []string{"bradymholt/dotfiles", "4thehalibit/omarchy-backup"
 // Claude Code, Codex and aider sessions of 7 owners, Chinese, Japanese,
 // Turkish, Thai, English, written 2026-12-07 the same way) the next four;
 // keys21 (6 Claude Code, Codex and aider sessions of 6 owners, English,
-// Russian, Indonesian, written 2026-12-07 the same way) the last three.
+// Russian, Indonesian, written 2026-12-07 the same way) the next three;
+// keys22 (4 aider, Codex and Claude Code sessions of 4 owners, English,
+// Korean, Vietnamese, Japanese, written 2026-12-07 the same way) the last
+// two.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
@@ -129,7 +132,8 @@ var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfas
 	"alexhkurz", "antoniopresto", "chasekb", "gxm11", "marcinjucha", "mikeswain", "nileshteji", "Roberdan",
 	"soichiro-nitta", "Tmeister",
 	"aryaniyaps", "dreyer-thomas", "mlevison", "taturou",
-	"Arjo67-tech", "ginn1111", "melansamudra"}
+	"Arjo67-tech", "ginn1111", "melansamudra",
+	"Ahmad-A0", "seokhyeonhong"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
