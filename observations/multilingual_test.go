@@ -746,6 +746,9 @@ func TestDegreeAfterChange(t *testing.T) {
 		"encore un peu plus, c'est trop près du bord",
 		"再往下一点",
 		"etwas mehr Abstand nach oben",
+		"もうちょっと下でいいよ",
+		"좀 더 아래로 내려줘",
+		"thấp hơn một chút",
 	} {
 		if n := after(msg); n != 1 {
 			t.Errorf("%q: %d corrections, want 1", msg, n)

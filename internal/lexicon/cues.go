@@ -1191,6 +1191,8 @@ un po' più
 un po' meno
 troppo
 чуть
+побольше
+поменьше
 немного больше
 немного меньше
 слишком
@@ -1208,9 +1210,16 @@ moc mal
 太远
 太多
 もう少し
+もうちょっと
+もうちょい
 すぎ
 조금 더
+좀 더
 너무
+hơn một chút
+một chút nữa
+un poquito
+um pouquinho
 `)
 
 	// CueContinue: carry on with the task ("keep going", "继续"): a nudge,
