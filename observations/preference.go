@@ -188,8 +188,9 @@ func preferenceRule(sent string) (string, bool) {
 	return "", false
 }
 
-// ruleWordRE is "the rule" after "remember", in the cue languages.
-var ruleWordRE = textutil.Lazy(`(?i)^\s*(?:the\s+|this\s+)?(?:rule|regel|règle|regla|regra|regola|правило|规则|ルール|규칙)\b?\s*[:：,，]?\s*`)
+// ruleWordRE is "the rule" after "remember", or the "to" or "that" it
+// opens its object with, in the cue languages.
+var ruleWordRE = textutil.Lazy(`(?i)^\s*(?:(?:the\s+|this\s+)?(?:rule|regel|règle|regla|regra|regola|правило|规则|ルール|규칙)\b?\s*[:：,，]?\s*|(?:to|that|dass|que|что|чтобы)\s+)`)
 
 // withoutRemember is sent without an opening request to remember ("Remember
 // the rule: we never push to main", "Запомни правило не делать ...",

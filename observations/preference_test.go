@@ -606,6 +606,7 @@ func TestRememberedRuleStandsAsTheRule(t *testing.T) {
 		"Запомни правило не делать выводы на догадках, у нас строгий научный подход": "Не делать выводы на догадках, у нас строгий научный подход",
 		"记住：以后都要先写测试再写实现":                                                  "以后都要先写测试再写实现",
 		"Always run the linter before you commit anything, remember that.": "Always run the linter before you commit anything, remember that.",
+		"Remember that we always squash feature branches before merging.":  "Always squash feature branches before merging.",
 	} {
 		ps := prefsSaid(t, msg)
 		if len(ps) != 1 || ps[0].Statement != want {
