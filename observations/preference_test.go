@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/kbmem/kb/traces"
 )
@@ -283,11 +284,15 @@ func TestContradicts(t *testing.T) {
 }
 
 func FuzzPreferenceIn(f *testing.F) {
-	for _, s := range []string{"I prefer small commits.", "我更喜欢小的提交。", "a simple way to do X without Y?", "Nehmen wir die zweite Variante.", "", "？？", "use pnpm"} {
+	for _, s := range []string{"I prefer small commits.", "我更喜欢小的提交。", "a simple way to do X without Y?", "Nehmen wir die zweite Variante.", "", "？？", "use pnpm", "Remember the rule: x", "Запомни правило", "记住：", "türkçe sorarmısın"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		st, _ := preferenceIn(s)
+		if w := withoutRemember(s); len(w) > len(s) || utf8.ValidString(s) && !utf8.ValidString(w) {
+			t.Errorf("withoutRemember(%q) = %q", s, w)
+		}
+		_ = askedReplyLanguage(s)
 		_ = pickedIndex(s)
 		_ = topicTokens(s)
 		_ = wordCount(s)

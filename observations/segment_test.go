@@ -139,7 +139,7 @@ func TestLessonResolvesReferent(t *testing.T) {
 }
 
 func FuzzSplitPasted(f *testing.F) {
-	for _, s := range []string{"it fails:\nTraceback (most recent call last):", "エラー：TypeError: x", "plain words.", "", "::\n$ x\n"} {
+	for _, s := range []string{"it fails:\nTraceback (most recent call last):", "エラー：TypeError: x", "plain words.", "", "::\n$ x\n", "*** Begin Patch\n+x\n-y\n\tz\nthen words", "diff --git a/x b/x\n@@ -1 +1 @@\n+\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -219,11 +219,18 @@ func FuzzParseLexicon(f *testing.F) {
 
 func FuzzSignatures(f *testing.F) {
 	f.Add("Nein, kein time.Now(); nimm `clock.Now()` instead of `time.Now()`.")
+	f.Add("Don't change anything in app/android or app/ios by hand; see https://x.io/a/b and bin/rails.")
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, sg := range signatures(s) {
 			_ = containsSpan(s, sg.text)
 		}
 		_ = stripComments(s, "x.go")
+		for _, d := range namedDirs(s) {
+			if !strings.Contains(strings.ToLower(s), d) {
+				t.Errorf("namedDirs(%q) gave %q, not in it", s, d)
+			}
+			_ = pathHolds(strings.ToLower(s), d)
+		}
 	})
 }
 
