@@ -476,7 +476,15 @@ var inlineAltRE = textutil.Lazy(`(?i)([\p{L}\p{N}_][\p{L}\p{N}_ /-]{0,40}?)\s+(?
 // joined by "or" in the languages people write to agents in: "**strict
 // replacement** or **a merge that keeps Speckit's additions**",
 // "`rebase` oder `merge`", "**A** 还是 **B**".
-var markedOrRE = textutil.Lazy(`(?i)(\*\*[^*\n]{2,80}\*\*|` + "`[^`\n]{2,80}`" + `)\s*,?\s*(?:or|ou|oder|o|u|ovvero|oppure|или|або|albo|lub|czy|veya|ya da|eller|vagy|nebo|atau|hay|还是|或者|或|それとも|か|아니면|또는)\s*(\*\*[^*\n]{2,80}\*\*|` + "`[^`\n]{2,80}`" + `)`)
+var markedOrRE = textutil.Lazy(`(?i)(\*\*[^*\n]{2,80}\*\*|` + "`[^`\n]{2,80}`" + `)\s*,?\s*(?:` + orSpaced + `|` + orUnspaced + `|或|か)\s*(\*\*[^*\n]{2,80}\*\*|` + "`[^`\n]{2,80}`" + `)`)
+
+// orSpaced and orUnspaced are the words that join two alternatives ("X or
+// Y") in the languages people write to agents in: those written between
+// spaces, and those written without (CJK, Korean's own).
+const (
+	orSpaced   = `or|ou|oder|o|u|ovvero|oppure|или|либо|або|albo|lub|czy|veya|ya da|eller|vagy|nebo|atau|hay`
+	orUnspaced = `还是|或者|または|それとも|아니면|또는`
+)
 
 // inlineAlternatives are the last pair of alternatives the agent put side
 // by side since the previous utterance: joined by "vs" (inlineAltRE),

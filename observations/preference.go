@@ -162,13 +162,12 @@ func preferenceRule(sent string) (string, bool) {
 			return prefStatement(sent), true
 		}
 	}
-	if !q && standingRule(sent) {
+	if low := lower(sent); !q && standingRule(sent, low) {
 		// "always run the linter before committing", "запомни правило:
 		// не делать выводов на догадках": a rule said to hold for all the
 		// work to come is how the person wants things. Said while
 		// correcting, "never force-push main" is the correction's own
 		// rule; "remember" or "from now on" makes it a preference too.
-		low := lower(sent)
 		return prefStatement(sent), lexicon.CueRemember.In(low) || lexicon.CueNextTime.In(low)
 	}
 	if st := constraint(sent); st != "" {
@@ -211,12 +210,12 @@ func withoutRemember(sent string) string {
 	return rest
 }
 
-// standingRule reports whether sentence s states a rule (statesRule, or
-// asks in words) and says it holds from now on: always or never, every
+// standingRule reports whether sentence s (low: lower-cased) states a
+// rule (statesRule, or asks in words) and says it holds from now on: always or never, every
 // time, next time, remember (lexicon.CueStanding). "diff_commits seems to
 // always return colour" names code beside "always" and states nothing.
-func standingRule(s string) bool {
-	return lexicon.CueStanding.In(lower(s)) && (statesRule(s) || asksInWords(s))
+func standingRule(s, low string) bool {
+	return lexicon.CueStanding.In(low) && (lexicon.CueRule.In(low) || asksInWords(s))
 }
 
 // simpleWayRE is a constraint stated as the way the person wants a thing

@@ -12,7 +12,7 @@ import (
 
 // orWordRE joins two alternatives in a question, in the languages people
 // write to agents in.
-var orWordRE = textutil.Lazy(`(?i),?\s(?:or|oder|ou|o|u|oppure|или|либо|albo|lub|czy|veya|ya da|atau|hay|eller|nebo|vagy)\s|还是|或者|または|それとも|아니면|또는`)
+var orWordRE = textutil.Lazy(`(?i),?\s(?:` + orSpaced + `)\s|` + orUnspaced)
 
 // shouldAskRE is a question whether the work should be one way, which
 // yes or no settles: "Should a user be allowed to hold several roles?",

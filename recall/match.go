@@ -805,11 +805,18 @@ func (cu *cue) allowedPlace(c *candidate) string {
 		if !strings.Contains(d, "/") || strings.Contains(c.trigger, d) || !strings.Contains(path, "/"+d+"/") {
 			continue
 		}
-		if clauseNames(c.said, strings.ToLower(d), false) && !negatesWord(c.said, strings.ToLower(d)) {
+		if c.allowsPlace(strings.ToLower(d)) {
 			return d
 		}
 	}
 	return ""
+}
+
+// allowsPlace reports whether the person's words name place d (lower
+// case) in a clause without a negation: where the work belongs ("hex only
+// inside app/src/theme/"), not what they warn about.
+func (c *candidate) allowsPlace(d string) bool {
+	return clauseNames(c.said, d, false) && !negatesWord(c.said, d)
 }
 
 // dirPathRE is a relative path of two segments or more ("internal/store",
@@ -1280,7 +1287,7 @@ func (cu *cue) inNamedDir(c *candidate) string {
 		return ""
 	}
 	for _, d := range namedDirs(c.said) {
-		if c.sendsTo(d) || clauseNames(c.said, d, false) && !negatesWord(c.said, d) {
+		if c.sendsTo(d) || c.allowsPlace(d) {
 			// "hex only inside app/src/theme/": a place the work belongs,
 			// said without a negation.
 			continue
