@@ -336,6 +336,15 @@ func (cu *cue) match(c *candidate) {
 		c.reject()
 		return
 	}
+
+	if c.sigHit == "" && c.matchedAT == "" && cu.kind == "edit" && c.fileHit != "" && observations.IsFailureReport(c.lesson) && !cu.touchesReport(c.lesson) {
+		// "the person reported: “we lost the session navigation section”"
+		// warns the next change of what broke, not every edit of the
+		// file: the edit must touch what was reported (a word of the
+		// report in the call), or the report is a bug fixed and gone.
+		c.reject()
+		return
+	}
 	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && cu.kind == "shell" && callKind(c.trigger) == "edit" &&
 		c.prohibitsCode() {
 		// "don't call env() outside config/", corrected on an edit of
@@ -770,6 +779,33 @@ func triggerDirs(trigger string) []string {
 	}
 	parts := strings.Split(f, "/")
 	return parts[:len(parts)-1]
+}
+
+// touchesReport reports whether the call holds a word of what the person
+// reported in a failure report's lesson, other than the words of failing
+// ("still errors", "doesn't work") and stop words.
+func (cu *cue) touchesReport(lesson string) bool {
+	i := strings.Index(lesson, observations.FailureReported)
+	if i < 0 {
+		return true
+	}
+	for _, w := range Words(lesson[i+len(observations.FailureReported):]) {
+		s := stem(w)
+		if s == "" || len([]rune(s)) < 3 || stopWords.Has(w) || stopWords.Has(s) || lexicon.CueFailure.In(w) || lexicon.CueErrorWord.In(w) {
+			continue
+		}
+		if cu.tokens[s] {
+			return true
+		}
+		for _, f := range cu.files {
+			for _, part := range strings.Split(f.parent+"/"+strings.TrimSuffix(f.base, path.Ext(f.base)), "/") {
+				if stem(strings.ToLower(part)) == s {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // otherKind reports whether the proposal is another kind of call than the

@@ -101,7 +101,8 @@ func TestTaskBoundRequestIsNotAboutTheFile(t *testing.T) {
 		{"an investigation", "Check whether we need `render_combined` in `app/render.py`.", 1, false},
 		{"the same request in two sessions", "I didn't find those links helpful, can you please replace them with a single link to `app/render.py`'s index", 2, true},
 		{"a rule about the file", "Never hand-edit `app/render.py`: regenerate it with make render.", 1, true},
-		{"composed by kb", "Check that the change to `app/render.py` really works before calling it done; the person reported: “the links are gone”.", 1, true},
+		{"composed by kb, about what the edit changes", "Check that the change to `app/render.py` really works before calling it done; the person reported: “the rendered page is empty”.", 1, true},
+		{"composed by kb, about something else", "Check that the change to `app/render.py` really works before calling it done; the person reported: “the links are gone”.", 1, false},
 		{"a request in Chinese", "这些链接没用，请把 `app/render.py` 里的它们换成一个链接", 1, true},
 		{"a rule that says now", "No, `app/render.py` is generated now: change the template it comes from.", 1, true},
 	} {
@@ -488,7 +489,7 @@ func correctionObs(id, trigger, lesson string, types ...string) *observations.Ob
 // Two lessons that name a file without being about acting on it: one
 // corrected on a command that only looked at the file, and a failure
 // report ("check that the change to X really works") on a call that does
-// not change X.
+// not change X, or changes a part of X the report does not speak of.
 func TestFileNamedWithoutActingOnIt(t *testing.T) {
 	looked := correctionObs("cor-looked", "running `ls -la /p/opt/build/hello.adx`",
 		"Update the script to compile hello world under this folder (about `ls -la /p/opt/build/hello.adx`).")
@@ -498,7 +499,10 @@ func TestFileNamedWithoutActingOnIt(t *testing.T) {
 	expectRecalls(t, e, []recallCase{
 		{"a compile that writes the file looked at", callQuery("Bash", map[string]any{"command": "riscv64-elf-gcc -O2 -o /p/opt/build/hello.adx hello.c"}), nil},
 		{"a commit of the reported file", callQuery("Bash", map[string]any{"command": "git add opt/script/validate.py && git commit -m wip"}), nil},
-		{"an edit of the reported file", callQuery("Edit", map[string]any{"file_path": "/p/opt/script/validate.py", "old_string": "a", "new_string": "b"}), []string{"cor-report"}},
+		{"an edit of the reported code", callQuery("Edit", map[string]any{"file_path": "/p/opt/script/validate.py", "old_string": "run(cmd)", "new_string": "run(['strace', '-f'] + cmd)"}), []string{"cor-report"}},
+		// A report is a bug of one moment: an edit of another part of the
+		// file touches nothing it reported.
+		{"an edit of another part of the file", callQuery("Edit", map[string]any{"file_path": "/p/opt/script/validate.py", "old_string": "a", "new_string": "b"}), nil},
 	})
 }
 
