@@ -457,8 +457,8 @@ const (
 	// under their projects' keys (ownStandingKeys). A KB of many projects
 	// is not walked whole to find that none of its preferences is this
 	// project's.
-	termWideStanding = 'e' // a layer: its standing documents that are no one-off preference
-	termOwnStanding  = 'p' // a project key (ownStandingKeys): the one-off preferences that may stand there
+	termWideStanding = 'e' // a layer: its standing documents that may stand in any project's session
+	termOwnStanding  = 'p' // a project key (ownStandingKeys): the one-off preferences and project-bound lessons that may stand there
 )
 
 const (
@@ -668,8 +668,10 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 			w := float32(standingRank(d.Fields))
 			k := key{termStanding, d.Layer}
 			postings[k] = append(postings[k], posting{uint32(i), w})
-			if oneOffPreference(d.Layer, d.Type, fieldString(d.Fields["status"]), fieldNumber(d.Fields["sessions"])) {
-				for _, pk := range ownStandingKeys(fieldStrings(d.Fields["projects"]), fromSession(fieldStrings(d.Fields["sources"]))) {
+			projects, fromSess := fieldStrings(d.Fields["projects"]), fromSession(fieldStrings(d.Fields["sources"]))
+			if oneOffPreference(d.Layer, d.Type, fieldString(d.Fields["status"]), fieldNumber(d.Fields["sessions"])) ||
+				projectBound(d.Layer, fieldString(d.Fields["status"]), projects, fromSess) {
+				for _, pk := range ownStandingKeys(projects, fromSess) {
 					k := key{termOwnStanding, pk}
 					postings[k] = append(postings[k], posting{uint32(i), w})
 				}
@@ -2277,6 +2279,18 @@ func (c *Compiled) Changed(root string) string {
 // own project: a preference seen once, not promoted (Engine.standing).
 func oneOffPreference(layer, typ, status string, sessions float64) bool {
 	return layer == LayerObservations && typ == observations.TypePreference && sessions < 2 && status != observations.StatusPromoted
+}
+
+// projectBound reports whether a standing document stands in a project's
+// session only when it is of that project (outOfScope): an observation of
+// one project, or of a session whose directory is unknown, not promoted. A
+// session of another project never reads it, so it is listed under its
+// project's keys (ownStandingKeys) and not in the layer's wide list: at
+// 100,000 observations a new session otherwise walked a thousand postings
+// of other projects' lessons to find its own.
+func projectBound(layer, status string, projects []string, fromSession bool) bool {
+	return layer == LayerObservations && status != observations.StatusPromoted &&
+		(len(projects) == 1 || len(projects) == 0 && fromSession)
 }
 
 // ownStandingKeys are the keys a one-off preference is listed under, so

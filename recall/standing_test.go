@@ -144,8 +144,11 @@ func TestStandingListsPerLayer(t *testing.T) {
 
 // A new session in a project reads the one-off preferences of that
 // project (its own path, a directory inside it or around it, a project of
-// the same name, none written by a person) and none of the others: a KB of many projects is not
-// walked whole to find that none of its preferences stands here.
+// the same name, none written by a person), the lessons that recurred
+// there or in two projects, and none of the others (a lesson that
+// recurred in one other project is out of its scope): a KB of many
+// projects is not walked whole to find that none of its lessons stands
+// here.
 func TestStandingWalkOfOneProject(t *testing.T) {
 	var docs []CompileDoc
 	add := func(name string, projects []string, sessions float64) {
@@ -168,8 +171,10 @@ func TestStandingWalkOfOneProject(t *testing.T) {
 	add("around", []string{"/home/dev"}, 1)
 	add("samename", []string{"C:\\src\\App"}, 1)
 	add("noproject", nil, 1)
-	add("nodirectory", nil, 1) // a session that recorded no directory: it stands nowhere
-	add("recurring", []string{"/home/dev/project007"}, 3)
+	add("nodirectory", nil, 1)                                     // a session that recorded no directory: it stands nowhere
+	add("recurring", []string{"/home/dev/project007"}, 3)          // another project's: outOfScope
+	add("recurring2", []string{"/home/dev/p1", "/home/dev/p2"}, 3) // seen in two projects: it travels
+	add("recurringhere", []string{"/home/dev/app"}, 3)
 	c := compile(t, docs, CompileOptions{Taxonomy: observations.Default()})
 	var seen []string
 	err := c.eachStanding(Search{Layers: []string{LayerObservations}, Project: "/home/dev/app"}, func(cand *candidate) bool {
@@ -179,13 +184,13 @@ func TestStandingWalkOfOneProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"same", "inside", "around", "samename", "noproject", "recurring"} {
+	for _, want := range []string{"same", "inside", "around", "samename", "noproject", "recurring2", "recurringhere"} {
 		if !slices.Contains(seen, "observations/preferences/"+want+".md") {
 			t.Errorf("%s not visited: %q", want, seen)
 		}
 	}
-	if len(seen) != 6 {
-		t.Errorf("visited %d standing documents, want the 6 that may stand here: %q", len(seen), seen)
+	if len(seen) != 7 {
+		t.Errorf("visited %d standing documents, want the 7 that may stand here: %q", len(seen), seen)
 	}
 }
 
