@@ -84,6 +84,12 @@ func (e *decisionExtractor) uiChoices(tl *timeline) []*Observation {
 			if chosen == "" {
 				chosen = strings.Join(notes, "; ") // the person's own answer ("Other")
 				notes = nil
+				if harnessNote(chosen) {
+					// "[User dismissed — do not proceed, wait for next
+					// instruction]": the harness's words for a prompt the
+					// person closed, not a pick.
+					continue
+				}
 			}
 			reasons := []string{}
 			for _, n := range notes {
@@ -105,6 +111,13 @@ func (e *decisionExtractor) uiChoices(tl *timeline) []*Observation {
 		}
 	}
 	return out
+}
+
+// harnessNote reports whether an answer is a note of the harness in
+// brackets rather than the person's words: one bracketed line.
+func harnessNote(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && !strings.Contains(s, "\n") && strings.Count(s, "[") == 1
 }
 
 // choiceResult finds the result of the choice call at i: the person's

@@ -187,6 +187,24 @@ func TestDecisionFromChoiceUI(t *testing.T) {
 	}
 }
 
+// A choice prompt the person closed: Claude Code answers with its own
+// note in brackets, which is no pick.
+func TestDismissedChoiceIsNoDecision(t *testing.T) {
+	call, _ := json.Marshal(map[string]any{"type": "assistant", "uuid": "a1", "sessionId": "q", "cwd": "/w/app", "timestamp": "2025-12-01T10:00:00.000Z",
+		"message": map[string]any{"role": "assistant", "content": []map[string]any{{"type": "tool_use", "id": "tu1", "name": "AskUserQuestion",
+			"input": map[string]any{"questions": []map[string]any{{"question": "Какой подход?", "header": "Подход",
+				"options": []map[string]any{{"label": "Расширение", "description": "extension"}, {"label": "Новый тип", "description": "struct"}}, "multiSelect": false}}}}}}})
+	note := "[User dismissed — do not proceed, wait for next instruction]"
+	res, _ := json.Marshal(map[string]any{"type": "user", "uuid": "a2", "parentUuid": "a1", "sessionId": "q", "cwd": "/w/app", "timestamp": "2025-12-01T10:00:05.000Z",
+		"message": map[string]any{"role": "user", "content": []map[string]any{{"type": "tool_result", "tool_use_id": "tu1",
+			"content": `User has answered your questions: "Какой подход?"="` + note + `". You can now continue with the user's answers in mind.`}}},
+		"toolUseResult": map[string]any{"answers": map[string]string{"Какой подход?": note}}})
+	s := parseWith(t, traces.NewClaudeCode(), "q", string(call)+"\n"+string(res)+"\n")
+	if decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision); len(decs) != 0 {
+		t.Fatalf("a dismissed prompt made decisions: %+v", decs)
+	}
+}
+
 // TestDecisionFromCodexChoice: Codex's request_user_input (plan mode's
 // questions) answers by question id, a label and the person's note; the
 // output is the person's pick.
