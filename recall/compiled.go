@@ -45,7 +45,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT040"
+const compiledMagic = "KBACT041"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -457,7 +457,7 @@ const (
 	// under their projects' keys (ownStandingKeys). A KB of many projects
 	// is not walked whole to find that none of its preferences is this
 	// project's.
-	termWideStanding = 'e' // a layer: its standing documents that may stand in any project's session
+	termWideStanding = 'e' // a layer and a type ("observations\x00correction"): its standing documents that may stand in any project's session
 	termOwnStanding  = 'p' // a project key (ownStandingKeys): the one-off preferences and project-bound lessons that may stand there
 )
 
@@ -676,7 +676,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 					postings[k] = append(postings[k], posting{uint32(i), w})
 				}
 			} else {
-				k := key{termWideStanding, d.Layer}
+				k := key{termWideStanding, d.Layer + "\x00" + d.Type}
 				postings[k] = append(postings[k], posting{uint32(i), w})
 			}
 		}
@@ -1608,8 +1608,14 @@ func (c *Compiled) eachStanding(s Search, visit func(*candidate) bool) error {
 			}
 			continue
 		}
-		if l, ok := c.termList(termWideStanding, t); ok {
-			lists = append(lists, l)
+		types := s.DocTypes
+		if len(types) == 0 {
+			types = c.h.Types
+		}
+		for _, typ := range dedupe(types) {
+			if l, ok := c.termList(termWideStanding, t+"\x00"+typ); ok {
+				lists = append(lists, l)
+			}
 		}
 		if t == LayerObservations {
 			for _, pk := range projectStandingKeys(s.Project) {

@@ -111,46 +111,45 @@ func (e *Engine) readStanding(sl standingLister, cue *cue, q Query, high map[str
 	perKind := map[string]int{}
 	byPath = map[string]*candidate{}
 	for _, set := range standingSets {
+		// One walk per kind: the corrections' walk stops once it has read
+		// its share, and the preferences' does not walk the corrections'
+		// postings to find the few preferences among them.
 		var kinds []string
+		byKind := map[string][]string{}
 		for _, t := range set.types {
-			if kd := kindOf(set.layer, t); kd != "" && !slices.Contains(kinds, kd) {
-				kinds = append(kinds, kd)
-			}
-		}
-		full := func() bool {
-			for _, kd := range kinds {
-				if perKind[kd] < maxReadPerKind {
-					return false
+			if kd := kindOf(set.layer, t); kd != "" {
+				if _, ok := byKind[kd]; !ok {
+					kinds = append(kinds, kd)
 				}
+				byKind[kd] = append(byKind[kd], t)
 			}
-			return true
 		}
-		if full() {
-			continue
-		}
-		s := Search{Layers: []string{set.layer}, DocTypes: set.types, Standing: true}
-		if e.Config.ScopeProjects {
-			s.Project = q.Project
-		}
-		err := sl.eachStanding(s, func(c *candidate) bool {
-			if !e.keepStanding(c, q, high, cue.tax) {
-				return true
+		for _, kd := range kinds {
+			if perKind[kd] >= maxReadPerKind {
+				continue
 			}
-			byPath[c.path] = c
-			kd := kindOf(c.layer, c.typ)
-			switch {
-			case perKind[kd] >= maxReadPerKind, !c.load():
-				skipped++
-			default:
+			s := Search{Layers: []string{set.layer}, DocTypes: byKind[kd], Standing: true}
+			if e.Config.ScopeProjects {
+				s.Project = q.Project
+			}
+			err := sl.eachStanding(s, func(c *candidate) bool {
+				if !e.keepStanding(c, q, high, cue.tax) {
+					return true
+				}
+				byPath[c.path] = c
+				if !c.load() {
+					skipped++
+					return true
+				}
 				if it, ok := e.item(c, cue, q, high, now); ok {
 					perKind[kd]++
 					items = append(items, it)
 				}
+				return perKind[kd] < maxReadPerKind
+			})
+			if err != nil {
+				return nil, 0, nil, fmt.Errorf("recall: %w", err)
 			}
-			return !full()
-		})
-		if err != nil {
-			return nil, 0, nil, fmt.Errorf("recall: %w", err)
 		}
 	}
 	return items, skipped, byPath, nil

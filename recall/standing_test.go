@@ -192,6 +192,15 @@ func TestStandingWalkOfOneProject(t *testing.T) {
 	if len(seen) != 7 {
 		t.Errorf("visited %d standing documents, want the 7 that may stand here: %q", len(seen), seen)
 	}
+	// What stands in every project is listed by layer and type: a walk
+	// for preferences reads no other type's postings, and none of one
+	// project's.
+	if l, ok := c.termList(termWideStanding, LayerObservations+"\x00"+observations.TypePreference); !ok || l.n != 1 {
+		t.Errorf("the observations' wide list of preferences: %+v, %v; want recurring2 alone", l, ok)
+	}
+	if _, ok := c.termList(termWideStanding, LayerObservations+"\x00"+observations.TypeCorrection); ok {
+		t.Errorf("a list of corrections in a KB of preferences")
+	}
 }
 
 // A recurring correction stands; a recurring failure report ("Check that
