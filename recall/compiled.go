@@ -45,7 +45,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT041"
+const compiledMagic = "KBACT042"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {

@@ -115,10 +115,12 @@ var (
 		whose won wont wouldn wouldnt y youll youre yours yourself yourselves youve`)
 
 	// StopCue are the stop words of recall's cue words: core, the verbs
-	// and nouns every tool call says ("use", "run", "file", "code") and
-	// the fragments of URLs and paths.
+	// and nouns every tool call says ("use", "run", "file", "code"), the
+	// fragments of URLs and paths, and the function words of French,
+	// Spanish, Portuguese, Italian and German (coreOther): two French
+	// lessons share "de", "la" and "est" whatever they are about.
 	StopCue = NewSet(core, `add added adds always aren both code com d didn does doesn doing don done etc few file
 		files get go go's got home http https instead isn like ll m made make may md might need needs net never new no
 		nor not off ok okay onto org please ran re run thanks their them thing things tmp under us use used using usr
-		ve want wants wasn way won www`)
+		ve want wants wasn way won www`, coreOther)
 )
