@@ -552,7 +552,7 @@ func programsOf(cmd string) []string {
 		}
 		return p
 	}
-	for _, part := range splitShell(strings.NewReplacer("\n", ";", "$(", ";", "`", ";").Replace(cmd)) {
+	for _, part := range splitShell(strings.NewReplacer("\n", ";", "$(", ";", "`", ";").Replace(stripHeredocs(cmd))) {
 		fields := strings.Fields(part)
 		for i, f := range fields {
 			if f == "sudo" || f == "env" || f == "time" || f == "nice" || f == "exec" || strings.Contains(f, "=") || strings.HasPrefix(f, "-") {
@@ -664,7 +664,7 @@ func callTexts(q Query) (written, command, file string) {
 				argv = append(argv, s)
 			}
 		}
-		command = strings.Join(argv, " ")
+		command = strings.Join(unwrapShell(argv), " ")
 	}
 	if command == "" {
 		command = q.Action
@@ -674,6 +674,20 @@ func callTexts(q Query) (written, command, file string) {
 	}
 	return written, command, file
 }
+
+// unwrapShell is the command a shell runs for argv when argv is a shell
+// given one command ("bash -lc CMD", "sh -c CMD", Codex's way of running
+// every command), else argv.
+func unwrapShell(argv []string) []string {
+	if len(argv) == 3 && shellNames[path.Base(argv[0])] && strings.HasPrefix(argv[1], "-") && !strings.HasPrefix(argv[1], "--") &&
+		strings.Contains(argv[1], "c") {
+		return argv[2:]
+	}
+	return argv
+}
+
+// shellNames are the shells whose -c runs one command line.
+var shellNames = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true}
 
 // replacedText is the code an Edit or MultiEdit replaces.
 func replacedText(q Query) string {

@@ -337,6 +337,13 @@ func (cu *cue) match(c *candidate) {
 		return
 	}
 
+	if c.typ == observations.TypeNegativeResult && cu.hasCall && !cu.runsFailedProgram(c) && lexicon.CueMissingProgram.In(strings.ToLower(c.lesson)) {
+		// "python: command not found; instead: python3": the program the
+		// failed command ran is missing, which only running it again runs
+		// into, not an edit or a look at a file it read or wrote.
+		c.reject()
+		return
+	}
 	if c.sigHit == "" && c.matchedAT == "" && cu.kind == "edit" && c.fileHit != "" && observations.IsFailureReport(c.lesson) && !cu.touchesReport(c.lesson) {
 		// "the person reported: “we lost the session navigation section”"
 		// warns the next change of what broke, not every edit of the
@@ -779,6 +786,17 @@ func triggerDirs(trigger string) []string {
 	}
 	parts := strings.Split(f, "/")
 	return parts[:len(parts)-1]
+}
+
+// runsFailedProgram reports whether the call runs a program the failed
+// command of negative result c ran.
+func (cu *cue) runsFailedProgram(c *candidate) bool {
+	for _, p := range programsOf(refusedCommand(c.trigger)) {
+		if slices.Contains(cu.programs, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // touchesReport reports whether the call holds a word of what the person

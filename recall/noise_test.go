@@ -996,3 +996,27 @@ func TestDirectoryNamedByThePerson(t *testing.T) {
 		}
 	}
 }
+
+// A command that failed because its program is missing ("python: command
+// not found", instead python3) is a fact of the environment: it comes back
+// when a call runs that program again, whatever wraps it (Codex runs every
+// command as `bash -lc CMD`, a here-document's lines are data), and not on
+// an edit or a look at the file the failed command read.
+func TestMissingProgramIsAboutRunningIt(t *testing.T) {
+	neg := &observations.Observation{ID: "neg-python", Type: observations.TypeNegativeResult, ActionTypes: []string{"lang:python"},
+		Approach: "running Python: `python - <<'PY' import re from pathlib import Path path = Path('specs/001-app/tasks.md')…`",
+		Failure:  "bash: line 1: python: command not found"}
+	e := noiseEngine(neg)
+	codex := func(cmd string) Query {
+		return callQuery("shell", map[string]any{"command": []string{"bash", "-lc", cmd}})
+	}
+	expectRecalls(t, e, []recallCase{
+		{"python again, through bash -lc", codex("python - <<'PY'\nfrom pathlib import Path\nprint(Path('specs/001-app/tasks.md').read_text()[:100])\nPY"), []string{"neg-python"}},
+		{"python3, as it advises", codex("python3 - <<'PY'\nfrom pathlib import Path\nprint(Path('specs/001-app/tasks.md').read_text()[:100])\nPY"), nil},
+		{"a look at the file", codex("nl -ba specs/001-app/tasks.md | sed -n '1,80p'"), nil},
+		{"an edit of the file", editQ("specs/001-app/tasks.md", "- [ ] T001", "- [x] T001"), nil},
+	})
+	if got := programsOf("python - <<'PY'\nimport os, re\nprint(1)\nPY\necho done"); !slices.Equal(got, []string{"python", "echo"}) {
+		t.Errorf("programs of a command with a here-document: %q", got)
+	}
+}

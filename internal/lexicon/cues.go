@@ -772,6 +772,29 @@ encara no funciona
 kaam nahi kar raha
 `)
 
+	// CueMissingProgram: a command failed because the program it runs is
+	// not installed or not on the PATH, in the words of shells, Windows,
+	// PowerShell, Go, Node and Python: a fact of the environment, about
+	// running that program and nothing else.
+	CueMissingProgram = NewCues(`
+command not found
+is not recognized as an internal or external command
+is not recognized as the name of a cmdlet
+executable file not found in $path
+not found in path
+spawn enoent
+no module named
+commande introuvable
+befehl nicht gefunden
+orden no encontrada
+comando não encontrado
+找不到命令
+未找到命令
+コマンドが見つかりません
+명령을 찾을 수 없습니다
+команда не найдена
+`)
+
 	// CueErrorWord: "error" and its kin. Weaker than CueFailure: "add
 	// error handling" asks for work, so it counts only with pasted output.
 	CueErrorWord = NewCues(`
