@@ -378,6 +378,9 @@ var heredocRE = textutil.Lazy(`<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)['"]?`)
 // stripHeredocs removes the bodies of cmd's here-documents, up to their
 // closing lines.
 func stripHeredocs(cmd string) string {
+	if !strings.Contains(cmd, "<<") {
+		return cmd // no expression compiled for a hook's usual call
+	}
 	lines := strings.Split(cmd, "\n")
 	var out []string
 	tag := ""
