@@ -336,7 +336,6 @@ func (cu *cue) match(c *candidate) {
 		c.reject()
 		return
 	}
-
 	if c.typ == observations.TypeNegativeResult && cu.hasCall && !cu.runsFailedProgram(c) && lexicon.CueMissingProgram.In(strings.ToLower(c.lesson)) {
 		// "python: command not found; instead: python3": the program the
 		// failed command ran is missing, which only running it again runs
@@ -800,27 +799,32 @@ func (cu *cue) runsFailedProgram(c *candidate) bool {
 }
 
 // touchesReport reports whether the call holds a word of what the person
-// reported in a failure report's lesson, other than the words of failing
-// ("still errors", "doesn't work") and stop words.
+// reported in a failure report's lesson (failure words such as "still
+// errors" aside), or a word of a path it names.
 func (cu *cue) touchesReport(lesson string) bool {
 	i := strings.Index(lesson, observations.FailureReported)
 	if i < 0 {
 		return true
 	}
+	var named map[string]bool
 	for _, w := range Words(lesson[i+len(observations.FailureReported):]) {
 		s := stem(w)
-		if s == "" || len([]rune(s)) < 3 || stopWords.Has(w) || stopWords.Has(s) || lexicon.CueFailure.In(w) || lexicon.CueErrorWord.In(w) {
+		if len([]rune(s)) < 3 || stopWords.Has(s) || lexicon.CueFailure.In(w) || lexicon.CueErrorWord.In(w) {
 			continue
 		}
 		if cu.tokens[s] {
 			return true
 		}
-		for _, f := range cu.files {
-			for _, part := range strings.Split(f.parent+"/"+strings.TrimSuffix(f.base, path.Ext(f.base)), "/") {
-				if stem(strings.ToLower(part)) == s {
-					return true
+		if named == nil {
+			named = map[string]bool{}
+			for _, f := range cu.files {
+				for _, part := range strings.Split(f.parent+"/"+strings.TrimSuffix(f.base, path.Ext(f.base)), "/") {
+					named[stem(strings.ToLower(part))] = true
 				}
 			}
+		}
+		if named[s] {
+			return true
 		}
 	}
 	return false
