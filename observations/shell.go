@@ -202,13 +202,9 @@ func (t *Taxonomy) simple(h hits, argv []string, depth int, cwd string) []string
 				}
 			}
 		}
-		if shells[name] {
-			for i := 1; i+1 < len(argv); i++ {
-				if strings.HasPrefix(argv[i], "-") && !strings.HasPrefix(argv[i], "--") && strings.Contains(argv[i], "c") {
-					t.shell(h, argv[i+1], depth+1)
-					return argv
-				}
-			}
+		if line, ok := ShellLine(argv); ok {
+			t.shell(h, line, depth+1)
+			return argv
 		}
 		if name == "eval" && len(argv) > 1 {
 			t.shell(h, strings.Join(argv[1:], " "), depth+1)
@@ -224,6 +220,21 @@ func (t *Taxonomy) simple(h hits, argv []string, depth int, cwd string) []string
 }
 
 var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true}
+
+// ShellLine returns the command line a shell is given to run with -c
+// ("sh -c CMD", "bash -lc CMD": Codex runs every command this way), and
+// whether argv is such a call.
+func ShellLine(argv []string) (string, bool) {
+	if len(argv) == 0 || !shells[path.Base(argv[0])] {
+		return "", false
+	}
+	for i := 1; i+1 < len(argv); i++ {
+		if strings.HasPrefix(argv[i], "-") && !strings.HasPrefix(argv[i], "--") && strings.Contains(argv[i], "c") {
+			return argv[i+1], true
+		}
+	}
+	return "", false
+}
 
 var dbClients = map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "sqlite": true,
 	"sqlcmd": true, "clickhouse-client": true, "cockroach": true, "duckdb": true, "pgcli": true, "mycli": true}

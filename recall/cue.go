@@ -664,7 +664,10 @@ func callTexts(q Query) (written, command, file string) {
 				argv = append(argv, s)
 			}
 		}
-		command = strings.Join(unwrapShell(argv), " ")
+		command = strings.Join(argv, " ")
+		if line, ok := observations.ShellLine(argv); ok {
+			command = line // Codex's ["bash", "-lc", CMD]
+		}
 	}
 	if command == "" {
 		command = q.Action
@@ -674,20 +677,6 @@ func callTexts(q Query) (written, command, file string) {
 	}
 	return written, command, file
 }
-
-// unwrapShell is the command a shell runs for argv when argv is a shell
-// given one command ("bash -lc CMD", "sh -c CMD", Codex's way of running
-// every command), else argv.
-func unwrapShell(argv []string) []string {
-	if len(argv) == 3 && shellNames[path.Base(argv[0])] && strings.HasPrefix(argv[1], "-") && !strings.HasPrefix(argv[1], "--") &&
-		strings.Contains(argv[1], "c") {
-		return argv[2:]
-	}
-	return argv
-}
-
-// shellNames are the shells whose -c runs one command line.
-var shellNames = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true}
 
 // replacedText is the code an Edit or MultiEdit replaces.
 func replacedText(q Query) string {
