@@ -114,10 +114,9 @@ func (e *decisionExtractor) uiChoices(tl *timeline) []*Observation {
 }
 
 // harnessNote reports whether an answer is a note of the harness in
-// brackets rather than the person's words: one bracketed line.
+// brackets rather than the person's words: "[...]", nothing else.
 func harnessNote(s string) bool {
-	s = strings.TrimSpace(s)
-	return strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && !strings.Contains(s, "\n") && strings.Count(s, "[") == 1
+	return strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && strings.Count(s, "[") == 1
 }
 
 // choiceResult finds the result of the choice call at i: the person's

@@ -313,6 +313,13 @@ const FailureReported = "; the person reported: "
 // report: the fixed wording, then what the person reported.
 func IsFailureReport(lesson string) bool { return strings.Contains(lesson, FailureReported) }
 
+// Reported is what the person reported in a failure report's lesson, and
+// whether the lesson is one.
+func Reported(lesson string) (string, bool) {
+	_, r, ok := strings.Cut(lesson, FailureReported)
+	return r, ok
+}
+
 // MomentTrigger reports whether a correction's trigger names a moment of
 // the conversation ("when asked to ...", "after the agent's answer ...")
 // rather than an action.
@@ -326,12 +333,12 @@ func MomentTrigger(trigger string) bool {
 // only in the person's words: within a session (Dedupe) and across
 // sessions (recurrence).
 func failureReport(o *Observation) map[string]bool {
-	i := strings.Index(o.Lesson, FailureReported)
-	if i < 0 || o.Type != TypeCorrection {
+	said, ok := Reported(o.Lesson)
+	if !ok || o.Type != TypeCorrection {
 		return nil
 	}
 	r := map[string]bool{}
-	for w := range contentStems(o.Lesson[i+len(FailureReported):]) {
+	for w := range contentStems(said) {
 		if !lexicon.StopCue.Has(w) {
 			r[w] = true
 		}

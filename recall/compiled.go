@@ -45,7 +45,7 @@ import (
 const CompiledFile = "activation.kbx"
 
 // compiledMagic opens the file; its last digits are the format version.
-const compiledMagic = "KBACT042"
+const compiledMagic = "KBACT043"
 
 // CompiledMeta is what the activation index records about its compilation.
 type CompiledMeta struct {
@@ -669,8 +669,7 @@ func Compile(w io.Writer, docs []CompileDoc, o CompileOptions) error {
 			k := key{termStanding, d.Layer}
 			postings[k] = append(postings[k], posting{uint32(i), w})
 			projects, fromSess := fieldStrings(d.Fields["projects"]), fromSession(fieldStrings(d.Fields["sources"]))
-			if oneOffPreference(d.Layer, d.Type, fieldString(d.Fields["status"]), fieldNumber(d.Fields["sessions"])) ||
-				projectBound(d.Layer, fieldString(d.Fields["status"]), projects, fromSess) {
+			if projectBound(d.Layer, d.Type, fieldString(d.Fields["status"]), fieldNumber(d.Fields["sessions"]), projects, fromSess) {
 				for _, pk := range ownStandingKeys(projects, fromSess) {
 					k := key{termOwnStanding, pk}
 					postings[k] = append(postings[k], posting{uint32(i), w})
@@ -2281,25 +2280,21 @@ func (c *Compiled) Changed(root string) string {
 	return ""
 }
 
-// oneOffPreference reports whether a standing document stands only in its
-// own project: a preference seen once, not promoted (Engine.standing).
-func oneOffPreference(layer, typ, status string, sessions float64) bool {
-	return layer == LayerObservations && typ == observations.TypePreference && sessions < 2 && status != observations.StatusPromoted
+// projectBound reports whether a standing document stands in a new
+// session only when it is of that session's project, so that it is listed
+// under its project's keys (ownStandingKeys) and not in the layer's wide
+// list: a preference seen once (Engine.standing), and an observation of one
+// project or of a session of an unknown directory (outOfScope); neither
+// when promoted. At 100,000 observations a new session otherwise walked a
+// thousand postings of other projects' lessons to find its own.
+func projectBound(layer, typ, status string, sessions float64, projects []string, fromSession bool) bool {
+	if layer != LayerObservations || status == observations.StatusPromoted {
+		return false
+	}
+	return typ == observations.TypePreference && sessions < 2 || len(projects) == 1 || len(projects) == 0 && fromSession
 }
 
-// projectBound reports whether a standing document stands in a project's
-// session only when it is of that project (outOfScope): an observation of
-// one project, or of a session whose directory is unknown, not promoted. A
-// session of another project never reads it, so it is listed under its
-// project's keys (ownStandingKeys) and not in the layer's wide list: at
-// 100,000 observations a new session otherwise walked a thousand postings
-// of other projects' lessons to find its own.
-func projectBound(layer, status string, projects []string, fromSession bool) bool {
-	return layer == LayerObservations && status != observations.StatusPromoted &&
-		(len(projects) == 1 || len(projects) == 0 && fromSession)
-}
-
-// ownStandingKeys are the keys a one-off preference is listed under, so
+// ownStandingKeys are the keys a project-bound document is listed under, so
 // that projectStandingKeys of any directory inProject with one of its
 // projects finds it: each project's path ("s"), each of its ancestors
 // ("a") and its name in lower case ("b"); for one without a project, "n"

@@ -328,11 +328,15 @@ func (cu *cue) match(c *candidate) {
 		c.reject()
 		return
 	}
-	if c.sigHit == "" && cu.hasCall && (cu.kind != "edit" || c.fileHit == "") && observations.IsFailureReport(c.lesson) {
+	if c.sigHit == "" && cu.hasCall && observations.IsFailureReport(c.lesson) &&
+		(cu.kind != "edit" || c.fileHit == "" || c.matchedAT == "" && !cu.touchesReport(c.lesson)) {
 		// "Check that the change to X really works; the person reported:
-		// “...”" is advice for the next change of X (or the same command
-		// run again), not for an edit of another file of its kind, nor a
-		// commit, a copy or a grep that names it.
+		// “...”" is advice for the next change of X that touches what
+		// broke (or the same command run again): not for an edit of
+		// another file of its kind, a commit, a copy or a grep that names
+		// X, nor an edit of another part of X ("we lost the session
+		// navigation section" on a change of the navigation code, not of
+		// the page header): the report is a bug of one moment.
 		c.reject()
 		return
 	}
@@ -340,14 +344,6 @@ func (cu *cue) match(c *candidate) {
 		// "python: command not found; instead: python3": the program the
 		// failed command ran is missing, which only running it again runs
 		// into, not an edit or a look at a file it read or wrote.
-		c.reject()
-		return
-	}
-	if c.sigHit == "" && c.matchedAT == "" && cu.kind == "edit" && c.fileHit != "" && observations.IsFailureReport(c.lesson) && !cu.touchesReport(c.lesson) {
-		// "the person reported: “we lost the session navigation section”"
-		// warns the next change of what broke, not every edit of the
-		// file: the edit must touch what was reported (a word of the
-		// report in the call), or the report is a bug fixed and gone.
 		c.reject()
 		return
 	}
@@ -788,9 +784,11 @@ func triggerDirs(trigger string) []string {
 }
 
 // runsFailedProgram reports whether the call runs a program the failed
-// command of negative result c ran.
+// command of negative result c ran, by its exact name: not otherProgram,
+// whose families make python3 the python that was missing, and which
+// looks past an interpreter to the tool it runs.
 func (cu *cue) runsFailedProgram(c *candidate) bool {
-	for _, p := range programsOf(refusedCommand(c.trigger)) {
+	for _, p := range c.triggerPrograms() {
 		if slices.Contains(cu.programs, p) {
 			return true
 		}
@@ -802,12 +800,12 @@ func (cu *cue) runsFailedProgram(c *candidate) bool {
 // reported in a failure report's lesson (failure words such as "still
 // errors" aside), or a word of a path it names.
 func (cu *cue) touchesReport(lesson string) bool {
-	i := strings.Index(lesson, observations.FailureReported)
-	if i < 0 {
+	said, ok := observations.Reported(lesson)
+	if !ok {
 		return true
 	}
 	var named map[string]bool
-	for _, w := range Words(lesson[i+len(observations.FailureReported):]) {
+	for _, w := range Words(said) {
 		s := stem(w)
 		if len([]rune(s)) < 3 || stopWords.Has(s) || lexicon.CueFailure.In(w) || lexicon.CueErrorWord.In(w) {
 			continue
