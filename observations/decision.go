@@ -175,6 +175,29 @@ func exclusive(items [][]string) bool {
 	return false
 }
 
+// askedBeforeList reports whether the line just above the numbered list
+// txt closes with is a question ("¿Cómo quieres que proceda?", "Wie soll
+// ich weitermachen?", "どうしますか？"): the list answers it, so its items
+// are the choices offered, in whatever language the question is asked.
+func askedBeforeList(txt string) bool {
+	lines := strings.Split(strings.TrimSpace(txt), "\n")
+	first := -1
+	for i := len(lines) - 1; i >= 0; i-- {
+		if m := numberedItemRE.FindStringSubmatch(strings.TrimSpace(lines[i])); m != nil && m[1] == "1" {
+			first = i
+			break
+		}
+	}
+	for i := first - 1; i >= 0; i-- {
+		l := strings.TrimRight(strings.TrimSpace(lines[i]), "*_:： ")
+		if l == "" {
+			continue
+		}
+		return strings.HasSuffix(l, "?") || strings.HasSuffix(l, "？") || strings.HasSuffix(l, "؟")
+	}
+	return false
+}
+
 // closingList is the items of the numbered list txt ends with
 // (endsWithNumberedList), each as altLineRE's submatches: the whole line,
 // the item without its number and markup, no reasoning.
@@ -377,7 +400,7 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 			// the bullets of the report above it; a closing menu of next
 			// steps with no "or" between them offers no alternatives.
 			items := closingList(txt)
-			if !optionsAskRE.MatchString(txt) && !optionsWordRE.MatchString(txt) && !exclusive(items) {
+			if !optionsAskRE.MatchString(txt) && !optionsWordRE.MatchString(txt) && !exclusive(items) && !askedBeforeList(txt) {
 				continue
 			}
 			lines = items

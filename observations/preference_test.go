@@ -490,6 +490,28 @@ func TestPickByLetter(t *testing.T) {
 	}
 }
 
+// TestPickFromListAfterQuestion: a numbered list right under a question
+// is the choices offered, in whatever words the question is asked; the
+// same list under no question is a menu of next steps, and "1" picks no
+// alternative.
+func TestPickFromListAfterQuestion(t *testing.T) {
+	for _, c := range []struct{ agent, want string }{
+		{"Hay cambios sin confirmar en el árbol.\n\n¿Cómo quieres que proceda?\n1. Sigo y creo una rama nueva.\n2. Espero a que confirmes los cambios.", "Sigo y creo una rama nueva."},
+		{"Der Build bricht auf CI ab.\n\n**Wie soll ich weitermachen?**\n1. Den Test vorerst überspringen\n2. Die Abhängigkeit zurücksetzen", "Den Test vorerst überspringen"},
+		{"ビルドが失敗しました。どうしますか？\n1. テストを一時的にスキップする\n2. 依存関係を戻す", "テストを一時的にスキップする"},
+	} {
+		s := newSession("p1").user("fix the build").say(c.agent).user("1").s
+		decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision)
+		if len(decs) != 1 || decs[0].Chosen != c.want {
+			t.Errorf("1 after %.40q: %d decisions, chosen %q", c.agent, len(decs), chosenOf(decs))
+		}
+	}
+	s := newSession("p1").user("fix the build").say("Fixed the build.\n\nNext steps:\n1. Run the full suite\n2. Open the PR").user("1").s
+	if decs := ofType(Extract(s, nil, []string{TypeDecision}), TypeDecision); len(decs) != 0 {
+		t.Errorf("a menu of next steps read as alternatives: %+v", chosenOf(decs))
+	}
+}
+
 // TestEndorseEarlierOffer: the offer the person takes to may sit before
 // the agent's last words ("Waiting."), or in a choice prompt it opened.
 func TestEndorseEarlierOffer(t *testing.T) {
