@@ -126,6 +126,11 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// "la prochaine fois que tu fais ce résumé, ...", "以后所有的提交都…":
 		// a rule for the work to come, said about the work just done.
 		return 0.7, append(signals, SignalExplicitCorrection)
+	case hadAction && !question && lexicon.CueTakeBack.In(headOf(low, 300)):
+		// "forget what I said about cs-fixer, we're on Pint now", "wir
+		// sind umgestiegen": right after the agent acted on what held
+		// until now, the person takes it back and says what holds.
+		return 0.7, append(signals, SignalExplicitCorrection)
 	case len(u.assistant) > 0 && !question && !ack && n <= 30 && lexicon.CueRemove.AtStart(low) && removesNamed(tl, u, low) &&
 		lexicon.CueContinue.In(low):
 		// "去除(web),开始执行": take out a part of what the agent just
@@ -413,7 +418,7 @@ func removesNamed(tl *timeline, u *utterance, low string) bool {
 // onlyNotRE narrows the work just done to what was asked: "only the left
 // and right margins, not top and bottom", "edit just env.ts, not the .env
 // file", "nur X, nicht Y", "仅改X，不影响Y".
-var onlyNotRE = textutil.Lazy(`(?i)^\s*(?:\pL+\s+)?(?:only|just)\s(?:[^.?!]|\.\S){1,60}?,?\s(?:not|don'?t|do not|leave)\b|^\s*nur\s(?:[^.?!]|\.\S){1,60}?\snicht\b|^\s*(?:seulement|uniquement)\s(?:[^.?!]|\.\S){1,60}?\s(?:pas|ne)\b|^\s*(?:solo|sólo|únicamente)\s(?:[^.?!]|\.\S){1,60}?\sno\b|^\s*только\s(?:[^.?!]|\.\S){1,60}?\sне\b|^\s*(?:仅|只)[^，,。！？]{1,20}[，,]\s*(?:不|别|不要)|だけ[^。]{0,20}(?:ないで|しないで)|만\s?[^.]{0,20}(?:말고|않)`)
+var onlyNotRE = textutil.Lazy(`(?i)^\s*(?:\pL+\s+)?(?:only|just)\s(?:[^.?!]|\.\S){1,60}?,?\s(?:not|don'?t|do not|leave)\b|^\s*nur\s(?:[^.?!]|\.\S){1,60}?\snicht\b|^\s*(?:seulement|uniquement)\s(?:[^.?!]|\.\S){1,60}?\s(?:pas|ne)\b|^\s*(?:solo|sólo|únicamente)\s(?:[^.?!]|\.\S){1,60}?\sno\b|^\s*только\s(?:[^.?!]|\.\S){1,60}?\sне(?:\s|$)|^\s*(?:仅|只)[^，,。！？]{1,20}[，,]\s*(?:不|别|不要)|だけ[^。]{0,20}(?:ないで|しないで)|만\s?[^.]{0,20}(?:말고|않)`)
 
 // praiseBut reports whether a message opens with praise of the work and
 // turns on a contrast in its first sentence ("nice speedup, but ...",
@@ -683,7 +688,24 @@ func negatedResult(tl *timeline, u *utterance, head string) bool {
 	if lexicon.CueNotYet.AtStart(first) && askedRE.MatchString(tailOf(strings.TrimSpace(tl.lastAgentText(u)), 600)) {
 		return false
 	}
-	return lexicon.CueNegation.In(first) && !lexicon.CueNegation.AtStart(first) || lexicon.NegatedStatementStart(first)
+	return negationInClause(first) || lexicon.NegatedStatementStart(first)
+}
+
+// negationInClause reports whether a clause of s holds a negation after
+// its start ("the page does not load", "it works, but the menu doesn't
+// open"). A negation that opens its clause prohibits, answers or specifies
+// ("así me gusta, no toques nada más", "nevermind, no need super admin",
+// "this is documentation, not code"): it reports no result.
+func negationInClause(s string) bool {
+	if lexicon.CueNegation.AtStart(s) {
+		return false
+	}
+	for _, cl := range strings.FieldsFunc(strings.ReplaceAll(s, " - ", ";"), func(r rune) bool { return strings.ContainsRune(",;:，；：、—–", r) }) {
+		if lexicon.CueNegation.In(cl) && !lexicon.CueNegation.AtStart(cl) {
+			return true
+		}
+	}
+	return false
 }
 
 // contrastEndRE is a Japanese clause that ends in "but" (けど, が).

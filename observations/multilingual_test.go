@@ -1425,3 +1425,50 @@ func TestTwoLessonsOnOneFileStayTwo(t *testing.T) {
 		t.Fatalf("%d corrections, want 2", len(cs))
 	}
 }
+
+// TestNegationOpeningAClauseIsNoFailure: after the agent's change, a
+// negation that opens its clause prohibits, answers or specifies ("así me
+// gusta, no toques nada más", "nevermind, no need super admin"): no
+// failure report, whose lesson ("check that the change really works")
+// would say nothing the person said. A negation inside a clause ("the
+// page does not load") still reports one.
+func TestNegationOpeningAClauseIsNoFailure(t *testing.T) {
+	run := func(msg string) []*Observation {
+		s := (&ccFixture{}).user("tighten the card padding").
+			call("toolu_1", "Edit", `{"file_path":"/repo/web/card.css","old_string":"padding: 16px","new_string":"padding: 8px"}`).result("toolu_1", "ok").
+			say("Done: the card padding is now 8px.").user(msg).say("OK.").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	for _, msg := range []string{"así me gusta, no toques nada más", "nevermind, no need super admin", "gut so, nicht mehr anfassen"} {
+		for _, c := range run(msg) {
+			if has(c.Signals, SignalFailure) {
+				t.Errorf("%q read as a failure report: %q", msg, c.Lesson)
+			}
+		}
+	}
+	for _, msg := range []string{"the card does not render on mobile", "la tarjeta ya no se ve en el móvil"} {
+		if cs := run(msg); len(cs) != 1 || !has(cs[0].Signals, SignalFailure) {
+			t.Errorf("%q: %d corrections, want one failure report", msg, len(cs))
+		}
+	}
+}
+
+// TestTakeBackAfterActionAnyLanguage: right after the agent acted on what
+// the person said before, taking it back and saying what holds now
+// ("forget what I said about cs-fixer, we use Pint now") corrects the
+// action, in any language.
+func TestTakeBackAfterActionAnyLanguage(t *testing.T) {
+	run := func(msg string) []*Observation {
+		s := (&ccFixture{}).user("format the billing services").
+			call("toolu_1", "Bash", `{"command":"composer cs-fix -- app/Services/Billing"}`).result("toolu_1", "Command \"cs-fix\" is not defined.").
+			say("The cs-fix script is missing.").user(msg).say("OK.").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	expectCorrections(t, run, map[string]string{
+		"en": "forget what I said about cs-fixer, we are on Pint now: run `vendor/bin/pint <path>`",
+		"de": "vergiss, was ich über cs-fixer gesagt habe, wir nutzen jetzt Pint: `vendor/bin/pint <pfad>`",
+		"pl": "a, racja, od zeszłego tygodnia jesteśmy na Pint. zapomnij to co mówiłem o cs-fixerze, teraz `vendor/bin/pint <ścieżka>`",
+	}, map[string]string{
+		"en thanks": "thanks, I'll look at it later",
+	})
+}

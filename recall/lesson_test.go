@@ -879,6 +879,10 @@ func TestExemptsTests(t *testing.T) {
 		"kein unwrap() in Handlern, in den Tests ist es egal":                                true,
 		"niente unwrap() negli handler, nei test va bene":                                    true,
 		"en los handlers no se permite unwrap()":                                             false,
+		// The tests allowed to do it as much as they like.
+		"no unwrap/expect anywhere in request paths. tests can unwrap all they want": true,
+		"no console.log in src/; specs may log freely":                               true,
+		"tests can be slow, never call the network":                                  false,
 	} {
 		if got := exemptsTests(text); got != want {
 			t.Errorf("exemptsTests(%q) = %v, want %v", text, got, want)

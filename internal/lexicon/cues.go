@@ -2774,6 +2774,42 @@ mudei de ideia
 더 이상
 zapomeň
 už ne
+zapomnij to co
+zapomnij o
+już nie
+zmieniłem zdanie
+`)
+
+// CueTakeBack: the person takes back what they themselves said ("forget
+// what I said about X", "I changed my mind", "vergiss", "olvida", "забудь",
+// "我改主意了", "忘れて"), a narrower cue than CueRevoke, whose "no longer"
+// also reports a result ("it no longer starts").
+var CueTakeBack = NewCues(`
+forget the
+forget what i said
+forget about the
+ignore what i said
+scratch what i said
+changed my mind
+on second thought
+vergiss
+meinung geändert
+olvida
+cambié de opinión
+oublie
+j'ai changé d'avis
+esquece
+mudei de ideia
+забудь
+передумал
+我改主意了
+之前说的不算
+忘れて
+잊어
+zapomeň
+zapomnij to co
+zapomnij o
+zmieniłem zdanie
 `)
 
 // CueSecret: the person's words name a secret value ("no secrets in
