@@ -883,6 +883,7 @@ func TestExemptsTests(t *testing.T) {
 		"no unwrap/expect anywhere in request paths. tests can unwrap all they want": true,
 		"no console.log in src/; specs may log freely":                               true,
 		"tests can be slow, never call the network":                                  false,
+		"unwrap() は使わないでください。テストコード（`#[cfg(test)]` と api/tests/ 以下）は unwrap のままで大丈夫です。": true,
 	} {
 		if got := exemptsTests(text); got != want {
 			t.Errorf("exemptsTests(%q) = %v, want %v", text, got, want)

@@ -1020,3 +1020,39 @@ func TestMissingProgramIsAboutRunningIt(t *testing.T) {
 		t.Errorf("programs of a command with a here-document: %q", got)
 	}
 }
+
+// TestAdvisedCallBesideTheCorrectedCode: an edit that writes the call the
+// lesson advises (cursor.execute(sql, params)) and, in the same code, what
+// the lesson was corrected for (SQL built with an f-string) does not
+// follow the lesson; the advised call written alone does.
+func TestAdvisedCallBesideTheCorrectedCode(t *testing.T) {
+	o := &observations.Observation{ID: "cor-sql", Type: observations.TypeCorrection,
+		Trigger: "editing `backend/apps/reports/revenue.py`", ActionTypes: []string{"sql:concat-query"},
+		Lesson: "no f-strings in SQL. values go in as %s placeholders with a params list, cursor.execute(sql, [org_id, months]), like the query right above it. and don't float() money."}
+	e := noiseEngine(o)
+	for code, want := range map[string]bool{
+		"with connection.cursor() as cursor:\n    cursor.execute(f\"SELECT id FROM tx WHERE conn = {conn_id}\")\n":    true,
+		"with connection.cursor() as cursor:\n    cursor.execute(\"SELECT id FROM tx WHERE conn = %s\", [conn_id])\n": false,
+	} {
+		got := recalled(t, e, callQuery("Edit", map[string]any{"file_path": "/p/backend/apps/banking/queries.py", "old_string": "# TODO", "new_string": code}))
+		if (len(got) > 0) != want {
+			t.Errorf("%q: recalled %v, want %v", code, got, want)
+		}
+	}
+}
+
+// A directory path the person names as the place where things are allowed
+// ("stdout'a yazmak sadece src/bin/ altındaki CLI araçlarına serbest")
+// sets apart a file under it, in any language the permission is said in.
+func TestExemptPlaceByDirectoryPath(t *testing.T) {
+	c := &candidate{said: "println! ya da dbg! koyma. stdout'a yazmak sadece src/bin/ altındaki CLI araçlarına serbest.",
+		trigger: "Edit `api/src/ingest/las.rs`"}
+	for edit, want := range map[string]bool{
+		"/p/api/src/bin/import_collars.rs": true,
+		"/p/api/src/ingest/survey.rs":      false,
+	} {
+		if got := (&cue{editPath: edit}).exemptPlace(c); got != want {
+			t.Errorf("%s: %v, want %v", edit, got, want)
+		}
+	}
+}

@@ -3288,6 +3288,8 @@ jest w porządku
 можно
 допустимо
 sorun yok
+serbest
+serbesttir
 没问题
 可以用
 是可以的
