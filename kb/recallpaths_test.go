@@ -70,8 +70,9 @@ func TestStandingLeavesOutSituational(t *testing.T) {
 	if got[once] || got[oneOff] || !got[twice] || !got[general] {
 		t.Errorf("standing items %v: want %s (recurring) and %s (promoted), not the one-offs %s, %s", got, twice, general, once, oneOff)
 	}
-	// At its moment it is recalled.
-	res, err = k.Recall(context.Background(), RecallQuery{Tool: "Edit", Input: []byte(`{"file_path":"/w/shop/templates/components/timeline.html","new_string":"x"}`)})
+	// At its moment it is recalled: an edit of the file that writes what
+	// it is about (a loop through the items).
+	res, err = k.Recall(context.Background(), RecallQuery{Tool: "Edit", Input: []byte(`{"file_path":"/w/shop/templates/components/timeline.html","new_string":"items.forEach(item => item.visible = filters.has(item.group))"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -365,7 +365,7 @@ func createsFile(q Query) bool {
 
 // inPlaceRE is a command that rewrites a file where it is: sed -i, perl
 // -pi, ruby -pi. It edits as an Edit call does, through another tool.
-var inPlaceRE = textutil.Lazy(`(?:^|[\s;&|(])(?:sed|gsed)\s+(?:-[A-Za-z]*i|--in-place)|(?:^|[\s;&|(])(?:perl|ruby)\s+-[A-Za-z]*(?:pi|ip)`)
+var inPlaceRE = textutil.Lazy(`(?:^|[\s;&|(])(?:sed|gsed)\s+(?:-[A-Za-z]*i|--in-place)|(?:^|[\s;&|(])(?:perl|ruby)\s+(?:-\S+\s+)*-[A-Za-z0-9]*i`)
 
 // editsInPlace reports whether a shell command edits files in place.
 func editsInPlace(cmd string) bool {

@@ -341,18 +341,33 @@ func (cu *cue) match(c *candidate) {
 		c.reject()
 		return
 	}
-	if c.typ == observations.TypeNegativeResult && cu.hasCall && !cu.runsFailedProgram(c) && lexicon.CueMissingProgram.In(strings.ToLower(c.lesson)) {
-		// "python: command not found; instead: python3": the program the
-		// failed command ran is missing, which only running it again runs
-		// into, not an edit or a look at a file it read or wrote.
+	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && cu.kind == "edit" && cu.written != "" &&
+		c.sessions < 2 && c.status != observations.StatusPromoted && !observations.IsFailureReport(c.lesson) &&
+		!c.aboutTheFile() && !c.refusedOn(c.fileHit) && !(c.aboutSecrets() && cu.carriesSecret()) && !cu.touchesLesson(c) {
+		// The file alone: a lesson corrected on an edit of X ("화면에 보이는
+		// 문자열을 하드코딩하지 마세요") is not about every later edit of X
+		// (a padding): the edit must write a word of the lesson, unless
+		// the lesson is about editing X at all (generated, not by hand,
+		// "don't loosen deny.toml"), X's refused write is being made
+		// again, or a secret goes where the lesson says none may. A lesson
+		// seen in two sessions or promoted has shown it is about X; a
+		// failure report has its own rule (touchesReport).
 		c.reject()
 		return
 	}
 	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && cu.kind == "shell" && callKind(c.trigger) == "edit" &&
-		c.prohibitsCode() {
-		// "don't call env() outside config/", corrected on an edit of
-		// Client.php: a formatter or a test run that names Client.php
-		// writes no code.
+		!editsInPlace(cu.command) && !fileChangeRE.MatchString(cu.command) {
+		// `git add X`, `cat X`, a formatter or a test run that names X
+		// ("don't call env() outside config/", corrected on an edit of
+		// Client.php): a call that names the file a lesson was corrected
+		// on while editing, and does not write it, is not that edit.
+		c.reject()
+		return
+	}
+	if c.typ == observations.TypeNegativeResult && cu.hasCall && !cu.runsFailedProgram(c) && lexicon.CueMissingProgram.In(strings.ToLower(c.lesson)) {
+		// "python: command not found; instead: python3": the program the
+		// failed command ran is missing, which only running it again runs
+		// into, not an edit or a look at a file it read or wrote.
 		c.reject()
 		return
 	}
@@ -827,6 +842,65 @@ func (cu *cue) touchesReport(lesson string) bool {
 		}
 	}
 	return false
+}
+
+// touchesLesson reports whether the call holds a word of the lesson or of
+// the person's words other than the words of the files it names.
+func (cu *cue) touchesLesson(c *candidate) bool {
+	own := map[string]bool{}
+	for _, f := range cu.files {
+		for _, part := range strings.FieldsFunc(f.parent+"/"+f.base, func(r rune) bool { return strings.ContainsRune("/\\._-", r) }) {
+			own[stem(strings.ToLower(part))] = true
+		}
+	}
+	for _, w := range Words(c.lesson + " " + c.said) {
+		s := stem(w)
+		if len([]rune(s)) < 3 || stopWords.Has(s) || own[s] {
+			continue
+		}
+		if cu.tokens[s] {
+			return true
+		}
+	}
+	return false
+}
+
+// handEditRE: the person says the file is not to be edited at all (by
+// hand, manually, not touched), in the cue languages.
+var handEditRE = textutil.Lazy(`(?i)\b(?:by hand|hand[- ]?edit\w*|manually|don'?t touch|do not touch|never touch|never edit|don'?t edit|do not edit|von hand|à la main|a mano|à mão|na ruko)\b|手で|手动|手工|手改|вручную|руками|직접 수정|수동`)
+
+// fileChangeRE is a shell command that changes, moves or removes files:
+// rm, mv, cp, tee, truncate, git rm/mv/checkout/restore/apply, find
+// -delete, a redirection into a file.
+var fileChangeRE = textutil.Lazy(`(?:^|[\s;&|(])(?:rm|unlink|shred|truncate|mv|cp|tee|install|ln|touch|patch|dd)\s|(?:^|[\s;&|(])git\s+(?:rm|mv|checkout|restore|apply)\b|\s-delete\b|(?:^|[^<>&0-9])>>?\s*[^&\s]`)
+
+// refusedOn reports whether the person refused a call on file f: the
+// lesson's excerpt shows the agent's call on it refused ("Agent: Write
+// `LoginModels.kt` (refused)"). Writing f again is the refused action
+// itself, whatever the code says.
+func (c *candidate) refusedOn(f string) bool {
+	base := path.Base(f)
+	for _, l := range strings.Split(c.excerpt, "\n") {
+		if strings.HasPrefix(l, "Agent:") && strings.Contains(l, "(refused)") && strings.Contains(l, base) {
+			return true
+		}
+	}
+	return false
+}
+
+// aboutTheFile reports whether the lesson is about editing the file at
+// all: it is generated or written over by a tool, or not to be edited by
+// hand.
+func (c *candidate) aboutTheFile() bool {
+	t := c.said + " " + c.lesson
+	if generatedRE.MatchString(t) || regeneratedRE.MatchString(t) || handEditRE.MatchString(t) {
+		return true
+	}
+	// "don't loosen deny.toml to get a dep through": the prohibition's
+	// object is the file.
+	first := strings.ToLower(firstLessonSentence(c.said))
+	base := strings.ToLower(path.Base(c.fileHit))
+	return base != "" && strings.Contains(first, base) && lexicon.CueNegation.In(first)
 }
 
 // otherKind reports whether the proposal is another kind of call than the

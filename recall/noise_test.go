@@ -84,8 +84,9 @@ func TestNoiseMechanisms(t *testing.T) {
 // replay of the shared transcripts, two such requests came back on every
 // edit of renderer.py across three sessions). A rule about the file, the
 // same request seen in two sessions, and a lesson kb composed around the
-// person's words still fire. TaskBound's words are English: a request in
-// another language fires as before.
+// person's words still fire. TaskBound's words are English; a one-off
+// request in another language is held by the file-alone rule instead: an
+// edit that writes none of its words does not get it.
 func TestTaskBoundRequestIsNotAboutTheFile(t *testing.T) {
 	lesson := func(id, text string) *observations.Observation {
 		return &observations.Observation{ID: id, Type: observations.TypeCorrection, Trigger: "editing `app/render.py`",
@@ -103,7 +104,7 @@ func TestTaskBoundRequestIsNotAboutTheFile(t *testing.T) {
 		{"a rule about the file", "Never hand-edit `app/render.py`: regenerate it with make render.", 1, true},
 		{"composed by kb, about what the edit changes", "Check that the change to `app/render.py` really works before calling it done; the person reported: “the rendered page is empty”.", 1, true},
 		{"composed by kb, about something else", "Check that the change to `app/render.py` really works before calling it done; the person reported: “the links are gone”.", 1, false},
-		{"a request in Chinese", "这些链接没用，请把 `app/render.py` 里的它们换成一个链接", 1, true},
+		{"a request in Chinese", "这些链接没用，请把 `app/render.py` 里的它们换成一个链接", 1, false},
 		{"a rule that says now", "No, `app/render.py` is generated now: change the template it comes from.", 1, true},
 	} {
 		e := noiseEngine(lesson("cor-x", tc.text))
@@ -1053,6 +1054,42 @@ func TestExemptPlaceByDirectoryPath(t *testing.T) {
 	} {
 		if got := (&cue{editPath: edit}).exemptPlace(c); got != want {
 			t.Errorf("%s: %v, want %v", edit, got, want)
+		}
+	}
+}
+
+// TestFileAloneIsNoEvidence: a one-off lesson corrected on an edit of a
+// file fires on a later edit of that file when the edit writes a word of
+// the lesson, not on every edit of it; a lesson about editing the file at
+// all (generated, not by hand, a refused write of it) fires on any edit;
+// a shell call that names the file and does not change it gets neither.
+func TestFileAloneIsNoEvidence(t *testing.T) {
+	lesson := func(text, excerpt string) *observations.Observation {
+		return &observations.Observation{ID: "cor-f", Type: observations.TypeCorrection, Trigger: "editing `app/banner.py`",
+			ActionTypes: []string{"file:modify"}, Lesson: text, Excerpt: excerpt}
+	}
+	edit := func(code string) Query {
+		return callQuery("Edit", map[string]any{"file_path": "/p/app/banner.py", "old_string": "a", "new_string": code})
+	}
+	texts := lesson("화면에 보이는 문자열을 `app/banner.py` 에 하드코딩하지 마세요: locale/messages.po 에 키로 추가하고 gettext 로 불러요.", "")
+	generated := lesson("Never hand-edit `app/banner.py`: regenerate it with make banner.", "")
+	for _, tc := range []struct {
+		name string
+		o    *observations.Observation
+		q    Query
+		want bool
+	}{
+		{"a padding change", texts, edit("PADDING = 12"), false},
+		{"code that uses the lesson's words", texts, edit("title = gettext(\"banner.title\")"), true},
+		{"a generated file", generated, edit("PADDING = 12"), true},
+		{"its refused write again", lesson("Do not go ahead with write of `app/banner.py`; the person's reason: “BannerView already exists”.",
+			"Agent: Write `app/banner.py` (refused)\nUser: BannerView already exists"), edit("class Banner: pass"), true},
+		{"git add of the file", generated, callQuery("Bash", map[string]any{"command": "git add app/banner.py"}), false},
+		{"rm of the file", generated, callQuery("Bash", map[string]any{"command": "rm app/banner.py"}), true},
+	} {
+		e := noiseEngine(tc.o)
+		if got := recalled(t, e, tc.q); (len(got) == 1) != tc.want {
+			t.Errorf("%s: recalled %v, want fired %v", tc.name, got, tc.want)
 		}
 	}
 }
