@@ -364,6 +364,12 @@ func (cu *cue) match(c *candidate) {
 		c.reject()
 		return
 	}
+	if c.typeScore > 0 && c.sigHit == "" && c.fileHit == "" && cu.onlyAllowed(c) {
+		// The edit does what the lesson says is fine, and nothing else of
+		// the type the lesson was corrected for.
+		c.reject()
+		return
+	}
 	if c.typ == observations.TypeNegativeResult && cu.hasCall && !cu.runsFailedProgram(c) && lexicon.CueMissingProgram.In(strings.ToLower(c.lesson)) {
 		// "python: command not found; instead: python3": the program the
 		// failed command ran is missing, which only running it again runs
@@ -845,7 +851,8 @@ func (cu *cue) touchesReport(lesson string) bool {
 }
 
 // touchesLesson reports whether the call holds a word of the lesson or of
-// the person's words other than the words of the files it names.
+// the person's words other than the words of the files it names, outside
+// the clauses that say what is fine.
 func (cu *cue) touchesLesson(c *candidate) bool {
 	own := map[string]bool{}
 	for _, f := range cu.files {
@@ -853,13 +860,18 @@ func (cu *cue) touchesLesson(c *candidate) bool {
 			own[stem(strings.ToLower(part))] = true
 		}
 	}
-	for _, w := range Words(c.lesson + " " + c.said) {
-		s := stem(w)
-		if len([]rune(s)) < 3 || stopWords.Has(s) || own[s] {
-			continue
+	for _, cl := range splitClauses(c.lesson + "\n" + c.said) {
+		if setsApart(cl) {
+			continue // "ruff `# noqa: E501` on a long url line is fine": what it allows
 		}
-		if cu.tokens[s] {
-			return true
+		for _, w := range Words(cl) {
+			s := stem(w)
+			if len([]rune(s)) < 3 || stopWords.Has(s) || own[s] {
+				continue
+			}
+			if cu.tokens[s] {
+				return true
+			}
 		}
 	}
 	return false
@@ -873,6 +885,48 @@ var handEditRE = textutil.Lazy(`(?i)\b(?:by hand|hand[- ]?edit\w*|manually|don'?
 // rm, mv, cp, tee, truncate, git rm/mv/checkout/restore/apply, find
 // -delete, a redirection into a file.
 var fileChangeRE = textutil.Lazy(`(?:^|[\s;&|(])(?:rm|unlink|shred|truncate|mv|cp|tee|install|ln|touch|patch|dd)\s|(?:^|[\s;&|(])git\s+(?:rm|mv|checkout|restore|apply)\b|\s-delete\b|(?:^|[^<>&0-9])>>?\s*[^&\s]`)
+
+// allowedSpans are the code spans of the clauses of the person's words
+// that say what is fine ("ruff `# noqa: E501` on a long url line is fine").
+func (c *candidate) allowedSpans() []string {
+	var out []string
+	for _, cl := range splitClauses(c.said + "\n" + c.lesson) {
+		if !strings.Contains(cl, "`") || !setsApart(cl) {
+			continue
+		}
+		for _, m := range backtickRE.FindAllStringSubmatch(cl, -1) {
+			if sp := strings.TrimSpace(m[1]); len(sp) >= 3 {
+				out = append(out, sp)
+			}
+		}
+	}
+	return out
+}
+
+// onlyAllowed reports whether the edit is of the matched action type only
+// through code the lesson says is fine: with the lesson's allowed spans
+// taken out of the edit, it is no longer of that type ("no type: ignore
+// ... `# noqa: E501` on a long url line is fine", and the edit adds a
+// noqa: both suppress a linter, and the one it adds is the allowed one).
+func (cu *cue) onlyAllowed(c *candidate) bool {
+	if cu.kind != "edit" || len(cu.editQ.Input) == 0 || cu.tax == nil || c.matchedAT == "" {
+		return false
+	}
+	raw, found := string(cu.editQ.Input), false
+	for _, sp := range c.allowedSpans() {
+		q, err := json.Marshal(sp)
+		if err != nil {
+			continue
+		}
+		if inner := string(q[1 : len(q)-1]); strings.Contains(raw, inner) {
+			raw, found = strings.ReplaceAll(raw, inner, " "), true
+		}
+	}
+	if !found || !json.Valid([]byte(raw)) {
+		return false
+	}
+	return !slices.Contains(cu.tax.Classify(observations.Action{Tool: cu.editQ.Tool, Input: json.RawMessage(raw)}), c.matchedAT)
+}
 
 // refusedOn reports whether the person refused a call on file f: the
 // lesson's excerpt shows the agent's call on it refused ("Agent: Write

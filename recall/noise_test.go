@@ -1093,3 +1093,22 @@ func TestFileAloneIsNoEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatTheLessonAllows: an edit whose action type comes only from code
+// the lesson says is fine ("`# noqa: E501` on a long url line is fine")
+// does not get the lesson; the code it prohibits still does.
+func TestWhatTheLessonAllows(t *testing.T) {
+	o := &observations.Observation{ID: "cor-ignore", Type: observations.TypeCorrection, Trigger: "editing `api/harbours.py`",
+		ActionTypes: []string{"code:lint-suppress"},
+		Lesson:      "no type: ignore. we run mypy strict for a reason and the ignores hide real bugs. ruff `# noqa: E501` on a long url line is fine btw, thats a different thing"}
+	e := noiseEngine(o)
+	for code, want := range map[string]bool{
+		"FEED_URL = \"https://example.org/a/very/long/path\"  # noqa: E501\n": false,
+		"harbour = lookup(code)  # type: ignore[assignment]\n":                true,
+	} {
+		got := recalled(t, e, callQuery("Edit", map[string]any{"file_path": "/p/api/client.py", "old_string": "x = 1\n", "new_string": code}))
+		if (len(got) > 0) != want {
+			t.Errorf("%q: recalled %v, want %v", code, got, want)
+		}
+	}
+}
