@@ -255,8 +255,10 @@ var builtinRules = []Rule{
 	{Type: "job:record-arg", Desc: "passing a record or object to a background job instead of its id",
 		// An enqueue call (Sidekiq, Celery, RQ) one of whose arguments
 		// is a bare name that is not an id (refund, self, statement; not
-		// order_id, invoice.pk or ids).
-		Content: []string{`\.(?:perform_async|perform_in|perform_at|delay|apply_async|enqueue|enqueue_in|enqueue_at)\((?:[^()\n]*?,\s*)?(?:args\s*=\s*[\[(]\s*)?@?(?:self|[a-z_][a-z0-9_]*(?:[^\Wdks0-9]|[^\Wi]d|[^\Wp]k|[^\Wd]s|[^\Wi]ds))\s*[,)\]]`},
+		// order_id, invoice.pk or ids)
+		// (recordArg; a name of a scalar, recipient_email or locale,
+		// is none).
+		code: recordArg, codeName: "recordArg/1",
 		Words: []string{"perform async|in|at|later", "sidekiq|celery|rq job|jobs|task|tasks|worker|workers arg|args|argument|arguments|parameter|parameters|record|records|object|objects|instance|instances|model|models",
 			"record|records|object|objects|instance|instances|model|models to|into the job|jobs|task|tasks|worker|workers",
 			"pass|passing|hand|send|enqueue id|ids|pk"}},
