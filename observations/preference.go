@@ -5,6 +5,7 @@ import (
 	"github.com/kbmem/kb/internal/textutil"
 	"path"
 	"strings"
+	"unicode"
 
 	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/traces"
@@ -111,6 +112,29 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 	}
 	return out
 }
+
+// identParts are the lower-cased parts of the identifiers of s, split at
+// case changes and underscores: AlarmLevelCodec gives alarm, level, codec.
+func identParts(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, id := range strings.FieldsFunc(s, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }) {
+		start := 0
+		rs := []rune(id)
+		for i := 1; i <= len(rs); i++ {
+			if i == len(rs) || rs[i] == '_' || unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i-1]) {
+				if p := strings.ToLower(strings.Trim(string(rs[start:i]), "_")); len(p) >= 3 {
+					out[p] = true
+				}
+				start = i
+			}
+		}
+	}
+	return out
+}
+
+// dislikeRE is the person saying they do not like something, in the cue
+// languages.
+var dislikeRE = textutil.Lazy(`(?i)\bi\s+(?:really\s+|actually\s+)?(?:don'?t|do not)\s+(?:really\s+)?like\b|\bi\s+(?:dislike|hate)\b|\bnot\s+a\s+(?:big\s+)?fan\s+of\b|не\s+нравится|не\s+люблю|\bj'?aime\s+pas\b|\bje\s+n'aime\s+pas\b|\bno\s+me\s+gusta\b|\bnão\s+gosto\b|\bmir\s+gefällt\s+(?:\S+\s+)?nicht\b|\bich\s+mag\s+(?:\S+\s+)?nicht\b|我不(?:太)?喜欢|好きじゃない|好きではない|싫어`)
 
 // proposalRefRE is a preference's object pointed at, not named: "this
 // idea", "that approach", "diese Idee", "este enfoque", "cette idée",
@@ -423,6 +447,21 @@ func judgesAgentWork(tl *timeline, u *utterance, sent string) bool {
 		return true
 	}
 	var work string
+	if loc := dislikeRE.FindStringIndex(sent); loc != nil {
+		// "Мне не нравится codec", "J'aime pas next": a dislike of a
+		// thing or two the agent's work just named is about that work.
+		obj := sent[loc[1]:]
+		if ws := topicTokens(obj); len(ws) > 0 && len(ws) <= 3 {
+			raw := agentWork(tl, u)
+			work = strings.ToLower(raw)
+			parts := identParts(raw)
+			for w := range ws {
+				if wordIn(work, w) || parts[w] {
+					return true
+				}
+			}
+		}
+	}
 	for _, m := range codeIdentRE.FindAllString(sent, 4) {
 		if work == "" {
 			work = strings.ToLower(agentWork(tl, u))

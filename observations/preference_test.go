@@ -565,6 +565,16 @@ func TestDislikeOfTheAgentsWorkIsNoTaste(t *testing.T) {
 			t.Errorf("%q: preference %q", msg, ps[0].Statement)
 		}
 	}
+	// A plain word of what the agent just proposed, disliked: the
+	// proposal, not a taste ("j'aime pas next" after docs/NEXT.md).
+	for _, msg := range []string{"j'aime pas next. ok pour le readme", "I don't like the codec part"} {
+		s := (&ccFixture{}).user("how do we resume work between sessions?").
+			say("Two files: `README.md` for onboarding and `docs/NEXT.md` for the next action; the device codec (DeviceCodec) stays as is. Shall I set it up?").
+			user(msg).say("OK.").session(t)
+		if ps := ofType(Extract(s, nil, nil), TypePreference); len(ps) != 0 {
+			t.Errorf("%q: preference %q", msg, ps[0].Statement)
+		}
+	}
 	s := (&ccFixture{}).user("add state management").
 		call("toolu_1", "Write", `{"file_path":"/repo/store.ts","content":"import { createStore } from 'redux'"}`).
 		result("toolu_1", "ok").say("Added a Redux store.").user("I don't like Redux in small apps, I prefer Zustand").say("Switching.").session(t)
