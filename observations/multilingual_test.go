@@ -1472,3 +1472,23 @@ func TestTakeBackAfterActionAnyLanguage(t *testing.T) {
 		"en thanks": "thanks, I'll look at it later",
 	})
 }
+
+// TestDislikeAfterChangeIsNoFailureLesson: "I don't like this class, let's
+// redo it" after the agent's change is not told to the next agent as
+// "check that the change really works": nothing failed.
+func TestDislikeAfterChangeIsNoFailureLesson(t *testing.T) {
+	for _, msg := range []string{
+		"Давай переделаем AlarmsLevelViewModel - мне не нравится этот класс",
+		"I don't like how the card looks now, redo it",
+		"je n'aime pas ce composant, refais-le",
+	} {
+		s := (&ccFixture{}).user("tighten the card padding").
+			call("toolu_1", "Edit", `{"file_path":"/repo/web/card.css","old_string":"padding: 16px","new_string":"padding: 8px"}`).result("toolu_1", "ok").
+			say("Done: the card padding is now 8px.").user(msg).say("OK.").session(t)
+		for _, c := range ofType(Extract(s, nil, nil), TypeCorrection) {
+			if strings.HasPrefix(c.Lesson, "Check that") {
+				t.Errorf("%q: %q", msg, c.Lesson)
+			}
+		}
+	}
+}
