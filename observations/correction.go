@@ -120,33 +120,37 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// "türkçe sorar mısın" after questions in English: the agent spoke
 		// another language than the one the person works in, whatever
 		// words and language they asked in, and as a question too.
-		return 0.7, append(signals, SignalExplicitCorrection)
+		return 0.7, withSignal(signals, SignalExplicitCorrection)
 	case hadAction && !question && !ack && lexicon.CueNextTime.In(headOf(low, 300)) && (directive || n <= 60) &&
 		(lexicon.CueReferent.In(low) || echoes(tl, u) || relevant(tl, u, tax)):
 		// "la prochaine fois que tu fais ce résumé, ...", "以后所有的提交都…":
 		// a rule for the work to come, said about the work just done.
-		return 0.7, append(signals, SignalExplicitCorrection)
+		return 0.7, withSignal(signals, SignalExplicitCorrection)
 	case hadAction && !question && lexicon.CueTakeBack.In(headOf(low, 300)):
 		// "forget what I said about cs-fixer, we're on Pint now", "wir
 		// sind umgestiegen": right after the agent acted on what held
 		// until now, the person takes it back and says what holds.
-		return 0.7, append(signals, SignalExplicitCorrection)
+		return 0.7, withSignal(signals, SignalExplicitCorrection)
+	case !question && !ack && prohibitsWritten(tl, u):
+		// "不要在心法里写包工头... 太土了": a "don't" that names what the
+		// agent just wrote, in any language.
+		return 0.7, withSignal(signals, SignalExplicitCorrection)
 	case len(u.assistant) > 0 && !question && !ack && n <= 30 && lexicon.CueRemove.AtStart(low) && removesNamed(tl, u, low) &&
 		lexicon.CueContinue.In(low):
 		// "去除(web),开始执行": take out a part of what the agent just
 		// proposed, which it named, and go ahead with the rest.
-		return 0.7, append(signals, SignalExplicitCorrection)
+		return 0.7, withSignal(signals, SignalExplicitCorrection)
 	case hadAction && !question && !ack && (lexicon.CueRedo.AtStart(low) || onlyNotRE.MatchString(headOf(text, 200))):
 		// "refais le résumé", "仅改左右边距，不影响上下": the work just done,
 		// asked for again or cut back to what was asked, in any language.
-		return 0.7, append(signals, SignalExplicitCorrection)
+		return 0.7, withSignal(signals, SignalExplicitCorrection)
 	case strong && len(u.calls) > 0 && relevant(tl, u, tax):
 		return 0.7, signals
 	case !question && !ack && revertsChange(tl, u, low):
 		// "this is a terrible idea, please revert back to your previous
 		// code", "撤销刚才的修改": the change just made, taken back by
 		// words instead of aider's /undo or Claude Code's rewind.
-		return 0.7, append(signals, SignalExplicitCorrection)
+		return 0.7, withSignal(signals, SignalExplicitCorrection)
 	case (holdOnRE.MatchString(text) || negStart && lexicon.CueStop.AtStart(low)) && directive && !question && (len(u.calls) > 0 || len(u.edited) > 0):
 		// "wait, ...", "Attends, petite correction : utilise ...",
 		// "等等，改成 ...": a stop word opens an instruction right after the
@@ -159,59 +163,59 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// "nice speedup, but bookings is ~30M rows in prod ... always
 		// build indexes concurrently": praise of the work, then what is
 		// wrong with it and the rule, about what the agent just did.
-		return 0.65, append(signals, SignalExplicitCorrection)
+		return 0.65, withSignal(signals, SignalExplicitCorrection)
 	case moderateRE.MatchString(headOf(text, 300)) && directive && len(u.calls) > 0 &&
 		!requestRE.MatchString(stripLead(text, true)) && relevant(tl, u, tax):
-		return 0.65, append(signals, SignalExplicitCorrection)
+		return 0.65, withSignal(signals, SignalExplicitCorrection)
 	case hadAction && !ack && unwantedWork(tl, u):
 		// "sorry i dont want a new view, just want the default list
 		// view": what the person does not want is what the agent just
 		// made, named in its own words.
-		return 0.7, append(signals, SignalExplicitCorrection)
+		return 0.7, withSignal(signals, SignalExplicitCorrection)
 	case len(u.assistant) > 0 && (lexicon.CueYourself.In(low) || lexicon.CueRequest.AtStart(low) && subjectYouRE.MatchString(headOf(low, 200))) && handedBack(tl, u):
 		// "fais les commandes toi", "hazlo tú": the agent asked the
 		// person to run what it can run itself.
-		return 0.7, append(signals, SignalExplicitCorrection)
+		return 0.7, withSignal(signals, SignalExplicitCorrection)
 	case hadAction && !question && !ack && (namesRedoneCode(tl, u) || namesRetriedCommand(tl, u)):
 		// ".all.each loads all of them into memory ... always
 		// find_each", then the agent rewrites the file without it: the
 		// person named code the agent had just written, and its next
 		// version drops it, in whatever language they said why.
-		return 0.7, append(signals, SignalExplicitCorrection)
+		return 0.7, withSignal(signals, SignalExplicitCorrection)
 	case hadAction && !question && !ack && prohibitsAgentCode(tl, u):
 		// "the print goes: no print() in the backend", "不要用 `any`",
 		// right after the agent wrote that code: the person names what the
 		// agent just did and prohibits it, in whatever language.
-		return 0.7, append(signals, SignalExplicitCorrection)
+		return 0.7, withSignal(signals, SignalExplicitCorrection)
 	case !question && rejectsProposal(tl, u):
 		// "Предлагаю оставить чистый DOM вместо Angular. Хотите...?" -
 		// "мне не нравится простой дом, я хочу именно ангуляр".
-		return 0.7, append(signals, SignalExplicitCorrection)
+		return 0.7, withSignal(signals, SignalExplicitCorrection)
 	case hadAction && !question && !ack && lexicon.CueConform.In(headOf(low, 300)) && namesAgentWork(tl, u):
 		// "adjust specs/plan.md so that it matches the chosen stack",
 		// right after the agent wrote that plan: what it produced strayed
 		// from a reference the person names.
-		return 0.65, append(signals, SignalExplicitCorrection)
+		return 0.65, withSignal(signals, SignalExplicitCorrection)
 	case hadAction && !ack && swapped(tl, u) != "":
 		// 'Make this happen, but call the role "user" not "regular"': a
 		// name the agent used, swapped for the person's.
-		return 0.7, append(signals, SignalExplicitCorrection)
+		return 0.7, withSignal(signals, SignalExplicitCorrection)
 	case len(u.assistant) > 0 && !question && n <= 60 && stillWantRE.MatchString(headOf(text, 160)):
 		// "But I still want to use the functions ..._for_response": the
 		// person holds on to what the agent's proposal dropped.
-		return 0.65, append(signals, SignalExplicitCorrection)
+		return 0.65, withSignal(signals, SignalExplicitCorrection)
 	case !question && !ack && n <= 60 && fixWorkRE.MatchString(headOf(text, 120)) && changedSince(tl, u) && agentNamed(tl, u, headOf(text, 120)):
 		// "fix the script, gdb should come from the toolchain, not the
 		// system", "please fix the frontend UI so it does not use
 		// Chart.js": right after a change, the person sends the agent
 		// back to fix what it just made.
-		return 0.65, append(signals, SignalExplicitCorrection)
+		return 0.65, withSignal(signals, SignalExplicitCorrection)
 	case len(u.assistant) > 0 && !question && !ack && n <= 25 && !lexicon.CueContinue.In(low) &&
 		(lexicon.CueOverride.In(low) || lexicon.CueYourself.In(low)) && lexicon.CueDeclined.AtStart(lower(headOf(tl.lastAgentText(u), 200))):
 		// "Cannot comply: the protocol requires ..." - "violate it",
 		// "hazlo, te lo pido yo": the person overrides the agent's refusal
 		// to do what they asked.
-		return 0.65, append(signals, SignalExplicitCorrection)
+		return 0.65, withSignal(signals, SignalExplicitCorrection)
 	case !ack && conceded(tl, u):
 		// "Why are the commands in both prompts?" - "You're right,
 		// that's redundant": the agent granted the point, so the message
@@ -812,6 +816,53 @@ func namesAgentWork(tl *timeline, u *utterance) bool {
 	done := strings.ToLower(work.String())
 	for _, m := range mine {
 		if m = strings.ToLower(strings.Trim(m, "`")); len(m) >= 4 && strings.Contains(done, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// withSignal is signals with s, once.
+func withSignal(signals []string, s string) []string {
+	if slices.Contains(signals, s) {
+		return signals
+	}
+	return append(signals, s)
+}
+
+// prohibitsWritten reports whether u opens with a negation (in any cue
+// language) and its first sentence names what the agent's edits since the
+// person last spoke wrote: "不要在心法里写包工头" after an edit that wrote
+// 包工头, "nicht den Rahmen" after one that drew it. English has its own
+// path (strongStartRE and a directive); this one needs no verb list.
+func prohibitsWritten(tl *timeline, u *utterance) bool {
+	if !lexicon.CueNegation.AtStart(lower(u.text)) {
+		return false
+	}
+	// The edits since the person last spoke, or, when they spoke only to
+	// approve ("挺好的"), those before that.
+	calls := u.calls
+	if len(calls) == 0 && u.prev >= 0 {
+		calls = tl.utts[u.prev].calls
+	}
+	var w strings.Builder
+	for _, c := range calls {
+		added, _ := addedText(tl.rec(c))
+		w.WriteString(added)
+	}
+	written := w.String()
+	if strings.TrimSpace(written) == "" {
+		return false
+	}
+	theirs := contentStems(written)
+	for tok := range topicTokens(firstSentence(u.text)) {
+		if isCJK([]rune(tok)[0]) {
+			if len([]rune(tok)) >= 2 && strings.Contains(written, tok) {
+				return true
+			}
+			continue
+		}
+		if len(tok) >= 4 && theirs[tok] {
 			return true
 		}
 	}

@@ -1492,3 +1492,32 @@ func TestDislikeAfterChangeIsNoFailureLesson(t *testing.T) {
 		}
 	}
 }
+
+// TestProhibitionOfWhatWasWrittenAnyLanguage: a message that opens with a
+// negation and names what the agent's last edit wrote corrects it, in any
+// language, also after a message that only approved; a negation that names
+// nothing of it is no correction on that ground.
+func TestProhibitionOfWhatWasWrittenAnyLanguage(t *testing.T) {
+	run := func(msgs ...string) []*Observation {
+		f := (&ccFixture{}).user("update the mindset section").
+			call("toolu_1", "Edit", `{"file_path":"/repo/CLAUDE.md","old_string":"## 心法\n","new_string":"## 心法\n你不是包工头。Der Rahmen bleibt. El contratista no decide."}`).result("toolu_1", "ok").
+			say("Done.")
+		for _, m := range msgs {
+			f = f.user(m).say("OK.")
+		}
+		return ofType(Extract(f.session(t), nil, nil), TypeCorrection)
+	}
+	for _, msgs := range [][]string{
+		{"不要在心法里写包工头... 太土了"},
+		{"挺好的", "不要在心法里写包工头... 太土了"},
+		{"nicht den Rahmen, das ist zu technisch"},
+		{"no pongas contratista ahí, suena mal"},
+	} {
+		if cs := run(msgs...); len(cs) != 1 {
+			t.Errorf("%q: %d corrections", msgs, len(cs))
+		}
+	}
+	if cs := run("不要忘了明天的会议"); len(cs) != 0 {
+		t.Errorf("a negation about something else: %q", cs[0].Lesson)
+	}
+}
