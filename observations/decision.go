@@ -22,7 +22,7 @@ var (
 	choiceRE      = textutil.Lazy(`(?i)\b(let'?s|we'?ll|i'?ll|we should|i want to|i'?d like to)\s+(go with|use|do|pick|choose|stick with|try|take|keep)\s+(the\s+)?([^.,!;?\n]{2,60})`)
 	optionRE      = textutil.Lazy(`(?i)\b(option|approach|choice|alternative|solution)\s*#?\s*([0-9]+|[a-d])\b`)
 	ordinalRE     = textutil.Lazy(`(?i)\b(the\s+)?(first|second|third|fourth|last)\s+(one|option|approach|choice)\b`)
-	altLineRE     = textutil.Lazy(`(?m)^\s*(?:#{1,4}\s*)?(?:\d+[.)]|[-*•]|(?:Option|Approach|Alternative)\s+[0-9A-Za-z]+[:.)]?)\s*(?:\*\*)?(?:(?:Option|Approach)\s+[0-9A-Za-z]+[:.)]?\s*)?([^*:\n]{2,160}?)(?:\*\*)?(?:(?:\s*[:(]|\s+[\-–—])\s*(.*))?$`)
+	altLineRE     = textutil.Lazy(`(?m)^[ \t]*(?:#{1,4}[ \t]*)?(?:\d+[.)]|[-*•]|(?:Option|Approach|Alternative)[ \t]+[0-9A-Za-z]+[:.)]?)[ \t]*(?:\*\*)?(?:(?:Option|Approach)[ \t]+[0-9A-Za-z]+[:.)]?[ \t]*)?([^*:\n]{2,160}?)(?:\*\*)?(?:(?:[ \t]*[:(]|[ \t]+[\-–—])[ \t]*(.*))?$`)
 	optionLineRE  = textutil.Lazy(`(?m)^\s*(?:#{1,4}\s*)?\**\s*(?:Option|Approach|Alternative|Choice)\s+[0-9A-Za-z]+\s*[:.)\-–—]\s*\**\s*([^*\n(:]{2,60}?)\s*\**\s*(?:[:\-–—(]\s*(.*?)\)?)?\s*$`)
 	optionsWordRE = textutil.Lazy(`(?i)\b(options?|approach(es)?|alternatives?|either|could (use|go|do)|recommend|trade-?offs?|pros|cons|choices?)\b`)
 )
@@ -339,6 +339,11 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		choice = strings.TrimSpace(m[4])
 	} else if loc := choiceCues.find(u.text); loc != nil {
 		choice = strings.TrimSpace(u.text[loc[1]:])
+		if wordCount(choice) == 0 {
+			// "PostgreSQL ile devam edelim", "Redisにします": the cue of a
+			// verb-final language follows what is chosen.
+			choice = strings.TrimSpace(u.text[:loc[0]])
+		}
 	} else if m := likeChoiceRE.FindStringSubmatch(u.text); m != nil {
 		// "I did a proof of concept with option 1. But I like option 2":
 		// the option the person likes, after the agent laid them out.
@@ -569,7 +574,7 @@ func namedOfPair(text string, pair []Alternative) int {
 
 // optionsAnyRE finds a list of options in the agent's text in another
 // language than English.
-var optionsAnyRE = textutil.Lazy(`(?i)(optionen|möglichkeiten|varianten|opciones|alternativas|варианты|вариант|方案|选项|选择|オプション|案|선택지|옵션|방법)`)
+var optionsAnyRE = textutil.Lazy(`(?i)(optionen|möglichkeiten|varianten|opciones|alternativas|варианты|вариант|方案|选项|选择|オプション|案|선택지|옵션|방법|opzioni|alternative|seçenek|yöntem|opcje|opcji|warianty|opties|mogelijkheden|phương án|lựa chọn|\d+ hướng|\d+ cách|opsi|pilihan)`)
 
 // contrastRE is the person naming both sides of a choice: "use X instead
 // of Y", "X rather than Y", "don't use X, use Y", "X statt Y",

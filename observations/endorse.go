@@ -22,7 +22,7 @@ var endorseCues = newCueSet(lexicon.EndorseCues)
 // recommendRE is the agent putting one way forward: "I recommend", "my
 // pick", "I'd go with", "ich empfehle", "recomiendo", "je recommande",
 // "рекомендую", "推荐", "おすすめ", "추천".
-var recommendRE = textutil.Lazy(`(?i)\b(?:recommend(?:ed|ation)?|suggest(?:ion)?|my pick|i'?d go with|i would go with|empfehl\w*|recomiend\w*|recomend\w*|recommand\w*|рекоменд\w*|предлагаю)\b|推荐|建议|おすすめ|推奨|提案|추천|제안`)
+var recommendRE = textutil.Lazy(`(?i)\b(?:recommend(?:ed|ation)?|suggest(?:ion)?|my pick|i'?d go with|i would go with|empfehl\w*|recomiend\w*|recomend\w*|recommand\w*|рекоменд\w*|предлагаю|consiglio|suggerisco|öneririm|tavsiye|polecam|proponuję|stel voor|raad aan|khuyên|đề xuất|sarankan|rekomendasi)\b|推荐|建议|おすすめ|推奨|提案|추천|제안`)
 
 // genericChoiceWords name a choice without saying which: a sentence whose
 // only topic is "this approach" points at the agent's proposal and names
@@ -53,7 +53,7 @@ func offersChoice(txt string) bool {
 // offerToDoRE is the agent offering to do something if the person wants,
 // in the languages people write to agents in ("want me to" and its kin
 // are in askedRE): "si tu veux, je peux", "soll ich", "要不要我".
-var offerToDoRE = textutil.Lazy(`(?i)\b(?:si (?:tu veux|vous voulez|vous le souhaitez)|(?:veux|voulez)-(?:tu|vous) que|souhaites-tu|si quieres|quieres que|wenn du (?:willst|möchtest)|soll ich|möchtest du|se (?:quiser|você quiser)|quer que eu|se vuoi|vuoi che)\b|если (?:хочешь|хотите)|хочешь,? чтобы я|如果你愿意|要不要我|需要我|是否需要|よろしければ|しましょうか|원하시면|할까요|드릴까요`)
+var offerToDoRE = textutil.Lazy(`(?i)\b(?:si (?:tu veux|vous voulez|vous le souhaitez)|(?:veux|voulez)-(?:tu|vous) que|souhaites-tu|si quieres|quieres que|wenn du (?:willst|möchtest)|soll ich|möchtest du|se (?:quiser|você quiser)|quer que eu|se vuoi|vuoi che|istersen|isterseniz|jeśli chcesz|als je wilt|nếu muốn|nếu bạn muốn|kalau mau|jika mau)\b|если (?:хочешь|хотите)|хочешь,? чтобы я|如果你愿意|要不要我|需要我|是否需要|よろしければ|しましょうか|원하시면|할까요|드릴까요`)
 
 // asksInLines reports whether one of the last lines of t is a question:
 // numbered questions under a closing offer ("2) Tu préfères un include

@@ -150,6 +150,10 @@ func TestDecisionsEveryLanguage(t *testing.T) {
 		{"aider ko", traces.NewAider(), aiderHistory(offer, "두 번째로 하자"), "serve"},
 		{"aider ru", traces.NewAider(), aiderHistory(offer, "Давай первый вариант."), "Vite"},
 		{"claude en contrast", traces.NewClaudeCode(), claudeSession("I wrote a custom spinner.", "Use the shared Spinner instead of the inlined custom spinner."), "the shared Spinner"},
+		// Offers and picks in languages the first cue lists lacked.
+		{"codex vi", traces.NewCodex(), codexRollout("/w/app", "Có 2 hướng:\n- bỏ hẳn log remove\n- chỉ log remove khi đã mất kết nối\nMình khuyên hướng 2. Nếu muốn mình sửa luôn.", "tôi muốn chỉ log remove khi đã mất kết nối"), "chỉ log remove khi đã mất kết nối"},
+		{"aider it", traces.NewAider(), aiderHistory("Ci sono due opzioni:\n- Redis per la cache\n- Memcached per la cache\nQuale preferisci?", "Andiamo con Redis per la cache."), "Redis per la cache"},
+		{"claude tr", traces.NewClaudeCode(), claudeSession("İki seçenek var:\n- SQLite ile başlamak\n- PostgreSQL ile başlamak\nHangisi?", "PostgreSQL ile devam edelim."), "PostgreSQL ile başlamak"},
 	}
 	for _, tc := range cases {
 		s := parseWith(t, tc.parser, tc.name, tc.src)

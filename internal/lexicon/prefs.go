@@ -96,6 +96,13 @@ var ChoiceCues = []string{
 	"にします", "にしましょう", "で行きましょう", "でいきましょう", "でお願いします", "を使います", "を使いましょう", "を使って",
 	// ko
 	"로 하자", "으로 하자", "로 할게", "으로 할게", "로 가자", "으로 가자", "를 사용", "을 사용", "로 해", "으로 해",
+	// it, tr, pl, nl, vi, id
+	"andiamo con", "usiamo", "scelgo", "prendiamo", "procediamo con",
+	"seçiyorum", "kullanalım", "ile devam edelim", "ile gidelim",
+	"wybieram", "użyjmy", "bierzemy", "idziemy z",
+	"we gaan voor", "ik kies", "we gebruiken", "laten we",
+	"tôi chọn", "mình chọn", "chọn", "dùng", "làm theo", "theo hướng", "đi theo hướng",
+	"saya pilih", "aku pilih", "kita pakai", "pakai", "gunakan",
 }
 
 // EndorseCues are the person taking to one thing of what the agent just
@@ -123,6 +130,9 @@ var EndorseCues = []string{
 	"がいい", "が好き", "の方がいい", "のほうがいい", "がいいです",
 	// ko
 	"가 좋아", "이 좋아", "가 좋겠", "이 좋겠", "가 마음에", "이 마음에",
+	// it, tr, pl, nl, vi, id
+	"mi piace", "preferisco", "tercih ederim", "beğendim", "wolę", "podoba mi się", "ik heb liever", "ik geef de voorkeur aan",
+	"tôi thích", "mình thích", "tôi muốn", "mình muốn", "saya suka", "saya lebih suka", "aku suka",
 }
 
 // ContrastCues name the option the person turns down next to the one they
@@ -158,6 +168,8 @@ var OptionWords = []string{
 	"option", "approach", "choice", "alternative", "solution", "variant", "plan",
 	"variante", "möglichkeit", "ansatz", "opción", "alternativa", "solución", "enfoque",
 	"вариант", "подход", "方案", "选项", "选择", "オプション", "案", "방법", "옵션", "안",
+	"opzione", "soluzione", "approccio", "seçenek", "yöntem", "yaklaşım", "opcja", "podejście", "rozwiązanie", "wariant",
+	"optie", "aanpak", "oplossing", "phương án", "lựa chọn", "hướng", "cách", "opsi", "pilihan", "pendekatan",
 }
 
 // NegationCues turn what follows them against it: "don't", "nicht",
