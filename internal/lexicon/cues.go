@@ -770,6 +770,33 @@ encara no funciona
 नहीं चल रहा
 अभी भी नहीं चल रहा
 kaam nahi kar raha
+çalışmıyor
+hâlâ çalışmıyor
+hala çalışmıyor
+hata veriyor
+bozuldu
+nie działa
+dalej nie działa
+nadal nie działa
+wciąż nie działa
+wywala się
+werkt niet
+werkt nog steeds niet
+werkt nog altijd niet
+geeft een fout
+không hoạt động
+không chạy
+vẫn không chạy
+vẫn lỗi
+vẫn bị lỗi
+bị lỗi
+không được
+tidak berfungsi
+tidak jalan
+nggak jalan
+gak jalan
+masih error
+masih gagal
 `)
 
 	// CueMissingProgram: a command failed because the program it runs is
