@@ -341,9 +341,9 @@ func (cu *cue) match(c *candidate) {
 		c.reject()
 		return
 	}
-	if c.fileHit != "" && c.sigHit == "" && c.matchedAT == "" && c.phraseHit == "" && cu.kind == "edit" && cu.written != "" &&
-		c.sessions < 2 && c.status != observations.StatusPromoted && !observations.IsFailureReport(c.lesson) &&
-		!c.aboutTheFile() && !c.refusedOn(c.fileHit) && !(c.aboutSecrets() && cu.carriesSecret()) && !cu.touchesLesson(c) {
+	if c.fileHit != "" && c.sigHit == "" && c.phraseHit == "" && cu.kind == "edit" && cu.written != "" &&
+		(c.matchedAT == "" || cu.pathOnly(c.matchedAT)) && c.sessions < 2 && c.status != observations.StatusPromoted &&
+		c.typ != observations.TypeNegativeResult && !observations.IsFailureReport(c.lesson) && !cu.evidenceBesidesFile(c) {
 		// The file alone: a lesson corrected on an edit of X ("화면에 보이는
 		// 문자열을 하드코딩하지 마세요") is not about every later edit of X
 		// (a padding): the edit must write a word of the lesson, unless
@@ -351,7 +351,9 @@ func (cu *cue) match(c *candidate) {
 		// "don't loosen deny.toml"), X's refused write is being made
 		// again, or a secret goes where the lesson says none may. A lesson
 		// seen in two sessions or promoted has shown it is about X; a
-		// failure report has its own rule (touchesReport).
+		// failure report has its own rule (touchesReport). An action type
+		// the path alone gives (edit:ci-config for any edit of a workflow)
+		// is the same evidence as the file.
 		c.reject()
 		return
 	}
@@ -926,6 +928,39 @@ func (cu *cue) onlyAllowed(c *candidate) bool {
 		return false
 	}
 	return !slices.Contains(cu.tax.Classify(observations.Action{Tool: cu.editQ.Tool, Input: json.RawMessage(raw)}), c.matchedAT)
+}
+
+// evidenceBesidesFile reports whether an edit of the file a lesson names
+// holds evidence that the lesson is about this edit, not only the file: the
+// lesson is about editing the file at all (aboutTheFile), the refused
+// write of it is made again, a secret goes where the lesson says none may,
+// lines go that the lesson says must stay, the written code uses the
+// pinned form the lesson advises, or the edit writes a word of the lesson.
+func (cu *cue) evidenceBesidesFile(c *candidate) bool {
+	return c.aboutTheFile() || cu.writesWhole() && c.refusedOn(c.fileHit) || c.aboutSecrets() && cu.carriesSecret() ||
+		c.prohibitsRemoval() && !cu.onlyAdds() || cu.writesPinnedForm(c) || cu.touchesLesson(c)
+}
+
+// writesPinnedForm reports whether the lesson advises a pinned form
+// (name@<sha>) and the written code uses that form (pinned or not).
+func (cu *cue) writesPinnedForm(c *candidate) bool {
+	for _, s := range c.lessonSignatures() {
+		if !s.prohibited && pinned(s.text) {
+			re := pinFormRE(s.text)
+			return re != nil && re.MatchString(cu.written)
+		}
+	}
+	return false
+}
+
+// writesWhole reports whether the edit writes its file whole (Write,
+// write_file, an apply_patch that adds it) rather than changing part of it.
+func (cu *cue) writesWhole() bool {
+	switch strings.ToLower(cu.editQ.Tool) {
+	case "write", "write_file", "create_file", "create":
+		return true
+	}
+	return strings.Contains(string(cu.editQ.Input), "*** Add File:")
 }
 
 // refusedOn reports whether the person refused a call on file f: the
@@ -2173,6 +2208,20 @@ func (cu *cue) writesType(t string) bool {
 		return false
 	}
 	return slices.Contains(cu.tax.Classify(observations.Action{Tool: "Write", Input: in}), t)
+}
+
+// pathOnly reports whether action type t of an edit comes from its path
+// alone (any edit of .github/workflows/ is edit:ci-config), not from the
+// code it writes.
+func (cu *cue) pathOnly(t string) bool {
+	if cu.kind != "edit" || cu.editPath == "" || cu.tax == nil {
+		return false
+	}
+	in, err := json.Marshal(map[string]string{"file_path": cu.editPath})
+	if err != nil {
+		return false
+	}
+	return slices.Contains(cu.tax.Classify(observations.Action{Tool: cu.editQ.Tool, Input: in}), t) && !cu.writesType(t)
 }
 
 // testCode reports whether the proposal writes test code: a test file

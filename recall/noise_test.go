@@ -1112,3 +1112,17 @@ func TestWhatTheLessonAllows(t *testing.T) {
 		}
 	}
 }
+
+// TestPathTypeIsTheFile: an action type that an edit's path alone gives
+// (edit:ci-config for a workflow) is the same evidence as the file: a
+// one-off lesson corrected on a workflow edit fires on a later edit of it
+// that writes what the lesson is about, not on a timeout.
+func TestPathTypeIsTheFile(t *testing.T) {
+	o := correctionObs("cor-ci", "changing CI configuration: Edit `.github/workflows/backend.yml`",
+		"No. CI builds offline and without a database, and stays that way: no postgres service; run `cargo sqlx prepare` locally after changing a query.", "edit:ci-config")
+	e := saidEngine(o)
+	expectRecalls(t, e, []recallCase{
+		{"a timeout", editQ(".github/workflows/backend.yml", "timeout-minutes: 10", "timeout-minutes: 20"), nil},
+		{"a database service", editQ(".github/workflows/backend.yml", "jobs:\n", "services:\n  postgres:\n    image: postgres:16\njobs:\n"), []string{"cor-ci"}},
+	})
+}
