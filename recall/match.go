@@ -372,6 +372,14 @@ func (cu *cue) match(c *candidate) {
 		c.reject()
 		return
 	}
+	if cu.inspects && c.sigHit != "" && c.cmdHit == "" && !cu.runsFailedProgram(c) {
+		// `grep -rn AlarmsLevelViewModel`, `cat deny.toml`: a command that
+		// only looks names the code or file a lesson is about without
+		// writing or running it (a lesson corrected on that very program,
+		// "grep with every keyword, never a fuzzy fallback", still fires).
+		c.reject()
+		return
+	}
 	if c.typ == observations.TypeNegativeResult && cu.hasCall && !cu.runsFailedProgram(c) && lexicon.CueMissingProgram.In(strings.ToLower(c.lesson)) {
 		// "python: command not found; instead: python3": the program the
 		// failed command ran is missing, which only running it again runs

@@ -1126,3 +1126,17 @@ func TestPathTypeIsTheFile(t *testing.T) {
 		{"a database service", editQ(".github/workflows/backend.yml", "jobs:\n", "services:\n  postgres:\n    image: postgres:16\njobs:\n"), []string{"cor-ci"}},
 	})
 }
+
+// TestLookingIsNotDoing: a command that only looks (grep, cat) and names
+// the code a lesson is about does not get it; a lesson corrected on that
+// very program does.
+func TestLookingIsNotDoing(t *testing.T) {
+	unwrap := correctionObs("cor-unwrap", "when asked to как будто бы сейчас не очень правильно",
+		"Do not go ahead with the change that way; the person said: “Давай переделаем AlarmsLevelViewModel - мне не нравится этот класс”.")
+	grep := correctionObs("cor-grep", "running `grep -E \"PollingLock|Polling.*lock\" -r .`",
+		"When I give you log keywords, `grep` for every one of them whole: no truncation, no fuzzy fallback.")
+	e := saidEngine(unwrap, grep)
+	expectRecalls(t, e, []recallCase{
+		{"a grep for the class", bashQ(`grep -rn "AlarmsLevelViewModel\b" . --include="*.swift"`), []string{"cor-grep"}},
+	})
+}
