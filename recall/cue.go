@@ -74,6 +74,9 @@ type cue struct {
 	// secret caches carriesSecret the same way; flagVals caches flags.
 	secret   int8
 	flagVals map[string][]string
+	// writtenTypes and pathTypes are the action types of the code an edit
+	// writes, read alone, and of its path alone (nil until asked).
+	writtenTypes, pathTypes []string
 }
 
 var readOnlyTools = map[string]bool{"read": true, "grep": true, "glob": true, "ls": true, "webfetch": true, "websearch": true,

@@ -892,9 +892,10 @@ func (cu *cue) touchesLesson(c *candidate) bool {
 var handEditRE = textutil.Lazy(`(?i)\b(?:by hand|hand[- ]?edit\w*|manually|don'?t touch|do not touch|never touch|never edit|don'?t edit|do not edit|von hand|à la main|a mano|à mão|na ruko)\b|手で|手动|手工|手改|вручную|руками|직접 수정|수동`)
 
 // fileChangeRE is a shell command that changes, moves or removes files:
-// rm, mv, cp, tee, truncate, git rm/mv/checkout/restore/apply, find
-// -delete, a redirection into a file.
-var fileChangeRE = textutil.Lazy(`(?:^|[\s;&|(])(?:rm|unlink|shred|truncate|mv|cp|tee|install|ln|touch|patch|dd)\s|(?:^|[\s;&|(])git\s+(?:rm|mv|checkout|restore|apply)\b|\s-delete\b|(?:^|[^<>&0-9])>>?\s*[^&\s]`)
+// rm, mv, cp, tee, truncate, git rm/mv/checkout/restore/apply as a
+// command (not `npm install`'s word), find -delete, a redirection into a
+// file.
+var fileChangeRE = textutil.Lazy(`(?:^|[;&|(])\s*(?:sudo\s+)?(?:rm|unlink|shred|truncate|mv|cp|tee|install|ln|touch|patch|dd)\s|(?:^|[;&|(])\s*git\s+(?:rm|mv|checkout|restore|apply)\b|\s-delete\b|(?:^|[^<>&0-9])>>?\s*[^&\s]`)
 
 // allowedSpans are the code spans of the clauses of the person's words
 // that say what is fine ("ruff `# noqa: E501` on a long url line is fine").
@@ -949,16 +950,11 @@ func (cu *cue) evidenceBesidesFile(c *candidate) bool {
 		c.prohibitsRemoval() && !cu.onlyAdds() || cu.writesPinnedForm(c) || cu.touchesLesson(c)
 }
 
-// writesPinnedForm reports whether the lesson advises a pinned form
-// (name@<sha>) and the written code uses that form (pinned or not).
+// writesPinnedForm reports whether the written code uses the pinned form
+// the lesson advises (pinnedForm).
 func (cu *cue) writesPinnedForm(c *candidate) bool {
-	for _, s := range c.lessonSignatures() {
-		if !s.prohibited && pinned(s.text) {
-			re := pinFormRE(s.text)
-			return re != nil && re.MatchString(cu.written)
-		}
-	}
-	return false
+	_, used := cu.pinnedForm(c)
+	return used
 }
 
 // writesWhole reports whether the edit writes its file whole (Write,
@@ -1054,13 +1050,21 @@ var dirPathRE = textutil.Lazy(`(?:^|[\s(\x60'"])([A-Za-z_][\w.-]*(?:/[\w.-]+)+/?
 // lacksPinnedForm reports whether the lesson advises a pinned form
 // (name@<sha>) and the written code uses no instance of that form at all.
 func (cu *cue) lacksPinnedForm(c *candidate) bool {
+	advised, used := cu.pinnedForm(c)
+	return advised && !used
+}
+
+// pinnedForm reports whether the lesson advises a pinned form (name@<sha>)
+// and whether the written code uses an instance of that form, pinned or
+// not.
+func (cu *cue) pinnedForm(c *candidate) (advised, used bool) {
 	for _, s := range c.lessonSignatures() {
 		if !s.prohibited && pinned(s.text) {
 			re := pinFormRE(s.text)
-			return re != nil && !re.MatchString(cu.written)
+			return re != nil, re != nil && re.MatchString(cu.written)
 		}
 	}
-	return false
+	return false, false
 }
 
 // outsideCommandPlace reports whether the lesson names a directory its
@@ -2211,11 +2215,13 @@ func (cu *cue) besides(c *candidate) bool {
 // path, no tool), is of action type t: a content signature of t (SQL built
 // from strings, floats for money, a bare except) is in it.
 func (cu *cue) writesType(t string) bool {
-	in, err := json.Marshal(map[string]string{"content": cu.written})
-	if err != nil {
-		return false
+	if cu.writtenTypes == nil {
+		cu.writtenTypes = []string{}
+		if in, err := json.Marshal(map[string]string{"content": cu.written}); err == nil {
+			cu.writtenTypes = append(cu.writtenTypes, cu.tax.Classify(observations.Action{Tool: "Write", Input: in})...)
+		}
 	}
-	return slices.Contains(cu.tax.Classify(observations.Action{Tool: "Write", Input: in}), t)
+	return slices.Contains(cu.writtenTypes, t)
 }
 
 // pathOnly reports whether action type t of an edit comes from its path
@@ -2225,11 +2231,13 @@ func (cu *cue) pathOnly(t string) bool {
 	if cu.kind != "edit" || cu.editPath == "" || cu.tax == nil {
 		return false
 	}
-	in, err := json.Marshal(map[string]string{"file_path": cu.editPath})
-	if err != nil {
-		return false
+	if cu.pathTypes == nil {
+		cu.pathTypes = []string{}
+		if in, err := json.Marshal(map[string]string{"file_path": cu.editPath}); err == nil {
+			cu.pathTypes = append(cu.pathTypes, cu.tax.Classify(observations.Action{Tool: cu.editQ.Tool, Input: in})...)
+		}
 	}
-	return slices.Contains(cu.tax.Classify(observations.Action{Tool: cu.editQ.Tool, Input: in}), t) && !cu.writesType(t)
+	return slices.Contains(cu.pathTypes, t) && !cu.writesType(t)
 }
 
 // testCode reports whether the proposal writes test code: a test file

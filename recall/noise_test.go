@@ -1140,3 +1140,23 @@ func TestLookingIsNotDoing(t *testing.T) {
 		{"a grep for the class", bashQ(`grep -rn "AlarmsLevelViewModel\b" . --include="*.swift"`), []string{"cor-grep"}},
 	})
 }
+
+func TestFileChangeCommands(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"rm app/banner.py":                       true,
+		"cd app && sudo mv banner.py old.py":     true,
+		"echo x >> app/banner.py":                true,
+		"cat app/banner.py | tee app/copy.py":    true,
+		"git checkout -- app/banner.py":          true,
+		"find app -name banner.py -delete":       true,
+		"npm install left-pad":                   false,
+		"pip install -r requirements.txt":        false,
+		"git add app/banner.py && git status":    false,
+		"python -m pytest app/banner.py 2>&1":    false,
+		"grep -n TODO app/banner.py > /dev/null": true, // a redirection writes a file, conservatively
+	} {
+		if got := fileChangeRE.MatchString(cmd); got != want {
+			t.Errorf("fileChangeRE(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
