@@ -131,6 +131,11 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// sind umgestiegen": right after the agent acted on what held
 		// until now, the person takes it back and says what holds.
 		return 0.7, withSignal(signals, SignalExplicitCorrection)
+	case hadAction && !question && !ack && n <= 25 && withoutContrastNot(firstSentence(text)) != firstSentence(text):
+		// "catch SuitableRepoNotFound not FileNotFoundError", "get not
+		// post": right after the agent's work, which it should be, set
+		// against what it is.
+		return 0.65, withSignal(signals, SignalExplicitCorrection)
 	case !question && !ack && prohibitsWritten(tl, u):
 		// "不要在心法里写包工头... 太土了": a "don't" that names what the
 		// agent just wrote, in any language.
@@ -705,11 +710,47 @@ func negationInClause(s string) bool {
 		return false
 	}
 	for _, cl := range strings.FieldsFunc(strings.ReplaceAll(s, " - ", ";"), func(r rune) bool { return strings.ContainsRune(",;:，；：、—–", r) }) {
+		if lexicon.CueNegation.In(cl) && !lexicon.CueNegation.AtStart(cl) && !lexicon.CueNegation.In(withoutContrastNot(cl)) {
+			continue // "catch SuitableRepoNotFound not FileNotFoundError": which, not a result
+		}
 		if lexicon.CueNegation.In(cl) && !lexicon.CueNegation.AtStart(cl) {
 			return true
 		}
 	}
 	return false
+}
+
+// contrastNotRE is English "A not B" with no comma: a word, then "not",
+// then what it is set against ("get not post", "catch SuitableRepoNotFound
+// not FileNotFoundError").
+var contrastNotRE = textutil.Lazy("(?i)([\\w.`'\"()-]+)\\s+not\\s+[\\w.`'\"/-]")
+
+// notAux are the words before "not" that negate a verb ("does not load",
+// "is not shown", "still not working"): a result, not a contrast.
+var notAux = map[string]bool{"is": true, "are": true, "was": true, "were": true, "be": true, "been": true, "do": true, "does": true,
+	"did": true, "can": true, "could": true, "will": true, "would": true, "should": true, "shall": true, "may": true, "might": true,
+	"must": true, "has": true, "have": true, "had": true, "am": true, "still": true, "yet": true, "it's": true, "that's": true,
+	"there's": true, "i'm": true, "you're": true, "we're": true, "they're": true, "why": true, "and": true, "or": true, "but": true,
+	"if": true, "whether": true, "just": true, "really": true, "actually": true, "also": true, "so": true, "as": true, "at": true,
+	"of": true, "me": true, "it": true, "i": true, "you": true, "we": true, "they": true, "he": true, "she": true, "please": true,
+	"maybe": true, "probably": true, "definitely": true, "certainly": true, "almost": true, "even": true, "ever": true}
+
+// withoutContrastNot is s with the "not" of each "A not B" contrast
+// (contrastNotRE, A no auxiliary) taken out.
+func withoutContrastNot(s string) string {
+	if !strings.Contains(strings.ToLower(s), "not") {
+		return s
+	}
+	out := s
+	for _, loc := range contrastNotRE.RE().FindAllStringSubmatchIndex(s, -1) {
+		// B ends the clause within three words: "the row background not
+		// the letter", not "the 405 method not allowed error you got".
+		if notAux[strings.ToLower(strings.Trim(s[loc[2]:loc[3]], "`'\"()"))] || len(strings.Fields(s[loc[1]-1:])) > 3 {
+			continue
+		}
+		out = strings.Replace(out, s[loc[2]:loc[1]-1], s[loc[2]:loc[3]]+" ", 1)
+	}
+	return out
 }
 
 // contrastEndRE is a Japanese clause that ends in "but" (けど, が).

@@ -1521,3 +1521,22 @@ func TestProhibitionOfWhatWasWrittenAnyLanguage(t *testing.T) {
 		t.Errorf("a negation about something else: %q", cs[0].Lesson)
 	}
 }
+
+// TestContrastNotIsAnInstruction: "A not B" right after the agent's work
+// says which it should be; it is corrected in the person's words, not
+// told as a failure report. A status phrase ("405 Method Not Allowed")
+// inside a report stays a report.
+func TestContrastNotIsAnInstruction(t *testing.T) {
+	run := func(msg string) []*Observation {
+		s := (&ccFixture{}).user("handle the missing repo").
+			call("toolu_1", "Edit", `{"file_path":"/repo/app/repo.py","old_string":"pass","new_string":"except FileNotFoundError:\n    return None"}`).result("toolu_1", "ok").
+			say("Done.").user(msg).say("OK.").session(t)
+		return ofType(Extract(s, nil, nil), TypeCorrection)
+	}
+	if cs := run("catch SuitableRepoNotFound not `FileNotFoundError`"); len(cs) != 1 || !strings.HasPrefix(cs[0].Lesson, "Catch SuitableRepoNotFound") {
+		t.Errorf("contrast: %+v", cs)
+	}
+	if cs := run("the 405 Method Not Allowed error is still there when I open the page"); len(cs) != 1 || !has(cs[0].Signals, SignalFailure) {
+		t.Errorf("a report with a status phrase: %+v", cs)
+	}
+}
