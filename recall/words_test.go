@@ -1,8 +1,10 @@
 package recall
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestStem(t *testing.T) {
@@ -28,4 +30,26 @@ func TestForeignFunctionWordsAreNoCueWords(t *testing.T) {
 			t.Errorf("Words(%q) = %q, want %q", text, got, want)
 		}
 	}
+}
+
+// FuzzWordsOnePass: Words's one-pass scan keeps the words the field split
+// it replaced kept, in the same order.
+func FuzzWordsOnePass(f *testing.F) {
+	f.Add("Drop the unused coupon_code column, 12 rows; déjà vu — 日本語 ok")
+	f.Add("a\xffb  cc\tdd")
+	f.Fuzz(func(t *testing.T, s string) {
+		var want []string
+		for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !(unicode.IsLetter(r) || unicode.IsDigit(r)) }) {
+			if len(w) < 2 || len(w) > 40 || stopWords.Has(w) || allDigits(w) && len(w) < 3 {
+				continue
+			}
+			want = append(want, w)
+		}
+		if len(s) > 20000 {
+			t.Skip() // Words reads the first 20,000 bytes
+		}
+		if got := Words(s); !slices.Equal(got, want) {
+			t.Errorf("Words(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
