@@ -380,6 +380,13 @@ func (cu *cue) match(c *candidate) {
 		c.reject()
 		return
 	}
+	if c.sigHit == "" && c.fileHit == "" && !cu.hasCall && cu.text != "" && otherEcosystem(cu.text, c.specificTools()) {
+		// "run the unit tests of the C++ geo library" and a lesson about
+		// nx and jest: the request names another language's world than the
+		// tools the lesson names.
+		c.reject()
+		return
+	}
 	if c.typ == observations.TypeNegativeResult && cu.hasCall && !cu.runsFailedProgram(c) && lexicon.CueMissingProgram.In(strings.ToLower(c.lesson)) {
 		// "python: command not found; instead: python3": the program the
 		// failed command ran is missing, which only running it again runs
@@ -2881,6 +2888,7 @@ func (c *candidate) prohibitsCode() bool {
 // a call of any of them, and not about a call of another ecosystem's.
 var toolFamilies = slices.Concat([][]string{
 	{"node", "npm", "npx", "pnpm", "yarn", "bun", "deno", "corepack"},
+	{"cmake", "ctest", "gcc", "g++", "clang", "clang++", "ninja", "conan", "vcpkg", "bazel"},
 	{"python", "python3", "pip", "pip3", "uv", "uvx", "poetry", "pipenv", "pytest", "conda", "pipx"},
 	{"go", "gofmt"},
 	{"cargo", "rustc", "rustup"},
@@ -2910,6 +2918,48 @@ var toolAliases = [][]string{
 	{"mongo", "mongosh"},
 	{"kafka-topics", "kafka-topics.sh"},
 	{"gh", "hub"},
+}
+
+// languageTool is a language (or its framework) as a request names it, and
+// a program of its family in toolFamilies: "the C++ geo library" is
+// cmake's world, not npm's.
+var languageTool = map[string]string{"python": "python", "django": "python", "javascript": "node", "typescript": "node",
+	"nodejs": "node", "react": "node", "vue": "node", "angular": "node", "svelte": "node", "golang": "go", "rust": "cargo",
+	"ruby": "ruby", "rails": "ruby", "java": "java", "kotlin": "gradle", "c#": "dotnet", "csharp": "dotnet", ".net": "dotnet",
+	"elixir": "mix", "phoenix": "mix", "php": "php", "laravel": "php", "dart": "dart", "flutter": "dart", "swift": "swift",
+	"c++": "cmake", "cpp": "cmake", "cmake": "cmake"}
+
+// languageRE finds languageTool's names as words.
+var languageRE = textutil.Lazy(`(?i)(?:^|[^\w+#.])(python|django|javascript|typescript|nodejs|react|vue|angular|svelte|golang|rust|ruby|rails|java|kotlin|c#|csharp|\.net|elixir|phoenix|php|laravel|dart|flutter|swift|c\+\+|cpp|cmake)(?:$|[^\w+#])`)
+
+// otherEcosystem reports whether text names a language whose tools are
+// of another family than every tool the lesson names (named), and names
+// none of the lesson's.
+func otherEcosystem(text string, named wordSet) bool {
+	ms := languageRE.FindAllStringSubmatch(text, 4)
+	if len(ms) == 0 {
+		return false
+	}
+	lesson := map[int]bool{}
+	for i, f := range toolFamilies {
+		for _, t := range f {
+			if named.has(t) && !plainWordTools[t] {
+				lesson[i] = true
+			}
+		}
+	}
+	if len(lesson) == 0 {
+		return false
+	}
+	for _, m := range ms {
+		tool := languageTool[strings.ToLower(m[1])]
+		for i, f := range toolFamilies {
+			if slices.Contains(f, tool) && lesson[i] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func toolFamily(p string) []string {

@@ -1160,3 +1160,24 @@ func TestFileChangeCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestInAnotherEcosystem: a request that names a language whose
+// tools are of another family than the lesson's (C++ for a lesson about
+// npx and jest) does not get it; one that names the lesson's world does.
+func TestRequestInAnotherEcosystem(t *testing.T) {
+	o := correctionObs("cor-nx", "running tests: `cd frontend && npx ng test --watch=false`",
+		"we're on nx + jest since march, karma is gone. `npx nx test portal`, dont call ng test or jest directly", "test:run")
+	e := saidEngine(o)
+	for task, want := range map[string]bool{
+		"run the unit tests of the C++ geo library":     false,
+		"run the TypeScript unit tests of the frontend": true,
+	} {
+		got := recalled(t, e, Query{Task: task, Project: "/p"})
+		if (len(got) > 0) != want {
+			t.Errorf("%q: recalled %v, want %v", task, got, want)
+		}
+	}
+	if otherEcosystem("bump the cmake minimum version", wordSet{"npx", "nx"}) != true || otherEcosystem("fix the react test", wordSet{"npx", "nx"}) {
+		t.Error("otherEcosystem")
+	}
+}
