@@ -414,7 +414,7 @@ func (cu *cue) match(c *candidate) {
 		c.reject()
 		return
 	}
-	if (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && cu.command != "" && callKind(c.trigger) == "shell" && cu.outsideCommandPlace(c) {
+	if (c.typeScore > 0 || c.fileHit != "") && c.sigHit == "" && cu.command != "" && cu.outsideCommandPlace(c) {
 		// "everything under ml/data/ is tracked with dvc", corrected on
 		// a \`git add ml/data/...\`: a commit of ml/configs/ is outside.
 		c.reject()
@@ -1111,10 +1111,17 @@ func (cu *cue) commandPlace(c *candidate) (named, inside bool) {
 
 // findCommandPlace is commandPlace, worked out.
 func (cu *cue) findCommandPlace(c *candidate) (named, inside bool) {
-	if cu.command == "" || callKind(c.trigger) != "shell" {
+	kind := callKind(c.trigger)
+	if cu.command == "" || kind != "shell" && kind != "edit" {
 		return false, false
 	}
-	refused := refusedCommand(c.trigger)
+	// The refused command, or the corrected edit's path ("app/android/...
+	// में हाथ से कुछ मत बदलो", corrected on an edit of
+	// app/android/app/src/main/AndroidManifest.xml).
+	refused := c.trigger
+	if kind == "shell" {
+		refused = refusedCommand(c.trigger)
+	}
 	var dirs []string
 	for _, m := range dirPathRE.FindAllStringSubmatch(c.said, 6) {
 		if d := strings.Trim(m[1], "/."); strings.Contains(d, "/") && strings.Contains(refused, d+"/") {

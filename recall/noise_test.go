@@ -1181,3 +1181,21 @@ func TestRequestInAnotherEcosystem(t *testing.T) {
 		t.Error("otherEcosystem")
 	}
 }
+
+// TestOutsideTheEditedPlace: a lesson corrected on an edit that names the
+// directory of the edited file as its place ("don't touch app/android and
+// app/ios by hand") is not about a command run in another directory; a
+// command inside it gets it.
+func TestOutsideTheEditedPlace(t *testing.T) {
+	o := correctionObs("cor-native", "editing `app/android/app/src/main/AndroidManifest.xml`",
+		"app/android और app/ios में हाथ से कुछ मत बदलो — ये `npx expo prebuild --clean` से generate होते हैं; permission `app.config.ts` में डालो", "pkg:install")
+	e := saidEngine(o)
+	for cmd, want := range map[string]bool{
+		"cd lambdas/tide-alerts && npm install @aws-sdk/client-sns": false,
+		"sed -i 's/x/y/' app/android/app/build.gradle":              true,
+	} {
+		if got := recalled(t, e, bashQ(cmd)); (len(got) > 0) != want {
+			t.Errorf("%s: recalled %v, want %v", cmd, got, want)
+		}
+	}
+}
