@@ -2117,6 +2117,17 @@ func (cu *cue) otherEnvironment(c *candidate) bool {
 	if len(mine) == 0 {
 		return false
 	}
+	// "로컬 docker redis는 마음대로 해도 돼요", "locally do whatever you
+	// want": the environment the person allows, which the corrected call
+	// did not run in, is another one.
+	if allowed := allowedEnvironments(c.said); len(allowed) > 0 {
+		corrected := environments(c.trigger)
+		for e := range mine {
+			if allowed[e] && !corrected[e] {
+				return true
+			}
+		}
+	}
 	theirs := environments(c.trigger)
 	if theirs == nil {
 		theirs = map[string]bool{}
@@ -2151,6 +2162,35 @@ func (cu *cue) otherEnvironment(c *candidate) bool {
 		}
 	}
 	return true
+}
+
+// localWordRE is "local" in the cue languages.
+var localWordRE = textutil.Lazy(`(?i)\blocal(?:ly|host)?\b|\blokal\w*|\blocalmente\b|\ben local\b|\blocalement\b|локальн\w*|\blokalnie\b|로컬|ローカル|本地`)
+
+// allowedEnvironments are the environments the clauses of the person's
+// words that allow (setsApart) name: "staging is fine", "로컬 docker
+// redis는 마음대로 해도 돼요" (local: dev).
+func allowedEnvironments(said string) map[string]bool {
+	var out map[string]bool
+	for _, cl := range splitClauses(said) {
+		if !setsApart(cl) {
+			continue
+		}
+		envs := environments(cl)
+		if localWordRE.MatchString(cl) {
+			if envs == nil {
+				envs = map[string]bool{}
+			}
+			envs["dev"] = true
+		}
+		for e := range envs {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[e] = true
+		}
+	}
+	return out
 }
 
 // reachesFurther reports whether a call on mine goes where more is at

@@ -1199,3 +1199,21 @@ func TestOutsideTheEditedPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowedEnvironment: the environment the person's words allow
+// ("로컬 docker redis는 마음대로 해도 돼요": local is fine) is another one
+// than the corrected call's: the same command there does not get the
+// lesson, against the shared instance it does.
+func TestAllowedEnvironment(t *testing.T) {
+	o := correctionObs("cor-flush", "running `redis-cli -u \"$UPSTASH_REDIS_URL\" FLUSHALL`",
+		"안돼요!! FLUSHALL 절대 쓰지 마세요. 세션이랑 rate limit 카운터도 같이 들어있어요. 캐시만 지우려면 `pnpm cache:purge price` 쓰세요. 로컬 docker redis는 마음대로 해도 돼요.", "db:flush-cache")
+	e := saidEngine(o)
+	for cmd, want := range map[string]bool{
+		"docker compose exec redis redis-cli FLUSHALL": false,
+		`redis-cli -u "$UPSTASH_REDIS_URL" FLUSHALL`:   true,
+	} {
+		if got := recalled(t, e, bashQ(cmd)); (len(got) > 0) != want {
+			t.Errorf("%s: recalled %v, want %v", cmd, got, want)
+		}
+	}
+}

@@ -3317,6 +3317,17 @@ jest w porządku
 sorun yok
 serbest
 serbesttir
+whatever you want
+do what you want
+lo que quieras
+was du willst
+ce que tu veux
+quello che vuoi
+что хочешь
+随便
+好きにして
+마음대로
+해도 돼
 没问题
 可以用
 是可以的
