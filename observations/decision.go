@@ -181,12 +181,9 @@ func exclusive(items [][]string) bool {
 // are the choices offered, in whatever language the question is asked.
 func askedBeforeList(txt string) bool {
 	lines := strings.Split(strings.TrimSpace(txt), "\n")
-	first := -1
-	for i := len(lines) - 1; i >= 0; i-- {
-		if m := numberedItemRE.FindStringSubmatch(strings.TrimSpace(lines[i])); m != nil && m[1] == "1" {
-			first = i
-			break
-		}
+	first := closingListStart(lines)
+	if first < 0 {
+		return false
 	}
 	for i := first - 1; i >= 0; i-- {
 		l := strings.TrimRight(strings.TrimSpace(lines[i]), "*_:： ")
@@ -198,16 +195,23 @@ func askedBeforeList(txt string) bool {
 	return false
 }
 
+// closingListStart is the index of the line that opens the numbered list
+// lines end with (its "1."), -1 if none.
+func closingListStart(lines []string) int {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if m := numberedItemRE.FindStringSubmatch(strings.TrimSpace(lines[i])); m != nil && m[1] == "1" {
+			return i
+		}
+	}
+	return -1
+}
+
 // closingList is the items of the numbered list txt ends with
 // (endsWithNumberedList), each as altLineRE's submatches: the whole line,
 // the item without its number and markup, no reasoning.
 func closingList(txt string) [][]string {
 	lines := strings.Split(strings.TrimSpace(txt), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		m := numberedItemRE.FindStringSubmatch(strings.TrimSpace(lines[i]))
-		if m == nil || m[1] != "1" {
-			continue
-		}
+	if i := closingListStart(lines); i >= 0 {
 		var out [][]string
 		for _, l := range lines[i:] {
 			l = strings.TrimSpace(l)

@@ -387,15 +387,15 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 		// "No, that's not what I meant": the work went another way than
 		// the person's.
 		return "Do not go ahead with " + what + " that way; the person said: " + quoteText(said) + ".", consequence, ""
-	case failure && !instructs && dislikeRE.MatchString(first):
-		// "Давай переделаем AlarmsLevelViewModel - мне не нравится этот
-		// класс": the person does not like how the work went, which is no
-		// report that it fails.
-		return "Do not go ahead with " + what + " that way; the person said: " + quoteText(said) + ".", consequence, ""
 	case failure && !instructs && lexicon.CueNeedless.In(first):
 		// "この楕円の白枠は一切いらないね", "we don't need the banner":
 		// the change added what the person does not want.
 		return "Leave out of " + what + " what the person does not want; the person said: " + quoteText(said) + ".", consequence, ""
+	case failure && !instructs && lexicon.CueDislike.In(first):
+		// "Давай переделаем AlarmsLevelViewModel - мне не нравится этот
+		// класс": the person does not like how the work went, which is no
+		// report that it fails.
+		return "Do not go ahead with " + what + " that way; the person said: " + quoteText(said) + ".", consequence, ""
 	case failure && !instructs:
 		if rule := shortfallRule(u.text); rule != "" {
 			// "you are not adding tests": the person states the rule.

@@ -5,7 +5,6 @@ import (
 	"github.com/kbmem/kb/internal/textutil"
 	"path"
 	"strings"
-	"unicode"
 
 	"github.com/kbmem/kb/internal/lexicon"
 	"github.com/kbmem/kb/traces"
@@ -113,28 +112,20 @@ func (e *preferenceExtractor) Extract(s *Session) []*Observation {
 	return out
 }
 
-// identParts are the lower-cased parts of the identifiers of s, split at
-// case changes and underscores: AlarmLevelCodec gives alarm, level, codec.
+// identParts are the lower-cased parts of three letters or more of the
+// identifiers of s (lexicon.IdentParts): AlarmLevelCodec gives alarm,
+// level, codec.
 func identParts(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, id := range strings.FieldsFunc(s, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }) {
-		start := 0
-		rs := []rune(id)
-		for i := 1; i <= len(rs); i++ {
-			if i == len(rs) || rs[i] == '_' || unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i-1]) {
-				if p := strings.ToLower(strings.Trim(string(rs[start:i]), "_")); len(p) >= 3 {
-					out[p] = true
-				}
-				start = i
+	for _, id := range strings.FieldsFunc(s, func(r rune) bool { return r > 127 || !textutil.IdentByte(byte(r)) }) {
+		for _, p := range lexicon.IdentParts(id) {
+			if len(p) >= 3 {
+				out[strings.ToLower(p)] = true
 			}
 		}
 	}
 	return out
 }
-
-// dislikeRE is the person saying they do not like something, in the cue
-// languages.
-var dislikeRE = textutil.Lazy(`(?i)\bi\s+(?:really\s+|actually\s+)?(?:don'?t|do not)\s+(?:really\s+)?like\b|\bi\s+(?:dislike|hate)\b|\bnot\s+a\s+(?:big\s+)?fan\s+of\b|не\s+нравится|не\s+люблю|\bj'?aime\s+pas\b|\bje\s+n'aime\s+pas\b|\bno\s+me\s+gusta\b|\bnão\s+gosto\b|\bmir\s+gefällt\s+(?:\S+\s+)?nicht\b|\bich\s+mag\s+(?:\S+\s+)?nicht\b|我不(?:太)?喜欢|好きじゃない|好きではない|싫어`)
 
 // proposalRefRE is a preference's object pointed at, not named: "this
 // idea", "that approach", "diese Idee", "este enfoque", "cette idée",
@@ -443,14 +434,15 @@ func judgesAgentWork(tl *timeline, u *utterance, sent string) bool {
 	if len(u.assistant) == 0 && len(u.calls) == 0 {
 		return false
 	}
-	if lexicon.CueYourWork.In(lower(sent)) {
+	low := lower(sent)
+	if lexicon.CueYourWork.In(low) {
 		return true
 	}
 	var work string
-	if loc := dislikeRE.FindStringIndex(sent); loc != nil {
+	if _, end := lexicon.CueDislike.Span(low); end >= 0 {
 		// "Мне не нравится codec", "J'aime pas next": a dislike of a
 		// thing or two the agent's work just named is about that work.
-		obj := sent[loc[1]:]
+		obj := low[end:]
 		if ws := topicTokens(obj); len(ws) > 0 && len(ws) <= 3 {
 			raw := agentWork(tl, u)
 			work = strings.ToLower(raw)

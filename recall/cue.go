@@ -77,6 +77,8 @@ type cue struct {
 	// writtenTypes and pathTypes are the action types of the code an edit
 	// writes, read alone, and of its path alone (nil until asked).
 	writtenTypes, pathTypes []string
+	// pathWords caches pathStems.
+	pathWords map[string]bool
 }
 
 var readOnlyTools = map[string]bool{"read": true, "grep": true, "glob": true, "ls": true, "webfetch": true, "websearch": true,

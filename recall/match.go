@@ -843,40 +843,37 @@ func (cu *cue) touchesReport(lesson string) bool {
 	if !ok {
 		return true
 	}
-	var named map[string]bool
 	for _, w := range Words(said) {
 		s := stem(w)
 		if len([]rune(s)) < 3 || stopWords.Has(s) || lexicon.CueFailure.In(w) || lexicon.CueErrorWord.In(w) {
 			continue
 		}
-		if cu.tokens[s] {
-			return true
-		}
-		if named == nil {
-			named = map[string]bool{}
-			for _, f := range cu.files {
-				for _, part := range strings.Split(f.parent+"/"+strings.TrimSuffix(f.base, path.Ext(f.base)), "/") {
-					named[stem(strings.ToLower(part))] = true
-				}
-			}
-		}
-		if named[s] {
+		if cu.tokens[s] || cu.pathStems()[s] {
 			return true
 		}
 	}
 	return false
 }
 
+// pathStems are the stems of the parts of the paths of the files the call
+// names (split at / \ . _ -), made once per call.
+func (cu *cue) pathStems() map[string]bool {
+	if cu.pathWords == nil {
+		cu.pathWords = map[string]bool{}
+		for _, f := range cu.files {
+			for _, part := range strings.FieldsFunc(f.parent+"/"+f.base, func(r rune) bool { return strings.ContainsRune("/\\._-", r) }) {
+				cu.pathWords[stem(strings.ToLower(part))] = true
+			}
+		}
+	}
+	return cu.pathWords
+}
+
 // touchesLesson reports whether the call holds a word of the lesson or of
 // the person's words other than the words of the files it names, outside
 // the clauses that say what is fine.
 func (cu *cue) touchesLesson(c *candidate) bool {
-	own := map[string]bool{}
-	for _, f := range cu.files {
-		for _, part := range strings.FieldsFunc(f.parent+"/"+f.base, func(r rune) bool { return strings.ContainsRune("/\\._-", r) }) {
-			own[stem(strings.ToLower(part))] = true
-		}
-	}
+	own := cu.pathStems()
 	for _, cl := range splitClauses(c.lesson + "\n" + c.said) {
 		if setsApart(cl) {
 			continue // "ruff `# noqa: E501` on a long url line is fine": what it allows
@@ -907,6 +904,9 @@ var fileChangeRE = textutil.Lazy(`(?:^|[;&|(])\s*(?:sudo\s+)?(?:rm|unlink|shred|
 // allowedSpans are the code spans of the clauses of the person's words
 // that say what is fine ("ruff `# noqa: E501` on a long url line is fine").
 func (c *candidate) allowedSpans() []string {
+	if !strings.Contains(c.said, "`") && !strings.Contains(c.lesson, "`") {
+		return nil // no code span to allow: no clause to split
+	}
 	var out []string
 	for _, cl := range splitClauses(c.said + "\n" + c.lesson) {
 		if !strings.Contains(cl, "`") || !setsApart(cl) {

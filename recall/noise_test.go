@@ -1027,19 +1027,12 @@ func TestMissingProgramIsAboutRunningIt(t *testing.T) {
 // the lesson was corrected for (SQL built with an f-string) does not
 // follow the lesson; the advised call written alone does.
 func TestAdvisedCallBesideTheCorrectedCode(t *testing.T) {
-	o := &observations.Observation{ID: "cor-sql", Type: observations.TypeCorrection,
-		Trigger: "editing `backend/apps/reports/revenue.py`", ActionTypes: []string{"sql:concat-query"},
-		Lesson: "no f-strings in SQL. values go in as %s placeholders with a params list, cursor.execute(sql, [org_id, months]), like the query right above it. and don't float() money."}
-	e := noiseEngine(o)
-	for code, want := range map[string]bool{
-		"with connection.cursor() as cursor:\n    cursor.execute(f\"SELECT id FROM tx WHERE conn = {conn_id}\")\n":    true,
-		"with connection.cursor() as cursor:\n    cursor.execute(\"SELECT id FROM tx WHERE conn = %s\", [conn_id])\n": false,
-	} {
-		got := recalled(t, e, callQuery("Edit", map[string]any{"file_path": "/p/backend/apps/banking/queries.py", "old_string": "# TODO", "new_string": code}))
-		if (len(got) > 0) != want {
-			t.Errorf("%q: recalled %v, want %v", code, got, want)
-		}
-	}
+	o := correctionObs("cor-sql", "editing `backend/apps/reports/revenue.py`",
+		"no f-strings in SQL. values go in as %s placeholders with a params list, cursor.execute(sql, [org_id, months]), like the query right above it. and don't float() money.", "sql:concat-query")
+	expectRecalls(t, noiseEngine(o), []recallCase{
+		{"the advised call around an f-string", editQ("backend/apps/banking/queries.py", "# TODO", "with connection.cursor() as cursor:\n    cursor.execute(f\"SELECT id FROM tx WHERE conn = {conn_id}\")\n"), []string{"cor-sql"}},
+		{"the advised call with a placeholder", editQ("backend/apps/banking/queries.py", "# TODO", "with connection.cursor() as cursor:\n    cursor.execute(\"SELECT id FROM tx WHERE conn = %s\", [conn_id])\n"), nil},
+	})
 }
 
 // A directory path the person names as the place where things are allowed
@@ -1098,19 +1091,12 @@ func TestFileAloneIsNoEvidence(t *testing.T) {
 // the lesson says is fine ("`# noqa: E501` on a long url line is fine")
 // does not get the lesson; the code it prohibits still does.
 func TestWhatTheLessonAllows(t *testing.T) {
-	o := &observations.Observation{ID: "cor-ignore", Type: observations.TypeCorrection, Trigger: "editing `api/harbours.py`",
-		ActionTypes: []string{"code:lint-suppress"},
-		Lesson:      "no type: ignore. we run mypy strict for a reason and the ignores hide real bugs. ruff `# noqa: E501` on a long url line is fine btw, thats a different thing"}
-	e := noiseEngine(o)
-	for code, want := range map[string]bool{
-		"FEED_URL = \"https://example.org/a/very/long/path\"  # noqa: E501\n": false,
-		"harbour = lookup(code)  # type: ignore[assignment]\n":                true,
-	} {
-		got := recalled(t, e, callQuery("Edit", map[string]any{"file_path": "/p/api/client.py", "old_string": "x = 1\n", "new_string": code}))
-		if (len(got) > 0) != want {
-			t.Errorf("%q: recalled %v, want %v", code, got, want)
-		}
-	}
+	o := correctionObs("cor-ignore", "editing `api/harbours.py`",
+		"no type: ignore. we run mypy strict for a reason and the ignores hide real bugs. ruff `# noqa: E501` on a long url line is fine btw, thats a different thing", "code:lint-suppress")
+	expectRecalls(t, noiseEngine(o), []recallCase{
+		{"the allowed noqa", editQ("api/client.py", "x = 1\n", "FEED_URL = \"https://example.org/a/very/long/path\"  # noqa: E501\n"), nil},
+		{"a type: ignore", editQ("api/client.py", "x = 1\n", "harbour = lookup(code)  # type: ignore[assignment]\n"), []string{"cor-ignore"}},
+	})
 }
 
 // TestPathTypeIsTheFile: an action type that an edit's path alone gives
@@ -1189,15 +1175,10 @@ func TestRequestInAnotherEcosystem(t *testing.T) {
 func TestOutsideTheEditedPlace(t *testing.T) {
 	o := correctionObs("cor-native", "editing `app/android/app/src/main/AndroidManifest.xml`",
 		"app/android और app/ios में हाथ से कुछ मत बदलो — ये `npx expo prebuild --clean` से generate होते हैं; permission `app.config.ts` में डालो", "pkg:install")
-	e := saidEngine(o)
-	for cmd, want := range map[string]bool{
-		"cd lambdas/tide-alerts && npm install @aws-sdk/client-sns": false,
-		"sed -i 's/x/y/' app/android/app/build.gradle":              true,
-	} {
-		if got := recalled(t, e, bashQ(cmd)); (len(got) > 0) != want {
-			t.Errorf("%s: recalled %v, want %v", cmd, got, want)
-		}
-	}
+	expectRecalls(t, saidEngine(o), []recallCase{
+		{"another directory", bashQ("cd lambdas/tide-alerts && npm install @aws-sdk/client-sns"), nil},
+		{"inside it", bashQ("sed -i 's/x/y/' app/android/app/build.gradle"), []string{"cor-native"}},
+	})
 }
 
 // TestAllowedEnvironment: the environment the person's words allow
@@ -1207,13 +1188,8 @@ func TestOutsideTheEditedPlace(t *testing.T) {
 func TestAllowedEnvironment(t *testing.T) {
 	o := correctionObs("cor-flush", "running `redis-cli -u \"$UPSTASH_REDIS_URL\" FLUSHALL`",
 		"안돼요!! FLUSHALL 절대 쓰지 마세요. 세션이랑 rate limit 카운터도 같이 들어있어요. 캐시만 지우려면 `pnpm cache:purge price` 쓰세요. 로컬 docker redis는 마음대로 해도 돼요.", "db:flush-cache")
-	e := saidEngine(o)
-	for cmd, want := range map[string]bool{
-		"docker compose exec redis redis-cli FLUSHALL": false,
-		`redis-cli -u "$UPSTASH_REDIS_URL" FLUSHALL`:   true,
-	} {
-		if got := recalled(t, e, bashQ(cmd)); (len(got) > 0) != want {
-			t.Errorf("%s: recalled %v, want %v", cmd, got, want)
-		}
-	}
+	expectRecalls(t, saidEngine(o), []recallCase{
+		{"the local redis", bashQ("docker compose exec redis redis-cli FLUSHALL"), nil},
+		{"the shared one", bashQ(`redis-cli -u "$UPSTASH_REDIS_URL" FLUSHALL`), []string{"cor-flush"}},
+	})
 }

@@ -2491,6 +2491,17 @@ có
 var CueDislike = NewCues(`
 i don't like
 i do not like
+i dont like
+i really don't like
+i actually don't like
+not a big fan of
+j'aime pas
+не люблю
+我不太喜欢
+好きではない
+mir gefällt das nicht
+mag ich nicht
+ich mag es nicht
 i don't really like
 i dislike
 i hate
@@ -2751,12 +2762,7 @@ nahin
 // until now ("forget the rubocop -a thing from before", "we dropped X",
 // "I changed my mind", "ya no", "不再", "もう使わない"): a lesson that says
 // it replaces the one it resembles, it does not repeat it.
-var CueRevoke = NewCues(`
-forget the
-forget what i said
-forget about the
-ignore what i said
-scratch what i said
+var CueRevoke = NewCues(takeBackCues, `
 not anymore
 no longer
 we dropped
@@ -2770,48 +2776,30 @@ we stopped using
 decided to drop
 decided to stop using
 gone from
-changed my mind
-on second thought
-vergiss
 nicht mehr
-meinung geändert
 wir sind umgestiegen
-olvida
 ya no
-cambié de opinión
 cambiamos a
-oublie
-j'ai changé d'avis
 on est passé à
-esquece
 não mais
-mudei de ideia
-забудь
 больше не
-передумал
 忘了
 不再
 改用
-我改主意了
-之前说的不算
-忘れて
 もう使わない
 やっぱり
-잊어
 더 이상
-zapomeň
 už ne
-zapomnij to co
-zapomnij o
 już nie
-zmieniłem zdanie
 `)
 
 // CueTakeBack: the person takes back what they themselves said ("forget
 // what I said about X", "I changed my mind", "vergiss", "olvida", "забудь",
 // "我改主意了", "忘れて"), a narrower cue than CueRevoke, whose "no longer"
 // also reports a result ("it no longer starts").
-var CueTakeBack = NewCues(`
+var CueTakeBack = NewCues(takeBackCues)
+
+const takeBackCues = `
 forget the
 forget what i said
 forget about the
@@ -2837,7 +2825,7 @@ zapomeň
 zapomnij to co
 zapomnij o
 zmieniłem zdanie
-`)
+`
 
 // CueSecret: the person's words name a secret value ("no secrets in
 // appsettings", "my password", "the API key", "connection strings",
