@@ -160,10 +160,7 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// "wait, ...", "Attends, petite correction : utilise ...",
 		// "等等，改成 ...": a stop word opens an instruction right after the
 		// agent acted or changed files (aider's edits are no calls).
-		if !slices.Contains(signals, SignalExplicitCorrection) {
-			signals = append(signals, SignalExplicitCorrection)
-		}
-		return 0.65, signals
+		return 0.65, withSignal(signals, SignalExplicitCorrection)
 	case len(u.calls) > 0 && !question && praiseBut(low) && directive && relevant(tl, u, tax):
 		// "nice speedup, but bookings is ~30M rows in prod ... always
 		// build indexes concurrently": praise of the work, then what is
