@@ -18,15 +18,15 @@ var orWordRE = textutil.Lazy(`(?i),?\s(?:` + orSpaced + `)\s|` + orUnspaced)
 // yes or no settles: "Should a user be allowed to hold several roles?",
 // "Sollte der Export ... ?", "是否应该…", "…べきですか". Asking leave to go
 // on ("should I commit?", "shall we proceed?") is none.
-var shouldAskRE = textutil.Lazy(`(?i)^\W*(?:and\s+|so\s+|also\s+|then\s+)?(?:should|must)\s+(?:(?:the|a|an|each|every|all|any|existing|current|new|this|that|these|those|it|they|we)\s+)?(?:\pL[\pL\pN_-]*\s+){0,3}(?:be|have|get|use|keep|stay|become|show|return|support|include|allow|run|store|fail|block|accept|work|go|live|need)\b|^\W*(?:sollte[n]?|soll(?:en)?)\s+(?:der|die|das|ein|eine|es|wir|man)\b|^\W*¿?(?:debería[n]?|deben)\s|^\W*(?:faut-il|devrait-on|devrait-il|devraient-ils)\b|(?:нужно|должен|должна|должны|стоит)\s+ли\b|是否(?:应该|需要|要)|应不应该|需不需要|べきでしょうか|べきですか|해야\s?(?:할까요|하나요|합니까)`)
+var shouldAskRE = textutil.Lazy(`(?i)^\W*(?:and\s+|so\s+|also\s+|then\s+)?(?:should|must)\s+(?:(?:the|a|an|each|every|all|any|existing|current|new|this|that|these|those|it|they|we)\s+)?(?:\pL[\pL\pN_-]*\s+){0,3}(?:be|have|get|use|keep|stay|become|show|return|support|include|allow|run|store|fail|block|accept|work|go|live|need)\b|^\W*(?:sollte[n]?|soll(?:en)?)\s+(?:der|die|das|ein|eine|es|wir|man)\b|^\W*¿?(?:debería[n]?|deben)\s|^\W*(?:faut-il|devrait-on|devrait-il|devraient-ils)\b|(?:нужно|должен|должна|должны|стоит)\s+ли(?:[^\pL]|$)|是否(?:应该|需要|要)|应不应该|需不需要|べきでしょうか|べきですか|해야\s?(?:할까요|하나요|합니까)`)
 
 // askLeaveRE is the agent asking leave to go on, not which way: "should
 // I", "shall we proceed", "want me to".
-var askLeaveRE = textutil.Lazy(`(?i)\b(?:should|shall|can|may)\s+i\b|\bshall\s+we\b|\bwant me to\b|\bwould you like (?:me|us) to\b|\bdo you want (?:me|us) to\b|\bshould we (?:proceed|continue|start|go ahead|move on)\b|\bsoll(?:en)? (?:ich|wir)\b|\bmöchtest du,? dass ich\b|\bquieres que\b|\bdebo\b|\b(?:voulez|veux)[- ](?:vous|tu) que je\b|\bsouhaite[sz]?[- ](?:vous|tu) que je\b|\bdois-je\b|хотите,? чтобы я|\bмне\s+(?:сделать|начать|продолжить)|要我|需要我|我来|しましょうか|しますか|할까요|드릴까요`)
+var askLeaveRE = textutil.Lazy(`(?i)\b(?:should|shall|can|may)\s+i\b|\bshall\s+we\b|\bwant me to\b|\bwould you like (?:me|us) to\b|\bdo you want (?:me|us) to\b|\bshould we (?:proceed|continue|start|go ahead|move on)\b|\bsoll(?:en)? (?:ich|wir)\b|\bmöchtest du,? dass ich\b|\bquieres que\b|\bdebo\b|\b(?:voulez|veux)[- ](?:vous|tu) que je\b|\bsouhaite[sz]?[- ](?:vous|tu) que je\b|\bdois-je\b|хотите,? чтобы я|(?:^|[^\pL])мне\s+(?:сделать|начать|продолжить)|要我|需要我|我来|しましょうか|しますか|할까요|드릴까요`)
 
 // askBackRE is the person asking the agent for something ("can you ...",
 // "peux-tu ...", "你能..."): a request, not an answer.
-var askBackRE = textutil.Lazy(`(?i)\b(?:can|could|would) you\b|\bpeux[- ]tu\b|\bpouvez[- ]vous\b|\bkannst du\b|\bkönnen sie\b|\bpuedes\b|\bpodrías\b|\bможешь\b|\bможете\b|你能|能不能|可以帮|してくれ|してもらえ|해\s?줄\s?수|해\s?주실\s?수`)
+var askBackRE = textutil.Lazy(`(?i)\b(?:can|could|would) you\b|\bpeux[- ]tu\b|\bpouvez[- ]vous\b|\bkannst du\b|\bkönnen sie\b|\bpuedes\b|\bpodrías\b|(?:^|[^\pL])(?:можешь|можете)(?:[^\pL]|$)|你能|能不能|可以帮|してくれ|してもらえ|해\s?줄\s?수|해\s?주실\s?수`)
 
 // settled reads u as the person settling the question the agent closed
 // its last message with, when that question lays the alternatives out:

@@ -1,6 +1,7 @@
 package observations
 
 import (
+	"github.com/kbmem/kb/internal/textutil"
 	"strings"
 	"testing"
 )
@@ -71,5 +72,22 @@ func TestDontThisDoThat(t *testing.T) {
 		if len(ds) != 1 || ds[0].Chosen != c.chosen || len(ds[0].Alternatives) != 2 || ds[0].Alternatives[1].Name != c.other {
 			t.Errorf("%q: decisions %+v", c.msg, ds)
 		}
+	}
+}
+
+// Go's \b is a boundary of ASCII words: the Cyrillic words of these
+// expressions are bounded by letters instead, or they never match.
+func TestSettledCyrillicWords(t *testing.T) {
+	for re, s := range map[*textutil.LazyRE]string{
+		shouldAskRE: "Нужно ли хранить историю?",
+		askLeaveRE:  "Мне сделать коммит?",
+		askBackRE:   "Можешь проверить логи?",
+	} {
+		if !re.MatchString(s) {
+			t.Errorf("%q does not match %s", s, re.String())
+		}
+	}
+	if askBackRE.MatchString("Невозможешьно") {
+		t.Error("askBackRE matches inside a word")
 	}
 }
