@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -201,6 +202,7 @@ func marshalNode(n *yaml.Node) ([]byte, error) {
 func valueNode(v any) (*yaml.Node, error) {
 	switch x := v.(type) {
 	case *yaml.Node:
+		quoteUnprintable(x)
 		return x, nil
 	case time.Time:
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!timestamp", Value: formatTime(x)}, nil
@@ -210,11 +212,81 @@ func valueNode(v any) (*yaml.Node, error) {
 		}
 	}
 	n := &yaml.Node{}
-	if err := n.Encode(v); err != nil {
+	if err := n.Encode(quoteUnprintableStrings(v)); err != nil {
 		return nil, err
 	}
 	styleNode(n)
+	quoteUnprintable(n)
 	return n, nil
+}
+
+// quoteUnprintableStrings is v with each string yaml.v3 cannot write so
+// that it reads it back (a control character, a block that opens with a
+// line break; in maps and lists, as frontmatter values hold them) as a
+// double-quoted node.
+func quoteUnprintableStrings(v any) any {
+	switch x := v.(type) {
+	case string:
+		if needsQuotes(x) {
+			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: x}
+		}
+	case []string:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = quoteUnprintableStrings(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = quoteUnprintableStrings(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = quoteUnprintableStrings(e)
+		}
+		return out
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = quoteUnprintableStrings(e)
+		}
+		return out
+	}
+	return v
+}
+
+// needsQuotes reports whether s must be written double-quoted to be read
+// back: it holds a control character, or a line break in a form yaml.v3's
+// block scalars lose.
+func needsQuotes(s string) bool {
+	return strings.IndexFunc(s, unprintable) >= 0 || strings.ContainsAny(s, "\n\r") && !roundTrips(s)
+}
+
+// roundTrips reports whether yaml.v3 reads back the string it writes for
+// s: it does not for a block scalar that opens with a line break
+// ("\n**Do:** ..." comes back as an alias).
+func roundTrips(s string) bool {
+	b, err := yaml.Marshal(map[string]string{"k": s})
+	if err != nil {
+		return false
+	}
+	var back map[string]string
+	return yaml.Unmarshal(b, &back) == nil && back["k"] == s
+}
+
+// quoteUnprintable double-quotes every string scalar of n that needsQuotes
+// ("\x15**Do:**" or "\n**Do:**" in a merge conflict's text, FuzzGitMerge);
+// quoted, the encoder escapes what it would write raw.
+func quoteUnprintable(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && (n.Tag == "" || n.Tag == "!!str") && needsQuotes(n.Value) {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	for _, c := range n.Content {
+		quoteUnprintable(c)
+	}
 }
 
 func formatTime(t time.Time) string {
@@ -266,6 +338,12 @@ func styleNode(n *yaml.Node) {
 			n.Style |= yaml.FlowStyle
 		}
 	}
+}
+
+// unprintable reports whether r cannot stand unescaped in a YAML scalar: a
+// control character other than tab and line breaks, or an invalid rune.
+func unprintable(r rune) bool {
+	return r == utf8.RuneError || r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r >= 0x7f && r < 0xa0 || r == 0xfeff
 }
 
 // editLines replaces or deletes the lines of existing keys and appends new
