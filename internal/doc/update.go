@@ -262,6 +262,9 @@ func quoteUnprintableStrings(v any) any {
 // back: it holds a control character, or a line break in a form yaml.v3's
 // block scalars lose.
 func needsQuotes(s string) bool {
+	if !utf8.ValidString(s) {
+		return false // yaml.v3 writes it as !!binary, which reads back
+	}
 	return strings.IndexFunc(s, unprintable) >= 0 || strings.ContainsAny(s, "\n\r") && !roundTrips(s)
 }
 
@@ -341,9 +344,9 @@ func styleNode(n *yaml.Node) {
 }
 
 // unprintable reports whether r cannot stand unescaped in a YAML scalar: a
-// control character other than tab and line breaks, or an invalid rune.
+// control character other than tab and line breaks.
 func unprintable(r rune) bool {
-	return r == utf8.RuneError || r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r >= 0x7f && r < 0xa0 || r == 0xfeff
+	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r >= 0x7f && r < 0xa0 || r == 0xfeff
 }
 
 // editLines replaces or deletes the lines of existing keys and appends new

@@ -13,6 +13,7 @@ func TestEncodeValuesYAMLCannotWriteRaw(t *testing.T) {
 		"\x15**Do:** Stage the files.\n",
 		[]map[string]any{{"field": "body", "ours": "\n**Do:** Add", "theirs": "\x15**Do:** Stage"}},
 		[]any{"a\x00b", "\n\n*x*"},
+		"\xff\x15 invalid UTF-8 stays !!binary",
 	} {
 		e, err := encodePair("k", v, false)
 		if err != nil {
