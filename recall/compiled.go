@@ -1324,8 +1324,9 @@ func (c *Compiled) Search(s Search) ([]Hit, error) {
 }
 
 // weight is a posting's weight in a document's score (pw: the posting's
-// own weight, df: its list's length).
-type weight func(d int, pw, df float64) float64
+// own weight, l: its list's index in the lists scoring returned, whose
+// idf scoring works out once, not once a posting).
+type weight func(d int, pw float64, l int) float64
 
 // scoring is how Search scores s: the postings lists it reads, each
 // looked up once, and each posting's weight; first: the lists are in order
@@ -1345,7 +1346,7 @@ func (c *Compiled) scoring(s Search) (pls []plist, w weight, first bool) {
 	// The rank, kept positive: in the order of the postings, so the first
 	// limit documents kept are the best (ties in document order, as
 	// scores.top breaks them).
-	rank := func(d int, pw, _ float64) float64 {
+	rank := func(d int, pw float64, _ int) float64 {
 		if s.Standing && s.Triggered && c.docFlags(d)&flagTriggered == 0 {
 			return 0
 		}
@@ -1358,17 +1359,20 @@ func (c *Compiled) scoring(s Search) (pls []plist, w weight, first bool) {
 		// never outweighs a type), not the first by path: at 100,000
 		// observations a common type has more than a limit's worth.
 		pls = lists(termAction, dedupe(s.ActionTypes))
-		w = func(d int, _, df float64) float64 { return rarity(c.h.Docs, df, c.docRank(d)) }
+		idfs := c.idfs(pls)
+		w = func(d int, _ float64, l int) float64 { return idfs[l] + 1e-6*c.docRank(d) }
 	case len(s.Words) > 0:
 		pls = lists(termWord, queryTerms(s.Words))
-		w = func(d int, tf, df float64) float64 {
-			return bm25(c.h.Docs, c.h.AvgLen, df, tf, c.docLength(d))
+		idfs := c.idfs(pls)
+		w = func(d int, tf float64, l int) float64 {
+			return bm25With(idfs[l], c.h.AvgLen, tf, c.docLength(d))
 		}
 	case len(s.Anchors) > 0:
 		// The rarest anchors first: "as" is in many lessons' code,
 		// "flushdb" in one.
 		pls = lists(termAnchor, dedupe(s.Anchors))
-		w = func(d int, _, df float64) float64 { return rarity(c.h.Docs, df, c.docRank(d)) }
+		idfs := c.idfs(pls)
+		w = func(d int, _ float64, l int) float64 { return idfs[l] + 1e-6*c.docRank(d) }
 	case s.Standing:
 		pls, w, first = lists(termStanding, c.standingTerms(s)), rank, true
 	case s.Triggered:
@@ -1390,17 +1394,32 @@ type posting struct {
 	w   float32
 }
 
+// idfs are the lists' idf, by the index of each.
+func (c *Compiled) idfs(pls []plist) []float64 {
+	out := make([]float64, len(pls))
+	for i, l := range pls {
+		out[i] = idf(c.h.Docs, float64(l.n))
+	}
+	return out
+}
+
 // BM25's parameters, as bleve's scorer has them.
 const bm25K1, bm25B = 1.2, 0.75
 
 // bm25 is what a posting of weight tf in a list of df adds to the score
 // of a document of length dl, among docs documents of mean length avg.
 func bm25(docs int, avg, df, tf float64, dl float32) float64 {
+	return bm25With(idf(docs, df), avg, tf, dl)
+}
+
+// bm25With is bm25 with the list's idf worked out: the same float, bit
+// for bit, so that the compile's bounds (listBound) hold at search time.
+func bm25With(idf, avg, tf float64, dl float32) float64 {
 	norm := 1.0
 	if avg > 0 {
 		norm = 1 - bm25B + bm25B*float64(dl)/avg
 	}
-	return idf(docs, df) * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+	return idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
 }
 
 // idf is BM25's inverse document frequency of a term in df of docs
@@ -1500,7 +1519,7 @@ func (c *Compiled) bounded(pls []plist, keep func(int) bool, limit int, w weight
 				if !ok {
 					continue
 				}
-				if x := w(d, pw, float64(pls[i].n)); x > 0 {
+				if x := w(d, pw, i); x > 0 {
 					part[i] += x
 					have += x
 				}
@@ -1521,7 +1540,7 @@ func (c *Compiled) bounded(pls []plist, keep func(int) bool, limit int, w weight
 					break
 				}
 				next[i]++
-				if x := w(d, pw, float64(pls[i].n)); x > 0 {
+				if x := w(d, pw, i); x > 0 {
 					part[i] += x
 					have += x
 				}
@@ -1576,12 +1595,12 @@ func (c *Compiled) accumulated(pls []plist, keep func(int) bool, limit int, w we
 		}
 		return acc.top(limit)
 	}
-	for _, l := range pls {
+	for li, l := range pls {
 		counted := 0 // of this list: each list gives its best limit (first)
 		for i := l.off; i < l.off+l.n; i++ {
 			if d, pw := c.posting(i); keep(d) {
 				before := len(acc.touched)
-				acc.add(d, w(d, pw, float64(l.n)))
+				acc.add(d, w(d, pw, li))
 				counted += len(acc.touched) - before
 				if first && counted >= limit {
 					break

@@ -431,16 +431,12 @@ func TestCompiledTypeSearchKeepsTheBestOfALimit(t *testing.T) {
 	}
 }
 
-// Scores kept in a map (a search of few postings), in an array, and
-// summed by merging lists in document order with pruning (bounded) rank
-// the same
-// documents with the same scores, for every kind of search, rare and
-// common terms, with filters and limits; Search returns them.
-func TestCompiledSearchScoresAgree(t *testing.T) {
-	types := []string{"git:push", "git:push-force", "db:migrate", "pkg:npm", "test:run", "deploy:prod"}
-	words := strings.Fields("alpha beta gamma delta ledger rates importer client store balance invoice")
-	var docs []CompileDoc
-	for i := range 3000 {
+// agreeDocs are n documents of a few action types and words, some rare
+// ("infra:rare", "zanzibar").
+func agreeDocs(n int) (types, words []string, docs []CompileDoc) {
+	types = []string{"git:push", "git:push-force", "db:migrate", "pkg:npm", "test:run", "deploy:prod"}
+	words = strings.Fields("alpha beta gamma delta ledger rates importer client store balance invoice")
+	for i := range n {
 		typ := observations.TypeCorrection
 		if i%3 == 1 {
 			typ = observations.TypePreference
@@ -457,6 +453,38 @@ func TestCompiledSearchScoresAgree(t *testing.T) {
 		docs = append(docs, CompileDoc{Hit: Hit{Path: fmt.Sprintf("observations/x/d%04d.md", i), Layer: LayerObservations, Type: typ,
 			Title: "doc " + words[i%len(words)], Fields: f}, Body: body, Stamp: "1:1"})
 	}
+	return types, words, docs
+}
+
+// BenchmarkCompiledSearch is a hook's searches at 10,000 documents: by
+// words (the written content's, BM25) and by action types.
+func BenchmarkCompiledSearch(b *testing.B) {
+	types, words, docs := agreeDocs(10000)
+	c := compile(b, docs, CompileOptions{Taxonomy: observations.Default()})
+	for _, bc := range []struct {
+		name string
+		s    Search
+	}{
+		{"words", Search{Words: append([]string{"zanzibar"}, words...), Limit: 60, Fields: StoredFields}},
+		{"types", Search{ActionTypes: types[:4], Limit: 60, Fields: StoredFields}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := c.Search(bc.s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// Scores kept in a map (a search of few postings), in an array, and
+// summed by merging lists in document order with pruning (bounded) rank
+// the same
+// documents with the same scores, for every kind of search, rare and
+// common terms, with filters and limits; Search returns them.
+func TestCompiledSearchScoresAgree(t *testing.T) {
+	types, words, docs := agreeDocs(3000)
 	c := compile(t, docs, CompileOptions{Taxonomy: observations.Default()})
 	searches := []Search{
 		{ActionTypes: []string{"infra:rare"}},
