@@ -490,8 +490,41 @@ func describeAction(q Query) string {
 
 // isQuestion reports whether a prompt asks about something ("what does
 // X do?", "explain Y") rather than asking for an action. Requests phrased
-// as questions ("can you commit this?") are not questions here.
+// as questions ("can you commit this?") are not questions here, nor is a
+// question the prompt goes on to act on ("does the address form still
+// work? run the tests for AddressForm.vue"): a later sentence that is no
+// question and opens with no subject asks for the action.
 func isQuestion(s string) bool {
+	if !opensQuestion(s) {
+		return false
+	}
+	for _, sent := range sentences(strings.TrimSpace(s))[1:] {
+		if !strings.HasSuffix(sent, "?") && !opensQuestion(sent) && requestOpening(sent) {
+			return false
+		}
+	}
+	return true
+}
+
+// requestOpening reports whether a sentence opens as a request does: with
+// a word that is no pronoun, article or other subject ("run the tests",
+// "then deploy it", not "it fails on CI" or "the build is red").
+func requestOpening(sent string) bool {
+	f := strings.Fields(strings.ToLower(sent))
+	if len(f) < 2 {
+		return false
+	}
+	switch strings.Trim(f[0], ",.:;!?\"'`") {
+	case "i", "i'm", "im", "i've", "i'd", "it", "it's", "its", "we", "we're", "you", "you're", "they", "he", "she",
+		"the", "this", "that", "these", "those", "there", "there's", "a", "an", "my", "our", "your", "his", "her",
+		"and", "or", "but", "because", "so", "if", "since", "thanks", "thank", "ok", "okay", "yes", "no":
+		return false
+	}
+	return true
+}
+
+// opensQuestion is isQuestion of the prompt's first words alone.
+func opensQuestion(s string) bool {
 	f := strings.Fields(strings.ToLower(s))
 	if len(f) == 0 {
 		return false

@@ -2934,12 +2934,12 @@ func (c *candidate) prohibitsCode() bool {
 // names one of them ("managed with uv", "no npm/npx/yarn in here") is about
 // a call of any of them, and not about a call of another ecosystem's.
 var toolFamilies = slices.Concat([][]string{
-	{"node", "npm", "npx", "pnpm", "yarn", "bun", "deno", "corepack"},
+	{"node", "npm", "npx", "pnpm", "yarn", "bun", "deno", "corepack", "jest", "vitest", "mocha", "tsc", "eslint", "vite", "webpack"},
 	{"cmake", "ctest", "gcc", "g++", "clang", "clang++", "ninja", "conan", "vcpkg", "bazel"},
 	{"python", "python3", "pip", "pip3", "uv", "uvx", "poetry", "pipenv", "pytest", "conda", "pipx"},
 	{"go", "gofmt"},
 	{"cargo", "rustc", "rustup"},
-	{"ruby", "gem", "bundle", "bundler", "rails", "rake"},
+	{"ruby", "gem", "bundle", "bundler", "rails", "rake", "rspec"},
 	{"mvn", "mvnw", "gradle", "gradlew", "java"},
 	{"kubectl", "helm", "kustomize"},
 	{"dotnet", "nuget", "msbuild"},
@@ -2979,12 +2979,30 @@ var languageTool = map[string]string{"python": "python", "django": "python", "ja
 // languageRE finds languageTool's names as words.
 var languageRE = textutil.Lazy(`(?i)(?:^|[^\w+#.])(python|django|javascript|typescript|nodejs|react|vue|angular|svelte|golang|rust|ruby|rails|java|kotlin|c#|csharp|\.net|elixir|phoenix|php|laravel|dart|flutter|swift|c\+\+|cpp|cmake)(?:$|[^\w+#])`)
 
-// otherEcosystem reports whether text names a language whose tools are
-// of another family than every tool the lesson names (named), and names
-// none of the lesson's.
+// extLanguage is a source file's extension as a language languageTool
+// knows: "run the tests for AddressForm.vue" names Vue's world.
+var extLanguage = map[string]string{"py": "python", "js": "javascript", "jsx": "javascript", "mjs": "javascript",
+	"ts": "typescript", "tsx": "typescript", "vue": "vue", "svelte": "svelte", "go": "golang", "rs": "rust", "rb": "ruby",
+	"java": "java", "kt": "kotlin", "kts": "kotlin", "cs": "csharp", "ex": "elixir", "exs": "elixir", "php": "php",
+	"dart": "dart", "swift": "swift", "cpp": "cpp", "cc": "cpp", "cxx": "cpp", "hpp": "cpp"}
+
+// fileExtRE is a file name with an extension in prose.
+var fileExtRE = textutil.Lazy(`(?:^|[\s(\x60'"])[\w./-]*\w\.([a-z]{1,6})(?:$|[\s),.:;!?\x60'"])`)
+
+// otherEcosystem reports whether text names a language (by name, or by a
+// file of its extension) whose tools are of another family than every
+// tool the lesson names (named), and names none of the lesson's.
 func otherEcosystem(text string, named wordSet) bool {
-	ms := languageRE.FindAllStringSubmatch(text, 4)
-	if len(ms) == 0 {
+	var langs []string
+	for _, m := range languageRE.FindAllStringSubmatch(text, 4) {
+		langs = append(langs, strings.ToLower(m[1]))
+	}
+	for _, m := range fileExtRE.FindAllStringSubmatch(text, 4) {
+		if l := extLanguage[m[1]]; l != "" {
+			langs = append(langs, l)
+		}
+	}
+	if len(langs) == 0 {
 		return false
 	}
 	lesson := map[int]bool{}
@@ -2998,8 +3016,8 @@ func otherEcosystem(text string, named wordSet) bool {
 	if len(lesson) == 0 {
 		return false
 	}
-	for _, m := range ms {
-		tool := languageTool[strings.ToLower(m[1])]
+	for _, l := range langs {
+		tool := languageTool[l]
 		for i, f := range toolFamilies {
 			if slices.Contains(f, tool) && lesson[i] {
 				return false

@@ -1166,6 +1166,35 @@ func TestRequestInAnotherEcosystem(t *testing.T) {
 	if otherEcosystem("bump the cmake minimum version", wordSet{"npx", "nx"}) != true || otherEcosystem("fix the react test", wordSet{"npx", "nx"}) {
 		t.Error("otherEcosystem")
 	}
+	// A file names its language by its extension.
+	for text, want := range map[string]bool{
+		"run the tests for AddressForm.vue":           true,
+		"run the specs for app/models/order.rb":       false,
+		"run the tests in `spec/order_spec.rb`, then": false,
+		"run the tests, see README.md":                false,
+	} {
+		if got := otherEcosystem(text, wordSet{"bundle", "rspec"}); got != want {
+			t.Errorf("otherEcosystem(%q, rspec) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestQuestionThenRequest: a prompt that asks a question and goes on to
+// ask for an action is a request; a question with an aside is not.
+func TestQuestionThenRequest(t *testing.T) {
+	for text, want := range map[string]bool{
+		"does the address form still work? run the tests for AddressForm.vue": false,
+		"why is the build red? Fix it.":                                       false,
+		"what does the deploy script do? I have never read it.":               true,
+		"how does the cache expire? The docs are vague.":                      true,
+		"is staging up? thanks":                                               true,
+		"what does this do?":                                                  true,
+		"deploy it":                                                           false,
+	} {
+		if got := isQuestion(text); got != want {
+			t.Errorf("isQuestion(%q) = %v, want %v", text, got, want)
+		}
+	}
 }
 
 // TestOutsideTheEditedPlace: a lesson corrected on an edit that names the
