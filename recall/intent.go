@@ -38,24 +38,34 @@ type phrase []string
 
 // in reports whether p occurs in low, a lower-cased text.
 func (p phrase) in(low string) bool {
+	_, _, ok := p.find(low)
+	return ok
+}
+
+// find is where p first occurs in low, a lower-cased text.
+func (p phrase) find(low string) (start, end int, ok bool) {
 	if len(p) == 0 {
-		return false
+		return 0, 0, false
 	}
 	if p[0] == "*" {
 		for i := 0; i < len(low); i++ {
-			if utf8.RuneStart(low[i]) && !unicode.IsSpace(rune(low[i])) && boundaryBefore(low, i) && p.at(low, i) {
-				return true
+			if utf8.RuneStart(low[i]) && !unicode.IsSpace(rune(low[i])) && boundaryBefore(low, i) {
+				if e, ok := p.end(low, i); ok {
+					return i, e, true
+				}
 			}
 		}
-		return false
+		return 0, 0, false
 	}
 	for i := 0; ; {
 		j := strings.Index(low[i:], p[0])
 		if j < 0 {
-			return false
+			return 0, 0, false
 		}
-		if boundaryBefore(low, i+j) && p.at(low, i+j) {
-			return true
+		if boundaryBefore(low, i+j) {
+			if e, ok := p.end(low, i+j); ok {
+				return i + j, e, true
+			}
 		}
 		i += j + 1
 	}
@@ -63,6 +73,12 @@ func (p phrase) in(low string) bool {
 
 // at reports whether p occurs in low starting at byte i.
 func (p phrase) at(low string, i int) bool {
+	_, ok := p.end(low, i)
+	return ok
+}
+
+// end is where p ends in low when it occurs there starting at byte i.
+func (p phrase) end(low string, i int) (int, bool) {
 	for k, w := range p {
 		if k > 0 {
 			n := 0
@@ -75,7 +91,7 @@ func (p phrase) at(low string, i int) bool {
 				n++
 			}
 			if n == 0 {
-				return false
+				return 0, false
 			}
 		}
 		if w == "*" {
@@ -89,23 +105,23 @@ func (p phrase) at(low string, i int) bool {
 				n++
 			}
 			if n == 0 {
-				return false
+				return 0, false
 			}
 			continue
 		}
 		if !strings.HasPrefix(low[i:], w) {
-			return false
+			return 0, false
 		}
 		i += len(w)
 	}
 	if i < len(low) {
 		r, _ := utf8.DecodeRuneInString(low[i:])
 		if last, _ := utf8.DecodeLastRuneInString(low[:i]); lexicon.IsCJK(last) {
-			return true
+			return i, true
 		}
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+		return i, !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	}
-	return true
+	return i, true
 }
 
 // boundaryBefore reports whether byte i of s starts it or follows a rune
@@ -211,17 +227,61 @@ func (l *Lexicon) Rewrite(text string, max int) (canonical string, variants []st
 		return "", nil
 	}
 	low := strings.ToLower(text)
-	var canon []string
-	for _, eq := range l.eqs {
-		used := false
+	// Each line's phrases where they occur first.
+	type found struct {
+		eq    int
+		p     phrase
+		start int
+		end   int
+	}
+	var fs []found
+	for k, eq := range l.eqs {
 		for _, p := range eq.phrases {
-			if used && len(variants) >= max {
-				break // the line's words are in, and no more variants are asked for
+			// A few occurrences: the first may lie inside a longer
+			// phrase, a later one stand alone.
+			for at, n := 0, 0; n < 4 && at < len(low); n++ {
+				start, end, ok := p.find(low[at:])
+				if !ok || at > 0 && !boundaryBefore(low, at+start) {
+					break
+				}
+				fs = append(fs, found{k, p, at + start, at + end})
+				at += end
+				if end == start {
+					at++
+				}
 			}
-			if !p.in(low) {
-				continue
+		}
+	}
+	// A line whose every phrase lies inside a longer phrase another line
+	// found says less than that one: "clean up the history" rewrites
+	// history, it deletes no directory for its "clean up".
+	inLonger := func(f found) bool {
+		for _, g := range fs {
+			if g.eq != f.eq && g.start <= f.start && f.end <= g.end && g.end-g.start > f.end-f.start {
+				return true
 			}
-			used = true
+		}
+		return false
+	}
+	var canon []string
+	for k, eq := range l.eqs {
+		var mine []found
+		shadowed := true
+		for _, f := range fs {
+			if f.eq == k {
+				mine = append(mine, f)
+				shadowed = shadowed && inLonger(f)
+			}
+		}
+		if len(mine) == 0 || shadowed {
+			continue
+		}
+		canon = append(canon, eq.canonical)
+		for i, f := range mine {
+			p := f.p
+			if i > 0 && slices.Equal(p, mine[i-1].p) {
+				continue // another occurrence of the same phrase
+			}
 			if len(p) != 1 || p[0] == "*" || len(variants) >= max {
 				continue
 			}
@@ -233,9 +293,6 @@ func (l *Lexicon) Rewrite(text string, max int) (canonical string, variants []st
 					variants = append(variants, v)
 				}
 			}
-		}
-		if used {
-			canon = append(canon, eq.canonical)
 		}
 	}
 	return strings.Join(canon, ". "), variants

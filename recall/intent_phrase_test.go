@@ -79,10 +79,41 @@ func FuzzPhrase(f *testing.F) {
 			return
 		}
 		low := strings.ToLower(text)
-		if got, want := p.in(low), phraseRE(p).MatchString(low); got != want {
+		got, want := p.in(low), phraseRE(p).MatchString(low)
+		if got != want {
 			t.Fatalf("phrase %q in %q: %v, its regexp says %v", ph, low, got, want)
 		}
+		// find is where it first stands: there, and nowhere before.
+		start, end, ok := p.find(low)
+		if ok != got || ok && (start >= end || end > len(low) || !p.at(low, start) || !boundaryBefore(low, start)) {
+			t.Fatalf("phrase %q in %q: find %d %d %v", ph, low, start, end, ok)
+		}
+		for i := 0; ok && i < start; i++ {
+			if boundaryBefore(low, i) && p.at(low, i) {
+				t.Fatalf("phrase %q in %q: find %d, but it stands at %d", ph, low, start, i)
+			}
+		}
 	})
+}
+
+// A phrase inside a longer phrase of another line says less than that
+// line: "clean up the history" rewrites history and deletes nothing.
+func TestLexiconLongerPhraseWins(t *testing.T) {
+	lex, err := ParseLexicon("clean up | wipe => delete recursive directory\nclean up the history => rewrite history\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]string{
+		"please clean up the history before the PR":       "rewrite history",
+		"clean up the build dir":                          "delete recursive directory",
+		"clean up the history, then clean up the tmp dir": "delete recursive directory. rewrite history",
+		"clean up the history and wipe the cache":         "delete recursive directory. rewrite history",
+		"nothing here": "",
+	} {
+		if got, _ := lex.Rewrite(text, 16); got != want {
+			t.Errorf("Rewrite(%q) = %q, want %q", text, got, want)
+		}
+	}
 }
 
 // "**" stands for one to four words.
