@@ -178,6 +178,14 @@ func TestChoiceOfInlineAlternatives(t *testing.T) {
 			t.Errorf("%q: decision %q, want none", msg, got[0].Chosen)
 		}
 	}
+	// Naming one side to report that it fails chooses nothing.
+	s := newSession("v").
+		user("plan the nvim move").
+		say("Next I can set up a minimal init.vim shim so you can A/B nvim vs vim side by side.").
+		user("My vim suddenly broke...\nis it because I did a apt upgrade?").s
+	if got := ofType(Extract(s, nil, nil), TypeDecision); len(got) != 0 {
+		t.Errorf("a failure report: decision %q, want none", got[0].Chosen)
+	}
 }
 
 // TestDislikeOfAProposal: a dislike said right after the agent proposed

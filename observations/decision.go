@@ -556,7 +556,9 @@ func inlineChoice(tl *timeline, u *utterance) string {
 	if len(alts) != 2 {
 		return ""
 	}
-	if namedOfPair(opening, alts) < 0 || negationCues.find(opening) != nil {
+	if namedOfPair(opening, alts) < 0 || negationCues.find(opening) != nil || lexicon.CueFailure.In(lower(opening)) {
+		// "My vim suddenly broke": naming one side to report that it
+		// fails chooses nothing.
 		return ""
 	}
 	return opening

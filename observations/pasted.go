@@ -16,7 +16,7 @@ import (
 
 // logStartRE finds where pasted output begins inside a line: a shell
 // prompt, a log level, an exception, a file:line position, an HTTP status.
-const logStartPat = `(Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception|Warning)\b(:|\s*$)|\b(INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL)\b[:\s]|\bpanic: |\bgoroutine \d+|npm (ERR|error)!?|\[plugin:|\bE\s{2,}\S|(^|\s)\$ \S|^PS [A-Za-z]:\\|^\([\w.-]+\) |\b[\w./\\-]+\.(py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|h|php|cs|kt|swift|vue|mjs|cjs):\d+|HTTP/\d(\.\d)?"?\s+\d{3}\b|^\s*at [\w.$<>]+ ?\(|^\s*File "|\bFile "[^"]+", line \d+|\b\d{2}:\d{2}:\d{2}(\.\d+)?\b|^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\s*[│├└┌╭╰|>]\s|^\s*\^+\s*$|\busage: \S|^[_=~-]{3,}|^\s*(//|/\*|\*/|#include\b|@@ )|^\s*(import|export|const|let|var|function|def|class|return|package|func|public|private|static|async|await|from)\b[^.!?]*[{}();=:,\]]\s*$|^\s*[{}\[\]()<>;,]+\s*$|^\s*<\/?[a-zA-Z][\w-]*[\s>/]|^\[[\w:./ -]{1,30}\]\s|^(Error|ERROR|error|Fatal|FATAL|fatal|Warning|WARN|warning)(\[\w+\])?: |\b(Error|ERROR|FATAL)(\[\w+\])?: |^\s*at \S+.*\(.*:\d+|^\s*[{\[(][^ ]*[}\])]\s*(\.\.\.)?\s*$|^[\w./-]+: (.*\b(error|fatal|not found|denied|No such file)\b)|^(?:Failed to compile|Compiled (?:successfully|with warnings)|Unhandled Runtime Error|Module not found|Type error: |(?:Info|Warn|Error)\s+-\s|Linting and checking validity|Creating an optimized production build|webpack compiled|Build (?:failed|error)\b)|^[✓⨯×○▲✘]\s|\S+\(\d+,\d+\): error TS\d+:|error TS\d+:|\b[a-z_]\w*(?:\.[a-z_]\w*)+\.[A-Z]\w+: |^Caused by\b|^\s*[●⏺⎿✻✶✳✽]\s|[●⏺]\s[A-Z]\w+\(|^[A-Z][A-Z0-9]*_[A-Z0-9_]+(?:\s|$)|^\s*[\w.]+\s*[-+*/|&]?=\s*[\w.]+\((?:[^()]*\)\s*)?$)`
+const logStartPat = `(Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception|Warning)\b(:|\s*$)|\b(INFO|WARN|WARNING|ERROR|DEBUG|FATAL|CRITICAL)\b[:\s]|\bpanic: |\bgoroutine \d+|npm (ERR|error)!?|\[plugin:|\bE\s{2,}\S|(^|\s)\$ \S|^PS [A-Za-z]:\\|^\([\w.-]+\) |\b[\w./\\-]+\.(py|go|js|jsx|ts|tsx|rs|java|rb|c|cc|cpp|h|php|cs|kt|swift|vue|mjs|cjs):\d+|HTTP/\d(\.\d)?"?\s+\d{3}\b|^\s*at [\w.$<>]+ ?\(|^\s*File "|\bFile "[^"]+", line \d+|\b\d{2}:\d{2}:\d{2}(\.\d+)?\b|^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\s*[│├└┌╭╰|>]\s|^\s*\^+\s*$|\busage: \S|^[_=~-]{3,}|^\s*(//|/\*|\*/|#include\b|@@ )|^\s*(import|export|const|let|var|function|def|class|return|package|func|public|private|static|async|await|from)\b[^.!?]*[{}();=:,\]]\s*$|^\s*[{}\[\]()<>;,]+\s*$|^\s*<\/?[a-zA-Z][\w-]*[\s>/]|^\[[\w:./ -]{1,30}\]\s|^(Error|ERROR|error|Fatal|FATAL|fatal|Warning|WARN|warning)(\[\w+\])?: |\b(Error|ERROR|FATAL)(\[\w+\])?: |^\s*at \S+.*\(.*:\d+|^\s*[{\[(][^ ]*[}\])]\s*(\.\.\.)?\s*$|^[\w./-]+: (.*\b(error|fatal|not found|denied|No such file)\b)|^(?:Failed to compile|Compiled (?:successfully|with warnings)|Unhandled Runtime Error|Module not found|Type error: |(?:Info|Warn|Error)\s+-\s|Linting and checking validity|Creating an optimized production build|webpack compiled|Build (?:failed|error)\b)|^[✓⨯×○▲✘]\s|\S+\(\d+,\d+\): error TS\d+:|error TS\d+:|\b[a-z_]\w*(?:\.[a-z_]\w*)+\.[A-Z]\w+: |^Caused by\b|^\s*[●⏺⎿✻✶✳✽]\s|[●⏺]\s[A-Z]\w+\(|^[A-Z][A-Z0-9]*_[A-Z0-9_]+(?:\s|$)|^[A-Z]{1,4}\d{2,5}: \S|^line\s+\d+:\s*$|^(?:.*\s)?/[\w.-]+(?:/[\w.-]+){2,}\.[A-Za-z]\w*\S*:\s*$|^\s*[\w.]+\s*[-+*/|&]?=\s*[\w.]+\((?:[^()]*\)\s*)?$)`
 
 var logStartRE = textutil.Lazy(logStartPat)
 
@@ -95,42 +95,46 @@ func splitPasted(s string) (words, pasted string) {
 	}
 	lines := strings.Split(s, "\n")
 	repeated := repeatedLines(lines)
+	para := 0
+	add := func(t string, pasted bool) { seq = append(seq, pastedSeg{t, pasted, para}) }
 	for i, line := range lines {
 		t := strings.TrimSpace(line)
 		if t == "" {
+			para++
 			continue
 		}
+
 		if repeated[i] {
 			// A line a program printed again with another name in it
 			// ("'x' is not recognized as an internal or external
 			// command", "'x' 不是内部或外部命令"): output, in any
 			// language.
-			seq = append(seq, pastedSeg{t, true})
+			add(t, true)
 			inLog = true
 			stamped = bareStampRE.MatchString(t)
 			continue
 		}
 		if stamped {
 			// The message of a stamp on the line before.
-			seq = append(seq, pastedSeg{t, true})
+			add(t, true)
 			stamped = bareStampRE.MatchString(t)
 			continue
 		}
 		if shell {
 			// Past a shell prompt the rest is that terminal's output.
-			seq = append(seq, pastedSeg{t, true})
+			add(t, true)
 			continue
 		}
 		if patchHeadRE.MatchString(t) || patch && strings.ContainsRune("+- @\\\t", rune(line[0])) {
 			// A diff or an apply_patch envelope: its lines, whatever they
 			// say ("+- Use `docker compose` (never ...)"), are a file's.
-			seq = append(seq, pastedSeg{t, true})
+			add(t, true)
 			patch = true
 			continue
 		}
 		patch = false
 		if isLogLine(t) {
-			seq = append(seq, pastedSeg{t, true})
+			add(t, true)
 			inLog = true
 			stamped = bareStampRE.MatchString(t)
 			shell = isPrompt(t)
@@ -166,22 +170,23 @@ func splitPasted(s string) (words, pasted string) {
 				_, size := utf8.DecodeRuneInString(t[c:])
 				end := c + size
 				if head := strings.TrimSpace(t[:end]); wordCount(head) > 0 {
-					seq = append(seq, pastedSeg{head, false})
+					add(head, false)
 				}
-				seq = append(seq, pastedSeg{strings.TrimSpace(t[end:]), true})
+				add(strings.TrimSpace(t[end:]), true)
 				inLog = true
 				shell = isPrompt(t[end:])
 				continue
 			}
 		}
 		if inLog && !readsAsProse(t) {
-			seq = append(seq, pastedSeg{t, true})
+			add(t, true)
 			continue
 		}
 		inLog = false
-		seq = append(seq, pastedSeg{t, false})
+		add(t, false)
 	}
 	enclosed(seq, cut)
+	outputParagraph(seq)
 	var w, p []string
 	for _, l := range seq {
 		if l.pasted {
@@ -198,6 +203,7 @@ func splitPasted(s string) (words, pasted string) {
 type pastedSeg struct {
 	text   string
 	pasted bool
+	para   int // the paragraph (blank-line separated) the line is in
 }
 
 // maxEnclosed bounds the run of prose lines enclosed taken for output.
@@ -230,6 +236,30 @@ func enclosed(seq []pastedSeg, closed bool) {
 			}
 		}
 		i = j
+	}
+}
+
+// outputParagraph marks as pasted the prose lines that go on, with no
+// blank line, from the output a message opens with, when the person wrote
+// a paragraph of their own after it: a program's warning sentences ("Please
+// update your Vim for the best vim-go experience.") are part of what it
+// printed; the person's words come after the blank line ("My vim
+// suddenly broke...").
+func outputParagraph(seq []pastedSeg) {
+	if len(seq) == 0 || !seq[0].pasted {
+		return
+	}
+	last := seq[len(seq)-1]
+	if last.pasted || last.para == seq[0].para {
+		return
+	}
+	for i := 1; i < len(seq); i++ {
+		if seq[i].pasted || !seq[i-1].pasted || seq[i].para != seq[i-1].para || seq[i].para == last.para {
+			continue
+		}
+		for k := i; k < len(seq) && !seq[k].pasted && seq[k].para == seq[i-1].para; k++ {
+			seq[k].pasted = true
+		}
 	}
 }
 

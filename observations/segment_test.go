@@ -95,6 +95,14 @@ func TestSplitPasted(t *testing.T) {
 		"agent ui":           {"Why did this step get stuck. ● Read(/home/z/.claude/agents/tdd-test-writer.md)\n  ⎿  Read 120 lines", "Why did this step get stuck.", "● Read("},
 		"traceback source":   {"Odoo Server Error\nTraceback (most recent call last):\n  File \"/usr/lib/odoo/http.py\", line 2166, in _transactioning\n    return service_model.retrying(func, env=self.env)\n  File \"/usr/lib/odoo/model.py\", line 157, in retrying\n    result = func()\nValueError: bad view", "Odoo Server Error", "service_model.retrying"},
 		"error prose inside": {"login is broken again\n[Nest] 94042 - 04/23/2026, 10:18:58 AM ERROR [ExceptionHandler] UndefinedModuleException [Error]: Nest cannot create the FileModule instance.\nThe module at index [0] of the FileModule \"imports\" array is undefined.\nPotential causes:\n- A circular dependency between modules. Use forwardRef() to avoid it.\n    at DependenciesScanner.scanForModules (/app/node_modules/@nestjs/core/scanner.js:88:19)", "login is broken again", "array is undefined"},
+		// An editor's or compiler's diagnostics: a location header ending
+		// in a path and a colon, "line N:", a diagnostic code ("E1043: ",
+		// "CS0246: "); the person's words after them are theirs.
+		"diagnostics": {"Error detected while processing /root/.vim/plugged/coc.nvim/plugin/coc.vim[737]..function <SNR>47_Enable[10]..script /root/.vim/plugged/coc.nvim/autoload/coc/api.vim:\nline  644:\nE1043: Invalid command after :export\n\nMy vim suddenly broke...\nis it because I did a apt upgrade?", "My vim suddenly broke...\nis it because I did a apt upgrade?", "E1043"},
+		// A program's warning sentences go on from its output with no
+		// blank line; the person's words follow after one.
+		"warning prose": {"Error detected while processing /root/.vim/plugged/vim-colortemplate/plugin/colortemplate.vim:\nline   11:\nE1070: Missing \"from\"\nvim-go requires at least Vim 8.2.5072 or Neovim 0.4.0, but you're using an older version.\nPlease update your Vim for the best vim-go experience.\n\nMy vim suddenly broke...\nis it because I did a apt upgrade?", "My vim suddenly broke...\nis it because I did a apt upgrade?", "Please update your Vim"},
+		"diag code":     {"the build fails\nCS0246: The type or namespace name 'Foo' could not be found", "the build fails", "CS0246"},
 		// A diff or an apply_patch envelope is a file's lines, whatever
 		// its "+" lines say; prose after it is the person's again.
 		"apply_patch": {"*** Begin Patch\n\n*** Add File: docs/WORKFLOW.md\n\n+# Workflow\n\n+- Use `docker compose` (never `docker-compose`).\n*** End Patch\nwhat do you think of this runbook?", "what do you think of this runbook?", "never `docker-compose`"},
