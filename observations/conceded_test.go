@@ -239,3 +239,23 @@ func TestNotYetIsAnAnswer(t *testing.T) {
 		t.Errorf("a report of a failure: %d corrections, want 1", n)
 	}
 }
+
+// TestMessageWrittenAgainInFull: "I don'", cut off by the person's own
+// interrupt before the agent said a word, then "I don't have ~/vim": one
+// message, the reason of the refusal before it. A short message the next
+// one goes on from after a whole word stays the person's own.
+func TestMessageWrittenAgainInFull(t *testing.T) {
+	s := (&ccFixture{}).user("set up nvim").
+		say("Let me start the nvim triage: read your ~/.vimrc and the modular configs.").
+		call("toolu_1", "Bash", `{"command":"nvim --version | head -3"}`).refuse("toolu_1", "").interrupt().
+		user("I don'").interrupt().
+		user("I don't have ~/vim").say("OK.").session(t)
+	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	if len(cs) != 1 || !strings.Contains(cs[0].Lesson, "I don't have ~/vim") {
+		t.Fatalf("corrections %+v, want one with the full message", cs)
+	}
+	tl := buildTimeline((&ccFixture{}).user("pick one").say("1. rebase 2. merge").user("2").interrupt().user("2, and push it").session(t))
+	if len(tl.utts) != 3 {
+		t.Errorf("a whole short message and the next: %d utterances, want 3", len(tl.utts))
+	}
+}

@@ -167,7 +167,7 @@ var genericPractice = lexicon.NewSet(`run test tests read file files edit edits 
 // concreteRE: something a generic rule would not name: a path, a flag, a
 // command in backticks, a dotted or slashed identifier, a CamelCase or
 // snake_case name, a version.
-var concreteRE = textutil.Lazy("`[^`]+`|(^|\\s)--?[a-zA-Z]|[\\w-]+/[\\w./-]+|\\b\\w+\\.\\w{1,5}\\b|\\b[a-z]+[A-Z]\\w*|\\b\\w+_\\w+|\\bv?\\d+\\.\\d+")
+var concreteRE = textutil.Lazy("`[^`]+`|(^|\\s)--?[a-zA-Z]|[\\w-]+/[\\w./-]+|~/[\\w.-]+|\\b\\w+\\.\\w{1,5}\\b|\\b[a-z]+[A-Z]\\w*|\\b\\w+_\\w+|\\bv?\\d+\\.\\d+")
 
 // genericTools are the agents' own tools: a sequence of them is how agents
 // work, not how the project is worked on.
@@ -201,7 +201,10 @@ func Obvious(o *Observation) bool {
 	if strings.ContainsFunc(text, isCJK) {
 		size = max(size, gateWords(text)) // unspaced scripts: one token is a whole clause
 	}
-	if size < 2 || strings.HasSuffix(text, "?") || strings.HasSuffix(text, "？") {
+	if size < 2 && !(neg && concreteRE.MatchString(text)) || strings.HasSuffix(text, "?") || strings.HasSuffix(text, "？") {
+		// One content word says nothing, but for a path or a name of
+		// code said not to be ("I don't have ~/vim"): a fact of the
+		// person's machine the agent had wrong.
 		return true
 	}
 	if neg || concreteRE.MatchString(text) {

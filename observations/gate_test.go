@@ -24,6 +24,10 @@ func TestGateObviousAndOneOff(t *testing.T) {
 		{cor("Rename the helper to parseHeaderLine.", 0.5, "a"), GateOneOff},
 		{cor("Rename the helper to parseHeaderLine.", 0.5, "a", "b"), ""}, // recurrence lifts one-off
 		{cor("Use pnpm.", 0.9, "a"), ""},
+		// One content word is no statement, but for a path said not to
+		// be: a fact of the person's machine.
+		{cor("I don't have ~/vim.", 0.9, "a", "b"), ""},
+		{cor("I don't have it.", 0.9, "a", "b"), GateObvious},
 		// CJK counts by character, not by space-separated word: a long
 		// Chinese sentence seen once is a fix of the code at hand.
 		{cor("把这个函数的返回值改成错误类型然后在调用的地方全部处理好", 0.9, "a"), GateOneOff},

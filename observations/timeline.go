@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kbmem/kb/traces"
 )
@@ -214,11 +216,42 @@ func (tl *timeline) push(cur *utterance, idx int, text string, reason bool) {
 	if u.text == "" && u.pasted == "" {
 		return
 	}
+	if n := len(tl.utts); n > 0 && completes(&tl.utts[n-1], &u) {
+		// "I don'", interrupted before the agent said a word, then "I
+		// don't have ~/vim": the person cut their own message short and
+		// wrote it again in full. The full one answers what the cut one
+		// did (the refused call, the agent's work before it).
+		last := tl.utts[n-1]
+		tl.utts = tl.utts[:n-1]
+		last.idx, last.text, last.reason, last.pasted = u.idx, u.text, last.reason || u.reason, u.pasted
+		u = last
+	}
 	if reason && len(u.rejected) == 0 && len(u.calls) > 0 {
 		u.rejected = []int{u.calls[len(u.calls)-1]}
 	}
 	tl.utts = append(tl.utts, u)
 	*cur = utterance{prev: len(tl.utts) - 1}
+}
+
+// completes reports whether next is the person writing last again in
+// full: last is a few words cut off inside a word ("I don'"), only an
+// interrupt lies between them (no call, no word of the agent's), and next
+// opens with all of last's words. A short message next goes on from
+// after a whole word ("2" / "2, and add tests") is one the person sent.
+func completes(last, next *utterance) bool {
+	if !next.interrupted || len(next.calls) > 0 || len(next.assistant) > 0 || len(next.rejected) > 0 || len(next.edited) > 0 ||
+		next.command || last.command || last.text == "" || wordCount(last.text) > 4 {
+		return false
+	}
+	cut, full := lower(strings.TrimSpace(last.text)), lower(strings.TrimSpace(next.text))
+	if len(cut) >= len(full) || !strings.HasPrefix(full, cut) {
+		return false
+	}
+	// Cut inside a word: the full message goes on with the same word
+	// ("I do" / "I don't"), or the cut ends in an apostrophe ("I don'").
+	last1, _ := utf8.DecodeLastRuneInString(cut)
+	next1, _ := utf8.DecodeRuneInString(full[len(cut):])
+	return last1 == '\'' || last1 == '’' || (unicode.IsLetter(last1) || unicode.IsDigit(last1)) && (unicode.IsLetter(next1) || unicode.IsDigit(next1))
 }
 
 // callFor finds the tool call a result belongs to.
