@@ -113,7 +113,9 @@ var ReservedRepos = []string{"bradymholt/dotfiles", "4thehalibit/omarchy-backup"
 // keys22 (4 aider, Codex and Claude Code sessions of 4 owners, English,
 // Korean, Vietnamese, Japanese, written 2026-12-07 the same way) the next
 // two; keys24 (5 Claude Code, Codex and aider sessions of 5 owners,
-// English, written 2026-12-08 the same way) the last three.
+// English, written 2026-12-08 the same way) the next three; keys23 (4
+// Claude Code and Codex sessions of 4 owners, Korean and Chinese, written
+// 2026-12-08 the same way) the last two.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
@@ -135,7 +137,8 @@ var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfas
 	"aryaniyaps", "dreyer-thomas", "mlevison", "taturou",
 	"Arjo67-tech", "ginn1111", "melansamudra",
 	"Ahmad-A0", "seokhyeonhong",
-	"mansingka", "PantherianCodeX", "ZeyadMahfouzz"}
+	"mansingka", "PantherianCodeX", "ZeyadMahfouzz",
+	"earnabitmore365", "HCHI-KU"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
