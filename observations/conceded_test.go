@@ -259,3 +259,35 @@ func TestMessageWrittenAgainInFull(t *testing.T) {
 		t.Errorf("a whole short message and the next: %d utterances, want 3", len(tl.utts))
 	}
 }
+
+// TestChoiceBetweenTheSidesOfAQuestion: the agent asks a question with two
+// sides joined by "or", in any language; a short reply that names one side
+// chooses it. Agreeing to the offer the question opens with, or to the
+// agent's assessment, chooses nothing.
+func TestChoiceBetweenTheSidesOfAQuestion(t *testing.T) {
+	decide := func(question, reply string) []*Observation {
+		s := newSession("q").
+			user("set up the sync").
+			say("The sync script is ready. " + question).
+			user(reply).s
+		return ofType(Extract(s, nil, nil), TypeDecision)
+	}
+	for _, c := range []struct{ question, reply, chosen string }{
+		{"지금 바로 cron job을 설정할까요? 아니면 먼저 테스트를 해보고 설정할까요?", "테스트", "테스트"},
+		{"Should I set up the cron job now, or run the script once by hand?", "run it by hand", "by hand"},
+		{"现在就设置定时任务还是先手动测试一次？", "先测试", "测试"},
+	} {
+		got := decide(c.question, c.reply)
+		if len(got) != 1 || !strings.Contains(got[0].Chosen+got[0].Title, c.chosen) {
+			t.Errorf("%q / %q: decisions %+v, want one choosing %q", c.question, c.reply, got, c.chosen)
+		}
+	}
+	for _, c := range []struct{ question, reply string }{
+		{"Want me to also add a usage snippet to docs/quickstart, or leave the docs as they are?", "yes do the quickstart"},
+		{"Should I set up the cron job now, or run the script once by hand?", "sure, whatever you think"},
+	} {
+		if got := decide(c.question, c.reply); len(got) != 0 {
+			t.Errorf("%q / %q: decision %q, want none", c.question, c.reply, got[0].Chosen)
+		}
+	}
+}

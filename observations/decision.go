@@ -518,10 +518,41 @@ const (
 	orUnspaced = `还是|或者|または|それとも|아니면|또는`
 )
 
+// askedOrRE is a question the agent asks with two sides joined by "or",
+// in the languages people write to agents in: "지금 바로 cron job을
+// 설정할까요? 아니면 먼저 테스트를 해보고 설정할까요?", "Should I set it up
+// now, or test it first?", "现在设置还是先测试？".
+var askedOrRE = textutil.Lazy(`(?i)([^.?!？。\n]{2,120}?)\s*[?？,，]\s*(?:(?:` + orSpaced + `)\s+|(?:` + orUnspaced + `)\s*)([^.?!？。\n]{2,120}?)\s*[?？]|([^.?!？。\n\s]{2,60})(?:还是|それとも)([^.?!？。\n]{2,60})[?？]`)
+
+// askOpenerRE is the words a side of a question opens with that ask, not
+// name a way: "Do you agree with this assessment, or do you have plans
+// that change it?" sets this assessment against those plans.
+var askOpenerRE = textutil.Lazy(`(?i)^(?:(?:so|and|or)\s+)?(?:do you (?:want me to|agree with|prefer|have|need)|would you (?:like|prefer)(?: me)?(?: to)?|want me to|should i|shall i|can i|may i|do you|is it|are you)\s+`)
+
+// askedOr reports whether the agent's last pair of alternatives since the
+// previous utterance is the two sides of a question (askedOrRE).
+func askedOr(tl *timeline, u *utterance) bool {
+	kind := ""
+	for _, a := range u.assistant {
+		txt := tl.rec(a).Text
+		if inlineAltRE.MatchString(txt) {
+			kind = "vs"
+		}
+		if markedOrRE.MatchString(txt) {
+			kind = "marked"
+		}
+		if askedOrRE.MatchString(tailOf(txt, 600)) {
+			kind = "asked"
+		}
+	}
+	return kind == "asked"
+}
+
 // inlineAlternatives are the last pair of alternatives the agent put side
 // by side since the previous utterance: joined by "vs" (inlineAltRE),
-// each cut to its last (left) or first (right) three words, or marked and
-// joined by "or" (markedOrRE), whole.
+// each cut to its last (left) or first (right) three words, marked and
+// joined by "or" (markedOrRE), whole, or asked as the two sides of a
+// question (askedOrRE), whole.
 func inlineAlternatives(tl *timeline, u *utterance) []Alternative {
 	var alts []Alternative
 	for _, a := range u.assistant {
@@ -533,6 +564,14 @@ func inlineAlternatives(tl *timeline, u *utterance) []Alternative {
 		}
 		for _, m := range markedOrRE.FindAllStringSubmatch(txt, 8) {
 			alts = []Alternative{{Name: strings.Trim(m[1], "*` ")}, {Name: strings.Trim(m[2], "*` ")}}
+		}
+		for _, m := range askedOrRE.FindAllStringSubmatch(tailOf(txt, 600), 4) {
+			l, r := m[1]+m[3], m[2]+m[4]
+			side := func(s string) Alternative {
+				s = strings.Trim(s, "*` ")
+				return Alternative{Name: strings.TrimSpace(askOpenerRE.ReplaceAllString(s, ""))}
+			}
+			alts = []Alternative{side(l), side(r)}
 		}
 	}
 	return alts
@@ -554,6 +593,12 @@ func inlineChoice(tl *timeline, u *utterance) string {
 	}
 	alts := inlineAlternatives(tl, u)
 	if len(alts) != 2 {
+		return ""
+	}
+	if low := lower(opening); askedOr(tl, u) && (lexicon.CueYes.AtStart(low) || lexicon.CueAck.AtStart(low)) {
+		// "Want me to add a usage snippet too, or ...?" - "yes do the
+		// quickstart": agreeing to the offer the question opens with
+		// approves it; it does not choose between two ways.
 		return ""
 	}
 	if namedOfPair(opening, alts) < 0 || negationCues.find(opening) != nil || lexicon.CueFailure.In(lower(opening)) {
