@@ -291,3 +291,18 @@ func TestChoiceBetweenTheSidesOfAQuestion(t *testing.T) {
 		}
 	}
 }
+
+// TestPickFromAListWithPoints: a numbered list whose items carry indented
+// points, closed by a question that asks for one label ("(1, 2, 또는 3)"),
+// is answered by a bare label.
+func TestPickFromAListWithPoints(t *testing.T) {
+	txt := "## 🎯 선택지\n\n1. **계속 진행** (권장)\n   - 남은 6개 프로젝트 완성\n   - 예상 시간: 30-45분\n\n2. **부분 완성 보고**\n   - 5개 완성 프로젝트만 최종 정리\n\n3. **다른 작업**\n   - 📊 포트폴리오 최종 평가\n\n어디로 진행할까요? (1, 2, 또는 3)"
+	s := newSession("q").user("status?").say(txt).user("1").s
+	got := ofType(Extract(s, nil, nil), TypeDecision)
+	if len(got) != 1 || got[0].Chosen != "계속 진행" {
+		t.Fatalf("decisions %+v, want one choosing 계속 진행", got)
+	}
+	if !labelsOrRE.MatchString("Which one? 1, 2, or 3") || !labelsOrRE.MatchString("1还是2？") || labelsOrRE.MatchString("step 1 takes 2 minutes") {
+		t.Error("labelsOrRE")
+	}
+}

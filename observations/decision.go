@@ -144,6 +144,9 @@ func endsWithNumberedList(txt string) bool {
 			if n == 0 && i >= len(lines)-2 {
 				continue // a closing line after the list ("어느 쪽이든 알려주시면")
 			}
+			if subItemRE.MatchString(lines[i]) {
+				continue // an item's own indented points ("   - 예상 시간: 10분")
+			}
 			break
 		}
 		k, _ := strconv.Atoi(m[1])
@@ -159,6 +162,13 @@ func endsWithNumberedList(txt string) bool {
 }
 
 var numberedItemRE = textutil.Lazy(`^(\d)[.)]\s+\S`)
+
+// labelsOrRE is the agent asking for one label of its list, the labels
+// joined by "or": "(1, 2, 또는 3)", "1, 2, or 3?", "1还是2".
+var labelsOrRE = textutil.Lazy(`(?i)\b1(?:\s*[,、/]\s*\d)*\s*[,、]?\s*(?:(?:` + orSpaced + `)\s+|(?:` + orUnspaced + `|或)\s*)\d\b`)
+
+// subItemRE is an indented point under a list's item.
+var subItemRE = textutil.Lazy(`^[ \t]+[-*•+]\s+\S`)
 
 // orJointRE is an item of a list ending or starting with "or": the items
 // exclude each other ("1. ... , or", "2. Oder ...", "或者", "それとも").
@@ -409,7 +419,8 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 			// the bullets of the report above it; a closing menu of next
 			// steps with no "or" between them offers no alternatives.
 			items := closingList(txt)
-			if !optionsAskRE.MatchString(txt) && !optionsWordRE.MatchString(txt) && !exclusive(items) && !askedBeforeList(txt) {
+			if !optionsAskRE.MatchString(txt) && !optionsWordRE.MatchString(txt) && !exclusive(items) && !askedBeforeList(txt) &&
+				!labelsOrRE.MatchString(tailOf(txt, 300)) {
 				continue
 			}
 			lines = items
