@@ -1086,6 +1086,55 @@ func correctedCall(tl *timeline, u *utterance, tax *Taxonomy) int {
 	return -1
 }
 
+// lookedAt reports whether call is a look the person's words do not
+// answer: it only reads (looksOnly), it was not refused, and u does not
+// name its program. `sed -n '1,260p' App.css` before "remove it if it's
+// not working" is not what "it" is.
+func lookedAt(tl *timeline, u *utterance, call int) bool {
+	if call < 0 || slices.Contains(u.rejected, call) {
+		return false
+	}
+	r := tl.rec(call)
+	return looksOnly(r) && !strings.Contains(lower(u.text), strings.ToLower(commandProgram(r))+" ")
+}
+
+// lookPrograms read, search or print and change nothing; git only with
+// gitLooks's subcommands.
+var (
+	lookPrograms = map[string]bool{"cat": true, "less": true, "more": true, "head": true, "tail": true, "grep": true, "egrep": true,
+		"rg": true, "ag": true, "ls": true, "find": true, "fd": true, "wc": true, "diff": true, "jq": true, "yq": true, "cd": true,
+		"pwd": true, "which": true, "type": true, "file": true, "stat": true, "tree": true, "sort": true, "uniq": true, "cut": true,
+		"nl": true, "sed": true, "awk": true, "echo": true, "printf": true, "git": true, "du": true, "df": true}
+	gitLooks = map[string]bool{"status": true, "log": true, "diff": true, "show": true, "branch": true, "remote": true, "blame": true, "ls-files": true}
+)
+
+// looksOnly reports whether call r only looks: a read tool, or a shell
+// command each part of which runs a program of lookPrograms, with nothing
+// written (no redirection, no in-place edit, no -delete or -exec).
+func looksOnly(r *traces.Record) bool {
+	if readOnlyTools[r.Tool] {
+		return true
+	}
+	cmd := callCommand(r)
+	if cmd == "" || strings.ContainsAny(cmd, ">`$") || strings.Contains(cmd, " -i") || strings.Contains(cmd, "-delete") || strings.Contains(cmd, "-exec") {
+		return false
+	}
+	for _, part := range strings.FieldsFunc(cmd, func(c rune) bool { return c == '|' || c == ';' || c == '&' || c == '\n' }) {
+		f := strings.Fields(part)
+		for len(f) > 0 && (strings.Contains(f[0], "=") || f[0] == "sudo") {
+			f = f[1:]
+		}
+		if len(f) == 0 {
+			continue
+		}
+		p := path.Base(strings.Trim(f[0], `"'`))
+		if !lookPrograms[p] || p == "git" && (len(f) < 2 || !gitLooks[f[1]]) {
+			return false
+		}
+	}
+	return true
+}
+
 // planTools write the agent's plan or to-do list, not the project.
 var planTools = map[string]bool{"TodoWrite": true, "update_plan": true, "ExitPlanMode": true, "EnterPlanMode": true, "write_todos": true}
 

@@ -242,11 +242,22 @@ func isPronounOrVerb(w string) bool {
 	return false
 }
 
+// noInterjectionRE is a "no" that answers, not one that forbids: before a
+// subject, a request word or a verb of telling ("no I mean", "no just
+// X", "no explain it again").
+var noInterjectionRE = textutil.Lazy(`(?i)^no\s+(?:just|please|i|i'm|it|it's|that|this|we|you|analy[sz]e|tell|give|explain|describe|summari[sz]e|show|read|look)\b`)
+
 // phrase rewrites one sentence as an imperative instruction.
 func phrase(s string) string {
 	s = strings.TrimSpace(s)
 	if m := likeToBeRE.FindStringSubmatch(s); m != nil {
 		s = m[3] + " should be " + s[len(m[0]):]
+	}
+	if noInterjectionRE.MatchString(s) {
+		// "no analyse the project and tell about the stack", "no I mean
+		// the tests": "no" turns down what came before; the rest is the
+		// instruction, no prohibition of it.
+		s = strings.TrimSpace(s[len("no"):])
 	}
 	for _, rw := range lessonRewrites {
 		if loc := rw.re.FindStringIndex(s); loc != nil && !(rw.out == "Do not use " && (romanceNoRE.MatchString(s) || romance(s))) {
@@ -355,7 +366,11 @@ func correctionLesson(tl *timeline, u *utterance, call int, failure bool) (lesso
 	}
 	lesson, consequence = lessonFrom(u.text)
 	lesson, consequence = cleanMarkup(lesson), cleanMarkup(consequence)
-	obj := correctedObject(tl, u, call)
+	objCall := call
+	if lookedAt(tl, u, call) {
+		objCall = -1 // what the agent proposed, not the file it looked at
+	}
+	obj := correctedObject(tl, u, objCall)
 	low := lower(u.text)
 	instructs := lesson != "" && (isDirective(u.text) || lexicon.CueInstead.In(low) || lexicon.CueStop.In(low) ||
 		!failure && lexicon.CueNegation.In(low) || slices.ContainsFunc(sentences(u.text), func(s string) bool { return !isQuestion(s) && statesRule(s) }))

@@ -381,3 +381,45 @@ func TestTriggerNotDescribedByUnspokenContent(t *testing.T) {
 		t.Errorf("trigger %q", cs[0].Trigger)
 	}
 }
+
+// TestNoThatAnswers: "no" before a subject or a verb of telling turns
+// down what came before; the rest is the instruction ("no analyse the
+// project ..." is no "Do not use analyse ..."). "no emojis" forbids.
+func TestNoThatAnswers(t *testing.T) {
+	for in, want := range map[string]string{
+		"no analyse project and tell about tech stack used": "Analyse project and tell about tech stack used.",
+		"no I mean the unit tests":                          "I mean the unit tests.",
+		"no emojis in commit messages":                      "Do not use emojis in commit messages.",
+	} {
+		if got := phrase(in); got != want {
+			t.Errorf("phrase(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if !opensWithRequest("hey now analyse project and give me everything about the model") {
+		t.Error("a greeting before a request: no request")
+	}
+}
+
+// TestReferentIsNotALook: a look at a file (sed -n, cat) just before
+// "remove it if it's not working" is not what "it" is; the agent's
+// proposal is.
+func TestReferentIsNotALook(t *testing.T) {
+	s := newSession("r").
+		user("is the frontend wired up?").
+		say("The React + Vite frontend itself is implemented and renders, but its API call is not wired to the backend yet.").
+		call("Bash", `{"command":"sed -n '1,260p' frontend/src/App.css"}`, "body { margin: 0 }").
+		say("Want me to wire it to /predict?").
+		user("no, remove it if its not working").s
+	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	if len(cs) != 1 || strings.Contains(cs[0].Lesson, "sed -n") || !strings.Contains(cs[0].Lesson, "agent's proposal") {
+		t.Fatalf("corrections %d, want one about the frontend, not the sed: %q", len(cs), lessonsOf(cs))
+	}
+}
+
+func lessonsOf(os []*Observation) []string {
+	var out []string
+	for _, o := range os {
+		out = append(out, o.Lesson)
+	}
+	return out
+}
