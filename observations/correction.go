@@ -145,6 +145,11 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// "去除(web),开始执行": take out a part of what the agent just
 		// proposed, which it named, and go ahead with the rest.
 		return 0.7, withSignal(signals, SignalExplicitCorrection)
+	case !question && !ack && n <= 30 && removesShown(low) && changedSince(tl, u):
+		// "remove all this graph, just have the explainable part", "去掉
+		// 这些图表": right after a change, what the person points at to
+		// take out is what the change put in.
+		return 0.65, withSignal(signals, SignalExplicitCorrection)
 	case hadAction && !question && !ack && (lexicon.CueRedo.AtStart(low) || onlyNotRE.MatchString(headOf(text, 200))):
 		// "refais le résumé", "仅改左右边距，不影响上下": the work just done,
 		// asked for again or cut back to what was asked, in any language.
@@ -420,6 +425,26 @@ func removesNamed(tl *timeline, u *utterance, low string) bool {
 	// A content word or CJK bigram of it (topicTokens), not 这 or 个 alone.
 	return sharesTopic(what, tl.lastAgentText(u))
 }
+
+// removesShown reports whether what a removal (lexicon.CueRemove, at the
+// start of low) takes out is pointed at, not named: "remove all this
+// graph", "drop these charts", "去掉这些", "これを消して", "이거 빼".
+func removesShown(low string) bool {
+	if lexicon.CueRemove.AtStart(low) {
+		_, end := lexicon.CueRemove.Span(low)
+		return shownRE.MatchString(low[end:])
+	}
+	// A verb-final language points first: "これを消して", "이거 빼".
+	return shownBeforeRE.MatchString(low) && lexicon.CueRemove.In(headOf(low, 40))
+}
+
+var (
+	// shownRE is a pointing word opening what a removal takes out.
+	shownRE = textutil.Lazy(`^\s*(?:all\s+)?(?:this|these|that|those|diese[nrs]?|das|esto|este|esta|estos|estas|eso|ce|cet|cette|ces|это|этот|эту|эти|这个|这些|这|那个|那些|此)(?:\s|$|\pL)`)
+	// shownBeforeRE is a pointing word before a verb-final removal: "これを
+	// 消して", "이거 빼", "이 그래프 삭제해".
+	shownBeforeRE = textutil.Lazy(`^\s*(?:これ|それ|この|その|이거|이것|저거|이\s|그\s)`)
+)
 
 // onlyNotRE narrows the work just done to what was asked: "only the left
 // and right margins, not top and bottom", "edit just env.ts, not the .env

@@ -423,3 +423,31 @@ func lessonsOf(os []*Observation) []string {
 	}
 	return out
 }
+
+// TestRemovalOfWhatWasShown: right after a change, a removal of what the
+// person points at ("remove all this graph", "去掉这些图表", "これを消して")
+// corrects the change; the same words with no change before them ask for
+// new work.
+func TestRemovalOfWhatWasShown(t *testing.T) {
+	for _, msg := range []string{
+		"remove all this graph just have explainable ai feature and the name on top",
+		"去掉这些图表，只保留结论",
+		"これを消して、結果だけ表示して",
+	} {
+		changed := newSession("r").
+			user("make the dashboard nicer").
+			call("Edit", `{"file_path":"/app/app.py","old_string":"st.title('x')","new_string":"st.title('x')\nst.plotly_chart(fig)"}`, "ok").
+			say("I replaced the old dashboard with a security console.").
+			user(msg).s
+		if cs := ofType(Extract(changed, nil, nil), TypeCorrection); len(cs) != 1 {
+			t.Errorf("%q after a change: %d corrections, want 1", msg, len(cs))
+		}
+		asked := newSession("a").
+			user("what does the dashboard show?").
+			say("It shows the scan history and a verdict panel.").
+			user(msg).s
+		if cs := ofType(Extract(asked, nil, nil), TypeCorrection); len(cs) != 0 {
+			t.Errorf("%q with no change: %q, want none", msg, lessonsOf(cs))
+		}
+	}
+}
