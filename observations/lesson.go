@@ -17,6 +17,8 @@ import (
 
 var ackTailRE = textutil.Lazy(`(?i)[,;]?\s*(otherwise|but otherwise|else)\s+(gtg|good to go|lgtm|all good|looks good|fine|ok|okay|good)\W*$`)
 
+var notWantMyRE = textutil.Lazy(`(?i)^i\s+(?:don'?t|dont|do not|never)\s+want\s+(?:my|our)\s+(.{2,60}?)\s+to\s+`)
+
 var likeToBeRE = textutil.Lazy(`(?i)^i'?d\s+(actually\s+|really\s+)?(like|love|prefer)\s+(.{3,60}?)\s+to\s+be\s+`)
 
 // romanceNoRE is a Spanish, Italian or Portuguese sentence that opens
@@ -252,6 +254,11 @@ func phrase(s string) string {
 	s = strings.TrimSpace(s)
 	if m := likeToBeRE.FindStringSubmatch(s); m != nil {
 		s = m[3] + " should be " + s[len(m[0]):]
+	}
+	if m := notWantMyRE.FindStringSubmatch(s); m != nil {
+		// "I don't want my dev env to be a hot pot": the person's setup,
+		// said how it must not be.
+		s = "Do not let the " + m[1] + " " + s[len(m[0]):]
 	}
 	if noInterjectionRE.MatchString(s) {
 		// "no analyse the project and tell about the stack", "no I mean

@@ -451,3 +451,16 @@ func TestRemovalOfWhatWasShown(t *testing.T) {
 		}
 	}
 }
+
+// TestSetupNotToBe: "I don't want my dev env to be a hot pot of
+// dependencies" is how the person's setup must never be: a preference,
+// worded as an instruction.
+func TestSetupNotToBe(t *testing.T) {
+	st, explicit := preferenceIn("I don't want my future dev env to be a hot pot of dependencies from tons of different project.")
+	if !explicit || st != "Do not let the future dev env be a hot pot of dependencies from tons of different project." {
+		t.Errorf("preference %q (%v)", st, explicit)
+	}
+	if st, _ := preferenceIn("I don't want to wait for the build."); strings.Contains(st, "let the") {
+		t.Errorf("a wish about now: %q", st)
+	}
+}

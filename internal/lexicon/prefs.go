@@ -19,16 +19,19 @@ var PreferenceCues = []string{
 	"i like", "i really like", "i very much like", "i love", "i hate", "i don't like", "i do not like",
 	"i actually like", "i actually don't like", "i don't really like", "i never want", "i always want",
 	"i'm not a fan of", "i am not a fan of", "not a big fan of", "i'm a big fan of", "i'm a fan of",
+	// how the person's own setup is never to be ("I don't want my dev env to
+	// be a hot pot of dependencies")
+	"i don't want my", "i do not want my", "i dont want my", "i don't want our", "i do not want our", "i never want my",
 	// de
 	"ich bevorzuge", "ich mag", "ich mag es nicht", "ich mag keine", "mir ist lieber", "mir gefällt", "mir gefällt nicht",
 	"ich hasse", "ich will immer", "ich will nie", "bitte immer", "bitte nie", "bitte niemals", "in zukunft",
 	"ab jetzt", "ab sofort", "künftig", "grundsätzlich", "wir verwenden immer", "wir benutzen nie",
-	"ich bin kein fan von", "kein großer fan von",
+	"ich bin kein fan von", "kein großer fan von", "ich will nicht, dass mein", "ich will nicht dass mein",
 	// es
 	"prefiero", "yo prefiero", "me gusta", "no me gusta", "me gustan", "no me gustan", "odio", "siempre quiero",
-	"nunca quiero", "no soy fan de", "no soy muy fan de", "de ahora en adelante", "a partir de ahora", "en el futuro", "por favor siempre", "por favor nunca",
+	"nunca quiero", "no quiero que mi", "no quiero que nuestro", "no soy fan de", "no soy muy fan de", "de ahora en adelante", "a partir de ahora", "en el futuro", "por favor siempre", "por favor nunca",
 	// fr
-	"je préfère", "j'aime", "je n'aime pas", "je déteste", "à l'avenir", "désormais", "dorénavant",
+	"je préfère", "j'aime", "je n'aime pas", "je déteste", "je ne veux pas que mon", "je ne veux pas que ma", "à l'avenir", "désormais", "dorénavant",
 	// pt
 	"eu prefiro", "eu gosto", "não gosto", "daqui para frente", "a partir de agora",
 	// ru
@@ -36,7 +39,7 @@ var PreferenceCues = []string{
 	"впредь", "в будущем", "с этого момента", "всегда используй", "никогда не используй",
 	// zh
 	"我更喜欢", "我喜欢", "我不喜欢", "我不太喜欢", "我讨厌", "我偏好", "我倾向于", "我更倾向", "我习惯", "以后都", "以后请",
-	"今后", "永远不要", "不要再", "别再", "不再需要",
+	"今后", "永远不要", "不要再", "别再", "不再需要", "我不希望我的", "我不想让我的",
 	// ja
 	"好きです", "好きではない", "好きじゃない", "嫌いです", "嫌い", "の方が好き", "のほうが好き", "好みです",
 	"今後は", "これからは",
