@@ -78,7 +78,10 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 	// "Attends, DeepSeek, utilise ...": the instruction after a stop word
 	// and the agent's name.
 	directive := isDirective(text) || isDirective(stripOtherLead(text))
-	question := isQuestion(text)
+	// A message that opens by asking for work and closes with a question
+	// ("hide the column, and color the row background not the letters.
+	// Is it not possible to group by default?") asks for the work first.
+	question := isQuestion(text) && !(opensWithRequest(firstSentence(text)) && !isQuestion(firstSentence(text)))
 	// Language-independent shapes: a negation or stop word at the start, a
 	// redirect ("instead") anywhere, a negation anywhere.
 	negStart := lexicon.CueNegation.AtStart(low) || lexicon.CueStop.AtStart(low)
@@ -131,7 +134,7 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// sind umgestiegen": right after the agent acted on what held
 		// until now, the person takes it back and says what holds.
 		return 0.7, withSignal(signals, SignalExplicitCorrection)
-	case hadAction && !question && !ack && n <= 25 && withoutContrastNot(firstSentence(text)) != firstSentence(text):
+	case hadAction && !question && !ack && n <= 25 && contrastNotIn(text):
 		// "catch SuitableRepoNotFound not FileNotFoundError", "get not
 		// post": right after the agent's work, which it should be, set
 		// against what it is.
@@ -736,6 +739,21 @@ func negationInClause(s string) bool {
 			continue // "catch SuitableRepoNotFound not FileNotFoundError": which, not a result
 		}
 		if lexicon.CueNegation.In(cl) && !lexicon.CueNegation.AtStart(cl) {
+			return true
+		}
+	}
+	return false
+}
+
+// contrastNotIn reports whether one of the first sentences of text sets
+// what should be against what is ("A not B"): "hide the column. And color
+// the row background not the letters."
+func contrastNotIn(text string) bool {
+	for i, sent := range sentences(text) {
+		if i >= 3 {
+			break
+		}
+		if !isQuestion(sent) && withoutContrastNot(sent) != sent {
 			return true
 		}
 	}

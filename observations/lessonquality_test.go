@@ -464,3 +464,17 @@ func TestSetupNotToBe(t *testing.T) {
 		t.Errorf("a wish about now: %q", st)
 	}
 }
+
+// TestContrastAfterARequest: "A not B" in the second sentence, after a
+// request and before a closing question, corrects the change just made.
+func TestContrastAfterARequest(t *testing.T) {
+	s := newSession("r").
+		user("highlight the rows due this week").
+		call("Edit", `{"file_path":"/x/views.xml","old_string":"a","new_string":"b"}`, "ok").
+		say("The view now highlights rows with dates in the next 7 days.").
+		user("hide the column \nHas Dates This Week, and color the row background not the letters. Is it not possible to group by default?").s
+	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	if len(cs) != 1 || !strings.Contains(cs[0].Lesson, "row background not the letters") {
+		t.Fatalf("corrections %q, want one with the contrast", lessonsOf(cs))
+	}
+}
