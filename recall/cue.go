@@ -551,7 +551,7 @@ func programOf(q Query) string {
 		if !ok {
 			return ""
 		}
-		switch v := m["command"].(type) {
+		switch v := commandValue(m).(type) {
 		case string:
 			cmd = v
 		case []any:
@@ -692,7 +692,7 @@ func callTexts(q Query) (written, command, file string) {
 	if len(parts) > 0 {
 		written = stripComments(strings.Join(parts, "\n"), file)
 	}
-	switch v := m["command"].(type) {
+	switch v := commandValue(m).(type) {
 	case string:
 		command = v
 	case []any:
@@ -802,6 +802,16 @@ func keepsLines(old, new string) bool {
 // isWord reports whether w is letters only.
 func isWord(w string) bool {
 	return strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
+}
+
+// commandValue is a shell call's command: "command" (Claude Code's Bash,
+// Codex's hook input, Codex's shell as an argv), or "cmd" (Codex's
+// exec_command, as its transcripts hold it).
+func commandValue(m map[string]any) any {
+	if v, ok := m["command"]; ok && v != nil {
+		return v
+	}
+	return m["cmd"]
 }
 
 // inputMap is a tool call's input decoded as an object. The cue reads it

@@ -1222,3 +1222,12 @@ func TestAllowedEnvironment(t *testing.T) {
 		{"the shared one", bashQ(`redis-cli -u "$UPSTASH_REDIS_URL" FLUSHALL`), []string{"cor-flush"}},
 	})
 }
+
+// TestCodexExecCommand: Codex's exec_command holds its command in "cmd":
+// it is a shell call of its program, not an edit with no command.
+func TestCodexExecCommand(t *testing.T) {
+	c := buildCue(observations.Default(), Query{Tool: "exec_command", Input: json.RawMessage(`{"cmd":"sed -n '1,260p' app.py","workdir":"/w"}`)})
+	if c.kind != "shell" || c.program != "sed" || c.command != "sed -n '1,260p' app.py" {
+		t.Errorf("kind %q program %q command %q", c.kind, c.program, c.command)
+	}
+}
