@@ -1002,8 +1002,10 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 		}
 		call := correctedCall(tl, u, e.tax)
 		failure := slices.Contains(signals, SignalFailure)
-		if failure {
-			call = lastChange(tl, u, e.tax) // what failed is what was changed
+		if failure || len(u.rejected) == 0 && removesShown(lower(u.text)) && changedSince(tl, u) {
+			// What failed, or what the person takes out, is what was
+			// changed, not the check run after it.
+			call = lastChange(tl, u, e.tax)
 		}
 		lesson, consequence, typed := correctionLesson(tl, u, call, failure)
 		if wordCount(lesson) < 2 {
@@ -1113,7 +1115,7 @@ func correctedCall(tl *timeline, u *utterance, tax *Taxonomy) int {
 		return c
 	}
 	for i := len(u.calls) - 1; i >= 0 && i >= len(u.calls)-5; i-- {
-		if len(tl.s.callTypes(tax, u.calls[i])) > 0 {
+		if len(tl.s.callTypes(tax, u.calls[i])) > 0 && !onlyPrints(tl.rec(u.calls[i])) {
 			return u.calls[i]
 		}
 	}
@@ -1122,12 +1124,27 @@ func correctedCall(tl *timeline, u *utterance, tax *Taxonomy) int {
 		// handed to a subagent acts on nothing itself: the correction is
 		// about the call before it, or the agent's words ("BEFORE calling
 		// AskUserQuestion" would fire on every later question).
-		if r := tl.rec(u.calls[i]); !askTools[r.Tool] && !planTools[r.Tool] && !delegateTools[r.Tool] {
+		if r := tl.rec(u.calls[i]); !askTools[r.Tool] && !planTools[r.Tool] && !delegateTools[r.Tool] && !onlyPrints(r) {
 			return u.calls[i]
 		}
 	}
 	return -1
 }
+
+// onlyPrints reports whether call r is a shell command that only prints
+// words (echo, printf) to no file: the agent talking through its shell
+// (Codex agents echo their status), which acts on nothing.
+func onlyPrints(r *traces.Record) bool {
+	cmd := strings.TrimSpace(callCommand(r))
+	if f := strings.Fields(cmd); len(f) == 0 || f[0] != "echo" && f[0] != "printf" {
+		return false
+	}
+	// What it prints may hold any sign; what runs besides it may not.
+	return !strings.ContainsAny(quotedArgRE.ReplaceAllString(cmd, "ARG"), ">|;&`$")
+}
+
+// quotedArgRE is a quoted shell argument.
+var quotedArgRE = textutil.Lazy(`'[^']*'|"(?:[^"\\]|\\.)*"`)
 
 // lookedAt reports whether call is a look the person's words do not
 // answer: it only reads (looksOnly), it was not refused, and u does not

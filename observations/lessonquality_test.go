@@ -478,3 +478,24 @@ func TestContrastAfterARequest(t *testing.T) {
 		t.Fatalf("corrections %q, want one with the contrast", lessonsOf(cs))
 	}
 }
+
+// TestEchoIsNoTrigger: an agent that talks through its shell (`echo
+// 'Current branch is main; shipping needs a feature branch'`) acts on
+// nothing; the correction after it is not about that echo.
+func TestEchoIsNoTrigger(t *testing.T) {
+	s := newSession("e").
+		user("ship the AGENTS.md change").
+		call("Bash", `{"command":"git status --short"}`, "?? .codex/AGENTS.md").
+		call("Bash", `{"command":"echo 'Current branch is main; shipping requires a feature branch, so I will wait for you to switch'"}`, "Current branch is main").
+		say("Please create a feature branch and I will ship.").
+		user("crea una rama de trabajo tu y shipea los cambios automaticamente").s
+	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	for _, c := range cs {
+		if strings.Contains(c.Trigger, "echo") {
+			t.Errorf("trigger %q", c.Trigger)
+		}
+	}
+	if !onlyPrints(&traces.Record{Input: json.RawMessage(`{"cmd":"echo 'a; b | c'"}`)}) || onlyPrints(&traces.Record{Input: json.RawMessage(`{"command":"echo x > f"}`)}) {
+		t.Error("onlyPrints")
+	}
+}
