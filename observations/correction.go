@@ -1115,7 +1115,7 @@ func correctedCall(tl *timeline, u *utterance, tax *Taxonomy) int {
 		return c
 	}
 	for i := len(u.calls) - 1; i >= 0 && i >= len(u.calls)-5; i-- {
-		if len(tl.s.callTypes(tax, u.calls[i])) > 0 && !onlyPrints(tl.rec(u.calls[i])) {
+		if len(tl.s.callTypes(tax, u.calls[i])) > 0 && !onlyPrints(tl.rec(u.calls[i])) && !writesOwnMemory(tl.rec(u.calls[i])) {
 			return u.calls[i]
 		}
 	}
@@ -1124,7 +1124,7 @@ func correctedCall(tl *timeline, u *utterance, tax *Taxonomy) int {
 		// handed to a subagent acts on nothing itself: the correction is
 		// about the call before it, or the agent's words ("BEFORE calling
 		// AskUserQuestion" would fire on every later question).
-		if r := tl.rec(u.calls[i]); !askTools[r.Tool] && !planTools[r.Tool] && !delegateTools[r.Tool] && !onlyPrints(r) {
+		if r := tl.rec(u.calls[i]); !askTools[r.Tool] && !planTools[r.Tool] && !delegateTools[r.Tool] && !onlyPrints(r) && !writesOwnMemory(r) {
 			return u.calls[i]
 		}
 	}
@@ -1141,6 +1141,23 @@ func onlyPrints(r *traces.Record) bool {
 	}
 	// What it prints may hold any sign; what runs besides it may not.
 	return !strings.ContainsAny(quotedArgRE.ReplaceAllString(cmd, "ARG"), ">|;&`$")
+}
+
+// writesOwnMemory reports whether call r edits only the agent's own
+// memory notes (Claude Code's ~/.claude/projects/<p>/memory/): the agent
+// writing down what it learnt acts on nothing of the person's.
+func writesOwnMemory(r *traces.Record) bool {
+	fs, ok := editedFiles(r)
+	if !ok || len(fs) == 0 {
+		return false
+	}
+	for _, f := range fs {
+		f = strings.ReplaceAll(f, `\`, "/")
+		if !(strings.Contains(f, "/.claude/projects/") && strings.Contains(f, "/memory/")) {
+			return false
+		}
+	}
+	return true
 }
 
 // quotedArgRE is a quoted shell argument.

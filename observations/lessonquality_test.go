@@ -499,3 +499,17 @@ func TestEchoIsNoTrigger(t *testing.T) {
 		t.Error("onlyPrints")
 	}
 }
+
+// TestOwnMemoryIsNoTrigger: the agent writing its own memory notes
+// (~/.claude/projects/<p>/memory/) acts on nothing of the person's; the
+// person's next words are not about that write.
+func TestOwnMemoryIsNoTrigger(t *testing.T) {
+	mem := &traces.Record{Tool: "Edit", Kind: traces.KindToolCall, Input: json.RawMessage(`{"file_path":"/root/.claude/projects/-root-esp32/memory/project_env.md","old_string":"a","new_string":"b"}`)}
+	if !writesOwnMemory(mem) {
+		t.Error("a memory note")
+	}
+	settings := &traces.Record{Tool: "Edit", Kind: traces.KindToolCall, Input: json.RawMessage(`{"file_path":"/repo/.claude/settings.json","old_string":"a","new_string":"b"}`)}
+	if writesOwnMemory(settings) {
+		t.Error("the project's .claude/settings.json is the person's")
+	}
+}
