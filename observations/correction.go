@@ -153,7 +153,8 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// 这些图表": right after a change, what the person points at to
 		// take out is what the change put in.
 		return 0.65, withSignal(signals, SignalExplicitCorrection)
-	case hadAction && !question && !ack && (lexicon.CueRedo.AtStart(low) || onlyNotRE.MatchString(headOf(text, 200))):
+	case hadAction && !question && !ack && (lexicon.CueRedo.AtStart(low) || lexicon.CueRedo.AtStart(strings.TrimSpace(leadRE.ReplaceAllString(low, ""))) ||
+		onlyNotRE.MatchString(headOf(text, 200))):
 		// "refais le résumé", "仅改左右边距，不影响上下": the work just done,
 		// asked for again or cut back to what was asked, in any language.
 		return 0.7, withSignal(signals, SignalExplicitCorrection)

@@ -513,3 +513,16 @@ func TestOwnMemoryIsNoTrigger(t *testing.T) {
 		t.Error("the project's .claude/settings.json is the person's")
 	}
 }
+
+// TestRedoAfterAGreeting: "hey, change everything in the UI, make it a
+// simple one" right after the agent's change asks for the work again.
+func TestRedoAfterAGreeting(t *testing.T) {
+	s := newSession("r").
+		user("make the dashboard nicer").
+		call("Edit", `{"file_path":"/app/app.py","old_string":"st.title('x')","new_string":"st.title('x')\nst.plotly_chart(fig)"}`, "ok").
+		say("I rebuilt the dashboard.").
+		user("hey change everything in the UI, have a simple one").s
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 1 {
+		t.Errorf("corrections %q, want one", lessonsOf(cs))
+	}
+}

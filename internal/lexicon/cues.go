@@ -1576,6 +1576,19 @@ do it again
 do that again
 start over
 rewrite it
+change everything
+change it all
+redo everything
+cambia todo
+change tout
+ändere alles
+поменяй всё
+поменяй все
+全部改
+全部重新
+全部変えて
+전부 바꿔
+다 바꿔
 mach das nochmal
 mach es nochmal
 nochmal neu
