@@ -434,12 +434,7 @@ func TestRemovalOfWhatWasShown(t *testing.T) {
 		"去掉这些图表，只保留结论",
 		"これを消して、結果だけ表示して",
 	} {
-		changed := newSession("r").
-			user("make the dashboard nicer").
-			call("Edit", `{"file_path":"/app/app.py","old_string":"st.title('x')","new_string":"st.title('x')\nst.plotly_chart(fig)"}`, "ok").
-			say("I replaced the old dashboard with a security console.").
-			user(msg).s
-		if cs := ofType(Extract(changed, nil, nil), TypeCorrection); len(cs) != 1 {
+		if cs := correctionsAfter("make the dashboard nicer", "/app/app.py", "I replaced the old dashboard with a security console.", msg); len(cs) != 1 {
 			t.Errorf("%q after a change: %d corrections, want 1", msg, len(cs))
 		}
 		asked := newSession("a").
@@ -468,12 +463,8 @@ func TestSetupNotToBe(t *testing.T) {
 // TestContrastAfterARequest: "A not B" in the second sentence, after a
 // request and before a closing question, corrects the change just made.
 func TestContrastAfterARequest(t *testing.T) {
-	s := newSession("r").
-		user("highlight the rows due this week").
-		call("Edit", `{"file_path":"/x/views.xml","old_string":"a","new_string":"b"}`, "ok").
-		say("The view now highlights rows with dates in the next 7 days.").
-		user("hide the column \nHas Dates This Week, and color the row background not the letters. Is it not possible to group by default?").s
-	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	cs := correctionsAfter("highlight the rows due this week", "/x/views.xml", "The view now highlights rows with dates in the next 7 days.",
+		"hide the column \nHas Dates This Week, and color the row background not the letters. Is it not possible to group by default?")
 	if len(cs) != 1 || !strings.Contains(cs[0].Lesson, "row background not the letters") {
 		t.Fatalf("corrections %q, want one with the contrast", lessonsOf(cs))
 	}
@@ -517,12 +508,7 @@ func TestOwnMemoryIsNoTrigger(t *testing.T) {
 // TestRedoAfterAGreeting: "hey, change everything in the UI, make it a
 // simple one" right after the agent's change asks for the work again.
 func TestRedoAfterAGreeting(t *testing.T) {
-	s := newSession("r").
-		user("make the dashboard nicer").
-		call("Edit", `{"file_path":"/app/app.py","old_string":"st.title('x')","new_string":"st.title('x')\nst.plotly_chart(fig)"}`, "ok").
-		say("I rebuilt the dashboard.").
-		user("hey change everything in the UI, have a simple one").s
-	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 1 {
+	if cs := correctionsAfter("make the dashboard nicer", "/app/app.py", "I rebuilt the dashboard.", "hey change everything in the UI, have a simple one"); len(cs) != 1 {
 		t.Errorf("corrections %q, want one", lessonsOf(cs))
 	}
 }

@@ -687,12 +687,17 @@ func TestRetractedNextMessage(t *testing.T) {
 // person asked for request, the agent edited file and said reply, and the
 // person answered msg.
 func correctionsAfterEdit(request, file, reply, msg string) int {
+	return len(correctionsAfter(request, file, reply, msg))
+}
+
+// correctionsAfter are those corrections.
+func correctionsAfter(request, file, reply, msg string) []*Observation {
 	s := newSession("e").
 		user(request).
 		call("Edit", `{"file_path":"`+file+`","old_string":"a","new_string":"b"}`, "ok").
 		say(reply).
 		user(msg).s
-	return len(ofType(Extract(s, nil, nil), TypeCorrection))
+	return ofType(Extract(s, nil, nil), TypeCorrection)
 }
 
 // TestRequestWithNegationIsNoReport: after the agent's change, a message
