@@ -103,7 +103,6 @@ func splitPasted(s string) (words, pasted string) {
 			para++
 			continue
 		}
-
 		if repeated[i] {
 			// A line a program printed again with another name in it
 			// ("'x' is not recognized as an internal or external
