@@ -1070,7 +1070,7 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 			Confidence:  conf,
 			Importance:  correctionImportance(signals, rework),
 			Signals:     signals,
-			Sources:     []SourceRef{tl.sourceRef(from, u.idx)},
+			Sources:     tl.sourceRefs(from, u.idx),
 			Excerpt:     correctionExcerpt(tl, call, u),
 		}
 		switch {

@@ -512,3 +512,26 @@ func TestRedoAfterAGreeting(t *testing.T) {
 		t.Errorf("corrections %q, want one", lessonsOf(cs))
 	}
 }
+
+// TestCorrectionSourcesLeaveOutTheHarness: the records of a correction run
+// from the corrected call to the person's words, less the messages between
+// that the person did not type (an interrupt marker, a harness notice).
+func TestCorrectionSourcesLeaveOutTheHarness(t *testing.T) {
+	s := (&ccFixture{}).user("set up nvim").
+		call("toolu_1", "Bash", `{"command":"nvim --version"}`).refuse("toolu_1", "").interrupt().
+		user("I don't have ~/vim").say("OK.").session(t)
+	cs := ofType(Extract(s, nil, nil), TypeCorrection)
+	if len(cs) != 1 {
+		t.Fatalf("corrections %q", lessonsOf(cs))
+	}
+	for _, src := range cs[0].Sources {
+		for i := src.From; i <= src.To; i++ {
+			if r := s.Records[i-1]; r.Role == traces.RoleUser && r.Kind == traces.KindMessage && !r.Human() {
+				t.Errorf("source %v holds the harness's %q", src, r.Text)
+			}
+		}
+	}
+	if len(cs[0].Sources) < 2 {
+		t.Errorf("sources %v: want the call and the words apart", cs[0].Sources)
+	}
+}

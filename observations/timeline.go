@@ -269,6 +269,27 @@ func (tl *timeline) callFor(r *traces.Record, calls []int) int {
 
 func (tl *timeline) rec(i int) *traces.Record { return &tl.s.Records[i] }
 
+// sourceRefs are records from..to of the session less the messages
+// between them that the person did not type (the harness's markers,
+// notices and command output, expanded templates): the corrected call and
+// the person's words that answer it. One ref when nothing lies between.
+func (tl *timeline) sourceRefs(from, to int) []SourceRef {
+	if from < 0 || from >= to {
+		return []SourceRef{tl.sourceRef(from, to)}
+	}
+	var out []SourceRef
+	start := from
+	for i := from + 1; i < to; i++ {
+		if r := tl.rec(i); r.Role == traces.RoleUser && r.Kind == traces.KindMessage && !r.Human() {
+			if start < i {
+				out = append(out, tl.sourceRef(start, i-1))
+			}
+			start = i + 1
+		}
+	}
+	return append(out, tl.sourceRef(start, to))
+}
+
 // sourceRef spans records from..to of the session.
 func (tl *timeline) sourceRef(from, to int) SourceRef {
 	if from < 0 || from > to {
