@@ -276,6 +276,8 @@ func TestChoiceBetweenTheSidesOfAQuestion(t *testing.T) {
 		{"지금 바로 cron job을 설정할까요? 아니면 먼저 테스트를 해보고 설정할까요?", "테스트", "테스트"},
 		{"Should I set up the cron job now, or run the script once by hand?", "run it by hand", "by hand"},
 		{"现在就设置定时任务还是先手动测试一次？", "先测试", "测试"},
+		// A side in bold: "**지금 바로 ... 설정할까요?** 아니면 ...?"
+		{"**지금 바로 cron job을 설정할까요?** 아니면 먼저 테스트를 해보고 설정할까요?\n\n```bash\npython3 /tmp/sync.py\n```", "테스트", "테스트"},
 	} {
 		got := decide(c.question, c.reply)
 		if len(got) != 1 || !strings.Contains(got[0].Chosen+got[0].Title, c.chosen) {

@@ -552,7 +552,7 @@ func askedOr(tl *timeline, u *utterance) bool {
 		if markedOrRE.MatchString(txt) {
 			kind = "marked"
 		}
-		if askedOrRE.MatchString(tailOf(txt, 600)) {
+		if askedOrRE.MatchString(strings.ReplaceAll(tailOf(txt, 600), "**", "")) {
 			kind = "asked"
 		}
 	}
@@ -576,7 +576,7 @@ func inlineAlternatives(tl *timeline, u *utterance) []Alternative {
 		for _, m := range markedOrRE.FindAllStringSubmatch(txt, 8) {
 			alts = []Alternative{{Name: strings.Trim(m[1], "*` ")}, {Name: strings.Trim(m[2], "*` ")}}
 		}
-		for _, m := range askedOrRE.FindAllStringSubmatch(tailOf(txt, 600), 4) {
+		for _, m := range askedOrRE.FindAllStringSubmatch(strings.ReplaceAll(tailOf(txt, 600), "**", ""), 4) {
 			l, r := m[1]+m[3], m[2]+m[4]
 			side := func(s string) Alternative {
 				s = strings.Trim(s, "*` ")
