@@ -308,3 +308,19 @@ func TestPickFromAListWithPoints(t *testing.T) {
 		t.Error("labelsOrRE")
 	}
 }
+
+// TestMarkedOrInMoreLanguages: two marked ways joined by the "or" of
+// Vietnamese ("`WEBHOOK` hoặc `QUEUE`"), Turkish ("yoksa") or Thai ("หรือ")
+// are alternatives a reply picks from.
+func TestMarkedOrInMoreLanguages(t *testing.T) {
+	for _, c := range []struct{ offer, reply, chosen string }{
+		{"Nếu muốn, mình có thể thống nhất prefix `WEBHOOK` hoặc `QUEUE` cho cả queue và queue events.", "update thành `WEBHOOK` cho tôi", "WEBHOOK"},
+		{"`rebase` yoksa `merge` ile mi ilerleyelim?", "merge olsun", "merge"},
+	} {
+		s := newSession("v").user("check the queue").say(c.offer).user(c.reply).s
+		got := ofType(Extract(s, nil, nil), TypeDecision)
+		if len(got) != 1 || got[0].Chosen != c.chosen {
+			t.Errorf("%q / %q: decisions %+v, want %q", c.offer, c.reply, got, c.chosen)
+		}
+	}
+}

@@ -525,8 +525,8 @@ var markedOrRE = textutil.Lazy(`(?i)(\*\*[^*\n]{2,80}\*\*|` + "`[^`\n]{2,80}`" +
 // Y") in the languages people write to agents in: those written between
 // spaces, and those written without (CJK, Korean's own).
 const (
-	orSpaced   = `or|ou|oder|o|u|ovvero|oppure|или|либо|або|albo|lub|czy|veya|ya da|eller|vagy|nebo|atau|hay`
-	orUnspaced = `还是|或者|または|それとも|아니면|또는`
+	orSpaced   = `or|ou|oder|o|u|ovvero|oppure|или|либо|або|albo|lub|czy|veya|ya da|yoksa|eller|vagy|nebo|atau|hay|hoặc|या|أو|או|ή`
+	orUnspaced = `还是|或者|または|それとも|아니면|또는|หรือ`
 )
 
 // askedOrRE is a question the agent asks with two sides joined by "or",
