@@ -148,6 +148,11 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// "去除(web),开始执行": take out a part of what the agent just
 		// proposed, which it named, and go ahead with the rest.
 		return 0.7, withSignal(signals, SignalExplicitCorrection)
+	case !question && !ack && n <= 60 && changedSince(tl, u) && nowThenWanted(low):
+		// "hiện tại là cứ 1 đơn vị retryDelayMs thì tự connect lại 1 lần,
+		// tôi muốn giống redis ...": right after a change, how it works
+		// now set against how the person wants it.
+		return 0.65, withSignal(signals, SignalExplicitCorrection)
 	case !question && !ack && n <= 30 && removesShown(low) && changedSince(tl, u):
 		// "remove all this graph, just have the explainable part", "去掉
 		// 这些图表": right after a change, what the person points at to
@@ -428,6 +433,14 @@ func removesNamed(tl *timeline, u *utterance, low string) bool {
 	}
 	// A content word or CJK bigram of it (topicTokens), not 这 or 个 alone.
 	return sharesTopic(what, tl.lastAgentText(u))
+}
+
+// nowThenWanted reports whether low tells how something is now
+// (lexicon.CueCurrently) and, after that, how the person wants it
+// (lexicon.CueWant).
+func nowThenWanted(low string) bool {
+	i, end := lexicon.CueCurrently.Span(low)
+	return i >= 0 && lexicon.CueWant.In(low[end:])
 }
 
 // removesShown reports whether what a removal (lexicon.CueRemove, at the
@@ -1003,9 +1016,10 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 		}
 		call := correctedCall(tl, u, e.tax)
 		failure := slices.Contains(signals, SignalFailure)
-		if failure || len(u.rejected) == 0 && removesShown(lower(u.text)) && changedSince(tl, u) {
-			// What failed, or what the person takes out, is what was
-			// changed, not the check run after it.
+		if low := lower(u.text); failure || len(u.rejected) == 0 && changedSince(tl, u) && (removesShown(low) || nowThenWanted(low)) {
+			// What failed, what the person takes out, or what works
+			// otherwise than they want, is what was changed, not the
+			// check run after it.
 			call = lastChange(tl, u, e.tax)
 		}
 		lesson, consequence, typed := correctionLesson(tl, u, call, failure)

@@ -535,3 +535,22 @@ func TestCorrectionSourcesLeaveOutTheHarness(t *testing.T) {
 		t.Errorf("sources %v: want the call and the words apart", cs[0].Sources)
 	}
 }
+
+// TestNowThenWanted: right after a change, how it works now set against
+// how the person wants it corrects the change, in any language; the
+// lesson is about the edit, not the build run after it.
+func TestNowThenWanted(t *testing.T) {
+	for _, msg := range []string{
+		"currently it reconnects once every retryDelayMs, I want it like redis: the delay grows by retryDelayMs each attempt",
+		"hiện tại là cứ 1 đơn vị retryDelayMs thì tự connect lại 1 lần, tôi muốn giống redis là mỗi lần tăng thêm retryDelayMs",
+		"目前是每隔 retryDelayMs 重连一次，我想要像 redis 那样每次增加 retryDelayMs",
+	} {
+		cs := correctionsAfter("add db reconnect", "/src/db.ts", "Done: the DB reconnects every retryDelayMs.", msg)
+		if len(cs) != 1 || !strings.Contains(cs[0].Trigger, "db.ts") {
+			t.Errorf("%q: corrections %q", msg, lessonsOf(cs))
+		}
+	}
+	if n := correctionsAfterEdit("add db reconnect", "/src/db.ts", "Done.", "I want a retry limit too"); n != 0 {
+		t.Errorf("a wish with no now: %d corrections", n)
+	}
+}

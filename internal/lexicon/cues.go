@@ -2468,6 +2468,76 @@ non sarebbe
 않나요
 `)
 
+// CueCurrently: the person tells how something is now ("currently it
+// reconnects once a second", "hiện tại là ...", "目前是 ..."), to set it
+// against how they want it (CueWant).
+var CueCurrently = NewCues(`
+currently
+right now
+at the moment
+as it is now
+hiện tại
+hiện giờ
+bây giờ đang
+目前
+现在是
+现在它
+現在は
+今は
+현재
+지금은
+сейчас
+на данный момент
+actuellement
+en ce moment
+aktuell
+derzeit
+im moment
+actualmente
+ahora mismo
+atualmente
+attualmente
+şu anda
+obecnie
+saat ini
+sekarang
+`)
+
+// CueWant: the person says what they want ("I want it like redis", "tôi
+// muốn", "我想要", "хочу").
+var CueWant = NewCues(`
+i want
+i'd like
+i would like
+i need it to
+tôi muốn
+mình muốn
+我想要
+我想让
+我希望
+我要
+にしたい
+してほしい
+원해
+하고 싶
+хочу
+нужно чтобы
+je veux
+je voudrais
+ich will
+ich möchte
+quiero
+quisiera
+eu quero
+gostaria
+vorrei
+voglio
+istiyorum
+chcę
+saya mau
+saya ingin
+`)
+
 // CueYes: the agent's reply opens by agreeing ("Yes, querying the database
 // on every request is slow"): after a doubtful question (CueDoubtful), it
 // grants the problem.
