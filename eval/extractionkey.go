@@ -115,7 +115,9 @@ var ReservedRepos = []string{"bradymholt/dotfiles", "4thehalibit/omarchy-backup"
 // two; keys24 (5 Claude Code, Codex and aider sessions of 5 owners,
 // English, written 2026-12-08 the same way) the next three; keys23 (4
 // Claude Code and Codex sessions of 4 owners, Korean and Chinese, written
-// 2026-12-08 the same way) the last two.
+// 2026-12-08 the same way) the next two; keys25 (3 Claude Code and Codex
+// sessions of 3 owners, Japanese and Chinese, written 2026-12-08 the same
+// way) the last two.
 var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfast", "AndersKaae", "DimiCheck",
 	"AndreasDebel", "elizabeth-goldsmith", "Hiroya20040928", "JamesTiberiusKirk",
 	"AndrewJacop", "Blizard32", "che-yjwj", "fabien-lessirard", "LZY2333",
@@ -138,7 +140,8 @@ var CheckOwners = []string{"Elektriker-Edgar", "WenJ-He", "AlexShchuka", "borfas
 	"Arjo67-tech", "ginn1111", "melansamudra",
 	"Ahmad-A0", "seokhyeonhong",
 	"mansingka", "PantherianCodeX", "ZeyadMahfouzz",
-	"earnabitmore365", "HCHI-KU"}
+	"earnabitmore365", "HCHI-KU",
+	"bochang999", "satomaru0512"}
 
 // Halves of a key whose files sit in <owner>__<repo> directories.
 const (
