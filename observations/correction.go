@@ -511,6 +511,12 @@ func failureAfterChange(tl *timeline, u *utterance) bool {
 	if lexicon.CueContinue.AtStart(low) || lexicon.CueAck.AtStart(low) && !lexicon.CueContrast.In(low) {
 		return false
 	}
+	if lexicon.CueNeedless.In(lower(firstSentence(u.text))) && !namesWritten(tl, u) {
+		// "我觉得没有必要提示 Image A Face found 这些信息": no need for what
+		// the change did not write asks for new work; it reports no
+		// failure of the change.
+		return false
+	}
 	head := low
 	if len(head) > 400 {
 		head = head[:400]
@@ -931,9 +937,13 @@ func withSignal(signals []string, s string) []string {
 // 包工头, "nicht den Rahmen" after one that drew it. English has its own
 // path (strongStartRE and a directive); this one needs no verb list.
 func prohibitsWritten(tl *timeline, u *utterance) bool {
-	if !lexicon.CueNegation.AtStart(lower(u.text)) {
-		return false
-	}
+	return lexicon.CueNegation.AtStart(lower(u.text)) && namesWritten(tl, u)
+}
+
+// namesWritten reports whether the first sentence of u names a word (a CJK
+// bigram, a stem of four letters or more) that the agent's last edits
+// added.
+func namesWritten(tl *timeline, u *utterance) bool {
 	// The edits since the person last spoke, or, when they spoke only to
 	// approve ("挺好的"), those before that.
 	calls := u.calls

@@ -554,3 +554,25 @@ func TestNowThenWanted(t *testing.T) {
 		t.Errorf("a wish with no now: %d corrections", n)
 	}
 }
+
+// TestNoNeedForWhatTheChangeDidNotWrite: "no need for X" after a change
+// that did not write X asks for new work; after one that wrote it, it
+// corrects the change.
+func TestNoNeedForWhatTheChangeDidNotWrite(t *testing.T) {
+	s := newSession("n").
+		user("crop the uploaded faces").
+		call("Edit", `{"file_path":"/web/components/upload-card.tsx","old_string":"a","new_string":"const cropped = cropFace(img)"}`, "ok").
+		say("Done: uploads are cropped to the face.").
+		user("我觉得没有必要提示 Image A Face found 这些信息").s
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 0 {
+		t.Errorf("corrections %q, want none", lessonsOf(cs))
+	}
+	s = newSession("w").
+		user("crop the uploaded faces").
+		call("Edit", `{"file_path":"/web/components/upload-card.tsx","old_string":"a","new_string":"<p>Image A Face found</p>"}`, "ok").
+		say("Done, with a notice when a face is found.").
+		user("我觉得没有必要提示 Image A Face found 这些信息").s
+	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 1 {
+		t.Errorf("after writing it: corrections %q, want one", lessonsOf(cs))
+	}
+}
