@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/kbmem/kb/internal/lexicon"
@@ -511,10 +512,10 @@ func failureAfterChange(tl *timeline, u *utterance) bool {
 	if lexicon.CueContinue.AtStart(low) || lexicon.CueAck.AtStart(low) && !lexicon.CueContrast.In(low) {
 		return false
 	}
-	if lexicon.CueNeedless.In(lower(firstSentence(u.text))) && !namesWritten(tl, u) {
+	if first := firstSentence(u.text); lexicon.CueNeedless.In(lower(first)) && needlessElsewhere(tl, u, first) {
 		// "我觉得没有必要提示 Image A Face found 这些信息": no need for what
-		// the change did not write asks for new work; it reports no
-		// failure of the change.
+		// the change did not write, nor the agent said it did, asks for
+		// new work; it reports no failure of the change.
 		return false
 	}
 	head := low
@@ -938,6 +939,46 @@ func withSignal(signals []string, s string) []string {
 // path (strongStartRE and a directive); this one needs no verb list.
 func prohibitsWritten(tl *timeline, u *utterance) bool {
 	return lexicon.CueNegation.AtStart(lower(u.text)) && namesWritten(tl, u)
+}
+
+// needlessElsewhere reports whether what a "no need for" sentence names
+// can be told to lie outside the change: it names words in Latin letters
+// (a UI string, an identifier: "Image A Face found"), and none of them is
+// in what the last edits added or what the agent said since the person
+// last spoke. Words in another script than the change's ("この白枠は
+// いらない" after a change the agent described in English) cannot be told
+// apart, and count as the change's.
+func needlessElsewhere(tl *timeline, u *utterance, first string) bool {
+	var latin []string
+	for _, w := range strings.FieldsFunc(first, func(r rune) bool { return r > 127 || !unicode.IsLetter(r) }) {
+		if len(w) >= 4 && !cueStems()[stem(strings.ToLower(w))] {
+			latin = append(latin, strings.ToLower(w))
+		}
+	}
+	if len(latin) == 0 {
+		return false
+	}
+	var b strings.Builder
+	calls := u.calls
+	if len(calls) == 0 && u.prev >= 0 {
+		calls = tl.utts[u.prev].calls
+	}
+	for _, c := range calls {
+		added, _ := addedText(tl.rec(c))
+		b.WriteString(added)
+		b.WriteString("\n")
+	}
+	for _, a := range u.assistant {
+		b.WriteString(tl.rec(a).Text)
+		b.WriteString("\n")
+	}
+	theirs := strings.ToLower(b.String())
+	for _, w := range latin {
+		if strings.Contains(theirs, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // namesWritten reports whether the first sentence of u names a word (a CJK

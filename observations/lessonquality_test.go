@@ -561,8 +561,8 @@ func TestNowThenWanted(t *testing.T) {
 func TestNoNeedForWhatTheChangeDidNotWrite(t *testing.T) {
 	s := newSession("n").
 		user("crop the uploaded faces").
-		call("Edit", `{"file_path":"/web/components/upload-card.tsx","old_string":"a","new_string":"const cropped = cropFace(img)"}`, "ok").
-		say("Done: uploads are cropped to the face.").
+		call("Edit", `{"file_path":"/web/components/upload-card.tsx","old_string":"a","new_string":"const cropped = crop(img)"}`, "ok").
+		say("Done: uploads are cropped.").
 		user("我觉得没有必要提示 Image A Face found 这些信息").s
 	if cs := ofType(Extract(s, nil, nil), TypeCorrection); len(cs) != 0 {
 		t.Errorf("corrections %q, want none", lessonsOf(cs))
