@@ -159,7 +159,7 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// 这些图表": right after a change, what the person points at to
 		// take out is what the change put in.
 		return 0.65, withSignal(signals, SignalExplicitCorrection)
-	case hadAction && !question && !ack && (lexicon.CueRedo.AtStart(low) || lexicon.CueRedo.AtStart(strings.TrimSpace(leadRE.ReplaceAllString(low, ""))) ||
+	case hadAction && !question && !ack && (lexicon.CueRedo.AtStart(low) || lexicon.CueRedo.AtStart(stripLead(low, true)) ||
 		onlyNotRE.MatchString(headOf(text, 200))):
 		// "refais le résumé", "仅改左右边距，不影响上下": the work just done,
 		// asked for again or cut back to what was asked, in any language.
@@ -756,10 +756,10 @@ func negationInClause(s string) bool {
 		return false
 	}
 	for _, cl := range strings.FieldsFunc(strings.ReplaceAll(s, " - ", ";"), func(r rune) bool { return strings.ContainsRune(",;:，；：、—–", r) }) {
-		if lexicon.CueNegation.In(cl) && !lexicon.CueNegation.AtStart(cl) && !lexicon.CueNegation.In(withoutContrastNot(cl)) {
-			continue // "catch SuitableRepoNotFound not FileNotFoundError": which, not a result
-		}
-		if lexicon.CueNegation.In(cl) && !lexicon.CueNegation.AtStart(cl) {
+		// A negation inside the clause reports a result, unless it sets
+		// one thing against another ("catch SuitableRepoNotFound not
+		// FileNotFoundError": which, not a result).
+		if lexicon.CueNegation.In(cl) && !lexicon.CueNegation.AtStart(cl) && lexicon.CueNegation.In(withoutContrastNot(cl)) {
 			return true
 		}
 	}
@@ -959,15 +959,7 @@ func needlessElsewhere(tl *timeline, u *utterance, first string) bool {
 		return false
 	}
 	var b strings.Builder
-	calls := u.calls
-	if len(calls) == 0 && u.prev >= 0 {
-		calls = tl.utts[u.prev].calls
-	}
-	for _, c := range calls {
-		added, _ := addedText(tl.rec(c))
-		b.WriteString(added)
-		b.WriteString("\n")
-	}
+	b.WriteString(lastWritten(tl, u))
 	for _, a := range u.assistant {
 		b.WriteString(tl.rec(a).Text)
 		b.WriteString("\n")
@@ -981,12 +973,10 @@ func needlessElsewhere(tl *timeline, u *utterance, first string) bool {
 	return true
 }
 
-// namesWritten reports whether the first sentence of u names a word (a CJK
-// bigram, a stem of four letters or more) that the agent's last edits
-// added.
-func namesWritten(tl *timeline, u *utterance) bool {
-	// The edits since the person last spoke, or, when they spoke only to
-	// approve ("挺好的"), those before that.
+// lastWritten is the text the agent's edits since the person last spoke
+// added, or, when they spoke only to approve ("挺好的"), the text of the
+// edits before that, one edit a line.
+func lastWritten(tl *timeline, u *utterance) string {
 	calls := u.calls
 	if len(calls) == 0 && u.prev >= 0 {
 		calls = tl.utts[u.prev].calls
@@ -995,8 +985,16 @@ func namesWritten(tl *timeline, u *utterance) bool {
 	for _, c := range calls {
 		added, _ := addedText(tl.rec(c))
 		w.WriteString(added)
+		w.WriteString("\n")
 	}
-	written := w.String()
+	return w.String()
+}
+
+// namesWritten reports whether the first sentence of u names a word (a CJK
+// bigram, a stem of four letters or more) that the agent's last edits
+// added.
+func namesWritten(tl *timeline, u *utterance) bool {
+	written := lastWritten(tl, u)
 	if strings.TrimSpace(written) == "" {
 		return false
 	}
@@ -1218,8 +1216,9 @@ func writesOwnMemory(r *traces.Record) bool {
 		return false
 	}
 	for _, f := range fs {
-		f = strings.ReplaceAll(f, `\`, "/")
-		if !(strings.Contains(f, "/.claude/projects/") && strings.Contains(f, "/memory/")) {
+		// Of the agent's own files (agentMemoryPath), its memory notes: a
+		// project's .claude/settings.json is the person's configuration.
+		if !agentMemoryPath(f) || !strings.Contains(strings.ReplaceAll(f, `\`, "/"), "/memory/") {
 			return false
 		}
 	}

@@ -393,7 +393,7 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 	// Alternatives the agent laid out since the previous utterance.
 	var alts []Alternative
 	if inline {
-		alts = inlineAlternatives(tl, u)
+		alts, _ = inlineAlternatives(tl, u)
 	}
 	for _, a := range u.assistant {
 		if inline {
@@ -481,7 +481,7 @@ func (e *decisionExtractor) offered(tl *timeline, u *utterance) *Observation {
 		// "je veux une fusion intelligente": a choice named in words that
 		// no listed item holds may be one of two the agent put side by
 		// side ("**remplacement strict** ou **fusion ...**").
-		if pair := inlineAlternatives(tl, u); len(pair) == 2 {
+		if pair, _ := inlineAlternatives(tl, u); len(pair) == 2 {
 			if k := namedOfPair(choice, pair); k >= 0 {
 				alts, chosen = pair, k
 			}
@@ -540,52 +540,30 @@ var askedOrRE = textutil.Lazy(`(?i)([^.?!？。\n]{2,120}?)\s*[?？,，]\s*(?:(?
 // that change it?" sets this assessment against those plans.
 var askOpenerRE = textutil.Lazy(`(?i)^(?:(?:so|and|or)\s+)?(?:do you (?:want me to|agree with|prefer|have|need)|would you (?:like|prefer)(?: me)?(?: to)?|want me to|should i|shall i|can i|may i|do you|is it|are you)\s+`)
 
-// askedOr reports whether the agent's last pair of alternatives since the
-// previous utterance is the two sides of a question (askedOrRE).
-func askedOr(tl *timeline, u *utterance) bool {
-	kind := ""
-	for _, a := range u.assistant {
-		txt := tl.rec(a).Text
-		if inlineAltRE.MatchString(txt) {
-			kind = "vs"
-		}
-		if markedOrRE.MatchString(txt) {
-			kind = "marked"
-		}
-		if askedOrRE.MatchString(strings.ReplaceAll(tailOf(txt, 600), "**", "")) {
-			kind = "asked"
-		}
-	}
-	return kind == "asked"
-}
-
 // inlineAlternatives are the last pair of alternatives the agent put side
 // by side since the previous utterance: joined by "vs" (inlineAltRE),
 // each cut to its last (left) or first (right) three words, marked and
 // joined by "or" (markedOrRE), whole, or asked as the two sides of a
-// question (askedOrRE), whole.
-func inlineAlternatives(tl *timeline, u *utterance) []Alternative {
-	var alts []Alternative
+// question (askedOrRE), whole; asked: the pair is a question's sides.
+func inlineAlternatives(tl *timeline, u *utterance) (alts []Alternative, asked bool) {
 	for _, a := range u.assistant {
 		txt := tl.rec(a).Text
 		for _, m := range inlineAltRE.FindAllStringSubmatch(txt, 8) {
 			l, r := strings.Fields(m[1]), strings.Fields(m[2])
 			l, r = l[max(0, len(l)-3):], r[:min(len(r), 3)]
-			alts = []Alternative{{Name: strings.Join(l, " ")}, {Name: strings.Join(r, " ")}}
+			alts, asked = []Alternative{{Name: strings.Join(l, " ")}, {Name: strings.Join(r, " ")}}, false
 		}
 		for _, m := range markedOrRE.FindAllStringSubmatch(txt, 8) {
-			alts = []Alternative{{Name: strings.Trim(m[1], "*` ")}, {Name: strings.Trim(m[2], "*` ")}}
+			alts, asked = []Alternative{{Name: strings.Trim(m[1], "*` ")}, {Name: strings.Trim(m[2], "*` ")}}, false
+		}
+		side := func(s string) Alternative {
+			return Alternative{Name: strings.TrimSpace(askOpenerRE.ReplaceAllString(strings.Trim(s, "*` "), ""))}
 		}
 		for _, m := range askedOrRE.FindAllStringSubmatch(strings.ReplaceAll(tailOf(txt, 600), "**", ""), 4) {
-			l, r := m[1]+m[3], m[2]+m[4]
-			side := func(s string) Alternative {
-				s = strings.Trim(s, "*` ")
-				return Alternative{Name: strings.TrimSpace(askOpenerRE.ReplaceAllString(s, ""))}
-			}
-			alts = []Alternative{side(l), side(r)}
+			alts, asked = []Alternative{side(m[1] + m[3]), side(m[2] + m[4])}, true
 		}
 	}
-	return alts
+	return alts, asked
 }
 
 // inlineChoice returns the opening clause of u when it is short and names
@@ -602,11 +580,11 @@ func inlineChoice(tl *timeline, u *utterance) string {
 	if opening == "" || wordCount(opening) > 8 {
 		return ""
 	}
-	alts := inlineAlternatives(tl, u)
+	alts, asked := inlineAlternatives(tl, u)
 	if len(alts) != 2 {
 		return ""
 	}
-	if low := lower(opening); askedOr(tl, u) && (lexicon.CueYes.AtStart(low) || lexicon.CueAck.AtStart(low)) {
+	if low := lower(opening); asked && (lexicon.CueYes.AtStart(low) || lexicon.CueAck.AtStart(low)) {
 		// "Want me to add a usage snippet too, or ...?" - "yes do the
 		// quickstart": agreeing to the offer the question opens with
 		// approves it; it does not choose between two ways.

@@ -11,6 +11,10 @@ import (
 var enqueueCalls = []string{".perform_async(", ".perform_in(", ".perform_at(", ".perform_later(", ".delay(", ".apply_async(",
 	".enqueue(", ".enqueue_in(", ".enqueue_at("}
 
+// leadingNonArgs are the arguments an enqueue call takes before the job's:
+// RQ's function, and the time of enqueue_in and enqueue_at.
+var leadingNonArgs = map[string]int{".enqueue(": 1, ".enqueue_in(": 2, ".enqueue_at(": 2}
+
 // recordArg reports whether code passes a record to a background job: an
 // enqueue call one of whose arguments is a bare name (self, @order,
 // refund, statements) that names no id (order_id, invoice_pk, ids) and no
@@ -28,7 +32,7 @@ func recordArg(s string) bool {
 			args := callArgs(rest)
 			// RQ's enqueue takes the function first, enqueue_in and
 			// enqueue_at a time before it: neither is a job argument.
-			if skip := map[string]int{".enqueue(": 1, ".enqueue_in(": 2, ".enqueue_at(": 2}[call]; len(args) > skip {
+			if skip := leadingNonArgs[call]; len(args) > skip {
 				args = args[skip:]
 			} else if skip > 0 {
 				args = nil

@@ -284,7 +284,7 @@ func roundTrips(s string) bool {
 // ("\x15**Do:**" or "\n**Do:**" in a merge conflict's text, FuzzGitMerge);
 // quoted, the encoder escapes what it would write raw.
 func quoteUnprintable(n *yaml.Node) {
-	if n.Kind == yaml.ScalarNode && (n.Tag == "" || n.Tag == "!!str") && needsQuotes(n.Value) {
+	if n.Kind == yaml.ScalarNode && n.Style != yaml.DoubleQuotedStyle && (n.Tag == "" || n.Tag == "!!str") && needsQuotes(n.Value) {
 		n.Style = yaml.DoubleQuotedStyle
 	}
 	for _, c := range n.Content {
