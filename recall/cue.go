@@ -463,17 +463,8 @@ func describeAction(q Query) string {
 		}
 		return p
 	}
-	if cmd := str("command", "cmd"); cmd != "" {
+	if cmd, _ := commandText(m); cmd != "" {
 		return "run `" + textutil.Truncate(textutil.OneLine(cmd), 100) + "`"
-	}
-	if arr, ok := m["command"].([]any); ok && len(arr) > 0 {
-		var argv []string
-		for _, a := range arr {
-			if s, ok := a.(string); ok {
-				argv = append(argv, s)
-			}
-		}
-		return "run `" + textutil.Truncate(textutil.OneLine(strings.Join(argv, " ")), 100) + "`"
 	}
 	if p := str("file_path", "path", "notebook_path"); p != "" {
 		verb := "edit"
@@ -551,20 +542,11 @@ func programOf(q Query) string {
 		if !ok {
 			return ""
 		}
-		switch v := commandValue(m).(type) {
-		case string:
-			cmd = v
-		case []any:
-			var argv []string
-			for _, a := range v {
-				if s, ok := a.(string); ok {
-					argv = append(argv, s)
-				}
-			}
-			cmd = strings.Join(argv, " ")
-		default:
+		c, ok := commandText(m)
+		if !ok {
 			return ""
 		}
+		cmd = c
 	}
 	for _, f := range strings.Fields(cmd) {
 		if f == "sudo" || f == "env" || f == "time" || f == "nice" || strings.Contains(f, "=") || strings.HasPrefix(f, "-") {
@@ -692,21 +674,7 @@ func callTexts(q Query) (written, command, file string) {
 	if len(parts) > 0 {
 		written = stripComments(strings.Join(parts, "\n"), file)
 	}
-	switch v := commandValue(m).(type) {
-	case string:
-		command = v
-	case []any:
-		var argv []string
-		for _, a := range v {
-			if s, ok := a.(string); ok {
-				argv = append(argv, s)
-			}
-		}
-		command = strings.Join(argv, " ")
-		if line, ok := observations.ShellLine(argv); ok {
-			command = line // Codex's ["bash", "-lc", CMD]
-		}
-	}
+	command, _ = commandText(m)
 	if command == "" {
 		command = q.Action
 	}
@@ -804,14 +772,31 @@ func isWord(w string) bool {
 	return strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
 }
 
-// commandValue is a shell call's command: "command" (Claude Code's Bash,
-// Codex's hook input, Codex's shell as an argv), or "cmd" (Codex's
+// commandText is a shell call's command line and whether the input holds
+// one: "command" (Claude Code's Bash, Codex's hook input, Codex's shell as
+// an argv, ["bash", "-lc", CMD] read as CMD) or "cmd" (Codex's
 // exec_command, as its transcripts hold it).
-func commandValue(m map[string]any) any {
-	if v, ok := m["command"]; ok && v != nil {
-		return v
+func commandText(m map[string]any) (string, bool) {
+	v, ok := m["command"]
+	if !ok || v == nil {
+		v = m["cmd"]
 	}
-	return m["cmd"]
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case []any:
+		var argv []string
+		for _, a := range x {
+			if s, ok := a.(string); ok {
+				argv = append(argv, s)
+			}
+		}
+		if line, ok := observations.ShellLine(argv); ok {
+			return line, true // Codex's ["bash", "-lc", CMD]
+		}
+		return strings.Join(argv, " "), true
+	}
+	return "", false
 }
 
 // inputMap is a tool call's input decoded as an object. The cue reads it

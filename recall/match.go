@@ -2967,24 +2967,21 @@ var toolAliases = [][]string{
 	{"gh", "hub"},
 }
 
-// languageTool is a language (or its framework) as a request names it, and
+// languageTool is a language (or its framework) as a request names it, or
+// as languageOf names a file's, and
 // a program of its family in toolFamilies: "the C++ geo library" is
 // cmake's world, not npm's.
 var languageTool = map[string]string{"python": "python", "django": "python", "javascript": "node", "typescript": "node",
 	"nodejs": "node", "react": "node", "vue": "node", "angular": "node", "svelte": "node", "golang": "go", "rust": "cargo",
 	"ruby": "ruby", "rails": "ruby", "java": "java", "kotlin": "gradle", "c#": "dotnet", "csharp": "dotnet", ".net": "dotnet",
 	"elixir": "mix", "phoenix": "mix", "php": "php", "laravel": "php", "dart": "dart", "flutter": "dart", "swift": "swift",
-	"c++": "cmake", "cpp": "cmake", "cmake": "cmake"}
+	"c++": "cmake", "cpp": "cmake", "cmake": "cmake",
+	// languageOf's names of a file's language: "run the tests for
+	// AddressForm.vue" names Vue's world.
+	"js": "node", "jvm": "java", "c": "cmake", "go": "go", "dotnet": "dotnet"}
 
 // languageRE finds languageTool's names as words.
 var languageRE = textutil.Lazy(`(?i)(?:^|[^\w+#.])(python|django|javascript|typescript|nodejs|react|vue|angular|svelte|golang|rust|ruby|rails|java|kotlin|c#|csharp|\.net|elixir|phoenix|php|laravel|dart|flutter|swift|c\+\+|cpp|cmake)(?:$|[^\w+#])`)
-
-// extLanguage is a source file's extension as a language languageTool
-// knows: "run the tests for AddressForm.vue" names Vue's world.
-var extLanguage = map[string]string{"py": "python", "js": "javascript", "jsx": "javascript", "mjs": "javascript",
-	"ts": "typescript", "tsx": "typescript", "vue": "vue", "svelte": "svelte", "go": "golang", "rs": "rust", "rb": "ruby",
-	"java": "java", "kt": "kotlin", "kts": "kotlin", "cs": "csharp", "ex": "elixir", "exs": "elixir", "php": "php",
-	"dart": "dart", "swift": "swift", "cpp": "cpp", "cc": "cpp", "cxx": "cpp", "hpp": "cpp"}
 
 // fileExtRE is a file name with an extension in prose.
 var fileExtRE = textutil.Lazy(`(?:^|[\s(\x60'"])[\w./-]*\w\.([a-z]{1,6})(?:$|[\s),.:;!?\x60'"])`)
@@ -2998,7 +2995,7 @@ func otherEcosystem(text string, named wordSet) bool {
 		langs = append(langs, strings.ToLower(m[1]))
 	}
 	for _, m := range fileExtRE.FindAllStringSubmatch(text, 4) {
-		if l := extLanguage[m[1]]; l != "" {
+		if l := languageOf("f." + m[1]); languageTool[l] != "" {
 			langs = append(langs, l)
 		}
 	}
