@@ -149,15 +149,7 @@ func correctionStrength(tl *timeline, u *utterance, tax *Taxonomy) (float64, []s
 		// "去除(web),开始执行": take out a part of what the agent just
 		// proposed, which it named, and go ahead with the rest.
 		return 0.7, withSignal(signals, SignalExplicitCorrection)
-	case !question && !ack && n <= 60 && changedSince(tl, u) && nowThenWanted(low):
-		// "hiện tại là cứ 1 đơn vị retryDelayMs thì tự connect lại 1 lần,
-		// tôi muốn giống redis ...": right after a change, how it works
-		// now set against how the person wants it.
-		return 0.65, withSignal(signals, SignalExplicitCorrection)
-	case !question && !ack && n <= 30 && removesShown(low) && changedSince(tl, u):
-		// "remove all this graph, just have the explainable part", "去掉
-		// 这些图表": right after a change, what the person points at to
-		// take out is what the change put in.
+	case !question && !ack && answersChange(tl, u, low, n):
 		return 0.65, withSignal(signals, SignalExplicitCorrection)
 	case hadAction && !question && !ack && (lexicon.CueRedo.AtStart(low) || lexicon.CueRedo.AtStart(stripLead(low, true)) ||
 		onlyNotRE.MatchString(headOf(text, 200))):
@@ -434,6 +426,16 @@ func removesNamed(tl *timeline, u *utterance, low string) bool {
 	}
 	// A content word or CJK bigram of it (topicTokens), not 这 or 个 alone.
 	return sharesTopic(what, tl.lastAgentText(u))
+}
+
+// answersChange reports whether u (low: lower-cased, n words) answers
+// the change just made by how it works now set against how the person
+// wants it ("hiện tại là cứ 1 đơn vị retryDelayMs thì tự connect lại 1
+// lần, tôi muốn giống redis ...") or by taking out what it points at
+// ("remove all this graph, just have the explainable part", "去掉这些图表"):
+// a correction of that change, whose trigger is the change.
+func answersChange(tl *timeline, u *utterance, low string, n int) bool {
+	return (n <= 60 && nowThenWanted(low) || n <= 30 && removesShown(low)) && changedSince(tl, u)
 }
 
 // nowThenWanted reports whether low tells how something is now
@@ -1065,7 +1067,7 @@ func (e *correctionExtractor) Extract(s *Session) []*Observation {
 		}
 		call := correctedCall(tl, u, e.tax)
 		failure := slices.Contains(signals, SignalFailure)
-		if low := lower(u.text); failure || len(u.rejected) == 0 && changedSince(tl, u) && (removesShown(low) || nowThenWanted(low)) {
+		if failure || len(u.rejected) == 0 && answersChange(tl, u, lower(u.text), wordCount(u.text)) {
 			// What failed, what the person takes out, or what works
 			// otherwise than they want, is what was changed, not the
 			// check run after it.
